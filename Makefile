@@ -1,0 +1,64 @@
+# Attention Lab: the two commands are `make lab` and `make test` (see README.md).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# Tests must not depend on the user's Jupyter, IPython or matplotlib settings.
+TEST_HOME := $(CURDIR)/.test-home
+TEST_ENV := HOME=$(TEST_HOME) JUPYTER_CONFIG_DIR=$(TEST_HOME)/jupyter IPYTHONDIR=$(TEST_HOME)/ipython \
+            MPLCONFIGDIR=$(TEST_HOME)/mpl PYTHONHASHSEED=0
+
+.PHONY: setup lab test unit nbval notebooks bench gpu-check lock clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+	@mkdir -p $(VENV)/share/jupyter/lab/settings
+	@cp tools/lab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@touch $(STAMP)
+
+## make lab: set up, then open JupyterLab on the start-here notebook (127.0.0.1, token on)
+lab: setup
+	cd notebooks && ../$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 $(ROOT_FLAG) en/00_start_here.ipynb
+
+## make test: set up, then run every test: unit tests and nbval over both editions
+test: setup
+	@mkdir -p $(TEST_HOME)
+	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		-p no:cacheprovider tests notebooks/en notebooks/zh
+
+unit: setup
+	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider tests
+
+nbval: setup
+	@mkdir -p $(TEST_HOME)
+	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		-p no:cacheprovider notebooks/en notebooks/zh
+
+## make notebooks: rebuild both editions from notebooks/src and store fresh outputs
+notebooks: setup
+	$(PY) tools/build_notebooks.py --execute $(NB)
+
+## make bench: measure speed and memory (writes benchmarks/results.json)
+bench: setup
+	$(PY) benchmarks/run.py
+
+## make gpu-check: CUDA parity tests and the fused-vs-explicit table (on a machine with a GPU)
+gpu-check: setup
+	$(PY) -m pytest -p no:cacheprovider -m cuda tests
+	$(PY) benchmarks/gpu_check.py
+
+## make lock: re-resolve requirements.in into the exact requirements.txt
+lock:
+	rm -rf /tmp/attention-lab-lock && $(PYTHON) -m venv /tmp/attention-lab-lock
+	/tmp/attention-lab-lock/bin/pip install -q -r requirements.in
+	{ head -2 requirements.txt; /tmp/attention-lab-lock/bin/pip freeze --all --exclude-editable | grep -v "^pip==" \
+	  | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.tmp && mv requirements.lock.tmp requirements.txt
+
+clean:
+	rm -rf $(VENV) $(TEST_HOME) .pytest_cache
