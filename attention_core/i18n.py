@@ -43,6 +43,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "env.available": {"en": "available", "zh": "可用"},
     "env.missing": {"en": "not installed", "zh": "未安装"},
     "env.no_cuda": {"en": "no CUDA device", "zh": "没有 CUDA 设备"},
+    "env.title": {"en": "Backends on this machine", "zh": "本机可用的计算后端"},
+    "env.python": {"en": "Python", "zh": "Python 版本"},
+    "env.auto": {"en": "backend='auto' uses", "zh": "backend='auto' 使用"},
+    "env.install": {"en": "install with `{cmd}`", "zh": "安装命令：`{cmd}`"},
     # --- plots ------------------------------------------------------------------------------------
     # --- widgets ----------------------------------------------------------------------------------
     # --- quiz -------------------------------------------------------------------------------------
