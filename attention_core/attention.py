@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from .softmax import _is_torch, _softmax_inplace
+from .backends import wants_torch
+from .softmax import _exp_shifted_inplace, _is_torch
 from .validation import as_bool_mask, as_float_array, check_broadcast, describe
 
 
@@ -23,22 +24,66 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights
     then use a fused kernel, which never materialises the (Tq, Tk) matrix it would hand back).
     backend: None (follow the inputs' type), "numpy", "torch" or "auto" (torch on CUDA if present).
     """
-    if backend not in (None, "numpy") or _is_torch(q):
+    if wants_torch(backend, device, q):               # torch asked for, a device named, or tensors in
         from .backends import torch_ops
         return torch_ops.scaled_dot_product_attention(q, k, v, mask=mask, scale=scale,
                                                       need_weights=need_weights,
                                                       backend=backend, device=device)
     q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
-    # Fold the scale into q: Tq*Dk multiplications instead of Tq*Tk.
-    scores = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))   # (..., Tq, Tk)
-    weights = _softmax_inplace(scores, axis=-1, mask=mask)                # (..., Tq, Tk)
-    output = np.matmul(weights, v)                                        # (..., Tq, Dv)
-    return output, (weights if need_weights else None)
+    return _attention_numpy(q, k, v, mask, scale, need_weights)
+
+
+# One block of scores, (..., rows, Tk), should stay in cache while it is exponentiated, summed and
+# multiplied by v. A few MiB sits in this size of machine's L2/L3; fewer than 64 rows per block
+# would make the matrix products too small for BLAS to run well on several threads.
+_BLOCK_BYTES = 4 << 20
+_MIN_BLOCK_ROWS = 64
+
+
+def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
+    """The NumPy path: scores = (q * scale) K^T; weights = softmax(scores); output = weights V.
+
+    Each query row's softmax needs only its own scores, so the three steps run on a block of
+    query rows at a time. The block's scores are still in cache for the exp and the second
+    product (instead of a round trip of the whole (Tq, Tk) matrix through memory per step), and
+    without weights to return, memory holds one block of scores instead of Tq * Tk numbers.
+    Without weights we also normalise the (rows, Dv) output instead of the (rows, Tk) weights.
+    """
+    scores_batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], () if mask is None else mask.shape[:-2])
+    batch = np.broadcast_shapes(scores_batch, v.shape[:-2])          # e.g. (B, H)
+    tq, tk, dv = q.shape[-2], k.shape[-2], v.shape[-1]
+    q = q * q.dtype.type(scale)                     # fold the scale into q: Tq*Dk products, not Tq*Tk
+    k_t = np.swapaxes(k, -1, -2)                                     # (..., Dk, Tk), a view
+    if mask is not None:
+        mask = np.broadcast_to(mask, scores_batch + (tq, tk))        # a view, sliced per block
+    output = np.empty(batch + (tq, dv), q.dtype)                     # (..., Tq, Dv)
+    weights = np.empty(scores_batch + (tq, tk), q.dtype) if need_weights else None  # (..., Tq, Tk)
+    row_bytes = math.prod(scores_batch) * tk * q.dtype.itemsize
+    rows = min(tq, max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // row_bytes))
+    if not need_weights:
+        buffer = np.empty(scores_batch + (rows, tk), q.dtype)       # reused by every block
+    for start in range(0, tq, rows):
+        stop = min(start + rows, tq)
+        block = weights[..., start:stop, :] if need_weights else buffer[..., :stop - start, :]
+        np.matmul(q[..., start:stop, :], k_t, out=block)                        # (..., rows, Tk)
+        total = _exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :])
+        out = output[..., start:stop, :]                                         # (..., rows, Dv)
+        if need_weights:
+            block /= total                                                       # the weights we return
+            np.matmul(block, v, out=out)
+        else:
+            np.matmul(block, v, out=out)
+            out /= total                                  # the same softmax, Dv divisions a row, not Tk
+    return output, weights
 
 
 def attention_scores(q, k, scale=None):
     """The raw scaled scores Q K^T * scale (..., Tq, Tk), before mask and softmax (for teaching)."""
-    dummy_v = np.zeros(np.shape(k)[:-1] + (1,)) if np.ndim(k) >= 2 else k
+    if _is_torch(q):
+        from .backends import torch_ops
+        return torch_ops.attention_scores(q, k, scale)
+    k = as_float_array(k, "k", min_ndim=2)
+    dummy_v = np.zeros(k.shape[:-1] + (1,), dtype=k.dtype)           # only its length Tk is checked
     q, k, _, _, scale = check_attention_inputs(q, k, dummy_v, None, scale)
     return np.matmul(q, np.swapaxes(k, -1, -2)) * scale
 

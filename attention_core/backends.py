@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import platform
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,7 +52,9 @@ def __getattr__(name):
     # missing), then the torch module of this package, only on first use.
     if name == "torch_ops":
         require_torch()
-        return importlib.import_module(".torch_backend", __package__)
+        module = importlib.import_module(".torch_backend", __package__)
+        globals()["torch_ops"] = module                  # later look-ups skip this function
+        return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -113,8 +116,9 @@ class BackendReport:
         auto_line = "NumPy" if self.auto_device == "numpy" else f"torch ({self.auto_device})"
         rows = [(t("env.python"), self.python_version), ("NumPy", self.numpy_version),
                 ("torch", torch_line), ("CUDA", cuda_line), (t("env.auto"), auto_line)]
-        width = max(len(label) for label, _ in rows)
-        return "\n".join([t("env.title")] + [f"  {label.ljust(width)}  {value}" for label, value in rows])
+        width = max(_display_width(label) for label, _ in rows)
+        pad = lambda label: label + " " * (width - _display_width(label))   # noqa: E731
+        return "\n".join([t("env.title")] + [f"  {pad(label)}  {value}" for label, value in rows])
 
     def __str__(self) -> str:
         return self.format()
@@ -122,6 +126,11 @@ class BackendReport:
     def _repr_html_(self) -> str:
         import html
         return f"<pre>{html.escape(self.format())}</pre>"
+
+
+def _display_width(text: str) -> int:
+    # Chinese characters take two columns in a terminal or a <pre> block.
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def backend_report() -> BackendReport:

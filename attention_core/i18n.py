@@ -48,7 +48,194 @@ STRINGS: dict[str, dict[str, str]] = {
     "env.auto": {"en": "backend='auto' uses", "zh": "backend='auto' 使用"},
     "env.install": {"en": "install with `{cmd}`", "zh": "安装命令：`{cmd}`"},
     # --- plots ------------------------------------------------------------------------------------
+    "plots.queries": {"en": "query (row: who is looking)", "zh": "查询（行：谁在看）"},
+    "plots.keys": {"en": "key (column: who is looked at)", "zh": "键（列：被看的词）"},
+    "plots.weight": {"en": "attention weight", "zh": "注意力权重"},
+    "plots.head": {"en": "head {h}", "zh": "第 {h} 个头"},
+    "plots.position": {"en": "position p", "zh": "位置 p"},
+    "plots.dimension": {"en": "dimension i", "zh": "维度 i"},
+    "plots.pe_value": {"en": "encoding value", "zh": "编码值"},
+    "plots.visible": {"en": "may attend (adds 0)", "zh": "可以关注（加 0）"},
+    "plots.masked": {"en": "masked (adds −∞)", "zh": "被遮蔽（加 −∞）"},
+    "plots.dot_product": {"en": "dot product {a}·{b} = {dot:.2f}", "zh": "点积 {a}·{b} = {dot:.2f}"},
+    "plots.cosine": {"en": "cosine cos θ = {cos}", "zh": "余弦 cos θ = {cos}"},
+    "plots.undefined": {"en": "undefined (zero vector)", "zh": "无定义（零向量）"},
+    "plots.no_cjk_font": {"en": "No Chinese font found: install noto-cjk-sans-otc so Chinese labels render.",
+                          "zh": "未找到中文字体：请安装 noto-cjk-sans-otc，图中才能显示中文。"},
     # --- widgets ----------------------------------------------------------------------------------
+    "widgets.dot_title": {"en": "Move the two vectors: the dot product measures how much they point the same way.",
+                          "zh": "拖动两个向量：点积衡量它们指向同一方向的程度。"},
+    "widgets.dot_readout": {"en": "dot product a·b = {dot} · lengths |a| = {na}, |b| = {nb} · cosine = {cos} · "
+                                  "angle = {angle}",
+                            "zh": "点积 a·b = {dot} · 长度 |a| = {na}，|b| = {nb} · 余弦 = {cos} · 夹角 = {angle}"},
+    "widgets.dot_positive": {"en": "positive: the vectors point in similar directions",
+                             "zh": "为正：两个向量方向相近"},
+    "widgets.dot_zero": {"en": "zero: the vectors are perpendicular (unrelated)", "zh": "为零：两个向量互相垂直（无关）"},
+    "widgets.dot_negative": {"en": "negative: the vectors point in opposite directions",
+                             "zh": "为负：两个向量方向相反"},
+    "widgets.step_title": {"en": "Move the query q (and the values v): every number of the computation updates.",
+                           "zh": "拖动查询 q（以及值 v）：计算中的每一个数都会随之更新。"},
+    "widgets.key": {"en": "key", "zh": "键"},
+    "widgets.score": {"en": "score q·k", "zh": "得分 q·k"},
+    "widgets.scaled": {"en": "scaled q·k / √{d}", "zh": "缩放 q·k / √{d}"},
+    "widgets.weight": {"en": "weight α (softmax)", "zh": "权重 α（softmax）"},
+    "widgets.value": {"en": "value v", "zh": "值 v"},
+    "widgets.output": {"en": "output = Σ α·v", "zh": "输出 = Σ α·v"},
+    "widgets.sum_check": {"en": "the weights sum to {total}", "zh": "权重之和为 {total}"},
+    "widgets.query_panel": {"en": "query q and keys k", "zh": "查询 q 与键 k"},
+    "widgets.weights_panel": {"en": "weights α", "zh": "权重 α"},
+    "widgets.values_panel": {"en": "values v and output", "zh": "值 v 与输出"},
+    "widgets.temperature": {"en": "temperature T", "zh": "温度 T"},
+    "widgets.temp_readout": {"en": "largest weight {max} · entropy {h} (uniform: {hmax})",
+                             "zh": "最大权重 {max} · 熵 {h}（均匀分布时为 {hmax}）"},
+    "widgets.temp_hint": {"en": "Low T: close to one-hot. High T: close to uniform.",
+                          "zh": "T 越低越接近 one-hot；T 越高越接近均匀分布。"},
+    "widgets.token": {"en": "token", "zh": "词元"},
+    "widgets.mask_kind": {"en": "mask", "zh": "遮蔽"},
+    "widgets.mask_none": {"en": "none", "zh": "无"},
+    "widgets.mask_causal": {"en": "causal (look-ahead)", "zh": "因果（防偷看）"},
+    "widgets.mask_padding": {"en": "padding", "zh": "填充"},
+    "widgets.mask_window": {"en": "sliding window", "zh": "滑动窗口"},
+    "widgets.mask_causal_padding": {"en": "causal + padding", "zh": "因果 + 填充"},
+    "widgets.length": {"en": "real length", "zh": "真实长度"},
+    "widgets.window": {"en": "window", "zh": "窗口"},
+    "widgets.mask_readout": {"en": "keys visible to each query: {counts}", "zh": "每个查询可见的键数：{counts}"},
+    "widgets.pe_readout": {"en": "PE[{p}, {i}] = {v} · dimension {i} repeats every {wl} positions",
+                           "zh": "PE[{p}, {i}] = {v} · 第 {i} 维每隔 {wl} 个位置重复一次"},
+    "widgets.pe_column": {"en": "dimension {i} along the positions", "zh": "第 {i} 维随位置的变化"},
     # --- quiz -------------------------------------------------------------------------------------
     # --- checks -----------------------------------------------------------------------------------
+    "checks.raised": {"en": "Your function raised {exc} on the input {case}.",
+                      "zh": "你的函数在输入 {case} 上抛出了异常 {exc}。"},
+    "checks.mutated": {"en": "Your function changed its input in place ({case}); work on a copy "
+                             "(for example `x = x - x.max(...)` instead of `x -= ...`).",
+                       "zh": "你的函数原地修改了输入（{case}）；请在副本上计算"
+                             "（例如写 `x = x - x.max(...)`，而不是 `x -= ...`）。"},
+    "checks.returned_none": {"en": "Your function returned None for {case}: did you forget `return`?",
+                             "zh": "你的函数对 {case} 返回了 None：是不是忘了写 `return`？"},
+    "checks.returned_tuple": {"en": "Your function returned a tuple of {n} items for {case}; return a single array.",
+                              "zh": "你的函数对 {case} 返回了一个含 {n} 项的元组；这里应该只返回一个数组。"},
+    "checks.not_array": {"en": "Your function returned a {got} for {case}; expected a NumPy array.",
+                         "zh": "你的函数对 {case} 返回了 {got}；应该返回 NumPy 数组。"},
+    "checks.shape": {"en": "The {what} you returned has shape {got} but should be {expected} ({case}).{hint}",
+                     "zh": "你的 {what} 形状是 {got}，应该是 {expected}（{case}）。{hint}"},
+    "checks.hint.kq": {"en": " Did you multiply K by Q^T (K Q^T) instead of Q K^T?",
+                       "zh": "你是不是算成了 K·Qᵀ，而不是 Q·Kᵀ？"},
+    "checks.hint.times_k": {"en": " Did you multiply the weights by K instead of V?",
+                            "zh": "你是不是用权重乘了 K，而不是 V？"},
+    "checks.not_finite": {"en": "Your {what} contains NaN or inf ({case}).",
+                          "zh": "你的 {what} 里出现了 NaN 或 inf（{case}）。"},
+    "checks.negative": {"en": "Your {what} has a negative entry ({value}), but softmax weights are never negative ({case}).",
+                        "zh": "你的 {what} 里有负数（{value}），而 softmax 权重不可能为负（{case}）。"},
+    "checks.wrong_axis": {"en": "Your {what} sums to 1 down each column, not along each row: normalise over "
+                                "the last axis (axis=-1), one distribution per row, that is per query ({case}).",
+                          "zh": "你的 {what} 是每一列之和为 1，而不是每一行：应该沿最后一个轴（axis=-1）归一化，"
+                                "每一行（每个 query）一个分布（{case}）。"},
+    "checks.global_sum": {"en": "Your whole {what} sums to 1, not each row: sum over axis=-1 with keepdims=True ({case}).",
+                          "zh": "你的整个 {what} 加起来是 1，而不是每一行为 1：求和时用 axis=-1 和 keepdims=True（{case}）。"},
+    "checks.row_sum": {"en": "Row {index} (counting from 0) of your {what} sums to {value}, not 1 ({case}).",
+                       "zh": "你的 {what} 第 {index} 行（从 0 开始数）的权重之和是 {value}，不是 1（{case}）。"},
+    "checks.sum": {"en": "Your {what} sums to {value}, not 1: divide the exponentials by their sum ({case}).",
+                   "zh": "你的 {what} 之和是 {value}，不是 1：要把各个指数除以它们的总和（{case}）。"},
+    "checks.values": {"en": "For {case}, you returned {what} = {got}, but it should be {expected}.",
+                      "zh": "对于 {case}，你返回的 {what} = {got}，应该是 {expected}。"},
+    "checks.softmax.batch": {"en": "Your softmax works on 1-D and 2-D inputs but not on a batch ({case}): {detail} "
+                                   "Use axis=-1 (the last axis) so that any number of leading dimensions works.",
+                             "zh": "你的 softmax 对一维、二维输入正确，但对批量输入不对（{case}）：{detail}"
+                                   "请用 axis=-1（最后一个轴），这样前面有多少维都能处理。"},
+    "checks.softmax.overflow": {"en": "Overflow: for {case} your softmax returns NaN or inf, because exp(1000) is inf "
+                                      "in floating point. Subtract each row's maximum before exp "
+                                      "(the shift does not change softmax).",
+                                "zh": "溢出：对于 {case}，你的 softmax 返回了 NaN 或 inf，因为浮点数里 exp(1000) 就是 inf。"
+                                      "请在取 exp 之前减去每一行的最大值（这个平移不改变 softmax 的结果）。"},
+    "checks.softmax.global_max": {"en": "For {case}, the first row is fine but the second underflows to 0/0: you "
+                                        "subtracted the maximum of the whole array. Subtract each row's own maximum: "
+                                        "x.max(axis=-1, keepdims=True).",
+                                  "zh": "对于 {case}，第一行没问题，第二行却下溢成 0/0：你减去的是整个数组的最大值。"
+                                        "应该减去每一行自己的最大值：x.max(axis=-1, keepdims=True)。"},
+    "checks.softmax.ok": {"en": "All good: right values on 1-D, 2-D and batched inputs, every row sums to 1, "
+                                "and logits of ±1000 and ±1e4 do not overflow.",
+                          "zh": "全部通过：一维、二维和批量输入的数值都正确，每一行之和为 1，"
+                                "±1000 和 ±1e4 的大分数也不会溢出。"},
+    "checks.scale.none": {"en": "You did not scale ({case}): divide Q K^T by sqrt(d_k) before softmax. With d_k = 2 "
+                                "the scores should be [0.707, 0] and the weights [0.670, 0.330].",
+                          "zh": "你没有做缩放（{case}）：softmax 之前要把 Q·Kᵀ 除以 √d_k。d_k = 2 时，"
+                                "分数应为 [0.707, 0]，权重应为 [0.670, 0.330]。"},
+    "checks.scale.by_dk": {"en": "You divided by d_k instead of sqrt(d_k) ({case}): the scores should be [0.707, 0], not [0.5, 0].",
+                           "zh": "你除以的是 d_k，而不是 √d_k（{case}）：分数应为 [0.707, 0]，不是 [0.5, 0]。"},
+    "checks.scale.multiplied": {"en": "You multiplied by sqrt(d_k) instead of dividing by it ({case}).",
+                                "zh": "你把分数乘以了 √d_k，应该是除以它（{case}）。"},
+    "checks.batch_transpose": {"en": "Your function works on 2-D inputs but not on a batch ({case}): {detail} "
+                                     "For batched arrays use k.swapaxes(-1, -2) instead of k.T (which reverses "
+                                     "every axis), and softmax over axis=-1.",
+                               "zh": "你的函数对二维输入正确，但对批量输入不对（{case}）：{detail}"
+                                     "批量数组请用 k.swapaxes(-1, -2)，不要用 k.T（它会把所有轴都倒过来），"
+                                     "softmax 沿 axis=-1。"},
+    "checks.scores.ok": {"en": "All good: Q K^T / sqrt(d_k) with shape (Tq, Tk), on the seed's worked example, "
+                               "a rectangular case and a batch.",
+                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，教程里的例题、长宽不等的情形和批量输入都正确。"},
+    "checks.attention.not_pair": {"en": "Your function should return a pair (output, weights), like "
+                                        "attention_core.scaled_dot_product_attention ({case}). If your exercise "
+                                        "returns only the output, use check_attention(fn, returns=\"output\").",
+                                  "zh": "你的函数应该像 attention_core.scaled_dot_product_attention 一样返回 "
+                                        "(output, weights) 二元组（{case}）。如果练习只要求返回输出，"
+                                        "请用 check_attention(fn, returns=\"output\")。"},
+    "checks.attention.output": {"en": "Your weights are right but your output is not weights @ V ({case}).",
+                                "zh": "你的权重是对的，但输出不等于 weights @ V（{case}）。"},
+    "checks.attention.times_k": {"en": "Your output is weights @ K ({case}): the weighted sum runs over the values V; "
+                                       "K only decides how much each position gives.",
+                                 "zh": "你的输出是 weights @ K（{case}）：加权求和的对象是 V；"
+                                       "K 只决定每个位置贡献多少。"},
+    "checks.softmax.no_exp": {"en": "For {case} you returned x / x.sum(): softmax exponentiates first, "
+                                    "exp(x) / exp(x).sum(), so negative scores still get positive weights.",
+                              "zh": "对于 {case}，你返回的是 x / x.sum()：softmax 要先取指数，"
+                                    "exp(x) / exp(x).sum()，这样负分数也能得到正的权重。"},
+    "checks.attention.overflow": {"en": "Your {what} contains NaN or inf for large scores ({case}): use a stable "
+                                        "softmax that subtracts each row's maximum (attention_core.softmax does).",
+                                  "zh": "分数很大时，你的 {what} 出现了 NaN 或 inf（{case}）：请使用数值稳定的 softmax，"
+                                        "先减去每一行的最大值（attention_core.softmax 就是这样做的）。"},
+    "checks.attention.ok": {"en": "All good: the seed's worked example ([0.670, 0.330] -> [1.340, 1.320]), "
+                                  "rectangular shapes, large scores and batches match attention_core.",
+                            "zh": "全部通过：教程例题（[0.670, 0.330] -> [1.340, 1.320]）、长宽不等的形状、"
+                                  "很大的分数和批量输入都与 attention_core 一致。"},
+    "checks.attention.no_mask_tested": {"en": "(The mask was not tested: your function has no `mask` parameter.)",
+                                        "zh": "（没有检查 mask：你的函数没有 `mask` 参数。）"},
+    "checks.mask.ignored": {"en": "Your output does not change when a causal mask is passed ({case}): the mask is "
+                                  "ignored. Set the scores of hidden keys (mask == False) to -inf before softmax.",
+                            "zh": "传入因果 mask 后你的输出没有任何变化（{case}）：mask 被忽略了。"
+                                  "请在 softmax 之前把被屏蔽位置（mask == False）的分数设为 -inf。"},
+    "checks.mask.inverted": {"en": "Your weights are zero exactly where the mask is True ({case}). In attention_core, "
+                                   "True means \"may attend\": hide the keys where the mask is False.",
+                             "zh": "你的权重恰好在 mask 为 True 的位置是 0（{case}）。在 attention_core 里 True 表示"
+                                   "“可以关注”：应该屏蔽 mask 为 False 的位置。"},
+    "checks.mask.leak": {"en": "Query {i} gives weight {value} to key {j}, which the mask hides ({case}): masked "
+                               "positions must get weight exactly 0. Fill their scores with -inf before softmax.",
+                         "zh": "第 {i} 个 query 给被屏蔽的第 {j} 个 key 分配了 {value} 的权重（{case}）："
+                               "被屏蔽的位置权重必须严格为 0。请在 softmax 之前把它们的分数填成 -inf。"},
+    "checks.mask.after_softmax": {"en": "Masked weights are 0 but the rows no longer sum to 1 ({case}): you applied "
+                                        "the mask after softmax. Apply it to the scores, before softmax.",
+                                  "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的 mask。"
+                                        "应该在 softmax 之前作用在分数上。"},
+    "checks.mask.additive": {"en": "You returned an additive mask (0 and -inf) for {case}; this exercise asks for the "
+                                   "boolean mask (True = may attend). attention_core.additive_mask turns one into the other.",
+                             "zh": "你对 {case} 返回的是加性 mask（0 和 -inf）；这个练习要的是布尔 mask"
+                                   "（True = 可以关注）。attention_core.additive_mask 可以把后者转换成前者。"},
+    "checks.mask.dtype": {"en": "Your mask has dtype {dtype} for {case}; return a boolean array (True = may attend), "
+                                "for example with .astype(bool) or np.tril(np.ones((T, T), dtype=bool)).",
+                          "zh": "你的 mask 对 {case} 的 dtype 是 {dtype}；请返回布尔数组（True = 可以关注），"
+                                "例如用 .astype(bool) 或 np.tril(np.ones((T, T), dtype=bool))。"},
+    "checks.mask.bool_inverted": {"en": "Your mask is True where the key lies in the future ({case}): attention_core's "
+                                        "convention is True = may attend. Invert it with ~.",
+                                  "zh": "你的 mask 在“未来”的位置是 True（{case}）：attention_core 的约定是 "
+                                        "True = 可以关注。用 ~ 取反即可。"},
+    "checks.mask.upper": {"en": "Your mask lets query i see keys j >= i, that is the future ({case}): the causal mask "
+                                "is the lower triangle, j <= i (np.tril, not np.triu).",
+                          "zh": "你的 mask 让第 i 个 query 看到 j >= i 的 key，也就是未来（{case}）：因果 mask 是下三角，"
+                                "j <= i（用 np.tril，不是 np.triu）。"},
+    "checks.mask.no_diagonal": {"en": "Your mask hides the diagonal ({case}): each position must see itself, "
+                                      "so use j <= i, not j < i.",
+                                "zh": "你的 mask 把对角线也屏蔽了（{case}）：每个位置必须能看到自己，"
+                                      "应该用 j <= i，而不是 j < i。"},
+    "checks.mask.ok": {"en": "All good: a boolean lower-triangular (T, T) mask, diagonal included, for T = 1, 4 and 7.",
+                       "zh": "全部通过：T = 1、4、7 时都是包含对角线的布尔下三角 (T, T) mask。"},
 }

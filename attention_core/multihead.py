@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention
+from .backends import is_torch, wants_torch
 from .validation import as_bool_mask, as_float_array, positive_int
 
 
@@ -71,6 +72,9 @@ def init_multihead(d_model: int, n_heads: int, *, seed: int | np.random.Generato
 
 def split_heads(x, n_heads: int) -> np.ndarray:
     """(..., T, D) -> (..., H, T, D/H): head h takes columns h*Dh .. (h+1)*Dh - 1."""
+    if is_torch(x):
+        from .backends import torch_ops
+        return torch_ops.split_heads(x, n_heads)
     x = as_float_array(x, "x", min_ndim=2)
     n_heads = positive_int(n_heads, "n_heads")
     *lead, t, d = x.shape
@@ -82,12 +86,16 @@ def split_heads(x, n_heads: int) -> np.ndarray:
 
 def merge_heads(x) -> np.ndarray:
     """(..., H, T, Dh) -> (..., T, H*Dh): the inverse of split_heads (the 'concat' step)."""
+    if is_torch(x):
+        from .backends import torch_ops
+        return torch_ops.merge_heads(x)
     x = as_float_array(x, "x", min_ndim=3)
     *lead, h, t, dh = x.shape
     return np.swapaxes(x, -2, -3).reshape(*lead, t, h * dh)       # (..., T, D)
 
 
-def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, head_mask=None):
+def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, head_mask=None, *,
+                         backend: str | None = None, device=None):
     """Multi-head attention forward pass.
 
     query (..., Tq, D), key (..., Tk, D), value (..., Tk, D); pass the same array three times
@@ -96,7 +104,12 @@ def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, 
     head_mask: optional (H,) numbers multiplying each head's output before W_o (1 keeps a head,
     0 ablates it).
     Returns (output (..., Tq, D), weights (..., H, Tq, Tk)).
+    backend, device: as in scaled_dot_product_attention (tensors in -> computed in torch).
     """
+    if wants_torch(backend, device, query):
+        from .backends import torch_ops
+        return torch_ops.multi_head_attention(query, key, value, params, mask, head_mask,
+                                              backend=backend, device=device)
     if not isinstance(params, MultiHeadParams):
         raise TypeError(f"params: expected MultiHeadParams (see init_multihead), got {type(params).__name__}")
     d = params.d_model

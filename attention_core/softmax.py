@@ -36,25 +36,32 @@ def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):
 
 def _softmax_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
     """Softmax that overwrites `scores` (a float array we own); shared with attention for speed."""
-    if mask is None:
-        scores -= scores.max(axis=axis, keepdims=True)      # every exponent is now <= 0
-        if temperature != 1.0:
-            scores /= temperature                            # after the shift: no overflow for tiny T
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=axis, keepdims=True)      # the row max contributes exp(0) = 1 >= 1
-        return scores
-    neg_inf = np.array(-np.inf, dtype=scores.dtype)
-    np.copyto(scores, neg_inf, where=~np.broadcast_to(mask, scores.shape))
-    row_max = scores.max(axis=axis, keepdims=True)
-    row_max[~np.isfinite(row_max)] = 0                       # fully masked row: keep it at -inf, no NaN
-    scores -= row_max
-    if temperature != 1.0:
-        scores /= temperature
-    np.exp(scores, out=scores)                               # exp(-inf) = 0: masked weights are exactly 0
-    total = scores.sum(axis=axis, keepdims=True)
-    total[total == 0] = 1                                    # fully masked row stays all zeros
-    scores /= total
+    scores /= _exp_shifted_inplace(scores, axis, temperature, mask)
     return scores
+
+
+def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
+    """Overwrite `scores` with exp((x - row max) / T), masked entries 0, and return the row sums.
+
+    The unnormalised half of softmax: attention divides either these weights by the sums or, when
+    it need not return weights, its (Tq, Dv) output instead, which is Tk/Dv times less work.
+    A fully masked row stays all zeros and gets the sum 1, so dividing by it gives zeros, not NaN.
+    Every pass is in place: no temporary the size of `scores` is made (beyond the mask's negation).
+    """
+    if mask is not None:
+        neg_inf = np.array(-np.inf, dtype=scores.dtype)
+        np.copyto(scores, neg_inf, where=~np.broadcast_to(mask, scores.shape))
+    row_max = scores.max(axis=axis, keepdims=True)
+    if mask is not None:
+        row_max[row_max == -np.inf] = 0                      # fully masked row: keep it at -inf, no NaN
+    scores -= row_max                                        # every exponent is now <= 0: no overflow
+    if temperature != 1.0:
+        scores /= temperature                                # after the shift: no overflow for tiny T
+    np.exp(scores, out=scores)                               # exp(-inf) = 0: masked weights are exactly 0
+    total = scores.sum(axis=axis, keepdims=True)             # >= 1 wherever a row has an unmasked entry
+    if mask is not None:
+        total[total == 0] = 1                                # fully masked row stays all zeros
+    return total
 
 
 def _is_torch(x) -> bool:

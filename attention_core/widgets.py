@@ -1,0 +1,665 @@
+"""Interactive widgets of the course: thin ipywidgets views over pure `*_state` functions.
+
+Each widget is two parts. A pure function (`dot_product_state`, `attention_step_state`,
+`temperature_state`, `mask_state`, `positional_state`) computes every number from
+`attention_core` and returns a dict; tests call it directly. A builder (`dot_product_widget`,
+...) only displays that dict: sliders -> state -> picture + HTML readout. Whatever a learner
+sets, the widget never raises: an error becomes a red line of text in the widget (`common.error`).
+
+Why it is fast (a 10x10 annotated heatmap, 2 shared cores; numbers in benchmarks/widget_latency.py):
+redrawing a whole figure per change costs ~230 ms, mostly its 100 cell labels (each `Text.draw`
+lays out and rasterises glyphs, ~0.6 ms). Here each widget keeps ONE Agg figure: the static part
+(axes, ticks, labels, colour bar) is drawn once and cached as a bitmap (`copy_from_bbox`); an
+update restores it, redraws only the changing artists (`draw_artist`), and stamps the cell
+numbers from a cache of pre-rasterised strings straight into the pixel buffer, then encodes a
+PNG (zlib level 1) into a `widgets.Image`. No browser-side code: works offline in Lab and Voila.
+"""
+from __future__ import annotations
+
+import html
+import io
+import math
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+
+from . import i18n, plots
+from .attention import scaled_dot_product_attention
+from .fonts import use_cjk_font
+from .masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
+from .positional import sinusoidal_encoding
+from .softmax import softmax
+from .validation import as_float_array, describe, positive_float, positive_int
+
+DPI = 90                      # crisp enough on a projector, cheap enough to encode per update
+ERROR_COLOR = "#B00020"
+MASK_KINDS = ("none", "causal", "padding", "window", "causal_padding")
+
+
+# --- rendering core ---------------------------------------------------------------------------
+def encode_png(rgba: np.ndarray) -> bytes:
+    """PNG bytes of an (H, W, 4) uint8 buffer; zlib level 1: ~4x faster than the default, ~10% larger."""
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+class LiveFigure:
+    """An Agg figure redrawn in place: static part cached as a bitmap, dynamic artists on top.
+
+    Mark the changing artists with `animate(...)`; `render()` returns PNG bytes. Call
+    `invalidate()` after changing anything static (labels, limits) to redraw it in full.
+    """
+
+    def __init__(self, figsize, dpi: int = DPI, layout: str | None = "compressed"):
+        use_cjk_font()
+        self.fig = Figure(figsize=figsize, dpi=dpi, layout=layout)
+        FigureCanvasAgg(self.fig)
+        self.dynamic: list = []
+        self.after_draw = []          # callables(buffer) that paint into the pixels (text stamps)
+        self._background = None
+
+    def animate(self, *artists):
+        for artist in artists:
+            artist.set_animated(True)          # excluded from the full draw, drawn per update
+            self.dynamic.append(artist)
+        return artists[0] if len(artists) == 1 else artists
+
+    def invalidate(self) -> None:
+        self._background = None
+
+    def ensure_background(self) -> bool:
+        """Draw the static part if needed; True when it was (re)drawn (the layout may have moved)."""
+        if self._background is not None:
+            return False
+        self.fig.canvas.draw()
+        self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
+        return True
+
+    def render(self) -> bytes:
+        canvas = self.fig.canvas
+        if not self.ensure_background():
+            canvas.restore_region(self._background)
+        for artist in self.dynamic:
+            self.fig.draw_artist(artist)
+        pixels = np.asarray(canvas.buffer_rgba())        # (H, W, 4), a view on Agg's buffer
+        for paint in self.after_draw:
+            paint(pixels)
+        return encode_png(pixels)
+
+
+class TextStamps:
+    """Strings rasterised once by Agg and cached as alpha masks, then composited into a buffer.
+
+    Cell numbers repeat ("0.00" ... "1.00"), so after a few updates every one is cached and a
+    label costs ~20 microseconds instead of ~600 for `Text.draw`. Each stamp is centred on its
+    ink box, which for digits matches `ha="center", va="center"` to within a pixel.
+    """
+
+    def __init__(self, fontsize: float, dpi: int):
+        self.prop = FontProperties(size=fontsize)   # picks up the CJK fallback family list
+        self.dpi = dpi
+        self._cache: dict[str, np.ndarray | None] = {}
+
+    def mask(self, text: str):
+        if text not in self._cache:
+            px = self.prop.get_size_in_points() * self.dpi / 72
+            width, height = int(px * (len(text) + 2)) + 8, int(px * 2) + 8
+            renderer = RendererAgg(width, height, self.dpi)
+            gc = renderer.new_gc()
+            gc.set_foreground("black")
+            renderer.draw_text(gc, 4, height * 0.35, text, self.prop, 0)
+            alpha = np.asarray(renderer.buffer_rgba())[..., 3]
+            rows, cols = np.nonzero(alpha)
+            self._cache[text] = None if rows.size == 0 else \
+                (alpha[rows.min():rows.max() + 1, cols.min():cols.max() + 1].astype(np.float32) / 255)[..., None]
+            if len(self._cache) > 2048:                    # formats with many digits: stay bounded
+                self._cache.pop(next(iter(self._cache)))
+        return self._cache[text]
+
+    def stamp(self, pixels: np.ndarray, text: str, x: float, y: float, rgb) -> None:
+        """Composite `text` centred on pixel (x, y) (y from the top) in colour rgb (0-255)."""
+        alpha = self.mask(text)
+        if alpha is None:
+            return
+        h, w = alpha.shape[:2]
+        top, left = int(round(y - h / 2)), int(round(x - w / 2))
+        t0, l0 = max(top, 0), max(left, 0)
+        t1, l1 = min(top + h, pixels.shape[0]), min(left + w, pixels.shape[1])
+        if t0 >= t1 or l0 >= l1:
+            return
+        a = alpha[t0 - top:t1 - top, l0 - left:l1 - left]
+        region = pixels[t0:t1, l0:l1, :3]
+        region[...] = region * (1 - a) + np.asarray(rgb, dtype=np.float32) * a
+
+
+_RGB = {"white": (255, 255, 255), "black": (0, 0, 0)}
+
+
+class HeatmapView:
+    """A live attention heatmap: `update(weights)` redraws it in place; show `.widget`.
+
+    weights (Tq, Tk); labels are the key tokens (and the query tokens when Tq == Tk, unless
+    y_labels is given). mask (broadcastable to (Tq, Tk), True = visible) greys out masked cells.
+    A new shape or new labels rebuild the figure; new values only repaint the cells.
+    """
+
+    def __init__(self, weights=None, labels=None, *, y_labels=None, annotate="auto", cmap=plots.WEIGHTS_CMAP,
+                 vmin=0.0, vmax=1.0, title=None, fmt="{:.2f}", dpi: int = DPI, scale: float = 0.8):
+        self.widget = widgets.Image(format="png")
+        self.options = dict(annotate=annotate, cmap=cmap, vmin=vmin, vmax=vmax, title=title)
+        self.fmt, self.dpi, self.scale = fmt, dpi, scale
+        self.live = None
+        self._key = None
+        self.png = b""
+        if weights is not None:
+            self.update(weights, labels, y_labels=y_labels)
+
+    @property
+    def figure(self):
+        return None if self.live is None else self.live.fig
+
+    def update(self, weights, labels=None, *, y_labels=None, mask=None) -> bytes:
+        """Show new weights (and optionally new labels / mask); returns the PNG bytes shown."""
+        weights = plots._matrix(weights, "weights")
+        tq, tk = weights.shape
+        if labels is None and self._key is not None and self._key[0] == weights.shape:
+            labels, y_labels = self._key[1], self._key[2]         # same shape: keep the labels
+        labels = plots._labels(labels, tk, "labels", "key (column)")
+        if y_labels is None and labels is not None and tq == tk:
+            y_labels = labels
+        y_labels = plots._labels(y_labels, tq, "y_labels", "query (row)")
+        key = (weights.shape, labels, y_labels)
+        if key != self._key:
+            self._build(*key)
+            self._key = key
+        self._weights = weights
+        self._visible = None if mask is None else np.broadcast_to(np.asarray(mask, dtype=bool), weights.shape)
+        self.image.set_data(weights)
+        overlay = np.zeros(weights.shape + (4,))
+        if self._visible is not None:
+            overlay[~self._visible] = (0.91, 0.91, 0.91, 1.0)    # plots.MASK_COLORS[0]
+        self.overlay.set_data(overlay)
+        if self.live.ensure_background():
+            self._centres = self.ax.transData.transform(
+                np.array([(j, i) for i in range(tq) for j in range(tk)], dtype=float))
+        self.png = self.live.render()
+        self.widget.value = self.png
+        return self.png
+
+    def _build(self, shape, labels, y_labels):
+        tq, tk = shape
+        w, h = plots.heatmap_figsize(tq, tk)
+        self.live = LiveFigure((w * self.scale, h * self.scale), dpi=self.dpi)
+        self.ax = self.live.fig.add_subplot()
+        self.image = self.live.animate(plots.heatmap_frame(
+            self.ax, shape, labels, y_labels, cmap=self.options["cmap"], vmin=self.options["vmin"],
+            vmax=self.options["vmax"], colorbar=True, title=self.options["title"]))
+        self.overlay = self.live.animate(self.ax.imshow(np.zeros(shape + (4,)), interpolation="nearest",
+                                                        aspect="equal"))
+        self.annotate = plots._annotate_flag(self.options["annotate"], shape)
+        self.stamps = TextStamps(plots.cell_fontsize(shape), self.dpi)
+        if self.annotate:
+            self.live.after_draw.append(self._paint_numbers)
+
+    def _paint_numbers(self, pixels):
+        values = self._weights.ravel()
+        colors = plots.text_colors(values, self.image.cmap, self.image.norm)
+        visible = None if self._visible is None else self._visible.ravel()
+        height = pixels.shape[0]
+        for k, (value, color) in enumerate(zip(values, colors)):
+            if visible is not None and not visible[k]:
+                continue                                    # masked: grey cell, no number
+            x, y = self._centres[k]
+            self.stamps.stamp(pixels, self.fmt.format(value), x, height - y, _RGB[color])
+
+
+# --- panels and error handling ----------------------------------------------------------------
+class Panel(widgets.VBox):
+    """The box every builder returns. Besides its children it exposes, for tests and notebooks:
+    `controls` (name -> input widget), `images` (name -> widgets.Image), `readout` (HTML),
+    `message` (HTML, red when something is wrong) and `state` (the last dict computed)."""
+
+    def __init__(self, children=(), *, controls=None, images=None, readout=None, message=None, **kwargs):
+        self.controls = dict(controls or {})
+        self.images = dict(images or {})
+        self.readout = readout if readout is not None else widgets.HTML()
+        self.message = message if message is not None else widgets.HTML()
+        self.state = None
+        super().__init__(children=list(children), **kwargs)
+
+
+def error_html(exc: BaseException) -> str:
+    """A red line in the current language that says what went wrong."""
+    text = html.escape(i18n.t("common.error", msg=str(exc)))
+    return f'<div style="color:{ERROR_COLOR};font-weight:bold">⚠ {text}</div>'
+
+
+def _refresh(panel: Panel, compute) -> None:
+    """Run one update; on any error show it in the panel instead of raising (learners' inputs)."""
+    try:
+        panel.state = compute()
+        panel.message.value = ""
+    except Exception as exc:                       # noqa: BLE001 -- a widget must not die
+        panel.message.value = error_html(exc)
+
+
+def _error_panel(exc: BaseException) -> Panel:
+    message = widgets.HTML(error_html(exc))
+    return Panel([message], message=message)
+
+
+def _watch(panel: Panel, compute) -> Panel:
+    for control in panel.controls.values():
+        control.observe(lambda _change: _refresh(panel, compute), names="value")
+    _refresh(panel, compute)
+    return panel
+
+
+def _title(key: str, **fields) -> widgets.HTML:
+    return widgets.HTML(f"<b>{html.escape(i18n.t(key, **fields))}</b>")
+
+
+def _slider(description, value, limit, step=0.1):
+    return widgets.FloatSlider(value=float(np.clip(value, -limit, limit)), min=-limit, max=limit, step=step,
+                               description=description, readout_format=".2f", continuous_update=True,
+                               style={"description_width": "initial"})
+
+
+def _fmt(x, digits: int = 3) -> str:
+    """A number, or a vector as [a, b], for readouts."""
+    arr = np.asarray(x, dtype=float)
+    if arr.ndim == 0:
+        return f"{float(arr):.{digits}f}"
+    return "[" + ", ".join(f"{v:.{digits}f}" for v in arr.ravel()) + "]"
+
+
+# --- 00: dot product --------------------------------------------------------------------------
+def dot_product_state(a, b) -> dict:
+    """a, b (2,) or any equal-length vectors -> dot, lengths, cosine and angle (degrees).
+
+    cos and angle_deg are None when a vector is zero (the angle is undefined there).
+    """
+    a = as_float_array(a, "a", ndim=1)
+    b = as_float_array(b, "b", ndim=1)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b: expected the same length, got shapes {a.shape} and {b.shape}")
+    dot = float(a @ b)
+    norm_a, norm_b = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    cos = dot / (norm_a * norm_b) if norm_a > 0 and norm_b > 0 else None
+    angle = math.degrees(math.acos(max(-1.0, min(1.0, cos)))) if cos is not None else None
+    return {"a": a, "b": b, "dot": dot, "norm_a": norm_a, "norm_b": norm_b, "cos": cos, "angle_deg": angle}
+
+
+def dot_product_widget(a=(1.0, 0.5), b=(0.5, 1.0), *, limit: float = 3.0, dpi: int = DPI) -> Panel:
+    """Two 2-D vectors on sliders -> arrows, dot product, lengths, cosine and angle (notebook 00)."""
+    try:
+        start = dot_product_state(a, b)
+        limit = positive_float(limit, "limit")
+        if start["a"].shape != (2,):
+            raise ValueError(f"a: expected 2 numbers (x, y), got shape {start['a'].shape}")
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    controls = {f"{name}{axis}": _slider(f"{name} {'xy'[axis]}", start[name][axis], limit)
+                for name in "ab" for axis in (0, 1)}
+    live = LiveFigure((4.6, 4.6), dpi=dpi)
+    ax = live.fig.add_subplot()
+    lim = 1.15 * limit
+    plots.setup_vector_axes(ax, lim)
+    arrows = live.animate(ax.quiver([0, 0], [0, 0], [1, 1], [1, 1], color=plots.COLORS[:2], angles="xy",
+                                    scale_units="xy", scale=1, width=0.014))
+    tips = [live.animate(ax.text(0, 0, name, color=c, fontsize=plots.FONT["label"] + 2, ha="center",
+                                 va="center")) for name, c in zip("ab", plots.COLORS)]
+    image = widgets.Image(format="png")
+    panel = Panel([_title("widgets.dot_title"), widgets.HBox([image, widgets.VBox(list(controls.values()))])],
+                  controls=controls, images={"vectors": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = dot_product_state([controls["a0"].value, controls["a1"].value],
+                              [controls["b0"].value, controls["b1"].value])
+        vecs = np.stack([s["a"], s["b"]])                                   # (2, 2)
+        arrows.set_UVC(vecs[:, 0], vecs[:, 1])
+        for text, v in zip(tips, vecs):
+            text.set_position(plots.tip_position(v, lim))
+        image.value = live.render()
+        undefined = i18n.t("plots.undefined")
+        meaning = ("widgets.dot_positive" if s["dot"] > 1e-9 else
+                   "widgets.dot_negative" if s["dot"] < -1e-9 else "widgets.dot_zero")
+        panel.readout.value = (
+            "<div style='font-size:15px'>" + html.escape(i18n.t(
+                "widgets.dot_readout", dot=_fmt(s["dot"], 2), na=_fmt(s["norm_a"], 2), nb=_fmt(s["norm_b"], 2),
+                cos=undefined if s["cos"] is None else _fmt(s["cos"], 2),
+                angle=undefined if s["angle_deg"] is None else f"{s['angle_deg']:.0f}°"))
+            + "<br>" + html.escape(i18n.t(meaning)) + "</div>")
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- 01: one attention step, every number ----------------------------------------------------
+def attention_step_state(q, keys, values, scale=None) -> dict:
+    """One query through attention, keeping every intermediate number.
+
+    q (Dk,), keys (Tk, Dk), values (Tk, Dv) -> dict with scores = keys @ q (Tk,),
+    scale (1/sqrt(Dk) unless given), scaled (Tk,), weights = softmax(scaled) (Tk,),
+    contributions = weights[:, None] * values (Tk, Dv) and output = their sum (Dv,).
+    The weights and output come from `scaled_dot_product_attention` itself.
+    """
+    q = as_float_array(q, "q", ndim=1)
+    keys = as_float_array(keys, "keys", ndim=2)
+    values = as_float_array(values, "values", ndim=2)
+    output, weights = scaled_dot_product_attention(q[None, :], keys, values, scale=scale)  # (1, Dv), (1, Tk)
+    used_scale = 1.0 / math.sqrt(q.shape[0]) if scale is None else float(scale)
+    scores = keys @ q                                                       # (Tk,)
+    weights = weights[0]
+    return {"q": q, "keys": keys, "values": values, "d": q.shape[0], "scale": used_scale, "scores": scores,
+            "scaled": scores * used_scale, "weights": weights, "contributions": weights[:, None] * values,
+            "output": output[0]}
+
+
+def _step_table(s, names) -> str:
+    """HTML table: one column per key, one row per step of the computation."""
+    cell = "padding:2px 10px;text-align:right;font-family:monospace"
+    head = "".join(f"<th style='{cell}'>{html.escape(n)}</th>" for n in names)
+    rows = [("widgets.key", {}, [_fmt(k, 2) for k in s["keys"]]),
+            ("widgets.score", {}, [_fmt(x) for x in s["scores"]]),
+            ("widgets.scaled", {"d": s["d"]}, [_fmt(x) for x in s["scaled"]]),
+            ("widgets.weight", {}, [_fmt(x) for x in s["weights"]]),
+            ("widgets.value", {}, [_fmt(v, 2) for v in s["values"]]),
+            (None, {}, [_fmt(c) for c in s["contributions"]])]
+    body = ""
+    for key, fields, cells in rows:
+        label = "α·v" if key is None else i18n.t(key, **fields)
+        body += (f"<tr><th style='{cell};text-align:left'>{html.escape(label)}</th>"
+                 + "".join(f"<td style='{cell}'>{c}</td>" for c in cells) + "</tr>")
+    output = html.escape(i18n.t("widgets.output")) + f" = <b>{_fmt(s['output'])}</b>"
+    total = html.escape(i18n.t("widgets.sum_check", total=_fmt(s["weights"].sum())))
+    return (f"<table style='font-size:15px;border-collapse:collapse'><tr><th></th>{head}</tr>{body}</table>"
+            f"<div style='font-size:16px;margin-top:6px'>{output} &nbsp; <span style='color:#666'>({total})</span></div>")
+
+
+def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((2.0, 0.0), (0.0, 4.0)),
+                          labels=None, *, edit_values: bool = True, limit=None, dpi: int = DPI) -> Panel:
+    """Move q (and the values) with sliders; see scores, scaled scores, softmax weights and the
+    output change together (notebook 01). Defaults are the worked example of seed 002:
+    q=[1,0], k1=[1,0], k2=[0,1], v1=[2,0], v2=[0,4] -> weights [0.670, 0.330], output [1.340, 1.321].
+    labels: optional token names of the keys. Plots appear for 2-D q/k (and 2-D values).
+    """
+    try:
+        s0 = attention_step_state(q, keys, values)
+        tk, dk, dv = s0["keys"].shape[0], s0["d"], s0["values"].shape[1]
+        names = [f"k{j + 1}" for j in range(tk)] if labels is None else plots._labels(labels, tk, "labels", "key")
+        biggest = max(1.0, float(np.abs(np.concatenate([s0["q"], s0["keys"].ravel(), s0["values"].ravel()])).max()))
+        limit = float(math.ceil(1.5 * biggest)) if limit is None else positive_float(limit, "limit")
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    keys_arr = s0["keys"]
+    controls = {f"q{i}": _slider(f"q[{i}]", s0["q"][i], limit) for i in range(dk)}
+    if edit_values:
+        controls.update({f"v{j}_{i}": _slider(f"v{j + 1}[{i}]", s0["values"][j, i], limit)
+                         for j in range(tk) for i in range(dv)})
+    panels = (["query"] if dk == 2 else []) + ["weights"] + (["values"] if dv == 2 else [])
+    live = LiveFigure((3.3 * len(panels), 3.6), dpi=dpi)
+    axes = dict(zip(panels, np.atleast_1d(live.fig.subplots(1, len(panels)))))
+    lim = 1.15 * limit
+    dyn = {}
+    if "query" in axes:
+        ax = axes["query"]
+        plots.setup_vector_axes(ax, lim)
+        ax.set_title(i18n.t("widgets.query_panel"), fontsize=plots.FONT["label"])
+        ax.quiver(np.zeros(tk), np.zeros(tk), keys_arr[:, 0], keys_arr[:, 1], color="#999999", angles="xy",
+                  scale_units="xy", scale=1, width=0.012)
+        for j, k in enumerate(keys_arr):
+            ax.text(*plots.tip_position(k, lim), names[j], color="#666666", fontsize=plots.FONT["tick"],
+                    ha="center", va="center")
+        dyn["q"] = live.animate(ax.quiver([0], [0], [1], [0], color=plots.COLORS[1], angles="xy",
+                                          scale_units="xy", scale=1, width=0.018))
+        dyn["q_tip"] = live.animate(ax.text(0, 0, "q", color=plots.COLORS[1], fontsize=plots.FONT["label"],
+                                            ha="center", va="center"))
+    ax = axes["weights"]
+    ax.set_title(i18n.t("widgets.weights_panel"), fontsize=plots.FONT["label"])
+    ax.set_ylim(0, 1.12)
+    ax.set_xticks(range(tk), names)
+    ax.tick_params(labelsize=plots.FONT["tick"])
+    bars = ax.bar(range(tk), np.zeros(tk), color=plots.COLORS[0])
+    live.animate(*bars)
+    dyn["bar_text"] = [live.animate(ax.text(j, 0, "", ha="center", va="bottom", fontsize=plots.FONT["tick"]))
+                       for j in range(tk)]
+    if "values" in axes:
+        ax = axes["values"]
+        plots.setup_vector_axes(ax, lim)
+        ax.set_title(i18n.t("widgets.values_panel"), fontsize=plots.FONT["label"])
+        dyn["v"] = live.animate(ax.quiver(np.zeros(tk), np.zeros(tk), np.ones(tk), np.ones(tk), color="#999999",
+                                          angles="xy", scale_units="xy", scale=1, width=0.012))
+        dyn["v_tips"] = [live.animate(ax.text(0, 0, f"v{j + 1}", color="#666666", fontsize=plots.FONT["tick"],
+                                              ha="center", va="center")) for j in range(tk)]
+        dyn["out"] = live.animate(ax.quiver([0], [0], [1], [0], color=plots.COLORS[2], angles="xy",
+                                            scale_units="xy", scale=1, width=0.018))
+    image = widgets.Image(format="png")
+    panel = Panel([_title("widgets.step_title"), image, widgets.HBox(
+        [widgets.VBox([c for n, c in controls.items() if n.startswith("q")]),
+         widgets.VBox([c for n, c in controls.items() if n.startswith("v")])])],
+        controls=controls, images={"step": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        qv = [controls[f"q{i}"].value for i in range(dk)]
+        vv = (np.array([[controls[f"v{j}_{i}"].value for i in range(dv)] for j in range(tk)]) if edit_values
+              else s0["values"])
+        s = attention_step_state(qv, keys_arr, vv)
+        if "q" in dyn:
+            dyn["q"].set_UVC([s["q"][0]], [s["q"][1]])
+            dyn["q_tip"].set_position(plots.tip_position(s["q"], lim))
+        for bar, text, w in zip(bars, dyn["bar_text"], s["weights"]):
+            bar.set_height(w)
+            text.set_position((bar.get_x() + bar.get_width() / 2, w + 0.01))
+            text.set_text(f"{w:.3f}")
+        if "v" in dyn:
+            dyn["v"].set_UVC(s["values"][:, 0], s["values"][:, 1])
+            for text, v in zip(dyn["v_tips"], s["values"]):
+                text.set_position(plots.tip_position(v, lim))
+            dyn["out"].set_UVC([s["output"][0]], [s["output"][1]])
+        image.value = live.render()
+        panel.readout.value = _step_table(s, names)
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- 03: temperature --------------------------------------------------------------------------
+def temperature_state(scores, temperature: float) -> dict:
+    """softmax(scores / T) of a score vector (N,), with how peaked it is.
+
+    Returns weights (N,), scaled = scores / T, max_weight, argmax, entropy (nats) and
+    max_entropy = ln N (the uniform distribution's).
+    """
+    scores = as_float_array(scores, "scores", ndim=1)
+    t = positive_float(temperature, "temperature")
+    weights = softmax(scores, temperature=t)                              # stable at every T
+    nonzero = weights[weights > 0]
+    return {"scores": scores, "temperature": t, "scaled": scores / t, "weights": weights,
+            "max_weight": float(weights.max()), "argmax": int(weights.argmax()),
+            "entropy": float(-(nonzero * np.log(nonzero)).sum()), "max_entropy": float(np.log(scores.size))}
+
+
+def temperature_widget(scores=(2.0, 1.0, 0.5, 0.0, -1.0), labels=None, *, temperature: float = 1.0,
+                       t_min: float = 0.01, t_max: float = 100.0, dpi: int = DPI) -> Panel:
+    """A log-scale temperature slider over softmax(scores / T): near one-hot -> near uniform (notebook 03)."""
+    try:
+        s0 = temperature_state(scores, temperature)
+        n = s0["scores"].size
+        names = [str(j) for j in range(n)] if labels is None else plots._labels(labels, n, "labels", "score")
+        lo, hi = math.log10(positive_float(t_min, "t_min")), math.log10(positive_float(t_max, "t_max"))
+        if lo >= hi:
+            raise ValueError(f"t_min, t_max: expected t_min < t_max, got {t_min} and {t_max}")
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    slider = widgets.FloatLogSlider(value=float(np.clip(s0["temperature"], t_min, t_max)), base=10, min=lo, max=hi,
+                                    step=0.01, description=i18n.t("widgets.temperature"), readout_format=".3g",
+                                    continuous_update=True, style={"description_width": "initial"},
+                                    layout={"width": "420px"})
+    live = LiveFigure((max(4.0, 0.8 * n + 2), 3.4), dpi=dpi)
+    ax = live.fig.add_subplot()
+    ax.set_ylim(0, 1.12)
+    ax.set_xticks(range(n), names)
+    ax.set_xlabel(i18n.t("widgets.token"), fontsize=plots.FONT["label"])
+    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
+    ax.tick_params(labelsize=plots.FONT["tick"])
+    ax.axhline(1 / n, color="#999999", linestyle="--", linewidth=1)       # the uniform level
+    bars = ax.bar(range(n), np.zeros(n), color=plots.COLORS[0])
+    live.animate(*bars)
+    texts = [live.animate(ax.text(j, 0, "", ha="center", va="bottom", fontsize=plots.FONT["tick"] - 1))
+             for j in range(n)]
+    image = widgets.Image(format="png")
+    panel = Panel([image, slider, widgets.HTML(html.escape(i18n.t("widgets.temp_hint")))],
+                  controls={"temperature": slider}, images={"weights": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = temperature_state(s0["scores"], slider.value)
+        for bar, text, w in zip(bars, texts, s["weights"]):
+            bar.set_height(w)
+            text.set_position((bar.get_x() + bar.get_width() / 2, w + 0.01))
+            text.set_text(f"{w:.2f}")
+        image.value = live.render()
+        panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
+            "widgets.temp_readout", max=_fmt(s["max_weight"]), h=_fmt(s["entropy"]), hmax=_fmt(s["max_entropy"]))) \
+            + "</div>"
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- 04: masks --------------------------------------------------------------------------------
+def mask_state(kind: str, scores, length=None, window=None) -> dict:
+    """Weights of a (T, T) score matrix under one kind of mask.
+
+    kind: "none", "causal", "padding" (keys >= length hidden), "window" (causal sliding window
+    of `window` keys), "causal_padding" (both). Returns mask (T, T) bool (True = visible),
+    weights (T, T) = softmax(scores, mask) and visible (T,) = keys each query may see.
+    """
+    scores = plots._matrix(scores, "scores")
+    t = scores.shape[1]
+    if scores.shape[0] != t:
+        raise ValueError(f"scores: expected a square (T, T) matrix, got shape {scores.shape}")
+    if kind not in MASK_KINDS:
+        raise ValueError(f"kind: expected one of {MASK_KINDS}, got {kind!r}")
+    pad = None
+    if kind in ("padding", "causal_padding"):
+        length = positive_int(length, "length")
+        if length > t:
+            raise ValueError(f"length: expected at most T = {t}, got {length}")
+        pad = padding_mask([length], t)[0]                                 # (1, T)
+    causal = causal_mask(t) if kind in ("causal", "causal_padding") else None
+    win = sliding_window_mask(t, positive_int(window, "window")) if kind == "window" else None
+    if kind == "none":
+        mask = np.ones((t, t), dtype=bool)
+    else:
+        mask = np.broadcast_to(combine_masks(causal, pad, win), (t, t)).copy()
+    weights = softmax(scores, mask=mask)
+    return {"kind": kind, "mask": mask, "weights": weights, "visible": mask.sum(axis=1)}
+
+
+def mask_widget(T: int = 6, labels=None, *, scores=None, seed: int = 0, dpi: int = DPI) -> Panel:
+    """Pick a mask (none, causal, padding, sliding window, causal + padding) and see the weights
+    of the same scores change; masked cells are grey (notebook 04). scores: a (T, T) matrix
+    (then T is taken from it); default a seeded standard-normal one."""
+    try:
+        if scores is None:
+            t = positive_int(T, "T")
+            scores = np.random.default_rng(seed).normal(size=(t, t))        # (T, T), seeded
+        scores = plots._matrix(scores, "scores")
+        t = mask_state("none", scores)["mask"].shape[0]
+        labels = plots._labels(labels, t, "labels", "token")
+        view = HeatmapView(None, labels, dpi=dpi)
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    kind = widgets.Dropdown(options=[(i18n.t(f"widgets.mask_{k}"), k) for k in MASK_KINDS], value="causal",
+                            description=i18n.t("widgets.mask_kind"))
+    length = widgets.IntSlider(value=max(1, t - 2), min=1, max=t, description=i18n.t("widgets.length"),
+                               style={"description_width": "initial"})
+    window = widgets.IntSlider(value=min(3, t), min=1, max=t, description=i18n.t("widgets.window"),
+                               style={"description_width": "initial"})
+    panel = Panel([widgets.HBox([kind, length, window]), view.widget],
+                  controls={"kind": kind, "length": length, "window": window}, images={"weights": view.widget})
+    panel.children += (panel.readout, panel.message)
+    panel.view = view
+
+    def compute():
+        length.layout.display = "" if kind.value in ("padding", "causal_padding") else "none"
+        window.layout.display = "" if kind.value == "window" else "none"
+        s = mask_state(kind.value, scores, length=length.value, window=window.value)
+        view.update(s["weights"], labels, mask=s["mask"])
+        counts = ", ".join(str(int(c)) for c in s["visible"])
+        panel.readout.value = "<div style='font-size:15px'>" + html.escape(
+            i18n.t("widgets.mask_readout", counts=counts)) + "</div>"
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- 07: positions ----------------------------------------------------------------------------
+def positional_state(n_positions: int, d_model: int, position: int, dim: int, base: float = 10000.0) -> dict:
+    """The sinusoidal table (T, D) and one entry of it: value PE[p, i], column i (T,), row p (D,)
+    and the wavelength of dimension i, 2*pi*base^(2*floor(i/2)/D) positions."""
+    table = sinusoidal_encoding(n_positions, d_model, base)                   # (T, D)
+    t, d = table.shape
+    for name, value, top in (("position", position, t), ("dim", dim, d)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < top:
+            raise ValueError(f"{name}: expected an integer in 0..{top - 1}, got {describe(value)}")
+    wavelength = 2 * math.pi * float(base) ** (2 * (dim // 2) / d)
+    return {"table": table, "value": float(table[position, dim]), "column": table[:, dim], "row": table[position],
+            "wavelength": wavelength}
+
+
+def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, position: int = 5, dim: int = 4,
+                      dpi: int = DPI) -> Panel:
+    """Sliders over position p and dimension i of the sinusoidal table: the table with a
+    crosshair, and dimension i as a wave along the positions (notebook 07)."""
+    try:
+        s0 = positional_state(T, D, min(position, T - 1), min(dim, D - 1), base)
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    t, d = s0["table"].shape
+    p_slider = widgets.IntSlider(value=min(position, t - 1), min=0, max=t - 1, description="p",
+                                 continuous_update=True)
+    i_slider = widgets.IntSlider(value=min(dim, d - 1), min=0, max=d - 1, description="i", continuous_update=True)
+    live = LiveFigure((7.5, 6.4), dpi=dpi)
+    top, bottom = live.fig.subplots(2, 1, height_ratios=(3, 2))
+    plots.plot_positional_encoding(s0["table"], ax=top)
+    hline = live.animate(top.axhline(0, color="black", linewidth=1.2))
+    vline = live.animate(top.axvline(0, color="black", linewidth=1.2))
+    positions = np.arange(t)
+    bottom.set_xlim(-0.5, t - 0.5)
+    bottom.set_ylim(-1.15, 1.15)
+    bottom.set_xlabel(i18n.t("plots.position"), fontsize=plots.FONT["label"])
+    bottom.tick_params(labelsize=plots.FONT["tick"])
+    bottom.grid(True, color="#dddddd")
+    curve = live.animate(bottom.plot(positions, s0["column"], color=plots.COLORS[0], marker="o", markersize=3)[0])
+    dot = live.animate(bottom.plot([0], [0], "o", color=plots.COLORS[1], markersize=10)[0])
+    caption = live.animate(bottom.text(0.01, 0.97, "", transform=bottom.transAxes, ha="left", va="top",
+                                       fontsize=plots.FONT["tick"]))
+    image = widgets.Image(format="png")
+    panel = Panel([image, widgets.HBox([p_slider, i_slider])], controls={"position": p_slider, "dim": i_slider},
+                  images={"table": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = positional_state(t, d, p_slider.value, i_slider.value, base)
+        p, i = p_slider.value, i_slider.value
+        hline.set_ydata([p, p])
+        vline.set_xdata([i, i])
+        curve.set_ydata(s["column"])
+        dot.set_data([p], [s["value"]])
+        caption.set_text(i18n.t("widgets.pe_column", i=i))
+        image.value = live.render()
+        panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
+            "widgets.pe_readout", p=p, i=i, v=_fmt(s["value"]), wl=f"{s['wavelength']:.1f}")) + "</div>"
+        return s
+
+    return _watch(panel, compute)

@@ -1,0 +1,90 @@
+"""The hand-set coreference demo of notebook 01 must be real: the Winograd twin resolves both ways."""
+import numpy as np
+import pytest
+
+from attention_core import coreference as cr
+
+
+def antecedent(example, params=None):
+    result = cr.resolve(example, params)
+    return example.tokens[result.antecedent]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("animal_tired", "animal"), ("animal_wide", "street"),
+    ("zh_animal_tired", "动物"), ("zh_animal_wide", "马路"),
+    ("xiaohong_she", "小红"), ("xiaoming_he", "小明"),
+])
+def test_each_example_resolves_to_its_antecedent(name, expected):
+    ex = cr.coreference_example(name)
+    assert ex.tokens[ex.expected] == expected
+    assert antecedent(ex) == expected
+    # A clear winner, not a coin toss: the right noun gets most of the pronoun's attention.
+    assert cr.resolve(ex).weights[1][ex.pronoun].max() > 0.9
+
+
+def test_winograd_twin_same_matrices_opposite_answers():
+    params = cr.default_params()
+    tired, wide = cr.coreference_example("animal_tired"), cr.coreference_example("animal_wide")
+    assert tired.tokens[:-1] == wide.tokens[:-1]            # the twins differ in one word only
+    assert antecedent(tired, params) == "animal"
+    assert antecedent(wide, params) == "street"
+
+
+def test_step1_pronoun_reads_its_adjective():
+    for name, adj in [("animal_tired", "tired"), ("animal_wide", "wide")]:
+        ex = cr.coreference_example(name)
+        w1 = cr.resolve(ex).weights[0][ex.pronoun]
+        assert ex.tokens[int(np.argmax(w1))] == adj
+
+
+def test_weights_rows_sum_to_one_and_shapes():
+    for name in cr.example_names():
+        ex = cr.coreference_example(name)
+        result = cr.resolve(ex)
+        t = len(ex.tokens)
+        for w in result.weights:
+            assert w.shape == (t, t)
+            np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
+        assert result.output.shape == (t, len(cr.FEATURES))
+
+
+def test_flipping_a_feature_moves_the_attention():
+    ex = cr.coreference_example("xiaohong_she")
+    flipped = cr.with_feature(cr.with_feature(ex, "小明", "female", 1), "小红", "female", 0)
+    assert antecedent(flipped) == "小明"
+    assert antecedent(ex) == "小红"                          # the original is untouched
+    tired = cr.coreference_example("animal_tired")
+    swapped = cr.with_feature(cr.with_feature(tired, "animal", "can_be_tired", 0), "street", "can_be_tired", 1)
+    assert antecedent(swapped) == "street"
+
+
+def test_changing_a_matrix_entry_moves_the_attention():
+    ex = cr.coreference_example("animal_tired")
+    params = cr.default_params()
+    # Without the "can be tired" key, only the generic noun match is left: animal and street tie.
+    blind = params.set("w_k2", "can_be_tired", "tired", 0.0)
+    w = cr.resolve(ex, blind).weights[1][ex.pronoun]
+    assert w[ex.tokens.index("animal")] == pytest.approx(w[ex.tokens.index("street")])
+    assert params.w_k2[cr.FEATURES.index("can_be_tired"), cr.STEP2_AXES.index("tired")] == 3.0
+
+
+def test_pronoun_output_takes_the_antecedents_identity():
+    for name, feature in [("animal_tired", "animate"), ("animal_wide", "place")]:
+        ex = cr.coreference_example(name)
+        out = cr.resolve(ex).output[ex.pronoun]
+        assert out[cr.FEATURES.index(feature)] > 0.9
+
+
+def test_tables_and_errors():
+    ex = cr.coreference_example("animal_tired")
+    text = repr(cr.feature_table(ex))
+    assert "animal" in text and "can_be_tired" in text
+    assert "<table>" in cr.matrix_table(cr.default_params(), "w_q2")._repr_html_()
+    assert "it" in repr(cr.weights_table(cr.resolve(ex)))
+    with pytest.raises(ValueError, match="expected one of"):
+        cr.coreference_example("nope")
+    with pytest.raises(ValueError, match="not one of the tokens"):
+        cr.make_example("the cat sat", "it")
+    with pytest.raises(ValueError, match="unknown feature"):
+        cr.embed(["x"], {"x": {"fluffy": 1}})
