@@ -270,6 +270,21 @@ def _slider(description, value, limit, step=0.1):
                                style={"description_width": "initial"})
 
 
+def _nice_limit(values, factor: float = 1.5) -> float:
+    """Slider half-range: factor x the largest magnitude, rounded up to a whole number (at least 2)."""
+    return float(max(2, math.ceil(factor * float(np.abs(values).max(initial=0.0)))))
+
+
+def _side_position(v, lim: float):
+    """Where to label an arrow that may overlap another one: beside its middle, not at its tip."""
+    v = np.asarray(v, dtype=float)
+    norm = float(np.hypot(*v))
+    if norm == 0:
+        return np.array([0.06 * lim, -0.06 * lim])
+    side = np.array([v[1], -v[0]]) / norm                  # perpendicular, clockwise
+    return v / 2 + 0.09 * lim * side
+
+
 def _fmt(x, digits: int = 3) -> str:
     """A number, or a vector as [a, b], for readouts."""
     arr = np.asarray(x, dtype=float)
@@ -394,22 +409,24 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         s0 = attention_step_state(q, keys, values)
         tk, dk, dv = s0["keys"].shape[0], s0["d"], s0["values"].shape[1]
         names = [f"k{j + 1}" for j in range(tk)] if labels is None else plots._labels(labels, tk, "labels", "key")
-        biggest = max(1.0, float(np.abs(np.concatenate([s0["q"], s0["keys"].ravel(), s0["values"].ravel()])).max()))
-        limit = float(math.ceil(1.5 * biggest)) if limit is None else positive_float(limit, "limit")
+        if limit is None:       # slider ranges: 1.5x the largest input, q/keys and values apart
+            q_limit = _nice_limit(np.concatenate([s0["q"], s0["keys"].ravel()]))
+            v_limit = _nice_limit(s0["values"], factor=1.2)
+        else:
+            q_limit = v_limit = positive_float(limit, "limit")
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)
     keys_arr = s0["keys"]
-    controls = {f"q{i}": _slider(f"q[{i}]", s0["q"][i], limit) for i in range(dk)}
+    controls = {f"q{i}": _slider(f"q[{i}]", s0["q"][i], q_limit) for i in range(dk)}
     if edit_values:
-        controls.update({f"v{j}_{i}": _slider(f"v{j + 1}[{i}]", s0["values"][j, i], limit)
+        controls.update({f"v{j}_{i}": _slider(f"v{j + 1}[{i}]", s0["values"][j, i], v_limit)
                          for j in range(tk) for i in range(dv)})
     panels = (["query"] if dk == 2 else []) + ["weights"] + (["values"] if dv == 2 else [])
     live = LiveFigure((3.3 * len(panels), 3.6), dpi=dpi)
     axes = dict(zip(panels, np.atleast_1d(live.fig.subplots(1, len(panels)))))
-    lim = 1.15 * limit
     dyn = {}
     if "query" in axes:
-        ax = axes["query"]
+        ax, lim = axes["query"], 1.15 * q_limit
         plots.setup_vector_axes(ax, lim)
         ax.set_title(i18n.t("widgets.query_panel"), fontsize=plots.FONT["label"])
         ax.quiver(np.zeros(tk), np.zeros(tk), keys_arr[:, 0], keys_arr[:, 1], color="#999999", angles="xy",
@@ -419,7 +436,7 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
                     ha="center", va="center")
         dyn["q"] = live.animate(ax.quiver([0], [0], [1], [0], color=plots.COLORS[1], angles="xy",
                                           scale_units="xy", scale=1, width=0.018))
-        dyn["q_tip"] = live.animate(ax.text(0, 0, "q", color=plots.COLORS[1], fontsize=plots.FONT["label"],
+        dyn["q_tip"] = live.animate(ax.text(0, 0, "q", color=plots.COLORS[1], fontsize=plots.FONT["label"] + 1,
                                             ha="center", va="center"))
     ax = axes["weights"]
     ax.set_title(i18n.t("widgets.weights_panel"), fontsize=plots.FONT["label"])
@@ -431,15 +448,20 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
     dyn["bar_text"] = [live.animate(ax.text(j, 0, "", ha="center", va="bottom", fontsize=plots.FONT["tick"]))
                        for j in range(tk)]
     if "values" in axes:
-        ax = axes["values"]
+        ax, lim = axes["values"], 1.15 * v_limit
         plots.setup_vector_axes(ax, lim)
         ax.set_title(i18n.t("widgets.values_panel"), fontsize=plots.FONT["label"])
         dyn["v"] = live.animate(ax.quiver(np.zeros(tk), np.zeros(tk), np.ones(tk), np.ones(tk), color="#999999",
                                           angles="xy", scale_units="xy", scale=1, width=0.012))
         dyn["v_tips"] = [live.animate(ax.text(0, 0, f"v{j + 1}", color="#666666", fontsize=plots.FONT["tick"],
                                               ha="center", va="center")) for j in range(tk)]
+        # The weighted sum drawn head to tail: alpha_1 v_1, then alpha_2 v_2 from its tip, ...
+        dyn["chain"] = live.animate(ax.quiver(np.zeros(tk), np.zeros(tk), np.ones(tk), np.ones(tk),
+                                              color="#9ad0b8", angles="xy", scale_units="xy", scale=1, width=0.010))
         dyn["out"] = live.animate(ax.quiver([0], [0], [1], [0], color=plots.COLORS[2], angles="xy",
                                             scale_units="xy", scale=1, width=0.018))
+        dyn["out_tip"] = live.animate(ax.text(0, 0, "Σαv", color=plots.COLORS[2], fontsize=plots.FONT["label"],
+                                              ha="center", va="center"))
     image = widgets.Image(format="png")
     panel = Panel([_title("widgets.step_title"), image, widgets.HBox(
         [widgets.VBox([c for n, c in controls.items() if n.startswith("q")]),
@@ -454,7 +476,7 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         s = attention_step_state(qv, keys_arr, vv)
         if "q" in dyn:
             dyn["q"].set_UVC([s["q"][0]], [s["q"][1]])
-            dyn["q_tip"].set_position(plots.tip_position(s["q"], lim))
+            dyn["q_tip"].set_position(_side_position(s["q"], 1.15 * q_limit))
         for bar, text, w in zip(bars, dyn["bar_text"], s["weights"]):
             bar.set_height(w)
             text.set_position((bar.get_x() + bar.get_width() / 2, w + 0.01))
@@ -462,8 +484,12 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         if "v" in dyn:
             dyn["v"].set_UVC(s["values"][:, 0], s["values"][:, 1])
             for text, v in zip(dyn["v_tips"], s["values"]):
-                text.set_position(plots.tip_position(v, lim))
+                text.set_position(plots.tip_position(v, 1.15 * v_limit))
             dyn["out"].set_UVC([s["output"][0]], [s["output"][1]])
+            starts = np.cumsum(s["contributions"], axis=0) - s["contributions"]     # (Tk, Dv)
+            dyn["chain"].set_offsets(starts)
+            dyn["chain"].set_UVC(s["contributions"][:, 0], s["contributions"][:, 1])
+            dyn["out_tip"].set_position(plots.tip_position(s["output"], 1.15 * v_limit))
         image.value = live.render()
         panel.readout.value = _step_table(s, names)
         return s
@@ -642,8 +668,9 @@ def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, positi
     bottom.grid(True, color="#dddddd")
     curve = live.animate(bottom.plot(positions, s0["column"], color=plots.COLORS[0], marker="o", markersize=3)[0])
     dot = live.animate(bottom.plot([0], [0], "o", color=plots.COLORS[1], markersize=10)[0])
-    caption = live.animate(bottom.text(0.01, 0.97, "", transform=bottom.transAxes, ha="left", va="top",
-                                       fontsize=plots.FONT["tick"]))
+    bottom.set_ylabel("PE[p, i]", fontsize=plots.FONT["label"])
+    bottom.set_title(i18n.t("widgets.pe_column", i=i_slider.value), fontsize=plots.FONT["label"])
+    caption = live.animate(bottom.title)
     image = widgets.Image(format="png")
     panel = Panel([image, widgets.HBox([p_slider, i_slider])], controls={"position": p_slider, "dim": i_slider},
                   images={"table": image})

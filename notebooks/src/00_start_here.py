@@ -14,16 +14,16 @@ Every notebook is a set of experiments: you change a number, move a slider, and 
 #%% md zh
 # 00 · 从这里开始
 
-欢迎来到 **Attention Lab**:一套动手学习 Transformer 注意力机制的课程。
-每个 notebook 都由实验组成:改一个数、拖一下滑块,亲眼看注意力会怎样变化。
+欢迎来到 **Attention Lab**：一套动手学习 Transformer 注意力机制的课程。
+每个 notebook 都由实验组成：改一个数、拖一下滑块，亲眼看注意力会怎样变化。
 
-**学完本节,你将能够**
-- 了解整套课程的结构,知道从哪里开始;
-- 确认运行环境正常(NumPy 必备;如果装了 torch 和 CUDA,也一并检查);
-- 把点积理解为"相似度打分"——这正是注意力计算的第一步。
+**学完本节，你将能够**
+- 了解整套课程的结构，知道从哪里开始；
+- 确认运行环境正常（NumPy 必备；如果装了 torch 和 CUDA，也一并检查）；
+- 把点积理解为“相似度打分”——这正是注意力计算的第一步。
 
-**需要的基础:** 会一点 Python 和 NumPy 即可。注意力的四项先修知识(向量与点积、softmax、
-"神经网络层就是可学习的投影"、RNN)在下面各有一屏的快速回顾。
+**需要的基础：** 会一点 Python 和 NumPy 即可。注意力的四项先修知识（向量与点积、softmax、
+“神经网络层就是可学习的投影”、RNN）在下面各有一屏的快速回顾。
 #%% code
 LANG = "__LANG__"  # language of this edition: "en" or "zh"
 %matplotlib inline
@@ -49,16 +49,16 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 #%% md zh
 ## 怎样使用这套课程
 
-- **按顺序运行单元格**:按 <kbd>Shift</kbd>+<kbd>Enter</kbd>。每个 notebook 的第一个代码单元格负责设置语言、
-  导入 `attention_core` 并固定随机种子,所以你看到的数字和正文里写的一致。
-- **交互控件**(滑块、按钮)一动,图就会马上更新。如果控件没显示图,重新运行它所在的单元格即可。
-- **所有定义都在同一个包里。** notebook 从不自己重写注意力,而是调用 `attention_core`。
-  想看某一步背后的代码,运行 `inspect.getsource(ac.softmax)` 就行。
-- **两个版本,同一份代码。** `notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同,只有文字不同。
-- **自测题** 在每个主题的末尾:先作答,点 *检查*,再对照参考答案。
-- **老师们:** JupyterLab 的 *View → Presentation Mode* 会把字放大,适合投影;
+- **按顺序运行单元格**：按 <kbd>Shift</kbd>+<kbd>Enter</kbd>。每个 notebook 的第一个代码单元格负责设置语言、
+  导入 `attention_core` 并固定随机种子，所以你看到的数字和正文里写的一致。
+- **交互控件**（滑块、按钮）一动，图就会马上更新。如果控件没显示图，重新运行它所在的单元格即可。
+- **所有定义都在同一个包里。** notebook 从不自己重写注意力，而是调用 `attention_core`。
+  想看某一步背后的代码，运行 `inspect.getsource(ac.softmax)` 就行。
+- **两个版本，同一份代码。** `notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同，只有文字不同。
+- **自测题** 在每个主题的末尾：先作答，点 *检查*，再对照参考答案。
+- **老师们：** JupyterLab 的 *View → Presentation Mode* 会把字放大，适合投影；
   `voila notebooks/zh/01_query_key_value.ipynb` 可以只展示控件、隐藏代码。
-- **卡住了?** 用 *Kernel → Restart Kernel and Run All Cells* 把 notebook 恢复到提交时的状态。
+- **卡住了？** 用 *Kernel → Restart Kernel and Run All Cells* 把 notebook 恢复到提交时的状态。
 #%% md en
 ## The map
 
@@ -83,20 +83,20 @@ Go in order the first time: each notebook uses the ideas of the ones before it.
 
 | # | Notebook | 你会看到什么 | 自测题 |
 |---|---|---|---|
-| 00 | **从这里开始**(本节) | 运行环境、先修知识、点积即相似度 | – |
-| 01 | [Query、Key、Value:直觉](01_query_key_value.ipynb) | 一步步算完一个注意力例子;"it" 指的是谁 | Q6 |
-| 02 | 缩放点积注意力与 √d_k *(编写中)* | 为什么分数要除以 √d_k | Q2 |
-| 03 | Softmax *(编写中)* | 温度、数值稳定、输出是否稀疏 | Q5 |
-| 04 | 掩码 Mask *(编写中)* | 因果掩码、填充掩码、KV cache | Q4 |
-| 05 | 自注意力与交叉注意力 *(编写中)* | Q、K、V 从哪里来 | Q1 |
-| 06 | 多头注意力 *(编写中)* | 不同的头关注不同的关系 | Q3 |
-| 07 | 位置信息 *(编写中)* | 正弦位置编码、RoPE | Q7 |
-| 08 | 注意力与 RNN *(编写中)* | 路径长度、并行计算 | Q8 |
-| 09 | 计算代价与上下文窗口 *(编写中)* | n² 的墙、中间迷失 | – |
-| 10 | 高效注意力 *(编写中)* | 分块计算、滑动窗口 | – |
-| 11 | 总复习 *(编写中)* | 全部八道自测题 | Q1–Q8 |
+| 00 | **从这里开始**（本节） | 运行环境、先修知识、点积即相似度 | – |
+| 01 | [Query、Key、Value：直觉](01_query_key_value.ipynb) | 一步步算完一个注意力例子；“it” 指的是谁 | Q6 |
+| 02 | 缩放点积注意力与 √d_k *（编写中）* | 为什么分数要除以 √d_k | Q2 |
+| 03 | Softmax *（编写中）* | 温度、数值稳定、输出是否稀疏 | Q5 |
+| 04 | 掩码 Mask *（编写中）* | 因果掩码、填充掩码、KV cache | Q4 |
+| 05 | 自注意力与交叉注意力 *（编写中）* | Q、K、V 从哪里来 | Q1 |
+| 06 | 多头注意力 *（编写中）* | 不同的头关注不同的关系 | Q3 |
+| 07 | 位置信息 *（编写中）* | 正弦位置编码、RoPE | Q7 |
+| 08 | 注意力与 RNN *（编写中）* | 路径长度、并行计算 | Q8 |
+| 09 | 计算代价与上下文窗口 *（编写中）* | n² 的墙、中间迷失 | – |
+| 10 | 高效注意力 *（编写中）* | 分块计算、滑动窗口 | – |
+| 11 | 总复习 *（编写中）* | 全部八道自测题 | Q1–Q8 |
 
-第一次学建议按顺序来:每一节都会用到前面几节的概念。
+第一次学建议按顺序来：每一节都会用到前面几节的概念。
 #%% md en
 ## Environment check
 
@@ -105,8 +105,8 @@ NumPy is always there; torch (CPU) and CUDA are optional, and every notebook wor
 #%% md zh
 ## 环境检查
 
-下面的单元格会列出正在使用的版本,以及 `attention_core` 可以用哪些后端运行。
-NumPy 一定可用;torch(CPU)和 CUDA 是可选的,没有它们每个 notebook 也都能运行。
+下面的单元格会列出正在使用的版本，以及 `attention_core` 可以用哪些后端运行。
+NumPy 一定可用；torch（CPU）和 CUDA 是可选的，没有它们每个 notebook 也都能运行。
 #%% code
 # NBVAL_IGNORE_OUTPUT  (versions differ from machine to machine)
 backends.backend_report()
@@ -117,10 +117,10 @@ A token inside a model is a vector of numbers. The dot product $a \cdot b = \sum
 vectors point the same way, zero when they are at right angles, and negative when they point apart.
 Attention uses exactly this number to score how well a query matches a key.
 #%% md zh
-## 快速回顾 1:向量与点积
+## 快速回顾 1：向量与点积
 
-在模型内部,一个 token 就是一串数字组成的向量。点积 $a \cdot b = \sum_i a_i b_i$ 在两个向量方向一致时很大,
-互相垂直时为 0,方向相反时为负。注意力正是用这个数来给"Query 和 Key 有多匹配"打分。
+在模型内部，一个 token 就是一串数字组成的向量。点积 $a \cdot b = \sum_i a_i b_i$ 在两个向量方向一致时很大，
+互相垂直时为 0，方向相反时为负。注意力正是用这个数来给“Query 和 Key 有多匹配”打分。
 #%% code
 query = np.array([1.0, 0.5])
 candidates = {"same direction": np.array([2.0, 1.0]),
@@ -134,8 +134,8 @@ Now move the two vectors yourself. Watch the dot product change sign as the angl
 and notice that it also grows with the **length** of the vectors, unlike the cosine.
 That second fact comes back in notebook 02, where long vectors make scores too large.
 #%% md zh
-现在亲手拖动两个向量。注意夹角越过 90° 时点积会变号;还要注意,点积会随向量的**长度**变大,
-而余弦值不会。这一点会在 02 节再次出现:向量越长、维度越高,分数就越容易变得过大。
+现在亲手拖动两个向量。注意夹角越过 90° 时点积会变号；还要注意，点积会随向量的**长度**变大，
+而余弦值不会。这一点会在 02 节再次出现：向量越长、维度越高，分数就越容易变得过大。
 #%% code
 # NBVAL_IGNORE_OUTPUT  (a live widget)
 widgets.dot_product_widget()
@@ -145,9 +145,9 @@ widgets.dot_product_widget()
 Softmax turns any list of real scores into positive weights that add up to 1, keeping their order:
 the biggest score gets the biggest weight. Notebook 03 studies it in depth.
 #%% md zh
-## 快速回顾 2:softmax
+## 快速回顾 2：softmax
 
-softmax 把任意一串实数分数变成和为 1 的正权重,并保持大小顺序:分数最高的得到最大的权重。
+softmax 把任意一串实数分数变成和为 1 的正权重，并保持大小顺序：分数最高的得到最大的权重。
 03 节会专门深入讨论它。
 #%% code
 scores = np.array([2.0, 1.0, 0.0])
@@ -161,11 +161,11 @@ A linear layer multiplies a vector by a matrix: $y = xW$. Training chooses $W$. 
 **three** such projections of the same vector: $q = xW^Q$ (what I look for), $k = xW^K$ (how I can be found)
 and $v = xW^V$ (what I hand over). Same input, three roles.
 #%% md zh
-## 快速回顾 3:神经网络层就是可学习的投影
+## 快速回顾 3：神经网络层就是可学习的投影
 
-线性层就是把向量乘上一个矩阵:$y = xW$,训练过程负责挑选 $W$。注意力给每个 token 的同一个向量
-做**三种**投影:$q = xW^Q$(我在找什么)、$k = xW^K$(我凭什么被找到)、$v = xW^V$(我交出什么内容)。
-同一个输入,三种角色。
+线性层就是把向量乘上一个矩阵：$y = xW$，训练过程负责挑选 $W$。注意力给每个 token 的同一个向量
+做**三种**投影：$q = xW^Q$（我在找什么）、$k = xW^K$（我凭什么被找到）、$v = xW^V$（我交出什么内容）。
+同一个输入，三种角色。
 #%% code
 x = rng.normal(size=4)                          # one token, D = 4
 params = ac.init_multihead(d_model=4, n_heads=1, seed=0, bias=False)
@@ -181,10 +181,10 @@ A recurrent network reads one token per step: $h_t = \tanh(x_t W_x + h_{t-1} W_h
 contributed has to survive every later step. Below we nudge the **first** input and measure how much the
 **last** hidden state moves, for longer and longer sequences.
 #%% md zh
-## 快速回顾 4:RNN 沿着一条链传递信息
+## 快速回顾 4：RNN 沿着一条链传递信息
 
-循环神经网络每一步读入一个 token:$h_t = \tanh(x_t W_x + h_{t-1} W_h)$。第一个 token 带来的信息,
-必须熬过之后的每一步才能到达末尾。下面我们轻轻推动**第一个**输入,测量**最后一个**隐藏状态移动了多少,
+循环神经网络每一步读入一个 token：$h_t = \tanh(x_t W_x + h_{t-1} W_h)$。第一个 token 带来的信息，
+必须熬过之后的每一步才能到达末尾。下面我们轻轻推动**第一个**输入，测量**最后一个**隐藏状态移动了多少，
 序列越来越长。
 #%% code
 chain = rnn.init_rnn(d_in=4, d_hidden=16, seed=0, recurrent_scale=0.9)
@@ -204,13 +204,13 @@ any two positions interact in **one** step. Notebook 08 measures this trade in d
 
 **Next:** [01 · Query, Key, Value: the intuition](01_query_key_value.ipynb), where these four pieces become attention.
 #%% md zh
-随着链条变长,第一个 token 的影响下降了好几个数量级。注意力把这条链拿掉了:任意两个位置**一步**就能直接交互。
+随着链条变长，第一个 token 的影响下降了好几个数量级。注意力把这条链拿掉了：任意两个位置**一步**就能直接交互。
 08 节会详细测量这笔交换。
 
 ## 小结
 
-- 这套课程由一连串实验组成:按顺序运行单元格,动手拖动控件。
-- 点积衡量两个向量有多匹配;softmax 把分数变成权重;投影让同一个向量扮演三种角色;
+- 这套课程由一连串实验组成：按顺序运行单元格，动手拖动控件。
+- 点积衡量两个向量有多匹配；softmax 把分数变成权重；投影让同一个向量扮演三种角色；
   RNN 的长链条让早期信息逐渐消失。
 
-**下一节:** [01 · Query、Key、Value:直觉](01_query_key_value.ipynb)——这四块拼起来,就是注意力。
+**下一节：** [01 · Query、Key、Value：直觉](01_query_key_value.ipynb)——这四块拼起来，就是注意力。

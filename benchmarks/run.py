@@ -1,0 +1,232 @@
+"""`make bench`: run every benchmark in benchmarks/, print Markdown tables, write results.json.
+
+    .venv/bin/python benchmarks/run.py            # full run (a few minutes on 2 cores)
+    .venv/bin/python benchmarks/run.py --quick    # smoke test: small T, few repetitions
+    .venv/bin/python benchmarks/run.py --only attention memory
+
+Machines of this project may set OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (older OpenBLAS builds
+need them on some processors); they make a current NumPy pick a slower kernel. This script, and
+only this script, re-executes itself without them, and records what it found and did in
+results.json. Tests and CI keep the environment as it is.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
+SECTIONS = ("attention", "memory", "import", "widgets", "notebooks")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repetitions")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS)
+    parser.add_argument("--keep-openblas-env", action="store_true",
+                        help=f"do not unset {' / '.join(OPENBLAS_VARS)} for the run")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where to write the JSON (default benchmarks/results.json; "
+                             "--quick writes benchmarks/out/results-quick.json)")
+    args = parser.parse_args(argv)
+    found = {name: os.environ[name] for name in OPENBLAS_VARS if name in os.environ}
+    if found and not args.keep_openblas_env and _REEXEC_FLAG not in os.environ:
+        # OpenBLAS reads these once, when NumPy loads it: start over without them.
+        env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_VARS}
+        env[_REEXEC_FLAG] = json.dumps(found)
+        os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *(argv or sys.argv[1:])], env)
+
+    sys.path.insert(0, str(HERE))
+    started = time.perf_counter()
+    results = {"machine": machine_info(), "quick": args.quick, "sections": {}}
+    for section in args.only:
+        t0 = time.perf_counter()
+        print(f"[bench] {section} ...", file=sys.stderr, flush=True)
+        results["sections"][section] = _run_section(section, args.quick)
+        results["sections"][section]["section_seconds"] = round(time.perf_counter() - t0, 1)
+    results["total_seconds"] = round(time.perf_counter() - started, 1)
+    results["machine"]["load_average_after"] = _load_average()
+    text = format_markdown(results)
+    print(text)
+    out = args.out or (HERE / "out" / "results-quick.json" if args.quick else HERE / "results.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwrote {out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out}"
+          f" in {results['total_seconds']} s", file=sys.stderr)
+    return 0
+
+
+def _run_section(section: str, quick: bool) -> dict:
+    if section == "attention":
+        mod = importlib.import_module("attention_speed")
+        return mod.measure(mod.QUICK_LENGTHS, reps=3) if quick else mod.measure()
+    if section == "memory":
+        mod = importlib.import_module("memory")
+        return mod.measure(mod.QUICK_LENGTHS) if quick else mod.measure()
+    if section == "import":
+        return importlib.import_module("import_time").measure(reps=3 if quick else 9)
+    if section == "widgets":
+        if not (HERE / "widget_latency.py").exists():
+            return {"skipped": "benchmarks/widget_latency.py does not exist yet"}
+        try:
+            return importlib.import_module("widget_latency").measure(n_updates=5 if quick else 30)
+        except ImportError as exc:                 # ipywidgets or matplotlib missing
+            return {"skipped": f"widget benchmark could not import: {exc}"}
+    if section == "notebooks":
+        return importlib.import_module("notebook_time").measure(quick=quick)
+    raise ValueError(section)
+
+
+def machine_info() -> dict:
+    import numpy as np
+    info = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_model": _cpu_model(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "numpy": np.__version__,
+        "load_average_before": _load_average(),
+    }
+    try:
+        import torch
+        info["torch"] = torch.__version__
+        info["torch_default_threads"] = torch.get_num_threads()
+    except ImportError:
+        info["torch"] = None
+    try:
+        from threadpoolctl import threadpool_info
+        info["blas"] = [{k: lib.get(k) for k in ("internal_api", "version", "architecture",
+                                                  "threading_layer", "num_threads")}
+                        for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    except ImportError:
+        info["blas"] = "threadpoolctl not installed"
+    unset = json.loads(os.environ.get(_REEXEC_FLAG, "{}"))
+    info["openblas_env"] = {
+        "found": unset or {n: os.environ[n] for n in OPENBLAS_VARS if n in os.environ},
+        "unset_for_this_run": bool(unset),
+        "note": "OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE are unset only for the benchmark run, never in "
+                "tests or CI; 'blas.architecture' is the kernel OpenBLAS then chose",
+    }
+    return info
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _load_average():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+# --- Markdown -------------------------------------------------------------------------------------
+
+def format_markdown(results: dict) -> str:
+    m = results["machine"]
+    blas = m["blas"][0] if isinstance(m.get("blas"), list) and m["blas"] else {}
+    lines = [f"## Attention Lab benchmarks ({m['date'][:10]}{', quick' if results['quick'] else ''})", "",
+             f"{m['cpu_model']}, {m['cores']} cores; NumPy {m['numpy']} with "
+             f"{blas.get('internal_api', '?')} {blas.get('version', '')} ({blas.get('architecture', '?')} kernel); "
+             f"torch {m.get('torch')}; load average before/after {m['load_average_before']} / "
+             f"{m.get('load_average_after')}."]
+    if m["openblas_env"]["unset_for_this_run"]:
+        lines.append(f"{', '.join(m['openblas_env']['found'])} were set and unset for this run only.")
+    s = results["sections"]
+    if "attention" in s:
+        lines += _attention_table(s["attention"])
+    if "memory" in s:
+        lines += _memory_table(s["memory"])
+    if "import" in s:
+        r = s["import"]
+        lines += ["", "### `import attention_core` (fresh interpreter, without torch)", "",
+                  f"median {r['median_ms']} ms over {r['reps']} runs (goal < {r['goal_ms']} ms: "
+                  f"{'met' if r['goal_met'] else 'NOT met'}); torch imported: {r['torch_imported']}; "
+                  f"heavy modules imported: {', '.join(r['heavy_modules_imported']) or 'none'}."]
+    if "widgets" in s:
+        lines += ["", "### Widget update latency (kernel side)", ""]
+        lines += _widget_lines(s["widgets"])
+    if "notebooks" in s:
+        lines += ["", "### Notebook execution (fresh kernel each, nbclient)", ""]
+        r = s["notebooks"]
+        if "skipped" in r:
+            lines.append(f"skipped: {r['skipped']}")
+        else:
+            lines += ["| notebook | seconds | ok |", "| --- | ---: | --- |"]
+            lines += [f"| {row['notebook']} | {row['seconds']} | {'yes' if row['ok'] else 'NO: ' + row.get('error', '')} |"
+                      for row in r["rows"]]
+            lines.append(f"\nGoal: each < {r['goal_s']:.0f} s: {'met' if r['goal_met'] else 'NOT met'}.")
+    lines.append(f"\nWhole run: {results['total_seconds']} s.")
+    return "\n".join(lines)
+
+
+def _attention_table(r: dict) -> list:
+    lines = ["", f"### Attention forward, float32, D = {r['d']}, B = H = 1 (median of {r['reps']} rounds)", "",
+             "Times in ms. `% GEMM`: attention's 4 T^2 D flops per second as a share of a same-flop square "
+             "float32 GEMM timed in the same rounds. `torch / NumPy`: > 1 means NumPy is faster."]
+    for run in r["runs"]:
+        lines += ["", f"**{run['threads']} thread{'s' if run['threads'] > 1 else ''}** (BLAS pool and torch)", "",
+                  "| T | NumPy, weights | NumPy, no weights | torch SDPA | torch / NumPy (no weights) "
+                  "| GEMM GFLOP/s | NumPy % GEMM (weights / none) | torch % GEMM |",
+                  "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for row in run["rows"]:
+            lines.append(
+                f"| {row['T']} | {row['numpy_weights_ms']:.2f} | {row['numpy_no_weights_ms']:.2f} | "
+                f"{_fmt(row.get('torch_sdpa_ms'), '.2f')} | {_fmt(row.get('torch_over_numpy_no_weights'), '.2f')} | "
+                f"{row['gemm_gflops']:.0f} | {row['numpy_weights_pct_of_gemm']:.0f}% / "
+                f"{row['numpy_no_weights_pct_of_gemm']:.0f}% | {_fmt(row.get('torch_sdpa_pct_of_gemm'), '.0f')}% |")
+    p = r["profile"]
+    lines += ["", f"Where the time goes (each step alone on the whole ({p['T']}, {p['T']}) matrix, "
+                  f"{p['threads']} thread, ms):", "", "| step | ms |", "| --- | ---: |"]
+    lines += [f"| {name} | {ms:.2f} |" for name, ms in p["ms"].items()]
+    return lines
+
+
+def _memory_table(r: dict) -> list:
+    lines = ["", "### Peak memory of one attention call (tracemalloc, MiB)", "",
+             "| T | analytic: weights (T, T) + output | measured, weights | "
+             "analytic, no weights (block rows) | measured, no weights |",
+             "| ---: | ---: | ---: | ---: | ---: |"]
+    mib = 1 << 20
+    for row in r["rows"]:
+        lines.append(f"| {row['T']} | {row['analytic_weights_plus_output_bytes'] / mib:.1f} | "
+                     f"{row['measured_peak_weights_bytes'] / mib:.1f} | "
+                     f"{row['analytic_no_weights_bytes'] / mib:.1f} ({row['block_rows']}) | "
+                     f"{row['measured_peak_no_weights_bytes'] / mib:.1f} |")
+    return lines
+
+
+def _widget_lines(r: dict) -> list:
+    if "skipped" in r:
+        return [f"skipped: {r['skipped']}"]
+    flat = {k: v for k, v in r.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    lines = ["| measure | value |", "| --- | ---: |"]
+    lines += [f"| {k} | {v:.1f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in flat.items()]
+    for k, v in r.items():
+        if isinstance(v, dict):
+            lines += [f"| {k}: {kk} | {vv:.1f} |" for kk, vv in v.items() if isinstance(vv, float)]
+    return lines
+
+
+def _fmt(x, spec: str) -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

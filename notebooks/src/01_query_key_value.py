@@ -1,0 +1,324 @@
+#%% md en
+# 01 · Query, Key, Value: the intuition
+
+**After this notebook you will be able to**
+- say what a Query, a Key and a Value are for, and why Key and Value are kept apart;
+- compute one attention step by hand: scores → scaling → softmax → weighted sum of values;
+- explain why attention weights follow **content**, not distance, and watch a pronoun find its noun;
+- say what a large attention weight does, and does not, tell you.
+
+**What you should know first:** the dot product and softmax ([00 · Start here](00_start_here.ipynb)).
+#%% md zh
+# 01 · Query、Key、Value：直觉
+
+**学完本节，你将能够**
+- 说清 Query、Key、Value 各自的用途，以及为什么要把 Key 和 Value 分开；
+- 手算一步注意力：打分 → 缩放 → softmax → 对 Value 加权求和；
+- 解释为什么注意力权重跟着**内容**走、而不是跟着距离走，并亲眼看到代词找到它指代的名词；
+- 说清一个大的注意力权重能说明什么、不能说明什么。
+
+**需要的基础：** 点积和 softmax（见 [00 · 从这里开始](00_start_here.ipynb)）。
+#%% code
+LANG = "__LANG__"  # language of this edition: "en" or "zh"
+%matplotlib inline
+import inspect
+import matplotlib.pyplot as plt
+import numpy as np
+import attention_core as ac
+from attention_core import checks, coreference, i18n, plots, quiz, widgets
+
+i18n.set_language(LANG)
+rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
+#%% md en
+## Three roles: a question, a label, a content
+
+Picture a noisy coffee shop. A friend tells a story and says "he"; your mind holds an open question:
+*who is "he"?* You do not listen to the six conversations around you equally: you match the question against the
+people your friend mentioned and take what you know about the best match. Or picture a library:
+
+| role | in the library | in attention |
+|---|---|---|
+| **Query** | the question you walk in with | what this token is looking for |
+| **Key** | the label on each book's spine | how each token can be matched |
+| **Value** | the content of the book | what each token hands over once matched |
+
+The query is compared with every **key**; the comparison decides *how much* to take from each position;
+the **values** decide *what* is taken. Why two vectors per token instead of one? Because "how I am found" and
+"what I give" are different jobs. The experiment below shows the split: change only the values and the weights
+stay put; change only the keys and the weights move.
+#%% md zh
+## 三种角色：问题、标签、内容
+
+想象一间嘈杂的咖啡馆。朋友讲故事时说到“他”，你脑中冒出一个悬而未决的问题：*“他”是谁？*
+你不会平等地去听周围六桌人的聊天，而是拿这个问题去比对朋友提到过的人，从最匹配的那个人身上取信息。
+也可以想象一座图书馆：
+
+| 角色 | 在图书馆里 | 在注意力里 |
+|---|---|---|
+| **Query（查询）** | 你带着进门的问题 | 当前 token 想找什么 |
+| **Key（键）** | 每本书书脊上的标签 | 每个 token 凭什么被匹配 |
+| **Value（值）** | 书里的内容 | 匹配上之后，每个 token 交出什么 |
+
+Query 与每个 **Key** 比较，比较结果决定从每个位置取**多少**；**Value** 决定取的是**什么**。
+为什么每个 token 要用两个向量，而不是一个？因为“我凭什么被找到”和“我能提供什么”是两件不同的事。
+下面的实验把这种分工摆在眼前：只改 Value，权重纹丝不动；只改 Key，权重随之改变。
+#%% code
+q = np.array([[1.0, 0.0]])                        # one query, Dk = 2
+k = np.array([[1.0, 0.0], [0.0, 1.0]])            # two keys
+v = np.array([[2.0, 0.0], [0.0, 4.0]])            # two values, Dv = 2
+
+out, w = ac.scaled_dot_product_attention(q, k, v)
+out_new_v, w_new_v = ac.scaled_dot_product_attention(q, k, v * 10)                  # change only the values
+out_new_k, w_new_k = ac.scaled_dot_product_attention(q, k[::-1], v)                # swap only the keys
+print("original       weights", w.round(3), " output", out.round(3))
+print("values x 10    weights", w_new_v.round(3), " output", out_new_v.round(3))
+print("keys swapped   weights", w_new_k.round(3), " output", out_new_k.round(3))
+#%% md en
+## The worked example, step by step
+
+Here is the smallest complete attention computation (the worked example of the source tutorial):
+one query $q = [1, 0]$, two keys $k_1 = [1, 0]$ and $k_2 = [0, 1]$ of width $d = 2$, and their values
+$v_1 = [2, 0]$, $v_2 = [0, 4]$. Each step below is one line of the formula
+$\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$.
+#%% md zh
+## 一步一步算一遍
+
+下面是最小的一次完整注意力计算（来自原教程的例子）：一个 Query $q = [1, 0]$，两个维度 $d = 2$ 的 Key
+$k_1 = [1, 0]$、$k_2 = [0, 1]$，以及它们对应的 Value $v_1 = [2, 0]$、$v_2 = [0, 4]$。
+下面每一步，都对应公式 $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$ 里的一小段。
+#%% code
+scores = q @ k.T                                   # 1. match: one dot product per key
+scaled = scores / np.sqrt(q.shape[-1])            # 2. scale by sqrt(d) = sqrt(2)
+weights = ac.softmax(scaled)                      # 3. softmax: non-negative, sums to 1
+output = weights @ v                              # 4. mix the values with the weights
+print("scores  [q·k1, q·k2] =", scores.round(3))
+print("scaled  / sqrt(2)    =", scaled.round(3))
+print("weights softmax      =", weights.round(3), " sum =", weights.sum().round(6))
+print("output  0.670·v1 + 0.330·v2 =", output.round(3))
+print("same as the library:", np.allclose(output, ac.scaled_dot_product_attention(q, k, v)[0]))
+#%% md en
+The numbers match the tutorial: scores $[1, 0]$, scaled $[0.707, 0]$, weights $[0.670, 0.330]$.
+The output prints as $[1.340, 1.321]$: the tutorial's $[1.340, 1.320]$ mixes the values with the weights
+already rounded to three digits ($0.330 \times 4 = 1.320$), while the exact weight is $0.33024$ and
+$0.33024 \times 4 = 1.321$. The output is **not** a copy of the best match $v_1$: it is a blend, mostly $v_1$,
+partly $v_2$.
+
+The library does exactly these four steps. Here is its code (validation and the torch hook come first):
+#%% md zh
+这些数与原教程一致：分数 $[1, 0]$，缩放后 $[0.707, 0]$，权重 $[0.670, 0.330]$。
+输出显示为 $[1.340, 1.321]$：原教程的 $[1.340, 1.320]$ 是用已经四舍五入到三位的权重去混合 Value 的
+（$0.330 \times 4 = 1.320$），而精确的权重是 $0.33024$，$0.33024 \times 4 = 1.321$。
+注意输出**不是**把最匹配的 $v_1$ 原样复制过来，而是一种混合：大部分来自 $v_1$，一部分来自 $v_2$。
+
+库里的实现做的正是这四步。下面是它的源代码（前面几行是输入检查和 torch 后端的入口）：
+#%% code
+print(inspect.getsource(ac.scaled_dot_product_attention))
+#%% md en
+Now take the controls. Move $q$ and watch every intermediate number change together; move the values and see
+that only the output moves. Try: point $q$ at $k_2$; make $q$ twice as long (the weights get sharper);
+set $q = [0, 0]$ (both keys score 0, so the weights are exactly half and half).
+#%% md zh
+现在轮到你动手。拖动 $q$，看每个中间结果一起变化；再拖动 Value，会发现只有输出在变。
+试试看：让 $q$ 指向 $k_2$；把 $q$ 拉长一倍（权重会变得更“尖”）；把 $q$ 设为 $[0, 0]$
+（两个 Key 的分数都是 0，权重正好各一半）。
+#%% code
+# NBVAL_IGNORE_OUTPUT  (a live widget)
+widgets.attention_step_widget(q=[1.0, 0.0], keys=k, values=v)
+#%% md en
+## Weights follow content, not distance
+
+A query does not prefer its neighbours. Below, one key matches the query and eight keys do not; we put the
+matching key first, in the middle, and last. Its weight is the same wherever it sits, because nothing in the
+formula looks at positions. (Notebook 07 shows how position is added back when it matters.)
+#%% md zh
+## 权重跟着内容走，不跟着距离走
+
+Query 并不偏爱离自己近的位置。下面有一个 Key 与 Query 匹配，另外八个不匹配；我们把匹配的 Key
+分别放在最前、中间和最后。无论它在哪里，权重都一样——公式里根本没有任何一项在看位置。
+（07 节会讲需要位置信息时如何把它加回来。）
+#%% code
+query = np.array([[2.0, 0.0]])
+neutral = np.tile([[0.0, 1.0]], (8, 1))                 # eight keys that do not match
+match = np.array([[2.0, 0.0]])
+for where in (0, 4, 8):
+    keys = np.insert(neutral, where, match, axis=0)     # (9, 2)
+    _, w = ac.scaled_dot_product_attention(query, keys, keys)
+    print(f"matching key at position {where}: its weight = {w[0, where]:.3f}, "
+          f"each other key = {np.delete(w[0], where).max():.3f}")
+#%% md en
+## Who does "it" refer to?
+
+*"The animal didn't cross the street because it was too tired."* A reader knows that *it* is the animal:
+animals get tired, streets do not. Change one word, *"... because it was too **wide**"*, and *it* becomes the
+street. This pair (a *Winograd* pair) is a real test: a rule like "pick the nearest noun" or "pick the subject"
+gets one of the two wrong.
+
+Can attention do it? We build a tiny model whose every number has a name, so we can see **why** it works.
+Each word is a vector of named features (`animate`, `place`, `can_be_tired`, `can_be_wide`, ...):
+#%% md zh
+## “it” 指的是谁？
+
+*"The animal didn't cross the street because it was too tired."*（动物没有过马路，因为它太累了。）
+读者知道 *it* 指动物：动物会累，街道不会。只改一个词，*"... because it was too **wide**"*（因为它太宽了），
+*it* 就变成了街道。这样的一对句子（Winograd 句对）是真正的考验：“选最近的名词”或“选主语”
+这类固定规则，总会在其中一句上出错。
+
+注意力能做到吗？我们搭一个极小的模型，它的每个数字都有名字，这样就能看清它**为什么**能做到。
+每个词都是一个由具名特征（`animate` 有生命、`place` 地点、`can_be_tired` 会累、`can_be_wide` 会宽……）组成的向量：
+#%% code
+tired = coreference.coreference_example("animal_tired")
+wide = coreference.coreference_example("animal_wide")
+coreference.feature_table(tired)
+#%% md en
+The model runs two attention steps with fixed, readable matrices (print them with
+`coreference.matrix_table(coreference.default_params(), "w_q2")`):
+
+1. **What is said about me?** The pronoun's query asks for a predicate adjective; the adjective's key answers,
+   and its value copies what it says (`pred_tired` or `pred_wide`) into the pronoun's vector.
+2. **Who can that be?** Now the pronoun's query says "I need something that can be tired" (or wide); each noun's
+   key says what it can be; the best match hands over its identity.
+
+No line of code looks at the words: only the feature vectors and the matrices. Here is the pronoun's row of
+step-2 weights, for both sentences, with the same matrices:
+#%% md zh
+这个模型用固定且可读的矩阵做两步注意力（可以用
+`coreference.matrix_table(coreference.default_params(), "w_q2")` 把矩阵打印出来）：
+
+1. **别人怎么说我？** 代词的 Query 去找作表语的形容词；形容词的 Key 回应，它的 Value 把自己说的内容
+   （`pred_tired` 或 `pred_wide`）复制进代词的向量。
+2. **这会是谁？** 此时代词的 Query 变成“我要找一个会累的东西”（或“会宽的东西”）；每个名词的 Key
+   说明自己可能是什么；最匹配的那个名词交出自己的身份信息。
+
+没有任何一行代码在看具体的词，只有特征向量和矩阵。下面是两句话中代词在第 2 步的那一行权重，用的是同一组矩阵：
+#%% code
+fig, axes = plt.subplots(2, 1, figsize=(10, 3.4))
+for ax, example in zip(axes, (tired, wide)):
+    result = coreference.resolve(example)
+    plots.attention_heatmap(result.weights[1][[result.pronoun]], x_labels=example.tokens,
+                            y_labels=[example.tokens[result.pronoun]], ax=ax, colorbar=False)
+    print(f"{' '.join(example.tokens)}\n   -> '{example.tokens[result.pronoun]}' attends most to "
+          f"'{example.tokens[result.antecedent]}' ({result.weights[1][result.pronoun].max():.2f})")
+fig.tight_layout()
+#%% md en
+The same mechanism works in Chinese. In *小红把书递给小明,因为她想帮忙* ("Xiaohong handed the book to Xiaoming,
+because she wanted to help"), 她 (*she*) looks for a female person; 小红 is one, 小明 is not and the book is not a
+person. Change 她 to 他 (*he*) and the same matrices send it to 小明.
+#%% md zh
+同样的机制在中文里也成立。在“小红把书递给小明，因为她想帮忙”里，“她”要找一位女性：小红是，小明不是，
+书更不是人。把“她”换成“他”，同样的矩阵就会让它指向小明。
+#%% code
+for name in ("xiaohong_she", "xiaoming_he", "zh_animal_tired", "zh_animal_wide"):
+    example = coreference.coreference_example(name)
+    result = coreference.resolve(example)
+    print(f"{''.join(example.tokens):22s} {example.tokens[result.pronoun]} -> "
+          f"{example.tokens[result.antecedent]}   (weight {result.weights[1][result.pronoun].max():.2f})")
+#%% md en
+**Is it real?** Flip one feature and the attention must follow. Below we claim that 小明 is female too:
+now two keys match the query of 她 equally, and its attention splits between them. Try other flips in the cell:
+give `street` the feature `can_be_tired`, or take `can_be_tired` away from `animal`.
+#%% md zh
+**这是真的吗？** 翻转一个特征，注意力就必须跟着变。下面我们假设小明也是女性：这时有两个 Key
+同样匹配“她”的 Query，注意力就在两人之间平分。你也可以在这个单元格里试试别的改法：
+给 `street` 加上 `can_be_tired`，或者去掉 `animal` 的 `can_be_tired`。
+#%% code
+she = coreference.coreference_example("xiaohong_she")
+both_female = coreference.with_feature(she, "小明", "female", 1.0)
+for example in (she, both_female):
+    row = coreference.resolve(example).pronoun_weights()
+    print({token: round(weight, 2) for token, weight in row.items() if weight > 0.05})
+#%% md en
+This toy model was written by hand; a real Transformer **learns** its matrices from data, and nothing
+guarantees that it learns the right ones. Attention is the mechanism that makes such a lookup possible in one
+step, wherever the noun is. The chain is always the same:
+
+**representation → compare the query with every key → weights → weighted sum of values → new representation.**
+#%% md zh
+这个小模型是手工写出来的；真正的 Transformer 会从数据中**学习**这些矩阵，而且并不保证一定能学对。
+注意力提供的是一种机制：无论名词在句子的什么位置，都能一步完成这样的查找。因果链始终是：
+
+**词的表示 → 用 Query 与每个 Key 比较 → 权重 → 对 Value 加权求和 → 带上下文的新表示。**
+#%% md en
+## Exercise: write attention yourself
+
+A common first attempt forgets the scaling. The checker runs it on the worked example and on edge cases and says
+what is wrong, in plain words:
+#%% md zh
+## 练习：亲手写一个注意力
+
+一个常见的初次尝试会忘记缩放。检查器会用上面的例子和各种边界情况来运行它，并用大白话指出哪里不对：
+#%% code
+def attention_without_scale(q, k, v):             # a common first attempt
+    weights = ac.softmax(q @ k.T)
+    return weights @ v, weights
+
+checks.check_attention(attention_without_scale)
+#%% md en
+**Your turn.** Edit `my_attention` below (keep the signature: it returns `(output, weights)`), run the cell, and
+read the verdict. Try breaking it on purpose too: use `k @ q.swapaxes(-1, -2)` instead, or drop the softmax.
+#%% md zh
+**轮到你了。** 修改下面的 `my_attention`（保持函数签名不变：返回 `(output, weights)`），运行单元格，
+看检查结果。也可以故意改错试试：换成 `k @ q.swapaxes(-1, -2)`，或者去掉 softmax。
+#%% code
+def my_attention(q, k, v):
+    d_k = q.shape[-1]
+    scores = q @ k.swapaxes(-1, -2)                # compare: (..., Tq, Tk); .T would also flip batch axes
+    weights = ac.softmax(scores / np.sqrt(d_k))    # scale, then normalise each row
+    return weights @ v, weights                    # mix the values
+
+checks.check_attention(my_attention)
+#%% md en
+## What a weight does and does not mean
+
+A weight $\alpha_{ij}$ says how much of position $j$'s **value** goes into position $i$'s new vector, in this
+head, this layer, for this input. It is not a probability that $j$ "explains" $i$. Watch: below, the first key
+matches the query strongly and takes most of the weight, yet its value is zero, so it contributes **nothing**
+to the output. Everything in the output comes from the token with the small weight.
+#%% md zh
+## 权重说明什么，不说明什么
+
+权重 $\alpha_{ij}$ 表示：在这个头、这一层、这次输入里，位置 $j$ 的 **Value** 有多少进入了位置 $i$ 的新向量。
+它不是"$j$ 解释了 $i$"的概率。看下面的例子：第一个 Key 与 Query 高度匹配，拿走了大部分权重，
+但它的 Value 是零，所以它对输出**毫无**贡献；输出里的一切都来自权重很小的那个 token。
+#%% code
+q6 = np.array([[1.5, 0.0]])
+k6 = np.array([[1.5, 0.0], [0.0, 1.5]])
+v6 = np.array([[0.0, 0.0], [5.0, 5.0]])               # the heavily weighted token carries a zero value
+out6, w6 = ac.scaled_dot_product_attention(q6, k6, v6)
+print("weights         :", w6.round(3))
+print("contributions   :", (w6[0][:, None] * v6).round(3).tolist())
+print("output          :", out6.round(3))
+#%% md en
+And attention is only one step: residual connections, other heads and later layers keep changing the vector.
+A heatmap is a clue for analysis, not a proof of why a model decided something.
+
+### Self-test (Q6)
+#%% md zh
+而且注意力只是其中一步：残差连接、其他注意力头和后续的层都还在不断改变这个向量。
+注意力热图可以作为分析线索，但不能证明模型为什么做出某个决定。
+
+### 自测题（Q6）
+#%% code
+# NBVAL_IGNORE_OUTPUT  (a live widget)
+quiz.quiz_widget("q6")
+#%% md en
+## Summary
+
+- **Query** = what I look for, **Key** = how I can be matched, **Value** = what I hand over.
+  Keys decide *how much*, values decide *what*.
+- One attention step: scores $qk^\top$ → divide by $\sqrt{d}$ → softmax → weighted sum of values.
+  The worked example gives weights $[0.670, 0.330]$ and output $\approx[1.340, 1.32]$.
+- Weights follow content, not distance; with the right features, a pronoun's query finds its noun, and the
+  Winograd twin flips the answer.
+- A large weight means "much of this value was mixed in here", not "this token explains the decision".
+
+**Next:** 02 · Scaled dot-product attention and the √d_k: why that division matters as vectors grow wider.
+#%% md zh
+## 小结
+
+- **Query** = 我在找什么，**Key** = 我凭什么被匹配，**Value** = 我交出什么。Key 决定取**多少**，Value 决定取**什么**。
+- 一步注意力：打分 $qk^\top$ → 除以 $\sqrt{d}$ → softmax → 对 Value 加权求和。
+  本节的例子得到权重 $[0.670, 0.330]$，输出约为 $[1.340, 1.32]$。
+- 权重跟着内容走，不跟着距离走；有了合适的特征，代词的 Query 能找到它指代的名词，而 Winograd 孪生句会让答案翻转。
+- 权重大意味着“这个 Value 有很多被混进了这里”，而不是“这个 token 解释了模型的决定”。
+
+**下一节：** 02 · 缩放点积注意力与 √d_k——向量越宽，为什么这个除法越重要。

@@ -1,0 +1,206 @@
+"""The self-test questions: complete in both languages, checked correctly, and pointing at real places."""
+import copy
+import importlib
+import json
+import re
+from pathlib import Path
+
+import ipywidgets as w
+import nbformat
+import numpy as np
+import pytest
+
+from attention_core import i18n, quiz
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = quiz.load_questions()
+RAW = json.loads(quiz.DEFAULT_PATH.read_text(encoding="utf-8"))
+EXPECTED_NOTEBOOK = {"q1": "05", "q2": "02", "q3": "06", "q4": "04", "q5": "03", "q6": "01", "q7": "07", "q8": "08"}
+
+
+@pytest.fixture(autouse=True)
+def english():
+    before = i18n.get_language()
+    i18n.set_language("en")
+    yield
+    i18n.set_language(before)
+
+
+def test_the_eight_questions_are_there_and_point_to_their_notebooks():
+    ids = [q.id for q in QUESTIONS]
+    for qid, prefix in EXPECTED_NOTEBOOK.items():
+        assert qid in ids
+        assert quiz.get_question(qid).pointer.notebook.startswith(prefix + "_")
+    for q in QUESTIONS:
+        assert q.pointer.notebook in quiz.NOTEBOOK_STEMS
+        if q.part_of:
+            assert q.pointer.notebook == quiz.get_question(q.part_of).pointer.notebook
+    # At least one of Q2 / Q5 asks the learner to compute a number.
+    assert any(q.kind == "number" and q.part_of in ("q2", "q5") for q in QUESTIONS)
+    assert {q.kind for q in QUESTIONS} == set(quiz.KINDS)
+
+
+def test_every_text_exists_in_both_languages_and_differs():
+    for q in QUESTIONS:
+        for text in [q.topic, q.question, q.reference, q.pointer.section]:
+            assert text["en"].strip() and text["zh"].strip()
+            assert re.search(r"[\u4e00-\u9fff]", text["zh"]), f"{q.id}: the zh text has no Chinese: {text['zh']!r}"
+        for o in q.options:
+            assert o.text["en"] != o.text["zh"] and o.feedback["en"] != o.feedback["zh"]
+
+
+_WIDTH = str.maketrans("，：？！（）；", ",:?!();")     # full-width and half-width punctuation count as one
+
+
+def heading_texts(path: Path) -> set:
+    nb = nbformat.read(path, as_version=4)
+    return {m.group(1).strip().translate(_WIDTH) for c in nb.cells if c.cell_type == "markdown"
+            for m in re.finditer(r"^#+\s+(.+?)\s*#*\s*$", c.source, re.M)}
+
+
+@pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)
+def test_pointer_section_and_widget_exist_once_the_notebook_exists(q):
+    """Sections can only be checked once the notebook is written: until then, skip (with the reason)."""
+    stem = q.pointer.notebook
+    if not (ROOT / "notebooks" / "en" / f"{stem}.ipynb").exists():
+        pytest.skip(f"notebooks/en/{stem}.ipynb does not exist yet")
+    for lang in i18n.LANGUAGES:
+        path = ROOT / "notebooks" / lang / f"{stem}.ipynb"
+        assert path.exists(), f"{path} is missing"
+        section = q.pointer.section[lang].translate(_WIDTH)
+        assert section in heading_texts(path), f"{q.id}: no heading {section!r} in {path.relative_to(ROOT)}"
+    module, _, name = q.pointer.widget.rpartition(".")
+    mod = importlib.import_module(f"attention_core.{module}" if module else "attention_core")
+    assert callable(getattr(mod, name, None)), f"{q.id}: attention_core.{q.pointer.widget} does not exist"
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["questions"][0]["question"].pop("zh"), "q1.question: missing language 'zh'"),
+    (lambda d: d["questions"][0]["options"][2]["feedback"].update(en=" "), "q1.options[2].feedback: missing language 'en'"),
+    (lambda d: d["questions"][0].update(correct=[4]), "q1.correct: index 4 is out of range for 4 options"),
+    (lambda d: d["questions"][0].update(correct=[]), "q1.correct: expected a non-empty list"),
+    (lambda d: d["questions"][0]["pointer"].update(notebook="13_attention_is_magic"), "unknown notebook '13_attention_is_magic'"),
+    (lambda d: d["questions"][0]["pointer"]["section"].pop("en"), "q1.pointer.section: missing language 'en'"),
+    (lambda d: d["questions"][0].update(kind="essay"), "q1.kind: expected one of"),
+    (lambda d: d["questions"].pop(0), "missing questions ['q1']"),
+    (lambda d: d["questions"].append(copy.deepcopy(d["questions"][0])), "duplicate question id 'q1'"),
+    (lambda d: d["questions"][2].update(answer="sixty-four"), "q2b.answer: expected a finite number"),
+    (lambda d: d["questions"][2].update(part_of="q9"), "q2b.part_of"),
+    (lambda d: d["questions"][6].update(check="test_mask"), "q4b.check"),
+])
+def test_validation_names_the_problem(mutate, message):
+    data = copy.deepcopy(RAW)
+    assert [q["id"] for q in data["questions"][:3]] == ["q1", "q2", "q2b"]
+    assert data["questions"][6]["id"] == "q4b"
+    mutate(data)
+    with pytest.raises(quiz.QuizDataError) as err:
+        quiz.validate_questions(data)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_choice_explains_itself(lang):
+    for q in QUESTIONS:
+        if q.kind != "choice":
+            continue
+        right = quiz.check_answer(q, list(q.correct), lang)
+        assert right.correct and right.message
+        for i, option in enumerate(q.options):
+            fb = quiz.check_answer(q, [i] if q.multiple else i, lang)
+            assert fb.correct == (q.correct == (i,))
+            assert option.feedback[lang] in fb.message
+            if lang == "zh":
+                assert ("回答正确" if fb.correct else "还不对") in fb.message
+
+
+def test_choice_answers_in_other_forms():
+    q1 = quiz.get_question("q1")
+    assert quiz.check_answer(q1, "B").correct
+    assert quiz.check_answer(q1, q1.options[1].text["zh"]).correct
+    assert not quiz.check_answer(q1, None).correct and "Choose" in quiz.check_answer(q1, None).message
+    assert "not one of the 4 options" in quiz.check_answer(q1, 7).message
+    q6 = quiz.get_question("q6")
+    assert q6.multiple and quiz.check_answer(q6, [2, 0]).correct
+    partial = quiz.check_answer(q6, [0])
+    assert not partial.correct and "left out option C" in partial.message
+
+
+def test_number_questions():
+    q2b = quiz.get_question("q2b")
+    assert quiz.check_answer(q2b, 64).correct
+    assert quiz.check_answer(q2b, " 64.0 ").correct
+    assert "standard deviation" in quiz.check_answer(q2b, "8").message
+    assert "Hint" in quiz.check_answer(q2b, 50).message
+    assert "is not a number" in quiz.check_answer(q2b, "lots").message
+    assert "Type a number" in quiz.check_answer(q2b, "").message
+    q5b = quiz.get_question("q5b")
+    assert quiz.check_answer(q5b, "0,665").correct          # a decimal comma is fine
+    assert "exponentiates" in quiz.check_answer(q5b, 0.667).message
+    # The numbers in the data are the library's own numbers.
+    from attention_core import softmax
+    assert abs(float(softmax(np.array([2.0, 1.0, 0.0]))[0]) - q5b.answer) <= q5b.tolerance
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(20000, 64)), rng.normal(size=(20000, 64))
+    assert abs(np.var((q * k).sum(-1)) - q2b.answer) < 3
+
+
+def test_code_question_uses_the_checks_and_keeps_the_language():
+    q4b = quiz.get_question("q4b")
+    assert quiz.check_answer(q4b, lambda t: np.tril(np.ones((t, t), dtype=bool))).correct
+    wrong = quiz.check_answer(q4b, lambda t: np.triu(np.ones((t, t), dtype=bool)), lang="zh")
+    assert not wrong.correct and "下三角" in wrong.message
+    assert i18n.get_language() == "en"
+    assert "Expected the function" in quiz.check_answer(q4b, "np.tril").message
+
+
+def all_html(widget) -> str:
+    texts = [getattr(widget, "value", "") if isinstance(getattr(widget, "value", None), str) else ""]
+    for child in getattr(widget, "children", ()):
+        texts.append(all_html(child))
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_widgets_check_and_show_the_reference(lang):
+    for q in QUESTIONS:
+        box = quiz.quiz_widget(q.id, lang=lang)
+        assert isinstance(box, w.VBox)
+        text = all_html(box)
+        assert quiz._md(q.question[lang]).split("$")[0][:12] in text
+        assert q.pointer.section[lang] in text and q.pointer.widget in text
+        assert "<script" not in text.lower()
+        if q.kind == "choice":
+            if q.multiple:
+                for i in q.correct:
+                    box.answer_widget.children[i].value = True
+            else:
+                box.answer_widget.value = q.correct[0]
+        elif q.kind == "number":
+            box.answer_widget.value = str(q.answer)
+        if q.kind != "code":
+            box.check_button.click()
+            assert "#1a7f37" in box.feedback.value, (q.id, box.feedback.value)   # green: correct
+        assert box.reference.layout.display == "none"
+        box.reference_button.click()
+        assert box.reference.layout.display != "none"
+        assert box.reference_button.description == i18n.t("quiz.hide_reference", lang)
+
+
+def test_wrong_answer_in_the_widget_says_why():
+    box = quiz.quiz_widget("q5")
+    box.check_button.click()
+    assert "Choose an answer first" in box.feedback.value
+    box.answer_widget.value = 0
+    box.check_button.click()
+    assert "#b42318" in box.feedback.value and "argmax" in box.feedback.value
+
+
+def test_review_and_notebook_quizzes():
+    review = quiz.review_quiz(lang="zh")
+    accordion = review.children[1]
+    assert len(accordion.children) == 8
+    assert accordion.titles[0].startswith("Q1") and "(05)" in accordion.titles[0]
+    assert [b.question.id for b in accordion.children[1].children] == ["q2", "q2b"]
+    assert [b.question.id for b in quiz.notebook_quiz("04_masking").children] == ["q4", "q4b"]
+    with pytest.raises(ValueError):
+        quiz.questions_for("99_nope")
