@@ -58,7 +58,7 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
         mask = np.broadcast_to(mask, scores_batch + (tq, tk))        # a view, sliced per block
     output = np.empty(batch + (tq, dv), q.dtype)                     # (..., Tq, Dv)
     weights = np.empty(scores_batch + (tq, tk), q.dtype) if need_weights else None  # (..., Tq, Tk)
-    row_bytes = math.prod(scores_batch) * tk * q.dtype.itemsize
+    row_bytes = max(1, math.prod(scores_batch) * tk * q.dtype.itemsize)   # 1: an empty batch
     rows = min(tq, max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // row_bytes))
     if not need_weights:
         buffer = np.empty(scores_batch + (rows, tk), q.dtype)       # reused by every block

@@ -269,3 +269,73 @@ def matrix_table(params: CorefParams, matrix: str) -> Table:
 def weights_table(result: CorefResult, step: int = 2) -> Table:
     """The (T, T) weights of one step as a labelled table (rows = queries, columns = keys)."""
     return Table(result.weights[step - 1], result.tokens, result.tokens)
+
+
+def pronoun_bars_html(result: CorefResult, step: int = 2, lang: str | None = None) -> str:
+    """The pronoun's weights at one step as HTML bars (no figure: fast, and fine in Voila)."""
+    from . import i18n
+    row = result.weights[step - 1][result.pronoun]
+    bars = "".join(
+        f"<tr><td style='text-align:right;padding-right:6px'>{html.escape(tok)}</td>"
+        f"<td><div style='background:#3b75af;height:12px;width:{max(1, round(240 * w))}px'></div></td>"
+        f"<td style='padding-left:6px'>{w:.2f}</td></tr>" for tok, w in zip(result.tokens, row))
+    head = i18n.t("demos.coref.answer", lang, pronoun=result.tokens[result.pronoun],
+                  token=result.tokens[result.antecedent], weight=f"{row[result.antecedent]:.2f}")
+    return f"<div><b>{html.escape(head)}</b><table>{bars}</table></div>"
+
+
+def coreference_widget(name: str = "animal_tired", lang: str | None = None):
+    """Pick a sentence, change features of its tokens, and watch the pronoun's step-2 weights move.
+
+    Changes accumulate (flip 小红 to not female, then 小明 to female) until another sentence is
+    chosen or Reset is pressed. A thin layer over with_feature() and resolve(); returns an
+    ipywidgets.VBox whose `controls` (example, token, feature, value, reset) and `bars` (HTML)
+    attributes tests can drive."""
+    import ipywidgets as w
+    from . import i18n
+    lang = lang or i18n.get_language()
+    example = w.Dropdown(options=example_names(), value=name, description=i18n.t("demos.coref.example", lang))
+    token = w.Dropdown(description=i18n.t("demos.coref.token", lang))
+    feature = w.Dropdown(options=FEATURES, value="can_be_tired", description=i18n.t("demos.coref.feature", lang))
+    value = w.FloatSlider(min=0.0, max=1.0, step=0.5, description=i18n.t("demos.coref.value", lang))
+    reset = w.Button(description=i18n.t("demos.coref.reset", lang))
+    bars = w.HTML()
+    state = {"busy": False, "example": None}
+
+    def show_value():
+        ex = state["example"]
+        state["busy"] = True                       # setting the slider is not an edit
+        value.value = float(ex.embeddings[ex.tokens.index(token.value), FEATURES.index(feature.value)])
+        state["busy"] = False
+
+    def redraw():
+        bars.value = pronoun_bars_html(resolve(state["example"]), lang=lang)
+
+    def on_example(_=None):
+        ex = state["example"] = coreference_example(example.value)
+        state["busy"] = True
+        token.options = tuple(dict.fromkeys(ex.tokens))
+        token.value = ex.tokens[ex.expected]
+        state["busy"] = False
+        show_value()
+        redraw()
+
+    def on_select(_=None):
+        if not state["busy"]:
+            show_value()
+
+    def on_value(_=None):
+        if not state["busy"]:
+            state["example"] = with_feature(state["example"], token.value, feature.value, value.value)
+            redraw()
+
+    example.observe(on_example, names="value")
+    token.observe(on_select, names="value")
+    feature.observe(on_select, names="value")
+    value.observe(on_value, names="value")
+    reset.on_click(on_example)
+    on_example()
+    box = w.VBox([w.HBox([example, token, reset]), w.HBox([feature, value]), bars])
+    box.controls = {"example": example, "token": token, "feature": feature, "value": value, "reset": reset}
+    box.bars = bars
+    return box

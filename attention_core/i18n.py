@@ -266,4 +266,12 @@ STRINGS: dict[str, dict[str, str]] = {
                                       "应该用 j <= i，而不是 j < i。"},
     "checks.mask.ok": {"en": "All good: a boolean lower-triangular (T, T) mask, diagonal included, for T = 1, 4 and 7.",
                        "zh": "全部通过：T = 1、4、7 时都是包含对角线的布尔下三角 (T, T) mask。"},
+    # --- demos (coreference) ------------------------------------------------------------------------
+    "demos.coref.example": {"en": "Sentence", "zh": "句子"},
+    "demos.coref.token": {"en": "Token", "zh": "词"},
+    "demos.coref.feature": {"en": "Feature", "zh": "特征"},
+    "demos.coref.value": {"en": "Value", "zh": "取值"},
+    "demos.coref.reset": {"en": "Reset", "zh": "复原"},
+    "demos.coref.answer": {"en": "“{pronoun}” attends most to “{token}” (weight {weight})",
+                           "zh": "“{pronoun}”最关注“{token}”（权重 {weight}）"},
 }

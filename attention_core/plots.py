@@ -245,6 +245,10 @@ def plot_vectors_2d(vectors, ax=None, *, show_dot="auto", colors=None, limit=Non
         show_dot = len(vecs) == 2
     if show_dot and len(vecs) < 2:
         raise ValueError(f"show_dot: needs at least two vectors, got {len(vecs)}")
+    if "color" in kwargs:                       # quiver's own name for it: one colour for all
+        if colors is not None:
+            raise TypeError("plot_vectors_2d: pass either colors= (one per vector) or color=, not both")
+        colors = [kwargs.pop("color")] * len(vecs)
     colors = list(colors) if colors is not None else [COLORS[i % len(COLORS)] for i in range(len(vecs))]
     if len(colors) != len(vecs):
         raise ValueError(f"colors: expected {len(vecs)} colours (one per vector), got {len(colors)}")

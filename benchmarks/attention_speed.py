@@ -28,7 +28,7 @@ LENGTHS = (512, 1024, 2048, 4096)
 QUICK_LENGTHS = (256, 1024)
 
 
-def measure(lengths=LENGTHS, d: int = 64, reps: int = 9, thread_counts=None) -> dict:
+def measure(lengths=LENGTHS, d: int = 64, reps: int = 15, thread_counts=None) -> dict:
     """Time the NumPy path (with and without weights), torch SDPA and a same-flop GEMM.
 
     thread_counts: BLAS/torch thread counts to run under; default (1, all cores). One thread is the
@@ -65,6 +65,7 @@ def _measure_length(t: int, d: int, reps: int, torch) -> dict:
     candidates = {
         "numpy_weights": lambda: scaled_dot_product_attention(q, k, v),
         "numpy_no_weights": lambda: scaled_dot_product_attention(q, k, v, need_weights=False),
+        "numpy_unblocked": lambda: _unblocked_attention(q, k, v),
         "gemm": lambda: a @ a,
     }
     row = {"T": t}
@@ -85,7 +86,7 @@ def _measure_length(t: int, d: int, reps: int, torch) -> dict:
     row.update({f"{name}_ms": round(x, 3) for name, x in ms.items()})
     row["gemm_n"] = n
     row["gemm_gflops"] = round(gemm_gflops, 1)
-    for name in ("numpy_weights", "numpy_no_weights", "torch_sdpa"):
+    for name in ("numpy_weights", "numpy_no_weights", "numpy_unblocked", "torch_sdpa"):
         if name in ms:
             row[f"{name}_gflops"] = round(flops / ms[name] / 1e6, 1)
             row[f"{name}_pct_of_gemm"] = round(100 * flops / ms[name] / 1e6 / gemm_gflops, 1)
@@ -96,35 +97,48 @@ def _measure_length(t: int, d: int, reps: int, torch) -> dict:
     return row
 
 
-def _profile_steps(t: int, d: int, reps: int) -> dict:
-    """Where the time goes: each step of the NumPy path, timed alone on (T, T) float32 at 1 thread.
+def _unblocked_attention(q, k, v):
+    """The same steps on the whole (T, T) matrix at once (the package's path before blocking)."""
+    scores = np.matmul(q * q.dtype.type(1 / math.sqrt(q.shape[-1])), np.swapaxes(k, -1, -2))
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    return np.matmul(scores, v), scores
 
-    Mirrors attention._attention_numpy for one block of all T rows (the library runs the same steps
-    per block of query rows; whole-matrix steps show the cost of each kind of pass).
+
+def _profile_steps(t: int, d: int, reps: int) -> dict:
+    """Where the time goes: each step of the NumPy path timed alone at 1 thread, in ms for all T rows.
+
+    Each step runs on one block of query rows, (rows, T) with the package's block size, and its time
+    is multiplied by the number of blocks: the working set the library really has (the block in
+    cache), without the overlap of consecutive steps.
     """
+    from attention_core import attention
+    itemsize = np.dtype(np.float32).itemsize
+    rows = min(t, max(attention._MIN_BLOCK_ROWS, attention._BLOCK_BYTES // (t * itemsize)))
     rng = np.random.default_rng(1)
-    q, k, v = (rng.standard_normal((t, d), dtype=np.float32) for _ in range(3))
-    q = q * np.float32(1 / math.sqrt(d))
-    s = q @ k.T
+    q = rng.standard_normal((rows, d), dtype=np.float32) * np.float32(1 / math.sqrt(d))
+    k, v = (rng.standard_normal((t, d), dtype=np.float32) for _ in range(2))
+    s = q @ k.T                                                             # (rows, T)
     row_max = s.max(axis=-1, keepdims=True)
     e = np.exp(s - row_max)
     total = e.sum(axis=-1, keepdims=True)
-    work = np.empty_like(s)
+    work, out = np.empty_like(s), np.empty((rows, d), np.float32)
     steps = {
         "scores = q @ k.T (GEMM)": lambda: np.matmul(q, k.T, out=work),
         "row max": lambda: s.max(axis=-1, keepdims=True),
-        "subtract row max (in place)": lambda: np.subtract(s, row_max, out=work),
-        "exp (in place)": lambda: np.exp(s, out=work),
+        "subtract row max": lambda: np.subtract(s, row_max, out=work),
+        "exp": lambda: np.exp(s, out=work),
         "row sum": lambda: e.sum(axis=-1, keepdims=True),
-        "divide weights by sums (in place)": lambda: np.divide(e, total, out=work),
-        "weights @ v (GEMM)": lambda: e @ v,
-        "copy of a (T, T) array": lambda: np.copyto(work, s),
-        "fresh (T, T) array, first touch": lambda: np.ones_like(s),
+        "divide weights by sums (weights only)": lambda: np.divide(e, total, out=work),
+        "weights @ v (GEMM)": lambda: np.matmul(e, v, out=out),
+        "divide output by sums (no weights)": lambda: np.divide(out, total, out=out),
     }
     with blas_threads(1):
         samples = round_robin(steps, reps)
-    return {"T": t, "d": d, "threads": 1,
-            "ms": {name: round(median_ms(x), 3) for name, x in samples.items()}}
+    blocks = -(-t // rows)
+    return {"T": t, "d": d, "threads": 1, "block_rows": rows, "blocks": blocks,
+            "ms": {name: round(median_ms(x) * blocks, 3) for name, x in samples.items()}}
 
 
 if __name__ == "__main__":

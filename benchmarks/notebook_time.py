@@ -60,7 +60,8 @@ def _run_one(path: Path, nbformat, NotebookClient, timeout_s: int) -> dict:
         row["ok"] = True
     except Exception as exc:                       # report it; one broken notebook should not stop the run
         row["ok"] = False
-        row["error"] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else ''}"
+        last_line = (str(exc).strip().splitlines() or [""])[-1]
+        row["error"] = f"{type(exc).__name__}: {last_line[:200]}"
     row["seconds"] = round(time.perf_counter() - start, 2)
     row["cells"] = sum(1 for c in nb.cells if c.cell_type == "code")
     return row

@@ -195,3 +195,20 @@ def test_causal_mask():
     assert_fails(check_causal_mask(lambda t: np.where(np.tril(np.ones((t, t))) > 0, 0.0, -np.inf)), "additive")
     assert_fails(check_causal_mask(lambda t: np.tril(np.ones((t, t + 1), dtype=bool))), "shape (4, 5)")
     assert_fails(check_causal_mask(lambda t: [][t]), "raised IndexError")
+
+
+def test_every_message_key_exists_in_both_languages_with_the_same_fields():
+    import re
+    import string
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "attention_core"
+    used = set()
+    for name in ("checks.py", "quiz.py", "coreference.py"):
+        used |= set(re.findall(r'"((?:checks|quiz|demos)\.[a-z_.]+)"', (root / name).read_text(encoding="utf-8")))
+    assert len(used) > 30
+    for key in used:
+        assert key in i18n.STRINGS, f"{key} is used but not defined in i18n.STRINGS"
+    for key, entry in i18n.STRINGS.items():
+        if key.startswith(("checks.", "quiz.", "demos.")):
+            fields = [{f for _, f, _, _ in string.Formatter().parse(entry[lang]) if f} for lang in ("en", "zh")]
+            assert fields[0] == fields[1], f"{key}: en and zh use different fields {fields}"

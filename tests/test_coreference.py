@@ -88,3 +88,22 @@ def test_tables_and_errors():
         cr.make_example("the cat sat", "it")
     with pytest.raises(ValueError, match="unknown feature"):
         cr.embed(["x"], {"x": {"fluffy": 1}})
+
+
+def test_widget_flip_moves_the_bars():
+    from attention_core import i18n
+    box = cr.coreference_widget("xiaohong_she", lang="en")
+    assert "“她” attends most to “小红”" in box.bars.value
+    c = box.controls
+    c["token"].value, c["feature"].value = "小红", "female"
+    c["value"].value = 0.0                                   # 小红 is no longer female
+    c["token"].value = "小明"
+    c["value"].value = 1.0                                   # ... and 小明 is
+    assert "“她” attends most to “小明”" in box.bars.value
+    c["reset"].click()
+    assert "attends most to “小红”" in box.bars.value
+    c["example"].value = "animal_wide"                       # a fresh sentence starts unmodified
+    assert "attends most to “street”" in box.bars.value
+    assert "<script" not in box.bars.value
+    assert "最关注" in cr.pronoun_bars_html(cr.resolve(cr.coreference_example("animal_tired")), lang="zh")
+    assert i18n.get_language() in i18n.LANGUAGES

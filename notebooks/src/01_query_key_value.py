@@ -22,7 +22,6 @@
 LANG = "__LANG__"  # language of this edition: "en" or "zh"
 %matplotlib inline
 import inspect
-import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
 from attention_core import checks, coreference, i18n, plots, quiz, widgets
@@ -191,14 +190,15 @@ step-2 weights, for both sentences, with the same matrices:
 
 没有任何一行代码在看具体的词，只有特征向量和矩阵。下面是两句话中代词在第 2 步的那一行权重，用的是同一组矩阵：
 #%% code
-fig, axes = plt.subplots(2, 1, figsize=(10, 3.4))
-for ax, example in zip(axes, (tired, wide)):
+rows, row_names = [], []
+for example in (tired, wide):
     result = coreference.resolve(example)
-    plots.attention_heatmap(result.weights[1][[result.pronoun]], x_labels=example.tokens,
-                            y_labels=[example.tokens[result.pronoun]], ax=ax, colorbar=False)
-    print(f"{' '.join(example.tokens)}\n   -> '{example.tokens[result.pronoun]}' attends most to "
-          f"'{example.tokens[result.antecedent]}' ({result.weights[1][result.pronoun].max():.2f})")
-fig.tight_layout()
+    rows.append(result.weights[1][result.pronoun])              # the pronoun's step-2 weights (T,)
+    row_names.append(f"it (... {example.tokens[-1]})")
+    print(f"{' '.join(example.tokens)}\n   -> 'it' attends most to '{example.tokens[result.antecedent]}' "
+          f"({rows[-1].max():.2f})")
+columns = [a if a == b else f"{a}/{b}" for a, b in zip(tired.tokens, wide.tokens)]
+ax = plots.attention_heatmap(np.stack(rows), x_labels=columns, y_labels=row_names)
 #%% md en
 The same mechanism works in Chinese. In *小红把书递给小明,因为她想帮忙* ("Xiaohong handed the book to Xiaoming,
 because she wanted to help"), 她 (*she*) looks for a female person; 小红 is one, 小明 is not and the book is not a
@@ -226,6 +226,14 @@ both_female = coreference.with_feature(she, "小明", "female", 1.0)
 for example in (she, both_female):
     row = coreference.resolve(example).pronoun_weights()
     print({token: round(weight, 2) for token, weight in row.items() if weight > 0.05})
+#%% md en
+The widget does the same for every sentence: pick one, flip features of any word, and watch the pronoun's
+weights of both steps. Reset brings the sentence back.
+#%% md zh
+下面的控件可以对每个句子做同样的实验：选一个句子，翻转任意词的特征，观察代词在两步中的权重。点“复原”即可回到原句。
+#%% code
+# NBVAL_IGNORE_OUTPUT  (a live widget)
+coreference.coreference_widget("animal_tired")
 #%% md en
 This toy model was written by hand; a real Transformer **learns** its matrices from data, and nothing
 guarantees that it learns the right ones. Attention is the mechanism that makes such a lookup possible in one
