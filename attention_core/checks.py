@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import attention_scores, scaled_dot_product_attention
-from .i18n import t
+from .i18n import get_language, t
 from .masks import causal_mask
 from .softmax import softmax
 
@@ -274,7 +274,7 @@ def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None)
         return _array(out[0], case), _array(out[1], case)
 
     def body():
-        # 1. The worked example of seed 002: weights [0.670, 0.330], output [1.340, 1.320].
+        # 1. The worked example of seed 002 / notebook 01: weights [0.670, 0.330], output [1.340, 1.321].
         ref_out, ref_w = scaled_dot_product_attention(_SEED_Q, _SEED_K, _SEED_V)
         out, w = run(_SEED_CASE, _SEED_Q, _SEED_K, _SEED_V)
         _shape(out, (1, 2), "output", _SEED_CASE)
@@ -335,7 +335,8 @@ def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None)
             raise _Fail("checks.batch_transpose", case=case, detail=t(fail.key, **fail.fields)) from None
 
         if not test_mask:
-            return t("checks.attention.ok") + " " + t("checks.attention.no_mask_tested")
+            sep = "" if get_language() == "zh" else " "          # Chinese sentences join without a space
+            return t("checks.attention.ok") + sep + t("checks.attention.no_mask_tested")
         # 5. A causal mask (True = may attend): masked keys must get weight exactly 0.
         q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
         mask = causal_mask(4)                                            # (Tq, Tk)

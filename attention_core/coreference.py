@@ -57,22 +57,23 @@ LEXICON: dict[str, dict[str, float]] = {
 _EXAMPLES = {
     "animal_tired": ("The animal didn't cross the street because it was too tired", "it", "animal",
                      {"en": "Animals can be tired, streets cannot: 'it' -> 'animal'.",
-                      "zh": "动物会累,街道不会:it 指 animal。"}),
+                      "zh": "动物会累，街道不会：“it”指“animal”。"}),
     "animal_wide": ("The animal didn't cross the street because it was too wide", "it", "street",
                     {"en": "The Winograd twin: one word changed, and streets can be wide: 'it' -> 'street'.",
-                     "zh": "Winograd 孪生句:只改一个词,街道才会宽:it 指 street。"}),
-    "zh_animal_tired": ("动物 没有 过 马路 , 因为 它 太 累 了", "它", "动物",
+                     "zh": "Winograd 孪生句：只改了一个词，而会宽的是街道，所以“it”指“street”。"}),
+    "zh_animal_tired": ("动物 没有 过 马路 ， 因为 它 太 累 了", "它", "动物",
                         {"en": "The same twin in Chinese: 'tired' -> 它 means 动物.",
-                         "zh": "中文版孪生句:累 -> 它 指 动物。"}),
-    "zh_animal_wide": ("动物 没有 过 马路 , 因为 它 太 宽 了", "它", "马路",
+                         "zh": "中文版孪生句：说的是“累”，所以“它”指动物。"}),
+    "zh_animal_wide": ("动物 没有 过 马路 ， 因为 它 太 宽 了", "它", "马路",
                        {"en": "The same twin in Chinese: 'wide' -> 它 means 马路.",
-                        "zh": "中文版孪生句:宽 -> 它 指 马路。"}),
-    "xiaohong_she": ("小红 把 书 递给 小明 , 因为 她 想 帮忙", "她", "小红",
+                        "zh": "中文版孪生句：说的是“宽”，所以“它”指马路。"}),
+    "xiaohong_she": ("小红 把 书 递给 小明 ， 因为 她 想 帮忙", "她", "小红",
                      {"en": "她 (she) looks for a female; 小红 is female, 小明 is not, 书 (book) is no person.",
-                      "zh": "“她”寻找女性;小红是女性,小明不是,书也不是人。"}),
-    "xiaoming_he": ("小红 把 书 递给 小明 , 因为 他 想 看", "他", "小明",
-                    {"en": "Change 她 to 他 (he) and the same matrices send it to 小明.",
-                     "zh": "把“她”换成“他”,同样的矩阵就让它指向小明。"}),
+                      "zh": "“她”要找女性；小红是女性，小明不是，书也不是人。"}),
+    "xiaoming_he": ("小红 把 书 递给 小明 ， 因为 他 想 看", "他", "小明",
+                    {"en": "Change the clause to 因为他想看 (because he wanted to read it): 他 looks for a male, "
+                           "and the same matrices send it to 小明.",
+                     "zh": "把后半句换成“因为他想看”：“他”要找男性，同样的矩阵就让它指向小明。"}),
 }
 
 
@@ -279,13 +280,35 @@ def pronoun_bars_html(result: CorefResult, step: int = 2, lang: str | None = Non
         f"<tr><td style='text-align:right;padding-right:6px'>{html.escape(tok)}</td>"
         f"<td><div style='background:#3b75af;height:12px;width:{max(1, round(240 * w))}px'></div></td>"
         f"<td style='padding-left:6px'>{w:.2f}</td></tr>" for tok, w in zip(result.tokens, row))
-    head = i18n.t("demos.coref.answer", lang, pronoun=result.tokens[result.pronoun],
-                  token=result.tokens[result.antecedent], weight=f"{row[result.antecedent]:.2f}")
+    pronoun = result.tokens[result.pronoun]
+    if np.ptp(row) < 1e-9:                          # nothing stands out (no adjective for step 1)
+        head = i18n.t("demos.coref.even", lang, pronoun=pronoun, weight=f"{row[0]:.2f}")
+    else:
+        top = result.antecedent if step == 2 else int(np.argmax(row))
+        head = i18n.t("demos.coref.answer", lang, pronoun=pronoun, token=result.tokens[top],
+                      weight=f"{row[top]:.2f}")
     return f"<div><b>{html.escape(head)}</b><table>{bars}</table></div>"
 
 
+def pronoun_steps_html(result: CorefResult, lang: str | None = None) -> str:
+    """The pronoun's row at step 1 and at step 2, side by side, each under its question."""
+    from . import i18n
+    cells = "".join(
+        f"<div><div style='color:#555'>{html.escape(i18n.t(key, lang))}</div>"
+        f"{pronoun_bars_html(result, step, lang)}</div>"
+        for step, key in ((1, "demos.coref.step1"), (2, "demos.coref.step2")))
+    return f"<div style='display:flex;flex-wrap:wrap;gap:8px 32px'>{cells}</div>"
+
+
+def sentence_text(example: CorefExample) -> str:
+    """The sentence as a reader writes it: Chinese without spaces between tokens, English with."""
+    chinese = any("\u4e00" <= ch <= "\u9fff" for tok in example.tokens for ch in tok)
+    return ("" if chinese else " ").join(example.tokens)
+
+
 def coreference_widget(name: str = "animal_tired", lang: str | None = None):
-    """Pick a sentence, change features of its tokens, and watch the pronoun's step-2 weights move.
+    """Pick a sentence, change features of its tokens, and watch the pronoun's weights move
+    (its row at step 1, "what is said about me?", and at step 2, "who can that be?").
 
     Changes accumulate (flip 小红 to not female, then 小明 to female) until another sentence is
     chosen or Reset is pressed. A thin layer over with_feature() and resolve(); returns an
@@ -294,10 +317,13 @@ def coreference_widget(name: str = "animal_tired", lang: str | None = None):
     import ipywidgets as w
     from . import i18n
     lang = lang or i18n.get_language()
-    example = w.Dropdown(options=example_names(), value=name, description=i18n.t("demos.coref.example", lang))
+    example = w.Dropdown(options=[(sentence_text(coreference_example(n)), n) for n in example_names()],
+                         value=name, description=i18n.t("demos.coref.example", lang),
+                         layout={"width": "max-content"})
     token = w.Dropdown(description=i18n.t("demos.coref.token", lang))
     feature = w.Dropdown(options=FEATURES, value="can_be_tired", description=i18n.t("demos.coref.feature", lang))
-    value = w.FloatSlider(min=0.0, max=1.0, step=0.5, description=i18n.t("demos.coref.value", lang))
+    value = w.FloatSlider(min=0.0, max=1.0, step=0.5, description=i18n.t("demos.coref.value", lang),
+                          style={"description_width": "initial"})
     reset = w.Button(description=i18n.t("demos.coref.reset", lang))
     bars = w.HTML()
     state = {"busy": False, "example": None}
@@ -309,7 +335,7 @@ def coreference_widget(name: str = "animal_tired", lang: str | None = None):
         state["busy"] = False
 
     def redraw():
-        bars.value = pronoun_bars_html(resolve(state["example"]), lang=lang)
+        bars.value = pronoun_steps_html(resolve(state["example"]), lang=lang)
 
     def on_example(_=None):
         ex = state["example"] = coreference_example(example.value)

@@ -48,15 +48,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "env.auto": {"en": "backend='auto' uses", "zh": "backend='auto' 使用"},
     "env.install": {"en": "install with `{cmd}`", "zh": "安装命令：`{cmd}`"},
     # --- plots ------------------------------------------------------------------------------------
-    "plots.queries": {"en": "query (row: who is looking)", "zh": "查询（行：谁在看）"},
-    "plots.keys": {"en": "key (column: who is looked at)", "zh": "键（列：被看的词）"},
+    "plots.queries": {"en": "query (row: who is looking)", "zh": "Query（行：谁在看）"},
+    "plots.keys": {"en": "key (column: who is looked at)", "zh": "Key（列：被看的词）"},
     "plots.weight": {"en": "attention weight", "zh": "注意力权重"},
     "plots.head": {"en": "head {h}", "zh": "第 {h} 个头"},
     "plots.position": {"en": "position p", "zh": "位置 p"},
     "plots.dimension": {"en": "dimension i", "zh": "维度 i"},
     "plots.pe_value": {"en": "encoding value", "zh": "编码值"},
     "plots.visible": {"en": "may attend (adds 0)", "zh": "可以关注（加 0）"},
-    "plots.masked": {"en": "masked (adds −∞)", "zh": "被遮蔽（加 −∞）"},
+    "plots.masked": {"en": "masked (adds −∞)", "zh": "被屏蔽（加 −∞）"},
     "plots.dot_product": {"en": "dot product {a}·{b} = {dot:.2f}", "zh": "点积 {a}·{b} = {dot:.2f}"},
     "plots.cosine": {"en": "cosine cos θ = {cos}", "zh": "余弦 cos θ = {cos}"},
     "plots.undefined": {"en": "undefined (zero vector)", "zh": "无定义（零向量）"},
@@ -65,33 +65,33 @@ STRINGS: dict[str, dict[str, str]] = {
     # --- widgets ----------------------------------------------------------------------------------
     "widgets.dot_title": {"en": "Move the two vectors: the dot product measures how much they point the same way.",
                           "zh": "拖动两个向量：点积衡量它们指向同一方向的程度。"},
-    "widgets.dot_readout": {"en": "dot product a·b = {dot} · lengths |a| = {na}, |b| = {nb} · cosine = {cos} · "
+    "widgets.dot_readout": {"en": "dot product a·b = {dot}; lengths |a| = {na}, |b| = {nb}; cosine = {cos}; "
                                   "angle = {angle}",
-                            "zh": "点积 a·b = {dot} · 长度 |a| = {na}，|b| = {nb} · 余弦 = {cos} · 夹角 = {angle}"},
+                            "zh": "点积 a·b = {dot}；长度 |a| = {na}，|b| = {nb}；余弦 = {cos}；夹角 = {angle}"},
     "widgets.dot_positive": {"en": "positive: the vectors point in similar directions",
                              "zh": "为正：两个向量方向相近"},
     "widgets.dot_zero": {"en": "zero: the vectors are perpendicular (unrelated)", "zh": "为零：两个向量互相垂直（无关）"},
     "widgets.dot_negative": {"en": "negative: the vectors point in opposite directions",
                              "zh": "为负：两个向量方向相反"},
     "widgets.step_title": {"en": "Move the query q (and the values v): every number of the computation updates.",
-                           "zh": "拖动查询 q（以及值 v）：计算中的每一个数都会随之更新。"},
-    "widgets.key": {"en": "key", "zh": "键"},
-    "widgets.score": {"en": "score q·k", "zh": "得分 q·k"},
+                           "zh": "拖动 Query q（以及 Value v）：计算中的每个数都会随之更新。"},
+    "widgets.key": {"en": "key", "zh": "Key"},
+    "widgets.score": {"en": "score q·k", "zh": "分数 q·k"},
     "widgets.scaled": {"en": "scaled q·k / √{d}", "zh": "缩放 q·k / √{d}"},
     "widgets.weight": {"en": "weight α (softmax)", "zh": "权重 α（softmax）"},
-    "widgets.value": {"en": "value v", "zh": "值 v"},
+    "widgets.value": {"en": "value v", "zh": "Value v"},
     "widgets.output": {"en": "output = Σ α·v", "zh": "输出 = Σ α·v"},
-    "widgets.sum_check": {"en": "the weights sum to {total}", "zh": "权重之和为 {total}"},
-    "widgets.query_panel": {"en": "query q and keys k", "zh": "查询 q 与键 k"},
+    "widgets.sum_check": {"en": "(the weights sum to {total})", "zh": "（权重之和为 {total}）"},
+    "widgets.query_panel": {"en": "query q and keys k", "zh": "Query q 与 Key k"},
     "widgets.weights_panel": {"en": "weights α", "zh": "权重 α"},
-    "widgets.values_panel": {"en": "values v and output", "zh": "值 v 与输出"},
+    "widgets.values_panel": {"en": "values v and output", "zh": "Value v 与输出"},
     "widgets.temperature": {"en": "temperature T", "zh": "温度 T"},
     "widgets.temp_readout": {"en": "largest weight {max} · entropy {h} (uniform: {hmax})",
                              "zh": "最大权重 {max} · 熵 {h}（均匀分布时为 {hmax}）"},
     "widgets.temp_hint": {"en": "Low T: close to one-hot. High T: close to uniform.",
                           "zh": "T 越低越接近 one-hot；T 越高越接近均匀分布。"},
-    "widgets.token": {"en": "token", "zh": "词元"},
-    "widgets.mask_kind": {"en": "mask", "zh": "遮蔽"},
+    "widgets.token": {"en": "token", "zh": "token"},
+    "widgets.mask_kind": {"en": "mask", "zh": "掩码"},
     "widgets.mask_none": {"en": "none", "zh": "无"},
     "widgets.mask_causal": {"en": "causal (look-ahead)", "zh": "因果（防偷看）"},
     "widgets.mask_padding": {"en": "padding", "zh": "填充"},
@@ -99,7 +99,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "widgets.mask_causal_padding": {"en": "causal + padding", "zh": "因果 + 填充"},
     "widgets.length": {"en": "real length", "zh": "真实长度"},
     "widgets.window": {"en": "window", "zh": "窗口"},
-    "widgets.mask_readout": {"en": "keys visible to each query: {counts}", "zh": "每个查询可见的键数：{counts}"},
+    "widgets.mask_readout": {"en": "keys visible to each query: {counts}", "zh": "每个 Query 可见的 Key 数：{counts}"},
     "widgets.pe_readout": {"en": "PE[{p}, {i}] = {v} · dimension {i} repeats every {wl} positions",
                            "zh": "PE[{p}, {i}] = {v} · 第 {i} 维每隔 {wl} 个位置重复一次"},
     "widgets.pe_column": {"en": "dimension {i} along the positions", "zh": "第 {i} 维随位置的变化"},
@@ -131,6 +131,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                "zh": "在下面的代码单元格里写出这个函数，然后在那里运行 `{call}` 来检查。提示：{hint}"},
     "quiz.try_it": {"en": "Try it: notebook {notebook}, section “{section}”, widget `{widget}()`.",
                     "zh": "动手试试：notebook {notebook}，小节“{section}”，控件 `{widget}()`。"},
+    "quiz.try_it_section": {"en": "Try it: notebook {notebook}, section “{section}”.",
+                            "zh": "动手试试：notebook {notebook}，小节“{section}”。"},
     "quiz.review_title": {"en": "Review: the eight self-test questions", "zh": "复习：八道自测题"},
     # --- checks -----------------------------------------------------------------------------------
     "checks.raised": {"en": "Your function raised {exc} on the input {case}.",
@@ -199,9 +201,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                "zh": "你的函数对二维输入正确，但对批量输入不对（{case}）：{detail}"
                                      "批量数组请用 k.swapaxes(-1, -2)，不要用 k.T（它会把所有轴都倒过来），"
                                      "softmax 沿 axis=-1。"},
-    "checks.scores.ok": {"en": "All good: Q K^T / sqrt(d_k) with shape (Tq, Tk), on the seed's worked example, "
+    "checks.scores.ok": {"en": "All good: Q K^T / sqrt(d_k) with shape (Tq, Tk), on the worked example of notebook 01, "
                                "a rectangular case and a batch.",
-                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，教程里的例题、长宽不等的情形和批量输入都正确。"},
+                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，01 节的例题、长宽不等的情形和批量输入都正确。"},
     "checks.attention.not_pair": {"en": "Your function should return a pair (output, weights), like "
                                         "attention_core.scaled_dot_product_attention ({case}). If your exercise "
                                         "returns only the output, use check_attention(fn, returns=\"output\").",
@@ -222,9 +224,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                         "softmax that subtracts each row's maximum (attention_core.softmax does).",
                                   "zh": "分数很大时，你的 {what} 出现了 NaN 或 inf（{case}）：请使用数值稳定的 softmax，"
                                         "先减去每一行的最大值（attention_core.softmax 就是这样做的）。"},
-    "checks.attention.ok": {"en": "All good: the seed's worked example ([0.670, 0.330] -> [1.340, 1.320]), "
+    "checks.attention.ok": {"en": "All good: the worked example of notebook 01 ([0.670, 0.330] -> [1.340, 1.321]), "
                                   "rectangular shapes, large scores and batches match attention_core.",
-                            "zh": "全部通过：教程例题（[0.670, 0.330] -> [1.340, 1.320]）、长宽不等的形状、"
+                            "zh": "全部通过：01 节的例题（[0.670, 0.330] -> [1.340, 1.321]）、长宽不等的形状、"
                                   "很大的分数和批量输入都与 attention_core 一致。"},
     "checks.attention.no_mask_tested": {"en": "(The mask was not tested: your function has no `mask` parameter.)",
                                         "zh": "（没有检查 mask：你的函数没有 `mask` 参数。）"},
@@ -270,8 +272,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "demos.coref.example": {"en": "Sentence", "zh": "句子"},
     "demos.coref.token": {"en": "Token", "zh": "词"},
     "demos.coref.feature": {"en": "Feature", "zh": "特征"},
-    "demos.coref.value": {"en": "Value", "zh": "取值"},
+    "demos.coref.value": {"en": "feature value", "zh": "特征取值"},
     "demos.coref.reset": {"en": "Reset", "zh": "复原"},
     "demos.coref.answer": {"en": "“{pronoun}” attends most to “{token}” (weight {weight})",
                            "zh": "“{pronoun}”最关注“{token}”（权重 {weight}）"},
+    "demos.coref.even": {"en": "“{pronoun}” spreads its attention evenly (weight {weight} each)",
+                         "zh": "“{pronoun}”的注意力平均分配（每个权重 {weight}）"},
+    "demos.coref.step1": {"en": "Step 1: what is said about me?", "zh": "第 1 步：关于我，句子说了什么？"},
+    "demos.coref.step2": {"en": "Step 2: who can that be?", "zh": "第 2 步：那会是谁？"},
 }

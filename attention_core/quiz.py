@@ -52,7 +52,8 @@ class Pointer:
     """Where the idea is demonstrated: a notebook stem, a section heading per language, a widget."""
     notebook: str
     section: dict         # {en, zh}: heading text in notebooks/en and notebooks/zh
-    widget: str           # "module.function" inside attention_core, e.g. "widgets.scaling_widget"
+    widget: str | None    # "module.function" inside attention_core, e.g. "widgets.mask_widget";
+                          # None while the notebook's widget does not exist yet
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,9 @@ def _question(raw: dict, ids: set) -> Question:
     if p.get("notebook") not in NOTEBOOK_STEMS:
         raise QuizDataError(f"{qid}.pointer.notebook: unknown notebook {p.get('notebook')!r}; "
                             f"expected one of {NOTEBOOK_STEMS}")
-    if not isinstance(p.get("widget"), str) or not p["widget"]:
-        raise QuizDataError(f"{qid}.pointer.widget: expected the name of an attention_core widget function")
+    if "widget" not in p or not (p["widget"] is None or (isinstance(p["widget"], str) and p["widget"].strip())):
+        raise QuizDataError(f"{qid}.pointer.widget: expected the name of an attention_core widget function "
+                            f"or null, got {p.get('widget', '(missing)')!r}")
     pointer = Pointer(p["notebook"], _bilingual(p.get("section"), f"{qid}.pointer.section"), p["widget"])
     part_of = raw.get("part_of")
     if part_of is not None and (part_of not in REQUIRED_IDS or part_of not in ids):
@@ -310,10 +312,13 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
 
 
 def pointer_text(question, lang: str | None = None) -> str:
-    """ "Try it: notebook 02_scaled_dot_product, section “...”, widget widgets.scaling_widget()." """
+    """ "Try it: notebook 04_masking, section “...”, widget `widgets.mask_widget()`." (without the
+    widget part when the pointer names none)."""
     q = get_question(question)
     lang = lang or i18n.get_language()
     p = q.pointer
+    if p.widget is None:
+        return i18n.t("quiz.try_it_section", lang, notebook=p.notebook, section=p.section[lang])
     return i18n.t("quiz.try_it", lang, notebook=p.notebook, section=p.section[lang], widget=p.widget)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.patches import FancyArrowPatch
 
 from . import i18n, plots
 from .attention import scaled_dot_product_attention
@@ -428,7 +429,7 @@ def _step_table(s, names) -> str:
     total = html.escape(i18n.t("widgets.sum_check", total=_fmt(s["weights"].sum())))
     return (f"<table style='font-size:15px;border-collapse:collapse'><tr><th></th>{head}</tr>{body}</table>"
             f"<div style='font-size:16px;margin-top:6px'>{output} &nbsp; "
-            f"<span style='color:#666'>({total})</span></div>")
+            f"<span style='color:#666'>{total}</span></div>")
 
 
 def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((2.0, 0.0), (0.0, 4.0)),
@@ -462,8 +463,6 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         ax, lim = axes["query"], 1.15 * q_limit
         plots.setup_vector_axes(ax, lim)
         ax.set_title(i18n.t("widgets.query_panel"), fontsize=plots.FONT["label"])
-        ax.quiver(np.zeros(tk), np.zeros(tk), keys_arr[:, 0], keys_arr[:, 1], color="#999999", angles="xy",
-                  scale_units="xy", scale=1, width=0.012)
         for j, k in enumerate(keys_arr):
             ax.text(*plots.tip_position(k, lim), names[j], color="#666666", fontsize=plots.FONT["tick"],
                     ha="center", va="center")
@@ -471,6 +470,12 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
                                           scale_units="xy", scale=1, width=0.018))
         dyn["q_tip"] = live.animate(ax.text(0, 0, "q", color=plots.COLORS[1], fontsize=plots.FONT["label"] + 1,
                                             ha="center", va="center"))
+        # The keys are dashed and drawn after q (animated artists paint over the cached background in
+        # order), so a q lying on a key, as q = [1, 0] on k1 does, does not hide it.
+        for k in keys_arr:
+            live.animate(ax.add_patch(FancyArrowPatch((0, 0), tuple(k), arrowstyle="-|>", mutation_scale=12,
+                                                      shrinkA=0, shrinkB=0, color="#555555", linewidth=1.4,
+                                                      linestyle=(0, (3, 2)), zorder=5)))
     ax = axes["weights"]
     ax.set_title(i18n.t("widgets.weights_panel"), fontsize=plots.FONT["label"])
     ax.set_ylim(0, 1.12)

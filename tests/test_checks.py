@@ -123,6 +123,10 @@ def test_attention_good_passes():
     no_mask = check_attention(lambda q, k, v: attn_good(q, k, v))
     assert no_mask.passed and "mask was not tested" in no_mask.message
     assert check_attention(lambda q, k, v, mask=None: attn_good(q, k, v, mask)[0], returns="output").passed
+    assert "notebook 01" in no_mask.message and "1.321" in no_mask.message
+    i18n.set_language("zh")
+    zh = check_attention(lambda q, k, v: attn_good(q, k, v)).message
+    assert "一致。（没有检查 mask" in zh and "01 节的例题" in zh      # Chinese sentences: no space between
 
 
 def attn_variant(*, scale="sqrt", kq=False, axis=-1, stable=True, transpose=".T", values="v",

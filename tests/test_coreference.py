@@ -107,3 +107,23 @@ def test_widget_flip_moves_the_bars():
     assert "<script" not in box.bars.value
     assert "最关注" in cr.pronoun_bars_html(cr.resolve(cr.coreference_example("animal_tired")), lang="zh")
     assert i18n.get_language() in i18n.LANGUAGES
+
+
+def test_chinese_sentences_use_a_full_width_comma():
+    for name in ("zh_animal_tired", "zh_animal_wide", "xiaohong_she", "xiaoming_he"):
+        ex = cr.coreference_example(name)
+        assert "，" in ex.tokens and "," not in ex.tokens
+        assert not any(ch in ex.note["zh"] for ch in ",:;"), ex.note["zh"]
+    assert cr.sentence_text(cr.coreference_example("xiaoming_he")) == "小红把书递给小明，因为他想看"
+    assert cr.sentence_text(cr.coreference_example("animal_tired")).startswith("The animal didn't cross")
+
+
+def test_widget_shows_sentences_and_both_steps():
+    box = cr.coreference_widget("animal_tired", lang="zh")
+    c = box.controls
+    assert ("动物没有过马路，因为它太累了", "zh_animal_tired") in c["example"].options
+    assert c["example"].value == "animal_tired" and c["value"].description == "特征取值"
+    assert "第 1 步" in box.bars.value and "第 2 步" in box.bars.value
+    assert "“it”最关注“tired”" in box.bars.value and "“it”最关注“animal”" in box.bars.value
+    c["example"].value = "xiaohong_she"                       # no adjective: step 1 is spread evenly
+    assert "平均分配" in box.bars.value and "“她”最关注“小红”" in box.bars.value

@@ -78,9 +78,30 @@ def test_pointer_section_and_widget_exist_in_written_notebooks(q):
         assert path.exists(), f"{path} is missing"
         section = q.pointer.section[lang].translate(_WIDTH)
         assert section in heading_texts(path), f"{q.id}: no heading {section!r} in {path.relative_to(ROOT)}"
+    assert q.pointer.widget is not None, f"{q.id}: notebook {stem} is written, so name its widget"
+    assert_widget_exists(q)
+
+
+def assert_widget_exists(q):
     module, _, name = q.pointer.widget.rpartition(".")
     mod = importlib.import_module(f"attention_core.{module}" if module else "attention_core")
     assert callable(getattr(mod, name, None)), f"{q.id}: attention_core.{q.pointer.widget} does not exist"
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.pointer.widget is not None], ids=lambda q: q.id)
+def test_named_widgets_exist_even_before_their_notebook(q):
+    """A pointer names an existing widget function, or none at all (null) until one is written."""
+    assert_widget_exists(q)
+
+
+def test_pointer_without_a_widget_says_where_to_look():
+    q1 = quiz.get_question("q1")
+    assert q1.pointer.widget is None
+    for lang in i18n.LANGUAGES:
+        text = quiz.pointer_text(q1, lang)
+        assert q1.pointer.section[lang] in text and "None" not in text and "widget" not in text
+    assert "控件" not in quiz.pointer_text(q1, "zh")
+    assert "widgets.mask_widget()" in quiz.pointer_text("q4", "en")
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -96,6 +117,9 @@ def test_pointer_section_and_widget_exist_in_written_notebooks(q):
     (lambda d: d["questions"][2].update(answer="sixty-four"), "q2b.answer: expected a finite number"),
     (lambda d: d["questions"][2].update(part_of="q9"), "q2b.part_of"),
     (lambda d: d["questions"][6].update(check="test_mask"), "q4b.check"),
+    (lambda d: d["questions"][0]["pointer"].update(widget=""), "q1.pointer.widget: expected the name"),
+    (lambda d: d["questions"][0]["pointer"].update(widget=42), "q1.pointer.widget: expected the name"),
+    (lambda d: d["questions"][0]["pointer"].pop("widget"), "q1.pointer.widget: expected the name"),
 ])
 def test_validation_names_the_problem(mutate, message):
     data = copy.deepcopy(RAW)
@@ -176,7 +200,7 @@ def test_widgets_check_and_show_the_reference(lang):
         assert isinstance(box, w.VBox)
         text = all_html(box)
         assert quiz._md(q.question[lang]).split("$")[0][:12] in text
-        assert q.pointer.section[lang] in text and q.pointer.widget in text
+        assert q.pointer.section[lang] in text and (q.pointer.widget is None or q.pointer.widget in text)
         assert "<script" not in text.lower()
         if q.kind == "choice":
             if q.multiple:

@@ -54,6 +54,10 @@ def test_attention_step_widget_shows_every_number_and_redraws():
     assert not _is_error(panel)
     for number in ("1.000", "0.707", "0.670", "0.330", "1.340", "1.321"):
         assert number in panel.readout.value
+    assert "(the weights sum to 1.000)" in panel.readout.value
+    i18n.set_language("zh")
+    assert "（权重之和为 1.000）" in W.attention_step_widget().readout.value
+    i18n.set_language("en")
     before = _bytes(panel.images["step"])
     assert before.startswith(b"\x89PNG")
     panel.controls["q1"].value = 1.0                       # q = [1, 1]: both keys equally similar
@@ -101,6 +105,8 @@ def test_dot_product_widget_updates_and_handles_zero_vector():
     panel.controls["a1"].value = 0.0
     assert not _is_error(panel)
     assert i18n.t("plots.undefined") in panel.readout.value
+    # "·" is the dot itself and "|a|" a length, so neither separates the parts of the readout.
+    assert panel.readout.value.count("·") == 1 and "; lengths |a|" in panel.readout.value
     assert _bytes(panel.images["vectors"]) != before
     assert W.dot_product_widget(a=[1, 2, 3]).message.value          # not 2-D: message, no exception
 

@@ -45,7 +45,8 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 - **Self-test questions** sit at the end of each topic: answer, press *Check*, then compare with the reference answer.
 - **Teachers:** *View → Presentation Mode* in JupyterLab makes the text large enough for a projector;
   `voila notebooks/en/01_query_key_value.ipynb` shows the widgets without the code.
-- **Stuck?** *Kernel → Restart Kernel and Run All Cells* brings a notebook back to its committed state.
+- **Stuck?** *Kernel → Restart Kernel and Run All Cells* clears every variable and reruns the notebook from the top;
+  to undo your own edits too, run `git checkout -- notebooks/en/<name>.ipynb` (or `make notebooks` rebuilds them all).
 #%% md zh
 ## 怎样使用这套课程
 
@@ -55,10 +56,11 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 - **所有定义都在同一个包里。** notebook 从不自己重写注意力，而是调用 `attention_core`。
   想看某一步背后的代码，运行 `inspect.getsource(ac.softmax)` 就行。
 - **两个版本，同一份代码。** `notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同，只有文字不同。
-- **自测题** 在每个主题的末尾：先作答，点 *检查*，再对照参考答案。
+- **自测题** 在每个主题的末尾：先作答，点 *检查答案*，再对照参考答案。
 - **老师们：** JupyterLab 的 *View → Presentation Mode* 会把字放大，适合投影；
   `voila notebooks/zh/01_query_key_value.ipynb` 可以只展示控件、隐藏代码。
-- **卡住了？** 用 *Kernel → Restart Kernel and Run All Cells* 把 notebook 恢复到提交时的状态。
+- **卡住了？** 用 *Kernel → Restart Kernel and Run All Cells* 清空所有变量，从头重新运行整个 notebook；
+  如果还想撤销自己改过的内容，运行 `git checkout -- notebooks/zh/<name>.ipynb`（或用 `make notebooks` 全部重建）。
 #%% md en
 ## The map
 
@@ -132,7 +134,7 @@ for name, key in candidates.items():
 #%% md en
 Now move the two vectors yourself. Watch the dot product change sign as the angle passes 90°,
 and notice that it also grows with the **length** of the vectors, unlike the cosine.
-That second fact comes back in notebook 02, where long vectors make scores too large.
+That second fact comes back in notebook 02, where wider vectors (more dimensions) make scores too large.
 #%% md zh
 现在亲手拖动两个向量。注意夹角越过 90° 时点积会变号；还要注意，点积会随向量的**长度**变大，
 而余弦值不会。这一点会在 02 节再次出现：向量越长、维度越高，分数就越容易变得过大。
@@ -163,7 +165,7 @@ and $v = xW^V$ (what I hand over). Same input, three roles.
 #%% md zh
 ## 快速回顾 3：神经网络层就是可学习的投影
 
-线性层就是把向量乘上一个矩阵：$y = xW$，训练过程负责挑选 $W$。注意力给每个 token 的同一个向量
+线性层就是把向量乘上一个矩阵：$y = xW$，$W$ 由训练学出来。注意力给每个 token 的同一个向量
 做**三种**投影：$q = xW^Q$（我在找什么）、$k = xW^K$（我凭什么被找到）、$v = xW^V$（我交出什么内容）。
 同一个输入，三种角色。
 #%% code
@@ -184,8 +186,7 @@ contributed has to survive every later step. Below we nudge the **first** input 
 ## 快速回顾 4：RNN 沿着一条链传递信息
 
 循环神经网络每一步读入一个 token：$h_t = \tanh(x_t W_x + h_{t-1} W_h)$。第一个 token 带来的信息，
-必须熬过之后的每一步才能到达末尾。下面我们轻轻推动**第一个**输入，测量**最后一个**隐藏状态移动了多少，
-序列越来越长。
+必须熬过之后的每一步才能到达末尾。下面让序列一次比一次长，每次都轻推**第一个**输入，测量**最后一个**隐藏状态随之变化多少。
 #%% code
 chain = rnn.init_rnn(d_in=4, d_hidden=16, seed=0, recurrent_scale=0.9)
 lengths = [1, 2, 5, 10, 20, 40]
@@ -193,24 +194,27 @@ influence = rnn.influence_of_first_input(chain, lengths, seed=0)
 for t, value in zip(lengths, influence):
     print(f"T = {t:3d}   |d h_T / d x_1| ≈ {value:.1e}")
 #%% md en
-The influence of the first token falls by orders of magnitude as the chain grows. Attention removes the chain:
-any two positions interact in **one** step. Notebook 08 measures this trade in detail.
+The influence of the first token falls by orders of magnitude as the chain grows. Change `recurrent_scale=0.9`
+to `2.0` in the cell above and rerun it: now the influence does not fade, it swings and grows (about 6 at T = 40),
+the other failure of a long chain (the source tutorial: gradients *vanish or explode*). Attention removes the chain: any two positions interact in **one** step.
+Notebook 08 measures this trade in detail.
 
 ## Summary
 
 - The collection is a sequence of experiments; run cells in order and move the widgets.
 - A dot product scores how well two vectors match; softmax turns scores into weights;
-  projections give one vector three roles; an RNN's long chain makes early information fade.
+  projections give one vector three roles; an RNN's long chain makes early information fade (or explode).
 
 **Next:** [01 · Query, Key, Value: the intuition](01_query_key_value.ipynb), where these four pieces become attention.
 #%% md zh
-随着链条变长，第一个 token 的影响下降了好几个数量级。注意力把这条链拿掉了：任意两个位置**一步**就能直接交互。
-08 节会详细测量这笔交换。
+随着链条变长，第一个 token 的影响下降了好几个数量级。把上面单元格里的 `recurrent_scale=0.9` 改成 `2.0` 再运行：
+这次影响不再衰减，而是忽大忽小、越变越大（T = 40 时约为 6）——这是长链条的另一种失败（原教程说的“梯度易消失/爆炸”）。注意力把这条链拿掉了：任意两个位置**一步**就能直接交互。
+08 节会详细测量这种取舍。
 
 ## 小结
 
 - 这套课程由一连串实验组成：按顺序运行单元格，动手拖动控件。
 - 点积衡量两个向量有多匹配；softmax 把分数变成权重；投影让同一个向量扮演三种角色；
-  RNN 的长链条让早期信息逐渐消失。
+  RNN 的长链条让早期信息逐渐消失（或爆炸）。
 
 **下一节：** [01 · Query、Key、Value：直觉](01_query_key_value.ipynb)——这四块拼起来，就是注意力。

@@ -15,7 +15,7 @@
 - 说清 Query、Key、Value 各自的用途，以及为什么要把 Key 和 Value 分开；
 - 手算一步注意力：打分 → 缩放 → softmax → 对 Value 加权求和；
 - 解释为什么注意力权重跟着**内容**走、而不是跟着距离走，并亲眼看到代词找到它指代的名词；
-- 说清一个大的注意力权重能说明什么、不能说明什么。
+- 说清注意力权重大时，能说明什么、不能说明什么。
 
 **需要的基础：** 点积和 softmax（见 [00 · 从这里开始](00_start_here.ipynb)）。
 #%% code
@@ -29,17 +29,18 @@ from attention_core import checks, coreference, i18n, plots, quiz, widgets
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
 #%% md en
-## Three roles: a question, a label, a content
+## Three roles: a question, a label, the contents
 
 Picture a noisy coffee shop. A friend tells a story and says "he"; your mind holds an open question:
-*who is "he"?* You do not listen to the six conversations around you equally: you match the question against the
-people your friend mentioned and take what you know about the best match. Or picture a library:
+*who is "he"?* Six people chat around you, but you do not attend to them equally: you score each person your
+friend mentioned by how well they fit the question, and take mostly (not only) what you know about the best fit.
+Or picture a library:
 
-| role | in the library | in attention |
-|---|---|---|
-| **Query** | the question you walk in with | what this token is looking for |
-| **Key** | the label on each book's spine | how each token can be matched |
-| **Value** | the content of the book | what each token hands over once matched |
+| role | in the coffee shop | in the library | in attention |
+|---|---|---|---|
+| **Query** | "who is 'he'?" | the question you walk in with | what this token is looking for |
+| **Key** | each name your friend mentioned | the label on each book's spine | how each token can be matched |
+| **Value** | what you know about that person | the contents of the book | what each token hands over once matched |
 
 The query is compared with every **key**; the comparison decides *how much* to take from each position;
 the **values** decide *what* is taken. Why two vectors per token instead of one? Because "how I am found" and
@@ -49,14 +50,14 @@ stay put; change only the keys and the weights move.
 ## 三种角色：问题、标签、内容
 
 想象一间嘈杂的咖啡馆。朋友讲故事时说到“他”，你脑中冒出一个悬而未决的问题：*“他”是谁？*
-你不会平等地去听周围六桌人的聊天，而是拿这个问题去比对朋友提到过的人，从最匹配的那个人身上取信息。
-也可以想象一座图书馆：
+周围有六个人在同时聊天，但你不会平均分配注意力：你拿这个问题给朋友提到过的每个人打分，
+看谁最符合，然后主要（而不是只）从最符合的那个人身上取信息。也可以想象一座图书馆：
 
-| 角色 | 在图书馆里 | 在注意力里 |
-|---|---|---|
-| **Query（查询）** | 你带着进门的问题 | 当前 token 想找什么 |
-| **Key（键）** | 每本书书脊上的标签 | 每个 token 凭什么被匹配 |
-| **Value（值）** | 书里的内容 | 匹配上之后，每个 token 交出什么 |
+| 角色 | 在咖啡馆里 | 在图书馆里 | 在注意力里 |
+|---|---|---|---|
+| **Query（查询）** | “‘他’是谁？” | 你带着进门的问题 | 当前 token 想找什么 |
+| **Key（键）** | 朋友提到的每个名字 | 每本书书脊上的标签 | 每个 token 凭什么被匹配 |
+| **Value（值）** | 你对那个人的了解 | 书里的内容 | 匹配上之后，每个 token 交出什么 |
 
 Query 与每个 **Key** 比较，比较结果决定从每个位置取**多少**；**Value** 决定取的是**什么**。
 为什么每个 token 要用两个向量，而不是一个？因为“我凭什么被找到”和“我能提供什么”是两件不同的事。
@@ -69,9 +70,10 @@ v = np.array([[2.0, 0.0], [0.0, 4.0]])            # two values, Dv = 2
 out, w = ac.scaled_dot_product_attention(q, k, v)
 out_new_v, w_new_v = ac.scaled_dot_product_attention(q, k, v * 10)                  # change only the values
 out_new_k, w_new_k = ac.scaled_dot_product_attention(q, k[::-1], v)                # swap only the keys
-print("original       weights", w.round(3), " output", out.round(3))
-print("values x 10    weights", w_new_v.round(3), " output", out_new_v.round(3))
-print("keys swapped   weights", w_new_k.round(3), " output", out_new_k.round(3))
+show = lambda x: np.array2string(np.asarray(x)[0], precision=3, floatmode="fixed", separator=", ")
+print("original       weights", show(w), "  output", show(out))
+print("values x 10    weights", show(w_new_v), "  output", show(out_new_v))
+print("keys swapped   weights", show(w_new_k), "  output", show(out_new_k))
 #%% md en
 ## The worked example, step by step
 
@@ -90,10 +92,10 @@ scores = q @ k.T                                   # 1. match: one dot product p
 scaled = scores / np.sqrt(q.shape[-1])            # 2. scale by sqrt(d) = sqrt(2)
 weights = ac.softmax(scaled)                      # 3. softmax: non-negative, sums to 1
 output = weights @ v                              # 4. mix the values with the weights
-print("scores  [q·k1, q·k2] =", scores.round(3))
-print("scaled  / sqrt(2)    =", scaled.round(3))
-print("weights softmax      =", weights.round(3), " sum =", weights.sum().round(6))
-print("output  0.670·v1 + 0.330·v2 =", output.round(3))
+print("scores  [q·k1, q·k2]    =", show(scores))
+print("scaled  / sqrt(2)       =", show(scaled))
+print("weights softmax         =", show(weights), "  sum =", f"{weights.sum():.3f}")
+print("output  α1·v1 + α2·v2   =", show(output))
 print("same as the library:", np.allclose(output, ac.scaled_dot_product_attention(q, k, v)[0]))
 #%% md en
 The numbers match the tutorial: scores $[1, 0]$, scaled $[0.707, 0]$, weights $[0.670, 0.330]$.
@@ -102,14 +104,16 @@ already rounded to three digits ($0.330 \times 4 = 1.320$), while the exact weig
 $0.33024 \times 4 = 1.321$. The output is **not** a copy of the best match $v_1$: it is a blend, mostly $v_1$,
 partly $v_2$.
 
-The library does exactly these four steps. Here is its code (validation and the torch hook come first):
+The library computes the same thing. Its public function, printed below, hands torch inputs to torch, checks
+the inputs, then calls a NumPy path tuned for speed and memory (it works on blocks of query rows); the arithmetic
+is the four lines above.
 #%% md zh
 这些数与原教程一致：分数 $[1, 0]$，缩放后 $[0.707, 0]$，权重 $[0.670, 0.330]$。
 输出显示为 $[1.340, 1.321]$：原教程的 $[1.340, 1.320]$ 是用已经四舍五入到三位的权重去混合 Value 的
 （$0.330 \times 4 = 1.320$），而精确的权重是 $0.33024$，$0.33024 \times 4 = 1.321$。
 注意输出**不是**把最匹配的 $v_1$ 原样复制过来，而是一种混合：大部分来自 $v_1$，一部分来自 $v_2$。
 
-库里的实现做的正是这四步。下面是它的源代码（前面几行是输入检查和 torch 后端的入口）：
+库里算的是同一件事。下面打印的是它的公开函数：先把 torch 输入交给 torch 后端，再检查输入，最后调用一条为速度和内存优化过的 NumPy 路径（按 Query 行分块计算）；其中的算术就是上面那四行。
 #%% code
 print(inspect.getsource(ac.scaled_dot_product_attention))
 #%% md en
@@ -162,8 +166,8 @@ Each word is a vector of named features (`animate`, `place`, `can_be_tired`, `ca
 *it* 就变成了街道。这样的一对句子（Winograd 句对）是真正的考验：“选最近的名词”或“选主语”
 这类固定规则，总会在其中一句上出错。
 
-注意力能做到吗？我们搭一个极小的模型，它的每个数字都有名字，这样就能看清它**为什么**能做到。
-每个词都是一个由具名特征（`animate` 有生命、`place` 地点、`can_be_tired` 会累、`can_be_wide` 会宽……）组成的向量：
+注意力能做到吗？我们搭一个极小的模型，里面每个数字都有明确含义，这样就能看清它**为什么**能做到。
+每个词都表示成一个向量，每一维是一个有名字的特征（`animate` 有生命、`place` 地点、`can_be_tired` 会累、`can_be_wide` 会宽……）：
 #%% code
 tired = coreference.coreference_example("animal_tired")
 wide = coreference.coreference_example("animal_wide")
@@ -177,8 +181,8 @@ The model runs two attention steps with fixed, readable matrices (print them wit
 2. **Who can that be?** Now the pronoun's query says "I need something that can be tired" (or wide); each noun's
    key says what it can be; the best match hands over its identity.
 
-No line of code looks at the words: only the feature vectors and the matrices. Here is the pronoun's row of
-step-2 weights, for both sentences, with the same matrices:
+Here is step 1 at work, and the two matrices of step 2 that do the matching: the query matrix turns
+`pred_tired` into "looking for `tired`", the key matrix turns `can_be_tired` into "I answer to `tired`".
 #%% md zh
 这个模型用固定且可读的矩阵做两步注意力（可以用
 `coreference.matrix_table(coreference.default_params(), "w_q2")` 把矩阵打印出来）：
@@ -188,36 +192,55 @@ step-2 weights, for both sentences, with the same matrices:
 2. **这会是谁？** 此时代词的 Query 变成“我要找一个会累的东西”（或“会宽的东西”）；每个名词的 Key
    说明自己可能是什么；最匹配的那个名词交出自己的身份信息。
 
-没有任何一行代码在看具体的词，只有特征向量和矩阵。下面是两句话中代词在第 2 步的那一行权重，用的是同一组矩阵：
+下面先看第 1 步的效果，再看第 2 步负责匹配的两个矩阵：Query 矩阵把 `pred_tired` 变成“在找 `tired`”，
+Key 矩阵把 `can_be_tired` 变成“我能回应 `tired`”。
 #%% code
-rows, row_names = [], []
-for example in (tired, wide):
-    result = coreference.resolve(example)
-    rows.append(result.weights[1][result.pronoun])              # the pronoun's step-2 weights (T,)
-    row_names.append(f"it (... {example.tokens[-1]})")
-    print(f"{' '.join(example.tokens)}\n   -> 'it' attends most to '{example.tokens[result.antecedent]}' "
-          f"({rows[-1].max():.2f})")
-columns = [a if a == b else f"{a}/{b}" for a, b in zip(tired.tokens, wide.tokens)]
-ax = plots.attention_heatmap(np.stack(rows), x_labels=columns, y_labels=row_names)
+params = coreference.default_params()
+step1 = coreference.resolve(tired).pronoun_weights(step=1)
+print("step 1, 'it' attends to:", {token: round(w, 2) for token, w in step1.items() if w > 0.05})
+coreference.matrix_table(params, "w_q2")
+#%% code
+coreference.matrix_table(params, "w_k2")
 #%% md en
-The same mechanism works in Chinese. In *小红把书递给小明,因为她想帮忙* ("Xiaohong handed the book to Xiaoming,
+No line of code looks at the words: only the feature vectors and these matrices. Here is the pronoun's row of
+step-2 weights for both sentences of the twin, in English and in Chinese, with the same matrices:
+#%% md zh
+没有任何一行代码在看具体的词，只有特征向量和这些矩阵。下面是孪生句中代词在第 2 步的那一行权重，
+英文、中文各一对，用的是同一组矩阵：
+#%% code
+twins = [(tired, wide), (coreference.coreference_example("zh_animal_tired"),
+                         coreference.coreference_example("zh_animal_wide"))]
+for first, second in twins:
+    changed = [a != b for a, b in zip(first.tokens, second.tokens)].index(True)   # the one word that differs
+    rows, row_names = [], []
+    for example in (first, second):
+        result = coreference.resolve(example)
+        rows.append(result.weights[1][result.pronoun])          # the pronoun's step-2 weights (T,)
+        row_names.append(f"{example.tokens[result.pronoun]} (... {example.tokens[changed]})")
+        print(f"{example.tokens[changed]:>5s}: {example.tokens[result.pronoun]} -> "
+              f"{example.tokens[result.antecedent]} ({rows[-1].max():.2f})")
+    columns = [a if a == b else f"{a}/{b}" for a, b in zip(first.tokens, second.tokens)]
+    ax = plots.attention_heatmap(np.stack(rows), x_labels=columns, y_labels=row_names)
+#%% md en
+The same mechanism works in Chinese. In *小红把书递给小明，因为她想帮忙* ("Xiaohong handed the book to Xiaoming,
 because she wanted to help"), 她 (*she*) looks for a female person; 小红 is one, 小明 is not and the book is not a
-person. Change 她 to 他 (*he*) and the same matrices send it to 小明.
+person. Change the clause to 因为他想看 (*because he wanted to read it*): 他 looks for a male, and the same
+matrices send it to 小明.
 #%% md zh
 同样的机制在中文里也成立。在“小红把书递给小明，因为她想帮忙”里，“她”要找一位女性：小红是，小明不是，
-书更不是人。把“她”换成“他”，同样的矩阵就会让它指向小明。
+书更不是人。把后半句换成“因为他想看”：“他”要找男性，同样的矩阵就会让它指向小明。
 #%% code
 for name in ("xiaohong_she", "xiaoming_he", "zh_animal_tired", "zh_animal_wide"):
     example = coreference.coreference_example(name)
     result = coreference.resolve(example)
-    print(f"{''.join(example.tokens):22s} {example.tokens[result.pronoun]} -> "
-          f"{example.tokens[result.antecedent]}   (weight {result.weights[1][result.pronoun].max():.2f})")
+    print(f"{example.tokens[result.pronoun]} -> {example.tokens[result.antecedent]}   "
+          f"(weight {result.weights[1][result.pronoun].max():.2f})   {''.join(example.tokens)}")
 #%% md en
 **Is it real?** Flip one feature and the attention must follow. Below we claim that 小明 is female too:
 now two keys match the query of 她 equally, and its attention splits between them. Try other flips in the cell:
 give `street` the feature `can_be_tired`, or take `can_be_tired` away from `animal`.
 #%% md zh
-**这是真的吗？** 翻转一个特征，注意力就必须跟着变。下面我们假设小明也是女性：这时有两个 Key
+**这个演示靠得住吗？** 翻转一个特征，注意力就必须跟着变。下面我们假设小明也是女性：这时有两个 Key
 同样匹配“她”的 Query，注意力就在两人之间平分。你也可以在这个单元格里试试别的改法：
 给 `street` 加上 `can_be_tired`，或者去掉 `animal` 的 `can_be_tired`。
 #%% code
@@ -241,7 +264,7 @@ step, wherever the noun is. The chain is always the same:
 
 **representation → compare the query with every key → weights → weighted sum of values → new representation.**
 #%% md zh
-这个小模型是手工写出来的；真正的 Transformer 会从数据中**学习**这些矩阵，而且并不保证一定能学对。
+这个小模型的矩阵是手工设定的；真正的 Transformer 会从数据中**学习**这些矩阵，而且并不保证一定能学对。
 注意力提供的是一种机制：无论名词在句子的什么位置，都能一步完成这样的查找。因果链始终是：
 
 **词的表示 → 用 Query 与每个 Key 比较 → 权重 → 对 Value 加权求和 → 带上下文的新表示。**
@@ -253,7 +276,7 @@ what is wrong, in plain words:
 #%% md zh
 ## 练习：亲手写一个注意力
 
-一个常见的初次尝试会忘记缩放。检查器会用上面的例子和各种边界情况来运行它，并用大白话指出哪里不对：
+初学者第一次写时，常常忘了缩放。下面就是这样一个版本；检查器会用上面的例题和几种边界情况运行它，并用大白话指出哪里不对：
 #%% code
 def attention_without_scale(q, k, v):             # a common first attempt
     weights = ac.softmax(q @ k.T)
@@ -262,18 +285,50 @@ def attention_without_scale(q, k, v):             # a common first attempt
 checks.check_attention(attention_without_scale)
 #%% md en
 **Your turn.** Edit `my_attention` below (keep the signature: it returns `(output, weights)`), run the cell, and
-read the verdict. Try breaking it on purpose too: use `k @ q.swapaxes(-1, -2)` instead, or drop the softmax.
+read the verdict. Until you write it, the checker says the function is not implemented; that is expected.
+Once it passes, break it on purpose: use `k @ q.swapaxes(-1, -2)`, or drop the softmax, and read what the checker says.
 #%% md zh
 **轮到你了。** 修改下面的 `my_attention`（保持函数签名不变：返回 `(output, weights)`），运行单元格，
-看检查结果。也可以故意改错试试：换成 `k @ q.swapaxes(-1, -2)`，或者去掉 softmax。
+看检查结果。还没写之前，检查器会提示函数尚未实现，这是正常的。
+通过之后，再故意改错试试：换成 `k @ q.swapaxes(-1, -2)`，或者去掉 softmax，看看检查器怎么说。
 #%% code
 def my_attention(q, k, v):
-    d_k = q.shape[-1]
-    scores = q @ k.swapaxes(-1, -2)                # compare: (..., Tq, Tk); .T would also flip batch axes
-    weights = ac.softmax(scores / np.sqrt(d_k))    # scale, then normalise each row
-    return weights @ v, weights                    # mix the values
+    """q (..., Tq, Dk), k (..., Tk, Dk), v (..., Tk, Dv) -> (output (..., Tq, Dv), weights (..., Tq, Tk))"""
+    # 1. scores: compare every query with every key (hint: k.swapaxes(-1, -2) works for batches, k.T does not)
+    # 2. scale the scores by 1 / sqrt(d_k)
+    # 3. softmax over the last axis (ac.softmax)
+    # 4. mix the values with the weights; return (output, weights)
+    raise NotImplementedError("write the four steps above")
 
 checks.check_attention(my_attention)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_attention(q, k, v):
+    d_k = q.shape[-1]
+    scores = q @ k.swapaxes(-1, -2)                # (..., Tq, Tk)
+    weights = ac.softmax(scores / np.sqrt(d_k))    # each row sums to 1
+    return weights @ v, weights                    # (..., Tq, Dv), (..., Tq, Tk)
+```
+</details>
+
+This is what a pass looks like: the library's own function, judged by the same checker.
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_attention(q, k, v):
+    d_k = q.shape[-1]
+    scores = q @ k.swapaxes(-1, -2)                # (..., Tq, Tk)
+    weights = ac.softmax(scores / np.sqrt(d_k))    # each row sums to 1
+    return weights @ v, weights                    # (..., Tq, Dv), (..., Tq, Tk)
+```
+</details>
+
+通过检查时是这个样子：用同一个检查器来评判库里自带的函数。
+#%% code
+checks.check_attention(ac.scaled_dot_product_attention)
 #%% md en
 ## What a weight does and does not mean
 
@@ -285,7 +340,7 @@ to the output. Everything in the output comes from the token with the small weig
 ## 权重说明什么，不说明什么
 
 权重 $\alpha_{ij}$ 表示：在这个头、这一层、这次输入里，位置 $j$ 的 **Value** 有多少进入了位置 $i$ 的新向量。
-它不是"$j$ 解释了 $i$"的概率。看下面的例子：第一个 Key 与 Query 高度匹配，拿走了大部分权重，
+它不是“$j$ 解释了 $i$”的概率。看下面的例子：第一个 Key 与 Query 高度匹配，拿走了大部分权重，
 但它的 Value 是零，所以它对输出**毫无**贡献；输出里的一切都来自权重很小的那个 token。
 #%% code
 q6 = np.array([[1.5, 0.0]])
@@ -314,7 +369,7 @@ quiz.quiz_widget("q6")
 - **Query** = what I look for, **Key** = how I can be matched, **Value** = what I hand over.
   Keys decide *how much*, values decide *what*.
 - One attention step: scores $qk^\top$ → divide by $\sqrt{d}$ → softmax → weighted sum of values.
-  The worked example gives weights $[0.670, 0.330]$ and output $\approx[1.340, 1.32]$.
+  The worked example gives weights $[0.670, 0.330]$ and output $[1.340, 1.321]$ (the tutorial's $1.320$ rounds the weights first).
 - Weights follow content, not distance; with the right features, a pronoun's query finds its noun, and the
   Winograd twin flips the answer.
 - A large weight means "much of this value was mixed in here", not "this token explains the decision".
@@ -325,8 +380,8 @@ quiz.quiz_widget("q6")
 
 - **Query** = 我在找什么，**Key** = 我凭什么被匹配，**Value** = 我交出什么。Key 决定取**多少**，Value 决定取**什么**。
 - 一步注意力：打分 $qk^\top$ → 除以 $\sqrt{d}$ → softmax → 对 Value 加权求和。
-  本节的例子得到权重 $[0.670, 0.330]$，输出约为 $[1.340, 1.32]$。
+  本节的例子得到权重 $[0.670, 0.330]$，输出为 $[1.340, 1.321]$（原教程的 $1.320$ 是先把权重四舍五入再算的）。
 - 权重跟着内容走，不跟着距离走；有了合适的特征，代词的 Query 能找到它指代的名词，而 Winograd 孪生句会让答案翻转。
-- 权重大意味着“这个 Value 有很多被混进了这里”，而不是“这个 token 解释了模型的决定”。
+- 权重大意味着“这个 Value 在这里混入得多”，而不是“这个 token 解释了模型的决定”。
 
-**下一节：** 02 · 缩放点积注意力与 √d_k——向量越宽，为什么这个除法越重要。
+**下一节：** 02 · 缩放点积注意力与 √d_k——为什么向量维度越高，这个除法越重要。
