@@ -14,17 +14,21 @@ TEST_ENV := HOME=$(TEST_HOME) JUPYTER_CONFIG_DIR=$(TEST_HOME)/jupyter IPYTHONDIR
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml tools/lab-overrides.json tools/voila/voila.json tools/voila/templates/attention-lab/index.html.j2
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp tools/lab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@mkdir -p $(VENV)/share/jupyter/voila/templates $(VENV)/etc/jupyter
+	@cp -r tools/voila/templates/attention-lab $(VENV)/share/jupyter/voila/templates/
+	@cp tools/voila/voila.json $(VENV)/etc/jupyter/voila.json
 	@touch $(STAMP)
 
 ## make lab: set up, then open JupyterLab on the start-here notebook (127.0.0.1, token on)
 lab: setup
-	cd notebooks && ../$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 $(ROOT_FLAG) en/00_start_here.ipynb
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
+		--LabApp.default_url=/lab/tree/en/00_start_here.ipynb $(ROOT_FLAG)
 
 ## make test: set up, then run every test: unit tests and nbval over both editions
 test: setup

@@ -1,0 +1,203 @@
+"""Real-browser tests: JupyterLab and Voila from this venv, driven by Debian's Chromium via Playwright.
+
+Everything here is marked `browser` and is skipped (with the reason) where /usr/bin/chromium is
+missing. The servers run on free 127.0.0.1 ports with a random token, on a temporary COPY of
+notebooks/ (so nothing a test does, an autosave included, can touch the committed notebooks), with
+HOME, IPYTHONDIR, MPLCONFIGDIR, JUPYTER_CONFIG_DIR and JUPYTER_RUNTIME_DIR in a temporary folder.
+The venv's share/jupyter stays on the data path: lab extensions (ipywidgets) and the settings
+overrides of tools/lab-overrides.json are the ones `make lab` uses. On failure a test leaves a
+screenshot (its path is printed) in ATTENTION_LAB_SCREENSHOTS or pytest's temporary folder.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+SKIP_REASON = "chromium not installed: run `apt-get install -y chromium` (CI does)"
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+SERVER_START_S = 120          # 2 shared cores: a cold JupyterLab can take a while
+# Test-only JupyterLab user settings: never autosave (the copy would not matter, but a save also
+# rewrites widget state), and keep every cell in the DOM (no virtual scrolling).
+LAB_USER_SETTINGS = {
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if HERE in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+            if not CHROMIUM.exists():
+                item.add_marker(pytest.mark.skip(reason=SKIP_REASON))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+# --- servers ----------------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = SERVER_START_S) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}; log:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"no answer from {url} after {timeout} s; log:\n{log.read_text()[-3000:]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop a server started in its own process group, and its kernels with it."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)           # the group is ours: start_new_session=True
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("browser-home")
+
+
+@pytest.fixture(scope="session")
+def server_env(browser_home) -> dict:
+    env = dict(os.environ)
+    for name in ("JUPYTER_PATH", "JUPYTER_DATA_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR",
+                 "JUPYTER_TOKEN"):
+        env.pop(name, None)
+    env.update(HOME=str(browser_home), IPYTHONDIR=str(browser_home / "ipython"),
+               MPLCONFIGDIR=str(browser_home / "mpl"), JUPYTER_CONFIG_DIR=str(browser_home / "jupyter"),
+               JUPYTER_RUNTIME_DIR=str(browser_home / "runtime"), PYTHONUNBUFFERED="1")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    settings = browser_home / "jupyter" / "lab" / "user-settings"
+    for rel, value in LAB_USER_SETTINGS.items():
+        path = settings / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    return env
+
+
+@pytest.fixture(scope="session")
+def notebooks_copy(tmp_path_factory) -> Path:
+    """notebooks/en and notebooks/zh copied: the servers' root folder."""
+    root = tmp_path_factory.mktemp("notebooks")
+    for edition in ("en", "zh"):
+        shutil.copytree(REPO / "notebooks" / edition, root / edition,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return root
+
+
+class Server:
+    def __init__(self, base: str, token: str):
+        self.base, self.token = base, token
+
+    def url(self, path: str, query: str = "") -> str:
+        sep = "&" if query else ""
+        return f"{self.base}/{path.lstrip('/')}?{query}{sep}token={self.token}"
+
+
+def _start(cmd, env, cwd, log: Path, ready_url: str):
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        _wait_http(ready_url, proc, log)
+    except BaseException:
+        _stop(proc)
+        raise
+    return proc
+
+
+@pytest.fixture(scope="session")
+def lab_server(server_env, notebooks_copy, browser_home):
+    port, token = _free_port(), secrets.token_hex(16)
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={notebooks_copy}", "--LabApp.news_url=None"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = browser_home / "lab.log"
+    proc = _start(cmd, server_env, notebooks_copy, log, f"http://127.0.0.1:{port}/api/status?token={token}")
+    yield Server(f"http://127.0.0.1:{port}", token)
+    _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def voila_server(server_env, notebooks_copy, browser_home):
+    port, token = _free_port(), secrets.token_hex(16)
+    cmd = [sys.executable, "-m", "voila", str(notebooks_copy), "--no-browser", "--Voila.ip=127.0.0.1",
+           f"--port={port}", f"--token={token}"]
+    log = browser_home / "voila.log"
+    proc = _start(cmd, server_env, notebooks_copy, log, f"http://127.0.0.1:{port}/?token={token}")
+    yield Server(f"http://127.0.0.1:{port}", token)
+    _stop(proc)
+
+
+# --- browser ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def browser(browser_home):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, request, tmp_path_factory):
+    """A fresh page (own context) with generous timeouts; a screenshot on failure."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    context.set_default_timeout(60_000)
+    pg = context.new_page()
+    yield pg
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        folder = Path(os.environ.get("ATTENTION_LAB_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots")
+        folder.mkdir(parents=True, exist_ok=True)
+        shot = folder / f"{request.node.name}.png"
+        try:
+            pg.screenshot(path=str(shot), full_page=True, timeout=30_000)
+            print(f"\nscreenshot of the failure: {shot}")
+        except Exception as exc:  # noqa: BLE001 -- a screenshot must not hide the real failure
+            print(f"\nno screenshot ({exc})")
+    context.close()

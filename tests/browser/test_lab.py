@@ -1,0 +1,141 @@
+"""JupyterLab in Chromium: open a notebook, clear it, run every cell, then use its widgets like a learner."""
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import urlparse
+
+import pytest
+
+from attention_core import i18n, quiz
+
+pytestmark = pytest.mark.browser
+
+RUN_ALL_S = 120
+IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+
+# Counts code cells, executed ones (prompt "[12]:"), running ones ("[*]:") and error outputs.
+_PROGRESS_JS = """() => {
+  const cells = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell')];
+  const prompt = c => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '';
+  const errors = [...document.querySelectorAll(
+      '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')]
+      .map(e => e.textContent.slice(0, 2000));
+  return {code: cells.length, done: cells.filter(c => /\\[\\d+\\]/.test(prompt(c))).length,
+          running: cells.filter(c => prompt(c).includes('*')).length, errors};
+}"""
+
+
+def run_menu(page, menu: str, command: str) -> None:
+    """Click a top menu (e.g. "Run") and its item for a JupyterLab command (e.g. runmenu:run-all)."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{menu}$")).click()
+    page.locator(f".lm-Menu li.lm-Menu-item[data-command='{command}']").click()
+
+
+def open_and_run(page, lab_server, path: str) -> None:
+    """Open `path` (relative to notebooks/), clear every output, run all cells, wait until all ran."""
+    page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-CodeCell").first.wait_for(timeout=90_000)
+    page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
+    page.locator(".jp-NotebookPanel .jp-Notebook").first.click(position={"x": 5, "y": 5})
+    run_menu(page, "Edit", "editmenu:clear-all")  # stored outputs and widget views go away
+    page.wait_for_function("""() => !document.querySelector('.jp-NotebookPanel .jp-OutputArea-output')
+        && ![...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt')]
+             .some(p => /\\d/.test(p.textContent))""", timeout=30_000)
+    run_menu(page, "Run", "runmenu:run-all")  # "Run All Cells"
+    deadline = time.monotonic() + RUN_ALL_S
+    progress = page.evaluate(_PROGRESS_JS)
+    while time.monotonic() < deadline:
+        progress = page.evaluate(_PROGRESS_JS)
+        assert not progress["errors"], f"{path}: a cell raised:\n" + "\n---\n".join(progress["errors"])
+        if progress["code"] and progress["done"] == progress["code"] and not progress["running"] \
+                and page.locator(IDLE).count():
+            return
+        time.sleep(0.5)
+    pytest.fail(f"{path}: Run All did not finish in {RUN_ALL_S} s: {progress}")
+
+
+def _plain_fragment(text: str) -> str:
+    """The longest piece of `text` that renders as itself: no $math$, **bold**, `code` or line break."""
+    return max(re.split(r"\$[^$]*\$|\*\*|`|\n", text), key=len).strip()
+
+
+def code_cell(page, source_snippet: str):
+    """The code cell whose source contains `source_snippet`."""
+    cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(
+        has=page.locator(".jp-InputArea", has_text=source_snippet))
+    assert cell.count() == 1, f"expected one code cell containing {source_snippet!r}, found {cell.count()}"
+    return cell
+
+
+def test_lab_en_attention_step_slider(page, lab_server):
+    """en 01: the attention-step widget redraws its picture and its numbers when q[0] moves."""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    open_and_run(page, lab_server, "en/01_query_key_value.ipynb")
+    cell = code_cell(page, "widgets.attention_step_widget(")
+    output = cell.locator(".jp-OutputArea")
+    output.get_by_text(i18n.t("widgets.step_title", "en")).wait_for()
+    image = output.locator("img.widget-image").first
+    image.wait_for()
+    table = output.locator(".widget-html table").first
+    table.wait_for()
+    before_src, before_table = image.get_attribute("src"), table.text_content()
+    assert before_src, "the widget's image has no src"
+    assert "0.670" in before_table and "0.330" in before_table, before_table   # the seed's worked example
+    slider = output.locator(".widget-slider").first
+    assert slider.locator(".widget-readout").text_content().strip() == "1.00"
+
+    handle = slider.locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    for _ in range(5):                        # step 0.1: q[0] 1.0 -> 1.5
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(100)
+
+    page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
+                           arg=[image.element_handle(), before_src], timeout=30_000)
+    page.wait_for_function("([el, text]) => el.textContent !== text",
+                           arg=[table.element_handle(), before_table], timeout=30_000)
+    assert slider.locator(".widget-readout").text_content().strip() == "1.50"
+    after_table = table.text_content()
+    assert "0.670" not in after_table, after_table       # weights moved: q is longer, softmax sharper
+    assert not output.locator(".widget-html", has_text="⚠").count(), "the widget shows an error"
+    off_machine = sorted({u for u in requests
+                          if urlparse(u).scheme not in ("data", "blob") and urlparse(u).hostname != "127.0.0.1"})
+    assert not off_machine, f"JupyterLab asked outside 127.0.0.1 for: {off_machine}"
+
+
+def test_lab_zh_quiz_q6(page, lab_server):
+    """zh 01: the Q6 quiz in Chinese: choose A and C, Check -> correct; show the reference answer."""
+    open_and_run(page, lab_server, "zh/01_query_key_value.ipynb")
+    cell = code_cell(page, 'quiz.quiz_widget("q6")')
+    output = cell.locator(".jp-OutputArea")
+    check = output.get_by_role("button", name=i18n.t("quiz.check", "zh"), exact=True)
+    check.wait_for()
+    for letter in ("A", "C"):                              # Q6 is select-all: the right set is {A, C}
+        output.get_by_role("button", name=letter, exact=True).click()
+    check.click()
+    feedback = output.get_by_text(i18n.t("quiz.correct", "zh"))
+    feedback.wait_for(timeout=30_000)
+    assert output.get_by_text("✔ A.").count() and output.get_by_text("✔ C.").count()
+
+    reference = output.get_by_text(_plain_fragment(quiz.get_question("q6").reference["zh"]))
+    assert not reference.is_visible()
+    output.get_by_role("button", name=i18n.t("quiz.show_reference", "zh"), exact=True).click()
+    reference.wait_for(state="visible", timeout=30_000)
+    assert output.get_by_text(i18n.t("quiz.reference", "zh")).is_visible()
+    output.get_by_role("button", name=i18n.t("quiz.hide_reference", "zh"), exact=True).wait_for()
+
+
+def test_lab_zh_start_here_renders_chinese(page, lab_server):
+    """zh 00: runs cleanly, shows the Chinese heading, and its figures need no missing glyph."""
+    open_and_run(page, lab_server, "zh/00_start_here.ipynb")
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    page.get_by_role("heading", name=re.compile("00 · 从这里开始")).first.wait_for()
+    outputs = panel.locator(".jp-OutputArea").all_text_contents()
+    text = "\n".join(outputs)
+    assert text.strip(), "no outputs after Run All"
+    assert "Glyph" not in text and "missing from font" not in text, \
+        [t for t in outputs if "Glyph" in t or "missing from font" in t]
+    assert panel.locator(".jp-OutputArea img").count() >= 1, "no figure or widget image was drawn"
