@@ -8,8 +8,6 @@ A query row whose keys are all masked gets all-zero weights and an all-zero outp
 from __future__ import annotations
 
 import math
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -37,11 +35,9 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights
 
 # One block of scores, (..., rows, Tk), should stay in cache while it is exponentiated, summed and
 # multiplied by v. A few MiB sits in this size of machine's L2/L3; fewer than 64 rows per block
-# would make the matrix products too small for BLAS to run well.
+# would make the matrix products too small for BLAS to run well on several threads.
 _BLOCK_BYTES = 4 << 20
 _MIN_BLOCK_ROWS = 64
-# Below this many scores a call is too small to be worth sharing out between threads.
-_PARALLEL_MIN_SCORES = 1 << 18
 
 
 def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
@@ -50,10 +46,8 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
     Each query row's softmax needs only its own scores, so the three steps run on a block of
     query rows at a time. The block's scores are still in cache for the exp and the second
     product (instead of a round trip of the whole (Tq, Tk) matrix through memory per step), and
-    without weights to return, memory holds one block of scores per thread instead of Tq * Tk
-    numbers. Without weights we also normalise the (rows, Dv) output instead of the weights.
-    Blocks are independent, so on several cores they run in parallel threads (each with a
-    single-threaded BLAS): NumPy's exp and reductions use one core, a block per thread uses all.
+    without weights to return, memory holds one block of scores instead of Tq * Tk numbers.
+    Without weights we also normalise the (rows, Dv) output instead of the (rows, Tk) weights.
     """
     scores_batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], () if mask is None else mask.shape[:-2])
     batch = np.broadcast_shapes(scores_batch, v.shape[:-2])          # e.g. (B, H)
@@ -64,21 +58,13 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
         mask = np.broadcast_to(mask, scores_batch + (tq, tk))        # a view, sliced per block
     output = np.empty(batch + (tq, dv), q.dtype)                     # (..., Tq, Dv)
     weights = np.empty(scores_batch + (tq, tk), q.dtype) if need_weights else None  # (..., Tq, Tk)
-    n_scores = math.prod(scores_batch) * tk
-    rows = min(tq, max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // max(1, n_scores * q.dtype.itemsize)))
-    workers = _parallel.workers() if n_scores * tq >= _PARALLEL_MIN_SCORES else 1
-    if workers > 1:                                   # at least one block per thread
-        rows = min(rows, max(_MIN_BLOCK_ROWS, -(-tq // workers)))
-    buffers = threading.local()                       # without weights: one reused block per thread
-
-    def run_block(start: int) -> None:
+    row_bytes = max(1, math.prod(scores_batch) * tk * q.dtype.itemsize)   # 1: an empty batch
+    rows = min(tq, max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // row_bytes))
+    if not need_weights:
+        buffer = np.empty(scores_batch + (rows, tk), q.dtype)       # reused by every block
+    for start in range(0, tq, rows):
         stop = min(start + rows, tq)
-        if need_weights:
-            block = weights[..., start:stop, :]
-        else:
-            if getattr(buffers, "scores", None) is None:
-                buffers.scores = np.empty(scores_batch + (rows, tk), q.dtype)
-            block = buffers.scores[..., :stop - start, :]
+        block = weights[..., start:stop, :] if need_weights else buffer[..., :stop - start, :]
         np.matmul(q[..., start:stop, :], k_t, out=block)                        # (..., rows, Tk)
         total = _exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :])
         out = output[..., start:stop, :]                                         # (..., rows, Dv)
@@ -88,52 +74,7 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
         else:
             np.matmul(block, v, out=out)
             out /= total                                  # the same softmax, Dv divisions a row, not Tk
-
-    starts = range(0, tq, rows)
-    if workers > 1 and len(starts) > 1:
-        _parallel.run(run_block, starts)
-    else:
-        for start in starts:
-            run_block(start)
     return output, weights
-
-
-class _BlockThreads:
-    """Runs independent blocks on as many threads as NumPy's BLAS would use, with BLAS limited to
-    one thread meanwhile (two levels of threads would fight for the same cores). Created lazily:
-    threadpoolctl and the thread pool cost nothing until a large call needs them."""
-
-    def __init__(self):
-        self._controller = None
-        self._pool = None
-        self._pool_size = 0
-        self._lock = threading.Lock()
-
-    def _blas(self):
-        if self._controller is None:
-            from threadpoolctl import ThreadpoolController
-            self._controller = ThreadpoolController().select(user_api="blas")
-        return self._controller
-
-    def workers(self) -> int:
-        """The BLAS thread count now in force (1 inside `threadpool_limits(1)`, so that stays serial)."""
-        try:
-            return max([1] + [int(lib["num_threads"]) for lib in self._blas().info()])
-        except ImportError:                           # threadpoolctl missing: stay serial
-            return 1
-
-    def run(self, fn, starts) -> None:
-        workers = self.workers()
-        with self._lock:                              # one parallel call at a time changes BLAS threads
-            if self._pool_size != workers:
-                self._pool = ThreadPoolExecutor(workers, thread_name_prefix="attention_core")
-                self._pool_size = workers
-            with self._blas().limit(limits=1):
-                for _ in self._pool.map(fn, starts):   # re-raises a block's exception, if any
-                    pass
-
-
-_parallel = _BlockThreads()
 
 
 def attention_scores(q, k, scale=None):

@@ -57,32 +57,11 @@ def check(q, k, v, mask=None, scale=None):
     return out, w, out_nw
 
 
-@pytest.fixture(params=["serial", "threads"])
-def small_blocks(request, monkeypatch):
-    """Force blocks of 3 query rows, so that T = 10 runs as 3 + 3 + 3 + 1; once one block after
-    another, once on two threads (the path large inputs take on a multi-core machine)."""
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Force blocks of 3 query rows, so that T = 10 runs as 3 + 3 + 3 + 1."""
     monkeypatch.setattr(attention, "_BLOCK_BYTES", 1)
     monkeypatch.setattr(attention, "_MIN_BLOCK_ROWS", 3)
-    if request.param == "threads":
-        monkeypatch.setattr(attention, "_PARALLEL_MIN_SCORES", 0)
-        monkeypatch.setattr(attention._parallel, "workers", lambda: 2)
-    yield
-
-
-def test_large_call_uses_threads_when_blas_has_several(monkeypatch):
-    """Above the size threshold, with a multi-threaded BLAS, blocks run on the thread pool."""
-    monkeypatch.setattr(attention._parallel, "workers", lambda: 2)
-    used = []
-    real_run = attention._parallel.run
-    monkeypatch.setattr(attention._parallel, "run", lambda fn, starts: (used.append(len(starts)), real_run(fn, starts)))
-    rng = np.random.default_rng(0)
-    q, k, v = (rng.standard_normal((600, 16)) for _ in range(3))
-    out, w = attention.scaled_dot_product_attention(q, k, v)
-    assert used == [2]                                           # 600 rows -> 2 blocks of 300
-    ref_w = np.exp(q @ k.T / 4 - (q @ k.T / 4).max(-1, keepdims=True))
-    ref_w /= ref_w.sum(-1, keepdims=True)
-    np.testing.assert_allclose(w, ref_w, rtol=1e-12)
-    np.testing.assert_allclose(out, ref_w @ v, rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
