@@ -7,12 +7,7 @@ from attention_core.checks import (CheckResult, check_attention, check_causal_ma
                                    check_softmax)
 
 
-@pytest.fixture(autouse=True)
-def english():
-    before = i18n.get_language()
-    i18n.set_language("en")
-    yield
-    i18n.set_language(before)
+pytestmark = pytest.mark.usefixtures("english")   # messages are compared in English
 
 
 def assert_fails(result, *fragments):

@@ -1,14 +1,15 @@
 """The two editions stay in step: same notebooks, same code, same structure, built from source."""
+import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import build_notebooks  # noqa: E402
+_spec = importlib.util.spec_from_file_location("build_notebooks", ROOT / "tools" / "build_notebooks.py")
+build_notebooks = importlib.util.module_from_spec(_spec)   # a script, not part of the package
+_spec.loader.exec_module(build_notebooks)
 
 EN = sorted(p.name for p in (ROOT / "notebooks" / "en").glob("*.ipynb"))
 ZH = sorted(p.name for p in (ROOT / "notebooks" / "zh").glob("*.ipynb"))

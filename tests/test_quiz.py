@@ -18,12 +18,7 @@ RAW = json.loads(quiz.DEFAULT_PATH.read_text(encoding="utf-8"))
 EXPECTED_NOTEBOOK = {"q1": "05", "q2": "02", "q3": "06", "q4": "04", "q5": "03", "q6": "01", "q7": "07", "q8": "08"}
 
 
-@pytest.fixture(autouse=True)
-def english():
-    before = i18n.get_language()
-    i18n.set_language("en")
-    yield
-    i18n.set_language(before)
+pytestmark = pytest.mark.usefixtures("english")   # messages are compared in English
 
 
 def test_the_eight_questions_are_there_and_point_to_their_notebooks():

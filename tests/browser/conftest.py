@@ -201,3 +201,4 @@ def page(browser, request, tmp_path_factory):
         except Exception as exc:  # noqa: BLE001 -- a screenshot must not hide the real failure
             print(f"\nno screenshot ({exc})")
     context.close()
+

@@ -7,6 +7,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from browser_helpers import nudge_slider
+
 from attention_core import i18n, quiz
 
 pytestmark = pytest.mark.browser
@@ -86,17 +88,7 @@ def test_lab_en_attention_step_slider(page, lab_server):
     slider = output.locator(".widget-slider").first
     assert slider.locator(".widget-readout").text_content().strip() == "1.00"
 
-    handle = slider.locator(".noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    for _ in range(5):                        # step 0.1: q[0] 1.0 -> 1.5
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(100)
-
-    page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
-                           arg=[image.element_handle(), before_src], timeout=30_000)
-    page.wait_for_function("([el, text]) => el.textContent !== text",
-                           arg=[table.element_handle(), before_table], timeout=30_000)
+    nudge_slider(page, slider.locator(".noUi-handle").first, [(image, "src"), (table, None)])   # q[0]: 1.0 -> 1.5
     assert slider.locator(".widget-readout").text_content().strip() == "1.50"
     after_table = table.text_content()
     assert "0.670" not in after_table, after_table       # weights moved: q is longer, softmax sharper

@@ -5,6 +5,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from browser_helpers import nudge_slider
+
 from attention_core import i18n
 
 pytestmark = pytest.mark.browser
@@ -37,16 +39,7 @@ def test_voila_en_attention_step_offline(page, voila_server):
     before_src, before_table = image.get_attribute("src"), table.text_content()
     assert before_src and "0.670" in before_table, before_table
 
-    handle = output.locator(".widget-slider .noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    for _ in range(5):
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(100)
-    page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
-                           arg=[image.element_handle(), before_src], timeout=30_000)
-    page.wait_for_function("([el, text]) => el.textContent !== text",
-                           arg=[table.element_handle(), before_table], timeout=30_000)
+    nudge_slider(page, output.locator(".widget-slider .noUi-handle").first, [(image, "src"), (table, None)])   # q[0]: 1.0 -> 1.5
     assert output.locator(".widget-slider .widget-readout").first.text_content().strip() == "1.50"
 
     # The last cells (the quiz) rendered too, and the page asked nothing of the outside world.
