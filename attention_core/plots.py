@@ -52,6 +52,14 @@ def _labels(labels, n: int, name: str, axis: str):
     return labels
 
 
+def _token_labels(x_labels, y_labels, tq: int, tk: int):
+    """Validated key (column) and query (row) labels; a square matrix reuses the key labels for rows."""
+    x_labels = _labels(x_labels, tk, "x_labels", "key (column)")
+    if y_labels is None and x_labels is not None and tq == tk:
+        y_labels = x_labels
+    return x_labels, _labels(y_labels, tq, "y_labels", "query (row)")
+
+
 def _annotate_flag(annotate, shape, limit: int = ANNOTATE_MAX) -> bool:
     if annotate == "auto":
         return max(shape) <= limit
@@ -136,10 +144,7 @@ def attention_heatmap(weights, x_labels=None, y_labels=None, ax=None, annotate="
     """
     weights = _matrix(weights, "weights")
     tq, tk = weights.shape
-    x_labels = _labels(x_labels, tk, "x_labels", "key (column)")
-    if y_labels is None and x_labels is not None and tq == tk:
-        y_labels = x_labels
-    y_labels = _labels(y_labels, tq, "y_labels", "query (row)")
+    x_labels, y_labels = _token_labels(x_labels, y_labels, tq, tk)
     do_annotate = _annotate_flag(annotate, weights.shape)
     ax = _new_axes(ax, heatmap_figsize(tq, tk))
     im = heatmap_frame(ax, weights.shape, x_labels, y_labels, cmap=cmap, vmin=vmin, vmax=vmax,
@@ -338,10 +343,7 @@ def plot_mask(mask, x_labels=None, y_labels=None, ax=None, *, annotate="auto", l
         raise ValueError(f"mask: expected a non-empty (Tq, Tk) mask, got shape {np.shape(mask)}"
                          + ("; pick one sequence first, e.g. mask[0]" if arr.ndim > 2 else ""))
     tq, tk = arr.shape
-    x_labels = _labels(x_labels, tk, "x_labels", "key (column)")
-    if y_labels is None and x_labels is not None and tq == tk:
-        y_labels = x_labels
-    y_labels = _labels(y_labels, tq, "y_labels", "query (row)")
+    x_labels, y_labels = _token_labels(x_labels, y_labels, tq, tk)
     do_annotate = _annotate_flag(annotate, arr.shape)
     ax = _new_axes(ax, heatmap_figsize(tq, tk, colorbar=False))
     im = heatmap_frame(ax, arr.shape, x_labels, y_labels, cmap=ListedColormap(MASK_COLORS), vmin=0, vmax=1,
