@@ -68,8 +68,8 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 |---|---|---|---|
 | 00 | **Start here** (this one) | environment, prerequisites, dot product as similarity | – |
 | 01 | [Query, Key, Value: the intuition](01_query_key_value.ipynb) | the worked example of attention, step by step; who "it" refers to | Q6 |
-| 02 | Scaled dot-product attention and √d_k *(in preparation)* | why the scores are divided by √d_k | Q2 |
-| 03 | Softmax *(in preparation)* | temperature, stability, "is it sparse?" | Q5 |
+| 02 | [Scaled dot-product attention and √d_k](02_scaled_dot_product.ipynb) | why the scores are divided by √d_k | Q2 |
+| 03 | [Softmax](03_softmax.ipynb) | temperature, stability, "is it sparse?" | Q5 |
 | 04 | Masking *(in preparation)* | causal and padding masks, the KV cache | Q4 |
 | 05 | Self- and cross-attention *(in preparation)* | where Q, K and V come from | Q1 |
 | 06 | Multi-head attention *(in preparation)* | heads that look for different things | Q3 |
@@ -87,8 +87,8 @@ Go in order the first time: each notebook uses the ideas of the ones before it.
 |---|---|---|---|
 | 00 | **从这里开始**（本节） | 运行环境、先修知识、点积即相似度 | – |
 | 01 | [Query、Key、Value：直觉](01_query_key_value.ipynb) | 一步步算完一个注意力例子；“it” 指的是谁 | Q6 |
-| 02 | 缩放点积注意力与 √d_k *（编写中）* | 为什么分数要除以 √d_k | Q2 |
-| 03 | Softmax *（编写中）* | 温度、数值稳定、输出是否稀疏 | Q5 |
+| 02 | [缩放点积注意力与 √d_k](02_scaled_dot_product.ipynb) | 为什么分数要除以 √d_k | Q2 |
+| 03 | [Softmax](03_softmax.ipynb) | 温度、数值稳定、输出是否稀疏 | Q5 |
 | 04 | 掩码 Mask *（编写中）* | 因果掩码、填充掩码、KV cache | Q4 |
 | 05 | 自注意力与交叉注意力 *（编写中）* | Q、K、V 从哪里来 | Q1 |
 | 06 | 多头注意力 *（编写中）* | 不同的头关注不同的关系 | Q3 |

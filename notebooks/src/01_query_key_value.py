@@ -374,7 +374,7 @@ quiz.quiz_widget("q6")
   Winograd twin flips the answer.
 - A large weight means "much of this value was mixed in here", not "this token explains the decision".
 
-**Next:** 02 · Scaled dot-product attention and the √d_k: why that division matters as vectors grow wider.
+**Next:** [02 · Scaled dot-product attention and the √d_k](02_scaled_dot_product.ipynb): why that division matters as vectors grow wider.
 #%% md zh
 ## 小结
 
@@ -384,4 +384,4 @@ quiz.quiz_widget("q6")
 - 权重跟着内容走，不跟着距离走；有了合适的特征，代词的 Query 能找到它指代的名词，而 Winograd 孪生句会让答案翻转。
 - 权重大意味着“这个 Value 在这里混入得多”，而不是“这个 token 解释了模型的决定”。
 
-**下一节：** 02 · 缩放点积注意力与 √d_k——为什么向量维度越高，这个除法越重要。
+**下一节：** [02 · 缩放点积注意力与 √d_k](02_scaled_dot_product.ipynb)——为什么向量维度越高，这个除法越重要。
