@@ -70,10 +70,10 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 | 01 | [Query, Key, Value: the intuition](01_query_key_value.ipynb) | the worked example of attention, step by step; who "it" refers to | Q6 |
 | 02 | [Scaled dot-product attention and √d_k](02_scaled_dot_product.ipynb) | why the scores are divided by √d_k | Q2 |
 | 03 | [Softmax](03_softmax.ipynb) | temperature, stability, "is it sparse?" | Q5 |
-| 04 | Masking *(in preparation)* | causal and padding masks, the KV cache | Q4 |
-| 05 | Self- and cross-attention *(in preparation)* | where Q, K and V come from | Q1 |
-| 06 | Multi-head attention *(in preparation)* | heads that look for different things | Q3 |
-| 07 | Position *(in preparation)* | sinusoidal encodings, RoPE | Q7 |
+| 04 | [Masking](04_masking.ipynb) | causal and padding masks, the KV cache | Q4 |
+| 05 | [Self- and cross-attention](05_self_and_cross_attention.ipynb) | where Q, K and V come from | Q1 |
+| 06 | [Multi-head attention](06_multi_head_attention.ipynb) | heads that look for different things | Q3 |
+| 07 | [Position](07_position.ipynb) | sinusoidal encodings, RoPE | Q7 |
 | 08 | Attention versus RNN *(in preparation)* | path length, parallelism | Q8 |
 | 09 | Cost and the context window *(in preparation)* | the n² wall, lost in the middle | – |
 | 10 | Efficient attention *(in preparation)* | tiled attention, sliding windows | – |
@@ -89,10 +89,10 @@ Go in order the first time: each notebook uses the ideas of the ones before it.
 | 01 | [Query、Key、Value：直觉](01_query_key_value.ipynb) | 一步步算完一个注意力例子；“it” 指的是谁 | Q6 |
 | 02 | [缩放点积注意力与 √d_k](02_scaled_dot_product.ipynb) | 为什么分数要除以 √d_k | Q2 |
 | 03 | [Softmax](03_softmax.ipynb) | 温度、数值稳定、输出是否稀疏 | Q5 |
-| 04 | 掩码 Mask *（编写中）* | 因果掩码、填充掩码、KV cache | Q4 |
-| 05 | 自注意力与交叉注意力 *（编写中）* | Q、K、V 从哪里来 | Q1 |
-| 06 | 多头注意力 *（编写中）* | 不同的头关注不同的关系 | Q3 |
-| 07 | 位置信息 *（编写中）* | 正弦位置编码、RoPE | Q7 |
+| 04 | [Mask 机制](04_masking.ipynb) | 因果掩码、填充掩码、KV cache | Q4 |
+| 05 | [自注意力与交叉注意力](05_self_and_cross_attention.ipynb) | Q、K、V 从哪里来 | Q1 |
+| 06 | [多头注意力](06_multi_head_attention.ipynb) | 不同的头关注不同的关系 | Q3 |
+| 07 | [位置信息](07_position.ipynb) | 正弦位置编码、RoPE | Q7 |
 | 08 | 注意力与 RNN *（编写中）* | 路径长度、并行计算 | Q8 |
 | 09 | 计算代价与上下文窗口 *（编写中）* | n² 的墙、中间迷失 | – |
 | 10 | 高效注意力 *（编写中）* | 分块计算、滑动窗口 | – |

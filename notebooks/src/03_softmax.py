@@ -434,7 +434,7 @@ checks.check_softmax(ac.softmax)
 - Softmax is not sparse (Q5): every weight is non-zero; $\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$.
   Exact zeros come from masks.
 
-**Next:** 04 · Masking: how a score of $-\infty$ hides the future and the padding, and why the mask is still needed at inference.
+**Next:** [04 · Masking](04_masking.ipynb): how a score of $-\infty$ hides the future and the padding, and why the mask is still needed at inference.
 #%% md zh
 ## 小结
 
@@ -446,4 +446,4 @@ checks.check_softmax(ac.softmax)
   先减去最大值，任何 $T$ 下都能精确计算；而课本公式在 float32 下对 $[100, 90]$ 直接得到 `nan`。
 - softmax 的输出不是稀疏的（Q5）：每个权重都不为零；$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$。严格的 0 来自 mask。
 
-**下一节：** 04 · Masking：分数为 $-\infty$ 如何遮住未来和填充位置，以及为什么推理时仍然需要 mask。
+**下一节：** [04 · Mask 机制](04_masking.ipynb)：分数为 $-\infty$ 如何遮住未来和填充位置，以及为什么推理时仍然需要 mask。

@@ -1,0 +1,462 @@
+#%% md en
+# 06 · Multi-head attention
+
+**After this notebook you will be able to**
+- follow one multi-head layer step by step, with every shape: project, split $d_{model}$ into $h$ heads,
+  attend in each, concatenate, project with $W^O$;
+- show that `attention_core` computes the same numbers as `torch.nn.MultiheadAttention` given the same weights,
+  and pass torch a mask the right way round;
+- read heads that attend to different relations (previous token, same word, verb → subject) in a layer whose
+  every number has a name, and say why in a trained model such roles are learned, not designed;
+- switch heads off and measure what changes: some heads are redundant;
+- answer the self-test question "are more heads always better?" with $d_k = d_{model}/h$ and the cost of each head.
+
+**What you should know first:** scaled dot-product attention with its shapes
+([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention, where Q, K and V come
+from the same sequence ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)).
+#%% md zh
+# 06 · 多头注意力
+
+**学完本节，你将能够**
+- 带着每一步的形状走完一层多头注意力：投影、把 $d_{model}$ 拆成 $h$ 个头、各头分别做注意力、拼接、再用 $W^O$ 投影；
+- 证明在权重相同时，`attention_core` 与 `torch.nn.MultiheadAttention` 算出的数完全一样，并且知道 mask 该怎样正确地交给 torch；
+- 在一个每个数字都有名字的模型里，读懂关注不同关系的头（前一个词、相同的词、动词 → 主语），并说明为什么在训练出来的模型里，这种分工是学出来的，而不是设计出来的；
+- 关掉某些头，测量输出变了多少：有些头是冗余的；
+- 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
+
+**需要的基础：** 缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
+#%% code
+LANG = "__LANG__"  # language of this edition: "en" or "zh"
+%matplotlib inline
+import inspect
+import numpy as np
+import attention_core as ac
+from attention_core import heads_lab, i18n, plots, quiz, widgets
+
+i18n.set_language(LANG)
+rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
+np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+#%% md en
+## One head, one way of looking
+
+A single attention head gives each query **one** row of weights, one answer to "where should I look?".
+But a word stands in several relations at once. In *"the cat sat on the mat because it was comfortable"*
+(the example of the source tutorial), the verb *sat* has a subject (*cat*), a neighbour on its left (also *cat*),
+a place (*mat*); the pronoun *it* has an antecedent, a verb, an adjective. One row of softmax weights cannot point
+at all of these at full strength: to look at two places it must split its budget of 1 between them, and what it
+hands over is one blend of their values.
+
+Multi-head attention runs several attention heads side by side in the same layer. Each head has its own
+projections, so it compares the tokens in its own **subspace**, forms its own weights and takes its own values;
+the heads' outputs are then concatenated and mixed by one more projection, $W^O$:
+
+$$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
+\text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V).$$
+
+Multi-head attention is not "several models voting": it is the same sequence watched on several channels at once.
+#%% md zh
+## 一个头，只有一种看法
+
+一个注意力头只给每个 Query **一行**权重，也就是对“我该看哪里？”只有一个回答。可是一个词往往同时处在好几种关系里。
+在 *"the cat sat on the mat because it was comfortable"*（原教程的例子）这句话中，动词 *sat* 有主语（*cat*），
+有左边紧挨着的词（也是 *cat*），还有地点（*mat*）；代词 *it* 有指代对象、有动词、有形容词。一行 softmax 权重不可能同时
+满额地指向所有这些位置：想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只能是它们 Value 的一个混合。
+
+多头注意力在同一层里并排运行多个注意力头。每个头都有自己的投影，所以它在自己的**子空间**里比较 token、
+形成自己的权重、取自己的 Value；各头的输出随后拼接起来，再经过一次投影 $W^O$ 融合：
+
+$$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
+\text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V)$$
+
+多头注意力不是“多个模型投票”，而是“同一序列在多个语义频道上被同时观察”。
+#%% md en
+## Split, attend, concatenate, project
+
+Here is one layer with $d_{model} = 8$ and $h = 2$ heads on a batch of 2 sequences of 5 tokens, one step per line.
+The trick that makes it cheap: the layer does **not** hold $h$ separate sets of matrices. It projects with one
+$(d_{model}, d_{model})$ matrix $W^Q$ and then cuts the result into $h$ slices of width $d_k = d_{model}/h$;
+head $i$'s $W_i^Q$ is simply columns $i \cdot d_k, \dots, (i+1) \cdot d_k - 1$ of $W^Q$. `ac.split_heads` does the
+cut and moves the head axis forward, so that one batched attention call serves every head at once.
+#%% md zh
+## 拆分、各自注意、拼接、投影
+
+下面是一层 $d_{model} = 8$、$h = 2$ 个头的多头注意力，输入是 2 个序列、每个 5 个 token 的一批数据，每行代码一步。
+它省钱的诀窍在于：这一层**并不**保存 $h$ 套独立的矩阵，而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，
+再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
+`ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
+#%% code
+p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # W_q, W_k, W_v, W_o: (8, 8); biases: (8,)
+x = rng.normal(size=(2, 5, 8))                        # (B, T, D): 2 sequences of 5 tokens
+
+q = x @ p.w_q + p.b_q                                 # (B, T, D)     1. project (self-attention: x three times)
+k = x @ p.w_k + p.b_k
+v = x @ p.w_v + p.b_v
+qh, kh, vh = (ac.split_heads(t, p.n_heads) for t in (q, k, v))   # (B, H, T, Dh)  2. split
+print("x", x.shape, "-> q", q.shape, "-> split_heads", qh.shape, "  d_k =", p.d_head)
+print("head 1 is just columns 4..7 of q:", np.array_equal(qh[:, 1], q[..., 4:8]))
+#%% code
+heads, weights = ac.scaled_dot_product_attention(qh, kh, vh)    # 3. attend in each head
+concat = ac.merge_heads(heads)                                  # 4. concatenate the heads again
+out = concat @ p.w_o + p.b_o                                    # 5. mix them with W_o
+print("heads", heads.shape, " weights", weights.shape, "-> merge_heads", concat.shape, "-> output", out.shape)
+print("merge_heads undoes split_heads:", np.array_equal(ac.merge_heads(qh), q))
+
+out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # the library, in one call
+print("same as ac.multi_head_attention:", np.allclose(out, out_lib), np.allclose(weights, weights_lib))
+#%% md en
+Each head has its own $(T, T)$ weights: the layer returns them all, with shape $(B, H, T_q, T_k)$. The library
+function is the same five steps, plus input checks, an optional mask shared by all heads, and a `head_mask` that
+we will use later to switch heads off:
+#%% md zh
+每个头都有自己的 $(T, T)$ 权重矩阵：这一层把它们全部返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，
+再加上输入检查、一个所有头共用的可选 mask，以及一个 `head_mask`（后面会用它来关掉某些头）：
+#%% code
+print(inspect.getsource(ac.multi_head_attention))
+#%% md en
+Notice what does **not** depend on $h$: the four matrices are $(d_{model}, d_{model})$ whatever the number of heads.
+Choosing $h$ only decides how the $d_{model}$ columns are shared out. We come back to that trade-off at the end.
+#%% md zh
+注意哪些东西**与** $h$ **无关**：无论分几个头，四个矩阵都是 $(d_{model}, d_{model})$。$h$ 只决定这 $d_{model}$ 列如何分配。
+本节最后会回到这个取舍。
+#%% md en
+## The same numbers as PyTorch
+
+`torch.nn.MultiheadAttention` implements the same layer. `ac.to_torch_mha` builds one that holds exactly our
+weights (torch stores each matrix transposed and packs $W^Q, W^K, W^V$ into one `in_proj_weight`; the function
+takes care of that). One trap: for a boolean `attn_mask`, torch's `MultiheadAttention` reads `True` as **not
+allowed**, the opposite of this package (and of `F.scaled_dot_product_attention`), where `True` means "may attend".
+So we pass `~mask`. Below, with a causal mask, and then what happens if you forget the `~`.
+#%% md zh
+## 与 PyTorch 算出相同的数
+
+`torch.nn.MultiheadAttention` 实现的是同一种层。`ac.to_torch_mha` 会构造一个装着我们这组权重的 torch 模块
+（torch 把每个矩阵转置存放，还把 $W^Q, W^K, W^V$ 打包成一个 `in_proj_weight`，这些都由这个函数处理）。
+有一个陷阱：对布尔型的 `attn_mask`，torch 的 `MultiheadAttention` 把 `True` 理解为**不允许**关注，
+与本库（以及 `F.scaled_dot_product_attention`）正好相反——在本库中 `True` 表示“可以关注”。所以我们要传 `~mask`。
+下面用一个因果 mask 来验证，再看看忘了 `~` 会发生什么。
+#%% code
+causal = ac.causal_mask(5)                                        # (T, T), True = may attend
+out_np, w_np = ac.multi_head_attention(x, x, x, p, mask=causal)
+if ac.backends.torch_available():
+    import torch
+    mha = ac.to_torch_mha(p)                                      # float64, batch_first=True
+    xt = torch.as_tensor(x)
+    with torch.no_grad():
+        out_t, w_t = mha(xt, xt, xt, attn_mask=torch.as_tensor(~causal), average_attn_weights=False)
+        out_bad, w_bad = mha(xt, xt, xt, attn_mask=torch.as_tensor(causal), average_attn_weights=False)
+    print("output  max |NumPy - torch| < 1e-12:", bool(np.abs(out_np - out_t.numpy()).max() < 1e-12))
+    print("weights max |NumPy - torch| < 1e-12:", bool(np.abs(w_np - w_t.numpy()).max() < 1e-12),
+          " shape", tuple(w_t.shape))
+    print("without the ~: query 0 looks at keys", np.flatnonzero(w_bad[0, 0, 0].numpy() > 0).tolist(),
+          "(the future);  last query's output is NaN:", bool(out_bad[0, -1].isnan().all()))
+else:
+    print("torch is not installed: the comparison is skipped (pip install torch==2.13.0 to run it).")
+#%% md en
+The two implementations agree to the last bits of float64 (the weights too, head by head, with
+`average_attn_weights=False`; torch's default averages them over the heads). With the mask the wrong way round,
+the first query may only look at the future, and the last query may look at nothing at all: torch returns `NaN`
+for it. (This package gives a fully masked row all-zero weights instead, never a silent `NaN`; see notebook 04.)
+#%% md zh
+两种实现的结果一致，差别只在 float64 的最后几位（权重也逐头一致；这要用 `average_attn_weights=False`，torch 默认会把各头的权重取平均）。
+把 mask 弄反之后，第一个 Query 只能看未来，最后一个 Query 什么也看不到：torch 对它返回 `NaN`。
+（本库对被完全屏蔽的行给出全零权重，绝不会悄悄产生 `NaN`，见 04 节。）
+#%% md en
+## Heads see different relations
+
+Random weights like the ones above show the machinery but not the point. To see heads that attend to different
+relations, and to understand **why**, we build a layer whose every number has a name. Each token of the seed's
+sentence is a vector of named features: which word it is (a one-hot), its role, its clause, and its position
+(a sinusoidal code, the subject of notebook 07). Here are the roles, the clause and the position features:
+#%% md zh
+## 不同的头看到不同的关系
+
+上面那样的随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并且弄清**为什么**，
+我们搭一层每个数字都有名字的多头注意力。原教程那句话里的每个 token 都表示成一个由有名字的特征组成的向量：
+它是哪个词（one-hot）、它的语法角色、它所在的分句，以及它的位置（一种正弦编码，07 节的主题）。下面是角色、分句和位置特征：
+#%% code
+demo = heads_lab.sentence_demo()
+print("tokens:", " ".join(demo.tokens), "  x:", demo.x.shape, " heads:", demo.params.n_heads,
+      " d_k:", demo.params.d_head)
+heads_lab.feature_table(demo)
+#%% md en
+The vector also has empty **slots** (all zero in the input) into which the heads write: `prev:*` (which word is
+before me), `subj:*` (who is my subject) and `where*` (where my word occurs). Four heads, each set by hand as a rule
+you can read in its matrices:
+
+| head | its query asks | the keys answer with | it hands over (value) |
+|---|---|---|---|
+| 1 · previous token | "I want position $p - 1$" (my position code, rotated back by one step) | their position | their word → `prev:*` |
+| 2 · same word | "I want my own word" | their word | their position → `where*` |
+| 3 · verb → subject | a verb: "I want a subject"; everyone: "I want my own clause" | their role and clause | their word → `subj:*` |
+| 4 · nearest noun | "I want something near me"; a verb also: "I want a noun" | their position, their role | their word → `subj:*` |
+
+For example, head 3's query and key matrices (the non-zero part of its slice of $W^Q$ and $W^K$; `h3[0]` is
+the first of its 11 columns):
+#%% md zh
+这个向量里还有一些空的**槽位**（输入中全为 0），供各个头写入：`prev:*`（我前面是哪个词）、`subj:*`（我的主语是谁）
+和 `where*`（我这个词出现在哪里）。四个头都是手工设定的，每个头都是一条能从矩阵里直接读出来的规则：
+
+| 头 | 它的 Query 在问 | Key 用什么回应 | 它交出什么（Value） |
+|---|---|---|---|
+| 1 · 前一个词 | “我要找位置 $p - 1$”（把我的位置编码往回转一步） | 自己的位置 | 自己是哪个词 → `prev:*` |
+| 2 · 相同的词 | “我要找和我相同的词” | 自己是哪个词 | 自己的位置 → `where*` |
+| 3 · 动词 → 主语 | 动词：“我要找主语”；所有词：“我要找同一分句的词” | 自己的角色和分句 | 自己是哪个词 → `subj:*` |
+| 4 · 最近的名词 | “我要找离我近的词”；动词还要：“我要找名词” | 自己的位置和角色 | 自己是哪个词 → `subj:*` |
+
+例如第 3 个头的 Query 矩阵和 Key 矩阵（它在 $W^Q$ 和 $W^K$ 中那一片的非零部分；`h3[0]` 是它 11 列中的第 1 列）：
+#%% code
+heads_lab.head_matrix(demo, 2, "w_q")
+#%% code
+heads_lab.head_matrix(demo, 2, "w_k")
+#%% md en
+So for the verb *sat* (clause 1), the key of *cat* (a subject in clause 1) scores $14 + 14$, the key of *it* (a
+subject in clause 2) $14 - 14$, any other word of clause 1 only $14$. Head 1 relies on a property of the
+sinusoidal code: one fixed matrix $R$ turns the code of position $p$ into the code of position $p - 1$, for every
+$p$ at once. Checked below; then we run the layer:
+#%% md zh
+于是对动词 *sat*（第 1 分句）来说，*cat*（第 1 分句中的主语）的 Key 得分是 $14 + 14$，*it*（第 2 分句中的主语）是 $14 - 14$，
+第 1 分句中的其他词都只有 $14$。第 1 个头依靠的是正弦编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码。
+下面先验证这一点，再运行这一层：
+#%% code
+pe = ac.sinusoidal_encoding(10, heads_lab.N_POS, heads_lab.POS_BASE)        # (T, 6), the position features
+R = heads_lab._shift_back_one()                                             # (6, 6)
+print("PE[p] @ R == PE[p - 1] for every p:", np.allclose(pe[1:] @ R, pe[:-1]))
+
+out6, w6 = ac.multi_head_attention(demo.x, demo.x, demo.x, demo.params)   # (T, D), (H, T, T)
+names = demo.head_names()
+for i in (2, 4, 8):                                                         # sat, the (second), was
+    looks = [f"{demo.tokens[w6[h, i].argmax()]} ({w6[h, i].max():.2f})" for h in range(4)]
+    print(f"{demo.tokens[i]:>4s} ->", " | ".join(f"{n}: {lk}" for n, lk in zip(names, looks)))
+#%% code
+fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
+#%% md en
+Four heads, four patterns, computed from the same input in the same layer: head 1 is a shifted diagonal (every
+word looks at its left neighbour; the first word, which has none, looks at itself); head 2 is a diagonal plus the
+two *the*s finding each other; head 3 is blank but for the two verbs, which find their subjects (*sat* → *cat*,
+*was* → *it*), while the other words just spread over their clause; head 4 keeps most words on themselves and
+sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them apart, so the output of
+*was* now knows both its neighbour and its subject:
+#%% md zh
+同一层、同一个输入，算出四个头、四种模式：第 1 个头是一条错开一格的对角线（每个词都看它左边的邻居；第一个词没有左邻，只好看自己）；
+第 2 个头是一条对角线，外加两个 *the* 互相找到对方；第 3 个头除了两个动词以外几乎没有焦点——两个动词各自找到了主语
+（*sat* → *cat*，*was* → *it*），其他词只是在自己的分句里平均分配权重；第 4 个头让大多数词看自己，而让每个动词看离它最近的名词。
+每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出同时知道了它的邻居和它的主语：
+#%% code
+for word in ("sat", "was"):
+    i = demo.tokens.index(word)
+    prev, subj = heads_lab.read_slot(demo, out6, "prev", i), heads_lab.read_slot(demo, out6, "subj", i)
+    print(f"{word}:  prev = {prev[0]} ({prev[1]:.2f})   subj = {subj[0]} ({subj[1]:.2f})")
+#%% md en
+### Learned, not designed
+
+We wrote these rules by hand so that you can read them. A real Transformer starts from **random** weights, and
+nothing in the architecture says "head 1 tracks the previous token": the layer only offers $h$ subspaces and $h$
+routes. Here is the same input through a freshly initialised layer (Xavier-uniform weights, as torch starts):
+#%% md zh
+### 分工是学出来的，不是设计出来的
+
+这些规则是我们手写的，为的是让你能读懂。真正的 Transformer 从**随机**权重开始，架构本身并没有规定“第 1 个头负责跟踪前一个词”：
+这一层提供的只是 $h$ 个子空间和 $h$ 条信息通路。下面把同一个输入送进一层刚初始化的多头注意力（Xavier 均匀分布初始化，与 torch 的做法相同）：
+#%% code
+random_layer = ac.init_multihead(demo.x.shape[1], 4, seed=0)
+_, w_random = ac.multi_head_attention(demo.x, demo.x, demo.x, random_layer)  # (H, T, T)
+print("largest weight in each random head:", w_random.max(axis=(1, 2)).round(2),
+      "  uniform would be 1/10 =", 0.1)
+print("largest weight in each designed head:", w6.max(axis=(1, 2)).round(2))
+#%% md en
+At the start every random head spreads its attention almost evenly. Whatever roles heads end up with come from
+training, and after training some heads do show clear grammatical, coreference or positional patterns (a head that
+links pronouns to their antecedents, a head that watches the neighbour). But many heads stay mixed or hard to name,
+and one head may do several things. A pattern you see in a heatmap is a clue for analysis, not a job description.
+
+Compare them yourself: the menu holds the four designed heads and the four random ones.
+#%% md zh
+一开始，每个随机的头都把注意力分得几乎一样平均。头最终承担什么角色，完全来自训练；训练之后，确实有些头会呈现明显的语法、指代或位置模式
+（比如把代词和它指代的对象联系起来的头，或者专看邻居的头）。但也有很多头始终是混合的、难以命名的，同一个头也未必只做一件事。
+在热图里看到的模式只是分析的线索，而不是这个头的“岗位说明书”。
+
+自己比较一下：下拉菜单里有四个设计出来的头和四个随机的头。
+#%% code
+# NBVAL_IGNORE_OUTPUT  (a live widget)
+random_names = [i18n.t("heads_lab.random", h=h + 1) for h in range(4)]
+widgets.head_widget(np.concatenate([w6, w_random]), list(demo.tokens), head_names=names + random_names)
+#%% md en
+## Heads can be redundant
+
+Do we need all four heads? Switch one off and measure. `head_mask` multiplies each head's output by a number
+before $W^O$ (1 keeps it, 0 removes it). For each ablation we measure how much the whole output changes,
+$\lVert Y' - Y\rVert / \lVert Y\rVert$, how much the subject slot of the two verbs changes, and which subject can
+still be read there (the strongest word in the slot, with its strength).
+#%% md zh
+## 头之间可能冗余
+
+四个头都必不可少吗？关掉一个，测一测。`head_mask` 在 $W^O$ 之前把每个头的输出乘上一个数（1 表示保留，0 表示去掉）。
+对每一种关法，我们测量三件事：整个输出变了多少，即 $\lVert Y' - Y\rVert / \lVert Y\rVert$；两个动词的主语槽位变了多少；
+以及从那里还能读出哪个主语（槽位里最强的那个词，以及它的强度）。
+#%% code
+rows = heads_lab.ablation_rows(demo)
+print(f"{'ablated heads':<14}{'head_mask':<18}{'output change':>14}{'subj slot change':>18}   subject read at sat / was")
+for r in rows:
+    label = "+".join(str(h + 1) for h in r["heads"]) or "-"
+    read = " / ".join(f"{w} ({s:.2f})" if w else "nothing" for w, s in r["subjects"].values())
+    print(f"{label:<14}{str(r['head_mask'].astype(int).tolist()):<18}{r['output_change']:>13.0%}"
+          f"{r['subject_change']:>18.0%}   {read}")
+#%% md en
+Every head carries part of the output (removing any one changes it by 27-66%), but look at what a later layer would
+read. Heads 3 and 4 reach the subject by different routes (roles and clauses vs. positions and nouns) and write it
+into the same slot. Remove either one and the answer is still *cat* and *it*, at half the strength; remove both
+and the subject is gone. They are **redundant** on this sentence: either one alone does the job. They are not
+identical, though: change the sentence so that the nearest noun is not the subject, and they disagree.
+#%% md zh
+每个头都承载了输出的一部分（去掉任何一个，整体输出都会变化 27%–66%），但要看的是后续的层能从中读出什么。
+第 3 和第 4 个头通过不同的路线找到主语（一个靠角色和分句，一个靠位置和名词），并写进同一个槽位。去掉其中任何一个，
+读出的答案仍然是 *cat* 和 *it*，只是强度减半；两个都去掉，主语就没了。在这句话上，它们是**冗余**的：任何一个单独都能完成任务。
+不过它们并不完全相同：换一句话，让离动词最近的名词不是主语，它们就会给出不同的答案。
+#%% code
+other = heads_lab.sentence_demo("the cat on the mat sat".split())
+sat = other.tokens.index("sat")
+for only, off in ((3, (3,)), (4, (2,))):                          # keep one of the twins: switch the other off
+    out_only, _, _ = heads_lab.ablate(other, off)
+    print(f"the cat on the mat sat -> head {only} alone writes subj =", heads_lab.read_slot(other, out_only, "subj", sat)[0])
+#%% md en
+Redundancy is a property of heads **on the data they see**, not of their definitions.
+
+Trained models show the same thing at scale: many heads can be removed at test time with little loss in accuracy,
+while removing certain groups hurts a lot (Michel, Levy and Neubig, *Are Sixteen Heads Really Better than One?*,
+2019). An important head is one whose removal you can measure, not one whose heatmap looks tidy.
+#%% md zh
+冗余是头**在它所见数据上**的性质，而不是由它的定义决定的。
+
+训练出来的大模型里也能看到同样的现象：测试时可以去掉许多头而几乎不损失准确率，但去掉某些特定的头组合则损失很大
+（Michel、Levy 和 Neubig，*Are Sixteen Heads Really Better than One?*，2019）。一个头重不重要，要看去掉它之后能测出多大的变化，而不是看它的热图是否整齐。
+#%% md en
+## The trade-off of the number of heads
+
+With $d_{model}$ fixed, the $h$ heads share its dimensions equally: each head works in a subspace of width
+
+$$d_k = \frac{d_{model}}{h}.$$
+
+More heads means more ways of looking, but each one narrower. The layer refuses an $h$ that does not divide
+$d_{model}$. For example, with $d_{model} = 48$:
+#%% md zh
+## 头数的取舍
+
+$d_{model}$ 固定时，$h$ 个头平分它的维度：每个头所在子空间的宽度是
+
+$$d_k = \frac{d_{model}}{h}$$
+
+头越多，看问题的角度越多，但每个头都更窄。如果 $h$ 不能整除 $d_{model}$，这一层会直接拒绝。例如 $d_{model} = 48$ 时：
+#%% code
+for h in (1, 2, 3, 4, 6, 12, 48):
+    print(f"h = {h:>2}:  d_k = 48 / {h:<2} = {ac.init_multihead(48, h).d_head}")
+try:
+    ac.init_multihead(48, 5)
+except ValueError as err:
+    print("h = 5:", err)
+#%% md en
+What does a narrower head lose? A head's score matrix $Q_h K_h^\top$ is $(T, T)$ but has rank at most $d_k$, so it
+cannot express every pattern. The extreme case is $d_k = 1$: the scores are $q_i k_j$, so every query's favourite
+key is either the key with the largest $k_j$ (if $q_i > 0$) or the one with the smallest (if $q_i < 0$). A
+"previous token" pattern needs a different favourite for almost every query (9 of the 10 here). Across 2000 random heads:
+#%% md zh
+窄一点的头会失去什么？一个头的分数矩阵 $Q_h K_h^\top$ 虽然是 $(T, T)$ 的，但秩至多为 $d_k$，因此并不能表达任意的模式。
+最极端的是 $d_k = 1$：分数是 $q_i k_j$，每个 Query 最喜欢的 Key 要么是 $k_j$ 最大的那个（当 $q_i > 0$），要么是最小的那个（当 $q_i < 0$）。
+而“前一个词”这种模式几乎要求每个 Query 都有不同的最爱（这里 10 个 Query 中要有 9 个各不相同）。在 2000 个随机的头上试一试：
+#%% code
+scores_1 = rng.normal(size=(10, 1)) @ rng.normal(size=(1, 10))           # a d_k = 1 head: (T, T)
+print("rank of a d_k = 1 score matrix:", np.linalg.matrix_rank(scores_1))
+for d_k in (1, 2, 4):
+    print(f"2000 random heads with d_k = {d_k}: at most {heads_lab.distinct_favourites(d_k)} different favourite keys")
+print("our previous-token head (d_k = 11) has", len(set(w6[0].argmax(axis=1).tolist())), "different favourites")
+#%% md en
+For $d_k = 1$ the limit of 2 is a theorem, not bad luck; wider heads escape it at once. Width is room: a head
+needs enough dimensions to tell its targets apart (our previous-token head uses 6 of its 11 for positions), and
+split $d_{model}$ too finely and each head can express only coarse patterns. Before looking at the cost, compute a
+width yourself:
+#%% md zh
+$d_k = 1$ 时“最多 2 个”是一条定理，而不是运气不好；头稍微宽一点就能摆脱这个限制。宽度就是空间：一个头需要足够的维度才能把要找的目标区分开
+（我们“前一个词”的头在 11 维里用了 6 维来表示位置）；$d_{model}$ 切得太碎，每个头就只能表达粗糙的模式。在看开销之前，先自己算一个宽度：
+#%% code
+# NBVAL_IGNORE_OUTPUT  (a live widget)
+quiz.quiz_widget("q3b")
+#%% md en
+Now the cost, for the layer of the original Transformer ($d_{model} = 512$) on one sequence of $T = 1024$ tokens in
+float32. The parameter count is taken from a real `init_multihead`, and the size of the weights tensor
+$(B, h, T, T)$ from a real forward pass (about a second to run):
+#%% md zh
+再看开销。以原始 Transformer 的一层（$d_{model} = 512$）为例，输入一个 $T = 1024$ 个 token 的序列，用 float32 计算。
+参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（大约要跑一秒）：
+#%% code
+cost = heads_lab.tradeoff_rows(d_model=512, heads=(1, 2, 4, 8, 16, 64), n_tokens=1024)
+print(f"{'h':>3} {'d_k':>5} {'parameters':>12} {'weights (B,h,T,T)':>19} {'matmul MACs':>14}")
+for r in cost:
+    print(f"{r['h']:>3} {r['d_k']:>5} {r['params']:>12,} {r['weights_bytes'] / 2**20:>15.0f} MiB"
+          f" {r['matmul_macs'] / 1e9:>12.2f} G")
+print("parameters = 4·512² + 4·512 =", f"{4 * 512**2 + 4 * 512:,}",
+      "  measured bytes = B·h·T²·4:", all(r["weights_bytes"] == r["analytic_bytes"] for r in cost))
+#%% code
+ax = heads_lab.plot_tradeoff(cost)
+#%% md en
+Read the table column by column:
+- **$d_k$ halves** every time $h$ doubles: at $h = 64$ each head has 8 dimensions to compare tokens with.
+- **The parameters do not change**: $4 d_{model}^2 + 4 d_{model}$ = 1,050,624 for every $h$, because the heads share
+  the same four matrices. More heads are not a bigger model.
+- **The weights tensor grows linearly with $h$**: one $(T, T)$ matrix per head, $B \cdot h \cdot T^2$ numbers,
+  from 4 MiB at $h = 1$ to 256 MiB at $h = 64$, for a single layer and a single sequence. Each of those entries
+  also costs an exponential in the softmax.
+- **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$. But many thin products use the
+  hardware less well than a few wide ones, and the softmax and the memory traffic grow with $h$.
+
+So more heads buy more, narrower views at a memory and compute price; they are not free and not always better.
+Practice settles in the middle: the original Transformer used $h = 8$ with $d_{model} = 512$; 8 or 16 heads of
+width 64 or 128 are common.
+
+### Self-test (Q3)
+#%% md zh
+逐列来读这张表：
+- **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
+- **参数量不变**：无论 $h$ 取多少，都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
+- **权重张量随 $h$ 线性增长**：每个头一个 $(T, T)$ 矩阵，共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB
+  涨到 $h = 64$ 时的 256 MiB。而且每个元素在 softmax 里还要算一次指数。
+- **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
+  而 softmax 和显存读写的开销都随 $h$ 增长。
+
+所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。实践中取折中：
+原始 Transformer 在 $d_{model} = 512$ 时用 $h = 8$；常见的做法是 8 或 16 个头，每个头宽 64 或 128。
+
+### 自测题（Q3）
+#%% code
+# NBVAL_IGNORE_OUTPUT  (a live widget)
+quiz.quiz_widget("q3")
+#%% md en
+## Summary
+
+- A multi-head layer projects with $W^Q, W^K, W^V$ $(d_{model}, d_{model})$, **splits** the result into $h$ heads of
+  width $d_k = d_{model}/h$ (`ac.split_heads`: $(B, T, D) \to (B, H, T, D_h)$), attends in each head, **concatenates**
+  (`ac.merge_heads`) and mixes with $W^O$. It returns one weight matrix per head, $(B, H, T_q, T_k)$.
+- `ac.multi_head_attention` and `torch.nn.MultiheadAttention` agree to float64 precision given the same weights
+  (`ac.to_torch_mha`); torch's boolean `attn_mask` means **not allowed**, so pass `~mask`.
+- Different heads can attend to different relations in the same layer: in our readable layer, previous token,
+  same word, verb → subject and nearest noun. In trained models such roles are **learned**, not designed, and
+  many heads stay mixed.
+- Heads can be **redundant**: removing head 3 or head 4 leaves the subject readable; removing both erases it.
+- The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite
+  keys), the parameters stay $4 d_{model}^2 + 4 d_{model}$, and the weights tensor grows as $B \cdot h \cdot T^2$
+  (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$.
+
+**Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
+#%% md zh
+## 小结
+
+- 一层多头注意力先用 $(d_{model}, d_{model})$ 的 $W^Q, W^K, W^V$ 做投影，再把结果**拆分**成 $h$ 个宽 $d_k = d_{model}/h$ 的头
+  （`ac.split_heads`：$(B, T, D) \to (B, H, T, D_h)$），各头分别做注意力，然后**拼接**（`ac.merge_heads`），最后用 $W^O$ 融合。
+  它为每个头返回一个权重矩阵，形状 $(B, H, T_q, T_k)$。
+- 权重相同时，`ac.multi_head_attention` 与 `torch.nn.MultiheadAttention` 的结果在 float64 精度下一致（`ac.to_torch_mha`）；
+  torch 的布尔 `attn_mask` 表示**不允许**关注，所以要传 `~mask`。
+- 同一层中不同的头可以关注不同的关系：在我们这个可读的模型里，分别是前一个词、相同的词、动词 → 主语、最近的名词。
+  在训练出来的模型里，这种分工是**学出来的**，而不是设计出来的，而且很多头始终是混合的。
+- 头之间可能**冗余**：去掉第 3 个或第 4 个头，主语仍然读得出来；两个都去掉，主语就消失了。
+- 头数是一种取舍（Q3）：$h$ 越大，$d_k$ 越小（$d_k = 1$ 的头最多只有 2 个“最爱”的 Key）；参数量始终是 $4 d_{model}^2 + 4 d_{model}$；
+  权重张量按 $B \cdot h \cdot T^2$ 增长（$T = 1024$ 时，从 $h = 1$ 的 4 MiB 涨到 $h = 64$ 的 256 MiB）。$d_{model} = 512$、$h = 8$ 时 $d_k = 64$。
+
+**下一节：** [07 · 位置信息](07_position.ipynb)——自注意力看不到词序，以及如何把位置信息加回去。
