@@ -12,11 +12,12 @@ from .multihead import (MultiHeadParams, from_torch_mha, init_multihead, merge_h
                         multi_head_attention, split_heads, to_torch_mha)
 from .positional import apply_rope, learned_position_table, rope_frequencies, sinusoidal_encoding
 from .softmax import softmax
+from .tiled import tiled_attention
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "softmax", "scaled_dot_product_attention", "attention_scores",
+    "softmax", "scaled_dot_product_attention", "attention_scores", "tiled_attention",
     "causal_mask", "padding_mask", "sliding_window_mask", "combine_masks", "additive_mask",
     "MultiHeadParams", "init_multihead", "split_heads", "merge_heads", "multi_head_attention",
     "to_torch_mha", "from_torch_mha",

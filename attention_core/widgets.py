@@ -1082,3 +1082,341 @@ def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query
         return s
 
     return _watch(panel, compute)
+
+
+# --- 09: the cost of a context length ----------------------------------------------------------
+CONTEXT_LENGTHS = tuple(sorted({2 ** e for e in range(7, 21)} | {1_000, 100_000}))   # 128 .. 1,048,576
+COST_HEADS = (1, 2, 4, 8, 16, 32, 64, 128)
+COST_WIDTHS = (256, 512, 768, 1024, 2048, 4096, 8192)
+COST_DTYPES = ("float32", "bfloat16")
+_COST_GRID = 2.0 ** np.arange(7, 20.01, 0.25)              # the curves: 128 .. 2^20, four points an octave
+
+
+def context_cost_state(n_tokens: int = 4096, n_heads: int = 32, n_layers: int = 32, d_model: int = 4096,
+                       dtype: str = "bfloat16") -> dict:
+    """Everything the context-cost widget shows, from `cost_lab.attention_cost` (notebook 09).
+
+    Returns the cost of one forward pass at n_tokens (pairs, score-matrix bytes of one layer for a
+    naive implementation, FLOPs of attention's n^2 part and of the linear parts, over all layers),
+    `gpu_ratio` = score bytes / 80 GiB, and the same quantities along the grid `curve_n` for the plot.
+    """
+    from . import cost_lab
+    if dtype not in COST_DTYPES:
+        raise ValueError(f"dtype: expected one of {COST_DTYPES}, got {describe(dtype)}")
+    s = cost_lab.attention_cost(n_tokens, d_model, n_heads, n_layers, dtype)
+    curves = cost_lab.cost_curves(_COST_GRID, d_model, n_heads, n_layers, dtype)
+    return {**s, "dtype": dtype, "gpu_ratio": s["score_bytes"] / cost_lab.GPU_BYTES, "curve_n": curves["n"],
+            "curve_attention": curves["attention_flops"], "curve_linear": curves["linear_flops"],
+            "curve_bytes": curves["score_bytes"]}
+
+
+def _byte_ticks(ax, low: float, high: float) -> None:
+    """Ticks at 1 KiB, 1 MiB, 1 GiB, ... on a log axis of bytes."""
+    from .cost_lab import format_bytes
+    ticks = [2.0 ** e for e in range(10, 60, 10) if low <= 2.0 ** e <= high]
+    ax.set_yticks(ticks, [format_bytes(t, 0) for t in ticks])
+    ax.minorticks_off()
+
+
+def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int = 32, d_model: int = 4096,
+                        dtype: str = "bfloat16", *, dpi: int = DPI) -> Panel:
+    """A context-length slider (log scale, 128 .. 1M tokens) with heads, layers, width and number format:
+    FLOPs of attention's n^2 part against the linear parts (left), and the memory of one layer's
+    score matrices in a naive implementation against one 80 GiB GPU (right) (notebook 09).
+    Defaults: a 7B-class shape (D = 4096, 32 heads, 32 layers, bfloat16) at 4,096 tokens."""
+    from . import cost_lab
+    try:
+        s0 = context_cost_state(n_tokens, n_heads, n_layers, d_model, dtype)
+        if n_tokens not in CONTEXT_LENGTHS or n_heads not in COST_HEADS or d_model not in COST_WIDTHS:
+            raise ValueError(f"n_tokens, n_heads, d_model: expected values from {CONTEXT_LENGTHS}, {COST_HEADS} "
+                             f"and {COST_WIDTHS}, got {n_tokens}, {n_heads}, {d_model}")
+        n_layers = positive_int(n_layers, "n_layers")
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    style = {"description_width": "initial"}
+    controls = {
+        "n": widgets.SelectionSlider(options=[(f"{n:,}", n) for n in CONTEXT_LENGTHS], value=n_tokens,
+                                     description=i18n.t("cost_lab.n"), continuous_update=True, style=style,
+                                     layout={"width": "520px"}),
+        "heads": widgets.Dropdown(options=COST_HEADS, value=n_heads, description=i18n.t("cost_lab.heads"),
+                                  style=style, layout={"width": "150px"}),
+        "layers": widgets.IntSlider(value=min(n_layers, 128), min=1, max=128, description=i18n.t("cost_lab.layers"),
+                                    continuous_update=True, style=style),
+        "d_model": widgets.Dropdown(options=COST_WIDTHS, value=d_model, description=i18n.t("cost_lab.d_model"),
+                                    style=style, layout={"width": "160px"}),
+        "dtype": widgets.ToggleButtons(options=COST_DTYPES, value=dtype, description=i18n.t("cost_lab.dtype"),
+                                       style={**style, "button_width": "80px"}),
+    }
+    live = LiveFigure((10.0, 4.0), dpi=dpi)
+    left, right = live.fig.subplots(1, 2)
+    flops_lim, bytes_lim = (1e7, 1e22), (1e4, 2e15)
+    for ax, ylabel, lim in ((left, i18n.t("cost_lab.flops_pass"), flops_lim),
+                            (right, i18n.t("cost_lab.memory_axis"), bytes_lim)):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlim(_COST_GRID[0], _COST_GRID[-1])
+        ax.set_ylim(*lim)
+        ax.set_xlabel(i18n.t("cost_lab.tokens"), fontsize=plots.FONT["label"] - 1)
+        ax.set_ylabel(ylabel, fontsize=plots.FONT["label"] - 1)
+        ax.tick_params(labelsize=plots.FONT["tick"] - 2)
+        ax.grid(True, color="#e5e5e5")
+        ax.set_xticks(list(cost_lab.N_TICKS), list(cost_lab.N_TICKS.values()))
+    _byte_ticks(right, *bytes_lim)
+    right.axhline(cost_lab.GPU_BYTES, color="#777777", linestyle="--", linewidth=1)
+    right.text(_COST_GRID[0] * 1.2, cost_lab.GPU_BYTES * 1.6, i18n.t("cost_lab.gpu"), fontsize=plots.FONT["tick"] - 2,
+               color="#555555")
+    quad_line, = left.plot([], [], color=plots.COLORS[1], linewidth=2.5, label=i18n.t("cost_lab.quadratic"))
+    lin_line, = left.plot([], [], color=plots.COLORS[0], linewidth=2.5, label=i18n.t("cost_lab.linear"))
+    left.legend(fontsize=plots.FONT["tick"] - 3, loc="upper left")
+    mem_line, = right.plot([], [], color=plots.COLORS[3], linewidth=2.5)
+    cross_line = left.axvline(1, color="#777777", linestyle="--", linewidth=1)
+    n_lines = [ax.axvline(1, color=plots.COLORS[2], linewidth=1.5) for ax in (left, right)]
+    dots = [left.plot([], [], "o", color=plots.COLORS[1], markersize=7)[0],
+            left.plot([], [], "o", color=plots.COLORS[0], markersize=7)[0],
+            right.plot([], [], "o", color=plots.COLORS[3], markersize=7)[0]]
+    live.animate(quad_line, lin_line, mem_line, cross_line, *n_lines, *dots)
+    image = _image()
+    panel = Panel([_title("cost_lab.widget_title"), image, controls["n"],
+                   widgets.HBox([controls["heads"], controls["d_model"], controls["layers"]]), controls["dtype"]],
+                  name="context_cost", controls=controls, images={"cost": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = context_cost_state(controls["n"].value, controls["heads"].value, controls["layers"].value,
+                               controls["d_model"].value, controls["dtype"].value)
+        quad_line.set_data(s["curve_n"], s["curve_attention"])
+        lin_line.set_data(s["curve_n"], s["curve_linear"])
+        mem_line.set_data(s["curve_n"], s["curve_bytes"])
+        cross_line.set_xdata([s["crossover"]] * 2)
+        for line in n_lines:
+            line.set_xdata([s["n_tokens"]] * 2)
+        dots[0].set_data([s["n_tokens"]], [s["attention_flops"]])
+        dots[1].set_data([s["n_tokens"]], [s["linear_flops"]])
+        dots[2].set_data([s["n_tokens"]], [s["score_bytes"]])
+        image.value = live.render()
+        gpu = (i18n.t("cost_lab.over_gpu", x=f"{s['gpu_ratio']:,.1f}") if s["gpu_ratio"] >= 1 else
+               i18n.t("cost_lab.under_gpu", pct=f"{100 * s['gpu_ratio']:.2g}"))
+        lines = [i18n.t("cost_lab.readout_pairs", n=f"{s['n_tokens']:,}", pairs=f"{s['pairs_per_head']:,}",
+                        approx=cost_lab.format_count(s["pairs_per_head"]), total=cost_lab.format_count(s["pairs"]),
+                        h=s["n_heads"], l=s["n_layers"]),
+                 i18n.t("cost_lab.readout_memory", dtype=s["dtype"], mem=cost_lab.format_bytes(s["score_bytes"]),
+                        gpu=gpu),
+                 i18n.t("cost_lab.readout_flops", att=cost_lab.format_count(s["attention_flops"]),
+                        lin=cost_lab.format_count(s["linear_flops"]), share=f"{100 * s['quadratic_share']:.0f}%",
+                        cross=f"{s['crossover']:,}")]
+        panel.readout.value = ("<div style='font-size:15px'>" + "<br>".join(html.escape(x) for x in lines)
+                               + "</div>")
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- 08: path length (attention versus RNN) ---------------------------------------------------
+def path_length_state(distance: int = 10, recurrent_scale: float = 0.9, *, n: int = 48, d: int = 16,
+                      seed: int = 0) -> dict:
+    """How much a token `distance` positions before the last one still moves the last output (notebook 08).
+
+    The curves come from `rnn_lab.influence_curves(n, d, recurrent_scale, seed)`: a plain RNN
+    (exact Jacobians through the chain) and one self-attention layer (finite differences), on the
+    same tokens. Returns the curves, the path lengths (distance hand-offs vs 1 step), both
+    influences at this distance and the share kept of their value at distance 1.
+    """
+    from . import rnn_lab
+    curves = rnn_lab.influence_curves(n, d, recurrent_scale, seed)
+    n = curves["n"]
+    if isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or not 1 <= distance < n:
+        raise ValueError(f"distance: expected an integer in 1..{n - 1}, got {describe(distance)}")
+    rnn_k, att_k = float(curves["rnn"][distance - 1]), float(curves["attention"][distance - 1])
+    return {**curves, "distance": int(distance), "marker_index": n - 1 - int(distance),
+            "rnn_path": rnn_lab.path_length("rnn", distance), "attention_path": rnn_lab.path_length("attention", distance),
+            "rnn_influence": rnn_k, "attention_influence": att_k,
+            "rnn_kept": rnn_k / float(curves["rnn"][0]), "attention_kept": att_k / float(curves["attention"][0])}
+
+
+def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: int = 48, d: int = 16, seed: int = 0,
+                       max_scale: float = 3.0, dpi: int = DPI) -> Panel:
+    """A distance slider (and the RNN's recurrent scale): the path from an early token to the last
+    output, k hand-offs along the RNN chain vs one attention step (top), and how much the token
+    still moves that output, fading along the chain, flat for attention (bottom) (notebook 08)."""
+    try:
+        s0 = path_length_state(distance, recurrent_scale, n=n, d=d, seed=seed)
+        max_scale = positive_float(max_scale, "max_scale")
+        n = s0["n"]
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    k_slider = widgets.IntSlider(value=s0["distance"], min=1, max=n - 1, description=i18n.t("rnn_lab.distance_slider"),
+                                 continuous_update=True, style={"description_width": "initial"},
+                                 layout={"width": "420px"})
+    scale_slider = widgets.FloatSlider(value=float(np.clip(s0["recurrent_scale"], 0.1, max_scale)), min=0.1,
+                                       max=max_scale, step=0.1, description=i18n.t("rnn_lab.scale_slider"),
+                                       readout_format=".1f", continuous_update=False,
+                                       style={"description_width": "initial"}, layout={"width": "420px"})
+    live = LiveFigure((7.6, 5.6), dpi=dpi)
+    top, bottom = live.fig.subplots(2, 1, height_ratios=[1.25, 2])
+    last = n - 1
+    top.set_xlim(-1.5, n + 6.5)                                      # room for the last token's label
+    top.set_ylim(-1.55, 1.75)
+    top.axis("off")
+    top.scatter(range(n - 1), np.zeros(n - 1), s=14, color="#bbbbbb", zorder=2)
+    top.scatter([last], [0], s=90, color="black", zorder=4)
+    top.text(last + 1.2, 0, i18n.t("rnn_lab.token_last"), ha="left", va="center", fontsize=plots.FONT["tick"] - 2)
+    marker = live.animate(top.scatter([0], [0], s=90, color=plots.COLORS[4], zorder=5))
+    marker_label = live.animate(top.text(0, -0.22, i18n.t("rnn_lab.token_marker"), ha="center", va="top",
+                                         color="#8a5a00", fontsize=plots.FONT["tick"] - 2))
+    chain, = top.plot([], [], "-o", color=plots.COLORS[1], markersize=3.5, linewidth=1.6, zorder=3)
+    arc, = top.plot([], [], "-", color=plots.COLORS[0], linewidth=2.2, zorder=3)
+    tip, = top.plot([], [], "v", color=plots.COLORS[0], markersize=8, zorder=4)
+    live.animate(chain, arc, tip)
+    chain_label = live.animate(top.text(0, -1.3, "", color=plots.COLORS[1], ha="left", va="center",
+                                        fontsize=plots.FONT["tick"] - 1))
+    arc_label = live.animate(top.text(0, 1.5, "", color=plots.COLORS[0], ha="center", va="center",
+                                      fontsize=plots.FONT["tick"] - 1))
+    ks = s0["distances"]
+    floor, ceiling = 1e-12, 1e6
+    bottom.set_yscale("log")
+    bottom.set_ylim(floor, ceiling)
+    bottom.set_xlim(0, n)
+    bottom.plot(ks, s0["attention"], color=plots.COLORS[0], linewidth=2.2, label=i18n.t("rnn_lab.attention"))
+    rnn_line, = bottom.plot(ks, s0["rnn"], color=plots.COLORS[1], linewidth=2.2, label=i18n.t("rnn_lab.rnn"))
+    cursor = bottom.axvline(s0["distance"], color="#999999", linestyle="--", linewidth=1)
+    dots, = bottom.plot([], [], "o", color="black", markersize=6, zorder=5)
+    live.animate(rnn_line, cursor, dots)
+    bottom.set_xlabel(i18n.t("rnn_lab.distance"), fontsize=plots.FONT["label"])
+    bottom.set_ylabel(i18n.t("rnn_lab.influence"), fontsize=plots.FONT["label"])
+    bottom.tick_params(labelsize=plots.FONT["tick"])
+    bottom.grid(True, which="major", color="#e5e5e5")
+    bottom.legend(fontsize=plots.FONT["tick"] - 1, loc="lower left")
+    image = _image()
+    panel = Panel([image, k_slider, scale_slider, widgets.HTML(html.escape(i18n.t("rnn_lab.scale_hint")))],
+                  name="path_length", controls={"distance": k_slider, "recurrent_scale": scale_slider},
+                  images={"path": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = path_length_state(k_slider.value, scale_slider.value, n=n, d=d, seed=seed)
+        m = s["marker_index"]
+        marker.set_offsets([[m, 0]])
+        marker_label.set_position((max(m, 2), -0.22))
+        chain.set_data(np.arange(m, last + 1), np.full(last + 1 - m, -0.85))       # one dot per hand-off
+        near = m >= last - 12                                                       # short chain: label on the right
+        chain_label.set_position((last if near else m, -1.3))
+        chain_label.set_horizontalalignment("right" if near else "left")
+        chain_label.set_text(i18n.t("rnn_lab.rnn_hops", k=s["rnn_path"]))
+        u = np.linspace(0.0, 1.0, 60)
+        arc.set_data(m + (last - m) * u, 0.25 + 0.9 * 4 * u * (1 - u))              # same height at every distance
+        tip.set_data([last], [0.3])
+        arc_label.set_position(((m + last) / 2, 1.5))
+        arc_label.set_text(i18n.t("rnn_lab.attention_hop"))
+        rnn_line.set_ydata(s["rnn"])
+        cursor.set_xdata([s["distance"], s["distance"]])
+        dots.set_data([s["distance"]] * 2, [s["rnn_influence"], s["attention_influence"]])
+        image.value = live.render()
+        kept = s["rnn_kept"]
+        verdict = ("rnn_lab.exploding" if kept > 1e2 else "rnn_lab.fading" if kept < 1e-2 else "rnn_lab.holding")
+        panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
+            "rnn_lab.readout", k=s["distance"], rnn_path=s["rnn_path"], rnn=f"{s['rnn_influence']:.2e}",
+            rnn_kept=f"{kept:.1e}", att=f"{s['attention_influence']:.3f}", att_kept=f"{s['attention_kept']:.3f}")) \
+            + "<br>" + html.escape(i18n.t(verdict)) + "</div>"
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- 10: a needle outside the window ------------------------------------------------------------
+def window_retrieval_state(window: int, distance: int, *, doc=None, T: int = 512, seed: int = 0) -> dict:
+    """The last token's question against a document of T tokens with the needle `distance` tokens
+    before it, under full attention and under a sliding window of `window` keys (notebook 10).
+
+    doc: a one-trial `efficient_lab.needle_document` (built from T and seed when None). Returns
+    visible (the needle is within the window: distance < window), the last query's weights (T,) under
+    full attention and under the window, the needle's weight in each, whether each output names the
+    needle's class (its largest entry), and the pairs computed for all T queries (window vs full).
+    """
+    from . import efficient_lab
+    doc = efficient_lab.needle_document(positive_int(T, "T"), 1, seed=seed) if doc is None else doc
+    t = doc["T"]
+    window = positive_int(window, "window")
+    if isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or not 0 <= distance < t:
+        raise ValueError(f"distance: expected an integer in 0..{t - 1}, got {describe(distance)}")
+    position = t - 1 - int(distance)                                       # where the needle sits
+    k, v = efficient_lab.plant_needle(doc, position)                       # (1, T, d), (1, T, C)
+    scores = (doc["q"][0] @ k[0].T)[0] / math.sqrt(k.shape[-1])            # (T,) the question's scores
+    in_window = (t - 1 - np.arange(t)) < window                            # (T,) keys the window shows
+    full = softmax(scores)                                                 # (T,)
+    local = softmax(scores, mask=in_window)                                # (T,) 0 outside the window
+    answer = int(doc["answer"][0])
+    return {"T": t, "window": window, "distance": int(distance), "position": position,
+            "visible": bool(in_window[position]), "in_window": in_window,
+            "weights_full": full, "weights_window": local,
+            "needle_full": float(full[position]), "needle_window": float(local[position]),
+            "correct_full": int((full @ v[0]).argmax()) == answer,
+            "correct_window": int((local @ v[0]).argmax()) == answer,
+            "pairs_window": efficient_lab.window_pairs(t, window), "pairs_full": t * t}
+
+
+def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 200, seed: int = 0,
+                            dpi: int = DPI) -> Panel:
+    """Sliders for the window size and the needle's distance from the question: the question's
+    weights over the document under full attention (grey) and the sliding window (blue), whether the
+    needle is visible, its weight, and the pairs computed against full attention (notebook 10)."""
+    from . import efficient_lab
+    try:
+        doc = efficient_lab.needle_document(positive_int(T, "T"), 1, seed=seed)
+        s0 = window_retrieval_state(window, distance, doc=doc)
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    t = s0["T"]
+    style = {"description_width": "initial"}
+    window_slider = widgets.IntSlider(value=min(s0["window"], t), min=1, max=t,
+                                      description=i18n.t("efficient_lab.window"), continuous_update=True,
+                                      style=style, layout={"width": "420px"})
+    distance_slider = widgets.IntSlider(value=s0["distance"], min=0, max=t - 1,
+                                        description=i18n.t("efficient_lab.distance"), continuous_update=True,
+                                        style=style, layout={"width": "420px"})
+    live = LiveFigure((9.0, 3.4), dpi=dpi)
+    ax = live.fig.add_subplot()
+    ax.set_xlim(-0.5, t - 0.5)
+    ax.set_ylim(0, 1.12)
+    ax.set_xlabel(i18n.t("efficient_lab.key_position"), fontsize=plots.FONT["label"])
+    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
+    ax.tick_params(labelsize=plots.FONT["tick"])
+    ax.grid(True, axis="y", color="#e5e5e5")
+    x = np.arange(t)
+    band = live.animate(ax.add_patch(Rectangle((t - 0.5, 0), 0, 1.12, color="#DCEBF7", zorder=0,
+                                               label=i18n.t("efficient_lab.window_band"))))
+    full_line, = ax.plot(x, np.zeros(t), color="#999999", linewidth=2.5, label=i18n.t("efficient_lab.method_full"))
+    window_line, = ax.plot(x, np.zeros(t), color=plots.COLORS[0], linewidth=1.6,
+                           label=i18n.t("efficient_lab.method_window"))
+    needle_mark, = ax.plot([0], [1.06], marker="v", markersize=10, linestyle="none", color=plots.COLORS[1],
+                           label=i18n.t("efficient_lab.needle"))
+    ax.axvline(t - 1, color="#000000", linewidth=1.0)                       # the question: the last token
+    ax.text(t - 1, 1.13, "?", ha="center", va="bottom", fontsize=plots.FONT["label"], clip_on=False)
+    ax.legend(fontsize=plots.FONT["tick"] - 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    live.animate(full_line, window_line, needle_mark)
+    image = _image()
+    panel = Panel([image, widgets.HBox([window_slider, distance_slider])], name="window_retrieval",
+                  controls={"window": window_slider, "distance": distance_slider}, images={"weights": image})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = window_retrieval_state(window_slider.value, distance_slider.value, doc=doc)
+        band.set_x(t - 0.5 - min(s["window"], t))
+        band.set_width(min(s["window"], t))
+        full_line.set_ydata(s["weights_full"])
+        window_line.set_ydata(s["weights_window"])
+        needle_mark.set_xdata([s["position"]])
+        image.value = live.render()
+        ok = {True: i18n.t("efficient_lab.correct"), False: i18n.t("efficient_lab.wrong")}
+        lines = [
+            i18n.t("efficient_lab.readout_visible" if s["visible"] else "efficient_lab.readout_hidden",
+                   d=s["distance"], w=s["window"]),
+            i18n.t("efficient_lab.readout_weight", ww=_fmt(s["needle_window"]), wf=_fmt(s["needle_full"]),
+                   aw=ok[s["correct_window"]], af=ok[s["correct_full"]]),
+            i18n.t("efficient_lab.readout_pairs", t=t, pw=f"{s['pairs_window']:,}", pf=f"{s['pairs_full']:,}",
+                   share=f"{100 * s['pairs_window'] / s['pairs_full']:.1f}%"),
+        ]
+        panel.readout.value = ("<div style='font-size:15px'>" + "<br>".join(html.escape(x) for x in lines)
+                               + "</div>")
+        return s
+
+    return _watch(panel, compute)

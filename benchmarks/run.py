@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
-SECTIONS = ("attention", "memory", "import", "widgets", "notebooks")
+SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "notebooks")
 
 
 def main(argv=None) -> int:
@@ -82,6 +82,9 @@ def _run_section(section: str, quick: bool) -> dict:
             return {"skipped": f"widget benchmark could not import: {exc}"}
     if section == "notebooks":
         return importlib.import_module("notebook_time").measure(quick=quick)
+    if section == "tiled":
+        mod = importlib.import_module("tiled")
+        return mod.measure(mod.QUICK_LENGTHS, reps=3) if quick else mod.measure()
     raise ValueError(section)
 
 
@@ -153,6 +156,8 @@ def format_markdown(results: dict) -> str:
         lines += _attention_table(s["attention"])
     if "memory" in s:
         lines += _memory_table(s["memory"])
+    if "tiled" in s:
+        lines += _tiled_table(s["tiled"])
     if "import" in s:
         r = s["import"]
         lines += ["", "### `import attention_core` (fresh interpreter, without torch)", "",
@@ -212,6 +217,22 @@ def _memory_table(r: dict) -> list:
                      f"{row['measured_peak_weights_bytes'] / mib:.1f} | "
                      f"{row['analytic_no_weights_bytes'] / mib:.1f} ({row['block_rows']}) | "
                      f"{row['measured_peak_no_weights_bytes'] / mib:.1f} |")
+    return lines
+
+
+def _tiled_table(r: dict) -> list:
+    lines = ["", f"### Tiled attention (online softmax) vs naive, float32, D = {r['d']}, block {r['block_size']} keys, "
+                 f"{r['threads']} BLAS thread (median of {r['reps']} rounds)", "",
+             "Peak memory by tracemalloc. Naive returns the (T, T) weights; it runs only where they fit in "
+             f"{r['naive_limit_bytes'] >> 20} MiB (else its analytic count, in italics).", "",
+             "| T | naive peak (MiB) | tiled peak (MiB) | naive ms | tiled ms | max abs diff |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: |"]
+    mib = 1 << 20
+    for row in r["rows"]:
+        naive = (f"{row['naive_peak_bytes'] / mib:.1f}" if row["naive_peak_bytes"] is not None
+                 else f"*{row['naive_analytic_bytes'] / mib:.0f}*")
+        lines.append(f"| {row['T']} | {naive} | {row['tiled_peak_bytes'] / mib:.1f} | "
+                     f"{_fmt(row['naive_ms'], '.1f')} | {row['tiled_ms']:.1f} | {_fmt(row['max_abs_diff'], '.1e')} |")
     return lines
 
 

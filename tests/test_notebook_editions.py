@@ -63,3 +63,16 @@ def test_committed_notebooks_are_executed(name):
     for lang in ("en", "zh"):
         code = [c for c in read(lang, name).cells if c.cell_type == "code"]
         assert all(c.execution_count for c in code), f"notebooks/{lang}/{name} has unexecuted cells"
+
+
+@pytest.mark.parametrize("name", EN)
+def test_nbval_markers_are_written_so_nbval_sees_them(name):
+    """nbval only honours a comment that is exactly `# NBVAL_IGNORE_OUTPUT` (nothing after it)."""
+    for cell in read("en", name).cells:
+        if cell.cell_type != "code":
+            continue
+        for line in cell.source.splitlines():
+            if "NBVAL_" in line and line.lstrip().startswith("#"):
+                assert line.strip().lstrip("#").strip() in (
+                    "NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP", "NBVAL_CHECK_OUTPUT", "NBVAL_RAISES_EXCEPTION"), \
+                    f"{name}: {line!r} is not a marker nbval recognises; put the reason on the next line"

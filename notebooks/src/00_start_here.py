@@ -74,10 +74,10 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 | 05 | [Self- and cross-attention](05_self_and_cross_attention.ipynb) | where Q, K and V come from | Q1 |
 | 06 | [Multi-head attention](06_multi_head_attention.ipynb) | heads that look for different things | Q3 |
 | 07 | [Position](07_position.ipynb) | sinusoidal encodings, RoPE | Q7 |
-| 08 | Attention versus RNN *(in preparation)* | path length, parallelism | Q8 |
-| 09 | Cost and the context window *(in preparation)* | the n² wall, lost in the middle | – |
-| 10 | Efficient attention *(in preparation)* | tiled attention, sliding windows | – |
-| 11 | Review *(in preparation)* | all eight self-test questions | Q1–Q8 |
+| 08 | [Attention versus RNN](08_attention_vs_rnn.ipynb) | path length, parallelism | Q8 |
+| 09 | [Cost and the context window](09_cost_and_context_window.ipynb) | the n² wall, lost in the middle | – |
+| 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | – |
+| 11 | [Review](11_review.ipynb) | all eight self-test questions | Q1–Q8 |
 
 Go in order the first time: each notebook uses the ideas of the ones before it.
 #%% md zh
@@ -93,10 +93,10 @@ Go in order the first time: each notebook uses the ideas of the ones before it.
 | 05 | [自注意力与交叉注意力](05_self_and_cross_attention.ipynb) | Q、K、V 从哪里来 | Q1 |
 | 06 | [多头注意力](06_multi_head_attention.ipynb) | 不同的头关注不同的关系 | Q3 |
 | 07 | [位置信息](07_position.ipynb) | 正弦位置编码、RoPE | Q7 |
-| 08 | 注意力与 RNN *（编写中）* | 路径长度、并行计算 | Q8 |
-| 09 | 计算代价与上下文窗口 *（编写中）* | n² 的墙、中间迷失 | – |
-| 10 | 高效注意力 *（编写中）* | 分块计算、滑动窗口 | – |
-| 11 | 总复习 *（编写中）* | 全部八道自测题 | Q1–Q8 |
+| 08 | [注意力与 RNN](08_attention_vs_rnn.ipynb) | 路径长度、并行计算 | Q8 |
+| 09 | [计算代价与上下文窗口](09_cost_and_context_window.ipynb) | n² 的墙、中间迷失 | – |
+| 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | – |
+| 11 | [总复习](11_review.ipynb) | 全部八道自测题 | Q1–Q8 |
 
 第一次学建议按顺序来：每一节都会用到前面几节的概念。
 #%% md en
@@ -110,7 +110,8 @@ NumPy is always there; torch (CPU) and CUDA are optional, and every notebook wor
 下面的单元格会列出正在使用的版本，以及 `attention_core` 可以用哪些后端运行。
 NumPy 一定可用；torch（CPU）和 CUDA 是可选的，没有它们每个 notebook 也都能运行。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (versions differ from machine to machine)
+# NBVAL_IGNORE_OUTPUT
+# (versions differ from machine to machine)
 backends.backend_report()
 #%% md en
 ## Refresher 1: vectors and the dot product
@@ -139,7 +140,8 @@ That second fact comes back in notebook 02, where wider vectors (more dimensions
 现在亲手拖动两个向量。注意夹角越过 90° 时点积会变号；还要注意，点积会随向量的**长度**变大，
 而余弦值不会。这一点会在 02 节再次出现：向量越长、维度越高，分数就越容易变得过大。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.dot_product_widget()
 #%% md en
 ## Refresher 2: softmax

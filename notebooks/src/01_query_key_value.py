@@ -125,7 +125,8 @@ set $q = [0, 0]$ (both keys score 0, so the weights are exactly half and half).
 试试看：让 $q$ 指向 $k_2$；把 $q$ 拉长一倍（权重会变得更“尖”）；把 $q$ 设为 $[0, 0]$
 （两个 Key 的分数都是 0，权重正好各一半）。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.attention_step_widget(q=[1.0, 0.0], keys=k, values=v)
 #%% md en
 ## Weights follow content, not distance
@@ -255,7 +256,8 @@ weights of both steps. Reset brings the sentence back.
 #%% md zh
 下面的控件可以对每个句子做同样的实验：选一个句子，翻转任意词的特征，观察代词在两步中的权重。点“复原”即可回到原句。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 coreference.coreference_widget("animal_tired")
 #%% md en
 This toy model was written by hand; a real Transformer **learns** its matrices from data, and nothing
@@ -361,7 +363,8 @@ A heatmap is a clue for analysis, not a proof of why a model decided something.
 
 ### 自测题（Q6）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q6")
 #%% md en
 ## Summary

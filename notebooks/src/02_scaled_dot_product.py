@@ -133,7 +133,8 @@ $q$ and $k$ have nothing to do with each other.
 
 **先预测。** 动手测量之前，先回答这道题：
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q2b")
 #%% md en
 **Now measure.** For each width $d_k$ we draw 20 000 random pairs $q, k$ with unit-variance entries and compute
@@ -259,7 +260,8 @@ $\pm 1$ and the weights spread out again. The vectors stay the same when you fli
 （某根柱子达到 0.99 时会变成橙色）；然后在 $d_k = 1024$ 时打开缩放，直方图缩回 $\pm 1$，权重重新分散开。
 切换开关时向量不变，变的只是缩放因子。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.scaling_widget(d_k=64, scaled=False)
 #%% md en
 ## What scaling does not do
@@ -344,7 +346,8 @@ chosen so that the temperature grows exactly as fast as the spread of the scores
 
 ### 自测题（Q2）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q2")
 #%% md en
 ## Summary

@@ -282,7 +282,8 @@ two equal winners share the weight at every temperature.
 留意读数里的最大权重和熵。再试试别的分数，例如 `widgets.temperature_widget([5, 5, 0, 0, 0])`：
 两个并列第一的分数在任何温度下都平分权重。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.temperature_widget(scores, temperature=1.0)
 #%% md en
 ### Stable at every temperature: subtract the maximum
@@ -354,14 +355,16 @@ dominates; temperature (or attention dropout) controls how peaked it is.
 
 ### 自测题（Q5）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q5")
 #%% md en
 Now compute one by hand (a calculator is fine; $e \approx 2.718$):
 #%% md zh
 再来亲手算一个（可以用计算器；$e \approx 2.718$）：
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q5b")
 #%% md en
 ## Exercise: write softmax yourself

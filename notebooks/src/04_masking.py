@@ -315,7 +315,8 @@ the readout counts the keys each query may see. Try:
 - **滑动窗口** 3：每个 Query 看到自己和前面 2 个 token，得到一条带状区域而不是三角形（10 节还会讲到它）；
 - **因果 + 填充**：两者的“与”；把长度设为 1，每个 Query 都只能看到“The”。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.mask_widget(labels=tokens, scores=scores)
 #%% md en
 ## Inference still needs the mask
@@ -386,7 +387,8 @@ mask 不是训练专属的技巧，而是自回归结构的一部分，训练和
 
 ### 自测题（Q4）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q4")
 #%% md en
 ## Exercise: write the causal mask
@@ -397,7 +399,8 @@ The question below asks you to write the mask yourself, as a boolean $(T, T)$ ar
 
 下面这道题请你自己写出这个 mask：一个布尔型的 $(T, T)$ 数组，由检查器来评判。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q4b")
 #%% md en
 A first attempt often reaches for the wrong triangle. The checker says what is wrong in plain words:

@@ -311,7 +311,8 @@ the heatmap shows the whole layer, the bars that word's row. Things to try:
 - 自注意力下，看 *the*：无论怎么调整词序，它都在两个名词之间打平；
 - 在交叉 ↔ 自注意力之间切换，看形状从 $5 \times 6$ 变成 $6 \times 6$。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.cross_attention_widget("cat_mat", mode="cross", query=2)
 #%% md en
 ## Same computation, different sources
@@ -363,7 +364,8 @@ K 和 V 来自编码器。它们从哪里来，由这一层注意力的角色决
 
 ### 自测题（Q1）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q1")
 #%% md en
 ## Summary

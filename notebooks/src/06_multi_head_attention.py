@@ -277,7 +277,8 @@ Compare them yourself: the menu holds the four designed heads and the four rando
 
 自己比较一下：下拉菜单里有四个设计出来的头和四个随机的头。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 random_names = [i18n.t("heads_lab.random", h=h + 1) for h in range(4)]
 widgets.head_widget(np.concatenate([w6, w_random]), list(demo.tokens), head_names=names + random_names)
 #%% md en
@@ -377,7 +378,8 @@ width yourself:
 $d_k = 1$ 时“最多 2 个”是一条定理，而不是运气不好；头稍微宽一点就能摆脱这个限制。宽度就是空间：一个头需要足够的维度才能把要找的目标区分开
 （我们“前一个词”的头在 11 维里用了 6 维来表示位置）；$d_{model}$ 切得太碎，每个头就只能表达粗糙的模式。在看开销之前，先自己算一个宽度：
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q3b")
 #%% md en
 Now the cost, for the layer of the original Transformer ($d_{model} = 512$) on one sequence of $T = 1024$ tokens in
@@ -426,7 +428,8 @@ width 64 or 128 are common.
 
 ### 自测题（Q3）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q3")
 #%% md en
 ## Summary

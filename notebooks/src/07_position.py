@@ -230,7 +230,8 @@ the last one barely moves). Then fix $i = 2$ and move $p$: the orange dot walks 
 试试看：$i = 0$ 和 $i = 1$（最快的一对，先正弦后余弦：同一条波错开四分之一圈）；再试 $i = 20$、$i = 40$、$i = 63$
 （越来越慢：在 50 个位置内，最后一列几乎不动）。然后固定 $i = 2$ 拖动 $p$：橙色的点沿着波移动。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.positional_widget(T=T, D=D_pe, position=5, dim=2)
 #%% md en
 ## Learned position tables
@@ -422,7 +423,8 @@ Tick the causal mask with slope 0 and watch key 7's weight move to the others.
 试试看：一点点调高斜率：到 0.1 时，Key 7（相距两个位置）就已经超过了 Key 0（相距五个位置）；超过 0.5 后，Query 自己的 Key 领先，
 到 1.0 时它拿到 0.465。把窗口设为 1（Query 只能看见自己：权重为 1）。斜率为 0 时勾选因果 mask，看 Key 7 的权重如何分给其他 Key。
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 widgets.position_bias_widget(scores, query=query, slope=0.0, window=0, causal=False)
 #%% md en
 ## Misconception: attention weights are distance-based
@@ -460,7 +462,8 @@ attention formula. Recall notebook 01: with no mechanism, a matching key gets th
 #%% md zh
 ## 自测题（Q7）
 #%% code
-# NBVAL_IGNORE_OUTPUT  (a live widget)
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 quiz.quiz_widget("q7")
 #%% md en
 ## Summary

@@ -1,0 +1,378 @@
+#%% md en
+# 09 · Cost and the context window
+
+**After this notebook you will be able to**
+- count the query–key pairs of a context of $n$ tokens, and say what doubling $n$ (or multiplying it by 10) does to them;
+- turn the pairs into FLOPs ($4n^2D$) and bytes ($H n^2 \times 4$ in float32) step by step, and compare them with the linear parts of a layer ($24nD^2$);
+- measure time and peak memory of real attention calls as $n$ grows, and read them next to the analytic count;
+- explain why context windows are limited, and what a kernel such as FlashAttention does and does not change;
+- tell "lost in the middle" apart from "diluted weights": dilution hurts every position equally, a position effect does not.
+
+**What you should know first:** the shapes of scaled dot-product attention, $(n, d_k) \to (n, n)$
+([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)); heads ([06 · Multi-head attention](06_multi_head_attention.ipynb));
+position biases before softmax ([07 · Position](07_position.ipynb)); the complexity table of 08 · Attention versus RNN helps.
+#%% md zh
+# 09 · 计算代价与上下文窗口
+
+**学完本节，你将能够**
+- 数出 $n$ 个 token 的上下文里有多少个 Query–Key 对，并说清 $n$ 翻倍（或变成 10 倍）时它们会怎样变化；
+- 一步步把位置对换算成 FLOPs（$4n^2D$）和字节数（float32 下为 $H n^2 \times 4$），并与一层里的线性部分（$24nD^2$）比较；
+- 随着 $n$ 增大，实测真实注意力调用的时间和峰值内存，并把它们与理论计数放在一起读；
+- 解释上下文窗口为什么有上限，以及 FlashAttention 这类内核改变了什么、没改变什么；
+- 分清“中间迷失”和“权重被摊薄”：摊薄对每个位置一视同仁，位置效应则不然。
+
+**需要的基础：** 缩放点积注意力的形状变化 $(n, d_k) \to (n, n)$（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）；
+多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）；softmax 之前的位置偏置（见 [07 · 位置信息](07_position.ipynb)）；
+了解 08 节（注意力与 RNN）里的复杂度表会更好。
+#%% code
+LANG = "__LANG__"  # language of this edition: "en" or "zh"
+%matplotlib inline
+import matplotlib.pyplot as plt
+import numpy as np
+import attention_core as ac
+from attention_core import cost_lab, i18n, quiz, widgets
+
+i18n.set_language(LANG)
+rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
+np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+#%% md en
+## Counting the pairs
+
+Attention's strength is that every token looks at every other token directly, in one step (notebook 08:
+path length 1). That is also its bill. Each of the $n$ queries is compared with each of the $n$ keys, so one head
+of one layer fills an $n \times n$ matrix of scores: $n^2$ query–key pairs. The library's own weights show it:
+#%% md zh
+## 数一数位置对
+
+注意力的长处在于：每个 token 都能一步直接看到其他所有 token（08 节：路径长度为 1）。这也正是它的账单。
+$n$ 个 Query 中的每一个都要和 $n$ 个 Key 逐一比较，所以一层里的一个头要填满一个 $n \times n$ 的分数矩阵：$n^2$ 个 Query–Key 对。
+库里算出的权重矩阵本身就能说明这一点：
+#%% code
+for n in (6, 12, 24):
+    x = rng.normal(size=(n, 8))                                     # (T, D): n tokens
+    _, w = ac.scaled_dot_product_attention(x, x, x)                 # w: (Tq, Tk) = (n, n)
+    print(f"n = {n:2d}: weights {w.shape}, {w.size:4d} pairs = n² = {cost_lab.pair_count(n)}")
+#%% md en
+Twice the tokens, four times the pairs. The source tutorials put numbers on it: 1,000 tokens need about
+1,000 × 1,000 = 1 million pairs, 100,000 tokens about 10 billion. Here are those and the context windows
+of today's models (128K, 200K, 1M tokens), per head and per layer:
+#%% md zh
+token 数翻倍，位置对变成四倍。原教程给出了具体数字：1 千个 token 约需 1,000 × 1,000 = 100 万个位置对，
+10 万个 token 则约需 100 亿个。下面是这两个数，以及当今模型的上下文窗口（128K、200K、1M 个 token），都按每个头、每一层计：
+#%% code
+print(f"{'n tokens':>11}  {'pairs n²':>19}  {'≈':>8}  vs 1,000 tokens")
+for n in (1_000, 1_024, 4_096, 100_000, 128_000, 200_000, 1_000_000):
+    pairs = cost_lab.pair_count(n)
+    times = pairs / cost_lab.pair_count(1_000)
+    print(f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:,.0f}" if times >= 100 else
+          f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:.2f}")
+n = 4_096
+print(f"n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f};  "
+      f"→ 10n = {10 * n:,}: pairs × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}")
+#%% md en
+A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. In the words of the source tutorial:
+double the length and the work becomes four times as much, ten times the length and it becomes a hundred times;
+**this is a physical limit, not engineering laziness**.
+#%% md zh
+上下文长 100 倍，位置对就要多 $100^2 = 10{,}000$ 倍。用原教程的话说：序列长度翻倍，计算量变成四倍；
+序列长度增加 10 倍，计算量变成 100 倍。**这是物理限制，不是工程偷懒。**
+#%% md en
+## From pairs to FLOPs and bytes
+
+What does one pair cost? Follow one head through attention with its shapes (a multiply-add counts as 2 FLOPs):
+
+1. **Scores** $QK^\top$: $(n, d_k) \cdot (d_k, n) \to (n, n)$. Each of the $n^2$ scores is a dot product of $d_k$
+   multiply-adds: $2n^2 d_k$ FLOPs.
+2. **Softmax** over each row: about $n^2$ exponentials (small next to the products when $d_k$ is 64 or more).
+3. **Mixing** weights $\cdot V$: $(n, n) \cdot (n, d_v) \to (n, d_v)$: another $2n^2 d_v$ FLOPs.
+
+With $H$ heads of width $d_k = d_v = D / H$, the heads together do $4n^2 D$ FLOPs: the number of heads does not
+change the FLOPs. Memory is different: a **naive** implementation keeps the $(n, n)$ weights of every head,
+$H \cdot n^2$ numbers, 4 bytes each in float32. The library's multi-head layer shows the bytes:
+#%% md zh
+## 从位置对到 FLOPs 和字节
+
+一个位置对要花多少？带着形状，跟着一个头把注意力走一遍（一次乘加记作 2 个 FLOPs）：
+
+1. **打分** $QK^\top$：$(n, d_k) \cdot (d_k, n) \to (n, n)$。$n^2$ 个分数中的每一个都是 $d_k$ 次乘加的点积：$2n^2 d_k$ 个 FLOPs。
+2. **softmax**：对每一行做归一化，约 $n^2$ 次指数运算（当 $d_k$ 为 64 或更大时，比起矩阵乘法可以忽略）。
+3. **混合** 权重 $\cdot V$：$(n, n) \cdot (n, d_v) \to (n, d_v)$：又是 $2n^2 d_v$ 个 FLOPs。
+
+有 $H$ 个头、每个头宽 $d_k = d_v = D / H$ 时，所有头加起来是 $4n^2 D$ 个 FLOPs：头数不改变 FLOPs。内存则不同：
+**朴素**实现要存下每个头的 $(n, n)$ 权重，共 $H \cdot n^2$ 个数，float32 下每个 4 字节。库里的多头注意力层可以直接给出字节数：
+#%% code
+d_model, n_heads = 64, 4
+params = ac.init_multihead(d_model, n_heads, seed=0, dtype=np.float32)
+for n in (256, 512, 1024):
+    x = rng.normal(size=(n, d_model)).astype(np.float32)                    # (T, D)
+    _, w = ac.multi_head_attention(x, x, x, params)                         # w: (H, T, T)
+    cost = cost_lab.attention_cost(n, d_model, n_heads, dtype="float32")
+    print(f"n = {n:4d}: weights {w.shape} = {w.nbytes:>10,} bytes;  H·n²·4 = {cost['score_bytes']:>10,} "
+          f"({cost_lab.format_bytes(w.nbytes)})")
+#%% md en
+Attention is not the whole layer. The projections $W^Q, W^K, W^V, W^O$ cost $4 \times 2nD^2 = 8nD^2$ FLOPs and the
+feed-forward network (two matrices, $D \to 4D \to D$) $16nD^2$: together $24nD^2$, **linear** in $n$. So the
+$n^2$ part overtakes the rest when $4n^2D > 24nD^2$, that is beyond $n = 6D$. Two model shapes, in float32:
+#%% md zh
+注意力并不是一层的全部。投影 $W^Q, W^K, W^V, W^O$ 需要 $4 \times 2nD^2 = 8nD^2$ 个 FLOPs，前馈网络（两个矩阵，$D \to 4D \to D$）
+需要 $16nD^2$：合计 $24nD^2$，与 $n$ 成**线性**关系。所以当 $4n^2D > 24nD^2$，也就是 $n$ 超过 $6D$ 时，$n^2$ 部分就会压过其余部分。
+下面是两种模型形状，都按 float32 计：
+#%% code
+shapes = {"D = 768, H = 12": (768, 12), "D = 4096, H = 32": (4096, 32)}
+for name, (d, h) in shapes.items():
+    print(f"{name}: the n² part equals the linear parts at n = 6·D = {cost_lab.attention_cost(1, d, h)['crossover']:,}")
+    print(f"  {'n':>9}  {'n² share of FLOPs':>18}  {'score matrices of one layer':>28}")
+    for n in (1_024, 8_192, 32_768, 131_072):
+        c = cost_lab.attention_cost(n, d, h, dtype="float32")
+        print(f"  {n:>9,}  {c['quadratic_share']:>17.0%}  {cost_lab.format_bytes(c['score_bytes']):>28}")
+#%% code
+ax = cost_lab.plot_flops(4096, mark=131_072)
+#%% md en
+On a log-log plot $n^2$ is a line of slope 2 and $n$ a line of slope 1: the steeper one must win somewhere. For a
+model of width 4096 it wins from 24,576 tokens on; at 128K tokens (green line) it does about 84% of the work, and a
+naive layer would have to hold 2 TiB of weights. Short contexts are dominated by the linear parts, which is why
+the $n^2$ term surprises people only when they grow the window.
+#%% md zh
+在双对数坐标里，$n^2$ 是斜率为 2 的直线，$n$ 是斜率为 1 的直线：更陡的那条迟早会胜出。对宽度为 4096 的模型，
+从 24,576 个 token 起它就占了上风；到 128K 个 token（绿线）时，它约占 84% 的计算量，而一层的朴素实现要存下 2 TiB 的权重。
+上下文较短时，线性部分占主导；所以人们往往要到扩大窗口时，才被 $n^2$ 这一项吓一跳。
+#%% md en
+## Measured: time and memory against n
+
+Counting is one thing; does a real call behave like this? We run the library's `scaled_dot_product_attention`
+on random $(n, 64)$ float32 inputs and ask it for the weights, so it holds the whole $(n, n)$ matrix as a naive
+implementation does. `tracemalloc` records the peak of the memory NumPy allocates during the call, which does not
+depend on the machine, so it can be printed:
+#%% md zh
+## 实测：时间和内存随 n 的变化
+
+数数是一回事；真实的调用也是这样吗？我们在随机的 $(n, 64)$ float32 输入上运行库里的 `scaled_dot_product_attention`，
+并要求它返回权重，于是它要像朴素实现一样存下整个 $(n, n)$ 矩阵。`tracemalloc` 记录调用期间 NumPy 分配内存的峰值，
+这个数不随机器而变，所以可以直接打印出来：
+#%% code
+sizes = (256, 512, 1024, 2048, 4096)
+memory = cost_lab.measure_sweep(sizes, d_k=64, timing=False)                 # peak memory only
+print(f"{'n':>5}  {'peak MiB':>9}  {'n²·4 bytes':>11}  {'peak / previous':>15}")
+previous = None
+for r in memory:
+    ratio = "" if previous is None else f"× {r['peak_bytes'] / previous:.1f}"
+    print(f"{r['n_tokens']:>5}  {r['peak_bytes'] / 2**20:>9.1f}  {r['weights_bytes'] / 2**20:>7.1f} MiB  {ratio:>15}")
+    previous = r["peak_bytes"]
+#%% md en
+The peak is the weight matrix ($n^2 \times 4$ bytes) plus two small $(n, 64)$ arrays, so it approaches × 4 per
+doubling. Time cannot be printed the same way: it changes from run to run and machine to machine. The next cell
+measures it (the fastest of five rounds, on one BLAS thread so that other programs on the machine disturb it less)
+and prints only coarse ratios; your numbers will differ, the trend will not.
+#%% md zh
+峰值就是权重矩阵（$n^2 \times 4$ 字节）再加两个小的 $(n, 64)$ 数组，所以每翻倍一次就趋近 × 4。时间不能这样直接打印：
+它每次运行、每台机器都不一样。下一个单元格测量时间（五轮中取最快的一轮，并且只用一个 BLAS 线程，以减少机器上其他程序的干扰），
+只打印粗略的倍数；你的数字会不同，趋势不会变。
+#%% code
+# NBVAL_IGNORE_OUTPUT
+# (wall-clock time: different on every run, so nbval does not compare this cell)
+timed = cost_lab.measure_sweep(sizes, d_k=64, repeats=5)
+seconds = [r["seconds"] for r in timed]
+print("time ratio per doubling of n:", " ".join(f"×{x:.1f}" for x in cost_lab.growth_ratios(seconds)))
+print(f"log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(sizes[2:], seconds[2:]):.1f}  (n² has slope 2)")
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="compressed")
+ax = cost_lab.plot_measured(timed, "seconds", ax=left)
+ax = cost_lab.plot_measured(timed, "peak_bytes", ax=right)
+#%% md en
+The memory line lies on the $n^2$ reference almost exactly. The time line scatters more: at small $n$ a call takes
+well under a millisecond, and fixed costs (the Python call, the $(n, 64)$ products), the caches and whatever else the
+machine is doing all show in the ratios. Over the larger sizes its slope comes close to 2. The analytic count and the
+measurement agree on the trend: the wall is $n^2$.
+#%% md zh
+内存曲线几乎正好落在 $n^2$ 参考线上。时间曲线则更分散：$n$ 较小时，一次调用远不到一毫秒，固定开销（Python 调用、$(n, 64)$ 的乘法）、
+缓存，以及机器上同时在做的其他事情，都会反映在倍数里。在较大的规模上，它的斜率接近 2。理论计数和实测在趋势上一致：这堵墙就是 $n^2$。
+#%% md en
+## Where n² takes over
+
+Now change the model yourself. The slider sets the context length on a log scale from 128 to about a million
+tokens (1,000 and 100,000, the tutorial's numbers, are on it too); the other controls set the heads $H$, the
+layers $L$, the width $D$ and the number format. Left: the FLOPs of a whole forward pass, attention's $n^2$ part
+against the linear parts, with the crossover $n = 6D$ dashed. Right: the score matrices one layer would hold in a
+naive implementation, against the 80 GiB of one large GPU.
+
+Try: 1,000 and then 100,000 tokens (about 1 M and 10 G pairs per head); change $H$ and watch the memory move while
+the FLOPs stay put; halve $D$ and watch the crossover move left.
+#%% md zh
+## n² 从哪里开始占上风
+
+现在自己动手改模型。滑块以对数刻度设置上下文长度，从 128 到约一百万个 token（原教程里的 1,000 和 100,000 也在上面）；
+其余控件设置头数 $H$、层数 $L$、宽度 $D$ 和数值格式。左图：一次完整前向计算的 FLOPs，注意力的 $n^2$ 部分对比线性部分，
+虚线是交点 $n = 6D$。右图：朴素实现下一层要存的分数矩阵，对比一块大显卡的 80 GiB。
+
+试一试：先设 1,000 个 token，再设 100,000 个（每个头分别约 1 M 和 10 G 个位置对）；改变 $H$，看内存变化而 FLOPs 不动；
+把 $D$ 减半，看交点向左移。
+#%% code
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
+widgets.context_cost_widget(n_tokens=4096, n_heads=32, n_layers=32, d_model=4096, dtype="bfloat16")
+#%% md en
+The widget's numbers come from a pure function that you can call in a cell, for example at the tutorial's
+100,000 tokens:
+#%% md zh
+控件里的数字来自一个纯函数，你可以在单元格里直接调用它，例如在原教程的 100,000 个 token 处：
+#%% code
+s = widgets.context_cost_state(n_tokens=100_000, n_heads=32, n_layers=32, d_model=4096, dtype="bfloat16")
+print(f"pairs per head and layer: {s['pairs_per_head']:,}   all heads and layers: {cost_lab.format_count(s['pairs'])}")
+print(f"score matrices of one layer (bfloat16): {cost_lab.format_bytes(s['score_bytes'])} = "
+      f"{s['gpu_ratio']:.1f} × 80 GiB")
+print(f"FLOPs of one forward pass: n² part {cost_lab.format_count(s['attention_flops'])}, "
+      f"linear parts {cost_lab.format_count(s['linear_flops'])}, n² share {s['quadratic_share']:.0%}")
+#%% md en
+## Why the context window is limited
+
+Why not simply skip most of the pairs? Because scoring **all** pairs is where attention's power comes from: any
+token can find any other, wherever it is. Score only some pairs (sparse attention, a sliding window, notebook 10)
+and you limit which relations the model can see. Long-context models (128K, 200K, 1M tokens) push the engineering
+boundary with such approximations and with better kernels; the $n^2$ in principle stays.
+
+Better kernels deserve a closer look. FlashAttention computes exact global attention without ever storing the
+$(n, n)$ matrix: it works through tiles and keeps only one at a time. That changes **memory traffic and constants**,
+not the $n^2$ compute. The library has a small version of the same idea: with `need_weights=False` it works through
+blocks of query rows and keeps only one block of scores. Its peak memory:
+#%% md zh
+## 为什么上下文窗口有上限
+
+为什么不干脆跳过大部分位置对？因为给**所有**位置对打分正是注意力强大的来源：任何 token 都能找到任何其他 token，不管它在哪里。
+只给部分位置对打分（稀疏注意力、滑动窗口，见 10 节），就等于限制了模型能看到的关系范围。长上下文模型（128K、200K、1M 个 token）
+靠这类近似手段和更好的内核推进工程边界；但原理上，$n^2$ 依然存在。
+
+更好的内核值得细看。FlashAttention 精确地计算全局注意力，却从不存下整个 $(n, n)$ 矩阵：它分块计算，每次只保留一块。
+它改变的是**显存搬运和常数**，而不是 $n^2$ 的计算量。库里有同一思路的一个小版本：设 `need_weights=False` 时，
+它按 Query 行分块计算，只保留一块分数。它的峰值内存如下：
+#%% code
+blocked = cost_lab.measure_sweep(sizes, d_k=64, need_weights=False, timing=False)
+print(f"{'n':>5}  {'full weights: peak MiB':>23}  {'blocks: peak MiB':>17}")
+for full, part in zip(memory, blocked):
+    print(f"{full['n_tokens']:>5}  {full['peak_bytes'] / 2**20:>23.1f}  {part['peak_bytes'] / 2**20:>17.1f}")
+#%% md en
+From 2,048 tokens on, the blocked call holds one block of at most 4 MiB, plus arrays of $n \times 64$ numbers: its
+memory now grows linearly, not as $n^2$. But every score is still computed, so its **time** keeps the $n^2$ slope:
+#%% md zh
+从 2,048 个 token 起，分块调用只保留一块最多 4 MiB 的分数，外加几个 $n \times 64$ 的数组：内存变成线性增长，不再是 $n^2$。
+但每一个分数仍然都要算，所以它的**时间**仍然保持 $n^2$ 的斜率：
+#%% code
+# NBVAL_IGNORE_OUTPUT
+# (wall-clock time: different on every run, so nbval does not compare this cell)
+timed_blocks = cost_lab.measure_sweep(sizes, d_k=64, need_weights=False, repeats=5)
+block_seconds = [r["seconds"] for r in timed_blocks]
+print("blocks, time ratio per doubling of n:", " ".join(f"×{x:.1f}" for x in cost_lab.growth_ratios(block_seconds)))
+print(f"log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}")
+#%% md en
+So a fused kernel moves the wall (you can reach longer contexts on the same memory, and faster, because the
+matrix never travels to and from main memory), but it does not remove it: per layer the work is still $4n^2D$.
+Notebook 10 builds the tiled version with an online softmax and measures it.
+#%% md zh
+所以融合内核挪动了这堵墙（同样的显存能装下更长的上下文，速度也更快，因为矩阵从不需要往返于主存），但没有拆掉它：
+每一层的计算量仍然是 $4n^2D$。10 节会亲手搭建带在线 softmax 的分块版本，并测量它。
+#%% md en
+## Lost in the middle: a position effect, not dilution
+
+Long contexts show a second problem besides cost. Models often use information at the **start** and the **end** of
+a long input better than information in the **middle** ("lost in the middle"). A tempting explanation: with $n$ keys
+the weights are spread thin, so an important key gets too little. The source tutorial warns against this shortcut:
+the effect is related to the training distribution, the position representation and attention patterns; it cannot
+simply be put down to diluted weights.
+
+A computation shows why dilution alone cannot be the story. One query, one key that matches it (planted), and
+$n - 1$ random distractors. We move the planted key through every position and read its weight. The scores are
+content only, as in plain attention without position information:
+#%% md zh
+## 中间迷失：是位置效应，不是稀释
+
+长上下文除了代价之外还有第二个问题。模型往往能更好地利用长输入**开头**和**结尾**的信息，而对**中间**的信息利用不足（“中间迷失”）。
+一个诱人的解释是：有 $n$ 个 Key 时权重被摊薄，重要的 Key 分到的太少。原教程特别提醒不要走这条捷径：
+这种现象与训练分布、位置表示和注意模式等多种因素有关，不能简单归结为“注意力权重被摊薄”。
+
+一个计算就能说明为什么单靠摊薄解释不了它。一个 Query，一个与它匹配的 Key（事先埋好），再加 $n - 1$ 个随机的干扰 Key。
+我们把埋好的 Key 依次挪到每个位置，读出它得到的权重。分数只看内容，就像没有位置信息的普通注意力：
+#%% code
+n = 256
+content_only = cost_lab.planted_key_weights(n, d_k=16, seed=0)               # (256,): one weight per position
+print(f"n = {n}: weight on the matching key at positions 0, 64, 128, 192, 255:",
+      content_only[[0, 64, 128, 192, 255]])
+print("the same at every position:", bool(np.allclose(content_only, content_only[0], rtol=0, atol=1e-12)))
+print("more keys, more dilution (weight at the start, middle, end):")
+for n_keys in (16, 256, 4096):
+    w = cost_lab.planted_key_weights(n_keys, positions=[0, n_keys // 2, n_keys - 1], d_k=16, seed=0)
+    print(f"  n = {n_keys:4d}: {w}")
+#%% md en
+Dilution is real: the more keys compete, the less weight the match gets (0.557 at 16 keys, 0.073 at 256, 0.005 at
+4096). But it is the **same at every position**: attention without position information does not know where a
+key sits (notebook 07), so dilution lowers the whole curve evenly. A flat line has no middle to get lost in.
+
+A U-shaped curve needs something that depends on position. Here is a **toy** pattern, an illustration and not a
+model of any real LLM: the query stands after the last key (a question at the end of a long prompt), and two
+biases are added to the scores before softmax, a pull towards the first tokens (similar to the "attention sink"
+seen on the first token of trained models) and a pull towards the most recent ones (a recency bias):
+#%% md zh
+摊薄确实存在：参与竞争的 Key 越多，匹配的 Key 分到的权重就越少（16 个 Key 时为 0.557，256 个时为 0.073，4096 个时为 0.005）。
+但它在**每个位置上都一样**：没有位置信息的注意力不知道 Key 在哪里（07 节），所以摊薄只会把整条曲线均匀地压低。
+一条水平线，谈不上“中间”丢了什么。
+
+要得到 U 形曲线，就需要某种随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，不是任何真实大模型的模型：
+Query 位于最后一个 Key 之后（就像长提示末尾的问题），在 softmax 之前给分数加上两种偏置：一种把注意力拉向开头的 token
+（类似训练好的模型在第一个 token 上出现的“attention sink”），另一种把注意力拉向最近的 token（近因偏置）：
+#%% code
+bias = cost_lab.toy_position_bias(n, start=3.0, start_decay=16, recent=3.0, recent_decay=32)   # (256,)
+toy = cost_lab.planted_key_weights(n, d_k=16, bias=bias, seed=0)                                # (256,)
+print("toy bias at positions 0, 64, 128, 192, 255:", bias[[0, 64, 128, 192, 255]])
+print("weight on the matching key, same positions:", toy[[0, 64, 128, 192, 255]])
+print(f"start {toy[0]:.3f}, middle {toy[n // 2]:.3f}, end {toy[-1]:.3f};  content only: {content_only[0]:.3f} everywhere")
+ax = cost_lab.plot_position_weights({i18n.t("cost_lab.content_only"): content_only, i18n.t("cost_lab.toy"): toy})
+#%% md en
+Same query, same keys, same number of keys: only the position terms changed, and now a match at the start or the end
+gets about 0.4 while one in the middle gets 0.033, less than half of what content alone gave it (0.073).
+What this toy shows is only the mechanism: a **position-dependent** pattern, not the number of keys, makes the middle
+worse than the ends. In real models the pattern comes from training (what the training documents put at their start and end),
+from the position representation (for example how RoPE scores change with distance) and from learned attention
+habits such as sinks and recency; and "lost in the middle" is measured in **task accuracy** with the key evidence
+placed at different positions (the verification method of notebook 10), not in one weight.
+#%% md zh
+同一个 Query、同一组 Key、同样多的 Key：只改了位置项，现在埋在开头或结尾的匹配 Key 约能得到 0.4，而埋在中间的只得到 0.033，
+还不到只看内容时（0.073）的一半。这个玩具示例只说明了机制：让中间比两端差的，是**随位置变化**的注意模式，而不是 Key 的数量。
+在真实模型里，这种模式来自训练（训练文档习惯把什么放在开头和结尾）、来自位置表示（例如 RoPE 的分数如何随距离变化），
+也来自学到的注意习惯，比如 sink 和近因偏好；而且“中间迷失”衡量的是**任务正确率**：把关键证据放在不同位置上测试（10 节的验证方法），
+而不是看某一个权重。
+#%% md en
+## Self-test
+#%% md zh
+## 自测题
+#%% code
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
+quiz.quiz_widget("p9")
+#%% md en
+## Summary
+
+- One head of one layer scores $n^2$ query–key pairs: 1,000 tokens → 1,000,000 pairs, 100,000 tokens → 10,000,000,000.
+  Doubling $n$ quadruples them; ten times $n$ is a hundred times the pairs.
+- Per layer attention's $n^2$ part costs $4n^2D$ FLOPs (independent of the number of heads) and, naively,
+  $H n^2$ stored weights (4 bytes each in float32); the linear parts cost $24nD^2$. The $n^2$ part wins beyond
+  $n = 6D$: 24,576 tokens for $D = 4096$.
+- Measured: peak memory grows × 4 per doubling (64.0 MiB of weights at 4,096 tokens); time follows the $n^2$ slope once
+  fixed costs fade.
+- The window is limited by physics, not laziness: scoring all pairs is the point. Blocked or fused kernels
+  (FlashAttention) cut the memory to linear and save traffic, but the compute stays $n^2$.
+- "Lost in the middle" is a position effect: dilution lowers the weight at every position equally (0.073 for 256 keys,
+  wherever the match sits); a position-dependent pattern (our toy: start + recency bias) gives the U shape.
+
+**Next:** [10 · Efficient attention](10_efficient_attention.ipynb): tiled attention with an online softmax, sliding windows and sparse patterns, and
+how to check that a faster model still finds evidence in the middle.
+#%% md zh
+## 小结
+
+- 一层里的一个头要给 $n^2$ 个 Query–Key 对打分：1,000 个 token → 1,000,000 对（100 万），100,000 个 token → 10,000,000,000 对（100 亿）。
+  $n$ 翻倍，位置对变为四倍；$n$ 变为十倍，位置对变为一百倍。
+- 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs（与头数无关），朴素实现还要存下 $H n^2$ 个权重（float32 下每个 4 字节）；
+  线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出：$D = 4096$ 时为 24,576 个 token。
+- 实测：每翻倍一次，峰值内存变为 4 倍（4,096 个 token 时权重占 64.0 MiB）；固定开销淡出之后，时间也沿着 $n^2$ 的斜率增长。
+- 窗口有上限是物理限制，不是工程偷懒：给所有位置对打分正是注意力的意义所在。分块或融合内核（FlashAttention）把内存降到线性、
+  减少了数据搬运，但计算量仍是 $n^2$。
+- “中间迷失”是位置效应：摊薄让每个位置的权重同样降低（256 个 Key 时无论匹配的 Key 在哪里都是 0.073）；
+  随位置变化的注意模式（本节的玩具示例：开头偏置 + 近因偏置）才会产生 U 形。
+
+**下一节：** [10 · 高效注意力](10_efficient_attention.ipynb)：带在线 softmax 的分块注意力、滑动窗口与稀疏模式，以及如何检查更快的模型是否仍能找到中间的证据。
