@@ -185,14 +185,14 @@ softmax 是这个台阶的平滑版本：赢者拿大头，但从不全拿；分
 
 Weights that are non-negative and sum to 1 make the output $\sum_j \alpha_j v_j$ a **convex combination**
 (a weighted average) of the values: it always lies inside the polygon spanned by the values (their *convex hull*),
-never beyond the largest value, never further than any value from the rest. Below, five 2-D values and
+so in every coordinate it stays between the smallest and the largest value. Below, five 2-D values and
 300 random score rows: every output lands inside. Using the raw scores as weights instead (they sum to 2.5)
 throws the output outside.
 #%% md zh
 ### 4. 凸组合：输出落在 Value 之间
 
 权重非负且和为 1，使输出 $\sum_j \alpha_j v_j$ 成为各个 Value 的**凸组合**（加权平均）：
-它总是落在这些 Value 张成的多边形（它们的*凸包*）之内，不会超出最大的 Value，也不会跑到所有 Value 之外。
+它总是落在这些 Value 张成的多边形（它们的*凸包*）之内，每个坐标都介于各 Value 在该坐标上的最小值与最大值之间。
 下面用五个二维 Value 和 300 行随机分数来验证：每个输出都落在凸包内。若改用原始分数当权重（总和为 2.5），
 输出就会被甩到凸包之外。
 #%% code
@@ -239,14 +239,14 @@ print("random noise:", noise, "-> softmax", ac.softmax(noise), " sum =", f"{ac.s
 #%% md en
 Softmax only sees the **differences** between scores ($e^{x_i + c} / \sum_j e^{x_j + c} = e^{x_i} / \sum_j e^{x_j}$),
 so $[2, 1, 0.5, 0, -1]$ and $[1002, 1001, 1000.5, 1000, 999]$ give the same weights. But it is very sensitive to
-their **scale**: the same ordering gives a weight of 0.246 or 1.000 for token 0 depending on a factor the model
+their **scale**: the same ordering gives a weight of 0.231 or 1.000 for token 0 depending on a factor the model
 chose (the scale of its projections, the $\sqrt{d_k}$ of notebook 02). Even random noise comes out as a tidy
 "distribution". So 0.563 is not a calibrated probability; it is a mixing share, and on the way softmax does three
 jobs at once: **normalise, compete, smooth**.
 #%% md zh
 softmax 只看分数之间的**差**（$e^{x_i + c} / \sum_j e^{x_j + c} = e^{x_i} / \sum_j e^{x_j}$），
 所以 $[2, 1, 0.5, 0, -1]$ 和 $[1002, 1001, 1000.5, 1000, 999]$ 得到完全相同的权重。但它对分数的**尺度**非常敏感：
-同样的大小顺序，token 0 的权重可以是 0.246，也可以是 1.000，取决于模型选的一个系数（投影的尺度、02 节里的 $\sqrt{d_k}$）。
+同样的大小顺序，token 0 的权重可以是 0.231，也可以是 1.000，取决于模型选的一个系数（投影的尺度、02 节里的 $\sqrt{d_k}$）。
 连随机噪声都会变成一个整整齐齐的“分布”。所以 0.563 并不是一个经过校准的概率，而是混合的份额；
 softmax 在这里顺带完成了三件事：**归一化、竞争、平滑**。
 #%% md en

@@ -58,7 +58,7 @@ Multi-head attention is not "several models voting": it is the same sequence wat
 ## 一个头，只有一种看法
 
 一个注意力头只给每个 Query **一行**权重，也就是对“我该看哪里？”只有一个回答。可是一个词往往同时处在好几种关系里。
-在 *"the cat sat on the mat because it was comfortable"*（原教程的例子）这句话中，动词 *sat* 有主语（*cat*），
+在 “the cat sat on the mat because it was comfortable”（原教程的例子）这句话中，动词 *sat* 有主语（*cat*），
 有左边紧挨着的词（也是 *cat*），还有地点（*mat*）；代词 *it* 有指代对象、有动词、有形容词。一行 softmax 权重不可能同时
 满额地指向所有这些位置：想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只能是它们 Value 的一个混合。
 

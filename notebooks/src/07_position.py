@@ -11,7 +11,7 @@
 
 **What you should know first:** one attention step and why its weights follow content
 ([01 · Query, Key, Value](01_query_key_value.ipynb)); softmax ([03 · Softmax](03_softmax.ipynb));
-masks as $-\infty$ added to the scores (04 · Masking); heads (06 · Multi-head attention) help but are not needed.
+masks as $-\infty$ added to the scores ([04 · Masking](04_masking.ipynb)); heads ([06 · Multi-head attention](06_multi_head_attention.ipynb)) help but are not needed.
 #%% md zh
 # 07 · 位置信息
 
@@ -24,7 +24,7 @@ masks as $-\infty$ added to the scores (04 · Masking); heads (06 · Multi-head 
 - 回答自测题“Self-attention 是位置无关的，如何弥补？”。
 
 **需要的基础：** 一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
-softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 就是给分数加上 $-\infty$（04 · Masking）；了解多头注意力（06 节）更好，但不是必需的。
+softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 就是给分数加上 $-\infty$（见 [04 · Mask 机制](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
 #%% code
 LANG = "__LANG__"  # language of this edition: "en" or "zh"
 %matplotlib inline
@@ -50,7 +50,7 @@ sentence from its shuffle. Let us test that on a real layer: two heads, with the
 
 “狗咬人”不是新闻，“人咬狗”才是。同样三个词，意思完全相反：在语言里，**顺序本身就是意义**。
 再看一遍公式 $\text{softmax}(QK^\top / \sqrt{d_k})\,V$：每个 Query 与每个 Key 比较，每个 Value 按权重混进来。
-公式里没有任何一处在问一个 token 坐在*哪里*：其中没有下标 $i$ 或 $j$，只有向量本身。所以自注意力层应当分辨不出一句话和它被打乱后的样子。
+公式里没有任何一处在问一个 token 位于*哪里*：其中没有下标 $i$ 或 $j$，只有向量本身。所以自注意力层应当分辨不出一句话和它被打乱后的样子。
 下面用一个真实的层来检验：两个头，带着各自的投影 $W^Q, W^K, W^V, W^O$（用种子生成的随机权重，相当于训练之前），作用在六个随机的 token 向量上。
 #%% code
 D = 16                                                  # model width
@@ -283,7 +283,7 @@ positions stay where they are, so each word now arrives with a different positio
 #%% md zh
 ## 加上位置，对称性就被打破
 
-现在把位置表加到输入上，即 $x_p + PE[p]$，再把两个实验各做一遍。打乱时词在移动，位置却留在原地，所以每个词到达时带着一个不同的位置向量。
+现在把位置表加到输入上，即 $x_p + PE[p]$，再把两个实验各做一遍。打乱时词在移动，位置却留在原地，所以每个词都会配上一个不同的位置向量。
 #%% code
 def with_position(layer):
     """The same layer, with the sinusoidal table added to its input first."""
@@ -372,7 +372,7 @@ decides *which* offsets score high.
 Besides encodings, three mechanisms act directly on the scores before softmax, and each brings position or
 distance in: a **mask** hides keys (their score becomes $-\infty$, their weight exactly 0); a **position bias**
 adds a number that depends on the distance, for example the ALiBi-like $-\text{slope} \cdot |i - j|$; a **local window**
-hides every key farther than $w$ positions (`ac.sliding_window_mask`). Here is one query (position 5 of 8) with
+hides every key $w$ or more positions away (`ac.sliding_window_mask`). Here is one query (position 5 of 8) with
 its content scores $q \cdot k_j / \sqrt{d_k}$, and what each mechanism makes of them (slope 0.5, a causal window of
 3 keys: the query and the two before it):
 #%% md zh
@@ -380,7 +380,7 @@ its content scores $q \cdot k_j / \sqrt{d_k}$, and what each mechanism makes of 
 
 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**mask** 遮住某些 Key
 （分数变成 $-\infty$，权重严格为 0）；**位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；
-**局部窗口**遮住所有距离超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是一个 Query（8 个位置中的第 5 个）与各个 Key 的内容分数
+**局部窗口**遮住所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是一个 Query（8 个位置中的第 5 个）与各个 Key 的内容分数
 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.5；因果窗口含 3 个 Key：Query 自己和它前面两个）：
 #%% code
 scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # one query's content scores, Tk = 8
@@ -450,11 +450,11 @@ print(f"uniform 1/9 = {1 / 9:.3f}")
 ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 #%% md en
 Content only: the same average weight at every distance, $1/9$ up to sampling noise. With the bias (slope 0.5), the
-weight falls with distance; with a window of 3 on both sides ($|i - j| < 3$), it is cut to zero beyond distance 2. So "attention prefers nearby tokens"
+weight falls with distance; with a symmetric window of 3 ($|i - j| < 3$: two keys on each side), it is cut to zero beyond distance 2. So "attention prefers nearby tokens"
 is a property of a **model** (its encodings, biases, masks, windows, and what training made of them), not of the
 attention formula. Recall notebook 01: with no mechanism, a matching key gets the same weight wherever it stands.
 #%% md zh
-只看内容：每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上偏置（slope 为 0.5），权重随距离下降；加上两侧各 3 的窗口（$|i - j| < 3$），距离超过 2 的权重被截为零。
+只看内容：每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上偏置（slope 为 0.5），权重随距离下降；加上宽度为 3 的对称窗口（$|i - j| < 3$：两侧各 2 个），距离超过 2 的权重被截为零。
 所以“注意力偏爱近处的 token”是某个**模型**的性质（它的位置编码、偏置、mask、窗口，以及训练把它们变成了什么），而不是注意力公式本身的性质。
 回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
 #%% md en
@@ -480,7 +480,7 @@ quiz.quiz_widget("q7")
 - Masks, a distance bias and local windows change the scores before softmax; without them, weights do not depend on
   distance at all.
 
-**Next:** 08 · Attention versus RNN: an RNN gets order for free but pays with long paths and sequential steps.
+**Next:** [08 · Attention versus RNN](08_attention_vs_rnn.ipynb): an RNN gets order for free but pays with long paths and sequential steps.
 #%% md zh
 ## 小结
 
@@ -493,4 +493,4 @@ quiz.quiz_widget("q7")
 - RoPE 按位置旋转 $q$ 和 $k$：分数只取决于偏移 $n - m$（在 (0, 3)、(20, 23)、(997, 1000) 上分数相同），而且向量长度不变。
 - mask、距离偏置和局部窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
 
-**下一节：** 08 · 注意力与 RNN：RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。
+**下一节：** [08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)：RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。

@@ -152,7 +152,7 @@ per_step = np.exp(np.polyfit(curves["distances"], np.log(curves["rnn"]), 1)[0])
 print(f"RNN: each hand-off keeps about {per_step:.2f} of the influence")
 ax = rnn_lab.plot_influence(curves)
 #%% md en
-The RNN's line falls straight on the log scale: every hand-off keeps about 0.6 of what is left (the 0.9 of
+The RNN's line falls almost straight on the log scale: every hand-off keeps about 0.6 of what is left (the 0.9 of
 $W_h$ times the average slope of tanh), so at $k = 40$ the early token moves the last output by $3 \times 10^{-9}$:
 it is, for all practical purposes, gone, and so is its gradient. The attention line is flat, to the last digit:
 0.109 at every distance. That is not luck. The last query meets the early token's key directly, and the set of
@@ -358,14 +358,14 @@ if recall is not None:
           max(acc["rnn"][-1], acc["gru"][-1]) < 0.5 < acc["attention"][-1])
 #%% md en
 All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
-to $k = 4$ and close to guessing from $k = 8$ on, the fading chain of the previous section, now in a trained model.
+to $k = 4$ and down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain of the previous section, now in a trained model.
 The GRU holds on much longer (to $k = 16$ here): its update gate can learn to copy the state almost unchanged, which
 keeps the product near 1. But at $k = 32$ it too is back near chance within this training budget, while the
 attention layer answers correctly at every distance, and learns it within a few dozen batches: its path to the
 symbol is one step long at $k = 2$ and at $k = 32$ alike. (Exactly where each recurrent model gives up moves a
 little with the seed and the training budget; the order does not.)
 #%% md zh
-当符号只在 2 个 token 之前时，三个模型都能答对。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，从 $k = 8$ 起就接近随机猜了。
+当符号只在 2 个 token 之前时，三个模型都能答对。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，到 $k = 8$ 只剩 0.29，从 $k = 16$ 起就接近随机猜了。
 这正是上一节那条衰减的链条，只不过这次出现在训练好的模型里。GRU 坚持得久得多（这里一直到 $k = 16$）：它的更新门可以学会几乎原封不动地复制状态，
 让那个乘积保持在 1 附近。但到了 $k = 32$，在这份训练预算之内它也退回到接近随机猜的水平；而注意力层在每个距离上都答对了，而且几十个批次就学会了：
 无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。（每个循环模型究竟在哪个距离上放弃，会随种子和训练预算略有变化；但先后顺序不变。）

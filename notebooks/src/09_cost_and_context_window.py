@@ -10,7 +10,7 @@
 
 **What you should know first:** the shapes of scaled dot-product attention, $(n, d_k) \to (n, n)$
 ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)); heads ([06 · Multi-head attention](06_multi_head_attention.ipynb));
-position biases before softmax ([07 · Position](07_position.ipynb)); the complexity table of 08 · Attention versus RNN helps.
+position biases before softmax ([07 · Position](07_position.ipynb)); the complexity table of [08 · Attention versus RNN](08_attention_vs_rnn.ipynb) helps.
 #%% md zh
 # 09 · 计算代价与上下文窗口
 
@@ -44,7 +44,7 @@ of one layer fills an $n \times n$ matrix of scores: $n^2$ query–key pairs. Th
 #%% md zh
 ## 数一数位置对
 
-注意力的长处在于：每个 token 都能一步直接看到其他所有 token（08 节：路径长度为 1）。这也正是它的账单。
+注意力的长处在于：每个 token 都能一步直接看到其他所有 token（08 节：路径长度为 1）。这也正是它的代价所在。
 $n$ 个 Query 中的每一个都要和 $n$ 个 Key 逐一比较，所以一层里的一个头要填满一个 $n \times n$ 的分数矩阵：$n^2$ 个 Query–Key 对。
 库里算出的权重矩阵本身就能说明这一点：
 #%% code
@@ -281,7 +281,7 @@ A computation shows why dilution alone cannot be the story. One query, one key t
 $n - 1$ random distractors. We move the planted key through every position and read its weight. The scores are
 content only, as in plain attention without position information:
 #%% md zh
-## 中间迷失：是位置效应，不是稀释
+## 中间迷失：是位置效应，不是摊薄
 
 长上下文除了代价之外还有第二个问题。模型往往能更好地利用长输入**开头**和**结尾**的信息，而对**中间**的信息利用不足（“中间迷失”）。
 一个诱人的解释是：有 $n$ 个 Key 时权重被摊薄，重要的 Key 分到的太少。原教程特别提醒不要走这条捷径：
@@ -313,7 +313,7 @@ seen on the first token of trained models) and a pull towards the most recent on
 但它在**每个位置上都一样**：没有位置信息的注意力不知道 Key 在哪里（07 节），所以摊薄只会把整条曲线均匀地压低。
 一条水平线，谈不上“中间”丢了什么。
 
-要得到 U 形曲线，就需要某种随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，不是任何真实大模型的模型：
+要得到 U 形曲线，就需要某种随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，并不模拟任何真实的大模型：
 Query 位于最后一个 Key 之后（就像长提示末尾的问题），在 softmax 之前给分数加上两种偏置：一种把注意力拉向开头的 token
 （类似训练好的模型在第一个 token 上出现的“attention sink”），另一种把注意力拉向最近的 token（近因偏置）：
 #%% code
@@ -353,7 +353,7 @@ quiz.quiz_widget("p9")
 - Per layer attention's $n^2$ part costs $4n^2D$ FLOPs (independent of the number of heads) and, naively,
   $H n^2$ stored weights (4 bytes each in float32); the linear parts cost $24nD^2$. The $n^2$ part wins beyond
   $n = 6D$: 24,576 tokens for $D = 4096$.
-- Measured: peak memory grows × 4 per doubling (64.0 MiB of weights at 4,096 tokens); time follows the $n^2$ slope once
+- Measured: peak memory approaches × 4 per doubling (× 3.1, 3.5, 3.8, 3.9) (64.0 MiB of weights at 4,096 tokens); time follows the $n^2$ slope once
   fixed costs fade.
 - The window is limited by physics, not laziness: scoring all pairs is the point. Blocked or fused kernels
   (FlashAttention) cut the memory to linear and save traffic, but the compute stays $n^2$.
@@ -369,7 +369,7 @@ how to check that a faster model still finds evidence in the middle.
   $n$ 翻倍，位置对变为四倍；$n$ 变为十倍，位置对变为一百倍。
 - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs（与头数无关），朴素实现还要存下 $H n^2$ 个权重（float32 下每个 4 字节）；
   线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出：$D = 4096$ 时为 24,576 个 token。
-- 实测：每翻倍一次，峰值内存变为 4 倍（4,096 个 token 时权重占 64.0 MiB）；固定开销淡出之后，时间也沿着 $n^2$ 的斜率增长。
+- 实测：每翻倍一次，峰值内存趋近 4 倍（× 3.1、3.5、3.8、3.9）（4,096 个 token 时权重占 64.0 MiB）；固定开销淡出之后，时间也沿着 $n^2$ 的斜率增长。
 - 窗口有上限是物理限制，不是工程偷懒：给所有位置对打分正是注意力的意义所在。分块或融合内核（FlashAttention）把内存降到线性、
   减少了数据搬运，但计算量仍是 $n^2$。
 - “中间迷失”是位置效应：摊薄让每个位置的权重同样降低（256 个 Key 时无论匹配的 Key 在哪里都是 0.073）；

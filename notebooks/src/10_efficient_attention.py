@@ -180,7 +180,7 @@ for r in rows:
 ax = efficient_lab.plot_memory(rows)
 #%% md en
 The measured naive peaks sit on the analytic line: the weights are the memory. Each doubling of $T$ multiplies
-them by 4 (4.3 → 16.5 → 65.0 MiB). The tiled peaks grow much more slowly, and at 16K tokens it needs about 6 MiB
+them by about 4 (4.3 → 16.5 → 65.0 MiB). The tiled peaks grow much more slowly, and at 16K tokens it needs about 6 MiB
 where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it is a fixed tile
 of scores (at most 1 MiB, whatever $T$) and the rest is linear: the scaled copy of $Q$ and the output, $T \times D$
 numbers each. Peak memory is $O(T)$ instead of $O(T^2)$.
@@ -196,7 +196,7 @@ FlashAttention, and the saving in memory traffic is where its speed comes from.
 In the trace above, the weight of key 0 could be read after the first block as $e^{s_0 - m}/\ell$ with the
 running values of that moment. Compare it with its final value:
 #%% md zh
-实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就乘以 4（4.3 → 16.5 → 65.0 MiB）。
+实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就大约乘以 4（4.3 → 16.5 → 65.0 MiB）。
 分块实现的峰值增长慢得多：在 16K 个 token 时只需约 6 MiB，而普通公式需要 1 GiB。按每个 token 平均，分块的开销甚至在下降，
 因为其中一部分是大小有上限的分数块（最多 1 MiB，与 $T$ 无关），其余部分是线性的：缩放后的 $Q$ 副本和输出，各 $T \times D$ 个数。
 峰值内存从 $O(T^2)$ 变成了 $O(T)$。
@@ -233,7 +233,7 @@ the last line above matches the final weights. To look at weights in this course
 
 Tiling keeps every pair and only stores less. The other family of speed-ups **computes fewer pairs**: a sliding
 window lets token $i$ see only the tokens with $|i - j| < W$, and sparse patterns (Longformer, BigBird) add a few
-global tokens that see and are seen by everything. Below: 16 tokens, a window of $W = 3$, and the window plus one
+global tokens that see and are seen by everything. Below: 16 tokens under full attention, a window of $W = 3$, and the window plus one
 global token. The pairs are counted from the masks.
 #%% md zh
 提前读出的权重在前四个 Key 上加起来等于 1，却全都是错的：只有看完最后一块，权重才是最终值，因为在那之前 $m$ 和 $\ell$ 一直在变。
@@ -405,7 +405,7 @@ depend on the machine and its load, so this cell's output is not checked; memory
 
 ### 峰值内存、吞吐量与 p95 延迟
 
-一次请求的代价：用每种方法让整篇文档通过这一层（全部 $T$ 个 Query，就像读入一段 prompt 时那样）。先跟踪一次运行来测峰值内存；
+一次请求的代价：用每种方法让整篇文档通过这一层（全部 $T$ 个 Query，就像读入一段提示词时那样）。先跟踪一次运行来测峰值内存；
 然后在大约 0.6 秒内尽量多跑几次计时（至少 3 次）。吞吐量取中位数那次运行的每秒 token 数；p95 延迟是各次运行时间的第 95 百分位数。
 计时取决于机器和它当时的负载，所以这个单元格的输出不做比对；内存则不受影响，在下面单独打印。
 #%% code
@@ -495,7 +495,7 @@ positions, shows that the needle is out of reach.
 可见范围错了（窗口太短、mask 按错误的长度构造、本该用双向 mask 却用了因果 mask），得到的就是又快、又自信、却错误的答案，
 而任何内核测试都发现不了，因为内核严格地算出了它被要求算的东西。
 
-还要注意注意力热图告诉不了你的事：窗口内的权重依然加起来等于 1，看上去像是集中在附近 token 上的一个清晰、合理的模式。
+还要留意注意力热图无法告诉你的事：窗口内的权重依然加起来等于 1，看上去像是集中在附近 token 上的一个清晰、合理的模式。
 只有在答案已知的任务上，在多种长度和多个位置测出的正确率，才能说明 needle 根本够不着。
 
 ## 常见误解

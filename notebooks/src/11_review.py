@@ -76,7 +76,7 @@ print("output            ", recap.output.shape, "  (T, D): one new vector per to
 #%% md en
 The weights of both heads, one heatmap each (row = the query token, column = the key token it reads):
 #%% md zh
-两个头的权重，各画一张热力图（行是发出 Query 的词，列是被读取的 Key 所在的词）：
+两个头的权重，各画一张热图（行是发出 Query 的词，列是被读取的 Key 所在的词）：
 #%% code
 fig = plots.head_grid(recap.weights, list(recap.tokens))
 #%% md en
@@ -465,7 +465,7 @@ written. Pick the topic whose question you found hardest and run its widget agai
   改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
 - 八道自测题集中在一个折叠面板里，上面的表格把每道题链接到演示它的 notebook、小节和控件。
 - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），
-  $n \times n$ 矩阵对隐藏状态，位置信息需要额外加入对天然有序。
+  $n \times n$ 矩阵对隐藏状态，需要额外加入位置信息对天然有序。
 - 给开发者的四个概念：自注意力（每个词直接看所有词）、Query/Key/Value（提问、自我介绍、实际内容）、
   多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的根本原因）。
 - 概念图上的下一站：Transformer 层、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
