@@ -1,7 +1,11 @@
-"""Shared test settings: hypothesis without deadlines (2 shared cores make timings noisy)."""
+"""Shared test settings: Agg backend, English UI and no open figures per test, a per-language fixture,
+and hypothesis without deadlines (2 shared cores make timings noisy)."""
 import os
 
+import matplotlib
 import pytest
+
+matplotlib.use("Agg")   # tests draw off-screen, whatever the environment says
 
 from hypothesis import HealthCheck, settings
 
@@ -18,3 +22,22 @@ def english():
     i18n.set_language("en")
     yield
     i18n.set_language(before)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ui_state():
+    """Every test starts in English and leaves no open figure behind."""
+    import matplotlib.pyplot as plt
+    from attention_core import i18n
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+    plt.close("all")
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request):
+    """Run a test once per language; the UI language is set for its duration."""
+    from attention_core import i18n
+    i18n.set_language(request.param)
+    return request.param

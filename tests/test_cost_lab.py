@@ -13,12 +13,6 @@ from attention_core import i18n, quiz  # noqa: E402
 from attention_core import widgets as W  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _english():
-    i18n.set_language("en")
-    yield
-    i18n.set_language("en")
-    plt.close("all")
 
 
 # --- counting -------------------------------------------------------------------------------------------

@@ -16,11 +16,6 @@ SCORES = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])
 VALUES = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1], [-1, 1], [0, 0], [3, 1], [1, 3]], dtype=float)
 
 
-@pytest.fixture(autouse=True)
-def _english():
-    i18n.set_language("en")
-    yield
-    i18n.set_language("en")
 
 
 # --- the online softmax -----------------------------------------------------------------------------------

@@ -153,13 +153,6 @@ def test_bad_inputs_are_named(call, error, words):
 
 
 # --- figures ----------------------------------------------------------------------------------------
-@pytest.fixture(params=["en", "zh"])
-def lang(request):
-    before = i18n.get_language()
-    i18n.set_language(request.param)
-    yield request.param
-    i18n.set_language(before)
-    plt.close("all")
 
 
 def _draw_without_missing_glyphs(fig):

@@ -14,11 +14,6 @@ from attention_core import widgets as W  # noqa: E402
 SCORES = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])
 
 
-@pytest.fixture(autouse=True)
-def _english():
-    i18n.set_language("en")
-    yield
-    i18n.set_language("en")
 
 
 # --- order blindness ----------------------------------------------------------------------------------
