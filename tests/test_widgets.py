@@ -134,7 +134,7 @@ def test_a_failing_callback_becomes_a_message(monkeypatch):
 
     def broken(*args, **kwargs):
         raise ValueError("something odd")
-    monkeypatch.setattr(W, "temperature_state", broken)
+    monkeypatch.setattr(W.temperature, "temperature_state", broken)   # the module that calls it
     panel.controls["temperature"].value = 2.0                        # must not raise
     assert _is_error(panel) and "something odd" in panel.message.value
     monkeypatch.undo()
