@@ -173,14 +173,7 @@ def plot_competition(scores, index: int, values, ax=None, *, labels=None, show_a
         others = np.delete(scores, index).max()
         ax.step(values, (values > others).astype(float), where="post", color="#555555", linestyle="--",
                 linewidth=1.2, label=i18n.t("softmax_lab.argmax", name=names[index]))
-    ax.set_xlabel(i18n.t("softmax_lab.score_of", name=names[index]), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
-    ax.set_ylim(-0.03, 1.03)
-    ax.grid(True, color="#e5e5e5")
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.legend(title=i18n.t("softmax_lab.score_legend"), fontsize=plots.FONT["tick"] - 2,
-              title_fontsize=plots.FONT["tick"] - 1, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    return ax
+    return _finish_weight_axes(ax, i18n.t("softmax_lab.score_of", name=names[index]))
 
 
 def plot_temperature_sweep(scores, temperatures, ax=None, *, labels=None, **kwargs):
@@ -203,14 +196,7 @@ def plot_temperature_sweep(scores, temperatures, ax=None, *, labels=None, **kwar
     ax.text(temps.min(), 1 / n + 0.02, i18n.t("softmax_lab.uniform", n=n), ha="left", va="bottom",
             fontsize=plots.FONT["tick"] - 1, color="#666666")
     ax.set_xscale("log")
-    ax.set_xlabel(i18n.t("widgets.temperature"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
-    ax.set_ylim(-0.03, 1.03)
-    ax.grid(True, color="#e5e5e5")
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.legend(title=i18n.t("softmax_lab.score_legend"), fontsize=plots.FONT["tick"] - 2,
-              title_fontsize=plots.FONT["tick"] - 1, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    return ax
+    return _finish_weight_axes(ax, i18n.t("widgets.temperature"))
 
 
 def plot_convex_combination(values, outputs, ax=None, *, outside=None, labels=None, **kwargs):
@@ -249,4 +235,16 @@ def plot_convex_combination(values, outputs, ax=None, *, outside=None, labels=No
     ax.grid(True, color="#e5e5e5")
     ax.tick_params(labelsize=plots.FONT["tick"] - 1)
     ax.legend(fontsize=plots.FONT["tick"] - 2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return ax
+
+
+def _finish_weight_axes(ax, xlabel: str):
+    """The common frame of the weight-curve figures: labels, a 0..1 weight axis, grid, legend."""
+    ax.set_xlabel(xlabel, fontsize=plots.FONT["label"])
+    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
+    ax.set_ylim(-0.03, 1.03)
+    ax.grid(True, color="#e5e5e5")
+    ax.tick_params(labelsize=plots.FONT["tick"])
+    ax.legend(title=i18n.t("softmax_lab.score_legend"), fontsize=plots.FONT["tick"] - 2,
+              title_fontsize=plots.FONT["tick"] - 1, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax
