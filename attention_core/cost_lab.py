@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import math
 import time
-import tracemalloc
 
 import numpy as np
 
 from . import i18n, plots
 from .attention import attention_scores, scaled_dot_product_attention
+from .measure import blas_threads, traced_peak
 from .softmax import softmax
 from .validation import as_float_array, describe, positive_float, positive_int
 
@@ -120,19 +120,7 @@ def peak_bytes(fn, *args, **kwargs) -> int:
     array buffers to tracemalloc, so the big (Tq, Tk) weights show up; BLAS scratch space does not.
     Deterministic for a given shape, unlike time.
     """
-    was_tracing = tracemalloc.is_tracing()
-    if not was_tracing:
-        tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        result = fn(*args, **kwargs)
-        peak = tracemalloc.get_traced_memory()[1] - before
-        del result
-    finally:
-        if not was_tracing:
-            tracemalloc.stop()
-    return int(peak)
+    return int(traced_peak(fn, *args, **kwargs)[1])
 
 
 def best_time(fn, *args, repeats: int = 3, min_seconds: float = 0.02, **kwargs) -> float:
@@ -164,19 +152,6 @@ def random_qkv(n_tokens, d_k: int = 64, *, seed=0, dtype=np.float32):
     return x[0], x[1], x[2]
 
 
-def _blas_threads(threads):
-    """A context that limits BLAS to `threads` threads (threadpoolctl), or does nothing (None, or no threadpoolctl)."""
-    import contextlib
-    if threads is None:
-        return contextlib.nullcontext()
-    threads = positive_int(threads, "threads")
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:                                   # optional: timings are just noisier without it
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=threads, user_api="blas")
-
-
 def measure_attention(n_tokens, d_k: int = 64, *, need_weights: bool = True, repeats: int = 3, seed=0,
                       dtype=np.float32, timing: bool = True, threads: int | None = 1) -> dict:
     """Run `scaled_dot_product_attention` on random (T, Dk) inputs; measure its time and peak memory.
@@ -193,7 +168,7 @@ def measure_attention(n_tokens, d_k: int = 64, *, need_weights: bool = True, rep
     peak = peak_bytes(run)
     seconds = None
     if timing:
-        with _blas_threads(threads):
+        with blas_threads(threads):
             seconds = best_time(run, repeats=repeats)
     return {"n_tokens": int(n_tokens), "d_k": int(d_k), "need_weights": bool(need_weights), "seconds": seconds,
             "peak_bytes": peak, "weights_bytes": int(n_tokens) ** 2 * np.dtype(dtype).itemsize}

@@ -14,15 +14,14 @@ the plot helpers take `ax=`, return it and never call `show()`.
 """
 from __future__ import annotations
 
-import contextlib
 import time
-import tracemalloc
 
 import numpy as np
 
 from . import i18n, plots
 from .attention import check_attention_inputs, scaled_dot_product_attention
 from .masks import sliding_window_mask
+from .measure import blas_threads, traced_peak   # re-exported: notebook 10 calls efficient_lab.traced_peak
 from .tiled import tiled_attention
 from .validation import as_float_array, describe, positive_float, positive_int
 
@@ -60,23 +59,6 @@ def online_softmax_trace(scores, values, block_size: int) -> list[dict]:
 
 
 # --- memory -------------------------------------------------------------------------------------------
-def traced_peak(fn, *args, **kwargs):
-    """(result, peak bytes): the largest total of NumPy buffers (and Python objects) alive at once
-    while fn(*args, **kwargs) ran, measured with tracemalloc. Inputs made before are not counted."""
-    was_tracing = tracemalloc.is_tracing()
-    if not was_tracing:
-        tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base, _ = tracemalloc.get_traced_memory()
-        result = fn(*args, **kwargs)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        if not was_tracing:
-            tracemalloc.stop()
-    return result, peak - base
-
-
 def naive_bytes(t: int, d: int, itemsize: int = 4) -> int:
     """What the plain formula must hold: the (T, T) weights plus the (T, D) output."""
     return (t * t + t * d) * itemsize
@@ -243,21 +225,6 @@ def prefill_inputs(doc: dict, position: int, *, seed: int = 1):
     q *= np.linalg.norm(doc["q"][0, 0]) / np.linalg.norm(q, axis=-1, keepdims=True)
     q[-1] = doc["q"][0, 0]
     return q, k[0], v[0]
-
-
-@contextlib.contextmanager
-def blas_threads(n: int = 1):
-    """Limit NumPy's BLAS thread pool to n threads inside the block (with threadpoolctl; where it is
-    not installed, nothing changes). Part of fixing the hardware for a fair measurement; on a shared
-    machine, many small matrix products on two threads also stall each other."""
-    n = positive_int(n, "n")
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=n, user_api="blas"):
-        yield
 
 
 def latencies(fn, *args, runs: int = 5, warmup: bool = True, **kwargs) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import i18n, plots
 from .attention import scaled_dot_product_attention
+from .measure import blas_threads
 from .multihead import init_multihead, multi_head_attention
 from .rnn import RNNParams, init_rnn, rnn_forward
 from .validation import as_float_array, describe, positive_float, positive_int
@@ -234,24 +235,12 @@ def rnn_step(params: RNNParams):
     return lambda x, h: np.tanh(x @ params.w_x + h @ params.w_h + params.b)
 
 
-def _blas_threads(threads):
-    """A context limiting NumPy's BLAS to `threads` threads (threadpoolctl); a no-op for None or without it."""
-    import contextlib
-    if threads is None:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=positive_int(threads, "threads"), user_api="blas")
-
-
 def time_layers(ns, d: int = 64, *, repeats: int = 5, seed: int = 0, threads: int | None = 1) -> dict:
     """Wall-clock seconds (best of `repeats`) of `rnn_forward` and `scaled_dot_product_attention`
     on one random sequence (n, d) for each n: n (N,), rnn (N,), attention (N,), repeats.
     threads: BLAS threads while timing (1: one core each, steady on a shared machine; None: as is).
     Machine-dependent: never print these in checked output."""
-    with _blas_threads(threads):
+    with blas_threads(threads):
         return _time_layers(ns, d, repeats, seed)
 
 

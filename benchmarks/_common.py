@@ -1,9 +1,10 @@
 """Timing helpers shared by the benchmark modules: round-robin repetitions, medians, BLAS threads."""
 from __future__ import annotations
 
-import contextlib
 import statistics
 import time
+
+from attention_core.measure import blas_threads  # noqa: F401  (the benchmarks import it from here)
 
 
 def round_robin(candidates: dict, reps: int) -> dict:
@@ -25,18 +26,3 @@ def round_robin(candidates: dict, reps: int) -> dict:
 
 def median_ms(seconds) -> float:
     return statistics.median(seconds) * 1e3
-
-
-@contextlib.contextmanager
-def blas_threads(n: int | None):
-    """Limit the BLAS thread pool (NumPy's OpenBLAS) to n threads inside the block; None: leave it."""
-    if n is None:
-        yield
-        return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=n, user_api="blas"):
-        yield

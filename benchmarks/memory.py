@@ -7,11 +7,10 @@ the weights must hold. Without weights the NumPy path keeps one block of scores,
 """
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 
 from attention_core import attention, scaled_dot_product_attention
+from attention_core.measure import traced_peak
 
 LENGTHS = (512, 1024, 2048, 4096)
 QUICK_LENGTHS = (256, 1024)
@@ -30,24 +29,12 @@ def measure(lengths=LENGTHS, d: int = 64) -> dict:
                "block_rows": rows_per_block,
                "analytic_no_weights_bytes": (rows_per_block * t + 2 * t * d) * itemsize}
         for need_weights in (True, False):
-            peak = _traced_peak(lambda: scaled_dot_product_attention(q, k, v, need_weights=need_weights))
+            peak = traced_peak(scaled_dot_product_attention, q, k, v, need_weights=need_weights)[1]
             key = "weights" if need_weights else "no_weights"
             row[f"measured_peak_{key}_bytes"] = peak
             row[f"measured_over_analytic_{key}"] = round(peak / analytic, 3)
         rows.append(row)
     return {"dtype": "float32", "d": d, "tool": "tracemalloc (NumPy array buffers)", "rows": rows}
-
-
-def _traced_peak(fn) -> int:
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        result = fn()
-        _, peak = tracemalloc.get_traced_memory()
-        del result
-    finally:
-        tracemalloc.stop()
-    return peak
 
 
 if __name__ == "__main__":

@@ -16,14 +16,6 @@ from attention_core import causal_mask, fonts, i18n, padding_mask, plots, sinuso
 TOKENS_ZH = "小红 说 她 累 了".split()
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    i18n.set_language("en")
-    yield
-    i18n.set_language("en")
-    plt.close("all")
-
-
 def _weights(tq=5, tk=5, seed=0):
     return softmax(np.random.default_rng(seed).normal(size=(tq, tk)) * 2)
 
