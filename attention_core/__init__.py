@@ -6,13 +6,13 @@ when a torch tensor comes in or a torch backend is asked for.
 Dimension names used everywhere: B batch, H heads, Tq/Tk query/key length, Dk/Dv widths,
 D model width, Dh = D / H per head.
 """
-from .attention import attention_scores, scaled_dot_product_attention
-from .masks import additive_mask, causal_mask, combine_masks, padding_mask, sliding_window_mask
-from .multihead import (MultiHeadParams, from_torch_mha, init_multihead, merge_heads,
+from attention_core.core.attention import attention_scores, scaled_dot_product_attention
+from attention_core.core.masks import additive_mask, causal_mask, combine_masks, padding_mask, sliding_window_mask
+from attention_core.core.multihead import (MultiHeadParams, from_torch_mha, init_multihead, merge_heads,
                         multi_head_attention, split_heads, to_torch_mha)
-from .positional import apply_rope, learned_position_table, rope_frequencies, sinusoidal_encoding
-from .softmax import softmax
-from .tiled import tiled_attention
+from attention_core.core.positional import apply_rope, learned_position_table, rope_frequencies, sinusoidal_encoding
+from attention_core.core.softmax import softmax
+from attention_core.core.tiled import tiled_attention
 
 __version__ = "0.1.0"
 

@@ -1,12 +1,8 @@
 """Build both editions of every notebook from one bilingual source, and optionally execute them.
 
-Source files live in notebooks/src/NN_slug.py. A source is a sequence of cells, each opened by
-a marker line:
-
-    #%% md en        English markdown (must be followed directly by its `#%% md zh` twin)
-    #%% md zh        Chinese markdown
-    #%% md           markdown shared by both editions (rare: formulas only)
-    #%% code         a code cell, identical in both editions
+Source files live in notebooks/src/NN_slug.py, in the format of
+`attention_core.teaching.notebook_source` (md en / md zh pairs and shared code cells). The builder
+also writes the notebook title index that the package ships (attention_core/data/notebooks.json).
 
 In code cells, the token __LANG__ becomes "en" or "zh"; it must appear only in the one
 language-setting line of the setup cell. One source means the two editions cannot drift apart:
@@ -17,39 +13,41 @@ Usage:  python tools/build_notebooks.py [--execute] [NAME ...]
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
 import sys
 from pathlib import Path
 
 import nbformat
 
+from attention_core.teaching import notebook_source
+
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "zh")
-MARKER = re.compile(r"^#%%\s*(md|code)\s*(en|zh)?\s*$")
+INDEX = ROOT / "attention_core" / "data" / notebook_source.INDEX
 
 
 def parse(path: Path) -> list[tuple[str, str | None, str]]:
     """Return [(kind, lang, text)] for each cell of a source file."""
-    cells: list[list] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        m = MARKER.match(line)
-        if m:
-            cells.append([m.group(1), m.group(2), []])
-        elif cells:
-            cells[-1][2].append(line)
-        elif line.strip():
-            raise SystemExit(f"{path.name}: text before the first cell marker: {line!r}")
-    out = [(kind, lang, "\n".join(lines).strip("\n")) for kind, lang, lines in cells]
-    for i, (kind, lang, _) in enumerate(out):
-        if kind == "code" and lang:
-            raise SystemExit(f"{path.name}: cell {i}: code cells are shared; drop the language tag")
-        if kind == "md" and lang == "en" and (i + 1 >= len(out) or out[i + 1][:2] != ("md", "zh")):
-            raise SystemExit(f"{path.name}: cell {i}: an `md en` cell must be followed by its `md zh` twin")
-        if kind == "md" and lang == "zh" and (i == 0 or out[i - 1][:2] != ("md", "en")):
-            raise SystemExit(f"{path.name}: cell {i}: an `md zh` cell must follow its `md en` twin")
-    return out
+    try:
+        return notebook_source.parse_source(path.read_text(encoding="utf-8"), path.name)
+    except notebook_source.SourceFormatError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def title_index() -> dict:
+    """{stem: {lang: title}} of every source, for the package data (review and quiz read it)."""
+    index = {}
+    for src in sorted(SRC.glob("[0-9][0-9]_*.py")):
+        cells = parse(src)
+        index[src.stem] = {lang: notebook_source.source_title(cells, lang) or src.stem[3:].replace("_", " ")
+                           for lang in LANGS}
+    return index
+
+
+def write_index() -> None:
+    INDEX.write_text(json.dumps(title_index(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def build(path: Path, lang: str) -> nbformat.NotebookNode:
@@ -88,6 +86,7 @@ def main(argv=None) -> int:
     if not sources:
         print("no notebook sources matched", file=sys.stderr)
         return 1
+    write_index()
     for src in sources:
         for lang in LANGS:
             out_dir = ROOT / "notebooks" / lang

@@ -29,7 +29,10 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 %matplotlib inline
 import numpy as np
 import attention_core as ac
-from attention_core import backends, i18n, rnn, widgets
+from attention_core import backends
+from attention_core.core import rnn
+from attention_core.teaching import i18n
+from attention_core.labs.nb00_start_here import widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -26,7 +26,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core import i18n, plots, quiz, scaling, widgets
+from attention_core.teaching import i18n, plots, quiz
+from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -26,7 +26,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 %matplotlib inline
 import numpy as np
 import attention_core as ac
-from attention_core import checks, i18n, quiz, softmax_lab, widgets
+from attention_core.teaching import checks, i18n, quiz
+from attention_core.labs.nb03_softmax import softmax_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

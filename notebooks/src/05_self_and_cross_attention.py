@@ -28,7 +28,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core import cross_lab, i18n, quiz, widgets
+from attention_core.teaching import i18n, quiz
+from attention_core.labs.nb05_self_and_cross_attention import cross_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -31,7 +31,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core import heads_lab, i18n, plots, quiz, widgets
+from attention_core.teaching import i18n, plots, quiz
+from attention_core.labs.nb06_multi_head_attention import heads_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

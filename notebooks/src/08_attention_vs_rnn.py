@@ -28,7 +28,11 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core import backends, i18n, position_lab, quiz, rnn, rnn_lab, widgets
+from attention_core import backends
+from attention_core.core import rnn
+from attention_core.teaching import i18n, quiz
+from attention_core.labs.nb07_position import position_lab
+from attention_core.labs.nb08_attention_vs_rnn import rnn_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -30,7 +30,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
-from attention_core import cost_lab, i18n, quiz, widgets
+from attention_core.teaching import i18n, quiz
+from attention_core.labs.nb09_cost_and_context_window import cost_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -31,7 +31,9 @@ import inspect
 import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
-from attention_core import efficient_lab, i18n, masking_lab, widgets
+from attention_core.teaching import i18n
+from attention_core.labs.nb04_masking import masking_lab
+from attention_core.labs.nb10_efficient_attention import efficient_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -33,7 +33,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import numpy as np
 from IPython.display import Markdown
 import attention_core as ac
-from attention_core import i18n, plots, quiz, review
+from attention_core.teaching import i18n, plots, quiz
+from attention_core.labs.nb11_review import review
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from a seed

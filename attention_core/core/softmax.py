@@ -1,0 +1,69 @@
+"""Softmax: numerically stable, with temperature and a boolean mask (True = keep).
+
+softmax(x)_i = exp(x_i / T) / sum_j exp(x_j / T). We subtract the row maximum first: it cancels
+in the ratio, and afterwards every exponent is <= 0, so nothing overflows (float32 logits of
++-1e4 stay finite). Masked entries get weight exactly 0; a row whose entries are all masked gets
+all-zero weights (not NaN) -- the convention of this whole package.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from attention_core.core.validation import as_bool_mask, as_float_array, check_axis, check_broadcast, positive_float
+
+
+def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):
+    """Map real scores onto the probability simplex along `axis`.
+
+    x: array (..., N) of finite real scores (lists are fine).
+    temperature: > 0. Small -> close to one-hot on the maximum, large -> close to uniform.
+    mask: optional boolean array broadcastable to x.shape; False entries get weight 0.
+    Returns an array of x's shape and float dtype; each unmasked slice along `axis` sums to 1,
+    and a slice that is entirely masked is all zeros.
+    """
+    if _is_torch(x):
+        from attention_core.backends import torch_ops
+        return torch_ops.softmax(x, axis=axis, temperature=temperature, mask=mask)
+    x = as_float_array(x, "x")
+    axis = check_axis(axis, x.ndim)
+    t = positive_float(temperature, "temperature")
+    if mask is not None:
+        mask = as_bool_mask(mask)
+        check_broadcast(mask.shape, x.shape, "mask", "x of shape")
+    out = np.array(x, copy=True)
+    return _softmax_inplace(out, axis, t, mask)
+
+
+def _softmax_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
+    """Softmax that overwrites `scores` (a float array we own); shared with attention for speed."""
+    scores /= _exp_shifted_inplace(scores, axis, temperature, mask)
+    return scores
+
+
+def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
+    """Overwrite `scores` with exp((x - row max) / T), masked entries 0, and return the row sums.
+
+    The unnormalised half of softmax: attention divides either these weights by the sums or, when
+    it need not return weights, its (Tq, Dv) output instead, which is Tk/Dv times less work.
+    A fully masked row stays all zeros and gets the sum 1, so dividing by it gives zeros, not NaN.
+    Every pass is in place: no temporary the size of `scores` is made (beyond the mask's negation).
+    """
+    if mask is not None:
+        neg_inf = np.array(-np.inf, dtype=scores.dtype)
+        np.copyto(scores, neg_inf, where=~np.broadcast_to(mask, scores.shape))
+    row_max = scores.max(axis=axis, keepdims=True)
+    if mask is not None:
+        row_max[row_max == -np.inf] = 0                      # fully masked row: keep it at -inf, no NaN
+    scores -= row_max                                        # every exponent is now <= 0: no overflow
+    if temperature != 1.0:
+        scores /= temperature                                # after the shift: no overflow for tiny T
+    np.exp(scores, out=scores)                               # exp(-inf) = 0: masked weights are exactly 0
+    total = scores.sum(axis=axis, keepdims=True)             # >= 1 wherever a row has an unmasked entry
+    if mask is not None:
+        total[total == 0] = 1                                # fully masked row stays all zeros
+    return total
+
+
+def _is_torch(x) -> bool:
+    # Checked by type name so that NumPy-only use never imports torch.
+    return type(x).__module__.startswith("torch")

@@ -1,0 +1,1 @@
+"""Notebook 00 (start here): the dot-product widget."""

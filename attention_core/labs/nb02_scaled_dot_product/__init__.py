@@ -1,0 +1,1 @@
+"""Notebook 02 (scaled dot-product attention): why divide by sqrt(Dk), and its widget."""

@@ -1,0 +1,1 @@
+"""Notebook 03 (softmax): its steps, overflow, Jacobian, competition, and the temperature widget."""

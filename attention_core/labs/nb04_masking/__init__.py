@@ -1,0 +1,1 @@
+"""Notebook 04 (masking): naive masked softmax, padded batches, future leaks, a KV cache, the mask widget."""

@@ -1,0 +1,1 @@
+"""Notebook 05 (self- and cross-attention): a translation alignment from hand-set features."""

@@ -1,0 +1,219 @@
+"""Self- and cross-attention by hand-set features: the same computation, different sources (notebook 05).
+
+One function, `attend(queries_from, keys_values_from, params)`, computes
+softmax(Q K^T / sqrt(Dk)) V with Q = X_q W_q, K = X_kv W_k, V = X_kv W_v. Pass one sentence
+twice and it is self-attention (square (T, T) weights); pass Chinese decoder states and English
+encoder states and it is cross-attention ((Tq, Tk) weights, not square). Nothing else changes.
+
+The states are hand-set feature vectors over named axes (FEATURES), as in `coreference`: shared
+meaning axes (`cat`, `sit`, `on`, ...) plus a few grammatical ones. Two sets of named matrices:
+- cross_params(): each Chinese query asks for its meaning ("cat", "on", or, for the locative
+  marker 在, "a spatial relation"); each English key says what it means; values hand over the
+  meaning. 猫 finds "cat" wherever "cat" stands in the source;
+- self_params(): an English word asks about its neighbours in the same sentence ("who does the
+  sitting?", "on what?"): the "inner dialogue" of an encoder layer.
+No line looks at the words; the lexicon rows (the embeddings) are the only word-specific thing.
+There is no position encoding, so reordering the source words reorders the alignment's columns
+and nothing else (notebook 07 adds position).
+Shapes: Tq decoder tokens, Tk encoder tokens, F features, A match axes; X (T, F),
+W_q/W_k (F, A), W_v (F, F); weights (Tq, Tk), output (Tq, F).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attention_core.teaching import i18n, plots
+from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.teaching.tables import Table
+
+CONCEPTS = ("cat", "dog", "mat", "table", "sit", "on", "under")     # shared meaning axes
+FEATURES = CONCEPTS + ("article", "noun", "verb", "preposition", "locative", "animate", "place")
+CROSS_AXES = CONCEPTS + ("relation",)                                # "which meaning do I need?"
+SELF_AXES = ("agent", "landmark", "head_noun", "action", "relation")  # "who is my partner here?"
+ORDERS = ("as_written", "reversed", "shuffled")
+MODES = ("cross", "self")
+
+# Each word's features (1.0 each). English: the encoder's source; Chinese: the decoder's target.
+LEXICON: dict[str, tuple[str, ...]] = {
+    "the": ("article",),
+    "cat": ("cat", "noun", "animate"), "dog": ("dog", "noun", "animate"),
+    "mat": ("mat", "noun", "place"), "table": ("table", "noun", "place"),
+    "sat": ("sit", "verb"),
+    "on": ("on", "preposition"), "under": ("under", "preposition"),
+    "猫": ("cat", "noun", "animate"), "狗": ("dog", "noun", "animate"),
+    "垫子": ("mat", "noun", "place"), "桌子": ("table", "noun", "place"),
+    "坐": ("sit", "verb"),
+    "在": ("locative",),               # "at": a spatial relation, not which one
+    "上": ("on",), "下": ("under",),     # localisers: "on top of", "beneath"
+}
+
+# name: (English source, Chinese target, the English word each Chinese word translates)
+PAIRS = {
+    "cat_mat": ("the cat sat on the mat", "猫 坐 在 垫子 上",
+                {"猫": "cat", "坐": "sat", "在": "on", "垫子": "mat", "上": "on"}),
+    "dog_table": ("the dog sat under the table", "狗 坐 在 桌子 下",
+                  {"狗": "dog", "坐": "sat", "在": "under", "桌子": "table", "下": "under"}),
+}
+
+
+def _matrix(entries: dict[tuple[str, str], float], rows, cols) -> np.ndarray:
+    """A (len(rows), len(cols)) matrix with the named entries set and zeros elsewhere."""
+    m = np.zeros((len(rows), len(cols)))
+    for (r, c), value in entries.items():
+        m[rows.index(r), cols.index(c)] = value
+    return m
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """Tokens and their feature vectors (T, F)."""
+    tokens: tuple
+    x: np.ndarray                    # (T, F)
+
+
+def sentence(text) -> Sentence:
+    """A sentence (space-separated string or token list) embedded with LEXICON (unknown words: all zeros)."""
+    tokens = tuple(text.split() if isinstance(text, str) else text)
+    if not tokens:
+        raise ValueError("text: expected at least one token, got an empty sentence")
+    x = np.zeros((len(tokens), len(FEATURES)))                                  # (T, F)
+    for i, tok in enumerate(tokens):
+        for feat in LEXICON.get(tok.lower(), ()):
+            x[i, FEATURES.index(feat)] = 1.0
+    return Sentence(tokens, x)
+
+
+def translation_pair(name: str = "cat_mat") -> tuple[Sentence, Sentence, dict]:
+    """(English source, Chinese target, {Chinese word: English word it translates}) of a named pair."""
+    if name not in PAIRS:
+        raise ValueError(f"name: expected one of {tuple(PAIRS)}, got {name!r}")
+    source, target, gold = PAIRS[name]
+    return sentence(source), sentence(target), dict(gold)
+
+
+def order_permutation(n: int, order: str = "as_written", seed: int = 0) -> np.ndarray:
+    """Indices that reorder n tokens: as written, reversed, or shuffled (seeded, never the identity for n > 1)."""
+    if order not in ORDERS:
+        raise ValueError(f"order: expected one of {ORDERS}, got {order!r}")
+    if order == "as_written":
+        return np.arange(n)
+    if order == "reversed":
+        return np.arange(n)[::-1].copy()
+    rng = np.random.default_rng(seed)
+    while True:
+        perm = rng.permutation(n)
+        if n < 2 or (perm != np.arange(n)).any():
+            return perm
+
+
+def reorder(s: Sentence, order="as_written", seed: int = 0) -> Sentence:
+    """The sentence with its tokens (and their vectors) reordered: `order` is a name of ORDERS or a permutation."""
+    perm = order_permutation(len(s.tokens), order, seed) if isinstance(order, str) else np.asarray(order)
+    if sorted(perm.tolist()) != list(range(len(s.tokens))):
+        raise ValueError(f"order: expected a permutation of 0..{len(s.tokens) - 1}, got {perm.tolist()}")
+    return Sentence(tuple(s.tokens[i] for i in perm), s.x[perm])
+
+
+@dataclass(frozen=True)
+class AttnParams:
+    """W_q, W_k (F, A) and W_v (F, F) with named rows (FEATURES) and columns (axes)."""
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+    axes: tuple
+
+    def table(self, matrix: str) -> Table:
+        """One matrix as a labelled table, all-zero rows (and unused value columns) left out."""
+        if matrix not in ("w_q", "w_k", "w_v"):
+            raise ValueError(f"matrix: expected 'w_q', 'w_k' or 'w_v', got {matrix!r}")
+        m = getattr(self, matrix)
+        cols = FEATURES if matrix == "w_v" else self.axes
+        keep = [i for i in range(m.shape[0]) if m[i].any()]
+        used = [j for j in range(m.shape[1]) if m[:, j].any()] if matrix == "w_v" else range(m.shape[1])
+        return Table(m[np.ix_(keep, list(used))], [FEATURES[i] for i in keep], [cols[j] for j in used])
+
+    def set(self, matrix: str, row: str, col: str, value: float) -> "AttnParams":
+        """A copy with one named entry changed, e.g. p.set("w_q", "locative", "relation", 0)."""
+        m = getattr(self, matrix).copy()
+        cols = FEATURES if matrix == "w_v" else self.axes
+        m[FEATURES.index(row), cols.index(col)] = float(value)
+        return replace(self, **{matrix: m})
+
+
+def _carry_meaning() -> np.ndarray:
+    """W_v (F, F): a value hands over the word's meaning (its concept features) and nothing else."""
+    return _matrix({(c, c): 1.0 for c in CONCEPTS}, FEATURES, FEATURES)
+
+
+def cross_params(strength: float = 3.5) -> AttnParams:
+    """Decoder queries (Chinese) against encoder keys (English): match by shared meaning.
+
+    Query: a concept feature asks for that concept; 在 (locative) asks for "a spatial relation".
+    Key: a concept feature answers to that concept; a preposition answers to "a spatial relation".
+    """
+    s = float(strength)
+    q = {(c, c): s for c in CONCEPTS} | {("locative", "relation"): s}
+    k = {(c, c): s for c in CONCEPTS} | {("preposition", "relation"): s}
+    return AttnParams(_matrix(q, FEATURES, CROSS_AXES), _matrix(k, FEATURES, CROSS_AXES), _carry_meaning(),
+                      CROSS_AXES)
+
+
+def self_params(strength: float = 3.5) -> AttnParams:
+    """English words asking about each other (an encoder layer's self-attention).
+
+    verb -> "who does it?" (agent: animate nouns); preposition -> "on what?" (landmark: places);
+    article -> "which noun is mine?" (any noun: without positions it cannot tell which);
+    animate noun -> "what do I do?" (action: verbs); place noun -> "how am I related?" (prepositions).
+    """
+    s = float(strength)
+    q = {("verb", "agent"): s, ("preposition", "landmark"): s, ("article", "head_noun"): s,
+         ("animate", "action"): s, ("place", "relation"): s}
+    k = {("animate", "agent"): s, ("place", "landmark"): s, ("noun", "head_noun"): s,
+         ("verb", "action"): s, ("preposition", "relation"): s}
+    return AttnParams(_matrix(q, FEATURES, SELF_AXES), _matrix(k, FEATURES, SELF_AXES), _carry_meaning(),
+                      SELF_AXES)
+
+
+def attend(queries_from: Sentence, keys_values_from: Sentence, params: AttnParams):
+    """One attention layer: queries from one sequence, keys and values from another (or the same).
+
+    Q = X_q W_q (Tq, A), K = X_kv W_k (Tk, A), V = X_kv W_v (Tk, F).
+    Returns (output (Tq, F), weights (Tq, Tk)) from ac.scaled_dot_product_attention.
+    """
+    q = queries_from.x @ params.w_q                  # (Tq, A): what each query token looks for
+    k = keys_values_from.x @ params.w_k              # (Tk, A): how each source token can be matched
+    v = keys_values_from.x @ params.w_v              # (Tk, F): what each source token hands over
+    return scaled_dot_product_attention(q, k, v)
+
+
+def alignment(weights, queries: Sentence, keys: Sentence) -> dict:
+    """{query token: key token with its largest weight} (argmax of each row of weights (Tq, Tk))."""
+    w = np.asarray(weights)
+    return {tok: keys.tokens[int(j)] for tok, j in zip(queries.tokens, w.argmax(axis=-1))}
+
+
+def concept_table(output, queries: Sentence, digits: int = 2) -> Table:
+    """What each query token read: its output (Tq, F) on the meaning axes (CONCEPTS) present."""
+    out = np.asarray(output)[:, :len(CONCEPTS)]
+    used = [j for j in range(len(CONCEPTS)) if np.abs(out[:, j]).max() > 0.005]
+    return Table(out[:, used], queries.tokens, [CONCEPTS[j] for j in used], digits=digits)
+
+
+def feature_table(s: Sentence) -> Table:
+    """Tokens x features of a sentence (features no token has are left out)."""
+    cols = [j for j in range(len(FEATURES)) if s.x[:, j].any()]
+    return Table(s.x[:, cols], s.tokens, [FEATURES[j] for j in cols], digits=0)
+
+
+def plot_alignment(weights, queries: Sentence, keys: Sentence, ax=None, *, mode: str = "cross", title=None,
+                   **kwargs):
+    """Heatmap of weights (Tq, Tk): rows = query tokens, columns = key tokens, axis titles naming
+    the sources ("decoder" / "encoder" for mode="cross", the one sentence for mode="self").
+    kwargs go to `plots.attention_heatmap`. Returns the Axes."""
+    if mode not in MODES:
+        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+    return plots.attention_heatmap(weights, x_labels=list(keys.tokens), y_labels=list(queries.tokens), ax=ax,
+                                   xlabel=i18n.t(f"cross.{mode}_keys"), ylabel=i18n.t(f"cross.{mode}_queries"),
+                                   title=title, **kwargs)

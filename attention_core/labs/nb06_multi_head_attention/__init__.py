@@ -1,0 +1,1 @@
+"""Notebook 06 (multi-head attention): readable hand-set heads, ablation, the cost of h."""

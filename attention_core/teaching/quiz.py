@@ -1,0 +1,432 @@
+"""Self-test questions (the eight of seed 000): load, validate, check answers, and ask them in a widget.
+
+The questions live in data/quiz/questions.json (format: data/quiz/README.md), both languages side
+by side. `check_answer` is a pure function (question, answer) -> Feedback that the widget's
+"Check" button calls; the widgets use plain ipywidgets only (no custom JavaScript), so they work
+offline in JupyterLab and Voila.
+
+    from attention_core.quiz import quiz_widget, review_quiz
+    quiz_widget("q2")        # one question, at the end of notebook 02
+    review_quiz()            # all eight, for notebook 11
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from attention_core.teaching import i18n
+from attention_core.teaching.notebook_source import notebook_titles
+
+# The notebooks in curriculum order (file stems of notebooks/en/*.ipynb and notebooks/zh/*.ipynb).
+NOTEBOOK_STEMS = tuple(notebook_titles())     # every notebook of the course, from the shipped title index
+REQUIRED_IDS = tuple(f"q{i}" for i in range(1, 9))
+KINDS = ("choice", "number", "code")
+BANK = "quiz/questions.json"      # inside the package data, attention_core/data
+
+
+class QuizDataError(ValueError):
+    """The question file breaks the format of data/quiz/README.md."""
+
+
+@dataclass(frozen=True)
+class Option:
+    text: dict            # {en, zh}
+    feedback: dict        # {en, zh}: why this option is right or wrong
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong number and what it reveals."""
+    value: float
+    tolerance: float
+    feedback: dict
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """Where the idea is demonstrated: a notebook stem, a section heading per language, a widget."""
+    notebook: str
+    section: dict         # {en, zh}: heading text in notebooks/en and notebooks/zh
+    widget: str | None    # "module.function" inside attention_core, e.g. "widgets.mask_widget";
+                          # None while the notebook's widget does not exist yet
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    topic: dict
+    question: dict
+    kind: str                                  # "choice" | "number" | "code"
+    reference: dict                            # the seed's answer ({zh} is the seed's own text)
+    pointer: Pointer
+    part_of: str | None = None                 # a sub-question of q1..q8
+    options: tuple = ()                        # choice
+    correct: tuple = ()                        # choice: indices into options
+    answer: float | None = None                # number
+    tolerance: float = 0.0                     # number: |given - answer| <= tolerance
+    mistakes: tuple = ()                       # number: typical wrong values
+    hint: dict | None = None                   # number and code
+    explanation: dict | None = None            # number: shown when right
+    check: str | None = None                   # code: name of the attention_core.checks function
+    call: str | None = None                    # code: how to check in a cell
+
+    @property
+    def multiple(self) -> bool:
+        """True when more than one option is correct (the learner selects all that apply)."""
+        return len(self.correct) > 1
+
+
+@dataclass(frozen=True)
+class Feedback:
+    correct: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.correct
+
+    def _repr_html_(self) -> str:
+        color = "#1a7f37" if self.correct else "#b42318"
+        return f'<div style="color:{color}">{_md(self.message)}</div>'
+
+
+# --- loading and validation ------------------------------------------------------------------------
+
+def _bilingual(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise QuizDataError(f"{where}: expected {{\"en\": ..., \"zh\": ...}}, got {type(value).__name__}")
+    for lang in i18n.LANGUAGES:
+        if not isinstance(value.get(lang), str) or not value[lang].strip():
+            raise QuizDataError(f"{where}: missing language {lang!r} (every text needs en and zh)")
+    return {lang: value[lang] for lang in i18n.LANGUAGES}
+
+
+def _number(value, where: str, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise QuizDataError(f"{where}: expected a finite number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise QuizDataError(f"{where}: expected a number >= {minimum}, got {value!r}")
+    return float(value)
+
+
+def _question(raw: dict, ids: set) -> Question:
+    qid = raw.get("id")
+    if not isinstance(qid, str) or not qid:
+        raise QuizDataError(f"question {raw!r:.60}: missing 'id'")
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise QuizDataError(f"{qid}.kind: expected one of {KINDS}, got {kind!r}")
+    p = raw.get("pointer")
+    if not isinstance(p, dict):
+        raise QuizDataError(f"{qid}.pointer: expected {{notebook, section, widget}}, got {p!r}")
+    if p.get("notebook") not in NOTEBOOK_STEMS:
+        raise QuizDataError(f"{qid}.pointer.notebook: unknown notebook {p.get('notebook')!r}; "
+                            f"expected one of {NOTEBOOK_STEMS}")
+    if "widget" not in p or not (p["widget"] is None or (isinstance(p["widget"], str) and p["widget"].strip())):
+        raise QuizDataError(f"{qid}.pointer.widget: expected the name of an attention_core widget function "
+                            f"or null, got {p.get('widget', '(missing)')!r}")
+    pointer = Pointer(p["notebook"], _bilingual(p.get("section"), f"{qid}.pointer.section"), p["widget"])
+    part_of = raw.get("part_of")
+    if part_of is not None and (part_of not in REQUIRED_IDS or part_of not in ids):
+        raise QuizDataError(f"{qid}.part_of: expected one of the questions {REQUIRED_IDS}, got {part_of!r}")
+    common = dict(id=qid, kind=kind, pointer=pointer, part_of=part_of,
+                  topic=_bilingual(raw.get("topic"), f"{qid}.topic"),
+                  question=_bilingual(raw.get("question"), f"{qid}.question"),
+                  reference=_bilingual(raw.get("reference"), f"{qid}.reference"))
+    if kind == "choice":
+        opts = raw.get("options")
+        if not isinstance(opts, list) or len(opts) < 2:
+            raise QuizDataError(f"{qid}.options: expected a list of at least 2 options")
+        options = tuple(Option(_bilingual(o.get("text") if isinstance(o, dict) else None, f"{qid}.options[{i}].text"),
+                               _bilingual(o.get("feedback"), f"{qid}.options[{i}].feedback"))
+                        for i, o in enumerate(opts))
+        correct = raw.get("correct")
+        if not isinstance(correct, list) or not correct:
+            raise QuizDataError(f"{qid}.correct: expected a non-empty list of option indices")
+        for c in correct:
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < len(options):
+                raise QuizDataError(f"{qid}.correct: index {c!r} is out of range for {len(options)} options "
+                                    f"(indices start at 0)")
+        if len(set(correct)) != len(correct):
+            raise QuizDataError(f"{qid}.correct: repeated index in {correct}")
+        return Question(**common, options=options, correct=tuple(sorted(correct)))
+    if kind == "number":
+        mistakes = tuple(Mistake(_number(m.get("value"), f"{qid}.mistakes[{i}].value"),
+                                 _number(m.get("tolerance", 0), f"{qid}.mistakes[{i}].tolerance", 0),
+                                 _bilingual(m.get("feedback"), f"{qid}.mistakes[{i}].feedback"))
+                         for i, m in enumerate(raw.get("mistakes", [])))
+        return Question(**common, answer=_number(raw.get("answer"), f"{qid}.answer"),
+                        tolerance=_number(raw.get("tolerance", 0), f"{qid}.tolerance", 0), mistakes=mistakes,
+                        hint=_bilingual(raw.get("hint"), f"{qid}.hint"),
+                        explanation=_bilingual(raw.get("explanation"), f"{qid}.explanation"))
+    from attention_core.teaching import checks                                     # kind == "code"
+    check = raw.get("check")
+    if not isinstance(check, str) or not check.startswith("check_") or not callable(getattr(checks, check, None)):
+        raise QuizDataError(f"{qid}.check: expected the name of a function in attention_core.checks, got {check!r}")
+    return Question(**common, check=check, call=raw.get("call") or f"{check}(your_function)",
+                    hint=_bilingual(raw.get("hint"), f"{qid}.hint"))
+
+
+def validate_questions(data) -> list[Question]:
+    """Check the parsed JSON (a dict with "questions", or the list itself); return the questions.
+
+    Raises QuizDataError naming the question and field: a missing language, a bad option index,
+    an unknown notebook, a duplicate id, a missing one of q1..q8.
+    """
+    raw = data.get("questions") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        raise QuizDataError("expected a list of questions (or {\"questions\": [...]})")
+    ids: set = set()
+    for item in raw:
+        if not isinstance(item, dict):
+            raise QuizDataError(f"expected each question to be an object, got {item!r:.60}")
+        if item.get("id") in ids:
+            raise QuizDataError(f"duplicate question id {item.get('id')!r}")
+        ids.add(item.get("id"))
+    missing = [q for q in REQUIRED_IDS if q not in ids]
+    if missing:
+        raise QuizDataError(f"missing questions {missing}: the eight self-test questions q1..q8 must all be there")
+    return [_question(item, ids) for item in raw]
+
+
+def load_questions(path=None) -> list[Question]:
+    """The questions from data/quiz/questions.json (or `path`), validated, in file order."""
+    if path is None:
+        text = files("attention_core.data").joinpath(BANK).read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return validate_questions(json.loads(text))
+
+
+def get_question(question, questions=None) -> Question:
+    """A Question given itself or its id ("q1".."q8", or a sub-question such as "q2b")."""
+    if isinstance(question, Question):
+        return question
+    questions = load_questions() if questions is None else questions
+    for q in questions:
+        if q.id == question:
+            return q
+    raise KeyError(f"no question with id {question!r}; expected one of {[q.id for q in questions]}")
+
+
+# --- checking --------------------------------------------------------------------------------------
+
+def _parse_number(answer):
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, (int, float)):
+        return float(answer)
+    if isinstance(answer, str):
+        text = answer.strip().replace("，", ".").replace(",", ".").replace("－", "-").replace("−", "-")
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+def _choice_indices(question: Question, answer):
+    """The chosen indices as a set, from an int, a list of ints, or an option's text."""
+    if answer is None:
+        return set()
+    items = [answer] if isinstance(answer, (int, str)) else list(answer)
+    chosen = set()
+    for a in items:
+        if isinstance(a, str):
+            matches = [i for i, o in enumerate(question.options) if a.strip() in (o.text["en"], o.text["zh"])]
+            if not matches and len(a.strip()) == 1 and a.strip().upper() in _LETTERS[:len(question.options)]:
+                matches = [_LETTERS.index(a.strip().upper())]
+            if not matches:
+                raise ValueError(a)
+            chosen.add(matches[0])
+        elif isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < len(question.options):
+            raise ValueError(a)
+        else:
+            chosen.add(int(a))
+    return chosen
+
+
+_LETTERS = "ABCDEFGH"
+
+
+def _join(head: str, text: str, lang: str) -> str:
+    return head + ("" if lang == "zh" else " ") + text      # Chinese needs no space after 。
+
+
+def check_answer(question, answer, lang: str | None = None) -> Feedback:
+    """Judge an answer and explain why, in `lang` (default: the current i18n language).
+
+    choice: an option index, a list of indices (select-all questions), a letter "A".., or the
+    option's text; number: a number or a string such as "0.665"; code: the learner's function,
+    judged by the attention_core.checks function the question names.
+    """
+    q = get_question(question)
+    lang = lang or i18n.get_language()
+    if q.kind == "choice":
+        try:
+            chosen = _choice_indices(q, answer)
+        except ValueError as bad:
+            return Feedback(False, i18n.t("quiz.bad_choice", lang, value=bad, n=len(q.options)))
+        if not chosen:
+            return Feedback(False, i18n.t("quiz.choose_first", lang))
+        correct = set(q.correct)
+        ok = chosen == correct
+        head = i18n.t("quiz.correct" if ok else "quiz.incorrect", lang)
+        if not q.multiple and len(chosen) == 1:
+            (i,) = chosen
+            return Feedback(ok, _join(head, q.options[i].feedback[lang], lang))
+        lines = [head]
+        for i in sorted(chosen | correct):
+            label = f"{_LETTERS[i]}. {q.options[i].text[lang]}"
+            if i in chosen and i in correct:
+                lines.append(i18n.t("quiz.item_right", lang, option=label, why=q.options[i].feedback[lang]))
+            elif i in chosen:
+                lines.append(i18n.t("quiz.item_wrong", lang, option=label, why=q.options[i].feedback[lang]))
+            elif not ok:
+                lines.append(i18n.t("quiz.item_missed", lang, option=_LETTERS[i]))
+        return Feedback(ok, "\n".join(lines))
+    if q.kind == "number":
+        value = _parse_number(answer)
+        if value is None:
+            if answer is None or (isinstance(answer, str) and not answer.strip()):
+                return Feedback(False, i18n.t("quiz.enter_number", lang))
+            return Feedback(False, i18n.t("quiz.not_a_number", lang, text=answer))
+        if abs(value - q.answer) <= q.tolerance:
+            return Feedback(True, _join(i18n.t("quiz.correct", lang), q.explanation[lang], lang))
+        for m in q.mistakes:
+            if abs(value - m.value) <= m.tolerance:
+                return Feedback(False, _join(i18n.t("quiz.incorrect", lang), m.feedback[lang], lang))
+        return Feedback(False, i18n.t("quiz.number_wrong", lang, value=f"{value:g}", hint=q.hint[lang]))
+    from attention_core.teaching import checks                                     # kind == "code"
+    if not callable(answer):
+        return Feedback(False, i18n.t("quiz.expected_function", lang, got=type(answer).__name__))
+    before = i18n.get_language()
+    i18n.set_language(lang)
+    try:
+        result = getattr(checks, q.check)(answer)
+    finally:
+        i18n.set_language(before)
+    return Feedback(result.passed, result.message)
+
+
+def pointer_text(question, lang: str | None = None) -> str:
+    """ "Try it: notebook 04_masking, section “...”, widget `widgets.mask_widget()`." (without the
+    widget part when the pointer names none)."""
+    q = get_question(question)
+    lang = lang or i18n.get_language()
+    p = q.pointer
+    if p.widget is None:
+        return i18n.t("quiz.try_it_section", lang, notebook=p.notebook, section=p.section[lang])
+    return i18n.t("quiz.try_it", lang, notebook=p.notebook, section=p.section[lang], widget=p.widget)
+
+
+# --- widgets ---------------------------------------------------------------------------------------
+
+def _md(text: str) -> str:
+    """The little markdown the questions use (**bold**, `code`, line breaks) as HTML; $math$ is kept."""
+    out = html.escape(text, quote=False)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return out.replace("\n", "<br>")
+
+
+def _feedback_html(fb: Feedback) -> str:
+    color = "#1a7f37" if fb.correct else "#b42318"
+    return f'<div style="border-left:4px solid {color};padding:2px 8px">{_md(fb.message)}</div>'
+
+
+def quiz_widget(question, lang: str | None = None):
+    """An interactive question: the choices or an answer field, "Check", "Show reference answer",
+    and where to try the idea. Returns an ipywidgets.VBox (its `answer_widget`, `check_button`,
+    `reference_button`, `feedback` and `reference` attributes let tests drive it)."""
+    import ipywidgets as w
+
+    q = get_question(question)
+    lang = lang or i18n.get_language()
+    title = w.HTML(f"<h4 style='margin:4px 0'>{html.escape(q.id.upper())} · {html.escape(q.topic[lang])}</h4>")
+    parts = [title, w.HTMLMath(_md(q.question[lang]))]
+    if q.kind == "choice":
+        letters = list(_LETTERS[:len(q.options)])
+        items = "".join(f"<li><b>{letters[i]}.</b> {_md(o.text[lang])}</li>" for i, o in enumerate(q.options))
+        parts.append(w.HTMLMath(f"<ul style='list-style:none;padding-left:0'>{items}</ul>"))
+        if q.multiple:
+            toggles = [w.ToggleButton(description=c, layout=w.Layout(width="3.5em")) for c in letters]
+            answer_widget = w.HBox(toggles)
+            parts.append(w.HTML(f"<i>{html.escape(i18n.t('quiz.select_all', lang))}</i>"))
+
+            def current():
+                return [i for i, tb in enumerate(toggles) if tb.value]
+        else:
+            answer_widget = w.ToggleButtons(options=[(c, i) for i, c in enumerate(letters)], value=None,
+                                            style={"button_width": "3.5em"})
+
+            def current():
+                return answer_widget.value
+    elif q.kind == "number":
+        answer_widget = w.Text(placeholder=i18n.t("quiz.number_placeholder", lang),
+                               description=i18n.t("quiz.answer_label", lang))
+
+        def current():
+            return answer_widget.value
+    else:
+        answer_widget = w.HTML(_md(i18n.t("quiz.code_instructions", lang, call=q.call, hint=q.hint[lang])))
+
+        def current():
+            return None
+    parts.append(answer_widget)
+
+    check_button = w.Button(description=i18n.t("quiz.check", lang), button_style="primary")
+    reference_button = w.Button(description=i18n.t("quiz.show_reference", lang))
+    feedback = w.HTMLMath("")
+    reference = w.HTMLMath(f"<b>{html.escape(i18n.t('quiz.reference', lang))}</b> {_md(q.reference[lang])}",
+                           layout=w.Layout(display="none"))
+
+    def on_check(_):
+        feedback.value = _feedback_html(check_answer(q, current(), lang))
+
+    def on_reference(_):
+        hidden = reference.layout.display == "none"
+        reference.layout.display = None if hidden else "none"
+        reference_button.description = i18n.t("quiz.hide_reference" if hidden else "quiz.show_reference", lang)
+
+    check_button.on_click(on_check)
+    reference_button.on_click(on_reference)
+    buttons = w.HBox([check_button, reference_button] if q.kind != "code" else [reference_button])
+    pointer = w.HTML(f"<small>{_md(pointer_text(q, lang))}</small>")
+    box = w.VBox(parts + [buttons, feedback, reference, pointer],
+                 layout=w.Layout(border="1px solid #ddd", padding="6px", margin="6px 0"))
+    box.question, box.answer_widget, box.feedback, box.reference = q, answer_widget, feedback, reference
+    box.check_button, box.reference_button = check_button, reference_button
+    return box
+
+
+def questions_for(notebook: str, questions=None) -> list[Question]:
+    """The questions whose pointer is `notebook` (a stem such as "02_scaled_dot_product")."""
+    if notebook not in NOTEBOOK_STEMS:
+        raise ValueError(f"notebook: expected one of {NOTEBOOK_STEMS}, got {notebook!r}")
+    return [q for q in (load_questions() if questions is None else questions) if q.pointer.notebook == notebook]
+
+
+def notebook_quiz(notebook: str, lang: str | None = None):
+    """All questions of one notebook (its main question and sub-questions) in a VBox."""
+    import ipywidgets as w
+    return w.VBox([quiz_widget(q, lang) for q in questions_for(notebook)])
+
+
+def review_quiz(lang: str | None = None):
+    """The eight self-test questions with their sub-questions, one accordion pane each (notebook 11)."""
+    import ipywidgets as w
+    lang = lang or i18n.get_language()
+    questions = load_questions()
+    panes, titles = [], []
+    for main in REQUIRED_IDS:
+        q = get_question(main, questions)
+        group = [q] + [s for s in questions if s.part_of == main]
+        panes.append(w.VBox([quiz_widget(s, lang) for s in group]))
+        titles.append(f"{q.id.upper()} · {q.topic[lang]} ({q.pointer.notebook[:2]})")
+    return w.VBox([w.HTML(f"<h3>{html.escape(i18n.t('quiz.review_title', lang))}</h3>"),
+                   w.Accordion(children=panes, titles=tuple(titles))])

@@ -1,0 +1,30 @@
+"""Labelled tables: a matrix with row and column names that prints as aligned text and shows as HTML."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+
+class Table:
+    """A labelled matrix that prints as aligned text and shows as an HTML table in a notebook."""
+
+    def __init__(self, values, row_names, col_names, digits: int = 2):
+        self.values = np.asarray(values, dtype=float)
+        self.row_names, self.col_names, self.digits = list(row_names), list(col_names), digits
+
+    def _cell(self, v) -> str:
+        return "·" if v == 0 else f"{v:.{self.digits}f}".rstrip("0").rstrip(".")
+
+    def __repr__(self) -> str:
+        cells = [[""] + self.col_names] + [[r] + [self._cell(v) for v in row]
+                                             for r, row in zip(self.row_names, self.values)]
+        widths = [max(len(str(row[j])) for row in cells) for j in range(len(cells[0]))]
+        return "\n".join("  ".join(str(c).rjust(w) for c, w in zip(row, widths)) for row in cells)
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.col_names)
+        body = "".join("<tr><th>" + html.escape(r) + "</th>"
+                       + "".join(f"<td>{self._cell(v)}</td>" for v in row) + "</tr>"
+                       for r, row in zip(self.row_names, self.values))
+        return f"<table><tr><th></th>{head}</tr>{body}</table>"
