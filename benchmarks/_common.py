@@ -4,7 +4,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from attention_core.measure import blas_threads  # noqa: F401  (the benchmarks import it from here)
+from attention_core.teaching.measure import blas_threads  # noqa: F401  (the benchmarks import it from here)
 
 
 def round_robin(candidates: dict, reps: int) -> dict:

@@ -113,7 +113,7 @@ def _profile_steps(t: int, d: int, reps: int) -> dict:
     is multiplied by the number of blocks: the working set the library really has (the block in
     cache), without the overlap of consecutive steps.
     """
-    from attention_core import attention
+    from attention_core.core import attention
     itemsize = np.dtype(np.float32).itemsize
     rows = min(t, max(attention._MIN_BLOCK_ROWS, attention._BLOCK_BYTES // (t * itemsize)))
     rng = np.random.default_rng(1)

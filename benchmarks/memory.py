@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core import attention, scaled_dot_product_attention
-from attention_core.measure import traced_peak
+from attention_core import scaled_dot_product_attention
+from attention_core.core import attention
+from attention_core.teaching.measure import traced_peak
 
 LENGTHS = (512, 1024, 2048, 4096)
 QUICK_LENGTHS = (256, 1024)

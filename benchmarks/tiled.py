@@ -13,7 +13,8 @@ import numpy as np
 
 from _common import blas_threads, median_ms, round_robin
 from attention_core import scaled_dot_product_attention, tiled_attention
-from attention_core.efficient_lab import naive_bytes, traced_peak
+from attention_core.labs.nb10_efficient_attention.efficient_lab import naive_bytes
+from attention_core.teaching.measure import traced_peak
 
 LENGTHS = (1024, 4096, 16384)
 QUICK_LENGTHS = (1024, 4096)

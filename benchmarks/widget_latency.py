@@ -46,8 +46,13 @@ def measure(n_updates: int = 30, seed: int = 0) -> dict:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from attention_core import plots
-    from attention_core import widgets as W
+    from attention_core.labs.nb00_start_here.widgets import dot_product_widget
+    from attention_core.labs.nb01_query_key_value.widgets import attention_step_widget
+    from attention_core.labs.nb03_softmax.widgets import temperature_widget
+    from attention_core.labs.nb04_masking.widgets import MASK_KINDS, mask_widget
+    from attention_core.labs.nb07_position.widgets import positional_widget
+    from attention_core.teaching import plots
+    from attention_core.teaching import widget_base as W
 
     rng = np.random.default_rng(seed)
     labels = [f"tok{i}" for i in range(10)]
@@ -88,12 +93,12 @@ def measure(n_updates: int = 30, seed: int = 0) -> dict:
         return _median_ms(lambda v: setattr(control, "value", v), [(v,) for v in values])
 
     sweep = np.linspace(-2.0, 2.0, n_updates)
-    result["dot_product_ms"] = slider_ms(W.dot_product_widget(), "a0", sweep)
-    result["attention_step_ms"] = slider_ms(W.attention_step_widget(), "q0", sweep)
-    result["temperature_ms"] = slider_ms(W.temperature_widget(), "temperature", np.geomspace(0.02, 50, n_updates))
-    result["mask_ms"] = slider_ms(W.mask_widget(10, labels), "kind",
-                                  [W.MASK_KINDS[i % len(W.MASK_KINDS)] for i in range(n_updates)])
-    result["positional_ms"] = slider_ms(W.positional_widget(), "position", [i % 32 for i in range(n_updates)])
+    result["dot_product_ms"] = slider_ms(dot_product_widget(), "a0", sweep)
+    result["attention_step_ms"] = slider_ms(attention_step_widget(), "q0", sweep)
+    result["temperature_ms"] = slider_ms(temperature_widget(), "temperature", np.geomspace(0.02, 50, n_updates))
+    result["mask_ms"] = slider_ms(mask_widget(10, labels), "kind",
+                                  [MASK_KINDS[i % len(MASK_KINDS)] for i in range(n_updates)])
+    result["positional_ms"] = slider_ms(positional_widget(), "position", [i % 32 for i in range(n_updates)])
     return result
 
 

@@ -17,7 +17,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))
 @pytest.fixture
 def english():
     """Run a test with the UI language set to English, and restore the language afterwards."""
-    from attention_core import i18n
+    from attention_core.teaching import i18n
     before = i18n.get_language()
     i18n.set_language("en")
     yield
@@ -28,7 +28,7 @@ def english():
 def _fresh_ui_state():
     """Every test starts in English and leaves no open figure behind."""
     import matplotlib.pyplot as plt
-    from attention_core import i18n
+    from attention_core.teaching import i18n
     i18n.set_language("en")
     yield
     i18n.set_language("en")
@@ -38,6 +38,6 @@ def _fresh_ui_state():
 @pytest.fixture(params=["en", "zh"])
 def lang(request):
     """Run a test once per language; the UI language is set for its duration."""
-    from attention_core import i18n
+    from attention_core.teaching import i18n
     i18n.set_language(request.param)
     return request.param

@@ -9,7 +9,7 @@ import pytest
 
 from browser_helpers import nudge_slider
 
-from attention_core import i18n, quiz
+from attention_core.teaching import i18n, quiz
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ import pytest
 
 from browser_helpers import nudge_slider
 
-from attention_core import i18n
+from attention_core.teaching import i18n
 
 pytestmark = pytest.mark.browser
 

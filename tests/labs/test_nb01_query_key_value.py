@@ -2,7 +2,11 @@
 import numpy as np
 import pytest
 
-from attention_core import coreference as cr
+from attention_core.labs.nb01_query_key_value import coreference as cr
+import math
+from attention_core.labs.nb01_query_key_value import widgets as W
+from attention_core.teaching import i18n
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 def antecedent(example, params=None):
@@ -91,7 +95,7 @@ def test_tables_and_errors():
 
 
 def test_widget_flip_moves_the_bars():
-    from attention_core import i18n
+    from attention_core.teaching import i18n
     box = cr.coreference_widget("xiaohong_she", lang="en")
     assert "“她” attends most to “小红”" in box.bars.value
     c = box.controls
@@ -127,3 +131,69 @@ def test_widget_shows_sentences_and_both_steps():
     assert "“it”最关注“tired”" in box.bars.value and "“it”最关注“animal”" in box.bars.value
     c["example"].value = "xiaohong_she"                       # no adjective: step 1 is spread evenly
     assert "平均分配" in box.bars.value and "“她”最关注“小红”" in box.bars.value
+
+
+def _bytes(image) -> bytes:
+    return bytes(image.value)
+
+
+def _is_error(panel) -> bool:
+    return ERROR_COLOR in panel.message.value
+
+
+# --- attention step (notebook 01, seed 002's worked example) ----------------------------------
+def test_attention_step_state_reproduces_the_seed_example():
+    s = W.attention_step_state([1, 0], [[1, 0], [0, 1]], [[2, 0], [0, 4]])
+    np.testing.assert_allclose(s["scores"], [1, 0], atol=1e-12)
+    np.testing.assert_allclose(s["scaled"], [0.707, 0], atol=1e-3)
+    np.testing.assert_allclose(s["weights"], [0.670, 0.330], atol=1e-3)
+    # Exactly [1.3395, 1.3210]; the seed writes 1.320 because it rounds the weights first (4 x 0.330).
+    np.testing.assert_allclose(s["output"], [1.340, 1.320], atol=1e-3)
+    assert s["scale"] == pytest.approx(1 / math.sqrt(2))
+    np.testing.assert_allclose(s["contributions"].sum(axis=0), s["output"])
+
+
+def test_attention_step_state_validates():
+    with pytest.raises(ValueError, match="Dk"):
+        W.attention_step_state([1, 0, 0], [[1, 0], [0, 1]], [[2, 0], [0, 4]])
+    with pytest.raises(ValueError, match="q"):
+        W.attention_step_state([[1, 0]], [[1, 0]], [[1, 0]])
+
+
+def test_attention_step_widget_shows_every_number_and_redraws():
+    panel = W.attention_step_widget()
+    assert not _is_error(panel)
+    for number in ("1.000", "0.707", "0.670", "0.330", "1.340", "1.321"):
+        assert number in panel.readout.value
+    assert "(the weights sum to 1.000)" in panel.readout.value
+    i18n.set_language("zh")
+    assert "（权重之和为 1.000）" in W.attention_step_widget().readout.value
+    i18n.set_language("en")
+    before = _bytes(panel.images["step"])
+    assert before.startswith(b"\x89PNG")
+    panel.controls["q1"].value = 1.0                       # q = [1, 1]: both keys equally similar
+    np.testing.assert_allclose(panel.state["weights"], [0.5, 0.5])
+    assert _bytes(panel.images["step"]) != before
+    panel.controls["v1_1"].value = 2.0                     # v2 = [0, 2]
+    np.testing.assert_allclose(panel.state["output"], [1.0, 1.0])
+
+
+def test_attention_step_widget_extreme_sliders_stay_finite():
+    panel = W.attention_step_widget()
+    for name, control in panel.controls.items():
+        control.value = control.max
+    assert not _is_error(panel)
+    assert np.isfinite(panel.state["output"]).all()
+
+
+def test_attention_step_widget_bad_inputs_give_a_message():
+    panel = W.attention_step_widget(q=[1, 0, 0])
+    assert _is_error(panel) and "Dk" in panel.message.value
+    panel = W.attention_step_widget(labels=["only one"])
+    assert _is_error(panel)
+
+
+def test_attention_step_widget_other_shapes():
+    panel = W.attention_step_widget(q=[1, 0, 0], keys=np.eye(3), values=np.eye(3), labels=["a", "b", "c"],
+                                    edit_values=False)
+    assert not _is_error(panel) and set(panel.controls) == {"q0", "q1", "q2"}

@@ -4,6 +4,7 @@ import dataclasses
 import importlib
 import json
 import re
+from importlib.resources import files
 from pathlib import Path
 
 import ipywidgets as w
@@ -11,11 +12,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from attention_core import i18n, quiz
+from attention_core.teaching import i18n, quiz
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = quiz.load_questions()
-RAW = json.loads(quiz.DEFAULT_PATH.read_text(encoding="utf-8"))
+RAW = json.loads(files("attention_core.data").joinpath(quiz.BANK).read_text(encoding="utf-8"))
 EXPECTED_NOTEBOOK = {"q1": "05", "q2": "02", "q3": "06", "q4": "04", "q5": "03", "q6": "01", "q7": "07", "q8": "08"}
 
 
@@ -79,8 +80,10 @@ def test_pointer_section_and_widget_exist_in_written_notebooks(q):
 
 
 def assert_widget_exists(q):
+    # "widgets.mask_widget" names the widgets module of the pointer's lab, attention_core.labs.nb04_masking
     module, _, name = q.pointer.widget.rpartition(".")
-    mod = importlib.import_module(f"attention_core.{module}" if module else "attention_core")
+    lab = f"attention_core.labs.nb{q.pointer.notebook}"
+    mod = importlib.import_module(f"{lab}.{module}" if module else lab)
     assert callable(getattr(mod, name, None)), f"{q.id}: attention_core.{q.pointer.widget} does not exist"
 
 

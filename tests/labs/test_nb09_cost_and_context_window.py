@@ -1,16 +1,15 @@
 """attention_core.cost_lab and the context-cost widget: the counts, measurements and position claims of
 notebook 09 are right, and its figures, widget and practice question work in both languages."""
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import cost_lab as cl  # noqa: E402
-from attention_core import i18n, quiz  # noqa: E402
-from attention_core import widgets as W  # noqa: E402
+import attention_core as ac
+from attention_core.labs.nb09_cost_and_context_window import cost_lab as cl
+from attention_core.teaching import i18n, quiz
+from attention_core.labs.nb09_cost_and_context_window import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 
@@ -190,7 +189,7 @@ def test_context_cost_state_matches_attention_cost():
 
 def test_context_cost_widget_redraws_and_reads_out():
     panel = W.context_cost_widget()
-    assert W.ERROR_COLOR not in panel.message.value
+    assert ERROR_COLOR not in panel.message.value
     assert "16,777,216" in panel.readout.value and "n = 24,576" in panel.readout.value
     before = bytes(panel.images["cost"].value)
     assert before.startswith(b"\x89PNG")
@@ -215,8 +214,8 @@ def test_context_cost_widget_speaks_chinese_and_reports_bad_input():
     assert "个 Query–Key 对" in panel.readout.value and "80 GiB 显卡" in panel.readout.value
     i18n.set_language("en")
     bad = W.context_cost_widget(n_tokens=3000)
-    assert W.ERROR_COLOR in bad.message.value and "n_tokens" in bad.message.value
-    assert W.ERROR_COLOR in W.context_cost_widget(n_heads=3).message.value
+    assert ERROR_COLOR in bad.message.value and "n_tokens" in bad.message.value
+    assert ERROR_COLOR in W.context_cost_widget(n_heads=3).message.value
 
 
 # --- the practice question --------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from attention_core import attention, scaled_dot_product_attention, softmax
+from attention_core import scaled_dot_product_attention, softmax
+from attention_core.core import attention
 
 
 def reference_attention(q, k, v, mask=None, scale=None):

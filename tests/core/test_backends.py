@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core import backends, i18n
+from attention_core import backends
+from attention_core.teaching import i18n
 
 BLOCK_SYS_MODULES = "import sys; sys.modules['torch'] = None\n"
 BLOCK_META_PATH = textwrap.dedent("""
@@ -50,7 +51,7 @@ NUMPY_ONLY_SCRIPT = textwrap.dedent("""
     else:
         raise AssertionError("backend='torch' without torch should raise ImportError")
     import sys
-    assert "attention_core.torch_backend" not in sys.modules
+    assert "attention_core.backends.torch_ops" not in sys.modules
     print("ok")
 """)
 
@@ -61,7 +62,7 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 
 def test_import_attention_core_does_not_import_torch():
     proc = run_python("import sys, attention_core, attention_core.backends\n"
-                      "print('torch' in sys.modules, 'attention_core.torch_backend' in sys.modules)")
+                      "print('torch' in sys.modules, 'attention_core.backends.torch_ops' in sys.modules)")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", "False"]
 

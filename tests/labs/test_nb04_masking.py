@@ -2,14 +2,15 @@
 import warnings
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import i18n, masking_lab  # noqa: E402
+import attention_core as ac
+from attention_core.teaching import i18n
+from attention_core.labs.nb04_masking import masking_lab
+from attention_core.labs.nb04_masking import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(6, 8))                                       # (T, D), as in the notebook
@@ -199,3 +200,46 @@ def test_cache_steps_figure(lang):
     _draw_without_missing_glyphs(ax.figure)
     with pytest.raises(TypeError, match="steps"):
         masking_lab.plot_cache_steps([])
+
+
+def _bytes(image) -> bytes:
+    return bytes(image.value)
+
+
+def _is_error(panel) -> bool:
+    return ERROR_COLOR in panel.message.value
+
+
+# --- masks (notebook 04) ----------------------------------------------------------------------
+def test_mask_state_kinds():
+    scores = np.random.default_rng(0).normal(size=(5, 5))
+    for kind in W.MASK_KINDS:
+        s = W.mask_state(kind, scores, length=3, window=2)
+        np.testing.assert_allclose(s["weights"].sum(axis=1), 1)      # every row keeps a visible key
+        assert (s["weights"][~s["mask"]] == 0).all()                 # masked weights are exactly 0
+    assert W.mask_state("none", scores)["visible"].tolist() == [5] * 5
+    assert W.mask_state("causal", scores)["visible"].tolist() == [1, 2, 3, 4, 5]
+    assert W.mask_state("padding", scores, length=3)["visible"].tolist() == [3] * 5
+    assert W.mask_state("window", scores, window=2)["visible"].tolist() == [1, 2, 2, 2, 2]
+    assert W.mask_state("causal_padding", scores, length=3)["visible"].tolist() == [1, 2, 3, 3, 3]
+    with pytest.raises(ValueError, match="kind"):
+        W.mask_state("diagonal", scores)
+    with pytest.raises(ValueError, match="length"):
+        W.mask_state("padding", scores, length=9)
+
+
+def test_mask_widget_switches_masks_and_speaks_chinese():
+    i18n.set_language("zh")
+    panel = W.mask_widget(5, ["小红", "说", "她", "累", "了"])
+    assert not _is_error(panel)
+    kind = panel.controls["kind"]
+    assert (i18n.t("widgets.mask_causal", lang="zh"), "causal") in kind.options
+    before = _bytes(panel.images["weights"])
+    kind.value = "none"
+    assert _bytes(panel.images["weights"]) != before
+    assert panel.controls["window"].layout.display == "none"
+    kind.value = "window"
+    panel.controls["window"].value = 1
+    np.testing.assert_allclose(panel.state["weights"], np.eye(5))
+    assert _is_error(W.mask_widget(scores=np.zeros((2, 3))))
+    assert _is_error(W.mask_widget(0))

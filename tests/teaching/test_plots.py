@@ -5,13 +5,12 @@ import warnings
 
 import matplotlib
 
-matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attention_core import causal_mask, fonts, i18n, padding_mask, plots, sinusoidal_encoding, softmax  # noqa: E402
+from attention_core import causal_mask, padding_mask, sinusoidal_encoding, softmax
+from attention_core.teaching import fonts, i18n, plots
 
 TOKENS_ZH = "小红 说 她 累 了".split()
 

@@ -14,8 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-import attention_core as ac  # noqa: E402
-from attention_core import backends  # noqa: E402
+import attention_core as ac
+from attention_core import backends
 
 HAS_CUDA = torch.cuda.is_available()
 DEVICES = ["cpu", pytest.param("cuda", marks=[pytest.mark.cuda,
@@ -222,7 +222,7 @@ def test_fully_masked_row_gives_zeros_not_nan(device, need_weights):
 
 
 def test_need_weights_false_takes_the_fused_kernel(monkeypatch):
-    from attention_core import torch_backend
+    from attention_core.backends import torch_ops as torch_backend
     calls = []
     fused = torch_backend.F.scaled_dot_product_attention
     monkeypatch.setattr(torch_backend.F, "scaled_dot_product_attention",

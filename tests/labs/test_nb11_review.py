@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core import i18n, quiz, review
+from attention_core.teaching import i18n, notebook_source, quiz
+from attention_core.labs.nb11_review import review
 
 QUESTIONS = quiz.load_questions()
 
@@ -21,14 +22,13 @@ def test_titles_come_from_the_sources():
     assert review.notebook_title("00_start_here", "zh") == "从这里开始"
 
 
-def test_planned_titles_until_a_source_exists(tmp_path):
-    (tmp_path / "08_attention_vs_rnn.py").write_text(
-        "#%% md en\n# 08 · Attention and the RNN\n\ntext\n#%% md zh\n# 08 · 注意力与循环网络\n#%% code\n# 08 · not a title\n",
-        encoding="utf-8")
-    assert review.notebook_title("08_attention_vs_rnn", "en", sources=tmp_path) == "Attention and the RNN"
-    assert review.notebook_title("08_attention_vs_rnn", "zh", sources=tmp_path) == "注意力与循环网络"
-    assert review.notebook_title("09_cost_and_context_window", "zh", sources=tmp_path) == "计算代价与上下文窗口"
-    assert review.notebook_title("10_efficient_attention", "en", sources=tmp_path) == "Efficient attention"
+def test_a_source_title_is_its_first_heading_and_unknown_stems_are_refused():
+    cells = notebook_source.parse_source(
+        "#%% md en\n# 08 · Attention and the RNN\n\ntext\n#%% md zh\n# 08 · 注意力与循环网络\n#%% code\n# 08 · not a title\n")
+    assert notebook_source.source_title(cells, "en") == "Attention and the RNN"
+    assert notebook_source.source_title(cells, "zh") == "注意力与循环网络"
+    assert review.notebook_title("09_cost_and_context_window", "zh") == "计算代价与上下文窗口"
+    assert review.notebook_title("10_efficient_attention", "en") == "Efficient attention"
     with pytest.raises(ValueError, match="stem"):
         review.notebook_title("13_magic", "en")
     with pytest.raises(ValueError, match="lang"):

@@ -5,14 +5,14 @@ import warnings
 
 import matplotlib
 
-matplotlib.use("Agg")
+import numpy as np
+import pytest
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import i18n, scaling  # noqa: E402
-from attention_core import widgets as W  # noqa: E402
+import attention_core as ac
+from attention_core.teaching import i18n
+from attention_core.labs.nb02_scaled_dot_product import scaling
+from attention_core.labs.nb02_scaled_dot_product import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 pytestmark = pytest.mark.usefixtures("english")
 
@@ -40,7 +40,7 @@ def test_dot_products_are_seeded_and_independent_of_the_other_widths():
 
 
 def test_numbers_of_the_quiz_q2b():
-    from attention_core import quiz
+    from attention_core.teaching import quiz
     q2b = quiz.get_question("q2b")
     var = scaling.dot_product_variance((64,), 20000, seed=0)["variance"][0]
     assert abs(var - q2b.answer) < 3
@@ -162,7 +162,7 @@ def _bytes(image) -> bytes:
 
 
 def _is_error(panel) -> bool:
-    return W.ERROR_COLOR in panel.message.value
+    return ERROR_COLOR in panel.message.value
 
 
 def test_scaling_widget_redraws_and_reports():

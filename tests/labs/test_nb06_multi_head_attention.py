@@ -3,15 +3,15 @@ cost table are right, and the figure draws in both languages."""
 import warnings
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import heads_lab as hl  # noqa: E402
-from attention_core import i18n  # noqa: E402
+import attention_core as ac
+from attention_core.labs.nb06_multi_head_attention import heads_lab as hl
+from attention_core.teaching import i18n
+from attention_core.labs.nb06_multi_head_attention import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,22 @@ def test_tradeoff_figure_draws_in_both_languages(lang):
         i18n.set_language("en")
     with pytest.raises(ValueError, match="rows"):
         hl.plot_tradeoff([])
+
+
+def _bytes(image) -> bytes:
+    return bytes(image.value)
+
+
+def _is_error(panel) -> bool:
+    return ERROR_COLOR in panel.message.value
+
+
+# --- heads (notebook 06) ----------------------------------------------------------------------
+def test_head_widget_switches_heads():
+    w = np.random.default_rng(2).dirichlet(np.ones(4), size=(3, 4))     # (H, T, T)
+    panel = W.head_widget(w, ["a", "b", "c", "d"])
+    before = _bytes(panel.images["weights"])
+    panel.controls["head"].value = 2
+    np.testing.assert_array_equal(panel.state["weights"], w[2])
+    assert _bytes(panel.images["weights"]) != before
+    assert _is_error(W.head_widget(w[0]))

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from attention_core import rnn
+from attention_core.core import rnn
 
 
 def test_rnn_states_follow_the_recurrence():

@@ -2,13 +2,15 @@
 import warnings
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attention_core import i18n, softmax, softmax_lab  # noqa: E402
+from attention_core import softmax
+from attention_core.teaching import i18n
+from attention_core.labs.nb03_softmax import softmax_lab
+from attention_core.labs.nb03_softmax import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.array([2.0, 1.0, 0.5, 0.0, -1.0])
 
@@ -158,3 +160,47 @@ def test_plots_make_their_own_axes_when_none_is_given(lang):
     assert ax.get_legend().get_texts()[0].get_text() == "a (2)"
     with pytest.raises(ValueError, match="labels"):
         softmax_lab.plot_competition(SCORES, 0, [0.0, 1.0], labels=["a"])
+
+
+def _bytes(image) -> bytes:
+    return bytes(image.value)
+
+
+def _is_error(panel) -> bool:
+    return ERROR_COLOR in panel.message.value
+
+
+# --- temperature (notebook 03) ----------------------------------------------------------------
+def test_temperature_state_limits():
+    cold = W.temperature_state([2.0, 1.0, 0.0], 0.01)
+    hot = W.temperature_state([2.0, 1.0, 0.0], 1000.0)
+    assert cold["max_weight"] > 0.999 and cold["argmax"] == 0
+    np.testing.assert_allclose(hot["weights"], 1 / 3, atol=1e-3)
+    assert hot["entropy"] == pytest.approx(hot["max_entropy"], abs=1e-5)
+    np.testing.assert_allclose(W.temperature_state([1e4, 0.0], 1e-3)["weights"], [1, 0])  # no overflow
+
+
+def test_temperature_widget_extremes_and_errors():
+    panel = W.temperature_widget()
+    slider = panel.controls["temperature"]
+    before = _bytes(panel.images["weights"])
+    slider.value = 0.01                                               # the slider's lowest setting
+    assert not _is_error(panel) and panel.state["max_weight"] > 0.99
+    assert _bytes(panel.images["weights"]) != before
+    slider.value = 100.0
+    assert not _is_error(panel)
+    assert _is_error(W.temperature_widget(scores=[]))
+    assert _is_error(W.temperature_widget(t_min=10, t_max=1))
+
+
+def test_a_failing_callback_becomes_a_message(monkeypatch):
+    panel = W.temperature_widget()
+
+    def broken(*args, **kwargs):
+        raise ValueError("something odd")
+    monkeypatch.setattr(W, "temperature_state", broken)     # the module that calls it
+    panel.controls["temperature"].value = 2.0                        # must not raise
+    assert _is_error(panel) and "something odd" in panel.message.value
+    monkeypatch.undo()
+    panel.controls["temperature"].value = 3.0
+    assert panel.message.value == ""

@@ -1,16 +1,15 @@
 """attention_core.efficient_lab and the window-retrieval widget: the claims notebook 10 makes are right,
 and its figures and widget draw in both languages."""
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import efficient_lab as el  # noqa: E402
-from attention_core import i18n  # noqa: E402
-from attention_core import widgets as W  # noqa: E402
+import attention_core as ac
+from attention_core.labs.nb10_efficient_attention import efficient_lab as el
+from attention_core.teaching import i18n
+from attention_core.labs.nb10_efficient_attention import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])
 VALUES = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1], [-1, 1], [0, 0], [3, 1], [1, 3]], dtype=float)
@@ -218,4 +217,4 @@ def test_window_retrieval_widget_redraws_and_reports_errors(lang):
     assert i18n.t("efficient_lab.readout_visible", d=100, w=200) in panel.readout.value
     panel.controls["distance"].value = 255
     assert not panel.state["visible"]
-    assert W.ERROR_COLOR in W.window_retrieval_widget(64, distance=64).message.value
+    assert ERROR_COLOR in W.window_retrieval_widget(64, distance=64).message.value

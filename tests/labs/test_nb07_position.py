@@ -1,15 +1,17 @@
 """attention_core.position_lab and the position-bias widget: the claims notebook 07 makes are right,
 and its figures and widget draw in both languages."""
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import i18n, position_lab as pl  # noqa: E402
-from attention_core import widgets as W  # noqa: E402
+import attention_core as ac
+from attention_core.teaching import i18n
+from attention_core.labs.nb07_position import position_lab as pl
+from attention_core.labs.nb07_position import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
+import math
+from attention_core import sinusoidal_encoding
 
 SCORES = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])
 
@@ -172,4 +174,33 @@ def test_position_bias_widget_redraws_and_reports_errors(lang):
     panel.controls["causal"].value = True
     assert panel.state["visible"].sum() == 1
     assert i18n.t("position_lab.readout", n=1, t=8, j=5, w="1.000") in panel.readout.value
-    assert W.ERROR_COLOR in W.position_bias_widget(SCORES, 8).message.value
+    assert ERROR_COLOR in W.position_bias_widget(SCORES, 8).message.value
+
+
+def _bytes(image) -> bytes:
+    return bytes(image.value)
+
+
+def _is_error(panel) -> bool:
+    return ERROR_COLOR in panel.message.value
+
+
+# --- positions (notebook 07) ------------------------------------------------------------------
+def test_positional_state_matches_the_table():
+    s = W.positional_state(16, 8, position=3, dim=5)
+    table = sinusoidal_encoding(16, 8)
+    assert s["value"] == table[3, 5]
+    np.testing.assert_array_equal(s["column"], table[:, 5])
+    assert W.positional_state(16, 8, 0, 0)["wavelength"] == pytest.approx(2 * math.pi)
+    assert s["wavelength"] == pytest.approx(2 * math.pi * 10000 ** (4 / 8))
+    with pytest.raises(ValueError, match="position"):
+        W.positional_state(16, 8, position=16, dim=0)
+
+
+def test_positional_widget_updates():
+    panel = W.positional_widget(16, 8)
+    before = _bytes(panel.images["table"])
+    panel.controls["dim"].value = 7
+    assert _bytes(panel.images["table"]) != before
+    assert "PE[5, 7]" in panel.readout.value
+    assert _is_error(W.positional_widget(T=0))

@@ -1,16 +1,16 @@
 """attention_core.rnn_lab and the path-length widget: the claims notebook 08 makes are right,
 and its figures and widget draw in both languages."""
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import i18n, rnn  # noqa: E402
-from attention_core import rnn_lab as rl  # noqa: E402
-from attention_core import widgets as W  # noqa: E402
+import attention_core as ac
+from attention_core.core import rnn
+from attention_core.teaching import i18n
+from attention_core.labs.nb08_attention_vs_rnn import rnn_lab as rl
+from attention_core.labs.nb08_attention_vs_rnn import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 
@@ -209,7 +209,7 @@ def test_path_length_state():
 
 def test_path_length_widget_redraws_and_speaks_chinese():
     panel = W.path_length_widget(distance=3)
-    assert W.ERROR_COLOR not in panel.message.value
+    assert ERROR_COLOR not in panel.message.value
     assert "3 hand-offs" in panel.readout.value and "1 step" in panel.readout.value
     before = bytes(panel.images["path"].value)
     panel.controls["distance"].value = 40
@@ -223,5 +223,5 @@ def test_path_length_widget_redraws_and_speaks_chinese():
 
 
 def test_path_length_widget_bad_inputs_give_a_message():
-    assert W.ERROR_COLOR in W.path_length_widget(distance=0).message.value
-    assert W.ERROR_COLOR in W.path_length_widget(recurrent_scale=-1).message.value
+    assert ERROR_COLOR in W.path_length_widget(distance=0).message.value
+    assert ERROR_COLOR in W.path_length_widget(recurrent_scale=-1).message.value

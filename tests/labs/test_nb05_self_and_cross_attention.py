@@ -3,16 +3,15 @@ not by position), self- and cross-attention are one computation, and the figures
 import warnings
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-from attention_core import cross_lab as cl  # noqa: E402
-from attention_core import fonts, i18n  # noqa: E402
-from attention_core import widgets as W  # noqa: E402
+import attention_core as ac
+from attention_core.labs.nb05_self_and_cross_attention import cross_lab as cl
+from attention_core.teaching import fonts, i18n
+from attention_core.labs.nb05_self_and_cross_attention import widgets as W
+from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 @pytest.fixture(autouse=True)
@@ -163,7 +162,7 @@ def test_cross_attention_state():
 
 def test_cross_attention_widget_switches_and_speaks_both_languages():
     panel = W.cross_attention_widget()
-    assert W.ERROR_COLOR not in panel.message.value
+    assert ERROR_COLOR not in panel.message.value
     assert "“猫” attends most to “cat” (weight 0.94)" in panel.readout.value
     assert "5 × 6, not square" in panel.readout.value
     before = bytes(panel.images["weights"].value)
@@ -190,5 +189,5 @@ def test_cross_attention_widget_switches_and_speaks_both_languages():
 
 def test_cross_attention_widget_bad_input_gives_a_message():
     panel = W.cross_attention_widget(query=9)
-    assert W.ERROR_COLOR in panel.message.value and "query" in panel.message.value
-    assert W.ERROR_COLOR in W.cross_attention_widget("nope").message.value
+    assert ERROR_COLOR in panel.message.value and "query" in panel.message.value
+    assert ERROR_COLOR in W.cross_attention_widget("nope").message.value
