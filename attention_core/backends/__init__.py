@@ -1,25 +1,32 @@
-"""Backend selection: NumPy always; torch (CPU or CUDA) only when installed and asked for.
+"""Backends: NumPy always; torch (CPU or CUDA) only when installed and asked for. The one dispatch.
 
-torch is imported here, lazily, never at `import attention_core` time. The torch code itself lives
-in `torch_backend.py`; `backends.torch_ops` names that module and imports it (and torch) on first use.
+The library (`attention_core.core`) is NumPy only. This layer wraps its public functions, once,
+in `attention_core/__init__.py`, and routes each call:
 
-How a function picks its backend:
-- compute functions (softmax, scaled_dot_product_attention, multi_head_attention, split_heads,
-  merge_heads, apply_rope, combine_masks, additive_mask) follow the type of their input: a torch
-  tensor in -> computed in torch on the tensor's device -> a tensor out. scaled_dot_product_attention
-  and multi_head_attention also take `backend=` ("numpy", "torch", "auto") and `device=`; the result
-  comes back in the type of the input either way (NumPy in, backend="torch" -> NumPy out).
-- table builders (causal_mask, padding_mask, sliding_window_mask, sinusoidal_encoding,
-  rope_frequencies, learned_position_table) take `like=`: they compute in NumPy (they depend only on
-  integers and cost nothing next to attention) and return the result as the same kind of array as
-  `like`, on its device, in its float dtype (masks stay boolean).
+- **compute functions** (softmax, scaled_dot_product_attention, attention_scores, tiled_attention,
+  multi_head_attention, split_heads, merge_heads, apply_rope, combine_masks, additive_mask) follow
+  their inputs: if any array argument is a torch tensor, the call runs in torch on that tensor's
+  device and returns tensors; NumPy arrays or lists passed beside it are moved to the same device
+  first (one documented rule for mixed inputs). scaled_dot_product_attention and
+  multi_head_attention also take `backend=` ("numpy", "torch", "auto") and `device=`; the result
+  comes back in the type of the input either way (NumPy in, backend="torch" -> NumPy out; tensors
+  in, backend="numpy" -> computed by the NumPy library on the CPU, tensors out).
+- **table builders** (causal_mask, padding_mask, sliding_window_mask, sinusoidal_encoding,
+  rope_frequencies, learned_position_table) take `like=`: they compute in NumPy (they depend only
+  on integers and cost nothing next to attention) and return the result as the same kind of array
+  as `like`, on its device, in its float dtype (masks stay boolean).
+
+torch is imported lazily, by `load_torch_ops()`, never at `import attention_core` time. The torch code
+(`torch_ops.py`) holds only what differs from NumPy: conversion, devices, the softmax and attention
+steps in torch, and the fused kernel. Validation and shape rules are the library's own.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import inspect
 import platform
-import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,34 +54,92 @@ def require_torch():
     return torch
 
 
-def __getattr__(name):
-    # `from .backends import torch_ops` lands here: import torch (with the install hint if it is
-    # missing), then the torch module of this package, only on first use.
-    if name == "torch_ops":
-        require_torch()
-        module = importlib.import_module(".torch_backend", __package__)
-        globals()["torch_ops"] = module                  # later look-ups skip this function
-        return module
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def load_torch_ops():
+    """The torch half of this layer (imports torch on first use, with the install hint if missing)."""
+    require_torch()
+    return importlib.import_module("attention_core.backends.torch_ops")
 
 
-def is_torch(x) -> bool:
-    """True for a torch tensor; checked by type name so that NumPy-only use never imports torch."""
+def is_tensor(x) -> bool:
+    """True for a torch tensor; checked by type name so that NumPy-only use never imports torch.
+    The one tensor test of the package."""
     return type(x).__module__.split(".")[0] == "torch"
 
 
-def wants_torch(backend, device, *inputs) -> bool:
-    """Should a compute function hand over to the torch backend? (Validates `backend` on the way.)
-
-    True when torch is asked for ("torch"; "auto" with torch installed), when a device is named,
-    or when an input is a torch tensor (even with backend="numpy": the torch module then converts
-    to NumPy and back, so the result keeps the type that went in).
-    """
-    if backend not in BACKENDS:
+def check_backend(backend) -> None:
+    if not (backend is None or isinstance(backend, str)) or backend not in BACKENDS:
         raise ValueError(f"backend: expected one of None, 'numpy', 'torch', 'auto', got {backend!r}")
-    if backend == "torch" or device is not None or any(is_torch(x) for x in inputs):
-        return True
-    return backend == "auto" and torch_available()
+
+
+def _array_arguments(bound: inspect.BoundArguments, names) -> list:
+    values = []
+    for name in names:
+        value = bound.arguments.get(name)
+        values.extend(value if isinstance(value, tuple) and name == "masks" else [value])
+    return values
+
+
+def _first_tensor(values):
+    return next((v for v in values if is_tensor(v)), None)
+
+
+def compute(numpy_fn, torch_name: str, arrays: tuple[str, ...], *, choose_backend: bool = False):
+    """Wrap a library function so that tensors in are computed by `torch_ops.<torch_name>`.
+
+    arrays: the names of the array arguments that decide the route. choose_backend: the public
+    function also takes backend= and device= (scaled_dot_product_attention, multi_head_attention).
+    """
+    signature = inspect.signature(numpy_fn)
+
+    def route(args, kwargs, backend=None, device=None):
+        check_backend(backend)
+        bound = signature.bind(*args, **kwargs)
+        like = _first_tensor(_array_arguments(bound, arrays))
+        if backend == "numpy" or (like is None and device is None and backend is None):
+            if like is None:
+                if device is not None and str(device) != "cpu":
+                    raise ValueError(f"device: the NumPy backend computes on the CPU only, got device={device!r}; "
+                                     "use backend='torch' to compute on a GPU")
+                return numpy_fn(*args, **kwargs)
+            return load_torch_ops().numpy_on_tensors(numpy_fn, bound, arrays, like, device)
+        if like is None and backend == "auto" and device is None and not torch_available():
+            return numpy_fn(*args, **kwargs)               # "auto" without torch: NumPy
+        ops = load_torch_ops()
+        dev = ops.resolve_device(backend, device, like)
+        out = getattr(ops, torch_name)(*bound.args, **bound.kwargs, device=dev)
+        return out if like is not None else ops.to_numpy_outputs(out)
+
+    if choose_backend:
+        @functools.wraps(numpy_fn)
+        def call(*args, backend: str | None = None, device=None, **kwargs):
+            return route(args, kwargs, backend, device)
+        extra = [inspect.Parameter("backend", inspect.Parameter.KEYWORD_ONLY, default=None),
+                 inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None)]
+    else:
+        @functools.wraps(numpy_fn)
+        def call(*args, **kwargs):
+            return route(args, kwargs)
+        extra = []
+    call.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *extra])
+    return call
+
+
+def table(numpy_fn):
+    """Wrap a table builder (a mask or a position table) so that it takes `like=`."""
+    signature = inspect.signature(numpy_fn)
+
+    @functools.wraps(numpy_fn)
+    def call(*args, like=None, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        first = next(iter(bound.arguments.values()), None)
+        if is_tensor(first):                               # padding_mask(tensor of lengths)
+            bound.arguments[next(iter(bound.arguments))] = first.tolist()
+            like = first if like is None else like
+        return as_like(numpy_fn(*bound.args, **bound.kwargs), like)
+
+    call.__signature__ = signature.replace(parameters=[
+        *signature.parameters.values(), inspect.Parameter("like", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return call
 
 
 def as_like(arr: np.ndarray, like):
@@ -85,8 +150,8 @@ def as_like(arr: np.ndarray, like):
     """
     if like is None:
         return arr
-    if is_torch(like):
-        return __getattr__("torch_ops").from_numpy_like(arr, like)
+    if is_tensor(like):
+        return load_torch_ops().from_numpy_like(arr, like)
     if not isinstance(like, np.ndarray):
         raise TypeError(f"like: expected a NumPy array or a torch tensor, got {type(like).__name__}")
     if arr.dtype.kind == "f" and like.dtype.kind == "f":
@@ -94,43 +159,27 @@ def as_like(arr: np.ndarray, like):
     return arr
 
 
+def to_torch_mha(params, dtype=None, device=None):
+    """A `torch.nn.MultiheadAttention` (batch_first=True) holding exactly the weights of `params`
+    (MultiHeadParams). torch's boolean attn_mask means NOT allowed there: pass `~mask`."""
+    return load_torch_ops().to_torch_mha(params, dtype, device)
+
+
+def from_torch_mha(module):
+    """The MultiHeadParams of a `torch.nn.MultiheadAttention` (refuses options it cannot translate)."""
+    return load_torch_ops().from_torch_mha(module)
+
+
 @dataclass(frozen=True)
 class BackendReport:
-    """What this machine offers: the versions, the CUDA devices, and where backend="auto" computes."""
+    """What this machine offers: the versions, the CUDA devices, and where backend="auto" computes.
+    Its text, in English or Chinese, is the teaching layer's (`teaching.environment`)."""
     python_version: str
     numpy_version: str
     torch_version: str | None
     cuda_available: bool
     cuda_devices: tuple[str, ...] = field(default_factory=tuple)
     auto_device: str = "numpy"          # "cuda:0", "cpu" (torch on the CPU) or "numpy"
-
-    def format(self, lang: str | None = None) -> str:
-        """A few aligned lines in English or Chinese (default: the current i18n language)."""
-        from attention_core.teaching import i18n
-        t = lambda key, **kw: i18n.t(key, lang, **kw)   # noqa: E731
-        torch_line = self.torch_version or f"{t('env.missing')} ({t('env.install', cmd=INSTALL_HINT)})"
-        if self.cuda_available:
-            cuda_line = ", ".join(f"cuda:{i} {name}" for i, name in enumerate(self.cuda_devices))
-        else:
-            cuda_line = t("env.no_cuda")
-        auto_line = "NumPy" if self.auto_device == "numpy" else f"torch ({self.auto_device})"
-        rows = [(t("env.python"), self.python_version), ("NumPy", self.numpy_version),
-                ("torch", torch_line), ("CUDA", cuda_line), (t("env.auto"), auto_line)]
-        width = max(_display_width(label) for label, _ in rows)
-        pad = lambda label: label + " " * (width - _display_width(label))   # noqa: E731
-        return "\n".join([t("env.title")] + [f"  {pad(label)}  {value}" for label, value in rows])
-
-    def __str__(self) -> str:
-        return self.format()
-
-    def _repr_html_(self) -> str:
-        import html
-        return f"<pre>{html.escape(self.format())}</pre>"
-
-
-def _display_width(text: str) -> int:
-    # Chinese characters take two columns in a terminal or a <pre> block.
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def backend_report() -> BackendReport:
@@ -143,8 +192,3 @@ def backend_report() -> BackendReport:
         devices = tuple(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())) if cuda else ()
         auto = "cuda:0" if cuda else "cpu"
     return BackendReport(platform.python_version(), np.__version__, torch_version, cuda, devices, auto)
-
-
-def format_backend_report(lang: str | None = None) -> str:
-    """The report as text for notebook 00, in `lang` ("en" or "zh")."""
-    return backend_report().format(lang)

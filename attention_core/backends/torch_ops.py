@@ -1,24 +1,30 @@
-"""The torch backend: attention_core's compute functions on torch tensors, on the CPU or CUDA.
+"""The torch backend: only what differs from the NumPy library, on the CPU or CUDA.
 
-Imported only through `backends.torch_ops`, that is when a tensor comes in or torch is asked for,
-never by `import attention_core`. The semantics are the NumPy reference's: boolean masks with
+Imported only through `backends.load_torch_ops()`, that is when a tensor comes in or torch is asked
+for, never by `import attention_core`. The semantics are the library's: boolean masks with
 True = may attend, a fully masked query row gets all-zero weights and an all-zero output (never
-NaN), and the same validation messages (ValueError/TypeError naming the argument). Everything is
-out of place, so autograd can follow. Tested equal to NumPy to 1e-10 in float64, 1e-5 in float32.
+NaN), float16 computed in float32 (except in CUDA's fused kernels, which accumulate in float32
+themselves), overflowing scores raise FloatingPointError, and the validation is the library's own
+(`core.validation` reads `.shape` and `.dtype`, so the same checks run on tensors). Everything is
+out of place, so autograd can follow. Tested equal to `reference_attention` to 1e-10 in float64,
+1e-5 in float32.
 
-Results keep the type that came in: a tensor in -> a tensor on the device where it was computed;
-NumPy (or a list) in with backend="torch" -> computed in torch, returned as NumPy.
+What lives here: devices and conversion; the softmax and attention steps written with torch
+operations; the fused kernel (`F.scaled_dot_product_attention`); the projections of multi-head
+attention; RoPE's rotation; the translation to and from `nn.MultiheadAttention`. split_heads,
+merge_heads and combine_masks are the library's functions themselves, called on tensors.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from attention_core.backends import BACKENDS, is_tensor
+from attention_core.core import masks as core_masks
+from attention_core.core import multihead as core_multihead
 from attention_core.core import validation as V
-from attention_core.backends import BACKENDS, is_torch
+from attention_core.core.positional import rope_frequencies
 
 # ---- devices ---------------------------------------------------------------------------------
 
@@ -61,14 +67,14 @@ def resolve_device(backend, device, like=None) -> torch.device:
         raise ValueError(f"backend: expected one of None, 'numpy', 'torch', 'auto', got {backend!r}")
     if device is not None:
         return check_device(device)
-    if is_torch(like):
+    if is_tensor(like):
         return like.device
     if backend == "auto" and torch.cuda.is_available():
         return torch.device("cuda")
     return torch.device("cpu")
 
 
-# ---- conversion and validation (the messages mirror validation.py) ------------------------------
+# ---- conversion --------------------------------------------------------------------------------
 
 
 def _from_numpy(arr: np.ndarray, device) -> torch.Tensor:
@@ -87,52 +93,59 @@ def from_numpy_like(arr: np.ndarray, like: torch.Tensor) -> torch.Tensor:
 
 def to_numpy(x):
     """A tensor as a NumPy array (detached, on the CPU); anything else unchanged."""
-    return x.detach().cpu().numpy() if is_torch(x) else x
+    return x.detach().cpu().numpy() if is_tensor(x) else x
 
 
-def _back(x, numpy_out: bool):
-    return x.detach().cpu().numpy() if (numpy_out and x is not None) else x
+def to_numpy_outputs(out):
+    """NumPy in, torch computed: give NumPy back (a tuple stays a tuple)."""
+    if isinstance(out, tuple):
+        return tuple(to_numpy(o) for o in out)
+    return to_numpy(out)
+
+
+def numpy_on_tensors(numpy_fn, bound, arrays, like, device):
+    """backend="numpy" with tensors: the NumPy library computes, tensors come back on like's device."""
+    if device is not None and check_device(device).type != "cpu":
+        raise ValueError(f"device: the NumPy backend computes on the CPU only, got device={device!r}; "
+                         "use backend='torch' to compute on a GPU")
+    for name in arrays:
+        value = bound.arguments.get(name)
+        bound.arguments[name] = tuple(map(to_numpy, value)) if name == "masks" else to_numpy(value)
+    out = numpy_fn(*bound.args, **bound.kwargs)
+    if isinstance(out, tuple):
+        return tuple(None if o is None else from_numpy_like(o, like) for o in out)
+    return from_numpy_like(out, like)
 
 
 def torch_dtype(dtype) -> torch.dtype:
-    """torch.float32 for np.float32 (or for torch.float32 itself)."""
+    """torch.float32 for np.float32 or 'float32' (or for torch.float32 itself); floats only."""
     if isinstance(dtype, torch.dtype):
+        if not dtype.is_floating_point or dtype == torch.bfloat16:
+            raise TypeError(f"dtype: expected a float dtype (float16, float32 or float64), got {dtype}")
         return dtype
-    return torch.from_numpy(np.empty(0, dtype=np.dtype(dtype))).dtype
+    return torch.from_numpy(np.empty(0, dtype=V.float_dtype(dtype))).dtype
 
 
 def as_float_tensor(x, name: str, device, *, min_ndim: int = 1, ndim: int | None = None) -> torch.Tensor:
-    """validation.as_float_array for torch: the same checks and messages, a float tensor on `device`.
-
-    Non-tensors go through the NumPy checker itself; integer tensors become float64, as in NumPy.
-    """
-    if not is_torch(x):
+    """The library's float-array rules on a tensor on `device` (NumPy input is converted, integer
+    tensors become float64, as in NumPy)."""
+    if not is_tensor(x):
         return _from_numpy(V.as_float_array(x, name, min_ndim=min_ndim, ndim=ndim), device)
-    shape = tuple(x.shape)
-    if x.dtype == torch.bool:
-        raise TypeError(f"{name}: expected a float array, got a boolean array of shape {shape}")
-    if x.is_complex():
-        raise TypeError(f"{name}: expected a float array (float16/32/64), got dtype {x.dtype}")
-    if not x.is_floating_point():
+    if not (x.is_floating_point() or x.is_complex() or x.dtype == torch.bool):
         x = x.to(torch.float64)
-    if ndim is not None and x.ndim != ndim:
-        raise ValueError(f"{name}: expected {ndim} dimensions, got shape {shape} ({x.ndim} dimensions)")
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got shape {shape}")
-    if x.numel() and not bool(torch.isfinite(x).all()):
-        raise ValueError(f"{name}: contains NaN or infinity; expected finite numbers "
-                         "(use `mask=` to hide positions instead of -inf)")
-    return x.to(device)
+    return V.check_float_array(x, name, min_ndim=min_ndim, ndim=ndim).to(device)
 
 
 def as_bool_tensor(mask, name: str, device) -> torch.Tensor:
-    """validation.as_bool_mask for torch: only booleans (True = may attend), as a tensor on `device`."""
-    if not is_torch(mask):
+    """The library's mask rules (booleans only, True = may attend), as a tensor on `device`."""
+    if not is_tensor(mask):
         return _from_numpy(V.as_bool_mask(mask, name), device)
-    if mask.dtype != torch.bool:
-        raise TypeError(f"{name}: expected a boolean array (True = may attend), got dtype {mask.dtype}; "
-                        "convert with `mask.bool()` if 1 means 'may attend'")
-    return mask.to(device)
+    return V.check_bool_mask(mask, name).to(device)
+
+
+def _compute(x: torch.Tensor) -> torch.Tensor:
+    """float16 is computed in float32 (its sums overflow past ~65k terms)."""
+    return x.float() if x.dtype == torch.float16 else x
 
 
 # ---- softmax -----------------------------------------------------------------------------------
@@ -145,10 +158,10 @@ def masked_softmax(scores: torch.Tensor, dim: int, temperature: float = 1.0, mas
         scores = scores.masked_fill(~mask, float("-inf"))
     row_max = scores.amax(dim=dim, keepdim=True)
     if mask is not None:
-        row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max))
+        row_max = torch.where(torch.isneginf(row_max), torch.zeros_like(row_max), row_max)
     shifted = scores - row_max                                     # every exponent is now <= 0
     if temperature != 1.0:
-        shifted = shifted / temperature
+        shifted = (shifted.double() / temperature).to(shifted.dtype)   # T in float64: never rounds to 0
     e = torch.exp(shifted)
     total = e.sum(dim=dim, keepdim=True)
     if mask is not None:
@@ -156,58 +169,40 @@ def masked_softmax(scores: torch.Tensor, dim: int, temperature: float = 1.0, mas
     return e / total
 
 
-def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):
-    """softmax.softmax on a tensor (see there); computed on x's device."""
-    numpy_out = not is_torch(x)
-    x = as_float_tensor(x, "x", x.device if is_torch(x) else "cpu")
+def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None, *, device):
+    """core.softmax.softmax on a tensor (see there)."""
+    x = as_float_tensor(x, "x", device)
     axis = V.check_axis(axis, x.ndim)
     t = V.positive_float(temperature, "temperature")
+    if x.numel() == 0:
+        raise ValueError(f"x: expected at least one score, got an empty array of shape {tuple(x.shape)}")
     if mask is not None:
-        mask = as_bool_tensor(mask, "mask", x.device)
+        mask = as_bool_tensor(mask, "mask", device)
         V.check_broadcast(tuple(mask.shape), tuple(x.shape), "mask", "x of shape")
-    return _back(masked_softmax(x, axis, t, mask), numpy_out)
+    return masked_softmax(_compute(x), axis, t, mask).to(x.dtype)
 
 
 # ---- scaled dot-product attention --------------------------------------------------------------
 
 
-def check_attention_inputs(q, k, v, mask, scale, device):
-    """attention.check_attention_inputs for torch: tensors on `device` plus the resolved scale."""
+def attention_inputs(q, k, v, mask, scale, device):
+    """q, k, v, mask as tensors on `device` under the library's rules, plus the resolved scale."""
     q = as_float_tensor(q, "q", device, min_ndim=2)
     k = as_float_tensor(k, "k", device, min_ndim=2)
     v = as_float_tensor(v, "v", device, min_ndim=2)
-    qs, ks, vs = tuple(q.shape), tuple(k.shape), tuple(v.shape)
-    if not (q.dtype == k.dtype == v.dtype):
-        raise TypeError(f"q, k, v: expected one float dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    if qs[-1] != ks[-1]:
-        raise ValueError(f"q and k: expected the same width Dk, got q of shape {qs} (Dk={qs[-1]}) "
-                         f"and k of shape {ks} (Dk={ks[-1]})")
-    if ks[-2] != vs[-2]:
-        raise ValueError(f"k and v: expected the same length Tk, got k of shape {ks} (Tk={ks[-2]}) "
-                         f"and v of shape {vs} (Tk={vs[-2]})")
-    if qs[-2] == 0 or ks[-2] == 0 or qs[-1] == 0:
-        raise ValueError(f"q, k: expected at least one query, one key and Dk >= 1, got q {qs}, k {ks}")
-    try:
-        batch = np.broadcast_shapes(qs[:-2], ks[:-2], vs[:-2])
-    except ValueError:
-        raise ValueError(f"q, k, v: batch dimensions {qs[:-2]}, {ks[:-2]}, {vs[:-2]} "
-                         "do not broadcast together") from None
     if mask is not None:
         mask = as_bool_tensor(mask, "mask", device)
-        V.check_broadcast(tuple(mask.shape), batch + (qs[-2], ks[-2]), "mask", "the scores (..., Tq, Tk) of shape")
-    if scale is None:
-        scale = 1.0 / math.sqrt(qs[-1])
-    elif isinstance(scale, bool) or not isinstance(scale, (int, float, np.floating, np.integer)) \
-            or not math.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale: expected a finite number > 0 (default 1/sqrt(Dk)), got {V.describe(scale)}")
-    return q, k, v, mask, float(scale)
+    return q, k, v, mask, V.check_attention_inputs(q, k, v, mask, scale)
 
 
 def explicit_attention(q, k, v, mask, scale: float):
     """The readable path, step for step the NumPy reference: it materialises the weights."""
+    dtype = q.dtype
+    q, k, v = _compute(q), _compute(k), _compute(v)
     scores = torch.matmul(q * scale, k.transpose(-1, -2))         # (..., Tq, Tk)
+    V.check_finite_scores(scores.amax(dim=-1), V.dtype_name(q))   # overflow: a clear error, not NaN
     weights = masked_softmax(scores, -1, 1.0, mask)                # (..., Tq, Tk)
-    return torch.matmul(weights, v), weights                       # (..., Tq, Dv), (..., Tq, Tk)
+    return torch.matmul(weights, v).to(dtype), weights.to(dtype)   # (..., Tq, Dv), (..., Tq, Tk)
 
 
 def fused_attention(q, k, v, mask, scale: float) -> torch.Tensor:
@@ -220,6 +215,9 @@ def fused_attention(q, k, v, mask, scale: float) -> torch.Tensor:
     the (Tq, Tk) matrix. That is what makes it fast and lets T grow; ask need_weights=True for
     the explicit path when you want to look at the weights.
     """
+    dtype = q.dtype
+    if q.device.type == "cpu":
+        q, k, v = _compute(q), _compute(k), _compute(v)
     batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     q = q.expand(*batch, *q.shape[-2:])                            # (..., Tq, Dk): kernels want equal batch dims
     k = k.expand(*batch, *k.shape[-2:])                            # (..., Tk, Dk)
@@ -229,66 +227,48 @@ def fused_attention(q, k, v, mask, scale: float) -> torch.Tensor:
         # Kernels differ on a query that may see no key (NaN, or a mean of V); ours gives zeros.
         dead = ~mask.any(dim=-1, keepdim=True)                     # (..., Tq, 1)
         out = out.masked_fill(dead, 0.0)
-    return out
+    V.check_finite_result(out, "the attention output", V.dtype_name(q))
+    return out.to(dtype)
 
 
-def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights: bool = True,
-                                 backend: str | None = None, device=None):
-    """attention.scaled_dot_product_attention in torch: the explicit path when the weights are
+def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights: bool = True, device):
+    """core.attention.scaled_dot_product_attention in torch: the explicit path when the weights are
     wanted, the fused kernel (see fused_attention) when need_weights=False. Returns (output, weights)."""
-    if backend == "numpy":
-        from attention_core.core.attention import scaled_dot_product_attention as numpy_sdpa
-        return _via_numpy(numpy_sdpa, (q, k, v), dict(mask=mask, scale=scale, need_weights=need_weights),
-                          q, device)
-    numpy_out = not is_torch(q)
-    dev = resolve_device(backend, device, q)
-    q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale, dev)
+    need_weights = V.check_flag(need_weights, "need_weights")
+    q, k, v, mask, scale = attention_inputs(q, k, v, mask, scale, device)
     if need_weights:
-        output, weights = explicit_attention(q, k, v, mask, scale)
-    else:
-        output, weights = fused_attention(q, k, v, mask, scale), None
-    return _back(output, numpy_out), _back(weights, numpy_out)
+        return explicit_attention(q, k, v, mask, scale)
+    return fused_attention(q, k, v, mask, scale), None
 
 
-def attention_scores(q, k, scale=None):
-    """attention.attention_scores in torch: Q K^T * scale (..., Tq, Tk), on q's device."""
-    dev = q.device if is_torch(q) else torch.device("cpu")
-    k_t = as_float_tensor(k, "k", dev, min_ndim=2)
-    q, k, _, _, scale = check_attention_inputs(q, k_t, k_t[..., :1], None, scale, dev)
-    return torch.matmul(q, k.transpose(-1, -2)) * scale            # (..., Tq, Tk)
+def tiled_attention(q, k, v, mask=None, scale=None, block_size: int = 128, *, device):
+    """core.tiled.tiled_attention on tensors: torch's fused kernel is the same online softmax,
+    tile by tile, in C++ or CUDA (block_size is checked, the kernel chooses its own tiles)."""
+    V.positive_int(block_size, "block_size")
+    q, k, v, mask, scale = attention_inputs(q, k, v, mask, scale, device)
+    return fused_attention(q, k, v, mask, scale)
 
 
-def _via_numpy(fn, arrays, kwargs, like, device):
-    """backend="numpy" with tensors: compute with the NumPy reference, give tensors back."""
-    if device is not None and check_device(device).type != "cpu":
-        raise ValueError(f"device: the NumPy backend computes on the CPU only, got device={device!r}; "
-                         "use backend='torch' to compute on a GPU")
-    kwargs = {key: to_numpy(val) for key, val in kwargs.items()}
-    out = fn(*(to_numpy(a) for a in arrays), **kwargs, backend="numpy")
-    if not is_torch(like):
-        return out
-    return tuple(None if o is None else from_numpy_like(o, like) for o in out)
+def attention_scores(q, k, scale=None, *, device):
+    """core.attention.attention_scores in torch: Q K^T * scale (..., Tq, Tk)."""
+    k_t = as_float_tensor(k, "k", device, min_ndim=2)
+    q, k, _, _, scale = attention_inputs(q, k_t, k_t[..., :1], None, scale, device)
+    scores = torch.matmul(_compute(q), _compute(k).transpose(-1, -2)) * scale   # (..., Tq, Tk)
+    V.check_finite_scores(scores.amax(dim=-1), V.dtype_name(q))
+    return scores.to(q.dtype)
 
 
 # ---- multi-head attention ------------------------------------------------------------------------
 
 
-def split_heads(x, n_heads: int) -> torch.Tensor:
-    """(..., T, D) -> (..., H, T, D/H), as multihead.split_heads."""
-    x = as_float_tensor(x, "x", x.device, min_ndim=2)
-    n_heads = V.positive_int(n_heads, "n_heads")
-    *lead, t, d = x.shape
-    if d % n_heads:
-        raise ValueError(f"x: width D={d} is not divisible by n_heads={n_heads}")
-    x = x.reshape(*lead, t, n_heads, d // n_heads)                 # (..., T, H, Dh)
-    return x.transpose(-2, -3)                                     # (..., H, T, Dh)
+def split_heads(x, n_heads: int, *, device) -> torch.Tensor:
+    """core.multihead.split_heads itself, on a tensor."""
+    return core_multihead.split_heads(as_float_tensor(x, "x", device, min_ndim=2), n_heads)
 
 
-def merge_heads(x) -> torch.Tensor:
-    """(..., H, T, Dh) -> (..., T, H*Dh), as multihead.merge_heads."""
-    x = as_float_tensor(x, "x", x.device, min_ndim=3)
-    *lead, h, t, dh = x.shape
-    return x.transpose(-2, -3).reshape(*lead, t, h * dh)           # (..., T, D)
+def merge_heads(x, *, device) -> torch.Tensor:
+    """core.multihead.merge_heads itself, on a tensor."""
+    return core_multihead.merge_heads(as_float_tensor(x, "x", device, min_ndim=3))
 
 
 def _project(x: torch.Tensor, w: np.ndarray, b: np.ndarray) -> torch.Tensor:
@@ -299,79 +279,52 @@ def _project(x: torch.Tensor, w: np.ndarray, b: np.ndarray) -> torch.Tensor:
     return x.to(dtype) @ w_t + b_t                                 # (..., T, D_out)
 
 
-def multi_head_attention(query, key, value, params, mask=None, head_mask=None, *,
-                         backend: str | None = None, device=None):
-    """multihead.multi_head_attention in torch (the NumPy MultiHeadParams are copied to the device).
-    Returns (output (..., Tq, D), weights (..., H, Tq, Tk))."""
-    from attention_core.core.multihead import MultiHeadParams, multi_head_attention as numpy_mha
-    if backend == "numpy":
-        return _via_numpy(numpy_mha, (query, key, value, params),
-                          dict(mask=mask, head_mask=head_mask), query, device)
-    if not isinstance(params, MultiHeadParams):
-        raise TypeError(f"params: expected MultiHeadParams (see init_multihead), got {type(params).__name__}")
-    numpy_out = not is_torch(query)
-    dev = resolve_device(backend, device, query)
-    d = params.d_model
-    tensors = []
-    for name, x in (("query", query), ("key", key), ("value", value)):
-        x = as_float_tensor(x, name, dev, min_ndim=2)
-        if x.shape[-1] != d:
-            raise ValueError(f"{name}: expected last dimension d_model={d}, got shape {tuple(x.shape)}")
-        tensors.append(x)
+def multi_head_attention(query, key, value, params, mask=None, head_mask=None, *, device):
+    """core.multihead.multi_head_attention in torch (the NumPy MultiHeadParams are copied to the
+    device). Returns (output (..., Tq, D), weights (..., H, Tq, Tk))."""
+    tensors = [as_float_tensor(x, name, device, min_ndim=2)
+               for name, x in (("query", query), ("key", key), ("value", value))]
+    mask = None if mask is None else as_bool_tensor(mask, "mask", device)
+    core_multihead.check_mha_inputs(*tensors, params, mask)
     query, key, value = tensors
-    if key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"key and value: expected the same length Tk, got {tuple(key.shape)} "
-                         f"and {tuple(value.shape)}")
     h = params.n_heads
-    q = split_heads(_project(query, params.w_q, params.b_q), h)    # (..., H, Tq, Dh)
-    k = split_heads(_project(key, params.w_k, params.b_k), h)      # (..., H, Tk, Dh)
-    v = split_heads(_project(value, params.w_v, params.b_v), h)    # (..., H, Tk, Dh)
+    q = core_multihead.split_heads(_project(query, params.w_q, params.b_q), h)   # (..., H, Tq, Dh)
+    k = core_multihead.split_heads(_project(key, params.w_k, params.b_k), h)     # (..., H, Tk, Dh)
+    v = core_multihead.split_heads(_project(value, params.w_v, params.b_v), h)   # (..., H, Tk, Dh)
     if mask is not None:
-        mask = as_bool_tensor(mask, "mask", dev).unsqueeze(-3)     # (..., 1, Tq, Tk): same for every head
-    heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)   # (..., H, Tq, Dh), (..., H, Tq, Tk)
+        mask = mask.unsqueeze(-3)                                  # (..., 1, Tq, Tk): same for every head
+    heads, weights = scaled_dot_product_attention(q, k, v, mask=mask, device=device)   # (..., H, Tq, Dh)
     if head_mask is not None:
-        hm = as_float_tensor(head_mask, "head_mask", dev, ndim=1)
-        if tuple(hm.shape) != (h,):
-            raise ValueError(f"head_mask: expected shape ({h},) (one number per head), got {tuple(hm.shape)}")
-        heads = heads * hm[:, None, None]
-    output = _project(merge_heads(heads), params.w_o, params.b_o)  # (..., Tq, D)
-    return _back(output, numpy_out), _back(weights, numpy_out)
+        hm = as_float_tensor(head_mask, "head_mask", device, ndim=1)
+        core_multihead.check_head_mask(hm, h)
+        heads = heads * hm[:, None, None].to(heads.dtype)
+    output = _project(core_multihead.merge_heads(heads), params.w_o, params.b_o)   # (..., Tq, D)
+    return output, weights
 
 
 # ---- masks and positions ---------------------------------------------------------------------------
 
 
-def combine_masks(*masks) -> torch.Tensor:
-    """masks.combine_masks on tensors: logical AND with broadcasting, on the first tensor's device."""
-    device = next(m.device for m in masks if is_torch(m))
-    present = [as_bool_tensor(m, f"masks[{i}]", device) for i, m in enumerate(masks) if m is not None]
-    try:
-        shape = np.broadcast_shapes(*(tuple(m.shape) for m in present))
-    except ValueError:
-        raise ValueError("combine_masks: shapes " + ", ".join(str(tuple(m.shape)) for m in present)
-                         + " do not broadcast together") from None
-    out = torch.ones(shape, dtype=torch.bool, device=device)
-    for m in present:
-        out = out & m
-    return out
+def combine_masks(*masks, device) -> torch.Tensor:
+    """core.masks.combine_masks itself, with every mask a boolean tensor on one device."""
+    return core_masks.combine_masks(*(None if m is None else as_bool_tensor(m, f"masks[{i}]", device)
+                                      for i, m in enumerate(masks)))
 
 
-def additive_mask(mask, dtype=np.float64) -> torch.Tensor:
-    """masks.additive_mask on a tensor: 0 where visible, -inf where not (dtype: NumPy or torch)."""
-    mask = as_bool_tensor(mask, "mask", mask.device)
-    zeros = torch.zeros(mask.shape, dtype=torch_dtype(dtype), device=mask.device)
+def additive_mask(mask, dtype=np.float64, *, device) -> torch.Tensor:
+    """core.masks.additive_mask on a tensor: 0 where visible, -inf where not (dtype: NumPy or torch)."""
+    mask = as_bool_tensor(mask, "mask", device)
+    zeros = torch.zeros(mask.shape, dtype=torch_dtype(dtype), device=device)
     return zeros.masked_fill(~mask, float("-inf"))
 
 
-def apply_rope(x, positions=None, base: float = 10000.0) -> torch.Tensor:
-    """positional.apply_rope on a tensor: the angles in float64 (as in NumPy), then x's dtype."""
-    from attention_core.core.positional import rope_frequencies
-    x = as_float_tensor(x, "x", x.device, min_ndim=2)
+def apply_rope(x, positions=None, base: float = 10000.0, *, device) -> torch.Tensor:
+    """core.positional.apply_rope on a tensor: the angles in float64 (as in NumPy), then x's dtype."""
+    x = as_float_tensor(x, "x", device, min_ndim=2)
     t, d = x.shape[-2:]
-    theta = _from_numpy(rope_frequencies(d, base), x.device)       # (Dh/2,) float64
-    if positions is None:
-        positions = np.arange(t)
-    positions = as_float_tensor(positions, "positions", x.device, ndim=1).to(torch.float64)
+    theta = _from_numpy(rope_frequencies(d, base), device)        # (Dh/2,) float64
+    positions = torch.arange(t, device=device) if positions is None else positions
+    positions = as_float_tensor(positions, "positions", device, ndim=1).to(torch.float64)
     if tuple(positions.shape) != (t,):
         raise ValueError(f"positions: expected shape ({t},) (one per row of x), got {V.describe(positions)}")
     angle = positions[:, None] * theta[None, :]                    # (T, Dh/2)
@@ -379,3 +332,57 @@ def apply_rope(x, positions=None, base: float = 10000.0) -> torch.Tensor:
     even, odd = x[..., 0::2], x[..., 1::2]                         # (..., T, Dh/2) each
     out = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)   # (..., T, Dh/2, 2)
     return out.flatten(-2)                                         # (..., T, Dh): pairs interleaved
+
+
+# ---- nn.MultiheadAttention ----------------------------------------------------------------------------
+
+
+def to_torch_mha(params, dtype=None, device=None):
+    """A `torch.nn.MultiheadAttention` (batch_first=True) holding exactly these weights.
+
+    Remember torch's mask convention there: a boolean attn_mask marks positions NOT allowed,
+    the opposite of this package and of F.scaled_dot_product_attention; pass `~mask`.
+    """
+    if not isinstance(params, core_multihead.MultiHeadParams):
+        raise TypeError(f"params: expected MultiHeadParams (see init_multihead), got {V.describe(params)}")
+    dtype = torch_dtype(dtype) if dtype is not None else (
+        torch.float64 if params.w_q.dtype == np.float64 else torch.float32)
+    dev = check_device("cpu" if device is None else device)
+    mha = torch.nn.MultiheadAttention(params.d_model, params.n_heads, bias=True, batch_first=True,
+                                      dtype=dtype, device=dev)
+    with torch.no_grad():
+        w_in = np.concatenate([params.w_q.T, params.w_k.T, params.w_v.T], axis=0)   # (3D, D)
+        b_in = np.concatenate([params.b_q, params.b_k, params.b_v])
+        mha.in_proj_weight.copy_(torch.as_tensor(w_in, dtype=dtype))
+        mha.in_proj_bias.copy_(torch.as_tensor(b_in, dtype=dtype))
+        mha.out_proj.weight.copy_(torch.as_tensor(params.w_o.T, dtype=dtype))
+        mha.out_proj.bias.copy_(torch.as_tensor(params.b_o, dtype=dtype))
+    return mha
+
+
+def from_torch_mha(module):
+    """Read the weights of a `torch.nn.MultiheadAttention` (packed in_proj, with or without biases).
+    Options this package has no equivalent for (add_bias_kv, add_zero_attn, kdim/vdim other than
+    embed_dim) are refused rather than silently dropped."""
+    if not isinstance(module, torch.nn.MultiheadAttention):
+        raise TypeError(f"module: expected torch.nn.MultiheadAttention, got {V.describe(module)}")
+    if module.bias_k is not None or module.bias_v is not None:
+        raise ValueError("module: add_bias_kv=True appends learned key/value rows that multi_head_attention "
+                         "has no place for; build the module with add_bias_kv=False")
+    if module.add_zero_attn:
+        raise ValueError("module: add_zero_attn=True appends a zero key/value that multi_head_attention "
+                         "does not have; build the module with add_zero_attn=False")
+    if getattr(module, "in_proj_weight", None) is None:
+        raise ValueError(f"module: kdim={module.kdim} and vdim={module.vdim} differ from embed_dim="
+                         f"{module.embed_dim}; MultiHeadParams needs square (D, D) projections")
+    d = module.embed_dim
+    w_in = module.in_proj_weight.detach().cpu().numpy()
+    b_in = (module.in_proj_bias.detach().cpu().numpy() if module.in_proj_bias is not None
+            else np.zeros(3 * d, dtype=w_in.dtype))
+    w_o = module.out_proj.weight.detach().cpu().numpy()
+    b_o = (module.out_proj.bias.detach().cpu().numpy() if module.out_proj.bias is not None
+           else np.zeros(d, dtype=w_in.dtype))
+    return core_multihead.MultiHeadParams(
+        w_in[:d].T.copy(), w_in[d:2 * d].T.copy(), w_in[2 * d:].T.copy(), w_o.T.copy(),
+        b_in[:d].copy(), b_in[d:2 * d].copy(), b_in[2 * d:].copy(), b_o.copy(), n_heads=module.num_heads)
+

@@ -4,6 +4,12 @@ Shapes: q (..., Tq, Dk), k (..., Tk, Dk), v (..., Tk, Dv) -> output (..., Tq, Dv
 weights (..., Tq, Tk). Leading batch dimensions (for example B, H) broadcast like NumPy's.
 mask is boolean, broadcastable to (..., Tq, Tk), True = may attend (torch's SDPA convention).
 A query row whose keys are all masked gets all-zero weights and an all-zero output (never NaN).
+
+Two paths, tested equal: `reference_attention` is the textbook formula in four lines; the fast
+path `scaled_dot_product_attention` computes the same numbers a block of query rows at a time,
+in place. Precision and overflow (both paths): float16 inputs are computed in float32 and the
+results returned in float16; scores that overflow the dtype (q·k * scale beyond its largest
+number) raise FloatingPointError naming the dtype instead of returning NaN.
 """
 from __future__ import annotations
 
@@ -11,26 +17,53 @@ import math
 
 import numpy as np
 
-from attention_core.backends import wants_torch
-from attention_core.core.softmax import _exp_shifted_inplace, _is_torch
-from attention_core.core.validation import as_bool_mask, as_float_array, check_broadcast, describe
+from attention_core.core.softmax import _exp_shifted_inplace, compute_dtype
+from attention_core.core.validation import (as_bool_mask, as_float_array, check_attention_inputs, check_finite_result,
+                                            check_finite_scores, check_flag)
 
 
-def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights: bool = True,
-                                 backend: str | None = None, device: str | None = None):
+def reference_attention(q, k, v, mask=None, scale=None):
+    """The textbook formula, one line per step: the oracle every fast path is tested against.
+    Returns (output (..., Tq, Dv), weights (..., Tq, Tk))."""
+    q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
+    scores = q @ np.swapaxes(k, -1, -2) * scale                 # (..., Tq, Tk): how well each key fits each query
+    check_finite_scores(scores.max(axis=-1), dtype.name)        # overflow: a clear error, not NaN
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)                # a hidden key can get no weight
+    row_max = scores.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isneginf(row_max), 0.0, row_max)      # a row with every key hidden: shift by 0, not -inf
+    e = np.exp(scores - row_max)                                # softmax: every exponent <= 0, hidden keys 0
+    total = e.sum(axis=-1, keepdims=True)
+    weights = e / np.where(total == 0, 1.0, total)              # (..., Tq, Tk): each row sums to 1 (or is all 0)
+    output = weights @ v                                        # (..., Tq, Dv): a weighted sum of the values
+    return output.astype(dtype), weights.astype(dtype)
+
+
+def validate_attention_inputs(q, k, v, mask, scale):
+    """q, k, v as float arrays in the dtype attention computes in, the mask as booleans, the
+    resolved scale, and the dtype the results are returned in."""
+    q = as_float_array(q, "q", min_ndim=2)
+    k = as_float_array(k, "k", min_ndim=2)
+    v = as_float_array(v, "v", min_ndim=2)
+    if mask is not None:
+        mask = as_bool_mask(mask)
+    scale = check_attention_inputs(q, k, v, mask, scale)
+    work = compute_dtype(q.dtype)
+    return q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False), mask, scale, q.dtype
+
+
+def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights: bool = True):
     """Attention(Q, K, V) = softmax(Q K^T * scale) V with scale = 1/sqrt(Dk) unless given.
 
     Returns (output, weights); weights is None when need_weights=False (the torch backend can
     then use a fused kernel, which never materialises the (Tq, Tk) matrix it would hand back).
-    backend: None (follow the inputs' type), "numpy", "torch" or "auto" (torch on CUDA if present).
+    Through `attention_core.scaled_dot_product_attention` it also takes backend= and device=.
     """
-    if wants_torch(backend, device, q):               # torch asked for, a device named, or tensors in
-        from attention_core.backends import torch_ops
-        return torch_ops.scaled_dot_product_attention(q, k, v, mask=mask, scale=scale,
-                                                      need_weights=need_weights,
-                                                      backend=backend, device=device)
-    q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
-    return _attention_numpy(q, k, v, mask, scale, need_weights)
+    need_weights = check_flag(need_weights, "need_weights")
+    q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
+    output, weights = _attention_blocks(q, k, v, mask, scale, need_weights)
+    check_finite_result(output, "the attention output", dtype.name)
+    return output.astype(dtype, copy=False), None if weights is None else weights.astype(dtype, copy=False)
 
 
 # One block of scores, (..., rows, Tk), should stay in cache while it is exponentiated, summed and
@@ -40,8 +73,8 @@ _BLOCK_BYTES = 4 << 20
 _MIN_BLOCK_ROWS = 64
 
 
-def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
-    """The NumPy path: scores = (q * scale) K^T; weights = softmax(scores); output = weights V.
+def _attention_blocks(q, k, v, mask, scale: float, need_weights: bool):
+    """The fast path: scores = (q * scale) K^T; weights = softmax(scores); output = weights V.
 
     Each query row's softmax needs only its own scores, so the three steps run on a block of
     query rows at a time. The block's scores are still in cache for the exp and the second
@@ -52,7 +85,8 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
     scores_batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], () if mask is None else mask.shape[:-2])
     batch = np.broadcast_shapes(scores_batch, v.shape[:-2])          # e.g. (B, H)
     tq, tk, dv = q.shape[-2], k.shape[-2], v.shape[-1]
-    q = q * q.dtype.type(scale)                     # fold the scale into q: Tq*Dk products, not Tq*Tk
+    with np.errstate(over="ignore", invalid="ignore"):               # an overflow is reported below, in words
+        q = q * q.dtype.type(scale)                 # fold the scale into q: Tq*Dk products, not Tq*Tk
     k_t = np.swapaxes(k, -1, -2)                                     # (..., Dk, Tk), a view
     if mask is not None:
         mask = np.broadcast_to(mask, scores_batch + (tq, tk))        # a view, sliced per block
@@ -65,7 +99,9 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
     for start in range(0, tq, rows):
         stop = min(start + rows, tq)
         block = weights[..., start:stop, :] if need_weights else buffer[..., :stop - start, :]
-        np.matmul(q[..., start:stop, :], k_t, out=block)                        # (..., rows, Tk)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.matmul(q[..., start:stop, :], k_t, out=block)                    # (..., rows, Tk)
+        check_finite_scores(block.max(axis=-1), q.dtype.name)                   # overflow -> a clear error
         total = _exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :])
         out = output[..., start:stop, :]                                         # (..., rows, Dv)
         if need_weights:
@@ -79,41 +115,10 @@ def _attention_numpy(q, k, v, mask, scale: float, need_weights: bool):
 
 def attention_scores(q, k, scale=None):
     """The raw scaled scores Q K^T * scale (..., Tq, Tk), before mask and softmax (for teaching)."""
-    if _is_torch(q):
-        from attention_core.backends import torch_ops
-        return torch_ops.attention_scores(q, k, scale)
     k = as_float_array(k, "k", min_ndim=2)
     dummy_v = np.zeros(k.shape[:-1] + (1,), dtype=k.dtype)           # only its length Tk is checked
-    q, k, _, _, scale = check_attention_inputs(q, k, dummy_v, None, scale)
-    return np.matmul(q, np.swapaxes(k, -1, -2)) * scale
-
-
-def check_attention_inputs(q, k, v, mask, scale):
-    """Validate q, k, v, mask and scale; return them as arrays plus the resolved scale."""
-    q = as_float_array(q, "q", min_ndim=2)
-    k = as_float_array(k, "k", min_ndim=2)
-    v = as_float_array(v, "v", min_ndim=2)
-    if not (q.dtype == k.dtype == v.dtype):
-        raise TypeError(f"q, k, v: expected one float dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k: expected the same width Dk, got q of shape {q.shape} (Dk={q.shape[-1]}) "
-                         f"and k of shape {k.shape} (Dk={k.shape[-1]})")
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k and v: expected the same length Tk, got k of shape {k.shape} (Tk={k.shape[-2]}) "
-                         f"and v of shape {v.shape} (Tk={v.shape[-2]})")
-    if q.shape[-2] == 0 or k.shape[-2] == 0 or q.shape[-1] == 0:
-        raise ValueError(f"q, k: expected at least one query, one key and Dk >= 1, got q {q.shape}, k {k.shape}")
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(f"q, k, v: batch dimensions {q.shape[:-2]}, {k.shape[:-2]}, {v.shape[:-2]} "
-                         "do not broadcast together") from None
-    if mask is not None:
-        mask = as_bool_mask(mask)
-        check_broadcast(mask.shape, batch + (q.shape[-2], k.shape[-2]), "mask", "the scores (..., Tq, Tk) of shape")
-    if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1])
-    elif isinstance(scale, bool) or not isinstance(scale, (int, float, np.floating, np.integer)) \
-            or not math.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale: expected a finite number > 0 (default 1/sqrt(Dk)), got {describe(scale)}")
-    return q, k, v, mask, float(scale)
+    q, k, _, _, scale, dtype = validate_attention_inputs(q, k, dummy_v, None, scale)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = np.matmul(q, np.swapaxes(k, -1, -2)) * scale        # (..., Tq, Tk)
+    check_finite_scores(scores.max(axis=-1), dtype.name)
+    return scores.astype(dtype, copy=False)

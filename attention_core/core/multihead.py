@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.backends import is_torch, wants_torch
-from attention_core.core.validation import as_bool_mask, as_float_array, positive_int
+from attention_core.core.validation import (as_bool_mask, as_float, as_float_array, as_generator, check_broadcast,
+                                            check_flag, float_dtype, positive_int)
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,9 @@ def init_multihead(d_model: int, n_heads: int, *, seed: int | np.random.Generato
     n_heads = positive_int(n_heads, "n_heads")
     if d_model % n_heads:
         raise ValueError(f"n_heads: d_model={d_model} is not divisible by n_heads={n_heads}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
+    dtype = float_dtype(dtype)
+    bias = check_flag(bias, "bias")
     limit = math.sqrt(6.0 / (d_model + d_model))
     mats = [rng.uniform(-limit, limit, (d_model, d_model)).astype(dtype) for _ in range(4)]
     biases = [(rng.normal(0, 0.1, d_model) if bias else np.zeros(d_model)).astype(dtype) for _ in range(4)]
@@ -72,30 +74,23 @@ def init_multihead(d_model: int, n_heads: int, *, seed: int | np.random.Generato
 
 def split_heads(x, n_heads: int) -> np.ndarray:
     """(..., T, D) -> (..., H, T, D/H): head h takes columns h*Dh .. (h+1)*Dh - 1."""
-    if is_torch(x):
-        from attention_core.backends import torch_ops
-        return torch_ops.split_heads(x, n_heads)
-    x = as_float_array(x, "x", min_ndim=2)
+    x = as_float(x, "x", min_ndim=2)                              # NumPy or a tensor: the same code
     n_heads = positive_int(n_heads, "n_heads")
     *lead, t, d = x.shape
     if d % n_heads:
         raise ValueError(f"x: width D={d} is not divisible by n_heads={n_heads}")
     x = x.reshape(*lead, t, n_heads, d // n_heads)                # (..., T, H, Dh)
-    return np.swapaxes(x, -2, -3)                                 # (..., H, T, Dh)
+    return x.swapaxes(-2, -3)                                     # (..., H, T, Dh)
 
 
 def merge_heads(x) -> np.ndarray:
     """(..., H, T, Dh) -> (..., T, H*Dh): the inverse of split_heads (the 'concat' step)."""
-    if is_torch(x):
-        from attention_core.backends import torch_ops
-        return torch_ops.merge_heads(x)
-    x = as_float_array(x, "x", min_ndim=3)
+    x = as_float(x, "x", min_ndim=3)                              # NumPy or a tensor: the same code
     *lead, h, t, dh = x.shape
-    return np.swapaxes(x, -2, -3).reshape(*lead, t, h * dh)       # (..., T, D)
+    return x.swapaxes(-2, -3).reshape(*lead, t, h * dh)           # (..., T, D)
 
 
-def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, head_mask=None, *,
-                         backend: str | None = None, device=None):
+def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, head_mask=None):
     """Multi-head attention forward pass.
 
     query (..., Tq, D), key (..., Tk, D), value (..., Tk, D); pass the same array three times
@@ -104,73 +99,54 @@ def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, 
     head_mask: optional (H,) numbers multiplying each head's output before W_o (1 keeps a head,
     0 ablates it).
     Returns (output (..., Tq, D), weights (..., H, Tq, Tk)).
-    backend, device: as in scaled_dot_product_attention (tensors in -> computed in torch).
+    Through `attention_core.multi_head_attention` it also takes backend= and device=.
     """
-    if wants_torch(backend, device, query):
-        from attention_core.backends import torch_ops
-        return torch_ops.multi_head_attention(query, key, value, params, mask, head_mask,
-                                              backend=backend, device=device)
-    if not isinstance(params, MultiHeadParams):
-        raise TypeError(f"params: expected MultiHeadParams (see init_multihead), got {type(params).__name__}")
-    d = params.d_model
-    arrays = []
-    for name, x in (("query", query), ("key", key), ("value", value)):
-        x = as_float_array(x, name, min_ndim=2)
-        if x.shape[-1] != d:
-            raise ValueError(f"{name}: expected last dimension d_model={d}, got shape {x.shape}")
-        arrays.append(x)
-    query, key, value = arrays
-    if key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"key and value: expected the same length Tk, got {key.shape} and {value.shape}")
+    query = as_float_array(query, "query", min_ndim=2)
+    key = as_float_array(key, "key", min_ndim=2)
+    value = as_float_array(value, "value", min_ndim=2)
+    mask = None if mask is None else as_bool_mask(mask)
+    check_mha_inputs(query, key, value, params, mask)
     h = params.n_heads
     q = split_heads(query @ params.w_q + params.b_q, h)           # (..., H, Tq, Dh)
     k = split_heads(key @ params.w_k + params.b_k, h)             # (..., H, Tk, Dh)
     v = split_heads(value @ params.w_v + params.b_v, h)           # (..., H, Tk, Dh)
     if mask is not None:
-        mask = np.expand_dims(as_bool_mask(mask), -3)             # (..., 1, Tq, Tk): same for every head
+        mask = np.expand_dims(mask, -3)             # (..., 1, Tq, Tk): same for every head
     heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)   # (..., H, Tq, Dh), (..., H, Tq, Tk)
     if head_mask is not None:
-        hm = as_float_array(head_mask, "head_mask", ndim=1)
-        if hm.shape != (h,):
-            raise ValueError(f"head_mask: expected shape ({h},) (one number per head), got {hm.shape}")
+        hm = check_head_mask(as_float_array(head_mask, "head_mask", ndim=1), h)
         heads = heads * hm[:, None, None]
     output = merge_heads(heads) @ params.w_o + params.b_o         # (..., Tq, D)
     return output, weights
 
 
-def to_torch_mha(params: MultiHeadParams, dtype=None, device=None):
-    """A `torch.nn.MultiheadAttention` (batch_first=True) holding exactly these weights.
+def check_mha_inputs(query, key, value, params, mask=None) -> None:
+    """The rules of multi-head attention's inputs (float arrays or tensors already checked):
+    MultiHeadParams, widths d_model, key and value of one length, a mask that broadcasts to the
+    scores of one head (..., Tq, Tk) (checked on the shape the caller passed)."""
+    if not isinstance(params, MultiHeadParams):
+        raise TypeError(f"params: expected MultiHeadParams (see init_multihead), got {type(params).__name__}")
+    d = params.d_model
+    for name, x in (("query", query), ("key", key), ("value", value)):
+        if x.shape[-1] != d:
+            raise ValueError(f"{name}: expected last dimension d_model={d}, got shape {tuple(x.shape)}")
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(f"key and value: expected the same length Tk, got {tuple(key.shape)} "
+                         f"and {tuple(value.shape)}")
+    if mask is not None:
+        if len(tuple(mask.shape)) < 2:
+            raise ValueError(f"mask: expected at least 2 dimensions (..., Tq, Tk), got shape {tuple(mask.shape)}")
+        try:
+            batch = np.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
+        except ValueError:
+            raise ValueError(f"query and key: batch dimensions {tuple(query.shape[:-2])} and "
+                             f"{tuple(key.shape[:-2])} do not broadcast together") from None
+        check_broadcast(mask.shape, batch + (query.shape[-2], key.shape[-2]), "mask", "the scores (..., Tq, Tk) of shape")
 
-    Remember torch's mask convention there: a boolean attn_mask marks positions NOT allowed,
-    the opposite of this package and of F.scaled_dot_product_attention; pass `~mask`.
-    """
-    from attention_core.backends import require_torch
-    torch = require_torch()
-    dtype = dtype or (torch.float64 if params.w_q.dtype == np.float64 else torch.float32)
-    mha = torch.nn.MultiheadAttention(params.d_model, params.n_heads, bias=True, batch_first=True,
-                                      dtype=dtype, device=device)
-    with torch.no_grad():
-        w_in = np.concatenate([params.w_q.T, params.w_k.T, params.w_v.T], axis=0)   # (3D, D)
-        b_in = np.concatenate([params.b_q, params.b_k, params.b_v])
-        mha.in_proj_weight.copy_(torch.as_tensor(w_in, dtype=dtype))
-        mha.in_proj_bias.copy_(torch.as_tensor(b_in, dtype=dtype))
-        mha.out_proj.weight.copy_(torch.as_tensor(params.w_o.T, dtype=dtype))
-        mha.out_proj.bias.copy_(torch.as_tensor(params.b_o, dtype=dtype))
-    return mha
 
-
-def from_torch_mha(module) -> MultiHeadParams:
-    """Read the weights of a `torch.nn.MultiheadAttention` (packed in_proj, with biases)."""
-    if getattr(module, "in_proj_weight", None) is None:
-        raise ValueError("module: expected nn.MultiheadAttention with a packed in_proj_weight "
-                         "(kdim == vdim == embed_dim)")
-    d = module.embed_dim
-    w_in = module.in_proj_weight.detach().cpu().numpy()
-    b_in = (module.in_proj_bias.detach().cpu().numpy() if module.in_proj_bias is not None
-            else np.zeros(3 * d, dtype=w_in.dtype))
-    w_o = module.out_proj.weight.detach().cpu().numpy()
-    b_o = (module.out_proj.bias.detach().cpu().numpy() if module.out_proj.bias is not None
-           else np.zeros(d, dtype=w_in.dtype))
-    return MultiHeadParams(w_in[:d].T.copy(), w_in[d:2 * d].T.copy(), w_in[2 * d:].T.copy(), w_o.T.copy(),
-                           b_in[:d].copy(), b_in[d:2 * d].copy(), b_in[2 * d:].copy(), b_o.copy(),
-                           n_heads=module.num_heads)
+def check_head_mask(head_mask, n_heads: int):
+    """One number per head (1 keeps a head, 0 ablates it)."""
+    if tuple(head_mask.shape) != (n_heads,):
+        raise ValueError(f"head_mask: expected shape ({n_heads},) (one number per head), "
+                         f"got {tuple(head_mask.shape)}")
+    return head_mask

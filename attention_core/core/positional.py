@@ -3,17 +3,17 @@
 Self-attention alone is permutation-equivariant, so order has to be injected: either added to
 the inputs (sinusoidal or learned tables) or rotated into q and k (RoPE), where the rotated
 q . k depends only on the offset between the two positions.
-`like=`: a table comes back in like's type, float dtype and device; apply_rope follows x's type.
+Through `attention_core.*` the tables also take `like=` (a table comes back in like's type, float
+dtype and device) and apply_rope accepts tensors (see attention_core/backends).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from attention_core.backends import as_like, is_torch
-from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
 
 
-def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *, like=None) -> np.ndarray:
+def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
     """(T, D) table: PE[p, 2i] = sin(p / base^(2i/D)), PE[p, 2i+1] = cos(p / base^(2i/D))."""
     n_positions = positive_int(n_positions, "n_positions")
     d_model = positive_int(d_model, "d_model")
@@ -24,15 +24,15 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *
     table = np.empty((n_positions, d_model))
     table[:, 0::2] = np.sin(angles)
     table[:, 1::2] = np.cos(angles[:, : d_model // 2])
-    return as_like(table, like)
+    return table
 
 
-def rope_frequencies(d_head: int, base: float = 10000.0, *, like=None) -> np.ndarray:
+def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
     """(Dh/2,) angular speeds theta_i = base^(-2i/Dh) of the rotated pairs."""
     d_head = positive_int(d_head, "d_head")
     if d_head % 2:
         raise ValueError(f"d_head: RoPE rotates pairs of dimensions, so it must be even, got {d_head}")
-    return as_like(positive_float(base, "base") ** (-np.arange(0, d_head, 2) / d_head), like)
+    return positive_float(base, "base") ** (-np.arange(0, d_head, 2) / d_head)
 
 
 def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
@@ -40,9 +40,6 @@ def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
 
     positions: (T,) numbers, default 0..T-1. Uses the interleaved pairing of the RoFormer paper.
     """
-    if is_torch(x):
-        from attention_core.backends import torch_ops
-        return torch_ops.apply_rope(x, positions, base)
     x = as_float_array(x, "x", min_ndim=2)
     t, d = x.shape[-2:]
     theta = rope_frequencies(d, base)                              # (Dh/2,)
@@ -60,10 +57,9 @@ def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
     return out
 
 
-def learned_position_table(n_positions: int, d_model: int, *, seed=0, scale: float = 0.02,
-                           like=None) -> np.ndarray:
+def learned_position_table(n_positions: int, d_model: int, *, seed=0, scale: float = 0.02) -> np.ndarray:
     """A randomly initialised (T, D) table, as a learned position embedding starts before training."""
     n_positions = positive_int(n_positions, "n_positions")
     d_model = positive_int(d_model, "d_model")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    return as_like(rng.normal(0.0, positive_float(scale, "scale"), (n_positions, d_model)), like)
+    rng = as_generator(seed)
+    return rng.normal(0.0, positive_float(scale, "scale"), (n_positions, d_model))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.core.validation import as_float_array, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, positive_float, positive_int
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ def init_rnn(d_in: int, d_hidden: int, *, seed=0, recurrent_scale: float = 0.9) 
     radius), so the scale alone decides how fast old inputs fade (< 1: they fade)."""
     d_in, d_hidden = positive_int(d_in, "d_in"), positive_int(d_hidden, "d_hidden")
     scale = positive_float(recurrent_scale, "recurrent_scale")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     orth, _ = np.linalg.qr(rng.normal(size=(d_hidden, d_hidden)))
     w_x = rng.normal(0.0, 1.0 / np.sqrt(d_in), (d_in, d_hidden))
     return RNNParams(w_x=w_x, w_h=scale * orth, b=np.zeros(d_hidden))
@@ -53,7 +53,7 @@ def influence_of_first_input(params: RNNParams, lengths, *, seed=0, eps: float =
     Returns |h_T(x + eps e) - h_T(x)| / eps per T: a finite-difference estimate of the gradient
     norm along the chain, which shrinks with T for a contracting RNN.
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     d_in = params.w_x.shape[0]
     lengths = [positive_int(int(t), "lengths") for t in lengths]
     xs = rng.normal(size=(max(lengths), d_in))

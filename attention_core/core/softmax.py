@@ -4,12 +4,28 @@ softmax(x)_i = exp(x_i / T) / sum_j exp(x_j / T). We subtract the row maximum fi
 in the ratio, and afterwards every exponent is <= 0, so nothing overflows (float32 logits of
 +-1e4 stay finite). Masked entries get weight exactly 0; a row whose entries are all masked gets
 all-zero weights (not NaN) -- the convention of this whole package.
+
+Precision: float16 input is computed in float32 (its row sums would overflow float16 past ~65k
+terms, as torch does it too) and returned as float16; a temperature is applied in float64, so a
+tiny or huge T cannot round to 0 or inf in the array's dtype.
+
+`reference_softmax` is the textbook definition in four lines, the oracle the fast path
+(`softmax`, in place, shared with attention) is tested against.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from attention_core.core.validation import as_bool_mask, as_float_array, check_axis, check_broadcast, positive_float
+from attention_core.core.validation import (as_bool_mask, as_float_array, check_axis, check_broadcast,
+                                            positive_float)
+
+
+def reference_softmax(x, axis: int = -1):
+    """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
+    x = as_float_array(x, "x")
+    axis = check_axis(axis, x.ndim)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))        # every exponent <= 0: no overflow
+    return e / e.sum(axis=axis, keepdims=True)             # each slice along `axis` sums to 1
 
 
 def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):
@@ -21,22 +37,27 @@ def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):
     Returns an array of x's shape and float dtype; each unmasked slice along `axis` sums to 1,
     and a slice that is entirely masked is all zeros.
     """
-    if _is_torch(x):
-        from attention_core.backends import torch_ops
-        return torch_ops.softmax(x, axis=axis, temperature=temperature, mask=mask)
     x = as_float_array(x, "x")
     axis = check_axis(axis, x.ndim)
     t = positive_float(temperature, "temperature")
+    if x.size == 0:
+        raise ValueError(f"x: expected at least one score, got an empty array of shape {x.shape}")
     if mask is not None:
         mask = as_bool_mask(mask)
         check_broadcast(mask.shape, x.shape, "mask", "x of shape")
-    out = np.array(x, copy=True)
-    return _softmax_inplace(out, axis, t, mask)
+    out = np.array(x, dtype=compute_dtype(x.dtype), copy=True)
+    return _softmax_inplace(out, axis, t, mask).astype(x.dtype, copy=False)
+
+
+def compute_dtype(dtype) -> np.dtype:
+    """The dtype softmax statistics are computed in: float32 for float16, else the dtype itself."""
+    return np.dtype(np.float32) if np.dtype(dtype) == np.float16 else np.dtype(dtype)
 
 
 def _softmax_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
     """Softmax that overwrites `scores` (a float array we own); shared with attention for speed."""
-    scores /= _exp_shifted_inplace(scores, axis, temperature, mask)
+    total = _exp_shifted_inplace(scores, axis, temperature, mask)
+    scores /= total
     return scores
 
 
@@ -46,24 +67,21 @@ def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0
     The unnormalised half of softmax: attention divides either these weights by the sums or, when
     it need not return weights, its (Tq, Dv) output instead, which is Tk/Dv times less work.
     A fully masked row stays all zeros and gets the sum 1, so dividing by it gives zeros, not NaN.
-    Every pass is in place: no temporary the size of `scores` is made (beyond the mask's negation).
+    Every pass is in place: no temporary the size of `scores` is made (beyond the mask's negation),
+    except with a temperature in float16/32 (see the module docstring).
     """
     if mask is not None:
-        neg_inf = np.array(-np.inf, dtype=scores.dtype)
-        np.copyto(scores, neg_inf, where=~np.broadcast_to(mask, scores.shape))
+        np.copyto(scores, scores.dtype.type(-np.inf), where=~np.broadcast_to(mask, scores.shape))
     row_max = scores.max(axis=axis, keepdims=True)
     if mask is not None:
         row_max[row_max == -np.inf] = 0                      # fully masked row: keep it at -inf, no NaN
     scores -= row_max                                        # every exponent is now <= 0: no overflow
     if temperature != 1.0:
-        scores /= temperature                                # after the shift: no overflow for tiny T
+        # In float64: (x - max) / T is <= 0 for any T > 0, and 0 / T stays 0 (no 0/0 from a T rounded to 0).
+        with np.errstate(over="ignore"):                     # a huge gap / tiny T is -inf: weight 0, as meant
+            np.divide(scores, np.float64(temperature), out=scores, casting="unsafe")
     np.exp(scores, out=scores)                               # exp(-inf) = 0: masked weights are exactly 0
     total = scores.sum(axis=axis, keepdims=True)             # >= 1 wherever a row has an unmasked entry
     if mask is not None:
         total[total == 0] = 1                                # fully masked row stays all zeros
     return total
-
-
-def _is_torch(x) -> bool:
-    # Checked by type name so that NumPy-only use never imports torch.
-    return type(x).__module__.startswith("torch")

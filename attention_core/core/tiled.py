@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from attention_core.core.attention import check_attention_inputs
-from attention_core.core.validation import positive_int
+from attention_core.core.attention import validate_attention_inputs
+from attention_core.core.validation import check_finite_result, check_finite_scores, positive_int
 
 # A tile of scores (query rows x block_size keys) of about 1 MiB stays in a core's L2 cache through
 # its passes; fewer than 16 rows would make each matrix product too small to run well.
@@ -47,15 +47,18 @@ def tiled_attention(q, k, v, mask=None, scale=None, block_size: int = 128):
 
     q, k, v, mask, scale: as in `scaled_dot_product_attention` (scale defaults to 1/sqrt(Dk)).
     block_size: keys per block, an integer >= 1; it need not divide Tk (the last block is shorter).
-    Returns the output (..., Tq, Dv) in the inputs' dtype.
+    Returns the output (..., Tq, Dv) in the inputs' dtype (float16 is computed in float32; scores
+    that overflow raise FloatingPointError, as in `scaled_dot_product_attention`). Torch tensors
+    (through `attention_core.tiled_attention`) go to torch's fused kernel, the same algorithm.
     """
-    q, k, v, mask, scale = check_attention_inputs(q, k, v, mask, scale)
+    q, k, v, mask, scale, out_dtype = validate_attention_inputs(q, k, v, mask, scale)
     block_size = positive_int(block_size, "block_size")
     scores_batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], () if mask is None else mask.shape[:-2])
     batch = np.broadcast_shapes(scores_batch, v.shape[:-2])                # e.g. (B, H)
     tq, tk, dv = q.shape[-2], k.shape[-2], v.shape[-1]
     dtype = q.dtype
-    q = q * dtype.type(scale)                        # fold the scale into q: Tq*Dk products, not Tq*Tk
+    with np.errstate(over="ignore", invalid="ignore"):                     # overflow is reported in words
+        q = q * dtype.type(scale)                    # fold the scale into q: Tq*Dk products, not Tq*Tk
     k_t = np.swapaxes(k, -1, -2)                                           # (..., Dk, Tk), a view
     if mask is not None:
         mask = np.broadcast_to(mask, scores_batch + (tq, tk))              # a view, sliced per tile
@@ -73,7 +76,9 @@ def tiled_attention(q, k, v, mask=None, scale=None, block_size: int = 128):
         acc = np.zeros(batch + (r, dv), dtype)                             # (..., R, Dv)
         for start in range(0, tk, block_size):
             stop = min(start + block_size, tk)
-            s = np.matmul(q_rows, k_t[..., start:stop])                    # (..., R, Bk) scores of one tile
+            with np.errstate(over="ignore", invalid="ignore"):
+                s = np.matmul(q_rows, k_t[..., start:stop])                # (..., R, Bk) scores of one tile
+            check_finite_scores(s.max(axis=-1), dtype.name)                # overflow -> a clear error
             if mask is not None:                                           # hidden keys: -inf
                 np.copyto(s, dtype.type(-np.inf), where=~mask[..., q_start:q_stop, start:stop])
             new_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))   # m' (..., R, 1)
@@ -89,4 +94,5 @@ def tiled_attention(q, k, v, mask=None, scale=None, block_size: int = 128):
             running_max = new_max
         running_sum[running_sum == 0] = 1            # a fully masked row: acc is 0, so the output is 0
         np.divide(acc, running_sum, out=output[..., q_start:q_stop, :])
-    return output
+    check_finite_result(output, "the attention output", dtype.name)
+    return output.astype(out_dtype, copy=False)

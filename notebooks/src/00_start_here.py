@@ -29,9 +29,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 %matplotlib inline
 import numpy as np
 import attention_core as ac
-from attention_core import backends
 from attention_core.core import rnn
-from attention_core.teaching import i18n
+from attention_core.teaching import environment, i18n
 from attention_core.labs.nb00_start_here import widgets
 
 i18n.set_language(LANG)
@@ -115,7 +114,7 @@ NumPy 一定可用；torch（CPU）和 CUDA 是可选的，没有它们每个 no
 #%% code
 # NBVAL_IGNORE_OUTPUT
 # (versions differ from machine to machine)
-backends.backend_report()
+environment.show_backends()
 #%% md en
 ## Refresher 1: vectors and the dot product
 

@@ -105,18 +105,19 @@ already rounded to three digits ($0.330 \times 4 = 1.320$), while the exact weig
 $0.33024 \times 4 = 1.321$. The output is **not** a copy of the best match $v_1$: it is a blend, mostly $v_1$,
 partly $v_2$.
 
-The library computes the same thing. Its public function, printed below, hands torch inputs to torch, checks
-the inputs, then calls a NumPy path tuned for speed and memory (it works on blocks of query rows); the arithmetic
-is the four lines above.
+The library computes the same thing. Its readable version, `ac.reference_attention`, is printed below: after
+checking the inputs it is the four lines above (plus a mask, which notebook 04 explains). The function you call,
+`ac.scaled_dot_product_attention`, is a faster path (it works on blocks of query rows, in place) that the tests
+hold equal to this reference.
 #%% md zh
 这些数与原教程一致：分数 $[1, 0]$，缩放后 $[0.707, 0]$，权重 $[0.670, 0.330]$。
 输出显示为 $[1.340, 1.321]$：原教程的 $[1.340, 1.320]$ 是用已经四舍五入到三位的权重去混合 Value 的
 （$0.330 \times 4 = 1.320$），而精确的权重是 $0.33024$，$0.33024 \times 4 = 1.321$。
 注意输出**不是**把最匹配的 $v_1$ 原样复制过来，而是一种混合：大部分来自 $v_1$，一部分来自 $v_2$。
 
-库里算的是同一件事。下面打印的是它的公开函数：先把 torch 输入交给 torch 后端，再检查输入，最后调用一条为速度和内存优化过的 NumPy 路径（按 Query 行分块计算）；其中的算术就是上面那四行。
+库里算的是同一件事。下面打印的是它的可读版本 `ac.reference_attention`：检查完输入之后，就是上面那四行（外加一个 mask，第 04 节会讲）。平时调用的 `ac.scaled_dot_product_attention` 是一条更快的路径（按 Query 行分块、原地计算），测试保证它与这个参考实现的结果相同。
 #%% code
-print(inspect.getsource(ac.scaled_dot_product_attention))
+print(inspect.getsource(ac.reference_attention))
 #%% md en
 Now take the controls. Move $q$ and watch every intermediate number change together; move the values and see
 that only the output moves. Try: point $q$ at $k_2$; make $q$ twice as long (the weights get sharper);

@@ -289,14 +289,15 @@ print("rows with NaN after layer 2:  naive", int(np.isnan(naive_2).any(axis=1).s
       "  attention_core", int(np.isnan(lib_2).any(axis=1).sum()))
 print("fill -1e9, row 0:", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
 #%% md en
-The library's rule is written in its softmax (shared by attention): a fully hidden row gets the maximum 0 instead
-of $-\infty$ and the sum 1 instead of 0, so it comes out as zeros. It is documented in the docstrings and tested in
-`tests/test_core_attention.py`.
+The library's rule is written in its readable reference, `ac.reference_attention`, printed below (the fast path
+follows the same rule and is tested equal to it): a fully hidden row gets the maximum 0 instead of $-\infty$ and
+the sum 1 instead of 0, so it comes out as zeros. It is documented in the docstrings and tested in
+`tests/core/test_attention.py`.
 #%% md zh
-库里的规则写在它的 softmax 里（注意力也共用这一段）：一整行都被遮住时，行最大值取 0 而不是 $-\infty$，
-总和取 1 而不是 0，于是结果就是全零。这条规则写在文档字符串里，并由 `tests/test_core_attention.py` 测试。
+库里的规则写在它的可读参考实现 `ac.reference_attention` 里，打印在下面（快速路径遵守同一条规则，测试保证两者结果相同）：一整行都被遮住时，行最大值取 0 而不是 $-\infty$，
+总和取 1 而不是 0，于是结果就是全零。这条规则写在文档字符串里，并由 `tests/core/test_attention.py` 测试。
 #%% code
-print(inspect.getsource(inspect.getmodule(ac.softmax)._exp_shifted_inplace))
+print(inspect.getsource(ac.reference_attention))
 #%% md en
 ## Try it: choose the mask
 

@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+import attention_core as ac
+
 from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.teaching.measure import blas_threads
@@ -330,7 +332,7 @@ def _model_classes():
         def forward(self, tokens):                                     # (B, T) -> (B, N_SYMBOLS)
             e = self.embed(tokens)                                     # (B, T, D)
             q = self.w_q(e[:, -1:])                                    # (B, 1, D): the last token asks
-            out, _ = scaled_dot_product_attention(q, self.w_k(e), self.w_v(e))   # (B, 1, D), every key at once
+            out, _ = ac.scaled_dot_product_attention(q, self.w_k(e), self.w_v(e))   # (B, 1, D), every key at once
             return self.out(out[:, 0])
 
     return torch, RecurrentRecall, AttentionRecall

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from attention_core.teaching import i18n, plots
-from attention_core.core.attention import check_attention_inputs, scaled_dot_product_attention
+from attention_core.core.attention import scaled_dot_product_attention, validate_attention_inputs
 from attention_core.core.masks import sliding_window_mask
 from attention_core.teaching.measure import blas_threads, traced_peak   # re-exported: notebook 10 calls efficient_lab.traced_peak
 from attention_core.core.tiled import tiled_attention
@@ -104,7 +104,7 @@ def sliding_window_attention(q, k, v, window: int, *, positions=None, block_size
     fetches only the keys its window can reach and hands this tile to `scaled_dot_product_attention`
     with the tile's part of the window mask. Returns the output (..., Tq, Dv).
     """
-    q, k, v, _, scale = check_attention_inputs(q, k, v, None, scale)
+    q, k, v, _, scale, _ = validate_attention_inputs(q, k, v, None, scale)
     window, block_size = positive_int(window, "window"), positive_int(block_size, "block_size")
     tq, t = q.shape[-2], k.shape[-2]
     if positions is None:
