@@ -16,6 +16,23 @@ from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
 from attention_core.core.validation import as_float_array, describe
 
+# This module's UI strings, English and Chinese side by side (registered with i18n on import).
+STRINGS: dict[str, dict[str, str]] = {
+    "plots.queries": {"en": "query (row: who is looking)", "zh": "Query（行：谁在看）"},
+    "plots.keys": {"en": "key (column: who is looked at)", "zh": "Key（列：被看的词）"},
+    "plots.weight": {"en": "attention weight", "zh": "注意力权重"},
+    "plots.head": {"en": "head {h}", "zh": "第 {h} 个头"},
+    "plots.position": {"en": "position p", "zh": "位置 p"},
+    "plots.dimension": {"en": "dimension i", "zh": "维度 i"},
+    "plots.pe_value": {"en": "encoding value", "zh": "编码值"},
+    "plots.visible": {"en": "may attend (adds 0)", "zh": "可以关注（加 0）"},
+    "plots.masked": {"en": "masked (adds −∞)", "zh": "被屏蔽（加 −∞）"},
+    "plots.dot_product": {"en": "dot product {a}·{b} = {dot:.2f}", "zh": "点积 {a}·{b} = {dot:.2f}"},
+    "plots.cosine": {"en": "cosine cos θ = {cos}", "zh": "余弦 cos θ = {cos}"},
+    "plots.undefined": {"en": "undefined (zero vector)", "zh": "无定义（零向量）"},
+}
+i18n.register(STRINGS)
+
 WEIGHTS_CMAP = "Blues"        # sequential, 0 = white: readable on a projector, colour-blind safe
 SIGNED_CMAP = "RdBu_r"        # diverging for signed values (position encodings)
 # Okabe-Ito palette: distinguishable with every common colour-vision deficiency.

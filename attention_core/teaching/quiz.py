@@ -22,6 +22,41 @@ from pathlib import Path
 from attention_core.teaching import i18n
 from attention_core.teaching.notebook_source import notebook_titles
 
+# This module's UI strings, English and Chinese side by side (registered with i18n on import).
+STRINGS: dict[str, dict[str, str]] = {
+    "quiz.check": {"en": "Check", "zh": "检查答案"},
+    "quiz.show_reference": {"en": "Show reference answer", "zh": "显示参考答案"},
+    "quiz.hide_reference": {"en": "Hide reference answer", "zh": "隐藏参考答案"},
+    "quiz.reference": {"en": "Reference answer:", "zh": "参考答案："},
+    "quiz.correct": {"en": "Correct.", "zh": "回答正确。"},
+    "quiz.incorrect": {"en": "Not quite.", "zh": "还不对。"},
+    "quiz.choose_first": {"en": "Choose an answer first.", "zh": "请先选择一个答案。"},
+    "quiz.bad_choice": {"en": "{value!r} is not one of the {n} options.", "zh": "{value!r} 不是这 {n} 个选项之一。"},
+    "quiz.select_all": {"en": "Select all that apply.", "zh": "选出所有正确的选项。"},
+    "quiz.item_right": {"en": "✔ {option} — {why}", "zh": "✔ {option}——{why}"},
+    "quiz.item_wrong": {"en": "✘ {option} — {why}", "zh": "✘ {option}——{why}"},
+    "quiz.item_missed": {"en": "You left out option {option}, which is also correct.",
+                         "zh": "你漏选了选项 {option}，它也是正确的。"},
+    "quiz.enter_number": {"en": "Type a number first.", "zh": "请先输入一个数。"},
+    "quiz.not_a_number": {"en": "“{text}” is not a number; type a number such as 0.5.",
+                          "zh": "“{text}”不是数字；请输入一个数，例如 0.5。"},
+    "quiz.number_wrong": {"en": "Not quite: {value} is not it. Hint: {hint}",
+                          "zh": "还不对：{value} 不是答案。提示：{hint}"},
+    "quiz.expected_function": {"en": "Expected the function you wrote, got a {got}.",
+                               "zh": "这里需要传入你写的函数，收到的却是 {got}。"},
+    "quiz.number_placeholder": {"en": "a number", "zh": "输入数字"},
+    "quiz.answer_label": {"en": "Answer:", "zh": "答案："},
+    "quiz.code_instructions": {"en": "Write the function in a code cell below, then run `{call}` there to check it. "
+                                     "Hint: {hint}",
+                               "zh": "在下面的代码单元格里写出这个函数，然后在那里运行 `{call}` 来检查。提示：{hint}"},
+    "quiz.try_it": {"en": "Try it: notebook {notebook}, section “{section}”, widget `{widget}()`.",
+                    "zh": "动手试试：notebook {notebook}，小节“{section}”，控件 `{widget}()`。"},
+    "quiz.try_it_section": {"en": "Try it: notebook {notebook}, section “{section}”.",
+                            "zh": "动手试试：notebook {notebook}，小节“{section}”。"},
+    "quiz.review_title": {"en": "Review: the eight self-test questions", "zh": "复习：八道自测题"},
+}
+i18n.register(STRINGS)
+
 # The notebooks in curriculum order (file stems of notebooks/en/*.ipynb and notebooks/zh/*.ipynb).
 NOTEBOOK_STEMS = tuple(notebook_titles())     # every notebook of the course, from the shipped title index
 REQUIRED_IDS = tuple(f"q{i}" for i in range(1, 9))
@@ -304,12 +339,7 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
     from attention_core.teaching import checks                                     # kind == "code"
     if not callable(answer):
         return Feedback(False, i18n.t("quiz.expected_function", lang, got=type(answer).__name__))
-    before = i18n.get_language()
-    i18n.set_language(lang)
-    try:
-        result = getattr(checks, q.check)(answer)
-    finally:
-        i18n.set_language(before)
+    result = getattr(checks, q.check)(answer, lang=lang)
     return Feedback(result.passed, result.message)
 
 

@@ -20,6 +20,12 @@ from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
 from attention_core.core.validation import describe
 
+# This module's UI strings, English and Chinese side by side (registered with i18n on import).
+STRINGS: dict[str, dict[str, str]] = {
+    "common.error": {"en": "Cannot compute this: {msg}", "zh": "无法计算：{msg}"},
+}
+i18n.register(STRINGS)
+
 DPI = 90                      # crisp enough on a projector, cheap enough to encode per update
 ERROR_COLOR = "#B00020"
 

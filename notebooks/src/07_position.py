@@ -393,7 +393,7 @@ print()
 variants = position_lab.score_row_variants(scores, query, slope=0.5, window=3)
 print(f"{'key j':<24}" + "".join(f"{j:>7d}" for j in range(8)))
 for name, v in variants.items():
-    label = i18n.t(f"position_lab.variant_{name}")
+    label = position_lab.variant_label(name)
     print(f"{label:<22}s " + "".join(f"{s:7.2f}" for s in v["scores"]))
     print(f"{'':<22}w " + "".join(f"{w:7.3f}" for w in v["weights"]))
 #%% code

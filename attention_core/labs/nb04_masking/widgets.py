@@ -13,6 +13,8 @@ from attention_core.core.validation import positive_int
 from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
 
 MASK_KINDS = ("none", "causal", "padding", "window", "causal_padding")
+MASK_LABELS = {"none": "widgets.mask_none", "causal": "widgets.mask_causal", "padding": "widgets.mask_padding",
+               "window": "widgets.mask_window", "causal_padding": "widgets.mask_causal_padding"}   # i18n keys
 
 
 # --- 04: masks --------------------------------------------------------------------------------
@@ -59,7 +61,7 @@ def mask_widget(T: int = 6, labels=None, *, scores=None, seed: int = 0, dpi: int
         view = HeatmapView(None, labels, dpi=dpi)
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)
-    kind = widgets.Dropdown(options=[(i18n.t(f"widgets.mask_{k}"), k) for k in MASK_KINDS], value="causal",
+    kind = widgets.Dropdown(options=[(i18n.t(MASK_LABELS[k]), k) for k in MASK_KINDS], value="causal",
                             description=i18n.t("widgets.mask_kind"))
     length = widgets.IntSlider(value=max(1, t - 2), min=1, max=t, description=i18n.t("widgets.length"),
                                style={"description_width": "initial"})

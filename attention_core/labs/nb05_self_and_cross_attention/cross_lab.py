@@ -34,6 +34,12 @@ CROSS_AXES = CONCEPTS + ("relation",)                                # "which me
 SELF_AXES = ("agent", "landmark", "head_noun", "action", "relation")  # "who is my partner here?"
 ORDERS = ("as_written", "reversed", "shuffled")
 MODES = ("cross", "self")
+# i18n keys per mode: the buttons, the figure titles, and the axis titles (keys, queries)
+MODE_LABELS = {"cross": "cross.mode_cross", "self": "cross.mode_self"}
+MODE_TITLES = {"cross": "cross.title_cross", "self": "cross.title_self"}
+MODE_AXES = {"cross": ("cross.cross_keys", "cross.cross_queries"), "self": ("cross.self_keys", "cross.self_queries")}
+ORDER_LABELS = {"as_written": "cross.order_as_written", "reversed": "cross.order_reversed",
+                "shuffled": "cross.order_shuffled"}
 
 # Each word's features (1.0 each). English: the encoder's source; Chinese: the decoder's target.
 LEXICON: dict[str, tuple[str, ...]] = {
@@ -215,5 +221,5 @@ def plot_alignment(weights, queries: Sentence, keys: Sentence, ax=None, *, mode:
     if mode not in MODES:
         raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
     return plots.attention_heatmap(weights, x_labels=list(keys.tokens), y_labels=list(queries.tokens), ax=ax,
-                                   xlabel=i18n.t(f"cross.{mode}_keys"), ylabel=i18n.t(f"cross.{mode}_queries"),
+                                   xlabel=i18n.t(MODE_AXES[mode][0]), ylabel=i18n.t(MODE_AXES[mode][1]),
                                    title=title, **kwargs)

@@ -79,10 +79,10 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
     pair_box = widgets.Dropdown(options=[(f"{cross_lab.PAIRS[p][0]} → {cross_lab.PAIRS[p][1].replace(' ', '')}", p)
                                          for p in cross_lab.PAIRS], value=pair, description=i18n.t("cross.pair"),
                                 layout={"width": "max-content"})
-    mode_box = widgets.ToggleButtons(options=[(i18n.t(f"cross.mode_{m}"), m) for m in cross_lab.MODES], value=mode,
+    mode_box = widgets.ToggleButtons(options=[(i18n.t(cross_lab.MODE_LABELS[m]), m) for m in cross_lab.MODES], value=mode,
                                      description=i18n.t("cross.mode"),
                                      style={"description_width": "initial", "button_width": "190px"})
-    order_box = widgets.Dropdown(options=[(i18n.t(f"cross.order_{o}"), o) for o in cross_lab.ORDERS], value=order,
+    order_box = widgets.Dropdown(options=[(i18n.t(cross_lab.ORDER_LABELS[o]), o) for o in cross_lab.ORDERS], value=order,
                                  description=i18n.t("cross.order"), style={"description_width": "initial"})
     query_box = widgets.Dropdown(options=words(pair, mode), value=query, description=i18n.t("cross.query"),
                                  style={"description_width": "initial"})
@@ -111,7 +111,7 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
             return panel.state
         s = cross_attention_state(pair_box.value, mode_box.value, order_box.value, query_box.value, seed=seed)
         if guard["mode"] != s["mode"]:              # a new title: rebuild the figure
-            view.options["title"] = i18n.t(f"cross.title_{s['mode']}")
+            view.options["title"] = i18n.t(cross_lab.MODE_TITLES[s["mode"]])
             view._key = None
             guard["mode"] = s["mode"]
         view.update(s["weights"], list(s["key_tokens"]), y_labels=list(s["query_tokens"]))

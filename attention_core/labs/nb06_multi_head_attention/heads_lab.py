@@ -46,6 +46,8 @@ CLAUSE_START = "because"        # tokens from here on belong to clause 2 (clause
 N_POS = 6                       # position features: sinusoidal, 3 frequencies (sin, cos pairs)
 POS_BASE = 4.0                  # frequencies 1, 0.63, 0.40 rad per position: sharp over 10 tokens
 HEAD_KEYS = ("prev", "same", "subject", "noun")
+HEAD_NAMES = {"prev": "heads_lab.head.prev", "same": "heads_lab.head.same", "subject": "heads_lab.head.subject",
+              "noun": "heads_lab.head.noun"}                 # i18n keys of the heads' names
 N_HEADS = len(HEAD_KEYS)
 # Gains of the hand-set heads (the scores are divided by sqrt(Dh) = sqrt(11) inside attention).
 GAIN = {"prev": 18.0, "same": 15.0, "subject_role": 14.0, "clause": 14.0, "noun_pos": 10.0, "noun_role": 20.0}
@@ -86,7 +88,7 @@ class HeadsDemo:
 
     def head_names(self, lang: str | None = None) -> list[str]:
         """The four heads' names in the current language (or `lang`), numbered as in the figures."""
-        return [f"{i + 1} · {i18n.t(f'heads_lab.head.{key}', lang)}" for i, key in enumerate(self.head_keys)]
+        return [f"{i + 1} · {i18n.t(HEAD_NAMES[key], lang)}" for i, key in enumerate(self.head_keys)]
 
 
 def sentence_features(tokens=TOKENS) -> np.ndarray:

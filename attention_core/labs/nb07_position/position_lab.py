@@ -119,6 +119,16 @@ def distance_bias(t_q: int, slope: float, t_k: int | None = None) -> np.ndarray:
 
 
 VARIANTS = ("content", "causal", "bias", "window", "causal_bias")
+VARIANT_LABELS = {"content": "position_lab.variant_content", "causal": "position_lab.variant_causal",
+                  "bias": "position_lab.variant_bias", "window": "position_lab.variant_window",
+                  "causal_bias": "position_lab.variant_causal_bias"}          # i18n keys of the mechanisms
+
+
+def variant_label(name: str, lang: str | None = None) -> str:
+    """The name of one mechanism of `score_row_variants` ("content", "causal", ...) in `lang`."""
+    if name not in VARIANT_LABELS:
+        raise ValueError(f"name: expected one of {VARIANTS}, got {name!r}")
+    return i18n.t(VARIANT_LABELS[name], lang)
 
 
 def score_row_variants(scores, query: int, *, slope: float = 0.5, window: int = 3) -> dict:
@@ -211,7 +221,7 @@ def plot_score_row(variants: dict, ax=None, *, query: int | None = None, names=N
         hidden = np.isneginf(np.asarray(variants[key]["scores"]))
         pos = x - 0.4 + width * (v + 0.5)
         ax.bar(pos[~hidden], weights[~hidden], width, color=plots.COLORS[v % len(plots.COLORS)],
-               label=i18n.t(f"position_lab.variant_{key}"), **kwargs)
+               label=variant_label(key), **kwargs)
         for p in pos[hidden]:
             ax.text(p, 0.01, "×", ha="center", va="bottom", color="#888888", fontsize=plots.FONT["tick"] - 2)
     ax.set_xticks(x, names)

@@ -33,6 +33,7 @@ from attention_core.core.validation import as_float_array, describe, positive_fl
 RECURRENT = ("rnn", "gru", "lstm")
 KINDS = RECURRENT + ("attention",)
 MODEL_KINDS = ("rnn", "gru", "attention")          # the three models of the trained comparison
+MODEL_LABELS = {"rnn": "rnn_lab.rnn", "gru": "rnn_lab.gru", "attention": "rnn_lab.attention"}   # i18n keys
 
 
 def _kind(kind, allowed=KINDS) -> str:
@@ -154,7 +155,7 @@ def plot_influence(curves: dict, ax=None, *, distance: int | None = None, **kwar
     ax = plots._new_axes(ax, (6.4, 3.6))
     ks = curves["distances"]
     for key, color in (("rnn", plots.COLORS[1]), ("attention", plots.COLORS[0])):
-        ax.plot(ks, curves[key], color=color, linewidth=2.2, label=i18n.t(f"rnn_lab.{key}"), **kwargs)
+        ax.plot(ks, curves[key], color=color, linewidth=2.2, label=i18n.t(MODEL_LABELS[key]), **kwargs)
     if distance is not None:
         ax.axvline(distance, color="#999999", linestyle="--", linewidth=1)
     ax.set_yscale("log")
@@ -270,7 +271,7 @@ def plot_timings(timings: dict, ax=None, **kwargs):
     """Seconds against n, log-log, one line per layer (from `time_layers`). kwargs go to `ax.plot`."""
     ax = plots._new_axes(ax, (6.4, 3.6))
     for key, color in (("rnn", plots.COLORS[1]), ("attention", plots.COLORS[0])):
-        ax.plot(timings["n"], timings[key], "o-", color=color, linewidth=2, label=i18n.t(f"rnn_lab.{key}"), **kwargs)
+        ax.plot(timings["n"], timings[key], "o-", color=color, linewidth=2, label=i18n.t(MODEL_LABELS[key]), **kwargs)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(i18n.t("rnn_lab.length"), fontsize=plots.FONT["label"])
@@ -441,7 +442,7 @@ def plot_recall(result: dict, ax=None, **kwargs):
     markers = {"rnn": "o", "gru": "s", "attention": "^"}
     for kind, acc in result["accuracy"].items():
         ax.plot(result["ks"], acc, marker=markers.get(kind, "o"), color=colors.get(kind), linewidth=2,
-                label=i18n.t(f"rnn_lab.{kind}"), **kwargs)
+                label=i18n.t(MODEL_LABELS[kind]), **kwargs)
     ax.axhline(1 / N_SYMBOLS, color="#999999", linestyle="--", linewidth=1, label=i18n.t("rnn_lab.chance"))
     ax.set_xscale("log", base=2)
     ax.set_xticks(result["ks"], [str(k) for k in result["ks"]])

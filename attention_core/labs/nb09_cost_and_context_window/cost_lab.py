@@ -31,6 +31,9 @@ from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
+# i18n keys of a measured quantity: (its line label, its axis title)
+MEASURED_LABELS = {"seconds": ("cost_lab.measured_seconds", "cost_lab.axis_seconds"),
+                   "peak_bytes": ("cost_lab.measured_peak_bytes", "cost_lab.axis_peak_bytes")}
 GPU_BYTES = 80 * 2 ** 30          # the memory of one large data-centre GPU (80 GiB), a reference line
 N_TICKS = {2 ** 7: "128", 2 ** 10: "1K", 2 ** 13: "8K", 2 ** 17: "128K", 2 ** 20: "1M"}   # context lengths, as usually said
 
@@ -298,11 +301,11 @@ def plot_measured(rows, key: str = "seconds", ax=None, *, label=None, reference:
         y = y / 2 ** 20
     ax = plots._new_axes(ax, (5.2, 3.8))
     ax.plot(n, y, **{"marker": "o", "linewidth": 2, "color": plots.COLORS[0],
-                     "label": label or i18n.t(f"cost_lab.measured_{key}"), **kwargs})
+                     "label": label or i18n.t(MEASURED_LABELS[key][0]), **kwargs})
     if reference:
         ax.plot(n, y[-1] * (n / n[-1]) ** 2, color="#888888", linestyle="--", linewidth=1.2,
                 label=i18n.t("cost_lab.n_squared"))
-    _log_axes(ax, i18n.t("cost_lab.tokens"), i18n.t(f"cost_lab.axis_{key}"))
+    _log_axes(ax, i18n.t("cost_lab.tokens"), i18n.t(MEASURED_LABELS[key][1]))
     ax.set_xticks(n, [f"{v:.0f}" for v in n])
     ax.minorticks_off()
     ax.legend(fontsize=plots.FONT["tick"] - 1, loc="upper left")

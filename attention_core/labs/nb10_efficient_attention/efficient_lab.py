@@ -26,6 +26,7 @@ from attention_core.core.tiled import tiled_attention
 from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
 
 METHODS = ("full", "window")
+METHOD_LABELS = {"full": "efficient_lab.method_full", "window": "efficient_lab.method_window"}   # i18n keys
 MIB = 1 << 20
 
 
@@ -324,7 +325,7 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
         ax.plot(x, as_float_array(values, "accuracy", ndim=1), **{
             "color": color, "marker": markers[n % len(markers)], "linestyle": styles[n % len(styles)],
             "linewidth": 1.8, "markersize": 7, "alpha": 0.9,
-            "label": i18n.t("efficient_lab.curve", method=i18n.t(f"efficient_lab.method_{method}"), t=f"{t:,}"),
+            "label": i18n.t("efficient_lab.curve", method=i18n.t(METHOD_LABELS[method]), t=f"{t:,}"),
             **kwargs})
     if chance is not None:
         ax.axhline(chance, color="#999999", linestyle="--", linewidth=1)

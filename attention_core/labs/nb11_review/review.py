@@ -97,7 +97,8 @@ def question_rows(lang: str | None = None, questions=None) -> list[QuestionRow]:
 def question_table(lang: str | None = None, questions=None) -> str:
     """The review table in Markdown: | | Question | Notebook | Section | Try it |, one row per question."""
     lang = _lang(lang)
-    head = [i18n.t(f"review.col_{c}", lang) for c in ("id", "question", "notebook", "section", "widget")]
+    head = [i18n.t(key, lang) for key in ("review.col_id", "review.col_question", "review.col_notebook",
+                                          "review.col_section", "review.col_widget")]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in question_rows(lang, questions):
         qid = f"**{r.id.upper()}**" if r.main else f"↳\u00a0{r.id[0].upper()}{r.id[1:]}"
@@ -183,7 +184,7 @@ def recap_checks(recap: Recap, lang: str | None = None) -> list[Check]:
     H, dh = r.n_heads, r.d_head
 
     def t_(key, **fields):
-        return i18n.t(f"review.{key}", lang, **fields)
+        return i18n.t(key, lang, **fields)
 
     checks = []
     # Q1 (05): self-attention takes Q, K and V from one sequence (square weights); the same function
@@ -191,43 +192,43 @@ def recap_checks(recap: Recap, lang: str | None = None) -> list[Check]:
     other = np.random.default_rng(1).normal(size=(3, r.params.d_model))   # (3, D): "decoder" states
     cross = multi_head_attention(other, r.h, r.h, r.params)[1]              # (H, 3, T)
     ok1 = r.weights.shape == (H, t, t) and cross.shape == (H, 3, t) and r.q.shape == r.k.shape == r.v.shape
-    checks.append(Check("Q1", "05", t_("q1"), f"{r.weights.shape} · {cross.shape}", bool(ok1)))
+    checks.append(Check("Q1", "05", t_("review.q1"), f"{r.weights.shape} · {cross.shape}", bool(ok1)))
     # Q2 (02): the weights are softmax of the scores scaled by 1/sqrt(d_k).
     scores = attention_scores(r.q, r.k)                                   # (H, T, T), scaled
     unscaled = attention_scores(r.q, r.k, scale=1.0)
     scale_ok = np.allclose(scores, unscaled / np.sqrt(dh)) and np.allclose(softmax(scores, mask=r.mask), r.weights)
-    checks.append(Check("Q2", "02", t_("q2", d=dh), f"1/√{dh} = {1 / np.sqrt(dh):.3f}", bool(scale_ok)))
+    checks.append(Check("Q2", "02", t_("review.q2", d=dh), f"1/√{dh} = {1 / np.sqrt(dh):.3f}", bool(scale_ok)))
     # Q3 (06): H heads of width D/H, and they do not attend alike.
     spread = float(np.abs(r.weights[0] - r.weights[1]).max()) if H > 1 else 0.0
-    checks.append(Check("Q3", "06", t_("q3", h=H, d=r.params.d_model, dh=dh), f"{spread:.3f}", H == 1 or spread > 0))
+    checks.append(Check("Q3", "06", t_("review.q3", h=H, d=r.params.d_model, dh=dh), f"{spread:.3f}", H == 1 or spread > 0))
     # Q4 (04): masked weights are exactly 0, and changing the last token leaves every earlier output alone.
     masked = r.weights[:, ~r.mask]                                        # (H, number of masked pairs)
     h2 = r.h.copy()
     h2[-1] += 1.0                                                         # change the future
     out2 = multi_head_attention(h2, h2, h2, r.params, mask=r.mask)[0]
     past = float(np.abs(out2[:-1] - r.output[:-1]).max()) if t > 1 else 0.0
-    checks.append(Check("Q4", "04", t_("q4", n=masked.size), f"{float(np.abs(masked).max(initial=0.0)):.1f} · {past:.1f}",
+    checks.append(Check("Q4", "04", t_("review.q4", n=masked.size), f"{float(np.abs(masked).max(initial=0.0)):.1f} · {past:.1f}",
                         bool(np.all(masked == 0.0) and past < 1e-12)))
     # Q5 (03): every row sums to 1, and no visible weight is 0: dense, not sparse.
     sums_ok = np.allclose(r.weights.sum(-1), 1.0, atol=1e-12)
     visible = r.weights[:, r.mask]
-    checks.append(Check("Q5", "03", t_("q5"), f"min {visible.min():.1e} > 0", bool(sums_ok and visible.min() > 0)))
+    checks.append(Check("Q5", "03", t_("review.q5"), f"min {visible.min():.1e} > 0", bool(sums_ok and visible.min() > 0)))
     # Q6 (01): a weight is a mixing share: output = concat_h(weights_h V_h) W^O + b.
     mixed = merge_heads(r.weights @ r.v) @ r.params.w_o + r.params.b_o   # (T, D)
-    checks.append(Check("Q6", "01", t_("q6"), "Σ_j α_ij v_j", bool(np.allclose(mixed, r.output))))
+    checks.append(Check("Q6", "01", t_("review.q6"), "Σ_j α_ij v_j", bool(np.allclose(mixed, r.output))))
     # Q7 (07): without a mask and without positions, shuffling the words only shuffles the outputs;
     # with positions added, it changes them.
     perm = np.roll(np.arange(t), 1)
     layer = _self_attention(r.params)
     blind = float(np.abs(layer(r.x)[perm] - layer(r.x[perm])).max())
     seeing = float(np.abs(layer(r.h)[perm] - layer(r.x[perm] + r.pe)).max())
-    checks.append(Check("Q7", "07", t_("q7"), f"{blind:.1f} → {seeing:.3f}", blind < 1e-12 and seeing > 1e-6))
+    checks.append(Check("Q7", "07", t_("review.q7"), f"{blind:.1f} → {seeing:.3f}", blind < 1e-12 and seeing > 1e-6))
     # Q8 (08): the last token reads the first one directly, in this one step (path length 1).
     first = r.weights[:, -1, 0]                                            # (H,)
-    checks.append(Check("Q8", "08", t_("q8", last=r.tokens[-1], first=r.tokens[0]),
+    checks.append(Check("Q8", "08", t_("review.q8", last=r.tokens[-1], first=r.tokens[0]),
                         " · ".join(f"{w:.3f}" for w in first), bool(np.all(first > 0))))
     # n² (09): the weights tensor holds H·T² numbers; doubling T makes it four times larger.
-    checks.append(Check("n²", "09", t_("cost", h=H, t=t), f"{H * t * t} → {H * (2 * t) ** 2}",
+    checks.append(Check("n²", "09", t_("review.cost", h=H, t=t), f"{H * t * t} → {H * (2 * t) ** 2}",
                         r.weights.size == H * t * t))
     return checks
 

@@ -1,0 +1,27 @@
+"""The UI strings of notebook 01's lab, English and Chinese side by side per key."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "widgets.step_title": {"en": "Move the query q (and the values v): every number of the computation updates.",
+                           "zh": "拖动 Query q（以及 Value v）：计算中的每个数都会随之更新。"},
+    "widgets.key": {"en": "key", "zh": "Key"},
+    "widgets.score": {"en": "score q·k", "zh": "分数 q·k"},
+    "widgets.scaled": {"en": "scaled q·k / √{d}", "zh": "缩放 q·k / √{d}"},
+    "widgets.weight": {"en": "weight α (softmax)", "zh": "权重 α（softmax）"},
+    "widgets.value": {"en": "value v", "zh": "Value v"},
+    "widgets.output": {"en": "output = Σ α·v", "zh": "输出 = Σ α·v"},
+    "widgets.sum_check": {"en": "(the weights sum to {total})", "zh": "（权重之和为 {total}）"},
+    "widgets.query_panel": {"en": "query q and keys k", "zh": "Query q 与 Key k"},
+    "widgets.weights_panel": {"en": "weights α", "zh": "权重 α"},
+    "widgets.values_panel": {"en": "values v and output", "zh": "Value v 与输出"},
+    "demos.coref.example": {"en": "Sentence", "zh": "句子"},
+    "demos.coref.token": {"en": "Token", "zh": "词"},
+    "demos.coref.feature": {"en": "Feature", "zh": "特征"},
+    "demos.coref.value": {"en": "feature value", "zh": "特征取值"},
+    "demos.coref.reset": {"en": "Reset", "zh": "复原"},
+    "demos.coref.answer": {"en": "“{pronoun}” attends most to “{token}” (weight {weight})",
+                           "zh": "“{pronoun}”最关注“{token}”（权重 {weight}）"},
+    "demos.coref.even": {"en": "“{pronoun}” spreads its attention evenly (weight {weight} each)",
+                         "zh": "“{pronoun}”的注意力平均分配（每个权重 {weight}）"},
+    "demos.coref.step1": {"en": "Step 1: what is said about me?", "zh": "第 1 步：关于我，句子说了什么？"},
+    "demos.coref.step2": {"en": "Step 2: who can that be?", "zh": "第 2 步：那会是谁？"},
+}

@@ -1,0 +1,30 @@
+"""The UI strings of notebook 05's lab, English and Chinese side by side per key."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "cross.cross_queries": {"en": "Chinese decoder: queries (Tq)", "zh": "中文解码器：Query（Tq）"},
+    "cross.cross_keys": {"en": "English encoder: keys and values (Tk)", "zh": "英文编码器：Key 和 Value（Tk）"},
+    "cross.self_queries": {"en": "English sentence: queries", "zh": "英文句子：Query"},
+    "cross.self_keys": {"en": "the same sentence: keys and values", "zh": "同一个句子：Key 和 Value"},
+    "cross.pair": {"en": "sentence", "zh": "句子"},
+    "cross.mode": {"en": "attention", "zh": "注意力"},
+    "cross.mode_cross": {"en": "cross: 中文 → English", "zh": "交叉：中文 → 英文"},
+    "cross.mode_self": {"en": "self: English → English", "zh": "自注意力：英文 → 英文"},
+    "cross.order": {"en": "source order", "zh": "原文词序"},
+    "cross.order_as_written": {"en": "as written", "zh": "原样"},
+    "cross.order_reversed": {"en": "reversed", "zh": "倒序"},
+    "cross.order_shuffled": {"en": "shuffled", "zh": "打乱"},
+    "cross.query": {"en": "query word", "zh": "Query 词"},
+    "cross.title_cross": {"en": "cross: Q from 中文, K and V from English", "zh": "交叉：Q 来自中文，K、V 来自英文"},
+    "cross.title_self": {"en": "self: Q, K and V from one sentence", "zh": "自注意力：Q、K、V 来自同一句"},
+    "cross.row_title": {"en": "weights of “{query}” (one row)", "zh": "“{query}”的权重（一行）"},
+    "cross.readout": {"en": "“{query}” attends most to “{target}” (weight {weight}) · weights {tq} × {tk}, {square}",
+                      "zh": "“{query}”最关注“{target}”（权重 {weight}）· 权重矩阵 {tq} × {tk}，{square}"},
+    "cross.square": {"en": "square", "zh": "方阵"},
+    "cross.not_square": {"en": "not square", "zh": "不是方阵"},
+    "cross.translates": {"en": "“{query}” translates “{gold}”", "zh": "“{query}”译自“{gold}”"},
+    "cross.split": {"en": "“{query}” splits its attention between “{a}” and “{b}” ({weight} each): "
+                            "without positions it cannot tell which one is its own",
+                      "zh": "“{query}”把注意力平分给“{a}”和“{b}”（各 {weight}）：没有位置信息，它分不清哪个才是自己的"},
+    "cross.even": {"en": "“{query}” finds no partner and spreads its attention (largest weight {weight})",
+                   "zh": "“{query}”找不到搭档，注意力分散开来（最大权重 {weight}）"},
+}
