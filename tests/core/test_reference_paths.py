@@ -1,42 +1,58 @@
-"""The blocked NumPy attention path (and the in-place softmax under it) against plain formulas.
+"""Every fast path against the library's readable reference, `ac.reference_attention` / `ac.reference_softmax`.
 
-attention._attention_numpy computes softmax(Q K^T * scale) V a block of query rows at a time,
-in place, and without weights normalises the output instead of the weights. Each test compares
-it with the textbook formula written out below in float64, on random shapes with a fixed seed,
-including blocks that do not divide T, masks, fully masked rows and +-1e4 logits.
+The blocked NumPy attention (a block of query rows at a time, in place; without weights it
+normalises the output instead of the weights), the tiled online-softmax path and the in-place
+softmax are compared with the references computed in float64 from the same inputs, on random
+shapes with a fixed seed, including blocks that do not divide T, masks, fully masked rows and
++-1e4 logits. The torch explicit and fused paths are held to the same oracle in test_torch_backend.
 """
-import math
-
 import numpy as np
 import pytest
 
+import attention_core as ac
 from attention_core import scaled_dot_product_attention, softmax
 from attention_core.core import attention
 
 
 def reference_attention(q, k, v, mask=None, scale=None):
-    """softmax(Q K^T * scale) V in float64, the obvious way; masked-out rows give zeros."""
-    q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
-    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = q @ np.swapaxes(k, -1, -2) * scale                            # (..., Tq, Tk)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    row_max = scores.max(axis=-1, keepdims=True)
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    e = np.exp(scores - row_max)
-    total = e.sum(axis=-1, keepdims=True)
-    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-    return weights @ v, weights
+    """The library's reference, computed in float64 from the same numbers."""
+    return ac.reference_attention(*(np.asarray(x, dtype=np.float64) for x in (q, k, v)), mask=mask, scale=scale)
 
 
 def reference_softmax(x, axis=-1, temperature=1.0, mask=None):
+    """ac.reference_softmax in float64; a masked entry is a score so low that its weight is 0, a
+    slice with every entry masked is all zeros (the library's convention)."""
     x = np.asarray(x, dtype=np.float64) / temperature
-    if mask is not None:
-        x = np.where(mask, x, -np.inf)
-    m = x.max(axis=axis, keepdims=True)
-    e = np.exp(x - np.where(np.isfinite(m), m, 0.0))
-    total = e.sum(axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    if mask is None:
+        return ac.reference_softmax(x, axis)
+    mask = np.broadcast_to(mask, x.shape)
+    out = ac.reference_softmax(np.where(mask, x, -1e300), axis)
+    return np.where(mask.any(axis=axis, keepdims=True), out, 0.0)
+
+
+def test_reference_attention_is_the_worked_example():
+    # The source tutorial's example: weights [0.670, 0.330], output [1.340, 1.321].
+    out, w = ac.reference_attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]])
+    np.testing.assert_allclose(w, [[0.66976155, 0.33023845]], rtol=1e-7)
+    np.testing.assert_allclose(out, [[1.3395231, 1.3209538]], rtol=1e-7)
+
+
+def test_reference_softmax_is_the_textbook_definition():
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(ac.reference_softmax(x), np.exp(x) / np.exp(x).sum(), rtol=1e-12)
+    assert np.isfinite(ac.reference_softmax(np.array([1e4, -1e4]))).all()
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 7, 64])
+def test_tiled_attention_matches_reference(block_size):
+    rng = np.random.default_rng(11)
+    q, k, v = rng.standard_normal((2, 9, 4)), rng.standard_normal((2, 13, 4)), rng.standard_normal((2, 13, 3))
+    mask = rng.random((2, 9, 13)) < 0.6
+    mask[0, 2] = False                                                     # a query that sees nothing
+    for m in (None, mask):
+        ref, _ = reference_attention(q, k, v, m)
+        np.testing.assert_allclose(ac.tiled_attention(q, k, v, m, block_size=block_size), ref,
+                                   rtol=1e-10, atol=1e-12)
 
 
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-10, atol=1e-12)}
