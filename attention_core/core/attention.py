@@ -26,7 +26,8 @@ def reference_attention(q, k, v, mask=None, scale=None):
     """The textbook formula, one line per step: the oracle every fast path is tested against.
     Returns (output (..., Tq, Dv), weights (..., Tq, Tk))."""
     q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
-    scores = q @ np.swapaxes(k, -1, -2) * scale                 # (..., Tq, Tk): how well each key fits each query
+    with np.errstate(over="ignore", invalid="ignore"):          # an overflow is reported in words, next line
+        scores = q @ np.swapaxes(k, -1, -2) * scale             # (..., Tq, Tk): how well each key fits each query
     check_finite_scores(scores.max(axis=-1), dtype.name)        # overflow: a clear error, not NaN
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)                # a hidden key can get no weight

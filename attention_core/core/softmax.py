@@ -24,7 +24,8 @@ def reference_softmax(x, axis: int = -1):
     """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
     x = as_float_array(x, "x")
     axis = check_axis(axis, x.ndim)
-    e = np.exp(x - x.max(axis=axis, keepdims=True))        # every exponent <= 0: no overflow
+    with np.errstate(over="ignore"):                       # a gap beyond the dtype is -inf: weight 0
+        e = np.exp(x - x.max(axis=axis, keepdims=True))    # every exponent <= 0: no overflow
     return e / e.sum(axis=axis, keepdims=True)             # each slice along `axis` sums to 1
 
 
@@ -75,7 +76,8 @@ def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0
     row_max = scores.max(axis=axis, keepdims=True)
     if mask is not None:
         row_max[row_max == -np.inf] = 0                      # fully masked row: keep it at -inf, no NaN
-    scores -= row_max                                        # every exponent is now <= 0: no overflow
+    with np.errstate(over="ignore"):                         # a gap beyond the dtype is -inf: weight 0, as meant
+        scores -= row_max                                    # every exponent is now <= 0: no overflow
     if temperature != 1.0:
         # In float64: (x - max) / T is <= 0 for any T > 0, and 0 / T stays 0 (no 0/0 from a T rounded to 0).
         with np.errstate(over="ignore"):                     # a huge gap / tiny T is -inf: weight 0, as meant
