@@ -1,0 +1,302 @@
+"""A small pre-LN Transformer decoder built from this package's own parts (NumPy only).
+
+    x0 = E_tok[ids] + E_pos[0..T-1]                               embed
+    x  = x + MHA(LN1(x), causal mask)                             each block, pre-LN (GPT-2 style)
+    x  = x + FFN(LN2(x)),  FFN(z) = GELU(z W_1 + b_1) W_2 + b_2
+    logits = LN_f(x) W_out + b_out
+
+The attention step is `multi_head_attention` of notebook 06 with `causal_mask` of notebook 04, and
+the position table is a learned one (notebook 07). The forward pass returns what it computes:
+logits and EVERY attention map, shape (L, H, T, T), and on request the residual stream after the
+embedding and after each block, so that a notebook can measure what the heads do.
+Weights use the paper's orientation, y = x @ W + b with W of shape (D_in, D_out).
+Shapes: B batch, T tokens, D = d_model, F = d_ff, H heads, L layers, V vocabulary size.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .masks import causal_mask
+from .multihead import MultiHeadParams, multi_head_attention
+from .validation import as_bool_mask, as_float_array, describe, positive_int
+
+LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
+
+
+def layer_norm(x, gamma, beta, eps: float = LN_EPS) -> np.ndarray:
+    """LN(x) = (x - mean) / sqrt(var + eps) * gamma + beta over the last axis (biased variance,
+    as torch.nn.LayerNorm). x (..., D); gamma, beta (D,)."""
+    x = as_float_array(x, "x")
+    d = x.shape[-1]
+    gamma = as_float_array(gamma, "gamma", ndim=1)
+    beta = as_float_array(beta, "beta", ndim=1)
+    for name, p in (("gamma", gamma), ("beta", beta)):
+        if p.shape != (d,):
+            raise ValueError(f"{name}: expected shape ({d},) (the last axis of x), got {p.shape}")
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not eps > 0:
+        raise ValueError(f"eps: expected a small number > 0, got {describe(eps)}")
+    mean = x.mean(axis=-1, keepdims=True)                                  # (..., 1)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)                   # (..., 1), biased
+    return (x - mean) / np.sqrt(var + x.dtype.type(eps)) * gamma + beta    # (..., D)
+
+
+def gelu(x) -> np.ndarray:
+    """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (torch's approximate='tanh')."""
+    x = as_float_array(x, "x", min_ndim=0)
+    c = x.dtype.type(math.sqrt(2.0 / math.pi))
+    return x.dtype.type(0.5) * x * (1 + np.tanh(c * (x + x.dtype.type(0.044715) * x ** 3)))
+
+
+def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
+    """Position-wise feed-forward: GELU(x W_1 + b_1) W_2 + b_2, the same two layers at every token.
+    x (..., T, D), w_1 (D, F), b_1 (F,), w_2 (F, D), b_2 (D,) -> (..., T, D).
+    F = 0 is allowed: the layer then adds only b_2 (an attention-only block)."""
+    x = as_float_array(x, "x", min_ndim=1)
+    d = x.shape[-1]
+    w_1 = as_float_array(w_1, "w_1", ndim=2)
+    w_2 = as_float_array(w_2, "w_2", ndim=2)
+    f = w_1.shape[1]
+    if w_1.shape[0] != d:
+        raise ValueError(f"w_1: expected shape ({d}, F) (D = last axis of x), got {w_1.shape}")
+    if w_2.shape != (f, d):
+        raise ValueError(f"w_2: expected shape ({f}, {d}) (F from w_1, D from x), got {w_2.shape}")
+    for name, b, n in (("b_1", b_1, f), ("b_2", b_2, d)):
+        if np.shape(b) != (n,):
+            raise ValueError(f"{name}: expected shape ({n},), got {describe(b)}")
+    return gelu(x @ w_1 + b_1) @ w_2 + b_2                                 # (..., T, F) -> (..., T, D)
+
+
+@dataclass(frozen=True)
+class BlockParams:
+    """One pre-LN block: LN1, multi-head self-attention, LN2, feed-forward."""
+    ln1_g: np.ndarray          # (D,)
+    ln1_b: np.ndarray          # (D,)
+    attn: MultiHeadParams      # W_q, W_k, W_v, W_o (D, D) and biases (D,)
+    ln2_g: np.ndarray          # (D,)
+    ln2_b: np.ndarray          # (D,)
+    w_1: np.ndarray            # (D, F)
+    b_1: np.ndarray            # (F,)
+    w_2: np.ndarray            # (F, D)
+    b_2: np.ndarray            # (D,)
+
+
+def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
+    """x + MHA(LN1(x)), then + FFN(LN2(x)). x (..., T, D); mask boolean (..., T, T), True = may
+    attend; head_mask (H,) multiplies each head's output (0 ablates it).
+    Returns (x_out (..., T, D), weights (..., H, T, T))."""
+    if not isinstance(block, BlockParams):
+        raise TypeError(f"block: expected BlockParams, got {type(block).__name__}")
+    h = layer_norm(x, block.ln1_g, block.ln1_b)                            # (..., T, D)
+    attn_out, weights = multi_head_attention(h, h, h, block.attn, mask=mask, head_mask=head_mask)
+    x = x + attn_out                                                       # residual 1
+    x = x + feed_forward(layer_norm(x, block.ln2_g, block.ln2_b),         # residual 2
+                         block.w_1, block.b_1, block.w_2, block.b_2)
+    return x, weights
+
+
+@dataclass(frozen=True)
+class DecoderParams:
+    """A causal decoder: embeddings, L blocks, a final LN and the unembedding."""
+    tok_emb: np.ndarray        # (V, D)
+    pos_emb: np.ndarray        # (T_max, D)
+    blocks: tuple              # L BlockParams
+    lnf_g: np.ndarray          # (D,)
+    lnf_b: np.ndarray          # (D,)
+    w_out: np.ndarray          # (D, V)
+    b_out: np.ndarray          # (V,)
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def n_heads(self) -> int:
+        return self.blocks[0].attn.n_heads
+
+    @property
+    def d_model(self) -> int:
+        return self.tok_emb.shape[1]
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tok_emb.shape[0]
+
+    @property
+    def max_len(self) -> int:
+        return self.pos_emb.shape[0]
+
+
+_BLOCK_NAMES = ("ln1_g", "ln1_b", "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
+                "ln2_g", "ln2_b", "w_1", "b_1", "w_2", "b_2")
+
+
+def parameter_shapes(vocab_size: int, d_model: int, n_layers: int, d_ff: int, max_len: int) -> dict:
+    """{flat name: shape} of every parameter, in the order used by files and by the torch twin.
+    Block parameters are named l{i}_{name}, e.g. l0_w_q (D, D), l1_w_1 (D, F)."""
+    v, d, f = vocab_size, d_model, d_ff
+    shapes = {"tok_emb": (v, d), "pos_emb": (max_len, d)}
+    per_block = {"ln1_g": (d,), "ln1_b": (d,), "w_q": (d, d), "b_q": (d,), "w_k": (d, d), "b_k": (d,),
+                 "w_v": (d, d), "b_v": (d,), "w_o": (d, d), "b_o": (d,), "ln2_g": (d,), "ln2_b": (d,),
+                 "w_1": (d, f), "b_1": (f,), "w_2": (f, d), "b_2": (d,)}
+    for i in range(n_layers):
+        shapes.update({f"l{i}_{name}": per_block[name] for name in _BLOCK_NAMES})
+    shapes.update({"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, v), "b_out": (v,)})
+    return shapes
+
+
+def init_decoder(vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_ff: int, max_len: int, *,
+                 seed: int | np.random.Generator = 0, dtype=np.float32) -> dict:
+    """Seeded starting weights as a flat {name: array} dict (GPT-2 style: normal(0, 0.02), with the
+    projections into the residual stream scaled by 1/sqrt(2L); LN gains 1, biases 0)."""
+    vocab_size = positive_int(vocab_size, "vocab_size")
+    d_model = positive_int(d_model, "d_model")
+    n_heads = positive_int(n_heads, "n_heads")
+    n_layers = positive_int(n_layers, "n_layers")
+    d_ff = positive_int(d_ff, "d_ff", minimum=0)          # 0: no feed-forward (attention only)
+    max_len = positive_int(max_len, "max_len")
+    if d_model % n_heads:
+        raise ValueError(f"n_heads: d_model={d_model} is not divisible by n_heads={n_heads}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    out = {}
+    for name, shape in parameter_shapes(vocab_size, d_model, n_layers, d_ff, max_len).items():
+        short = name.split("_", 1)[1] if name[0] == "l" and name[1].isdigit() else name
+        if short.endswith("_g"):
+            arr = np.ones(shape)
+        elif len(shape) == 1:
+            arr = np.zeros(shape)
+        else:
+            std = 0.02 / math.sqrt(2 * n_layers) if short in ("w_o", "w_2") else 0.02
+            arr = rng.normal(0.0, std, shape)
+        out[name] = arr.astype(dtype)
+    return out
+
+
+def decoder_from_dict(weights: dict, n_heads: int) -> DecoderParams:
+    """Assemble DecoderParams from flat arrays named as in `parameter_shapes` (checks every shape)."""
+    n_heads = positive_int(n_heads, "n_heads")
+    if not isinstance(weights, dict):
+        raise TypeError(f"weights: expected a dict of arrays, got {type(weights).__name__}")
+    for name in ("tok_emb", "pos_emb", "w_out", "l0_w_q", "l0_w_1"):
+        if name not in weights:
+            raise ValueError(f"weights: missing the array {name!r}")
+    v, d = np.shape(weights["tok_emb"])
+    n_layers = 0
+    while f"l{n_layers}_w_q" in weights:
+        n_layers += 1
+    f = np.shape(weights["l0_w_1"])[1]
+    expected = parameter_shapes(v, d, n_layers, f, np.shape(weights["pos_emb"])[0])
+    missing = [n for n in expected if n not in weights]
+    extra = [n for n in weights if n not in expected]
+    if missing or extra:
+        raise ValueError(f"weights: missing {missing}, unexpected {extra}")
+    arrays = {}
+    for name, shape in expected.items():
+        arr = as_float_array(weights[name], name)
+        if arr.shape != shape:
+            raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
+        arrays[name] = arr
+    blocks = []
+    for i in range(n_layers):
+        g = {name: arrays[f"l{i}_{name}"] for name in _BLOCK_NAMES}
+        attn = MultiHeadParams(g["w_q"], g["w_k"], g["w_v"], g["w_o"], g["b_q"], g["b_k"], g["b_v"], g["b_o"],
+                               n_heads=n_heads)
+        blocks.append(BlockParams(g["ln1_g"], g["ln1_b"], attn, g["ln2_g"], g["ln2_b"],
+                                  g["w_1"], g["b_1"], g["w_2"], g["b_2"]))
+    return DecoderParams(arrays["tok_emb"], arrays["pos_emb"], tuple(blocks), arrays["lnf_g"], arrays["lnf_b"],
+                         arrays["w_out"], arrays["b_out"])
+
+
+def decoder_to_dict(params: DecoderParams) -> dict:
+    """The flat {name: array} form of DecoderParams (what files store and the torch twin holds)."""
+    out = {"tok_emb": params.tok_emb, "pos_emb": params.pos_emb}
+    for i, b in enumerate(params.blocks):
+        a = b.attn
+        for name, arr in zip(_BLOCK_NAMES, (b.ln1_g, b.ln1_b, a.w_q, a.b_q, a.w_k, a.b_k, a.w_v, a.b_v, a.w_o,
+                                            a.b_o, b.ln2_g, b.ln2_b, b.w_1, b.b_1, b.w_2, b.b_2)):
+            out[f"l{i}_{name}"] = arr
+    out.update(lnf_g=params.lnf_g, lnf_b=params.lnf_b, w_out=params.w_out, b_out=params.b_out)
+    return out
+
+
+def check_ids(ids, vocab_size: int, max_len: int) -> np.ndarray:
+    """Token ids as an integer array (T,) or (B, T) with 0 <= id < V and 1 <= T <= T_max."""
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"ids: expected integer token ids, got the text {ids!r}; encode it first")
+    arr = np.asarray(ids)
+    if arr.dtype.kind not in "iu" or arr.ndim not in (1, 2):
+        raise TypeError(f"ids: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
+    t = arr.shape[-1]
+    if t == 0 or t > max_len:
+        raise ValueError(f"ids: expected 1..{max_len} tokens (the model's max_len), got {t}")
+    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
+        bad = arr[(arr < 0) | (arr >= vocab_size)]
+        raise ValueError(f"ids: token ids must lie in 0..{vocab_size - 1} (the vocabulary), got {bad[:5].tolist()}")
+    return arr.astype(np.int64)
+
+
+def embed(ids, tok_emb, pos_emb) -> np.ndarray:
+    """x0 = tok_emb[ids] + pos_emb[:T]: ids (..., T) -> (..., T, D)."""
+    tok_emb = as_float_array(tok_emb, "tok_emb", ndim=2)
+    pos_emb = as_float_array(pos_emb, "pos_emb", ndim=2)
+    if tok_emb.shape[1] != pos_emb.shape[1]:
+        raise ValueError(f"tok_emb and pos_emb: expected the same width D, got {tok_emb.shape} and {pos_emb.shape}")
+    ids = check_ids(ids, tok_emb.shape[0], pos_emb.shape[0])
+    return tok_emb[ids] + pos_emb[: ids.shape[-1]]                         # (..., T, D)
+
+
+def _layer_masks(extra, n_layers: int, t: int):
+    """The causal mask of every layer, ANDed with an optional extra boolean mask: None, (T, T)
+    (all layers) or (L, T, T) (one per layer); with a batch, (B, T, T) or (B, L, T, T)."""
+    causal = causal_mask(t)                                                # (T, T)
+    if extra is None:
+        return [causal] * n_layers
+    extra = as_bool_mask(extra, "attn_mask")
+    if extra.shape[-2:] != (t, t):
+        raise ValueError(f"attn_mask: expected its last two axes to be (T, T) = ({t}, {t}), got {extra.shape}")
+    if extra.ndim >= 3 and extra.shape[-3] == n_layers:
+        return [extra[..., i, :, :] & causal for i in range(n_layers)]
+    return [extra & causal] * n_layers
+
+
+def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=None, return_hidden: bool = False):
+    """Run the causal decoder on token ids (T,) or (B, T).
+
+    head_mask: optional (L, H) numbers multiplying each head's output (0 ablates it).
+    attn_mask: optional boolean (T, T) or (L, T, T), True = may attend, ANDed with the causal mask
+    (to cut one query -> key path, set that entry False).
+    Returns (logits (..., T, V), weights (..., L, H, T, T)), and with return_hidden=True also the
+    residual stream (..., L + 1, T, D): after the embedding and after each block.
+    """
+    if not isinstance(params, DecoderParams):
+        raise TypeError(f"params: expected DecoderParams (see decoder_from_dict), got {type(params).__name__}")
+    n_layers, n_heads = params.n_layers, params.n_heads
+    x = embed(ids, params.tok_emb, params.pos_emb)                         # (..., T, D)
+    t = x.shape[-2]
+    if head_mask is not None:
+        head_mask = as_float_array(head_mask, "head_mask", ndim=2)
+        if head_mask.shape != (n_layers, n_heads):
+            raise ValueError(f"head_mask: expected shape (L, H) = ({n_layers}, {n_heads}), got {head_mask.shape}")
+        head_mask = head_mask.astype(x.dtype)
+    masks = _layer_masks(attn_mask, n_layers, t)
+    hidden, weights = [x], []
+    for i, block in enumerate(params.blocks):
+        x, w = transformer_block(x, block, mask=masks[i],
+                                 head_mask=None if head_mask is None else head_mask[i])   # w (..., H, T, T)
+        hidden.append(x)
+        weights.append(w)
+    logits = layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out   # (..., T, V)
+    weights = np.stack(weights, axis=-4)                                   # (..., L, H, T, T)
+    if return_hidden:
+        return logits, weights, np.stack(hidden, axis=-3)                  # (..., L + 1, T, D)
+    return logits, weights
+
+
+def log_softmax(logits, axis: int = -1) -> np.ndarray:
+    """log p = x - logsumexp(x), stable (the max is subtracted first)."""
+    x = as_float_array(logits, "logits")
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))

@@ -1,0 +1,58 @@
+"""The check of notebook 12's exercise: `check_induction_score(fn)` judges a learner's induction score."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from attention_core.teaching.checks import CheckResult
+from attention_core.teaching.i18n import t
+
+from . import experiments
+
+CHECK_NAME = "check_induction_score"
+ATOL = 1e-6
+
+
+def _cases(model):
+    """(label, weights (T, T), half) from the trained heads on two sequences, plus a random matrix."""
+    for seed, half in ((7, 12), (8, 9)):
+        seq = experiments.eval_sequences(1, half=half, seed=seed)[0]
+        _, w = model.forward(seq)                                          # (L, H, T, T)
+        for layer in range(model.n_layers):
+            for head in range(model.n_heads):
+                yield f"layer {layer} head {head}, half = {half}", w[layer, head].astype(float), half
+    rng = np.random.default_rng(0)
+    w = np.tril(rng.random((10, 10)))
+    yield "a random causal matrix, half = 5", w / w.sum(axis=1, keepdims=True), 5
+
+
+def check_induction_score(fn, model=None, lang: str | None = None) -> CheckResult:
+    """Call fn(weights (T, T), half) -> float on learned heads and a random matrix, compare it with
+    experiments.induction_score and name the usual mistakes (the same-token offset, every row)."""
+    if model is None:
+        from .model import load_trained
+        model = load_trained("induction")
+    n, worst = 0, 0.0
+    for case, w, half in _cases(model):
+        want = float(experiments.induction_score(w, half))
+        try:
+            got = fn(w.copy(), half)
+        except Exception as exc:                                           # noqa: BLE001 -- the learner's bug
+            return CheckResult(CHECK_NAME, False, t("nb12.check_error", lang, err=f"{type(exc).__name__}: {exc}",
+                                                    case=case))
+        if isinstance(got, np.ndarray) and got.size == 1:
+            got = got.item()
+        if isinstance(got, bool) or not isinstance(got, numbers.Real) or not np.isfinite(got):
+            return CheckResult(CHECK_NAME, False, t("nb12.check_not_number", lang, got=repr(got)[:60], case=case))
+        got = float(got)
+        if abs(got - want) > ATOL:
+            q = np.arange(half, 2 * half)
+            same = float(w[q, q - half].mean())                            # one step too early
+            diagonal = float(np.diagonal(w, -(half - 1)).mean())          # starts at query half - 1
+            key = ("nb12.check_same_token" if abs(got - same) <= ATOL else
+                   "nb12.check_all_rows" if abs(got - diagonal) <= ATOL else "nb12.check_wrong")
+            return CheckResult(CHECK_NAME, False, t(key, lang, case=case, got=f"{got:.4f}", want=f"{want:.4f}"))
+        n += 1
+        worst = max(worst, abs(got - want))
+    return CheckResult(CHECK_NAME, True, t("nb12.check_ok", lang, n=n, diff=f"{worst:.1e}"))

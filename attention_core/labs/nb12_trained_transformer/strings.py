@@ -1,0 +1,40 @@
+"""The UI strings of notebook 12's widgets, checks and tables, English and Chinese side by side."""
+from __future__ import annotations
+
+STRINGS: dict[str, dict[str, str]] = {
+    # widgets
+    "nb12.layer_head": {"en": "layer {layer} · head {head}", "zh": "第 {layer} 层 · 第 {head} 个头"},
+    "nb12.head_menu": {"en": "head", "zh": "头"},
+    "nb12.head_readout": {"en": "on 200 fresh repeated sequences: previous-token score {prev}, induction score {ind}",
+                          "zh": "在 200 条新的重复随机序列上：前一个 token 得分 {prev}，induction 得分 {ind}"},
+    "nb12.sentence": {"en": "sentence", "zh": "句子"},
+    "nb12.layer": {"en": "layer", "zh": "层"},
+    "nb12.head": {"en": "head", "zh": "头"},
+    "nb12.switch_off": {"en": "switch off:", "zh": "关掉："},
+    "nb12.prediction": {"en": "prediction after “{query}”:", "zh": "“{query}”之后的预测："},
+    "nb12.baseline": {"en": " (with every head on: {word})", "zh": "（所有头都开着时：{word}）"},
+    # tables
+    "nb12.row_layer": {"en": "layer {layer}", "zh": "第 {layer} 层"},
+    "nb12.col_head": {"en": "head {head}", "zh": "头 {head}"},
+    # the exercise check
+    "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
+                      "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
+    "nb12.check_error": {"en": "your function raised {err} on {case}.", "zh": "你的函数在 {case} 上报错：{err}。"},
+    "nb12.check_not_number": {"en": "expected one number, got {got} on {case}.",
+                              "zh": "应当返回一个数，却得到 {got}（{case}）。"},
+    "nb12.check_same_token": {"en": "on {case} you return {got}, the weight on the EARLIER OCCURRENCE of the same "
+                                    "token (key t - half); an induction head looks one step later, at the token "
+                                    "that came next (key t - half + 1): expected {want}.",
+                              "zh": "在 {case} 上你返回 {got}，这是落在同一个 token 上一次出现处（Key t - half）的权重；"
+                                    "induction head 要看的是再往后一格、当时紧跟着出现的那个 token（Key t - half + 1），"
+                                    "应为 {want}。"},
+    "nb12.check_all_rows": {"en": "on {case} you return {got}, the mean of the whole diagonal w[t, t - half + 1]; it "
+                                  "starts at query t = half - 1, which belongs to the first copy and has no earlier "
+                                  "occurrence. Use only the queries of the second copy, t = half .. 2 half - 1: "
+                                  "expected {want}.",
+                            "zh": "在 {case} 上你返回 {got}，这是整条对角线 w[t, t - half + 1] 的平均；它从 Query "
+                                  "t = half - 1 开始，而这个 Query 属于第一遍，前面并没有出现过。只用第二遍的 Query，"
+                                  "即 t = half .. 2 half - 1：应为 {want}。"},
+    "nb12.check_wrong": {"en": "on {case} you return {got}, expected {want}.",
+                         "zh": "在 {case} 上你返回 {got}，应为 {want}。"},
+}

@@ -1,0 +1,254 @@
+"""Training of notebook 12's two models: the torch twin of `core.transformer`, seeded and
+deterministic on the CPU, with a progress bar and a loss curve; writes data/models/<name>.npz + .json.
+
+    python -m attention_core.labs.nb12_trained_transformer.training          # both models (make train)
+    python -m attention_core.labs.nb12_trained_transformer.training induction --steps 200 --out /tmp/m
+
+The twin holds the SAME flat parameters as the NumPy model (`parameter_shapes`: tok_emb, l0_w_q,
+...), starts from the same NumPy-seeded values (`init_decoder`) and computes the same formulas with
+torch operations, so its trained weights load into `decoder_forward` unchanged (a test checks the two
+forwards agree to 1e-5 in float32). torch is imported inside the functions: the rest of the lab, and
+every notebook, works without it. Notebooks never train; they load the committed files.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from attention_core.core import transformer as tr
+from . import corpora
+
+THREADS = 1                     # one thread: the same sums in the same order on every machine
+
+# name -> architecture and schedule (d_model 32/64, 2 layers, 4 heads: small enough for a 2-core CPU)
+CONFIGS = {
+    # attention only (d_ff = 0), the classic setting: with a feed-forward layer, 3000 steps found a
+    # bag-of-tokens solution without clean heads (repeated-half loss 0.33, no head above 0.15)
+    "induction": dict(kind="induction", vocab_size=len(corpora.INDUCTION_VOCAB), d_model=64, n_heads=4,
+                      n_layers=2, d_ff=0, max_len=corpora.INDUCTION_LEN, steps=3000, batch=64, lr=1e-3,
+                      weight_decay=0.01, seed=0, check_steps=150),
+    "coreference": dict(kind="coreference", vocab_size=len(corpora.coreference_vocab()), d_model=48, n_heads=2,
+                        n_layers=2, d_ff=96, max_len=16, steps=1200, batch=128, lr=3e-3, weight_decay=0.01,
+                        seed=0, check_steps=150),
+}
+LOG_EVERY = 20
+
+
+# --- the torch twin ---------------------------------------------------------------------------
+def torch_decoder(weights: dict, n_heads: int):
+    """A torch.nn.Module holding `weights` (flat name -> array) as parameters of the same names."""
+    import torch
+
+    class TorchDecoder(torch.nn.Module):
+        """The twin of core.transformer.decoder_forward, formula for formula."""
+
+        def __init__(self):
+            super().__init__()
+            self.n_heads = n_heads
+            self.names = list(weights)
+            self.p = torch.nn.ParameterDict({k: torch.nn.Parameter(torch.tensor(np.asarray(v)))
+                                             for k, v in weights.items()})
+            self.n_layers = sum(1 for k in weights if k.endswith("_w_q"))
+
+        @staticmethod
+        def _ln(x, g, b):
+            mean = x.mean(-1, keepdim=True)
+            var = ((x - mean) ** 2).mean(-1, keepdim=True)                 # biased, as layer_norm
+            return (x - mean) / torch.sqrt(var + tr.LN_EPS) * g + b
+
+        def forward(self, ids, head_mask=None):
+            p, h = self.p, self.n_heads
+            t = ids.shape[-1]
+            x = p["tok_emb"][ids] + p["pos_emb"][:t]                       # (B, T, D)
+            causal = torch.ones(t, t, dtype=torch.bool).tril()             # True = may attend
+            maps = []
+            for i in range(self.n_layers):
+                g = lambda name: p[f"l{i}_{name}"]                         # noqa: E731
+                z = self._ln(x, g("ln1_g"), g("ln1_b"))
+                b_, t_, d = z.shape
+
+                def heads(w, bias):
+                    return (z @ g(w) + g(bias)).view(b_, t_, h, d // h).transpose(1, 2)   # (B, H, T, Dh)
+                q, k, v = heads("w_q", "b_q"), heads("w_k", "b_k"), heads("w_v", "b_v")
+                scores = (q * (1.0 / math.sqrt(d // h))) @ k.transpose(-1, -2)            # (B, H, T, T)
+                w = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
+                o = w @ v                                                                  # (B, H, T, Dh)
+                if head_mask is not None:
+                    o = o * head_mask[i][:, None, None]
+                x = x + o.transpose(1, 2).reshape(b_, t_, d) @ g("w_o") + g("b_o")
+                z2 = self._ln(x, g("ln2_g"), g("ln2_b"))
+                x = x + torch.nn.functional.gelu(z2 @ g("w_1") + g("b_1"), approximate="tanh") @ g("w_2") + g("b_2")
+                maps.append(w)
+            logits = self._ln(x, p["lnf_g"], p["lnf_b"]) @ p["w_out"] + p["b_out"]        # (B, T, V)
+            return logits, torch.stack(maps, dim=1)                                        # (B, L, H, T, T)
+
+        def numpy_weights(self) -> dict:
+            return {k: self.p[k].detach().cpu().numpy().copy() for k in self.names}
+
+    return TorchDecoder()
+
+
+def _setup_torch(seed: int):
+    import torch
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(THREADS)
+    return torch
+
+
+class Progress:
+    """A one-line progress bar on stderr: [#####.....] step/steps loss elapsed."""
+
+    def __init__(self, total: int, label: str, stream=None, width: int = 30):
+        self.total, self.label, self.width = total, label, width
+        self.stream = sys.stderr if stream is None else stream
+        self.start = time.perf_counter()
+
+    def update(self, step: int, loss: float) -> None:
+        done = int(self.width * step / self.total)
+        bar = "#" * done + "." * (self.width - done)
+        self.stream.write(f"\r{self.label:<12} [{bar}] {step:>5}/{self.total} loss {loss:.4f} "
+                          f"{time.perf_counter() - self.start:5.1f}s")
+        if step == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# --- one training loop for both tasks -----------------------------------------------------------
+def _coref_tensors(torch, examples, vocab):
+    """(N, T_max) ids right-padded with the separator (a causal model never reads the padding),
+    (N,) index of the last real token, (N,) answer ids."""
+    index = {w: i for i, w in enumerate(vocab)}
+    rows = [[index[w] for w in ex.model_input()] for ex in examples]
+    t = max(len(r) for r in rows)
+    ids = np.full((len(rows), t), index[corpora.SEP], dtype=np.int64)
+    for i, r in enumerate(rows):
+        ids[i, :len(r)] = r
+    last = np.array([len(r) - 1 for r in rows])
+    answers = np.array([index[ex.answer] for ex in examples])
+    return torch.as_tensor(ids), torch.as_tensor(last), torch.as_tensor(answers)
+
+
+def train(name: str, *, steps: int | None = None, stop_after: int | None = None, progress: bool = True,
+          stream=None) -> dict:
+    """Train model `name` (a key of CONFIGS) and return {"weights", "manifest"} (nothing is written).
+
+    stop_after: stop after this many steps of the full schedule and return {"step", "loss"} only
+    (the manifest's "check" records the loss of the full run at its check_steps: a test reruns that)."""
+    if name not in CONFIGS:
+        raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
+    cfg = dict(CONFIGS[name])
+    steps = cfg["steps"] if steps is None else int(steps)
+    torch = _setup_torch(cfg["seed"])
+    rng = np.random.default_rng(cfg["seed"])
+    init = tr.init_decoder(cfg["vocab_size"], cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"],
+                           cfg["max_len"], seed=rng)
+    model = torch_decoder(init, cfg["n_heads"])
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    sched = torch.optim.lr_scheduler.LambdaLR(                           # warm up, then cosine down
+        opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    if cfg["kind"] == "coreference":
+        vocab = corpora.coreference_vocab()
+        split = corpora.coreference_split(seed=cfg["seed"])
+        ids_all, last_all, ans_all = _coref_tensors(torch, split.train, vocab)
+    else:
+        vocab = corpora.INDUCTION_VOCAB
+    bar = Progress(steps, name, stream) if progress else None
+    curve, check_loss = [], None
+    start = time.perf_counter()
+    for step in range(1, steps + 1):
+        if cfg["kind"] == "induction":
+            # T_max tokens: the model reads the first T_max - 1 and predicts each next one. (Reading
+            # all T_max, from T_max + 1 tokens, found a duplicate-token circuit instead: see the notebook.)
+            ids = torch.as_tensor(corpora.induction_batch(rng, cfg["batch"], cfg["max_len"]))
+            logits, _ = model(ids[:, :-1])
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+        else:
+            pick = torch.as_tensor(rng.choice(len(ids_all), cfg["batch"], replace=False))
+            logits, _ = model(ids_all[pick])
+            final = logits[torch.arange(len(pick)), last_all[pick]]        # (B, V) after the query word
+            loss = torch.nn.functional.cross_entropy(final, ans_all[pick])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        value = float(loss.detach())
+        if step % LOG_EVERY == 0 or step == steps:
+            curve.append([step, round(value, 5)])
+            if bar:
+                bar.update(step, value)
+        if step == cfg["check_steps"]:
+            check_loss = value
+        if stop_after is not None and step == stop_after:
+            return {"step": step, "loss": value}
+    seconds = time.perf_counter() - start
+    weights = model.numpy_weights()
+    manifest = {
+        "name": name, "command": f"python -m attention_core.labs.nb12_trained_transformer.training {name}",
+        "make": "make train", "seed": cfg["seed"], "corpus_version": corpora.CORPUS_VERSION, "steps": steps,
+        "config": {k: cfg[k] for k in ("kind", "vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len",
+                                       "batch", "lr", "weight_decay")},
+        "vocab": list(vocab), "torch_version": torch.__version__, "threads": THREADS,
+        "train_seconds": round(seconds, 1),
+        "check": {"steps": cfg["check_steps"], "loss": None if check_loss is None else round(check_loss, 6)},
+        "loss_curve": curve,
+    }
+    manifest["metrics"] = _final_metrics(name, weights, manifest)
+    return {"weights": weights, "manifest": manifest}
+
+
+def _final_metrics(name: str, weights: dict, manifest: dict) -> dict:
+    """What the trained weights achieve, measured with the NumPy forward (the path notebooks use)."""
+    from . import experiments, model as model_mod
+    m = model_mod.TrainedModel(name, weights, manifest)
+    if manifest["config"]["kind"] == "induction":
+        scores = experiments.head_scores(m)
+        return {"final_train_loss": manifest["loss_curve"][-1][1],
+                "repeated_half_loss": round(experiments.repeated_half_loss(m), 4),
+                "best_induction_score": round(float(scores["induction"].max()), 4),
+                "best_previous_token_score": round(float(scores["previous"].max()), 4)}
+    acc = experiments.coreference_accuracy(m)
+    return {"final_train_loss": manifest["loss_curve"][-1][1], **{k: round(v, 4) for k, v in acc.items()}}
+
+
+def save(result: dict, out_dir) -> tuple[Path, Path]:
+    """Write <name>.npz (float32 arrays) and <name>.json (the manifest) into out_dir."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = result["manifest"]["name"]
+    npz, js = out_dir / f"{name}.npz", out_dir / f"{name}.json"
+    np.savez_compressed(npz, **{k: np.asarray(v, np.float32) for k, v in result["weights"].items()})
+    js.write_text(json.dumps(result["manifest"], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return npz, js
+
+
+def default_out_dir() -> Path:
+    """data/models of the source tree (training is a developer's step; the notebooks read package data)."""
+    import attention_core.data as data
+    return Path(data.__file__).resolve().parent / "models"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Train notebook 12's models (seeded, deterministic, CPU).")
+    ap.add_argument("names", nargs="*", default=list(CONFIGS), help=f"models to train (default: {list(CONFIGS)})")
+    ap.add_argument("--steps", type=int, default=None, help="override the number of steps (quick checks)")
+    ap.add_argument("--out", default=None, help="output folder (default: the package's data/models)")
+    args = ap.parse_args(argv)
+    out = Path(args.out) if args.out else default_out_dir()
+    total = time.perf_counter()
+    for name in args.names:
+        result = train(name, steps=args.steps)
+        npz, js = save(result, out)
+        print(f"{name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
+    print(f"total {time.perf_counter() - total:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

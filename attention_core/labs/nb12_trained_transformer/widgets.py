@@ -1,0 +1,146 @@
+"""The widgets of notebook 12: a head picker over the induction model's learned heads, and a
+sentence explorer for the coreference model (pick or type a sentence, a layer and a head, switch
+heads off and watch the prediction change). Each is a thin view over a pure `*_state` function."""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import numpy as np
+
+from attention_core.core import transformer as tr
+from attention_core.core.validation import describe
+from attention_core.teaching import i18n
+from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
+
+from . import corpora, experiments
+
+
+def _check_head(model, layer, head) -> tuple[int, int]:
+    for name, value, n in (("layer", layer, model.n_layers), ("head", head, model.n_heads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+            raise ValueError(f"{name}: expected an integer in 0..{n - 1}, got {describe(value)}")
+    return int(layer), int(head)
+
+
+def head_mask_from(model, ablated) -> np.ndarray:
+    """(L, H) ones with a 0 for every (layer, head) in `ablated`."""
+    mask = np.ones((model.n_layers, model.n_heads))
+    for pair in ablated:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"ablated: expected (layer, head) pairs, got {describe(pair)}")
+        layer, head = _check_head(model, *pair)
+        mask[layer, head] = 0
+    return mask
+
+
+# --- the induction model: pick a head --------------------------------------------------------------
+def head_picker_state(model, layer: int, head: int, sequence=None, scores=None) -> dict:
+    """One learned head of the induction model on one repeated sequence: its (T, T) weights, its
+    previous-token and induction scores (on fresh sequences), the loss on the repeated half with
+    this head switched off, and where query `t` of the second copy looks."""
+    layer, head = _check_head(model, layer, head)
+    seq = experiments.eval_sequences(1, seed=7)[0] if sequence is None else np.asarray(sequence)
+    scores = experiments.head_scores(model) if scores is None else scores
+    _, w = model.forward(seq)                                         # (L, H, T, T)
+    weights = w[layer, head]
+    half = len(seq) // 2
+    return {"layer": layer, "head": head, "tokens": model.decode(seq), "weights": weights,
+            "previous": float(scores["previous"][layer, head]), "induction": float(scores["induction"][layer, head]),
+            "half": half, "stripe": float(experiments.induction_score(weights, half)),
+            "diagonal": float(experiments.previous_token_score(weights))}
+
+
+def head_picker_widget(model, *, dpi: int = DPI) -> Panel:
+    """Menu of every learned head (layer, head) -> its heatmap on a repeated sequence and its scores."""
+    try:
+        scores = experiments.head_scores(model)
+        seq = experiments.eval_sequences(1, seed=7)[0]
+        s0 = head_picker_state(model, 0, 0, seq, scores)
+        view = HeatmapView(s0["weights"], s0["tokens"], annotate=False, dpi=dpi, scale=0.7)
+    except Exception as exc:                       # noqa: BLE001 -- a widget must not die
+        return _error_panel(exc)
+    options = [(i18n.t("nb12.layer_head", layer=l, head=h), (l, h))
+               for l in range(model.n_layers) for h in range(model.n_heads)]
+    pick = widgets.Dropdown(options=options, value=(0, 0), description=i18n.t("nb12.head_menu"))
+    panel = Panel([pick, view.widget], name="head picker", controls={"head": pick}, images={"weights": view.widget})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = head_picker_state(model, *pick.value, seq, scores)
+        view.update(s["weights"], s["tokens"])
+        panel.readout.value = html.escape(i18n.t("nb12.head_readout", prev=f"{s['previous']:.2f}",
+                                                 ind=f"{s['induction']:.2f}"))
+        return s
+
+    return _watch(panel, compute)
+
+
+# --- the coreference model: a sentence, a head, ablations --------------------------------------------
+def sentence_state(model, sentence, layer: int = 0, head: int = 0, ablated=(), top: int = 3) -> dict:
+    """The coreference model on `sentence | pronoun` (or `| bank`): the chosen head's (T, T)
+    weights, the final query word's row, and the top predictions with and without the ablated heads."""
+    layer, head = _check_head(model, layer, head)
+    if not isinstance(sentence, (str, list, tuple)):
+        raise TypeError(f"sentence: expected a string of space-separated words, got {describe(sentence)}")
+    words = model.tokens(sentence)
+    model.encode(words)                                               # unknown words first, named
+    query = next((w for w in reversed(words) if w in ("bank", "银行")), None) if not any(
+        w in words for w in ("it", "she", "he", "它", "她", "他")) else None
+    tokens = model.query_input(words, query)
+    ids = model.encode(tokens)
+    mask = head_mask_from(model, ablated)
+    logits, w = model.forward(ids, head_mask=mask)
+    probs = np.exp(tr.log_softmax(logits[-1]))
+    base = np.exp(tr.log_softmax(model.forward(ids)[0][-1]))
+    order = np.argsort(-probs)[:top]
+    return {"tokens": tokens, "layer": layer, "head": head, "weights": w[layer, head], "row": w[layer, head, -1],
+            "top": [(model.vocab[i], float(probs[i])) for i in order], "answer": model.vocab[int(order[0])],
+            "baseline": model.vocab[int(np.argmax(base))], "ablated": [tuple(p) for p in ablated]}
+
+
+def example_sentences(limit_per_kind: int = 3) -> list[str]:
+    """A few held-out sentences of each kind and language, twins side by side, for the menu."""
+    split = corpora.coreference_split()
+    out = []
+    for lang in ("en", "zh"):
+        for kind in ("it", "person", "bank"):
+            for a, b in corpora.twins(split.test, kind=kind, lang=lang)[:max(1, limit_per_kind // 2 + 1)]:
+                out += [a.text, b.text]
+    return out
+
+
+def sentence_widget(model, sentence: str | None = None, *, dpi: int = DPI) -> Panel:
+    """Type (or pick) a sentence in the model's vocabulary, choose a layer and a head, tick heads to
+    switch them off: the heatmap, the pronoun's row and the prediction follow. Unknown words show
+    a red message naming them."""
+    try:
+        examples = example_sentences()
+        sentence = examples[0] if sentence is None else sentence
+        view = HeatmapView(None, dpi=dpi, scale=0.8)
+    except Exception as exc:                       # noqa: BLE001
+        return _error_panel(exc)
+    text = widgets.Combobox(value=sentence, options=examples, ensure_option=False, description=i18n.t("nb12.sentence"),
+                            layout={"width": "95%"}, continuous_update=False)
+    layer = widgets.Dropdown(options=[(str(i), i) for i in range(model.n_layers)], value=0,
+                             description=i18n.t("nb12.layer"))
+    head = widgets.Dropdown(options=[(str(i), i) for i in range(model.n_heads)], value=0,
+                            description=i18n.t("nb12.head"))
+    boxes = {(l, h): widgets.Checkbox(value=False, description=f"L{l}H{h}", indent=False, layout={"width": "70px"})
+             for l in range(model.n_layers) for h in range(model.n_heads)}
+    controls = {"sentence": text, "layer": layer, "head": head, **{f"off L{l}H{h}": b for (l, h), b in boxes.items()}}
+    ablate_row = widgets.HBox([widgets.Label(i18n.t("nb12.switch_off"))] + list(boxes.values()))
+    panel = Panel([text, widgets.HBox([layer, head]), ablate_row, view.widget], name="sentence", controls=controls,
+                  images={"weights": view.widget})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = sentence_state(model, text.value, layer.value, head.value,
+                           [k for k, b in boxes.items() if b.value])
+        view.update(s["weights"], s["tokens"])
+        top = ", ".join(f"{html.escape(w)} {p:.2f}" for w, p in s["top"])
+        panel.readout.value = (html.escape(i18n.t("nb12.prediction", query=s["tokens"][-1])) + f" <b>{top}</b>"
+                               + (html.escape(i18n.t("nb12.baseline", word=s["baseline"])) if s["ablated"] else ""))
+        return s
+
+    return _watch(panel, compute)
