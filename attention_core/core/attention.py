@@ -63,7 +63,6 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None, *, need_weights
     need_weights = check_flag(need_weights, "need_weights")
     q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
     output, weights = _attention_blocks(q, k, v, mask, scale, need_weights)
-    check_finite_result(output, "the attention output", dtype.name)
     return output.astype(dtype, copy=False), None if weights is None else weights.astype(dtype, copy=False)
 
 
@@ -102,8 +101,8 @@ def _attention_blocks(q, k, v, mask, scale: float, need_weights: bool):
         block = weights[..., start:stop, :] if need_weights else buffer[..., :stop - start, :]
         with np.errstate(over="ignore", invalid="ignore"):
             np.matmul(q[..., start:stop, :], k_t, out=block)                    # (..., rows, Tk)
-        check_finite_scores(block.max(axis=-1), q.dtype.name)                   # overflow -> a clear error
-        total = _exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :])
+        total = _exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :],
+                                     overflow_check=q.dtype.name)                # overflow -> a clear error
         out = output[..., start:stop, :]                                         # (..., rows, Dv)
         if need_weights:
             block /= total                                                       # the weights we return
@@ -111,6 +110,7 @@ def _attention_blocks(q, k, v, mask, scale: float, need_weights: bool):
         else:
             np.matmul(block, v, out=out)
             out /= total                                  # the same softmax, Dv divisions a row, not Tk
+        check_finite_result(out, "the attention output", q.dtype.name)          # a block: no big temporary
     return output, weights
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core.validation import (as_bool_mask, as_float_array, check_axis, check_broadcast,
-                                            positive_float)
+                                            check_finite_scores, positive_float)
 
 
 def reference_softmax(x, axis: int = -1):
@@ -62,7 +62,8 @@ def _softmax_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, ma
     return scores
 
 
-def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
+def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None,
+                         overflow_check: str | None = None) -> np.ndarray:
     """Overwrite `scores` with exp((x - row max) / T), masked entries 0, and return the row sums.
 
     The unnormalised half of softmax: attention divides either these weights by the sums or, when
@@ -70,10 +71,17 @@ def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0
     A fully masked row stays all zeros and gets the sum 1, so dividing by it gives zeros, not NaN.
     Every pass is in place: no temporary the size of `scores` is made (beyond the mask's negation),
     except with a temperature in float16/32 (see the module docstring).
+    overflow_check: a dtype name: raise FloatingPointError if the scores overflowed (attention's
+    products can; softmax's validated input cannot). Without a mask it costs nothing: the row max
+    computed here shows an overflow (+inf or NaN); with one, the unmasked max is taken first.
     """
+    if overflow_check and mask is not None:
+        check_finite_scores(scores.max(axis=axis), overflow_check)
     if mask is not None:
         np.copyto(scores, scores.dtype.type(-np.inf), where=~np.broadcast_to(mask, scores.shape))
     row_max = scores.max(axis=axis, keepdims=True)
+    if overflow_check and mask is None:
+        check_finite_scores(row_max, overflow_check)
     if mask is not None:
         row_max[row_max == -np.inf] = 0                      # fully masked row: keep it at -inf, no NaN
     with np.errstate(over="ignore"):                         # a gap beyond the dtype is -inf: weight 0, as meant

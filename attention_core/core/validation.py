@@ -157,9 +157,10 @@ def check_attention_inputs(q, k, v, mask, scale) -> float:
 
 
 def _all_finite(x) -> bool:
-    # x - x is 0 for every finite number and NaN for inf or NaN: one test NumPy and torch share.
-    with np.errstate(invalid="ignore"):
-        return bool(((x - x) == 0).all())
+    if isinstance(x, (np.ndarray, np.generic)):
+        return bool(np.isfinite(x).all())
+    # x - x is 0 for every finite number and NaN for inf or NaN: a test any array library understands.
+    return bool(((x - x) == 0).all())
 
 
 def _remedy(dtype: str) -> str:
