@@ -562,3 +562,5 @@ def check_causal_mask(fn, lang: str | None = None) -> CheckResult:
                         expected=str(ref[i].tolist()), case=case)
         return _msg("checks.mask.ok")
     return _run("check_causal_mask", body, lang)
+
+from attention_core.teaching.exercise_checks import *  # the exercises' checkers, re-exported (exercise_checks.__all__)
