@@ -16,7 +16,7 @@ ATOL = 1e-6
 
 def _cases(model):
     """(label, weights (T, T), half) from the trained heads on two sequences, plus a random matrix."""
-    for seed, half in ((7, 12), (8, 9)):
+    for seed, half in ((7, 11), (8, 8)):
         seq = experiments.eval_sequences(1, half=half, seed=seed)[0]
         _, w = model.forward(seq)                                          # (L, H, T, T)
         for layer in range(model.n_layers):

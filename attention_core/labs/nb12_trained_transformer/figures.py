@@ -1,0 +1,87 @@
+"""Figures of notebook 12: loss curves, a pronoun's attention row beside another, bank / 银行
+similarity per layer, attention weight vs removal effect. Each takes `ax=`, returns it, never shows."""
+from __future__ import annotations
+
+import numpy as np
+
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.fonts import use_cjk_font
+
+
+def _axes(ax, figsize):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+    return plt.subplots(figsize=figsize, layout="constrained")[1]
+
+
+def plot_loss_curves(models, ax=None):
+    """The training loss of each model (from its manifest's loss_curve), log scale."""
+    use_cjk_font()
+    ax = _axes(ax, (6.4, 3.0))
+    for i, m in enumerate(models):
+        steps, loss = np.array(m.manifest["loss_curve"]).T
+        ax.plot(steps, loss, color=plots.COLORS[i % len(plots.COLORS)], label=m.name)
+    ax.set_yscale("log")
+    ax.set_xlabel(i18n.t("nb12.fig_step"))
+    ax.set_ylabel(i18n.t("nb12.fig_loss"))
+    ax.legend(frameon=False)
+    return ax
+
+
+def plot_rows(rows, axes=None):
+    """One bar chart per (title, tokens, weights) row, side by side: who a query word looks at."""
+    use_cjk_font()
+    if axes is None:
+        import matplotlib.pyplot as plt
+        axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 3.2), layout="constrained")[1]
+    axes = np.atleast_1d(axes)
+    for ax, (title, tokens, weights) in zip(axes, rows):
+        weights = np.asarray(weights, dtype=float)
+        colors = [plots.COLORS[1] if w == weights.max() else plots.COLORS[0] for w in weights]
+        ax.barh(np.arange(len(tokens)), weights, color=colors)
+        ax.set_yticks(np.arange(len(tokens)), tokens)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel(i18n.t("plots.weight"))
+        ax.set_title(title, fontsize=10)
+        for y, w in enumerate(weights):
+            ax.text(min(w, 0.85) + 0.02, y, f"{w:.2f}", va="center", fontsize=8)
+    return axes
+
+
+def plot_bank_similarity(sims: dict, ax=None):
+    """Cosine similarity of bank / 银行 after the embedding and each layer: same sense vs other sense.
+    sims: {label: bank_similarity(...) result}."""
+    use_cjk_font()
+    ax = _axes(ax, (5.6, 3.0))
+    for i, (label, s) in enumerate(sims.items()):
+        x = np.arange(len(s["same"]))
+        color = plots.COLORS[i % len(plots.COLORS)]
+        ax.plot(x, s["same"], "o-", color=color, label=i18n.t("nb12.fig_same", word=label))
+        ax.plot(x, s["other"], "s--", color=color, label=i18n.t("nb12.fig_other", word=label))
+    ax.set_xticks(x, [i18n.t("nb12.fig_embedding")] + [i18n.t("nb12.fig_after_layer", layer=l)
+                                                       for l in range(1, len(x))])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(i18n.t("nb12.fig_cosine"))
+    ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def plot_weight_vs_effect(result: dict, ax=None):
+    """Each word of a sentence: the final query's attention weight on it (x) against the drop of the
+    answer's probability when it is removed (y)."""
+    use_cjk_font()
+    ax = _axes(ax, (5.0, 3.4))
+    rows = result["rows"]
+    x = np.array([r["weight"] for r in rows])
+    y = np.array([r["effect"] for r in rows])
+    ax.scatter(x, y, color=plots.COLORS[0])
+    for xi, yi, r in zip(x, y, rows):
+        if xi > 0.1 or yi > 0.1:
+            ax.annotate(r["word"], (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=9)
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel(i18n.t("nb12.fig_weight", layer=result["layer"], head=result["head"]))
+    ax.set_ylabel(i18n.t("nb12.fig_effect", word=result["answer"]))
+    return ax
