@@ -163,6 +163,7 @@ STRINGS: dict[str, dict[str, str]] = {
 i18n.register(STRINGS)
 
 ATOL = 1e-6
+PASS_COLOR, FAIL_COLOR = "#1a7f37", "#b42318"     # the verdicts of checks (and of quiz answers)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ class CheckResult:
         return f"{'✔' if self.passed else '✘'} {self.name}: {self.message}"
 
     def _repr_html_(self) -> str:
-        color, mark = ("#1a7f37", "✔") if self.passed else ("#b42318", "✘")
+        color, mark = (PASS_COLOR, "✔") if self.passed else (FAIL_COLOR, "✘")
         return (f'<div style="border-left:4px solid {color};padding:4px 8px">'
                 f'<b style="color:{color}">{mark} {html.escape(self.name)}</b>: '
                 f'{html.escape(self.message)}</div>')

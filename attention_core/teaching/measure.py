@@ -1,11 +1,16 @@
-"""Fair measurements for the notebooks and benchmarks: peak memory with tracemalloc, and a BLAS
-thread limit that keeps timings steady on a shared machine."""
+"""Fair measurements for the notebooks and benchmarks: peak memory with tracemalloc, wall-clock
+times (one call, several calls, the best of several rounds), and a BLAS thread limit that keeps
+timings steady on a shared machine. Times depend on the machine: never print them in checked output."""
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 import tracemalloc
 
-from attention_core.core.validation import positive_int
+import numpy as np
+
+from attention_core.core.validation import positive_float, positive_int
 
 
 def traced_peak(fn, *args, **kwargs):
@@ -24,6 +29,48 @@ def traced_peak(fn, *args, **kwargs):
         if not was_tracing:
             tracemalloc.stop()
     return result, peak - base
+
+
+def timed(fn, *args, **kwargs):
+    """(result, seconds): one call of fn(*args, **kwargs) and its wall-clock time."""
+    start = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def latencies(fn, *args, runs: int = 5, warmup: bool = True, **kwargs) -> np.ndarray:
+    """Seconds of `runs` calls of fn(*args, **kwargs) (wall clock), after one warm-up call unless
+    warmup=False (when the caller has just run it, for example to trace its memory)."""
+    runs = positive_int(runs, "runs")
+    if warmup:
+        fn(*args, **kwargs)
+    out = np.empty(runs)
+    for r in range(runs):
+        start = time.perf_counter()
+        fn(*args, **kwargs)
+        out[r] = time.perf_counter() - start
+    return out
+
+
+def best_time(fn, *args, repeats: int = 3, min_seconds: float = 0.02, **kwargs) -> float:
+    """Seconds per call of fn(*args, **kwargs): the fastest of `repeats` rounds (the least disturbed one).
+
+    Like `timeit`, a round calls fn as many times as it takes to last at least min_seconds, so
+    sub-millisecond calls are not lost in the timer's and the scheduler's noise.
+    """
+    repeats = positive_int(repeats, "repeats")
+    min_seconds = positive_float(min_seconds, "min_seconds")
+    start = time.perf_counter()
+    fn(*args, **kwargs)                                   # also warms caches up
+    one = max(time.perf_counter() - start, 1e-9)
+    number = max(1, math.ceil(min_seconds / one))
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn(*args, **kwargs)
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
 
 
 @contextlib.contextmanager

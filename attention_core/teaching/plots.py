@@ -40,6 +40,9 @@ COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#00
 MASK_COLORS = ("#E8E8E8", "#2166AC")     # masked, visible
 FONT = {"tick": 12, "label": 13, "title": 14, "cell": 12}
 ANNOTATE_MAX = 12             # annotate="auto" writes values into cells up to 12 x 12
+GRID_COLOR = "#e5e5e5"        # the light grid behind line and bar charts
+REFERENCE_COLOR = "#999999"   # dashed reference levels: uniform weight, chance, a marked position
+NOTE_COLOR = "#555555"        # secondary marks and text: −∞ cells, annotations, arrows
 
 
 # --- validation -------------------------------------------------------------------------------
@@ -92,6 +95,32 @@ def _new_axes(ax, figsize):
     import matplotlib.pyplot as plt
     _, ax = plt.subplots(figsize=figsize, layout="compressed")
     return ax
+
+
+def style_axes(ax, xlabel: str | None = None, ylabel: str | None = None, *, tick_size: int | None = None,
+               grid: str | None = "both", grid_color: str = GRID_COLOR, legend: dict | None = None):
+    """The house style of a chart: axis labels in the label font, tick labels (FONT["tick"] unless
+    tick_size), a light grid along `grid` ("both", "x", "y"; None: no grid) and, when `legend` is a
+    dict, a legend with those options (fontsize FONT["tick"] - 1 unless given). Returns the Axes."""
+    if xlabel is not None:
+        ax.set_xlabel(xlabel, fontsize=FONT["label"])
+    if ylabel is not None:
+        ax.set_ylabel(ylabel, fontsize=FONT["label"])
+    ax.tick_params(labelsize=FONT["tick"] if tick_size is None else tick_size)
+    if grid:
+        ax.grid(True, axis=grid, color=grid_color)
+    if legend is not None:
+        ax.legend(**{"fontsize": FONT["tick"] - 1, **legend})
+    return ax
+
+
+def reference_line(ax, *, y=None, x=None, **kwargs):
+    """A dashed grey line at level y (horizontal) or position x (vertical): uniform weight, chance,
+    a marked distance. kwargs override the style or add a label. Returns the Line2D."""
+    if (y is None) == (x is None):
+        raise ValueError("reference_line: give exactly one of y (a level) or x (a position)")
+    style = {"color": REFERENCE_COLOR, "linestyle": "--", "linewidth": 1, **kwargs}
+    return ax.axhline(y, **style) if x is None else ax.axvline(x, **style)
 
 
 def text_colors(values, cmap, norm) -> list[str]:
@@ -285,7 +314,7 @@ def plot_vectors_2d(vectors, ax=None, *, show_dot="auto", colors=None, limit=Non
     if show_dot:
         ax.text(0.03, 0.97, dot_text(labels[0], labels[1], arrays[0], arrays[1]), transform=ax.transAxes,
                 ha="left", va="top", fontsize=FONT["tick"],
-                bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": "#999999"})
+                bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": REFERENCE_COLOR})
     if title:
         ax.set_title(title, fontsize=FONT["title"])
     return ax
@@ -368,7 +397,7 @@ def plot_mask(mask, x_labels=None, y_labels=None, ax=None, *, annotate="auto", l
     im.set_data(arr.astype(float))
     if do_annotate:
         for i, j in zip(*np.nonzero(~arr)):
-            ax.text(j, i, "−∞", ha="center", va="center", fontsize=cell_fontsize(arr.shape), color="#555555")
+            ax.text(j, i, "−∞", ha="center", va="center", fontsize=cell_fontsize(arr.shape), color=NOTE_COLOR)
     if legend:
         handles = [Patch(facecolor=MASK_COLORS[1], label=i18n.t("plots.visible")),
                    Patch(facecolor=MASK_COLORS[0], edgecolor="#aaaaaa", label=i18n.t("plots.masked"))]

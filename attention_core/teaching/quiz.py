@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from attention_core.teaching import i18n
+from attention_core.teaching import checks, i18n
+from attention_core.teaching.checks import FAIL_COLOR, PASS_COLOR
 from attention_core.teaching.notebook_source import notebook_titles
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
@@ -125,7 +126,7 @@ class Feedback:
         return self.correct
 
     def _repr_html_(self) -> str:
-        color = "#1a7f37" if self.correct else "#b42318"
+        color = PASS_COLOR if self.correct else FAIL_COLOR
         return f'<div style="color:{color}">{_md(self.message)}</div>'
 
 
@@ -198,7 +199,6 @@ def _question(raw: dict, ids: set) -> Question:
                         tolerance=_number(raw.get("tolerance", 0), f"{qid}.tolerance", 0), mistakes=mistakes,
                         hint=_bilingual(raw.get("hint"), f"{qid}.hint"),
                         explanation=_bilingual(raw.get("explanation"), f"{qid}.explanation"))
-    from attention_core.teaching import checks                                     # kind == "code"
     check = raw.get("check")
     if not isinstance(check, str) or not check.startswith("check_") or not callable(getattr(checks, check, None)):
         raise QuizDataError(f"{qid}.check: expected the name of a function in attention_core.checks, got {check!r}")
@@ -336,7 +336,6 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
             if abs(value - m.value) <= m.tolerance:
                 return Feedback(False, _join(i18n.t("quiz.incorrect", lang), m.feedback[lang], lang))
         return Feedback(False, i18n.t("quiz.number_wrong", lang, value=f"{value:g}", hint=q.hint[lang]))
-    from attention_core.teaching import checks                                     # kind == "code"
     if not callable(answer):
         return Feedback(False, i18n.t("quiz.expected_function", lang, got=type(answer).__name__))
     result = getattr(checks, q.check)(answer, lang=lang)
@@ -365,7 +364,7 @@ def _md(text: str) -> str:
 
 
 def _feedback_html(fb: Feedback) -> str:
-    color = "#1a7f37" if fb.correct else "#b42318"
+    color = PASS_COLOR if fb.correct else FAIL_COLOR
     return f'<div style="border-left:4px solid {color};padding:2px 8px">{_md(fb.message)}</div>'
 
 

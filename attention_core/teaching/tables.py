@@ -1,4 +1,5 @@
-"""Labelled tables: a matrix with row and column names that prints as aligned text and shows as HTML."""
+"""Labelled tables: a matrix with row and column names that prints as aligned text and shows as HTML,
+and the hand-set matrices built from named entries that the labs show in them."""
 from __future__ import annotations
 
 import html
@@ -28,3 +29,11 @@ class Table:
                        + "".join(f"<td>{self._cell(v)}</td>" for v in row) + "</tr>"
                        for r, row in zip(self.row_names, self.values))
         return f"<table><tr><th></th>{head}</tr>{body}</table>"
+
+
+def named_matrix(entries: dict[tuple[str, str], float], rows, cols) -> np.ndarray:
+    """A (len(rows), len(cols)) matrix with the named entries {(row, col): value} set and zeros elsewhere."""
+    m = np.zeros((len(rows), len(cols)))
+    for (r, c), value in entries.items():
+        m[rows.index(r), cols.index(c)] = value
+    return m

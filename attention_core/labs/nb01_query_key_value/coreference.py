@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.teaching.tables import Table
+from attention_core.teaching.tables import Table, named_matrix
 
 FEATURES = ("noun", "pronoun", "adjective", "animate", "place", "female", "male",
             "can_be_tired", "can_be_wide", "refers_female", "refers_male", "pred_tired", "pred_wide")
@@ -78,14 +78,6 @@ _EXAMPLES = {
 }
 
 
-def _matrix(entries: dict[tuple[str, str], float], rows, cols) -> np.ndarray:
-    """A (len(rows), len(cols)) matrix with the named entries set and zeros elsewhere."""
-    m = np.zeros((len(rows), len(cols)))
-    for (r, c), value in entries.items():
-        m[rows.index(r), cols.index(c)] = value
-    return m
-
-
 @dataclass
 class CorefParams:
     """The six projection matrices, rows = FEATURES, columns = named axes (print and change them)."""
@@ -126,16 +118,16 @@ def default_params() -> CorefParams:
     f, a1, a2 = FEATURES, STEP1_AXES, STEP2_AXES
     ident = {(n, n): 1.0 for n in ("noun", "animate", "place", "female", "male")}
     return CorefParams(
-        w_q1=_matrix({("pronoun", "predicate"): 3.0}, f, a1),
-        w_k1=_matrix({("adjective", "predicate"): 3.0}, f, a1),
-        w_v1=_matrix({("pred_tired", "pred_tired"): 1.0, ("pred_wide", "pred_wide"): 1.0}, f, f),
-        w_q2=_matrix({("pronoun", "antecedent"): 2.0, ("pred_tired", "tired"): 3.0,
-                      ("pred_wide", "wide"): 3.0, ("refers_female", "female"): 3.0,
-                      ("refers_male", "male"): 3.0}, f, a2),
-        w_k2=_matrix({("noun", "antecedent"): 2.0, ("can_be_tired", "tired"): 3.0,
-                      ("can_be_wide", "wide"): 3.0, ("female", "female"): 3.0,
-                      ("male", "male"): 3.0}, f, a2),
-        w_v2=_matrix(ident, f, f),
+        w_q1=named_matrix({("pronoun", "predicate"): 3.0}, f, a1),
+        w_k1=named_matrix({("adjective", "predicate"): 3.0}, f, a1),
+        w_v1=named_matrix({("pred_tired", "pred_tired"): 1.0, ("pred_wide", "pred_wide"): 1.0}, f, f),
+        w_q2=named_matrix({("pronoun", "antecedent"): 2.0, ("pred_tired", "tired"): 3.0,
+                           ("pred_wide", "wide"): 3.0, ("refers_female", "female"): 3.0,
+                           ("refers_male", "male"): 3.0}, f, a2),
+        w_k2=named_matrix({("noun", "antecedent"): 2.0, ("can_be_tired", "tired"): 3.0,
+                           ("can_be_wide", "wide"): 3.0, ("female", "female"): 3.0,
+                           ("male", "male"): 3.0}, f, a2),
+        w_v2=named_matrix(ident, f, f),
     )
 
 

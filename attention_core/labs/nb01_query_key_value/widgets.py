@@ -100,7 +100,7 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         # order), so a q lying on a key, as q = [1, 0] on k1 does, does not hide it.
         for k in keys_arr:
             live.animate(ax.add_patch(FancyArrowPatch((0, 0), tuple(k), arrowstyle="-|>", mutation_scale=12,
-                                                      shrinkA=0, shrinkB=0, color="#555555", linewidth=1.4,
+                                                      shrinkA=0, shrinkB=0, color=plots.NOTE_COLOR, linewidth=1.4,
                                                       linestyle=(0, (3, 2)), zorder=5)))
     ax = axes["weights"]
     ax.set_title(i18n.t("widgets.weights_panel"), fontsize=plots.FONT["label"])

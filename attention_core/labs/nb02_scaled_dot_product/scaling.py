@@ -98,12 +98,18 @@ def dot_product_variance(d_k_values=DK_VALUES, n_samples: int = 20000, seed: int
 
 # --- softmax saturation -----------------------------------------------------------------------
 def softmax_jacobian(p) -> np.ndarray:
-    """d softmax(s) / d s at the weights p = softmax(s): J = diag(p) - p p^T.
+    """The Jacobian of softmax at the point where it outputs p: J[i, j] = d p_i / d x_j = p_i (δ_ij - p_j).
 
-    p (..., N) -> J (..., N, N), with J[i, j] = p_i (delta_ij - p_j). J is zero when p is one-hot.
+    p: weights (..., N) (each slice along the last axis non-negative, summing to 1).
+    Returns (..., N, N) = diag(p) - p p^T. Symmetric; every row and column sums to 0 (the weights
+    always sum to 1); diagonal p_i (1 - p_i) <= 1/4, off-diagonal -p_i p_j, so |J| <= 1/4 entrywise.
     """
     p = as_float_array(p, "p")
-    return p[..., :, None] * np.eye(p.shape[-1]) - p[..., :, None] * p[..., None, :]
+    if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1, atol=1e-6):
+        raise ValueError("p: expected softmax weights (non-negative, each row summing to 1), "
+                         f"got rows summing to {np.round(p.sum(axis=-1), 4).tolist()}")
+    eye = np.eye(p.shape[-1])
+    return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]           # (..., N, N)
 
 
 def saturation_stats(weights) -> dict:
@@ -233,15 +239,13 @@ def plot_saturation(table: dict, fig=None):
     for ax, key, label in zip(axes, ("max_weight", "jacobian_norm"), ("scaling.largest_weight", "scaling.jacobian")):
         ax.plot(d_k, table["raw"][key], "o-", color=plots.COLORS[0], label=i18n.t("scaling.without"))
         ax.plot(d_k, table["scaled"][key], "s-", color=plots.COLORS[1], label=i18n.t("scaling.with"))
-        ax.axhline(uniform[key], color="#999999", linestyle="--", linewidth=1,
-                   label=i18n.t("scaling.uniform", n=n))
+        plots.reference_line(ax, y=uniform[key], label=i18n.t("scaling.uniform", n=n))
         ax.set_xscale("log", base=2)
         ax.set_xticks(d_k, [str(d) for d in d_k])
         ax.set_ylim(0, 1.05 if key == "max_weight" else None)
         ax.set_xlabel("d_k", fontsize=plots.FONT["label"])
         ax.set_title(i18n.t(label), fontsize=plots.FONT["label"])
-        ax.tick_params(labelsize=plots.FONT["tick"] - 1)
-        ax.grid(True, color="#dddddd")
+        plots.style_axes(ax, tick_size=plots.FONT["tick"] - 1, grid_color="#dddddd")
     axes[1].set_ylim(0, None)
     axes[1].legend(fontsize=plots.FONT["tick"] - 2, loc="lower left")     # that corner stays empty
     return fig

@@ -65,9 +65,7 @@ def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK
     hist_ax.set_xlim(-lim, lim)
     hist_ax.set_ylim(0, 1.12)
     hist_ax.set_yticks([])
-    hist_ax.set_xlabel(i18n.t("scaling.score"), fontsize=plots.FONT["label"])
-    hist_ax.set_ylabel(i18n.t("scaling.share"), fontsize=plots.FONT["label"])
-    hist_ax.tick_params(labelsize=plots.FONT["tick"])
+    plots.style_axes(hist_ax, i18n.t("scaling.score"), i18n.t("scaling.share"), grid=None)
     bars = hist_ax.bar(edges[:-1], np.zeros(bins), width=np.diff(edges), align="edge", color=plots.COLORS[0])
     live.animate(*bars)
     band = live.animate(Rectangle((-1, 0), 2, 1.12, color=plots.COLORS[1], alpha=0.18, linewidth=0,
@@ -83,7 +81,7 @@ def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK
     w_ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
     w_ax.set_title(i18n.t("scaling.weights_title", n=n), fontsize=plots.FONT["label"])
     w_ax.tick_params(labelsize=plots.FONT["tick"] - 1)
-    w_ax.axhline(1 / n, color="#999999", linestyle="--", linewidth=1)     # the uniform level
+    plots.reference_line(w_ax, y=1 / n)     # the uniform level
     w_bars = w_ax.bar(range(n), np.zeros(n), color=plots.COLORS[0])
     live.animate(*w_bars)
     image = _image()

@@ -14,6 +14,7 @@ import numpy as np
 from attention_core.teaching import i18n, plots
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, check_axis, describe, positive_float
+from attention_core.labs.nb02_scaled_dot_product.scaling import softmax_jacobian   # diag(p) - p p^T, shown again here
 
 _DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
@@ -66,21 +67,6 @@ def naive_softmax(x, dtype="float32"):
 
 
 # --- gradient ---------------------------------------------------------------------------------------
-def softmax_jacobian(p):
-    """The Jacobian of softmax at the point where it outputs p: J[i, j] = d p_i / d x_j = p_i (δ_ij - p_j).
-
-    p: weights (..., N) (each slice along the last axis non-negative, summing to 1).
-    Returns (..., N, N) = diag(p) - p p^T. Symmetric; every row and column sums to 0 (the weights
-    always sum to 1); diagonal p_i (1 - p_i) <= 1/4, off-diagonal -p_i p_j, so |J| <= 1/4 entrywise.
-    """
-    p = as_float_array(p, "p")
-    if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1, atol=1e-6):
-        raise ValueError("p: expected softmax weights (non-negative, each row summing to 1), "
-                         f"got rows summing to {np.round(p.sum(axis=-1), 4).tolist()}")
-    eye = np.eye(p.shape[-1])
-    return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]           # (..., N, N)
-
-
 def finite_difference_jacobian(fn, x, eps: float = 1e-6) -> np.ndarray:
     """Central differences (fn(x + eps e_j) - fn(x - eps e_j)) / 2 eps for a map R^N -> R^M: (M, N).
 
@@ -171,7 +157,7 @@ def plot_competition(scores, index: int, values, ax=None, *, labels=None, show_a
                 linewidth=3 if j == index % n else 1.8, label=f"{names[j]} ({tag})", **kwargs)
     if show_argmax:
         others = np.delete(scores, index).max()
-        ax.step(values, (values > others).astype(float), where="post", color="#555555", linestyle="--",
+        ax.step(values, (values > others).astype(float), where="post", color=plots.NOTE_COLOR, linestyle="--",
                 linewidth=1.2, label=i18n.t("softmax_lab.argmax", name=names[index]))
     return _finish_weight_axes(ax, i18n.t("softmax_lab.score_of", name=names[index]))
 
@@ -192,7 +178,7 @@ def plot_temperature_sweep(scores, temperatures, ax=None, *, labels=None, **kwar
     for j in range(n):
         ax.plot(temps, weights[:, j], color=plots.COLORS[j % len(plots.COLORS)], linewidth=2,
                 label=f"{names[j]} ({scores[j]:g})", **kwargs)
-    ax.axhline(1 / n, color="#999999", linestyle="--", linewidth=1)
+    plots.reference_line(ax, y=1 / n)
     ax.text(temps.min(), 1 / n + 0.02, i18n.t("softmax_lab.uniform", n=n), ha="left", va="bottom",
             fontsize=plots.FONT["tick"] - 1, color="#666666")
     ax.set_xscale("log")
@@ -232,19 +218,13 @@ def plot_convex_combination(values, outputs, ax=None, *, outside=None, labels=No
                    label=i18n.t("softmax_lab.not_convex"))
     ax.margins(0.12)
     ax.set_aspect("equal", adjustable="datalim")
-    ax.grid(True, color="#e5e5e5")
-    ax.tick_params(labelsize=plots.FONT["tick"] - 1)
-    ax.legend(fontsize=plots.FONT["tick"] - 2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return ax
+    return plots.style_axes(ax, tick_size=plots.FONT["tick"] - 1,
+                            legend={"fontsize": plots.FONT["tick"] - 2, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0)})
 
 
 def _finish_weight_axes(ax, xlabel: str):
     """The common frame of the weight-curve figures: labels, a 0..1 weight axis, grid, legend."""
-    ax.set_xlabel(xlabel, fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
     ax.set_ylim(-0.03, 1.03)
-    ax.grid(True, color="#e5e5e5")
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.legend(title=i18n.t("softmax_lab.score_legend"), fontsize=plots.FONT["tick"] - 2,
-              title_fontsize=plots.FONT["tick"] - 1, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    return ax
+    return plots.style_axes(ax, xlabel, i18n.t("plots.weight"), legend={
+        "title": i18n.t("softmax_lab.score_legend"), "fontsize": plots.FONT["tick"] - 2,
+        "title_fontsize": plots.FONT["tick"] - 1, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})

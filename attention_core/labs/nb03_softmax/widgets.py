@@ -49,10 +49,8 @@ def temperature_widget(scores=(2.0, 1.0, 0.5, 0.0, -1.0), labels=None, *, temper
     ax = live.fig.add_subplot()
     ax.set_ylim(0, 1.12)
     ax.set_xticks(range(n), names)
-    ax.set_xlabel(i18n.t("widgets.token"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.axhline(1 / n, color="#999999", linestyle="--", linewidth=1)       # the uniform level
+    plots.style_axes(ax, i18n.t("widgets.token"), i18n.t("plots.weight"), grid=None)
+    plots.reference_line(ax, y=1 / n)       # the uniform level
     bars = ax.bar(range(n), np.zeros(n), color=plots.COLORS[0])
     live.animate(*bars)
     texts = [live.animate(ax.text(j, 0, "", ha="center", va="bottom", fontsize=plots.FONT["tick"] - 1))

@@ -275,7 +275,7 @@ def plot_influence(influences, labels=None, *, titles=None, fig=None, fmt="{:.2f
         for (i, j), value in np.ndenumerate(m):
             text = "0" if value == 0 else fmt.format(value)
             ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                    color="#555555" if value == 0 else colors[i * tk + j])
+                    color=plots.NOTE_COLOR if value == 0 else colors[i * tk + j])
     cbar = fig.colorbar(im, ax=list(axes), fraction=0.03, pad=0.02)
     cbar.set_label(i18n.t("masking_lab.change"), fontsize=plots.FONT["label"] - 1)
     cbar.ax.tick_params(labelsize=plots.FONT["tick"] - 1)
@@ -313,7 +313,7 @@ def plot_cache_steps(steps, labels=None, ax=None, *, title=None):
     size = plots.cell_fontsize((t, t))
     for (i, j), c in np.ndenumerate(code):
         if c == 0:
-            ax.text(j, i, "−∞", ha="center", va="center", fontsize=size, color="#555555")
+            ax.text(j, i, "−∞", ha="center", va="center", fontsize=size, color=plots.NOTE_COLOR)
         elif c == -1:
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#c8c8c8",
                                    linewidth=0))

@@ -26,7 +26,7 @@ import numpy as np
 
 from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.teaching.tables import Table
+from attention_core.teaching.tables import Table, named_matrix
 
 CONCEPTS = ("cat", "dog", "mat", "table", "sit", "on", "under")     # shared meaning axes
 FEATURES = CONCEPTS + ("article", "noun", "verb", "preposition", "locative", "animate", "place")
@@ -62,14 +62,6 @@ PAIRS = {
     "dog_table": ("the dog sat under the table", "狗 坐 在 桌子 下",
                   {"狗": "dog", "坐": "sat", "在": "under", "桌子": "table", "下": "under"}),
 }
-
-
-def _matrix(entries: dict[tuple[str, str], float], rows, cols) -> np.ndarray:
-    """A (len(rows), len(cols)) matrix with the named entries set and zeros elsewhere."""
-    m = np.zeros((len(rows), len(cols)))
-    for (r, c), value in entries.items():
-        m[rows.index(r), cols.index(c)] = value
-    return m
 
 
 @dataclass(frozen=True)
@@ -150,7 +142,7 @@ class AttnParams:
 
 def _carry_meaning() -> np.ndarray:
     """W_v (F, F): a value hands over the word's meaning (its concept features) and nothing else."""
-    return _matrix({(c, c): 1.0 for c in CONCEPTS}, FEATURES, FEATURES)
+    return named_matrix({(c, c): 1.0 for c in CONCEPTS}, FEATURES, FEATURES)
 
 
 def cross_params(strength: float = 3.5) -> AttnParams:
@@ -162,7 +154,7 @@ def cross_params(strength: float = 3.5) -> AttnParams:
     s = float(strength)
     q = {(c, c): s for c in CONCEPTS} | {("locative", "relation"): s}
     k = {(c, c): s for c in CONCEPTS} | {("preposition", "relation"): s}
-    return AttnParams(_matrix(q, FEATURES, CROSS_AXES), _matrix(k, FEATURES, CROSS_AXES), _carry_meaning(),
+    return AttnParams(named_matrix(q, FEATURES, CROSS_AXES), named_matrix(k, FEATURES, CROSS_AXES), _carry_meaning(),
                       CROSS_AXES)
 
 
@@ -178,7 +170,7 @@ def self_params(strength: float = 3.5) -> AttnParams:
          ("animate", "action"): s, ("place", "relation"): s}
     k = {("animate", "agent"): s, ("place", "landmark"): s, ("noun", "head_noun"): s,
          ("verb", "action"): s, ("preposition", "relation"): s}
-    return AttnParams(_matrix(q, FEATURES, SELF_AXES), _matrix(k, FEATURES, SELF_AXES), _carry_meaning(),
+    return AttnParams(named_matrix(q, FEATURES, SELF_AXES), named_matrix(k, FEATURES, SELF_AXES), _carry_meaning(),
                       SELF_AXES)
 
 

@@ -17,7 +17,7 @@ from attention_core.teaching import i18n, plots
 from attention_core.core.masks import additive_mask, causal_mask, sliding_window_mask
 from attention_core.core.positional import apply_rope, rope_frequencies
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
 
 
 # --- order blindness ----------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def weight_by_distance(n_positions: int, d_k: int, n_trials: int, *, seed=0, slo
     t = positive_int(n_positions, "n_positions")
     d = positive_int(d_k, "d_k")
     trials = positive_int(n_trials, "n_trials")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     mid = t // 2
     q = rng.normal(size=(trials, 1, d))                                    # (N, 1, Dk)
     k = rng.normal(size=(trials, t, d))                                    # (N, T, Dk)
@@ -191,9 +191,8 @@ def plot_pair_matrix(matrix, ax=None, *, title=None, colorbar: bool = True, **kw
     ax = plots._new_axes(ax, (4.2, 3.6))
     im = ax.imshow(matrix, **{"cmap": plots.SIGNED_CMAP, "vmin": -bound, "vmax": bound,
                               "interpolation": "nearest", **kwargs})
-    ax.set_xlabel(i18n.t("position_lab.pos_n"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("position_lab.pos_m"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"] - 1)
+    plots.style_axes(ax, i18n.t("position_lab.pos_n"), i18n.t("position_lab.pos_m"),
+                     tick_size=plots.FONT["tick"] - 1, grid=None)
     if title:
         ax.set_title(title, fontsize=plots.FONT["label"])
     if colorbar:
@@ -227,11 +226,8 @@ def plot_score_row(variants: dict, ax=None, *, query: int | None = None, names=N
     ax.set_xticks(x, names)
     if query is not None:
         ax.axvspan(query - 0.45, query + 0.45, color="#f2f2f2", zorder=0)
-    ax.set_xlabel(i18n.t("position_lab.key_position"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, axis="y", color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    plots.style_axes(ax, i18n.t("position_lab.key_position"), i18n.t("plots.weight"),
+                     grid="y", legend={"fontsize": plots.FONT["tick"] - 2, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
     return ax
 
 
@@ -247,12 +243,10 @@ def plot_weight_by_distance(curves: dict, ax=None, *, uniform: float | None = No
                                                       "color": plots.COLORS[c % len(plots.COLORS)],
                                                       "label": label, **kwargs})
     if uniform is not None:
-        ax.axhline(uniform, color="#999999", linestyle="--", linewidth=1)
+        plots.reference_line(ax, y=uniform)
     ax.set_xticks(np.arange(max(len(w) for w in curves.values())))
     ax.set_xlabel(i18n.t("position_lab.distance"), fontsize=plots.FONT["label"])
     ax.set_ylabel(i18n.t("position_lab.mean_weight"), fontsize=plots.FONT["label"])
     ax.set_ylim(bottom=0)
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 2, loc="upper right")
+    plots.style_axes(ax, legend={"fontsize": plots.FONT["tick"] - 2, "loc": "upper right"})
     return ax

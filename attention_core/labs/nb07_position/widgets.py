@@ -50,9 +50,7 @@ def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, positi
     positions = np.arange(t)
     bottom.set_xlim(-0.5, t - 0.5)
     bottom.set_ylim(-1.15, 1.15)
-    bottom.set_xlabel(i18n.t("plots.position"), fontsize=plots.FONT["label"])
-    bottom.tick_params(labelsize=plots.FONT["tick"])
-    bottom.grid(True, color="#dddddd")
+    plots.style_axes(bottom, i18n.t("plots.position"), grid_color="#dddddd")
     curve = live.animate(bottom.plot(positions, s0["column"], color=plots.COLORS[0], marker="o", markersize=3)[0])
     dot = live.animate(bottom.plot([0], [0], "o", color=plots.COLORS[1], markersize=10)[0])
     bottom.set_ylabel("PE[p, i]", fontsize=plots.FONT["label"])
@@ -132,7 +130,7 @@ def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query
     high = label_y + 0.9
     top.set_ylim(low, high)
     top.axhline(0, color="#999999", linewidth=0.8)
-    top.scatter(range(t), s0["scores"], marker="_", s=300, color="#555555", zorder=3,
+    top.scatter(range(t), s0["scores"], marker="_", s=300, color=plots.NOTE_COLOR, zorder=3,
                 label=i18n.t("position_lab.content_score"))
     top.set_ylabel(i18n.t("position_lab.score"), fontsize=plots.FONT["label"])
     top.legend(fontsize=plots.FONT["tick"] - 2, loc="lower left")

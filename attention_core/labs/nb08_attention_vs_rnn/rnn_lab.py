@@ -25,7 +25,7 @@ import attention_core as ac
 
 from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.teaching.measure import blas_threads
+from attention_core.teaching.measure import blas_threads, latencies, timed
 from attention_core.core.multihead import init_multihead, multi_head_attention
 from attention_core.core.rnn import RNNParams, init_rnn, rnn_forward
 from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
@@ -157,13 +157,9 @@ def plot_influence(curves: dict, ax=None, *, distance: int | None = None, **kwar
     for key, color in (("rnn", plots.COLORS[1]), ("attention", plots.COLORS[0])):
         ax.plot(ks, curves[key], color=color, linewidth=2.2, label=i18n.t(MODEL_LABELS[key]), **kwargs)
     if distance is not None:
-        ax.axvline(distance, color="#999999", linestyle="--", linewidth=1)
+        plots.reference_line(ax, x=distance)
     ax.set_yscale("log")
-    ax.set_xlabel(i18n.t("rnn_lab.distance"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("rnn_lab.influence"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, which="major", color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 1)
+    plots.style_axes(ax, i18n.t("rnn_lab.distance"), i18n.t("rnn_lab.influence"), legend={})
     return ax
 
 
@@ -258,12 +254,7 @@ def _time_layers(ns, d, repeats, seed) -> dict:
         x = rng.normal(size=(n, d))                          # (n, D)
         for key, run in (("rnn", lambda: rnn_forward(x, params)),
                          ("attention", lambda: scaled_dot_product_attention(x, x, x))):
-            best = np.inf
-            for _ in range(repeats):
-                start = time.perf_counter()
-                run()
-                best = min(best, time.perf_counter() - start)
-            out[key].append(best)
+            out[key].append(latencies(run, runs=repeats, warmup=False).min())    # the best of `repeats`
     return {**{k: np.asarray(v) for k, v in out.items()}, "repeats": repeats}
 
 
@@ -274,11 +265,7 @@ def plot_timings(timings: dict, ax=None, **kwargs):
         ax.plot(timings["n"], timings[key], "o-", color=color, linewidth=2, label=i18n.t(MODEL_LABELS[key]), **kwargs)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(i18n.t("rnn_lab.length"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("rnn_lab.seconds", r=timings.get("repeats", 1)), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, which="major", color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 1)
+    plots.style_axes(ax, i18n.t("rnn_lab.length"), i18n.t("rnn_lab.seconds", r=timings.get("repeats", 1)), legend={})
     return ax
 
 
@@ -388,9 +375,7 @@ def recall_comparison(ks=(2, 4, 8, 16, 32), kinds=MODEL_KINDS, **train_kwargs) -
     ks = [positive_int(int(k), "ks") for k in ks]
     acc, models, seconds, steps = {}, {}, {}, {}
     for kind in kinds:
-        start = time.perf_counter()
-        runs = [train_recall(kind, k, **train_kwargs) for k in ks]
-        seconds[kind] = time.perf_counter() - start
+        runs, seconds[kind] = timed(lambda kind=kind: [train_recall(kind, k, **train_kwargs) for k in ks])
         models[kind] = [model for model, _ in runs]
         steps[kind] = np.array([len(losses) for _, losses in runs])
         acc[kind] = np.array([recall_accuracy(m, k) for m, k in zip(models[kind], ks)])
@@ -443,15 +428,12 @@ def plot_recall(result: dict, ax=None, **kwargs):
     for kind, acc in result["accuracy"].items():
         ax.plot(result["ks"], acc, marker=markers.get(kind, "o"), color=colors.get(kind), linewidth=2,
                 label=i18n.t(MODEL_LABELS[kind]), **kwargs)
-    ax.axhline(1 / N_SYMBOLS, color="#999999", linestyle="--", linewidth=1, label=i18n.t("rnn_lab.chance"))
+    plots.reference_line(ax, y=1 / N_SYMBOLS, label=i18n.t("rnn_lab.chance"))
     ax.set_xscale("log", base=2)
     ax.set_xticks(result["ks"], [str(k) for k in result["ks"]])
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel(i18n.t("rnn_lab.distractors"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("rnn_lab.accuracy"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 1, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    plots.style_axes(ax, i18n.t("rnn_lab.distractors"), i18n.t("rnn_lab.accuracy"),
+                     legend={"loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
     return ax
 
 
@@ -508,9 +490,6 @@ def plot_macs(ds=(64, 512), ns=None, ax=None, **kwargs):
                     fontsize=plots.FONT["tick"] - 1)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(i18n.t("rnn_lab.length"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("rnn_lab.macs"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, which="major", color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 2, loc="upper left")
+    plots.style_axes(ax, i18n.t("rnn_lab.length"), i18n.t("rnn_lab.macs"),
+                     legend={"fontsize": plots.FONT["tick"] - 2, "loc": "upper left"})
     return ax

@@ -78,14 +78,10 @@ def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: i
     bottom.set_xlim(0, n)
     bottom.plot(ks, s0["attention"], color=plots.COLORS[0], linewidth=2.2, label=i18n.t("rnn_lab.attention"))
     rnn_line, = bottom.plot(ks, s0["rnn"], color=plots.COLORS[1], linewidth=2.2, label=i18n.t("rnn_lab.rnn"))
-    cursor = bottom.axvline(s0["distance"], color="#999999", linestyle="--", linewidth=1)
+    cursor = plots.reference_line(bottom, x=s0["distance"])
     dots, = bottom.plot([], [], "o", color="black", markersize=6, zorder=5)
     live.animate(rnn_line, cursor, dots)
-    bottom.set_xlabel(i18n.t("rnn_lab.distance"), fontsize=plots.FONT["label"])
-    bottom.set_ylabel(i18n.t("rnn_lab.influence"), fontsize=plots.FONT["label"])
-    bottom.tick_params(labelsize=plots.FONT["tick"])
-    bottom.grid(True, which="major", color="#e5e5e5")
-    bottom.legend(fontsize=plots.FONT["tick"] - 1, loc="lower left")
+    plots.style_axes(bottom, i18n.t("rnn_lab.distance"), i18n.t("rnn_lab.influence"), legend={"loc": "lower left"})
     image = _image()
     panel = Panel([image, k_slider, scale_slider, widgets.HTML(html.escape(i18n.t("rnn_lab.scale_hint")))],
                   name="path_length", controls={"distance": k_slider, "recurrent_scale": scale_slider},

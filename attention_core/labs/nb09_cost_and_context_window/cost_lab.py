@@ -26,9 +26,9 @@ import numpy as np
 
 from attention_core.teaching import i18n, plots
 from attention_core.core.attention import attention_scores, scaled_dot_product_attention
-from attention_core.teaching.measure import blas_threads, traced_peak
+from attention_core.teaching.measure import best_time, blas_threads, traced_peak
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
 # i18n keys of a measured quantity: (its line label, its axis title)
@@ -97,22 +97,23 @@ _SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K"))
 _BINARY = ((2 ** 50, "PiB"), (2 ** 40, "TiB"), (2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"))
 
 
-def format_count(x, digits: int = 1) -> str:
-    """1_048_576 -> '1.0 M', 1e10 -> '10.0 G', 512 -> '512' (decimal prefixes K, M, G, T, P)."""
+def _with_prefix(x, prefixes, digits: int, plain_unit: str) -> str:
+    """x in the largest unit of `prefixes` ((base, unit), largest first) it reaches, else plain."""
     x = float(x)
-    for base, unit in _SI:
+    for base, unit in prefixes:
         if abs(x) >= base:
             return f"{x / base:.{digits}f} {unit}"
-    return f"{x:.0f}"
+    return f"{x:.0f}{plain_unit}"
+
+
+def format_count(x, digits: int = 1) -> str:
+    """1_048_576 -> '1.0 M', 1e10 -> '10.0 G', 512 -> '512' (decimal prefixes K, M, G, T, P)."""
+    return _with_prefix(x, _SI, digits, "")
 
 
 def format_bytes(n_bytes, digits: int = 1) -> str:
     """Bytes with binary prefixes: 4 * 2**20 -> '4.0 MiB'; below 1 KiB, plain bytes ('512 B')."""
-    x = float(n_bytes)
-    for base, unit in _BINARY:
-        if abs(x) >= base:
-            return f"{x / base:.{digits}f} {unit}"
-    return f"{x:.0f} B"
+    return _with_prefix(n_bytes, _BINARY, digits, " B")
 
 
 # --- measuring ----------------------------------------------------------------------------------------
@@ -126,31 +127,10 @@ def peak_bytes(fn, *args, **kwargs) -> int:
     return int(traced_peak(fn, *args, **kwargs)[1])
 
 
-def best_time(fn, *args, repeats: int = 3, min_seconds: float = 0.02, **kwargs) -> float:
-    """Seconds per call of fn(*args, **kwargs): the fastest of `repeats` rounds (the least disturbed one).
-
-    Like `timeit`, a round calls fn as many times as it takes to last at least min_seconds, so
-    sub-millisecond calls are not lost in the timer's and the scheduler's noise.
-    """
-    repeats = positive_int(repeats, "repeats")
-    min_seconds = positive_float(min_seconds, "min_seconds")
-    start = time.perf_counter()
-    fn(*args, **kwargs)                                   # also warms caches up
-    one = max(time.perf_counter() - start, 1e-9)
-    number = max(1, math.ceil(min_seconds / one))
-    best = math.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn(*args, **kwargs)
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
-
-
 def random_qkv(n_tokens, d_k: int = 64, *, seed=0, dtype=np.float32):
     """Three (T, Dk) arrays of standard normal numbers: q, k, v for a timing run."""
     n, d = positive_int(n_tokens, "n_tokens"), positive_int(d_k, "d_k")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     x = rng.standard_normal(size=(3, n, d), dtype=np.float64).astype(dtype)   # (3, T, Dk)
     return x[0], x[1], x[2]
 
@@ -225,7 +205,7 @@ def planted_key_weights(n_tokens, positions=None, *, d_k: int = 16, bias=None, s
         bias = as_float_array(bias, "bias", ndim=1)
         if bias.size != n:
             raise ValueError(f"bias: expected one number per key position ({n}), got {bias.size}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     q = rng.normal(size=(1, d))                                               # (1, Dk)
     distractors = rng.normal(size=(n - 1, d))                                 # (Tk - 1, Dk)
     out = np.empty(positions.size)
@@ -257,10 +237,7 @@ def toy_position_bias(n_tokens, *, start: float = 3.0, start_decay: float = 16.0
 def _log_axes(ax, xlabel: str, ylabel: str):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(xlabel, fontsize=plots.FONT["label"])
-    ax.set_ylabel(ylabel, fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, which="major", color="#e5e5e5")
+    plots.style_axes(ax, xlabel, ylabel)
 
 
 def plot_flops(d_model, n_values=None, ax=None, *, d_ff=None, mark=None, **kwargs):
@@ -277,7 +254,7 @@ def plot_flops(d_model, n_values=None, ax=None, *, d_ff=None, mark=None, **kwarg
     cross = attention_cost(1, d_model, d_ff=d_ff)["crossover"]
     ax.axvline(cross, color="#777777", linestyle="--", linewidth=1)
     ax.text(cross, 0.03, i18n.t("cost_lab.crossover", n=cross), transform=ax.get_xaxis_transform(), rotation=90,
-            va="bottom", ha="right", fontsize=plots.FONT["tick"] - 1, color="#555555")
+            va="bottom", ha="right", fontsize=plots.FONT["tick"] - 1, color=plots.NOTE_COLOR)
     if mark is not None:
         ax.axvline(mark, color=plots.COLORS[2], linewidth=1.5, label=i18n.t("cost_lab.mark", n=int(mark)))
     _log_axes(ax, i18n.t("cost_lab.tokens"), i18n.t("cost_lab.flops_layer"))
@@ -326,7 +303,5 @@ def plot_position_weights(curves: dict, ax=None, **kwargs):
     ax.set_xlabel(i18n.t("cost_lab.position"), fontsize=plots.FONT["label"])
     ax.set_ylabel(i18n.t("cost_lab.weight_on_key"), fontsize=plots.FONT["label"])
     ax.set_ylim(bottom=0)
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 1, loc="upper center")
+    plots.style_axes(ax, legend={"loc": "upper center"})
     return ax

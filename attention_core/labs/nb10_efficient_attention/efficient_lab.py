@@ -21,9 +21,9 @@ import numpy as np
 from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention, validate_attention_inputs
 from attention_core.core.masks import sliding_window_mask
-from attention_core.teaching.measure import blas_threads, traced_peak   # re-exported: notebook 10 calls efficient_lab.traced_peak
+from attention_core.teaching.measure import blas_threads, latencies, timed, traced_peak   # re-exported: notebook 10 calls efficient_lab.traced_peak
 from attention_core.core.tiled import tiled_attention
-from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
 
 METHODS = ("full", "window")
 METHOD_LABELS = {"full": "efficient_lab.method_full", "window": "efficient_lab.method_window"}   # i18n keys
@@ -153,7 +153,7 @@ def needle_document(t: int, n_trials: int = 20, *, d: int = 32, n_classes: int =
     t, n = positive_int(t, "t"), positive_int(n_trials, "n_trials")
     d, c = positive_int(d, "d"), positive_int(n_classes, "n_classes", minimum=2)
     strength = positive_float(strength, "strength")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     dtype = np.dtype(dtype)
     direction = rng.standard_normal((n, 1, d))
     q = (strength * direction / np.linalg.norm(direction, axis=-1, keepdims=True)).astype(dtype)  # (N, 1, d)
@@ -228,20 +228,6 @@ def prefill_inputs(doc: dict, position: int, *, seed: int = 1):
     return q, k[0], v[0]
 
 
-def latencies(fn, *args, runs: int = 5, warmup: bool = True, **kwargs) -> np.ndarray:
-    """Seconds of `runs` calls of fn(*args, **kwargs) (wall clock), after one warm-up call unless
-    warmup=False (when the caller has just run it, for example to trace its memory)."""
-    runs = positive_int(runs, "runs")
-    if warmup:
-        fn(*args, **kwargs)
-    out = np.empty(runs)
-    for r in range(runs):
-        start = time.perf_counter()
-        fn(*args, **kwargs)
-        out[r] = time.perf_counter() - start
-    return out
-
-
 def prefill(method: str, q, k, v, *, window: int | None = None):
     """The whole sequence through one attention layer: q (T, d), k (T, d), v (T, C) -> (T, C).
     "full": `tiled_attention` (every pair); "window": `sliding_window_attention` (|i - j| < window)."""
@@ -260,9 +246,7 @@ def measure_prefill(method: str, q, k, v, *, window: int | None = None, budget_s
     not depend on the machine's speed), then timed runs, as many as fit in budget_s seconds
     (min_runs .. max_runs). Returns output, peak_bytes and seconds (runs,)."""
     output, peak = traced_peak(prefill, method, q, k, v, window=window)      # also the warm-up
-    start = time.perf_counter()
-    prefill(method, q, k, v, window=window)
-    first = time.perf_counter() - start
+    _, first = timed(prefill, method, q, k, v, window=window)
     runs = int(np.clip(positive_float(budget_s, "budget_s") // max(first, 1e-9), min_runs, max_runs))
     rest = latencies(prefill, method, q, k, v, window=window, runs=runs - 1, warmup=False) if runs > 1 else []
     return {"output": output, "peak_bytes": peak, "seconds": np.concatenate([[first], rest])}
@@ -298,11 +282,8 @@ def plot_memory(rows, ax=None, **kwargs):
     ax.set_yscale("log")
     ax.set_xticks(t, [f"{int(x):,}" for x in t])
     ax.minorticks_off()
-    ax.set_xlabel(i18n.t("efficient_lab.length"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("efficient_lab.peak_mib"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 2, loc="upper left")
+    plots.style_axes(ax, i18n.t("efficient_lab.length"), i18n.t("efficient_lab.peak_mib"),
+                     legend={"fontsize": plots.FONT["tick"] - 2, "loc": "upper left"})
     return ax
 
 
@@ -328,14 +309,11 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
             "label": i18n.t("efficient_lab.curve", method=i18n.t(METHOD_LABELS[method]), t=f"{t:,}"),
             **kwargs})
     if chance is not None:
-        ax.axhline(chance, color="#999999", linestyle="--", linewidth=1)
+        plots.reference_line(ax, y=chance)
         ax.text(x[0], chance + 0.02, i18n.t("efficient_lab.chance", p=f"{chance:.2f}"), color="#777777",
                 fontsize=plots.FONT["tick"] - 2, va="bottom")
     ax.set_xticks(x, [f"{100 * v:g}%" for v in depths])
     ax.set_ylim(-0.04, 1.08)
-    ax.set_xlabel(i18n.t("efficient_lab.depth"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("efficient_lab.accuracy"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, color="#e5e5e5")
-    ax.legend(fontsize=plots.FONT["tick"] - 3, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    plots.style_axes(ax, i18n.t("efficient_lab.depth"), i18n.t("efficient_lab.accuracy"),
+                     legend={"fontsize": plots.FONT["tick"] - 3, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
     return ax

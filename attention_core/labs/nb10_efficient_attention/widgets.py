@@ -69,10 +69,7 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
     ax = live.fig.add_subplot()
     ax.set_xlim(-0.5, t - 0.5)
     ax.set_ylim(0, 1.12)
-    ax.set_xlabel(i18n.t("efficient_lab.key_position"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("plots.weight"), fontsize=plots.FONT["label"])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    ax.grid(True, axis="y", color="#e5e5e5")
+    plots.style_axes(ax, i18n.t("efficient_lab.key_position"), i18n.t("plots.weight"), grid="y")
     x = np.arange(t)
     band = live.animate(ax.add_patch(Rectangle((t - 0.5, 0), 0, 1.12, color="#DCEBF7", zorder=0,
                                                label=i18n.t("efficient_lab.window_band"))))
