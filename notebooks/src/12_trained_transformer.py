@@ -571,8 +571,8 @@ loss without clean heads (no head above 0.24 on either score: a bag-of-tokens so
 it on every one of its 24 positions (sequences of 25 tokens) grew a different circuit: layer-0 heads that find the
 earlier occurrence of the same token, and no previous-token head; the committed run reads 23 tokens and grew the
 textbook pair. The coreference model with 4 heads reached 100% as well, but its attention on the answer was spread
-more thinly (best head 0.57 on average); 2 heads gave clearer heads. Training took about 37 s (induction) and 18 s
-(coreference) on this 2-core machine.
+more thinly (best head 0.57 on average); 2 heads gave clearer heads. `make train` took 37 s (induction) and 18 s
+(coreference) on a quiet 2-core machine, and 110 s for both while other jobs shared the two cores.
 
 **Back to:** [06 · Multi-head attention](06_multi_head_attention.ipynb) (designed heads and ablation) and
 [11 · Review](11_review.ipynb) (the concept map).
@@ -590,6 +590,6 @@ more thinly (best head 0.57 on average); 2 heads gave clearer heads. Training to
 **尝试过什么、哪些没成功。** induction 模型带前馈层时，训练 3000 步损失很低，却没有长出清晰的头（没有哪个头的任一得分超过 0.24：学到的是“数一数出现过哪些 token”
 的解法），所以这个模型只用注意力。让它在全部 24 个位置上训练（序列长 25）时，长出的是另一种电路：第 0 层的头去找同一个 token 上一次出现的位置，
 而没有“前一个 token”头；提交的这次训练读入 23 个 token，长出了教科书里的那一对。指代模型用 4 个头时也达到 100%，但落在答案上的注意力摊得更薄
-（最好的头平均只有 0.57）；用 2 个头，头的分工更清楚。在这台 2 核机器上，训练用时约 37 秒（induction）和 18 秒（指代）。
+（最好的头平均只有 0.57）；用 2 个头，头的分工更清楚。`make train` 在一台空闲的 2 核机器上用时 37 秒（induction）和 18 秒（指代）；两个核同时被其他任务占用时，两个模型合计用了 110 秒。
 
 **回到：** [06 · 多头注意力](06_multi_head_attention.ipynb)（设计出来的头与消融）和 [11 · 总复习](11_review.ipynb)（概念图）。
