@@ -22,7 +22,7 @@ import numpy as np
 
 from .masks import causal_mask
 from .multihead import MultiHeadParams, multi_head_attention
-from .validation import as_bool_mask, as_float_array, describe, positive_int
+from .validation import as_bool_mask, as_float_array, as_generator, describe, positive_int
 
 LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
 
@@ -160,7 +160,7 @@ def init_decoder(vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_f
     max_len = positive_int(max_len, "max_len")
     if d_model % n_heads:
         raise ValueError(f"n_heads: d_model={d_model} is not divisible by n_heads={n_heads}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     out = {}
     for name, shape in parameter_shapes(vocab_size, d_model, n_layers, d_ff, max_len).items():
         short = name.split("_", 1)[1] if name[0] == "l" and name[1].isdigit() else name

@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from attention_core.labs.nb12_trained_transformer import checks, corpora, experiments as E, load_trained
+from attention_core.labs.nb12_trained_transformer import checks, corpora, load_trained
+from attention_core.labs.nb12_trained_transformer import experiments as E
 from attention_core.labs.nb12_trained_transformer import widgets as W
 from attention_core.labs.nb12_trained_transformer.model import MODEL_NAMES
 from attention_core.teaching.widget_base import ERROR_COLOR
@@ -108,7 +109,8 @@ def test_unknown_words_are_named(coref):
 
 def test_the_numpy_path_never_imports_torch():
     code = ("import sys\nfrom attention_core.labs.nb12_trained_transformer import load_trained\n"
-            "m = load_trained('coreference')\nprint(m.referent('the cat didn\\'t cross the road because it was too wide'))\n"
+            "m = load_trained('coreference')\n"
+            "print(m.referent('the cat didn\\'t cross the road because it was too wide'))\n"
             "load_trained('induction').forward([1, 2, 3])\nassert 'torch' not in sys.modules, 'torch was imported'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

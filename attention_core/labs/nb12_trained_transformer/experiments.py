@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core import transformer as tr
+
 from . import corpora
 
 EVAL_SEED = 12345                # fresh sequences: never the training stream (seeded 0)
@@ -116,7 +117,8 @@ def coreference_accuracy(model, split=None) -> dict:
 def twin_accuracy(model, lang: str, kind: str | None = None, split=None) -> dict:
     """Held-out twins of one language: sentences right, and twins with BOTH sentences right."""
     split = corpora.coreference_split() if split is None else split
-    pairs = [p for p in corpora.twins(split.test, lang=lang) if p[0].kind != "bank" and (kind is None or p[0].kind == kind)]
+    pairs = [p for p in corpora.twins(split.test, lang=lang)
+             if p[0].kind != "bank" and (kind is None or p[0].kind == kind)]
     flat = [ex for pair in pairs for ex in pair]
     pred = predictions(model, flat)
     right = np.array([p == ex.answer for p, ex in zip(pred, flat)]).reshape(-1, 2)

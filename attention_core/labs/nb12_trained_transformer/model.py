@@ -19,6 +19,7 @@ from importlib import resources
 import numpy as np
 
 from attention_core.core import transformer as tr
+
 from . import corpora
 
 MODEL_NAMES = ("induction", "coreference")

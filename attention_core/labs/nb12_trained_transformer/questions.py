@@ -43,8 +43,10 @@ EXTRA = {
         correct=(2,),
         reference={"en": "Key t − 11 + 1 = t − 10: the token after the previous occurrence of the current token. "
                          "The induction score of a head is its mean weight there.",
-                   "zh": "Key t − 11 + 1 = t − 10：当前 token 上一次出现之后的那个 token。一个头的 induction 得分就是它在这里的平均权重。"},
-        pointer=Pointer(_NB, {"en": "Learned heads, measured", "zh": "学出来的头：量一量"}, "widgets.head_picker_widget"),
+                   "zh": "Key t − 11 + 1 = t − 10：当前 token 上一次出现之后的那个 token。"
+                         "一个头的 induction 得分就是它在这里的平均权重。"},
+        pointer=Pointer(_NB, {"en": "Learned heads, measured", "zh": "学出来的头：量一量"},
+                        "widgets.head_picker_widget"),
     ),
     "x12b": Question(
         id="x12b",
@@ -52,7 +54,8 @@ EXTRA = {
         question={"en": "In the induction model, switching off the previous-token head of layer 0 raises the loss on "
                         "the repeated half from about 0.6 to about 4 nats; switching off any other layer-0 head "
                         "changes it by less than 0.04. What do you conclude?",
-                  "zh": "在 induction 模型里，关掉第 0 层的“前一个 token”头，重复那一半上的损失从约 0.6 nats 升到约 4 nats；"
+                  "zh": "在 induction 模型里，关掉第 0 层的“前一个 token”头，重复那一半上的损失"
+                        "从约 0.6 nats 升到约 4 nats；"
                         "关掉第 0 层的其他任何一个头，变化都不到 0.04。你能得出什么结论？"},
         kind="choice",
         options=(
@@ -73,7 +76,8 @@ EXTRA = {
         correct=(1,),
         reference={"en": "The previous-token head is a single point of failure; the other layer-0 heads are "
                          "redundant here. Importance is what removal measures.",
-                   "zh": "“前一个 token”头是唯一的关键环节；第 0 层的其他头在这里是冗余的。重要与否，要靠去掉之后测出来。"},
+                   "zh": "“前一个 token”头是唯一的关键环节；第 0 层的其他头在这里是冗余的。"
+                         "重要与否，要靠去掉之后测出来。"},
         pointer=Pointer(_NB, {"en": "Which heads matter: ablation", "zh": "哪些头重要：消融实验"}, None),
     ),
     "x12c": Question(

@@ -24,10 +24,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_embedding": {"en": "embedding", "zh": "嵌入层"},
     "nb12.fig_after_layer": {"en": "after layer {layer}", "zh": "第 {layer} 层之后"},
     "nb12.fig_cosine": {"en": "mean cosine similarity", "zh": "平均余弦相似度"},
-    "nb12.fig_weight": {"en": "attention weight (layer {layer}, head {head})", "zh": "注意力权重（第 {layer} 层第 {head} 个头）"},
+    "nb12.fig_weight": {"en": "attention weight (layer {layer}, head {head})",
+                        "zh": "注意力权重（第 {layer} 层第 {head} 个头）"},
     "nb12.fig_effect": {"en": "drop of P({word}) when the word is removed", "zh": "去掉这个词后 P({word}) 的下降"},
     "nb12.fig_handset": {"en": "hand-set model of 01, step 2: “it”", "zh": "01 节的手工模型，第 2 步：“it”"},
-    "nb12.fig_trained": {"en": "trained, “…too {word}”: L{layer}H{head}", "zh": "训练出来的模型，“…too {word}”：L{layer}H{head}"},
+    "nb12.fig_trained": {"en": "trained, “…too {word}”: L{layer}H{head}",
+                         "zh": "训练出来的模型，“…too {word}”：L{layer}H{head}"},
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
@@ -37,8 +39,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.check_same_token": {"en": "on {case} you return {got}, the weight on the EARLIER OCCURRENCE of the same "
                                     "token (key t - half); an induction head looks one step later, at the token "
                                     "that came next (key t - half + 1): expected {want}.",
-                              "zh": "在 {case} 上你返回 {got}，这是落在同一个 token 上一次出现处（Key t - half）的权重；"
-                                    "induction head 要看的是再往后一格、当时紧跟着出现的那个 token（Key t - half + 1），"
+                              "zh": "在 {case} 上你返回 {got}，这是落在同一个 token 上一次出现处"
+                                    "（Key t - half）的权重；induction head 要看的是再往后一格、"
+                                    "当时紧跟着出现的那个 token（Key t - half + 1），"
                                     "应为 {want}。"},
     "nb12.check_all_rows": {"en": "on {case} you return {got}, the mean of the whole diagonal w[t, t - half + 1]; it "
                                   "starts at query t = half - 1, which belongs to the first copy and has no earlier "

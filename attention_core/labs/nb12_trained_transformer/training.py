@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.core import transformer as tr
+
 from . import corpora
 
 THREADS = 1                     # one thread: the same sums in the same order on every machine
@@ -62,6 +63,11 @@ def torch_decoder(weights: dict, n_heads: int):
             var = ((x - mean) ** 2).mean(-1, keepdim=True)                 # biased, as layer_norm
             return (x - mean) / torch.sqrt(var + tr.LN_EPS) * g + b
 
+        @staticmethod
+        def _heads(z, w, b, h):
+            b_, t_, d = z.shape
+            return (z @ w + b).view(b_, t_, h, d // h).transpose(1, 2)                      # (B, H, T, Dh)
+
         def forward(self, ids, head_mask=None):
             p, h = self.p, self.n_heads
             t = ids.shape[-1]
@@ -69,21 +75,18 @@ def torch_decoder(weights: dict, n_heads: int):
             causal = torch.ones(t, t, dtype=torch.bool).tril()             # True = may attend
             maps = []
             for i in range(self.n_layers):
-                g = lambda name: p[f"l{i}_{name}"]                         # noqa: E731
-                z = self._ln(x, g("ln1_g"), g("ln1_b"))
+                g = {name: p[f"l{i}_{name}"] for name in tr._BLOCK_NAMES}
+                z = self._ln(x, g["ln1_g"], g["ln1_b"])
                 b_, t_, d = z.shape
-
-                def heads(w, bias):
-                    return (z @ g(w) + g(bias)).view(b_, t_, h, d // h).transpose(1, 2)   # (B, H, T, Dh)
-                q, k, v = heads("w_q", "b_q"), heads("w_k", "b_k"), heads("w_v", "b_v")
+                q, k, v = (self._heads(z, g[f"w_{n}"], g[f"b_{n}"], h) for n in "qkv")    # (B, H, T, Dh) each
                 scores = (q * (1.0 / math.sqrt(d // h))) @ k.transpose(-1, -2)            # (B, H, T, T)
                 w = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
                 o = w @ v                                                                  # (B, H, T, Dh)
                 if head_mask is not None:
                     o = o * head_mask[i][:, None, None]
-                x = x + o.transpose(1, 2).reshape(b_, t_, d) @ g("w_o") + g("b_o")
-                z2 = self._ln(x, g("ln2_g"), g("ln2_b"))
-                x = x + torch.nn.functional.gelu(z2 @ g("w_1") + g("b_1"), approximate="tanh") @ g("w_2") + g("b_2")
+                x = x + o.transpose(1, 2).reshape(b_, t_, d) @ g["w_o"] + g["b_o"]
+                z2 = self._ln(x, g["ln2_g"], g["ln2_b"])
+                x = x + torch.nn.functional.gelu(z2 @ g["w_1"] + g["b_1"], approximate="tanh") @ g["w_2"] + g["b_2"]
                 maps.append(w)
             logits = self._ln(x, p["lnf_g"], p["lnf_b"]) @ p["w_out"] + p["b_out"]        # (B, T, V)
             return logits, torch.stack(maps, dim=1)                                        # (B, L, H, T, T)
@@ -205,7 +208,8 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
 
 def _final_metrics(name: str, weights: dict, manifest: dict) -> dict:
     """What the trained weights achieve, measured with the NumPy forward (the path notebooks use)."""
-    from . import experiments, model as model_mod
+    from . import experiments
+    from . import model as model_mod
     m = model_mod.TrainedModel(name, weights, manifest)
     if manifest["config"]["kind"] == "induction":
         scores = experiments.head_scores(m)
