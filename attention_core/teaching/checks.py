@@ -6,14 +6,20 @@
 
 Each check tries normal and edge cases (large logits, rectangular shapes, batches, masks) and
 stops at the first problem, naming it in plain words ("weights[2] sums to 1.37, not 1").
-The learner's bugs never raise here: their exceptions are caught and reported. The names do not
-start with `test_`, so pytest never collects them.
+The learner's bugs never raise here: their exceptions (SystemExit and KeyboardInterrupt included)
+are caught and reported, and each call of their function has a time limit (`timeout=`, in seconds,
+TIMEOUT_S by default; see `_call` for how it is enforced). The names do not start with `test_`, so
+pytest never collects them.
 """
 from __future__ import annotations
 
+import contextvars
+import ctypes
 import html
 import inspect
 import math
+import signal
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -23,11 +29,34 @@ from attention_core.core.attention import attention_scores, scaled_dot_product_a
 from attention_core.teaching import i18n
 from attention_core.core.masks import causal_mask
 from attention_core.core.softmax import softmax
+from attention_core.core.validation import check_flag, positive_float
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {
     "checks.raised": {"en": "Your function raised {exc} on the input {case}.",
                       "zh": "你的函数在输入 {case} 上抛出了异常 {exc}。"},
+    "checks.timeout": {"en": "Your function did not finish within {seconds} s on the input {case}: is there a loop "
+                             "that never ends, or a `time.sleep`? (A slower machine may need more time: pass "
+                             "timeout=, in seconds.){more}",
+                       "zh": "你的函数在输入 {case} 上 {seconds} 秒内没有结束：是不是有一个永远不会结束的循环，"
+                             "或者 `time.sleep`？（机器较慢时可以用 timeout= 给更多时间，单位是秒。）{more}"},
+    "checks.still_running": {"en": " It is still running in the background; if the notebook becomes slow, restart "
+                                   "the kernel.",
+                             "zh": "它仍在后台运行；如果 notebook 变慢，请重启内核。"},
+    "checks.exited": {"en": "Your function called exit() or raised SystemExit on the input {case}; a function should "
+                            "return its result instead. (The notebook keeps running.)",
+                      "zh": "你的函数在输入 {case} 上调用了 exit() 或抛出了 SystemExit；函数应该用 return 返回结果。"
+                            "（notebook 仍在正常运行。）"},
+    "checks.interrupted": {"en": "Your function was interrupted (KeyboardInterrupt) on the input {case}; the check "
+                                 "stopped there. (The notebook keeps running.)",
+                           "zh": "你的函数在输入 {case} 上被中断（KeyboardInterrupt），检查到此为止。"
+                                 "（notebook 仍在正常运行。）"},
+    "checks.complex": {"en": "Your function returned complex numbers for {case}; expected real numbers "
+                             "(a square root or power of a negative number gives complex results in NumPy).",
+                       "zh": "你的函数对 {case} 返回了复数；这里应该是实数"
+                             "（在 NumPy 里，对负数开方或取幂会得到复数）。"},
+    "checks.not_function": {"en": "Pass your function itself, as in {name}(my_function), not a {got}.",
+                            "zh": "请传入你写的函数本身，例如 {name}(my_function)，而不是 {got}。"},
     "checks.mutated": {"en": "Your function changed its input in place ({case}); work on a copy "
                              "(for example `x = x - x.max(...)` instead of `x -= ...`).",
                        "zh": "你的函数原地修改了输入（{case}）；请在副本上计算"
@@ -163,6 +192,8 @@ STRINGS: dict[str, dict[str, str]] = {
 i18n.register(STRINGS)
 
 ATOL = 1e-6
+TIMEOUT_S = 5.0         # default time limit of one call of the learner's function (seconds)
+_LIMIT_S: contextvars.ContextVar = contextvars.ContextVar("check_time_limit", default=TIMEOUT_S)
 PASS_COLOR, FAIL_COLOR = "#1a7f37", "#b42318"     # the verdicts of checks (and of quiz answers)
 
 
@@ -213,17 +244,95 @@ class _Fail(Exception):
         return _Msg(self.key, self.fields)
 
 
-def _run(name: str, body, lang: str | None) -> CheckResult:
-    """Run a check's body; its verdict (one _Msg, or several sentences) is put in words in `lang`."""
-    lang = lang or i18n.get_language()
+_NO_FUNCTION = object()          # _run's default: the check takes no learner's function to validate
+
+
+def _run(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCTION) -> CheckResult:
+    """Run a check's body; its verdict (one _Msg, or several sentences) is put in words in `lang`.
+
+    timeout: seconds each call of the learner's function may take (None: no limit); fn: the
+    learner's function, if given checked to be one before anything runs.
+    """
+    lang = i18n.resolve_language(lang)
+    limit = None if timeout is None else positive_float(timeout, "timeout", hint=" (seconds)")
+    token = _LIMIT_S.set(limit)
     try:
+        if fn is not _NO_FUNCTION and not callable(fn):
+            raise _Fail("checks.not_function", name=name, got=type(fn).__name__)
         said = body()
         passed = True
     except _Fail as fail:
         said, passed = fail.message, False
+    finally:
+        _LIMIT_S.reset(token)
     sentences = said if isinstance(said, tuple) else (said,)
     sep = "" if lang == "zh" else " "                     # Chinese sentences join without a space
     return CheckResult(name, passed, sep.join(m.text(lang) for m in sentences))
+
+
+# --- the learner's call, with a time limit -----------------------------------------------------------
+# Why two ways. A Python thread cannot be killed, so `thread.join(timeout)` alone would report the
+# time-out and leave an endless loop spinning (and a sleeping function blocks nothing, but still
+# runs on). On Unix, in the main thread (where a Jupyter kernel runs cells), a SIGALRM timer
+# interrupts the learner's own frame instead: its handler raises _TimeUp there, which stops a
+# Python loop and wakes `time.sleep`. Elsewhere (Windows, a call from another thread, a timer
+# already in use) the call runs in a daemon thread that is abandoned after `join(timeout)`; an
+# asynchronous _TimeUp is then posted to it, which stops a Python loop at its next bytecode. Neither
+# can stop one long call inside NumPy's C code before it returns.
+
+class _TimeUp(BaseException):
+    """Raised inside the learner's function when its time is up (a BaseException, so that the
+    learner's `except Exception:` cannot swallow it)."""
+
+
+def _alarm_usable() -> bool:
+    return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+
+
+def _with_alarm(call, limit: float):
+    """call() interrupted by SIGALRM after `limit` seconds (then every 0.25 s, in case the learner's
+    code catches the first one with a bare `except:`)."""
+    active = {"on": True}
+
+    def on_alarm(_signum, _frame):
+        if active["on"]:
+            raise _TimeUp
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit, 0.25)
+    try:
+        return call()
+    finally:
+        active["on"] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _with_thread(call, limit: float):
+    """call() in a daemon thread; after `limit` seconds it is abandoned (and asked to stop)."""
+    box: dict = {}
+
+    def work():
+        try:
+            box["out"] = call()
+        except BaseException as exc:                   # noqa: BLE001 -- handed to the caller's thread
+            box["exc"] = exc
+
+    worker = threading.Thread(target=work, name="learner-function", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if worker.is_alive():
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(_TimeUp))
+        worker.join(0.2)
+        raise _TimeUp("abandoned" if worker.is_alive() else "stopped")
+    if "exc" in box:
+        raise box["exc"]
+    return box.get("out")
+
+
+def _seconds(limit: float) -> str:
+    return f"{limit:g}"
 
 
 def _fmt(a) -> str:
@@ -231,12 +340,30 @@ def _fmt(a) -> str:
 
 
 def _call(fn, case: str, *args, **kwargs):
-    """Call the learner's function on copies of the inputs; report exceptions and in-place edits."""
+    """Call the learner's function on copies of the inputs, within the check's time limit; report
+    exceptions (SystemExit and KeyboardInterrupt included), time-outs and in-place edits."""
     copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-    try:
+    limit = _LIMIT_S.get()
+
+    def call():
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")          # overflow warnings are reported in words instead
-            out = fn(*copies, **kwargs)
+            return fn(*copies, **kwargs)
+
+    try:
+        if limit is None:
+            out = call()
+        elif _alarm_usable():
+            out = _with_alarm(call, limit)
+        else:
+            out = _with_thread(call, limit)
+    except _TimeUp as up:
+        more = _msg("checks.still_running") if up.args == ("abandoned",) else ""
+        raise _Fail("checks.timeout", seconds=_seconds(limit), case=case, more=more) from None
+    except SystemExit:
+        raise _Fail("checks.exited", case=case) from None
+    except KeyboardInterrupt:
+        raise _Fail("checks.interrupted", case=case) from None
     except Exception as exc:                         # noqa: BLE001 -- the learner's bug, reported
         raise _Fail("checks.raised", exc=f"{type(exc).__name__}: {exc}"[:300], case=case) from None
     for before, after in zip(args, copies):
@@ -253,6 +380,8 @@ def _array(out, case: str, what: str = "output") -> np.ndarray:
         raise _Fail("checks.returned_tuple", n=len(out), case=case)
     if hasattr(out, "detach"):                       # a torch tensor
         out = out.detach().cpu().numpy()
+    if np.iscomplexobj(out) or isinstance(out, complex):
+        raise _Fail("checks.complex", case=case)
     try:
         arr = np.asarray(out)
     except Exception:                                # noqa: BLE001
@@ -309,7 +438,7 @@ def _case(**arrays) -> str:
 
 # --- softmax ---------------------------------------------------------------------------------------
 
-def check_softmax(fn, lang: str | None = None) -> CheckResult:
+def check_softmax(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
     """Check fn(x) -> softmax of x along the last axis (1-D, 2-D and batched x, large logits)."""
     def body():
         x = np.array([2.0, 1.0, 0.0])
@@ -355,7 +484,7 @@ def check_softmax(fn, lang: str | None = None) -> CheckResult:
         _finite(out, "softmax(x)", case, key="checks.softmax.overflow")
         _close(out, softmax(x), "softmax(x)", case)
         return _msg("checks.softmax.ok")
-    return _run("check_softmax", body, lang)
+    return _run("check_softmax", body, lang, timeout, fn)
 
 
 # --- scores and attention --------------------------------------------------------------------------
@@ -382,7 +511,7 @@ def _diagnose_scale(got, make, case: str) -> None:
             raise _Fail(key, case=case)
 
 
-def check_scaled_scores(fn, lang: str | None = None) -> CheckResult:
+def check_scaled_scores(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
     """Check fn(q, k) -> Q K^T / sqrt(Dk), shape (..., Tq, Tk)."""
     def body():
         case = _SEED_QK_CASE
@@ -408,7 +537,7 @@ def check_scaled_scores(fn, lang: str | None = None) -> CheckResult:
         except _Fail as fail:
             raise _Fail("checks.batch_transpose", case=case, detail=fail.message) from None
         return _msg("checks.scores.ok")
-    return _run("check_scaled_scores", body, lang)
+    return _run("check_scaled_scores", body, lang, timeout, fn)
 
 
 def _accepts_mask(fn) -> bool:
@@ -420,7 +549,7 @@ def _accepts_mask(fn) -> bool:
 
 
 def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None,
-                    lang: str | None = None) -> CheckResult:
+                    lang: str | None = None, timeout=TIMEOUT_S) -> CheckResult:
     """Check fn(q, k, v[, mask=]) against attention_core.scaled_dot_product_attention.
 
     returns="both": fn must return (output, weights) like the library; "output": just the output.
@@ -428,8 +557,7 @@ def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None,
     """
     if returns not in ("both", "output"):
         raise ValueError(f"returns: expected 'both' or 'output', got {returns!r}")
-    if test_mask is None:
-        test_mask = _accepts_mask(fn)
+    test_mask = _accepts_mask(fn) if test_mask is None else check_flag(test_mask, "test_mask")
 
     def run(case, q, k, v, **kw):
         out = _call(fn, case, q, k, v, **kw)
@@ -531,12 +659,12 @@ def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None,
                 raise _Fail("checks.mask.inverted", case=case)
         _close(out, ref_out, "output", case)
         return _msg("checks.attention.ok")
-    return _run("check_attention", body, lang)
+    return _run("check_attention", body, lang, timeout, fn)
 
 
 # --- causal mask -----------------------------------------------------------------------------------
 
-def check_causal_mask(fn, lang: str | None = None) -> CheckResult:
+def check_causal_mask(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
     """Check fn(T) -> boolean (T, T) look-ahead mask, True where query i may attend to key j <= i."""
     def body():
         for n in (4, 1, 7):
@@ -562,6 +690,6 @@ def check_causal_mask(fn, lang: str | None = None) -> CheckResult:
             raise _Fail("checks.values", what=f"mask[{i}]", got=str(out[i].tolist()),
                         expected=str(ref[i].tolist()), case=case)
         return _msg("checks.mask.ok")
-    return _run("check_causal_mask", body, lang)
+    return _run("check_causal_mask", body, lang, timeout, fn)
 
 from attention_core.teaching.exercise_checks import *  # the exercises' checkers, re-exported (exercise_checks.__all__)

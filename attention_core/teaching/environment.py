@@ -50,6 +50,8 @@ class BackendSummary:
     """The report shown in a notebook: aligned text in a terminal, a <pre> block in Jupyter."""
 
     def __init__(self, report, lang: str | None = None):
+        if lang is not None:                     # None: the language current when it is shown
+            i18n.resolve_language(lang)
         self.report, self.lang = report, lang
 
     def __repr__(self) -> str:

@@ -34,12 +34,26 @@ def register(strings: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     return strings
 
 
+def resolve_language(lang=None) -> str:
+    """`lang` checked ("en" or "zh"), or the current language when it is None.
+
+    Every public `lang=` argument of the package goes through here, so `lang="fr"` gets one clear
+    error that names the languages there are, never a bare KeyError from a table.
+    """
+    if lang is None:
+        return _state["lang"]
+    if not isinstance(lang, str) or lang not in LANGUAGES:
+        shown = repr(lang) if len(repr(lang)) <= 40 else repr(lang)[:39] + "…"
+        raise ValueError(f"lang: expected \"en\" (English) or \"zh\" (Chinese), got {shown}")
+    return lang
+
+
 def set_language(lang: str) -> str:
     """Choose the language of every widget, check and figure label ("en" or "zh")."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang: expected one of {LANGUAGES}, got {lang!r}")
-    _state["lang"] = lang
-    return lang
+    if lang is None:                       # resolve_language would read None as "keep the current one"
+        raise ValueError('lang: expected "en" (English) or "zh" (Chinese), got None')
+    _state["lang"] = resolve_language(lang)
+    return _state["lang"]
 
 
 def get_language() -> str:
@@ -52,5 +66,5 @@ def t(key: str, lang: str | None = None, **fields) -> str:
         entry = STRINGS[key]
     except KeyError:
         raise KeyError(f"i18n: no string named {key!r} (is the module that owns it imported?)") from None
-    text = entry[lang or _state["lang"]]
+    text = entry[resolve_language(lang)]
     return text.format(**fields) if fields else text

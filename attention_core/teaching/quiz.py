@@ -14,10 +14,14 @@ from __future__ import annotations
 import html
 import json
 import math
+import numbers
 import re
+import unicodedata
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+
+import numpy as np
 
 from attention_core.teaching import checks, i18n
 from attention_core.teaching.checks import FAIL_COLOR, PASS_COLOR
@@ -32,7 +36,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "quiz.correct": {"en": "Correct.", "zh": "回答正确。"},
     "quiz.incorrect": {"en": "Not quite.", "zh": "还不对。"},
     "quiz.choose_first": {"en": "Choose an answer first.", "zh": "请先选择一个答案。"},
-    "quiz.bad_choice": {"en": "{value!r} is not one of the {n} options.", "zh": "{value!r} 不是这 {n} 个选项之一。"},
+    "quiz.bad_choice": {"en": "“{value}” is not one of the {n} options: choose a letter {letters}.",
+                        "zh": "“{value}”不是这 {n} 个选项之一：请选择字母 {letters}。"},
     "quiz.select_all": {"en": "Select all that apply.", "zh": "选出所有正确的选项。"},
     "quiz.item_right": {"en": "✔ {option} — {why}", "zh": "✔ {option}——{why}"},
     "quiz.item_wrong": {"en": "✘ {option} — {why}", "zh": "✘ {option}——{why}"},
@@ -250,42 +255,114 @@ def get_question(question, questions=None) -> Question:
 
 # --- checking --------------------------------------------------------------------------------------
 
+_LETTERS = "ABCDEFGH"
+_SHOWN_MAX = 40                   # a learner's answer is quoted back up to this many characters
+
+
+def _shown(answer) -> str:
+    """The learner's answer as they would recognise it, shortened when long (never an exception's repr)."""
+    text = answer if isinstance(answer, str) else str(answer)
+    text = " ".join(text.split())
+    return text if len(text) <= _SHOWN_MAX else text[:_SHOWN_MAX - 1] + "…"
+
+
+def _typed(text: str) -> str:
+    """What a keyboard typed, in one spelling: NFKC turns full-width digits, letters and punctuation
+    (６４．０, Ｂ, ，) into ASCII; the Chinese full stop and the minus signs are mapped by hand."""
+    text = unicodedata.normalize("NFKC", text)
+    return text.translate(_TYPED).strip()
+
+
+_TYPED = str.maketrans({"。": ".", "｡": ".", "−": "-", "–": "-", "、": ","})
+# 16,777,216 and 16 777 216 (thousands separators: the first group has no leading zero, so
+# "0,665" stays a decimal comma); a single comma otherwise is a decimal comma (0,665).
+_GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}(?P<sep>[, '])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+
+
 def _parse_number(answer):
-    if isinstance(answer, bool):
+    """A finite float from a number or the text of one in any accepted spelling; None otherwise.
+
+    Accepted: Python and NumPy reals (np.int64(64)), complex numbers with no imaginary part, 0-d
+    arrays, and text with full-width characters, a decimal comma or the Chinese full stop as the
+    decimal point, and thousands separators (16,777,216 / 16 777 216 / 16'777'216).
+    """
+    if isinstance(answer, (bool, np.bool_)):
         return None
-    if isinstance(answer, (int, float)):
-        return float(answer)
-    if isinstance(answer, str):
-        text = answer.strip().replace("，", ".").replace(",", ".").replace("－", "-").replace("−", "-")
+    if isinstance(answer, np.ndarray) and answer.ndim == 0:
+        answer = answer.item()
+    if isinstance(answer, numbers.Complex) and not isinstance(answer, numbers.Real):
+        answer = answer.real if answer.imag == 0 else None
+    if isinstance(answer, numbers.Real):
+        value = float(answer)
+    elif isinstance(answer, str):
+        text = " ".join(_typed(answer).split())
+        if _GROUPED.fullmatch(text):
+            text = re.sub(r"[, ']", "", text)
+        elif _DECIMAL_COMMA.fullmatch(text):
+            text = text.replace(",", ".")
+        if not re.fullmatch(r"[0-9eE.+-]+", text):      # float() would also take "nan", "inf", "1_0"
+            return None
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
             return None
-    return None
+    else:
+        return None
+    return value if math.isfinite(value) else None
+
+
+class _NotAnOption(ValueError):
+    """An answer to a choice question that names no option; carries what the learner gave."""
+
+    def __init__(self, answer):
+        super().__init__("not an option")
+        self.answer = answer
+
+
+def _letters(text: str, n: int):
+    """The option indices written as letters: "B", "b.", "(B)", "A, C", "A、C", "A and C", "AC"; None if not letters."""
+    text = _typed(text).upper()
+    parts = [p.strip(" .)(（）") for p in re.split(r"[,;/&+\s]+|\bAND\b|和|与|及", text)]
+    parts = [p for p in parts if p]
+    if not parts:
+        return None
+    if len(parts) == 1 and len(parts[0]) > 1:
+        parts = list(parts[0])                                         # "AC" -> A, C
+    if not all(len(p) == 1 and p in _LETTERS[:n] for p in parts):
+        return None
+    return [_LETTERS.index(p) for p in parts]
 
 
 def _choice_indices(question: Question, answer):
-    """The chosen indices as a set, from an int, a list of ints, or an option's text."""
+    """The chosen indices as a set, from an index, a list of them, a letter "A".., letters "A, C"
+    or "AC", or an option's text. Raises _NotAnOption for anything that names no option."""
     if answer is None:
         return set()
-    items = [answer] if isinstance(answer, (int, str)) else list(answer)
+    if isinstance(answer, np.ndarray):
+        answer = answer.tolist()
+    items = [answer] if isinstance(answer, (str, numbers.Number)) or not hasattr(answer, "__iter__") \
+        else list(answer)
+    n = len(question.options)
     chosen = set()
     for a in items:
         if isinstance(a, str):
-            matches = [i for i, o in enumerate(question.options) if a.strip() in (o.text["en"], o.text["zh"])]
-            if not matches and len(a.strip()) == 1 and a.strip().upper() in _LETTERS[:len(question.options)]:
-                matches = [_LETTERS.index(a.strip().upper())]
+            typed = _typed(a)
+            if not typed:
+                continue                                               # an empty field chooses nothing
+            texts = [(_typed(o.text["en"]), _typed(o.text["zh"])) for o in question.options]
+            matches = [i for i, pair in enumerate(texts) if typed in pair]
             if not matches:
-                raise ValueError(a)
-            chosen.add(matches[0])
-        elif isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < len(question.options):
-            raise ValueError(a)
+                matches = _letters(typed, n) or []
+            if not matches:
+                raise _NotAnOption(a)
+            chosen.update(matches)
+        elif isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) \
+                or not float(a).is_integer() or not 0 <= int(a) < n:
+            raise _NotAnOption(a)                                       # 1.5, 7, 2+0j, True, None in a list
         else:
             chosen.add(int(a))
     return chosen
-
-
-_LETTERS = "ABCDEFGH"
 
 
 def _join(head: str, text: str, lang: str) -> str:
@@ -300,12 +377,13 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
     judged by the attention_core.checks function the question names.
     """
     q = get_question(question)
-    lang = lang or i18n.get_language()
+    lang = i18n.resolve_language(lang)
     if q.kind == "choice":
         try:
             chosen = _choice_indices(q, answer)
-        except ValueError as bad:
-            return Feedback(False, i18n.t("quiz.bad_choice", lang, value=bad, n=len(q.options)))
+        except _NotAnOption as bad:
+            return Feedback(False, i18n.t("quiz.bad_choice", lang, value=_shown(bad.answer), n=len(q.options),
+                                          letters=f"A–{_LETTERS[len(q.options) - 1]}"))
         if not chosen:
             return Feedback(False, i18n.t("quiz.choose_first", lang))
         correct = set(q.correct)
@@ -329,7 +407,7 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
         if value is None:
             if answer is None or (isinstance(answer, str) and not answer.strip()):
                 return Feedback(False, i18n.t("quiz.enter_number", lang))
-            return Feedback(False, i18n.t("quiz.not_a_number", lang, text=answer))
+            return Feedback(False, i18n.t("quiz.not_a_number", lang, text=_shown(answer)))
         if abs(value - q.answer) <= q.tolerance:
             return Feedback(True, _join(i18n.t("quiz.correct", lang), q.explanation[lang], lang))
         for m in q.mistakes:
@@ -346,7 +424,7 @@ def pointer_text(question, lang: str | None = None) -> str:
     """ "Try it: notebook 04_masking, section “...”, widget `widgets.mask_widget()`." (without the
     widget part when the pointer names none)."""
     q = get_question(question)
-    lang = lang or i18n.get_language()
+    lang = i18n.resolve_language(lang)
     p = q.pointer
     if p.widget is None:
         return i18n.t("quiz.try_it_section", lang, notebook=p.notebook, section=p.section[lang])
@@ -375,7 +453,7 @@ def quiz_widget(question, lang: str | None = None):
     import ipywidgets as w
 
     q = get_question(question)
-    lang = lang or i18n.get_language()
+    lang = i18n.resolve_language(lang)
     title = w.HTML(f"<h4 style='margin:4px 0'>{html.escape(q.id.upper())} · {html.escape(q.topic[lang])}</h4>")
     parts = [title, w.HTMLMath(_md(q.question[lang]))]
     if q.kind == "choice":
@@ -443,13 +521,14 @@ def questions_for(notebook: str, questions=None) -> list[Question]:
 def notebook_quiz(notebook: str, lang: str | None = None):
     """All questions of one notebook (its main question and sub-questions) in a VBox."""
     import ipywidgets as w
+    lang = i18n.resolve_language(lang)
     return w.VBox([quiz_widget(q, lang) for q in questions_for(notebook)])
 
 
 def review_quiz(lang: str | None = None):
     """The eight self-test questions with their sub-questions, one accordion pane each (notebook 11)."""
     import ipywidgets as w
-    lang = lang or i18n.get_language()
+    lang = i18n.resolve_language(lang)
     questions = load_questions()
     panes, titles = [], []
     for main in REQUIRED_IDS:

@@ -6,9 +6,13 @@ docstring for why the rendering is done this way.
 """
 from __future__ import annotations
 
+import functools
 import html
 import io
+import linecache
 import math
+import sysconfig
+from pathlib import Path
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,15 +22,22 @@ from matplotlib.font_manager import FontProperties
 
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
-from attention_core.core.validation import describe
+from attention_core.core.validation import describe, positive_float, positive_int
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {
     "common.error": {"en": "Cannot compute this: {msg}", "zh": "无法计算：{msg}"},
+    "common.not_drawable": {"en": "these settings are outside what this widget can compute or draw (numbers too "
+                                  "large, too small, empty or not numbers); try values closer to the defaults.",
+                            "zh": "这些设置超出了这个控件能计算或绘制的范围（数值太大、太小、为空或不是数字）；"
+                                  "请换成更接近默认值的数。"},
 }
 i18n.register(STRINGS)
 
 DPI = 90                      # crisp enough on a projector, cheap enough to encode per update
+DPI_RANGE = (20, 600)         # below: fonts of zero pixels; above: pictures of hundreds of megabytes
+MAX_RANGE = 1e12              # largest slider half-range: beyond it a 0.1 step is lost to float64 rounding
+MAX_SIDE = 200                # most rows or columns of a live heatmap: its cells keep a few pixels each
 ERROR_COLOR = "#B00020"
 
 
@@ -50,7 +61,7 @@ class LiveFigure:
 
     def __init__(self, figsize, dpi: int = DPI, layout: str | None = "compressed"):
         use_cjk_font()
-        self.fig = Figure(figsize=figsize, dpi=dpi, layout=layout)
+        self.fig = Figure(figsize=figsize, dpi=check_dpi(dpi), layout=layout)
         FigureCanvasAgg(self.fig)
         self.dynamic: list = []
         self.after_draw = []          # callables(buffer) that paint into the pixels (text stamps)
@@ -146,6 +157,7 @@ class HeatmapView:
     def __init__(self, weights=None, labels=None, *, y_labels=None, annotate="auto", cmap=plots.WEIGHTS_CMAP,
                  vmin=0.0, vmax=1.0, title=None, fmt="{:.2f}", dpi: int = DPI, scale: float = 0.8):
         self.widget = _image()
+        dpi = check_dpi(dpi)
         self.options = dict(annotate=annotate, cmap=cmap, vmin=vmin, vmax=vmax, title=title)
         self.fmt, self.dpi, self.scale = fmt, dpi, scale
         self.live = None
@@ -162,6 +174,7 @@ class HeatmapView:
         """Show new weights (and optionally new labels / mask); returns the PNG bytes shown."""
         weights = plots._matrix(weights, "weights")
         tq, tk = weights.shape
+        check_side(max(tq, tk), "weights", f"shape {weights.shape}")
         if labels is None and self._key is not None and self._key[0] == weights.shape:
             labels, y_labels = self._key[1], self._key[2]         # same shape: keep the labels
         labels = plots._labels(labels, tk, "labels", "key (column)")
@@ -243,9 +256,41 @@ class Panel(widgets.VBox):
         return f"<{self.name} widget>"
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]          # attention_core/
+
+
+_LIBRARIES = tuple({Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def _in_our_words(exc: BaseException) -> bool:
+    """False when `exc` comes from inside NumPy, matplotlib or Python itself ("zero-size array...",
+    "Singular matrix", "index 5 is out of bounds"), whose words mean nothing to a learner: raised
+    in an installed library, or in attention_core by anything but a `raise` statement (an index or
+    an operator). True for attention_core's own messages and for code outside any library (the
+    learner's own cell, a test), whose words are the writer's."""
+    tb = exc.__traceback__
+    if tb is None:
+        return True                                       # made, not raised: its text is the caller's
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    name = tb.tb_frame.f_code.co_filename
+    if name.endswith((".pyx", ".pxd", ".pxi")) or name.startswith("<frozen"):
+        return False                                      # Cython inside NumPy, frozen parts of Python
+    filename = Path(name).resolve()
+    if _PACKAGE in filename.parents:
+        return linecache.getline(str(filename), tb.tb_lineno).lstrip().startswith("raise")
+    return not any(lib in filename.parents for lib in _LIBRARIES)
+
+
+def plain_message(exc: BaseException) -> str:
+    """What went wrong, for a learner: our own message, or a plain sentence in the current language
+    instead of the text of an error from deep inside a library."""
+    return str(exc) if _in_our_words(exc) else i18n.t("common.not_drawable")
+
+
 def error_html(exc: BaseException) -> str:
-    """A red line in the current language that says what went wrong."""
-    text = html.escape(i18n.t("common.error", msg=str(exc)))
+    """A red line in the current language that says what went wrong (see plain_message)."""
+    text = html.escape(i18n.t("common.error", msg=plain_message(exc)))
     return f'<div style="color:{ERROR_COLOR};font-weight:bold">⚠ {text}</div>'
 
 
@@ -270,6 +315,59 @@ def _watch(panel: Panel, compute) -> Panel:
     return panel
 
 
+def widget_builder(build):
+    """Decorator of every widget builder: whatever goes wrong while the panel is set up (checking
+    the settings, building the figure, the first update) gives a Panel with a red message in plain
+    words, never a traceback from matplotlib in the middle of a lesson."""
+    @functools.wraps(build)
+    def guarded(*args, **kwargs):
+        try:
+            return build(*args, **kwargs)
+        except Exception as exc:                   # noqa: BLE001 -- a widget must not die
+            return _error_panel(exc)
+    return guarded
+
+
+def check_dpi(dpi) -> float:
+    """Dots per inch of a widget's picture: a number in DPI_RANGE."""
+    value = positive_float(dpi, "dpi")
+    lo, hi = DPI_RANGE
+    if not lo <= value <= hi:
+        raise ValueError(f"dpi: expected a number from {lo} to {hi} (dots per inch of the picture), got {value:g}")
+    return value
+
+
+def check_count(n, name: str, *, maximum: int, minimum: int = 1) -> int:
+    """A size a widget can recompute on every move of a slider: an integer from minimum to maximum
+    (larger ones would take minutes or more memory than the machine has)."""
+    n = positive_int(n, name, minimum=minimum)
+    if n > maximum:
+        raise ValueError(f"{name}: a widget recomputes sizes up to {maximum} on every move, got {n}; "
+                         "call the lab's functions directly for larger ones")
+    return n
+
+
+def check_side(n, name: str, got: str | None = None) -> int:
+    """A number of rows or columns a live heatmap can show: an integer from 1 to MAX_SIDE."""
+    n = positive_int(n, name) if got is None else n
+    if n > MAX_SIDE:
+        raise ValueError(f"{name}: a live heatmap shows at most {MAX_SIDE} rows and columns, got "
+                         f"{got or n}; pass a shorter sequence")
+    return n
+
+
+def check_range(limit, name: str = "limit", *, largest=None) -> float:
+    """A slider half-range: a positive number up to MAX_RANGE (larger ranges overflow the figure's
+    arithmetic and lose the slider's steps to rounding). largest: the learner's largest number
+    when the range was derived from their inputs (the message then quotes it)."""
+    if isinstance(limit, (int, float, np.integer, np.floating)) and not isinstance(limit, bool) \
+            and float(limit) > MAX_RANGE:
+        got = float(limit) if largest is None else float(largest)
+        raise ValueError(f"{name}: the widget's sliders and axes reach at most ±{MAX_RANGE:.0e}, got "
+                         f"{'numbers up to ' if largest is not None else ''}{got:.3g}; use smaller numbers")
+    return positive_float(limit, name)
+
+
 class _PngImage(widgets.Image):
     """widgets.Image with a short, stable text form: notebooks store `text/plain` next to the
     widget view, and the default repr would embed the PNG bytes (which nbval would compare)."""
@@ -288,6 +386,7 @@ def _title(key: str, **fields) -> widgets.HTML:
 
 
 def _slider(description, value, limit, step=0.1):
+    limit = check_range(limit)
     return widgets.FloatSlider(value=float(np.clip(value, -limit, limit)), min=-limit, max=limit, step=step,
                                description=description, readout_format=".2f", continuous_update=True,
                                style={"description_width": "initial"})
@@ -295,7 +394,8 @@ def _slider(description, value, limit, step=0.1):
 
 def _nice_limit(values, factor: float = 1.5) -> float:
     """Slider half-range: factor x the largest magnitude, rounded up to a whole number (at least 2)."""
-    return float(max(2, math.ceil(factor * float(np.abs(values).max(initial=0.0)))))
+    top = factor * float(np.abs(values).max(initial=0.0))
+    return float(max(2, math.ceil(top))) if math.isfinite(top) else math.inf     # inf: check_range says so
 
 
 def _side_position(v, lim: float):

@@ -1,0 +1,388 @@
+"""Reliability of the teaching layer (issue 9, classes 2, 5 and 7): hostile and unusual calls.
+
+A table of cases per class, each asserting the exact outcome (a right verdict, or plain words in
+the message and no text from deep inside NumPy or Python), and hypothesis properties:
+- class 7: the quiz reads what a Chinese keyboard types (full-width digits and letters, the
+  Chinese full stop as decimal point, thousands separators, "A, C" and "AC");
+- class 5: every check gives the learner's function a time limit and survives SystemExit,
+  KeyboardInterrupt and complex output;
+- class 2: every `lang=` says which languages there are; every check validates its settings;
+- the widgets' red messages never show a library's words (widget_base.plain_message).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from attention_core import softmax
+from attention_core.core.attention import attention_scores, scaled_dot_product_attention
+from attention_core.core.masks import causal_mask
+from attention_core.teaching import checks, i18n, quiz, widget_base
+
+# Text that must never reach a learner: exception reprs and NumPy's or Python's own words.
+DEEP = ("Error(", "Traceback", "zero-size array", "Singular matrix", "SeedSequence", "object is not",
+        "unsupported operand", "could not convert", "invalid literal", "incompatible")
+
+
+def _plain(message: str) -> None:
+    for phrase in DEEP:
+        assert phrase not in message, f"{phrase!r} in {message!r}"
+
+
+# --- class 7: the quiz ---------------------------------------------------------------------------
+# (question, answer, expected): True/False is the verdict; a string must appear in the message
+# (and the verdict is then False).
+QUIZ_CASES = [
+    ("q1", "B", True), ("q1", "Ｂ", True), ("q1", " B. ", True), ("q1", "(b)", True), ("q1", "b)", True),
+    ("q1", "ｂ．", True), ("q1", 1, True), ("q1", np.int64(1), True), ("q1", np.int32(1), True),
+    ("q1", 1.0, True), ("q1", np.float64(1.0), True), ("q1", "A", False), ("q1", 0, False),
+    ("q1", 1.5, "is not one of the 4 options"), ("q1", 2 + 0j, "is not one of the 4 options"),
+    ("q1", 1j, "is not one of the 4 options"), ("q1", True, "is not one of the 4 options"),
+    ("q1", 7, "is not one of the 4 options"), ("q1", -1, "is not one of the 4 options"),
+    ("q1", np.int64(9), "is not one of the 4 options"), ("q1", "Z", "“Z” is not one of"),
+    ("q1", "1", "“1” is not one of"), ("q1", "E", "choose a letter A–D"), ("q1", float("nan"), "not one of"),
+    ("q1", "x" * 200, "xxxxxxxx…” is not one of"), ("q1", [0, "Q"], "“Q” is not one of"),
+    ("q1", "", "Choose an answer first"), ("q1", "   ", "Choose an answer first"),
+    ("q1", "\u3000", "Choose an answer first"), ("q1", None, "Choose an answer first"),
+    ("q1", [], "Choose an answer first"),
+    ("q6", "A, C", True), ("q6", "AC", True), ("q6", "ac", True), ("q6", "A、C", True), ("q6", "A和C", True),
+    ("q6", "Ａ，Ｃ", True), ("q6", "A C", True), ("q6", "A and C", True), ("q6", "C, A", True),
+    ("q6", ["A", "C"], True), ("q6", [0, 2], True), ("q6", np.array([0, 2]), True), ("q6", (2, 0), True),
+    ("q6", "A", "left out option C"), ("q6", "ABC", False), ("q6", "A, Z", "“A, Z” is not one of"),
+    ("q2b", 64, True), ("q2b", np.int64(64), True), ("q2b", np.float32(64), True), ("q2b", np.array(64.0), True),
+    ("q2b", 64 + 0j, True), ("q2b", "64", True), ("q2b", " 64.0 ", True), ("q2b", "６４．０", True),
+    ("q2b", "６４", True), ("q2b", "+64", True), ("q2b", "64.", True), ("q2b", "6.4e1", True),
+    ("q2b", "64。0", True), ("q2b", "64,0", True),
+    ("q2b", "8", "standard deviation"), ("q2b", "6 4", "is not a number"), ("q2b", "nan", "is not a number"),
+    ("q2b", "inf", "is not a number"), ("q2b", "1_0", "is not a number"), ("q2b", 64 + 1j, "is not a number"),
+    ("q2b", "sixty-four", "“sixty-four” is not a number"), ("q2b", "9" * 100 + "x", "…” is not a number"), ("q2b", "9" * 100, "1e+100 is not it"),
+    ("q2b", float("inf"), "is not a number"), ("q2b", True, "is not a number"), ("q2b", [64], "is not a number"),
+    ("q2b", "", "Type a number first"), ("q2b", "  ", "Type a number first"), ("q2b", None, "Type a number first"),
+    ("q5b", "0.665", True), ("q5b", "0,665", True), ("q5b", "0。665", True), ("q5b", "０．６６５", True),
+    ("q5b", "0，665", True), ("q5b", ".665", True), ("q5b", "0.667", "exponentiates"),
+    ("p9", "16,777,216", True), ("p9", "16 777 216", True), ("p9", "16\u00a0777\u00a0216", True),
+    ("p9", "16\u202f777\u202f216", True), ("p9", "16\u2009777\u2009216", True), ("p9", "16'777'216", True),
+    ("p9", "１６，７７７，２１６", True), ("p9", "１６ ７７７ ２１６", True), ("p9", "16777216", True),
+    ("p9", "16,777,216.0", True), ("p9", "1.6777216e7", True), ("p9", "16,77,216", "is not a number"),
+]
+
+
+@pytest.mark.parametrize("qid, answer, expected", QUIZ_CASES, ids=[f"{c[0]}-{c[1]!r:.20}" for c in QUIZ_CASES])
+def test_quiz_answers(qid, answer, expected):
+    fb = quiz.check_answer(qid, answer, lang="en")
+    _plain(fb.message)
+    if isinstance(expected, bool):
+        assert fb.correct is expected, fb.message
+    else:
+        assert not fb.correct and expected in fb.message, fb.message
+
+
+@pytest.mark.parametrize("qid, answer, words", [
+    ("q1", "Ｚ", "“Ｚ”不是这 4 个选项之一"), ("q1", "", "请先选择一个答案"), ("q2b", "六十四", "“六十四”不是数字"),
+    ("q2b", "６４．０", "回答正确"), ("q6", "Ａ、Ｃ", "回答正确"),
+])
+def test_quiz_answers_in_chinese(qid, answer, words):
+    assert words in quiz.check_answer(qid, answer, lang="zh").message
+
+
+def _spellings(value: int, decimals: str):
+    """The ways a learner may type value.decimals: plain, grouped by commas, spaces or narrow
+    spaces, full-width, with a decimal comma or the Chinese full stop."""
+    grouped = f"{value:,}"
+    point = f".{decimals}" if decimals else ""
+    out = [f"{value}{point}", grouped + point, grouped.replace(",", " ") + point,
+           grouped.replace(",", "\u202f") + point]
+    if decimals:
+        out += [f"{value}。{decimals}"]
+        if not (1 <= value <= 999 and len(decimals) == 3):      # "1,234" reads as one thousand two hundred...
+            out += [f"{value},{decimals}"]                      # ... any other single comma is a decimal comma
+    full = str.maketrans("0123456789.,", "０１２３４５６７８９．，")
+    return out + [s.translate(full) for s in out]
+
+
+@given(st.integers(min_value=0, max_value=10 ** 12), st.text("0123456789", max_size=4))
+def test_quiz_reads_numbers_in_every_accepted_spelling(value, decimals):
+    expected = float(f"{value}.{decimals}" if decimals else value)
+    for text in _spellings(value, decimals):
+        assert quiz._parse_number(text) == expected, text
+        assert quiz._parse_number("-" + text) == -expected, text
+
+
+@given(st.text(max_size=30))
+def test_quiz_never_raises_on_any_text(text):
+    for qid in ("q1", "q6", "q2b"):
+        fb = quiz.check_answer(qid, text, lang="en")
+        assert isinstance(fb.message, str) and fb.message
+        _plain(fb.message)
+
+
+@given(st.one_of(st.integers(), st.floats(allow_nan=True), st.complex_numbers(), st.booleans(),
+                 st.lists(st.integers(-3, 10), max_size=4)))
+def test_quiz_never_raises_on_any_value(answer):
+    for qid in ("q1", "q6", "q2b"):
+        fb = quiz.check_answer(qid, answer, lang="zh")
+        assert fb.message
+        _plain(fb.message)
+
+
+# --- class 5: the checks -------------------------------------------------------------------------
+def _sleeps(*args, **kwargs):
+    time.sleep(60)
+
+
+def _loops(*args, **kwargs):
+    while True:
+        pass
+
+
+def _loops_and_swallows(*args, **kwargs):
+    while True:                       # catches the first interruption: the next one still lands
+        try:
+            while True:
+                pass
+        except Exception:             # noqa: BLE001 -- a learner's habit, on purpose
+            pass
+
+
+def _exits(*args, **kwargs):
+    sys.exit(0)
+
+
+def _exits_by_builtin(*args, **kwargs):
+    raise SystemExit("bye")
+
+
+def _interrupted(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+RIGHT = {
+    "check_softmax": lambda x: softmax(x),
+    "check_scaled_scores": lambda q, k: attention_scores(q, k),
+    "check_attention": lambda q, k, v: scaled_dot_product_attention(q, k, v),
+    "check_causal_mask": lambda t: causal_mask(t),
+}
+
+
+def _complex(name):
+    right = RIGHT[name]
+
+    def fn(*args):
+        out = right(*args)
+        if isinstance(out, tuple):
+            return out[0] + 0j, out[1] + 0j
+        return np.asarray(out) + 0j
+    return fn
+
+
+CHECKS = tuple(RIGHT)
+# (learner's function, words of the English message, words of the Chinese one)
+CHECK_CASES = [
+    (_sleeps, "did not finish within 0.5 s", "0.5 秒内没有结束"),
+    (_loops, "did not finish within 0.5 s", "0.5 秒内没有结束"),
+    (_loops_and_swallows, "did not finish within 0.5 s", "0.5 秒内没有结束"),
+    (_exits, "raised SystemExit", "SystemExit"),
+    (_exits_by_builtin, "raised SystemExit", "SystemExit"),
+    (_interrupted, "interrupted (KeyboardInterrupt)", "被中断"),
+    ("complex", "returned complex numbers", "返回了复数"),
+    ("not a function", "Pass your function itself", "请传入你写的函数本身"),
+    (None, "Pass your function itself", "请传入你写的函数本身"),
+]
+
+
+@pytest.mark.parametrize("name", CHECKS)
+@pytest.mark.parametrize("fn, en, zh", CHECK_CASES, ids=[str(getattr(c[0], "__name__", c[0])) for c in CHECK_CASES])
+def test_checks_survive_the_learners_function(name, fn, en, zh):
+    learner = _complex(name) if fn == "complex" else fn
+    check = getattr(checks, name)
+    for lang, words in (("en", en), ("zh", zh)):
+        start = time.monotonic()
+        result = check(learner, lang=lang, timeout=0.5)
+        took = time.monotonic() - start
+        assert not result.passed and words in result.message, result.message
+        _plain(result.message)
+        assert took < 3.0, f"{name} took {took:.1f} s"
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_the_time_limit_does_not_touch_a_right_answer(name):
+    for timeout in (checks.TIMEOUT_S, 30, None):
+        assert getattr(checks, name)(RIGHT[name], timeout=timeout).passed
+
+
+def test_the_time_limit_from_another_thread_abandons_a_sleeping_function():
+    """Off the main thread there is no SIGALRM: the call runs in a daemon thread that is left
+    behind, and the message says so; a looping one is stopped by an asynchronous exception."""
+    results = {}
+
+    def run(key, fn):
+        results[key] = checks.check_softmax(fn, timeout=0.3)
+
+    threads = [threading.Thread(target=run, args=("sleeps", _sleeps)),
+               threading.Thread(target=run, args=("loops", _loops))]
+    start = time.monotonic()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(10)
+    assert time.monotonic() - start < 5
+    assert "did not finish within 0.3 s" in results["sleeps"].message
+    assert "still running in the background" in results["sleeps"].message
+    assert "did not finish within 0.3 s" in results["loops"].message
+    assert "still running" not in results["loops"].message
+
+
+def test_the_alarm_is_restored_after_a_check():
+    import signal
+    before = signal.getsignal(signal.SIGALRM)
+    checks.check_softmax(_loops, timeout=0.2)
+    checks.check_softmax(RIGHT["check_softmax"], timeout=0.2)
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("timeout, error, words", [
+    (0, ValueError, "timeout: expected a finite number > 0"), (-1, ValueError, "timeout"),
+    (float("nan"), ValueError, "timeout"), (float("inf"), ValueError, "timeout"),
+    ("5", TypeError, "timeout: expected a positive number (seconds)"), (True, TypeError, "timeout"),
+])
+def test_check_settings_are_validated(timeout, error, words):
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        checks.check_softmax(RIGHT["check_softmax"], timeout=timeout)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"test_mask": "no"}, TypeError, "test_mask: expected True or False"),
+    ({"returns": "weights"}, ValueError, "returns: expected 'both' or 'output'"),
+    ({"lang": "fr"}, ValueError, 'lang: expected "en" \\(English\\) or "zh" \\(Chinese\\)'),
+])
+def test_check_attention_settings(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        checks.check_attention(RIGHT["check_attention"], **kwargs)
+
+
+# --- class 2: every lang= names the languages there are ---------------------------------------------
+LANG_CALLS = [
+    ("i18n.t", lambda lang: i18n.t("common.error", lang, msg="x")),
+    ("i18n.set_language", lambda lang: i18n.set_language(lang)),
+    ("i18n.resolve_language", lambda lang: i18n.resolve_language(lang)),
+    ("quiz.check_answer", lambda lang: quiz.check_answer("q1", "B", lang=lang)),
+    ("quiz.pointer_text", lambda lang: quiz.pointer_text("q1", lang=lang)),
+    ("quiz.quiz_widget", lambda lang: quiz.quiz_widget("q1", lang=lang)),
+    ("quiz.notebook_quiz", lambda lang: quiz.notebook_quiz("00_start_here", lang=lang)),
+    ("quiz.review_quiz", lambda lang: quiz.review_quiz(lang=lang)),
+    ("checks.check_softmax", lambda lang: checks.check_softmax(RIGHT["check_softmax"], lang=lang)),
+    ("checks.check_causal_mask", lambda lang: checks.check_causal_mask(RIGHT["check_causal_mask"], lang=lang)),
+    ("environment.show_backends", lambda lang: __import__("attention_core.teaching.environment",
+                                                          fromlist=["x"]).show_backends(lang=lang)),
+]
+
+
+@pytest.mark.parametrize("lang", ["fr", "EN", "", "english", 0, ["en"]])
+@pytest.mark.parametrize("where, call", LANG_CALLS, ids=[c[0] for c in LANG_CALLS])
+def test_every_lang_argument_names_the_languages(where, call, lang):
+    with pytest.raises(ValueError) as info:
+        call(lang)
+    assert '"en" (English)' in str(info.value) and '"zh" (Chinese)' in str(info.value)
+    assert str(info.value).startswith("lang: ")
+
+
+def test_set_language_none_is_refused_and_the_language_is_kept():
+    i18n.set_language("zh")
+    with pytest.raises(ValueError, match="got None"):
+        i18n.set_language(None)
+    assert i18n.get_language() == "zh"
+
+
+# --- widget_base: red messages in plain words --------------------------------------------------------
+def _raised(fn):
+    try:
+        fn()
+    except Exception as exc:           # noqa: BLE001
+        return exc
+    raise AssertionError("expected an exception")
+
+
+def _inside_attention_core(code: str):
+    """Run `code` as if it were a line of attention_core that is not a `raise` (an index, a call)."""
+    def run():
+        exec(compile(code, str(widget_base._PACKAGE / "labs" / "somewhere.py"), "exec"), {"np": np})
+    return run
+
+
+def _agg(**kwargs):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    return FigureCanvasAgg(Figure(**kwargs))
+
+
+DEEP_ERRORS = [
+    lambda: np.zeros(0).max(),                                    # zero-size array to reduction...
+    lambda: np.linalg.inv(np.zeros((2, 2))),                      # Singular matrix
+    lambda: _agg(dpi=-1).draw(),                                  # dpi must be positive (matplotlib's words)
+    _inside_attention_core("np.random.default_rng('abc')"),       # SeedSequence expects int...
+    _inside_attention_core("np.ones(3)[5]"),                      # index 5 is out of bounds
+    _inside_attention_core("int('x')"),                           # invalid literal for int()
+]
+
+
+@pytest.mark.parametrize("make", DEEP_ERRORS)
+@pytest.mark.parametrize("lang, words", [("en", "outside what this widget can compute or draw"),
+                                         ("zh", "超出了这个控件能计算或绘制的范围")])
+def test_errors_from_inside_libraries_become_plain_words(make, lang, words):
+    i18n.set_language(lang)
+    exc = _raised(make)
+    shown = widget_base.error_html(exc)
+    assert words in shown and str(exc) not in shown
+
+
+def test_our_own_messages_and_the_learners_are_kept():
+    from attention_core.core.validation import positive_float
+    ours = _raised(lambda: positive_float("x", "limit"))
+    assert "limit: expected a positive number" in widget_base.error_html(ours)
+
+    def learners_cell():
+        raise ValueError("my own words")
+    assert "my own words" in widget_base.error_html(_raised(learners_cell))
+    assert "made by hand" in widget_base.error_html(ValueError("made by hand"))
+
+
+@pytest.mark.parametrize("dpi, words", [(0, "dpi: expected a finite number > 0"), (-5, "dpi"), (2.5, "from 20 to 600"),
+                                        (1e9, "from 20 to 600"), ("abc", "dpi: expected a positive number"),
+                                        (float("nan"), "dpi"), ([], "dpi")])
+def test_figures_validate_their_dpi(dpi, words):
+    for make in (lambda: widget_base.LiveFigure((2, 2), dpi=dpi), lambda: widget_base.HeatmapView(dpi=dpi)):
+        with pytest.raises((TypeError, ValueError), match=words.replace("(", r"\(")):
+            make()
+
+
+def test_a_heatmap_refuses_more_cells_than_it_can_draw():
+    view = widget_base.HeatmapView()
+    with pytest.raises(ValueError, match="at most 200 rows and columns"):
+        view.update(np.full((3, 500), 1 / 500))
+
+
+@pytest.mark.parametrize("limit, error, words", [
+    (1e308, ValueError, "at most ±1e+12, got 1e+308"), (float("inf"), ValueError, "at most ±1e+12"),
+    (0, ValueError, "limit: expected a finite number > 0"), (float("nan"), ValueError, "limit"),
+    ("3", TypeError, "limit: expected a positive number"),
+])
+def test_slider_ranges_are_validated(limit, error, words):
+    with pytest.raises(error, match=words.replace("+", r"\+")):
+        widget_base.check_range(limit)
+
+
+def test_a_builder_that_fails_anywhere_returns_a_panel():
+    @widget_base.widget_builder
+    def builder():
+        np.linalg.inv(np.zeros((2, 2)))                           # as matplotlib does with an inf range
+
+    panel = builder()
+    assert isinstance(panel, widget_base.Panel)
+    assert "outside what this widget can compute or draw" in panel.message.value
+    assert "Singular" not in panel.message.value
