@@ -50,13 +50,63 @@ def write_index() -> None:
     INDEX.write_text(json.dumps(title_index(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
+# Chinese markdown: a line break inside a paragraph renders as a space, which Chinese does not
+# have. The sources are wrapped for editing; the builder joins the lines of each paragraph back.
+_BLOCK_START = re.compile(r"^\s*(#|[-*+]\s|\d+[.)]\s|\||>|```|~~~|\$\$|<|\\\[)")
+_KEEP_LINE = re.compile(r"^\s*(#|\||<|```|~~~|\$\$)|( {2}|\\)$")
+
+
+def _char_kind(ch: str) -> str:
+    """'han' (a CJK ideograph), 'punct' (full-width or CJK punctuation) or 'latin' (anything else)."""
+    if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf":
+        return "han"
+    if "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef" or ch in "“”‘’…—·":
+        return "punct"
+    return "latin"
+
+
+def join_zh_lines(text: str) -> str:
+    """Join the wrapped lines of each paragraph of a Chinese markdown cell.
+
+    Between two Chinese characters, or next to full-width punctuation, the break disappears; between
+    a Chinese character and a Latin letter, digit or `code` it becomes one space (as the sources
+    write "Query 与 Key"); between two Latin characters it stays a line break. Headings, list items
+    (their indented continuation lines are joined to them), tables, block quotes, HTML lines,
+    fenced code and display formulas ($$ ... $$) are left as they are.
+    """
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        toggles = stripped.startswith(("```", "~~~")) or stripped == "$$"
+        if fenced or toggles:
+            out.append(line)
+            fenced = fenced != toggles
+            continue
+        prev = out[-1] if out else ""
+        if (stripped and prev.strip() and not _BLOCK_START.match(line) and not _KEEP_LINE.search(prev)
+                and not (prev.lstrip().startswith("$$") or prev.rstrip().endswith("$$"))):
+            a, b = _char_kind(prev.rstrip()[-1]), _char_kind(stripped[0])
+            # An emphasis mark at the break keeps a space: "*是谁？*周围" would not close the
+            # emphasis in CommonMark (a closing * after punctuation must be followed by a space).
+            emphasis = prev.rstrip()[-1] in "*_" or stripped[0] in "*_"
+            if not emphasis and ("punct" in (a, b) or (a, b) == ("han", "han")):
+                out[-1] = prev.rstrip() + stripped
+                continue
+            if "han" in (a, b) or (emphasis and "punct" in (a, b)):
+                out[-1] = prev.rstrip() + " " + stripped
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def build(path: Path, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     for kind, cell_lang, text in parse(path):
         if kind == "md" and cell_lang in (None, lang):
-            nb.cells.append(nbformat.v4.new_markdown_cell(text))
+            nb.cells.append(nbformat.v4.new_markdown_cell(join_zh_lines(text) if cell_lang == "zh" else text))
         elif kind == "code":
             nb.cells.append(nbformat.v4.new_code_cell(text.replace("__LANG__", lang)))
     for i, cell in enumerate(nb.cells):   # stable ids keep diffs of rebuilt notebooks small

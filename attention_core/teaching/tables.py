@@ -3,8 +3,14 @@ and the hand-set matrices built from named entries that the labs show in them.""
 from __future__ import annotations
 
 import html
+import unicodedata
 
 import numpy as np
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes in a monospaced font: Chinese characters and full-width punctuation take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 class Table:
@@ -20,8 +26,9 @@ class Table:
     def __repr__(self) -> str:
         cells = [[""] + self.col_names] + [[r] + [self._cell(v) for v in row]
                                              for r, row in zip(self.row_names, self.values)]
-        widths = [max(len(str(row[j])) for row in cells) for j in range(len(cells[0]))]
-        return "\n".join("  ".join(str(c).rjust(w) for c, w in zip(row, widths)) for row in cells)
+        widths = [max(display_width(str(row[j])) for row in cells) for j in range(len(cells[0]))]
+        return "\n".join("  ".join(" " * (w - display_width(str(c))) + str(c) for c, w in zip(row, widths))
+                         for row in cells)
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in self.col_names)

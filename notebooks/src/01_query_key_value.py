@@ -260,7 +260,7 @@ weights of both steps. Reset brings the sentence back.
 #%% code
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-coreference.coreference_widget("animal_tired")
+coreference.coreference_widget()   # opens on a sentence in this edition's language
 #%% md en
 This toy model was written by hand; a real Transformer **learns** its matrices from data, and nothing
 guarantees that it learns the right ones. Attention is the mechanism that makes such a lookup possible in one
@@ -273,12 +273,48 @@ step, wherever the noun is. The chain is always the same:
 
 **词的表示 → 用 Query 与每个 Key 比较 → 权重 → 对 Value 加权求和 → 带上下文的新表示。**
 #%% md en
-## Exercise: write attention yourself
+## Exercise 1: mix the values
+
+The last step of attention is a weighted sum: output row $i$ is $\sum_j \alpha_{ij} v_j$. Write it for any number
+of queries (and a batch in front): `weights` has shape $(\dots, T_q, T_k)$, `v` has shape $(\dots, T_k, D_v)$, and
+the result $(\dots, T_q, D_v)$. The checker starts with the worked example, $0.670 \cdot [2, 0] + 0.330 \cdot [0, 4]$.
+#%% md zh
+## 练习 1：混合 Value
+
+注意力的最后一步是加权求和：第 $i$ 行输出是 $\sum_j \alpha_{ij} v_j$。请写一个对任意多个 Query
+（前面还可以有批量维度）都适用的版本：`weights` 的形状是 $(\dots, T_q, T_k)$，`v` 的形状是 $(\dots, T_k, D_v)$，
+结果的形状是 $(\dots, T_q, D_v)$。检查器先用上面的例题 $0.670 \cdot [2, 0] + 0.330 \cdot [0, 4]$ 来试。
+#%% code
+def my_weighted_sum(weights, v):
+    """weights (..., Tq, Tk), v (..., Tk, Dv) -> (..., Tq, Dv): row i is sum_j weights[i, j] * v[j]"""
+    raise NotImplementedError("one line is enough")
+
+checks.check_weighted_sum(my_weighted_sum)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_weighted_sum(weights, v):
+    return weights @ v                             # (..., Tq, Tk) @ (..., Tk, Dv) -> (..., Tq, Dv)
+```
+`@` multiplies the last two axes and broadcasts the ones in front, so the batch comes for free.
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_weighted_sum(weights, v):
+    return weights @ v                             # (..., Tq, Tk) @ (..., Tk, Dv) -> (..., Tq, Dv)
+```
+`@` 只在最后两个轴上做矩阵乘法，前面的轴自动广播，所以批量维度不用另外处理。
+</details>
+#%% md en
+## Exercise 2: write attention yourself
 
 A common first attempt forgets the scaling. The checker runs it on the worked example and on edge cases and says
 what is wrong, in plain words:
 #%% md zh
-## 练习：亲手写一个注意力
+## 练习 2：亲手写一个注意力
 
 初学者第一次写时，常常忘了缩放。下面就是这样一个版本；检查器会用上面的例题和几种边界情况运行它，并用大白话指出哪里不对：
 #%% code

@@ -26,7 +26,7 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core.teaching import i18n, plots, quiz
+from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 
 i18n.set_language(LANG)
@@ -86,6 +86,62 @@ print("row sums of the weights:", weights.sum(axis=1).round(3))
 out_lib, w_lib = ac.scaled_dot_product_attention(Q, K, V)
 print("same as ac.scaled_dot_product_attention:", np.allclose(output, out_lib) and np.allclose(weights, w_lib))
 #%% md en
+### The whole pipeline as one picture
+
+The tutorial “Transformer Attention 机制入门：从直觉到公式” draws this computation as a flowchart. Here it is, with the
+shape of what travels along each arrow ($n$ tokens, model width $d_{model}$). In this JupyterLab it renders as a
+diagram; a viewer without Mermaid shows its text, which reads the same way, and the cell below prints every shape.
+
+```mermaid
+flowchart LR
+    X["input X"] -->|"(n, d_model) × W^Q (d_model, d_k)"| Q["Q (n, d_k)"]
+    X -->|"× W^K"| K["K (n, d_k)"]
+    X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
+    Q --> S["scores Q Kᵀ / √d_k"]
+    K -->|"Kᵀ (d_k, n)"| S
+    S -->|"(n, n)"| M["mask (optional)"]
+    M -->|"(n, n)"| SM["softmax, row by row"]
+    SM -->|"α (n, n), rows sum to 1"| O["weighted sum α V"]
+    V -->|"(n, d_v)"| O
+    O -->|"(n, d_v)"| Out["a new representation for each position"]
+```
+#%% md zh
+### 把整条流程画成一张图
+
+《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图。下面就是这张图，每条箭头上标出了
+沿它传递的数据的形状（$n$ 个 token，模型宽度 $d_{model}$）。在这个 JupyterLab 里它会显示成图；不支持 Mermaid
+的查看器会显示它的文字，按同样的顺序读就行。下面的代码单元格会把每个形状都实际算出来。
+
+```mermaid
+flowchart LR
+    X["输入 X"] -->|"(n, d_model) × W^Q (d_model, d_k)"| Q["Q (n, d_k)"]
+    X -->|"× W^K"| K["K (n, d_k)"]
+    X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
+    Q --> S["打分 Q Kᵀ / √d_k"]
+    K -->|"Kᵀ (d_k, n)"| S
+    S -->|"(n, n)"| M["Mask（可选）"]
+    M -->|"(n, n)"| SM["Softmax 按行"]
+    SM -->|"注意力权重 α (n, n)，每行之和为 1"| O["加权求和 α V"]
+    V -->|"(n, d_v)"| O
+    O -->|"(n, d_v)"| Out["每个位置的新表示"]
+```
+#%% code
+flow_rng = np.random.default_rng(1)                 # its own seed: the numbers below stay as they were
+d_model = 6
+X = flow_rng.standard_normal((n, d_model))          # (n, d_model): one row per token
+W_q, W_k = flow_rng.standard_normal((2, d_model, d_k))   # (d_model, d_k) each
+W_v = flow_rng.standard_normal((d_model, d_v))      # (d_model, d_v)
+Qx, Kx, Vx = X @ W_q, X @ W_k, X @ W_v              # the three projections of the same X
+S = ac.attention_scores(Qx, Kx)                     # Q K^T / sqrt(d_k)   (n, n)
+mask = ac.causal_mask(n)                            # the optional mask (here: causal), True = may attend   (n, n)
+S_masked = np.where(mask, S, -np.inf)               # what softmax sees: hidden scores are -inf   (n, n)
+alpha = ac.softmax(S, mask=mask)                    # row by row; hidden positions get weight 0   (n, n)
+new = alpha @ Vx                                    # (n, d_v)
+for arrow, a in [("X", X), ("X W^Q = Q", Qx), ("X W^K = K", Kx), ("X W^V = V", Vx), ("Q K^T / sqrt(d_k)", S),
+                 ("mask", S_masked), ("softmax -> alpha", alpha), ("alpha V", new)]:
+    print(f"{arrow:20s} {a.shape}")
+print("rows of alpha sum to 1:", np.allclose(alpha.sum(axis=1), 1))
+#%% md en
 The weight matrix: row $i$ is query $i$'s distribution over the four keys.
 #%% md zh
 权重矩阵：第 $i$ 行是 Query $i$ 在四个 Key 上的分布。
@@ -97,6 +153,44 @@ detail. The rest of this notebook shows why attention breaks without it once vec
 #%% md zh
 除了除以 $\sqrt{d_k}$ 这一步，其余每一步都是矩阵乘法或按行 softmax。这一步看上去像个细节，
 但本节剩下的内容会说明：一旦向量维度变大，没有它，注意力就会失灵。
+#%% md en
+## Exercise 1: the scaled scores
+
+Write the first two steps for a whole batch: `q` $(\dots, T_q, d_k)$ and `k` $(\dots, T_k, d_k)$ in, the scaled
+scores $QK^\top / \sqrt{d_k}$ of shape $(\dots, T_q, T_k)$ out. The checker tries the worked example of notebook 01,
+a rectangular case ($T_q \ne T_k$) and a batch of heads $(B, H, T, d_k)$, where `k.T` is a trap.
+#%% md zh
+## 练习 1：缩放后的分数
+
+把前两步写成对整批数据都适用的函数：输入 `q` $(\dots, T_q, d_k)$ 和 `k` $(\dots, T_k, d_k)$，输出形状为
+$(\dots, T_q, T_k)$ 的缩放分数 $QK^\top / \sqrt{d_k}$。检查器会用 01 节的例题、一个 $T_q \ne T_k$ 的长方形例子，
+以及一批多头输入 $(B, H, T, d_k)$ 来试——在最后这种情况下，`k.T` 是个陷阱。
+#%% code
+def my_scaled_scores(q, k):
+    """q (..., Tq, Dk), k (..., Tk, Dk) -> Q K^T / sqrt(Dk)  (..., Tq, Tk)"""
+    raise NotImplementedError("compare every query with every key, then scale")
+
+checks.check_scaled_scores(my_scaled_scores)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_scaled_scores(q, k):
+    return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
+```
+`k.T` reverses **every** axis of a batched array, $(B, H, T, d_k) \to (d_k, T, H, B)$; `swapaxes(-1, -2)` turns each
+$(T_k, d_k)$ matrix into $(d_k, T_k)$ and leaves the batch alone.
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_scaled_scores(q, k):
+    return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
+```
+`k.T` 会把批量数组的**所有**轴都倒过来：$(B, H, T, d_k) \to (d_k, T, H, B)$；`swapaxes(-1, -2)`
+只把每个 $(T_k, d_k)$ 矩阵转成 $(d_k, T_k)$，批量维度保持不动。
+</details>
 #%% md en
 ## The variance of q·k grows with d_k
 
@@ -160,6 +254,48 @@ axis**, so you can see it spread out as $d_k$ grows. Bottom row: $q \cdot k / \s
 下面一行是 $q \cdot k / \sqrt{d_k}$，每个维度下的形状都一样。
 #%% code
 fig = scaling.plot_dot_product_histograms(result)
+#%% md en
+## Exercise 2: measure the variance yourself
+
+Reproduce the table above without the library: draw `n_samples` pairs $q, k$ of width `d_k` with independent
+standard-normal entries from `np.random.default_rng(seed)`, and return two numbers, the variance of $q \cdot k$ and the
+variance of $q \cdot k / \sqrt{d_k}$. The checker runs $d_k = 64, 512, 4$ and expects about $d_k$ and about 1.
+#%% md zh
+## 练习 2：自己测一测方差
+
+不用库函数，把上面的表格重做一遍：用 `np.random.default_rng(seed)` 抽取 `n_samples` 对宽度为 `d_k`、
+分量相互独立且服从标准正态分布的向量 $q, k$，返回两个数：$q \cdot k$ 的方差，以及 $q \cdot k / \sqrt{d_k}$ 的方差。
+检查器会试 $d_k = 64、512、4$，期望结果分别约为 $d_k$ 和 1。
+#%% code
+def my_dot_product_variance(d_k, n_samples, seed):
+    """-> (variance of q·k, variance of q·k / sqrt(d_k)) over n_samples random pairs of width d_k"""
+    raise NotImplementedError("draw q and k, take the dot products, measure their variance")
+
+checks.check_dot_product_variance(my_dot_product_variance)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_dot_product_variance(d_k, n_samples, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+    k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+    dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
+    return dots.var(), (dots / np.sqrt(d_k)).var()
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_dot_product_variance(d_k, n_samples, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+    k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+    dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
+    return dots.var(), (dots / np.sqrt(d_k)).var()
+```
+</details>
 #%% md en
 ## Large scores saturate softmax
 

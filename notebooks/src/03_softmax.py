@@ -27,7 +27,7 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, quiz
-from attention_core.labs.nb03_softmax import softmax_lab, widgets
+from attention_core.labs.nb03_softmax import dropout_lab, softmax_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
@@ -348,11 +348,30 @@ print("a mask makes exact zeros:", ac.softmax(scores, mask=np.array([True, False
 print("floating-point underflow: softmax([0, -800]) =", ac.softmax(np.array([0.0, -800.0])))
 #%% md en
 So the answer to the self-test is **not necessarily**: softmax is dense, and only nearly one-hot when one score
-dominates; temperature (or attention dropout) controls how peaked it is.
+dominates; the temperature controls how peaked it is.
+
+**And attention dropout?** The tutorial's answer names it next to the temperature, but it does a different job.
+During training, dropout sets each weight to 0 with probability $p$ and divides the survivors by $1 - p$: a
+regulariser, so that the model cannot rely on any single connection. Below, the same scores seen both ways.
+A temperature reshapes the whole row and keeps the sum at 1. A dropout draw has exact zeros at random places and a
+sum that is no longer 1; averaged over many draws it gives back the softmax row itself, so it makes the weights
+neither more nor less peaked; and at inference it is switched off.
+#%% md zh
+所以自测题的答案是**不一定**：softmax 的输出是稠密的，只有某个分数占绝对优势时才接近 one-hot；控制它有多尖锐的是温度。
+
+**那 attention dropout 呢？** 原教程的答案把它和温度并列，可它干的是另一件事。
+训练时，dropout 以概率 $p$ 把每个权重置 0，再把留下来的权重除以 $1 - p$：这是一种正则化手段，让模型不能只依赖某一条连接。
+下面用同一组分数把两者各做一遍。温度会重塑整行权重，而且和仍然是 1；dropout 的每次抽样都在随机的位置上出现严格的 0，
+和也不再是 1；把很多次抽样平均起来，得到的正是原来那行 softmax——所以它既没让权重变尖，也没让权重变平；到了推理时，它干脆是关掉的。
+#%% code
+dropout_lab.dropout_vs_temperature(scores, p=0.5, seed=0)
+#%% md en
+A learned model still ends up with peaked weights where it needs them, but through its scores (and the fixed
+temperature $\sqrt{d_k}$ of notebook 02), not through dropout.
 
 ### Self-test (Q5)
 #%% md zh
-所以自测题的答案是**不一定**：softmax 的输出是稠密的，只有某个分数占绝对优势时才接近 one-hot；温度（或 attention dropout）控制它有多尖锐。
+训练好的模型在需要的地方仍然会得到很尖的权重，但那是靠它的分数（以及 02 节那个固定的温度 $\sqrt{d_k}$），而不是靠 dropout。
 
 ### 自测题（Q5）
 #%% code
@@ -368,12 +387,12 @@ Now compute one by hand (a calculator is fine; $e \approx 2.718$):
 # (a live widget)
 quiz.quiz_widget("q5b")
 #%% md en
-## Exercise: write softmax yourself
+## Exercise 1: write softmax yourself
 
 A first attempt usually copies the formula as it is printed. It works on small scores, and the checker tries
 large ones too:
 #%% md zh
-## 练习：亲手写一个 softmax
+## 练习 1：亲手写一个 softmax
 
 第一次写时，通常会照着公式原样抄下来。它对小的分数没问题，但检查器也会试大的分数：
 #%% code
@@ -425,6 +444,48 @@ def my_softmax(x):
 #%% code
 checks.check_softmax(ac.softmax)
 #%% md en
+## Exercise 2: add a temperature
+
+Extend your softmax with a temperature: `my_softmax_t(x, temperature)` returns $\text{softmax}(x / T)$ along the
+last axis. The checker tries $T = 0.5, 1, 4$ on $[2, 1, 0]$ (lower must be sharper), a batch, and $T = 0.001$,
+where $x / T$ reaches 3000 and the formula as printed overflows.
+#%% md zh
+## 练习 2：加上温度
+
+给你的 softmax 加上温度：`my_softmax_t(x, temperature)` 沿最后一个轴返回 $\text{softmax}(x / T)$。检查器会在
+$[2, 1, 0]$ 上试 $T = 0.5、1、4$（温度越低应该越尖），再试一批输入，最后试 $T = 0.001$——这时 $x / T$ 会达到 3000，
+照抄公式的写法会溢出。
+#%% code
+def my_softmax_t(x, temperature):
+    """x (..., N), temperature > 0 -> softmax(x / temperature) along the last axis"""
+    raise NotImplementedError("divide, then a stable softmax")
+
+checks.check_temperature_softmax(my_softmax_t)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_softmax_t(x, temperature):
+    z = x / temperature                                # divide first ...
+    z = z - z.max(axis=-1, keepdims=True)              # ... then shift: every exponent <= 0
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+```
+Or simply `ac.softmax(x / temperature)`; the library's `ac.softmax(x, temperature=T)` is the same thing.
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_softmax_t(x, temperature):
+    z = x / temperature                                # divide first ...
+    z = z - z.max(axis=-1, keepdims=True)              # ... then shift: every exponent <= 0
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+```
+也可以直接写 `ac.softmax(x / temperature)`；库里的 `ac.softmax(x, temperature=T)` 做的是同一件事。
+</details>
+#%% md en
 ## Summary
 
 - Softmax turns any real scores into weights: exponentiate, add up, divide. Our scores $[2, 1, 0.5, 0, -1]$
@@ -434,6 +495,7 @@ checks.check_softmax(ac.softmax)
   score lowers all the others, smoothly); and a convex combination (the output stays inside the values' hull).
 - It is not a probability of anything: adding a constant changes nothing, scaling changes everything.
 - Temperature $T$ sets the scale: low → near one-hot, high → near uniform; $\sqrt{d_k}$ is a temperature.
+  Attention dropout is not one: it zeroes random weights while training (a regulariser) and is off at inference.
   Subtracting the maximum makes it exact at every $T$, where the naive formula gives `nan` for $[100, 90]$ in float32.
 - Softmax is not sparse (Q5): every weight is non-zero; $\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$.
   Exact zeros come from masks.
@@ -447,6 +509,7 @@ checks.check_softmax(ac.softmax)
   竞争（提高一个分数会平滑地压低其他所有权重）；凸组合（输出始终落在 Value 的凸包之内）。
 - 它不是在算任何事件的概率：加一个常数什么都不变，整体缩放则全都改变。
 - 温度 $T$ 决定尺度：温度低 → 接近 one-hot，温度高 → 接近均匀；$\sqrt{d_k}$ 就是一个温度。
+  attention dropout 不是温度：它在训练时随机把权重置 0（一种正则化），推理时关闭。
   先减去最大值，任何 $T$ 下都能精确计算；而课本公式在 float32 下对 $[100, 90]$ 直接得到 `nan`。
 - softmax 的输出不是稀疏的（Q5）：每个权重都不为零；$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$。严格的 0 来自 mask。
 
