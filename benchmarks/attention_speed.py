@@ -14,15 +14,14 @@ from __future__ import annotations
 import math
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import blas_threads, median_ms, round_robin  # noqa: E402
+from _common import blas_threads, median_ms, round_robin
 
-from attention_core import scaled_dot_product_attention  # noqa: E402
+from attention_core import scaled_dot_product_attention
 
 LENGTHS = (512, 1024, 2048, 4096)
 QUICK_LENGTHS = (256, 1024)

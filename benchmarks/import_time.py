@@ -18,8 +18,8 @@ import json, sys, time
 start = time.perf_counter()
 import attention_core
 elapsed = time.perf_counter() - start
-print(json.dumps({"ms": elapsed * 1e3, "heavy": [m for m in %r if m in sys.modules]}))
-""" % (HEAVY,)
+print(json.dumps({"ms": elapsed * 1e3, "heavy": [m for m in HEAVY if m in sys.modules]}))
+""".replace("HEAVY", repr(HEAVY))
 
 
 def measure(reps: int = 7) -> dict:

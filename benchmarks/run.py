@@ -174,8 +174,8 @@ def format_markdown(results: dict) -> str:
             lines.append(f"skipped: {r['skipped']}")
         else:
             lines += ["| notebook | seconds | ok |", "| --- | ---: | --- |"]
-            lines += [f"| {row['notebook']} | {row['seconds']} | {'yes' if row['ok'] else 'NO: ' + row.get('error', '')} |"
-                      for row in r["rows"]]
+            lines += [f"| {row['notebook']} | {row['seconds']} | "
+                      f"{'yes' if row['ok'] else 'NO: ' + row.get('error', '')} |" for row in r["rows"]]
             lines.append(f"\nGoal: each < {r['goal_s']:.0f} s: {'met' if r['goal_met'] else 'NOT met'}.")
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
     return "\n".join(lines)

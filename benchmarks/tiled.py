@@ -10,8 +10,8 @@ rounds on 1 BLAS thread (many small products: a second thread on a shared machin
 from __future__ import annotations
 
 import numpy as np
-
 from _common import blas_threads, median_ms, round_robin
+
 from attention_core import scaled_dot_product_attention, tiled_attention
 from attention_core.labs.nb10_efficient_attention.efficient_lab import naive_bytes
 from attention_core.teaching.measure import traced_peak
@@ -32,11 +32,11 @@ def measure(lengths=LENGTHS, d: int = 32, reps: int = 5, block_size: int = 128,
             out_tiled, tiled_peak = traced_peak(tiled_attention, q, k, v, block_size=block_size)
             row = {"T": t, "naive_analytic_bytes": analytic, "tiled_peak_bytes": tiled_peak,
                    "naive_peak_bytes": None, "naive_ms": None, "max_abs_diff": None}
-            candidates = {"tiled": lambda: tiled_attention(q, k, v, block_size=block_size)}
+            candidates = {"tiled": lambda q=q, k=k, v=v: tiled_attention(q, k, v, block_size=block_size)}
             if run_naive:
                 (out_naive, _), row["naive_peak_bytes"] = traced_peak(scaled_dot_product_attention, q, k, v)
                 row["max_abs_diff"] = float(np.abs(out_tiled - out_naive).max())
-                candidates["naive"] = lambda: scaled_dot_product_attention(q, k, v)
+                candidates["naive"] = lambda q=q, k=k, v=v: scaled_dot_product_attention(q, k, v)
             samples = round_robin(candidates, reps)
             row["tiled_ms"] = median_ms(samples["tiled"])
             if run_naive:

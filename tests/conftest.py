@@ -28,6 +28,7 @@ def english():
 def _fresh_ui_state():
     """Every test starts in English and leaves no open figure behind."""
     import matplotlib.pyplot as plt
+
     from attention_core.teaching import i18n
     i18n.set_language("en")
     yield

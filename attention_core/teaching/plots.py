@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
+from attention_core.core.validation import as_float_array, describe
 from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
-from attention_core.core.validation import as_float_array, describe
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {

@@ -198,7 +198,7 @@ def page(browser, request, tmp_path_factory):
         try:
             pg.screenshot(path=str(shot), full_page=True, timeout=30_000)
             print(f"\nscreenshot of the failure: {shot}")
-        except Exception as exc:  # noqa: BLE001 -- a screenshot must not hide the real failure
+        except Exception as exc:
             print(f"\nno screenshot ({exc})")
     context.close()
 

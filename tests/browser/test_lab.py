@@ -6,7 +6,6 @@ import time
 from urllib.parse import urlparse
 
 import pytest
-
 from browser_helpers import nudge_slider
 
 from attention_core.teaching import i18n, quiz

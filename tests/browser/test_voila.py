@@ -4,7 +4,6 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
-
 from browser_helpers import nudge_slider
 
 from attention_core.teaching import i18n
@@ -39,7 +38,8 @@ def test_voila_en_attention_step_offline(page, voila_server):
     before_src, before_table = image.get_attribute("src"), table.text_content()
     assert before_src and "0.670" in before_table, before_table
 
-    nudge_slider(page, output.locator(".widget-slider .noUi-handle").first, [(image, "src"), (table, None)])   # q[0]: 1.0 -> 1.5
+    handle = output.locator(".widget-slider .noUi-handle").first
+    nudge_slider(page, handle, [(image, "src"), (table, None)])                      # q[0]: 1.0 -> 1.5
     assert output.locator(".widget-slider .widget-readout").first.text_content().strip() == "1.50"
 
     # The last cells (the quiz) rendered too, and the page asked nothing of the outside world.

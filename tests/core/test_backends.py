@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core import backends
 
 BLOCK_SYS_MODULES = "import sys; sys.modules['torch'] = None\n"
 BLOCK_META_PATH = textwrap.dedent("""

@@ -1,5 +1,4 @@
 """Notebook 00: the dot-product widget (pure state, redraws, a message instead of an exception)."""
-import numpy as np
 import pytest
 
 from attention_core.labs.nb00_start_here import widgets as W

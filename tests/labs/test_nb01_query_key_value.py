@@ -1,9 +1,10 @@
 """The hand-set coreference demo of notebook 01 must be real: the Winograd twin resolves both ways."""
+import math
+
 import numpy as np
 import pytest
 
 from attention_core.labs.nb01_query_key_value import coreference as cr
-import math
 from attention_core.labs.nb01_query_key_value import widgets as W
 from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
@@ -180,7 +181,7 @@ def test_attention_step_widget_shows_every_number_and_redraws():
 
 def test_attention_step_widget_extreme_sliders_stay_finite():
     panel = W.attention_step_widget()
-    for name, control in panel.controls.items():
+    for control in panel.controls.values():
         control.value = control.max
     assert not _is_error(panel)
     assert np.isfinite(panel.state["output"]).all()

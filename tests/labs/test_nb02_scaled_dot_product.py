@@ -3,15 +3,13 @@ import math
 import string
 import warnings
 
-import matplotlib
-
 import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core.teaching import i18n
 from attention_core.labs.nb02_scaled_dot_product import scaling
 from attention_core.labs.nb02_scaled_dot_product import widgets as W
+from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 pytestmark = pytest.mark.usefixtures("english")

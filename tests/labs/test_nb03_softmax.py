@@ -1,15 +1,14 @@
 """attention_core.softmax_lab: the pieces notebook 03 shows are right, and its figures draw in both languages."""
 import warnings
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from attention_core import softmax
-from attention_core.teaching import i18n
 from attention_core.labs.nb03_softmax import softmax_lab
 from attention_core.labs.nb03_softmax import widgets as W
+from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.array([2.0, 1.0, 0.5, 0.0, -1.0])

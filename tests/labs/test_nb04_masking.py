@@ -1,15 +1,14 @@
 """attention_core.masking_lab: the experiments notebook 04 shows are right, and its figures draw in both languages."""
 import warnings
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core.teaching import i18n
 from attention_core.labs.nb04_masking import masking_lab
 from attention_core.labs.nb04_masking import widgets as W
+from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 RNG = np.random.default_rng(0)

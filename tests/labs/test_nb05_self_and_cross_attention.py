@@ -2,15 +2,14 @@
 not by position), self- and cross-attention are one computation, and the figures draw in both languages."""
 import warnings
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
 from attention_core.labs.nb05_self_and_cross_attention import cross_lab as cl
-from attention_core.teaching import fonts, i18n
 from attention_core.labs.nb05_self_and_cross_attention import widgets as W
+from attention_core.teaching import fonts, i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 

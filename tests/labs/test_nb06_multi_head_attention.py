@@ -2,15 +2,14 @@
 cost table are right, and the figure draws in both languages."""
 import warnings
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
 from attention_core.labs.nb06_multi_head_attention import heads_lab as hl
-from attention_core.teaching import i18n
 from attention_core.labs.nb06_multi_head_attention import widgets as W
+from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 

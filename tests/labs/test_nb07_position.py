@@ -1,17 +1,17 @@
 """attention_core.position_lab and the position-bias widget: the claims notebook 07 makes are right,
 and its figures and widget draw in both languages."""
-import matplotlib
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core.teaching import i18n
+from attention_core import sinusoidal_encoding
 from attention_core.labs.nb07_position import position_lab as pl
 from attention_core.labs.nb07_position import widgets as W
+from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
-import math
-from attention_core import sinusoidal_encoding
 
 SCORES = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])
 
@@ -31,7 +31,7 @@ def test_self_attention_is_permutation_equivariant_and_position_breaks_it():
     for _ in range(5):
         perm = rng.permutation(6)
         assert pl.equivariance_gap(layer, x, perm) < 1e-12
-        with_pe = lambda z: layer(z + ac.sinusoidal_encoding(len(z), 16))   # noqa: E731
+        with_pe = lambda z: layer(z + ac.sinusoidal_encoding(len(z), 16))
         if not np.array_equal(perm, np.arange(6)):
             assert pl.equivariance_gap(with_pe, x, perm) > 1e-2
     assert pl.equivariance_gap(layer, x, np.arange(6)) == 0.0

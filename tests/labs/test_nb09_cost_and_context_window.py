@@ -1,17 +1,14 @@
 """attention_core.cost_lab and the context-cost widget: the counts, measurements and position claims of
 notebook 09 are right, and its figures, widget and practice question work in both languages."""
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
 from attention_core.labs.nb09_cost_and_context_window import cost_lab as cl
-from attention_core.teaching import i18n, quiz
 from attention_core.labs.nb09_cost_and_context_window import widgets as W
+from attention_core.teaching import i18n, quiz
 from attention_core.teaching.widget_base import ERROR_COLOR
-
-
 
 
 # --- counting -------------------------------------------------------------------------------------------

@@ -1,14 +1,13 @@
 """attention_core.efficient_lab and the window-retrieval widget: the claims notebook 10 makes are right,
 and its figures and widget draw in both languages."""
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
 from attention_core.labs.nb10_efficient_attention import efficient_lab as el
-from attention_core.teaching import i18n
 from attention_core.labs.nb10_efficient_attention import widgets as W
+from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])

@@ -3,9 +3,13 @@ import numpy as np
 import pytest
 
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (CheckResult, check_attention, check_causal_mask, check_scaled_scores,
-                                   check_softmax)
-
+from attention_core.teaching.checks import (
+    CheckResult,
+    check_attention,
+    check_causal_mask,
+    check_scaled_scores,
+    check_softmax,
+)
 
 pytestmark = pytest.mark.usefixtures("english")   # messages are compared in English
 
@@ -72,7 +76,7 @@ def test_softmax_exception_and_in_place_edit_are_reported():
 
 
 def test_messages_follow_the_language():
-    unnormalised = lambda x: np.exp(x - x.max(axis=-1, keepdims=True))       # noqa: E731
+    unnormalised = lambda x: np.exp(x - x.max(axis=-1, keepdims=True))
     result = check_softmax(unnormalised, lang="zh")                           # passed explicitly ...
     assert not result.passed and "不是 1" in result.message
     assert i18n.get_language() == "en"                                        # ... the global is untouched

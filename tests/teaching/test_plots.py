@@ -4,7 +4,6 @@ import io
 import warnings
 
 import matplotlib
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest

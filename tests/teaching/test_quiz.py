@@ -107,10 +107,12 @@ def test_pointer_without_a_widget_says_where_to_look():
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda d: d["questions"][0]["question"].pop("zh"), "q1.question: missing language 'zh'"),
-    (lambda d: d["questions"][0]["options"][2]["feedback"].update(en=" "), "q1.options[2].feedback: missing language 'en'"),
+    (lambda d: d["questions"][0]["options"][2]["feedback"].update(en=" "),
+     "q1.options[2].feedback: missing language 'en'"),
     (lambda d: d["questions"][0].update(correct=[4]), "q1.correct: index 4 is out of range for 4 options"),
     (lambda d: d["questions"][0].update(correct=[]), "q1.correct: expected a non-empty list"),
-    (lambda d: d["questions"][0]["pointer"].update(notebook="13_attention_is_magic"), "unknown notebook '13_attention_is_magic'"),
+    (lambda d: d["questions"][0]["pointer"].update(notebook="13_attention_is_magic"),
+     "unknown notebook '13_attention_is_magic'"),
     (lambda d: d["questions"][0]["pointer"]["section"].pop("en"), "q1.pointer.section: missing language 'en'"),
     (lambda d: d["questions"][0].update(kind="essay"), "q1.kind: expected one of"),
     (lambda d: d["questions"].pop(0), "missing questions ['q1']"),

@@ -18,10 +18,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from attention_core.teaching import i18n
 from attention_core.core.attention import attention_scores
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, describe, positive_int
+from attention_core.teaching import i18n
 
 DK_VALUES = (1, 4, 16, 64, 256, 1024)      # the widths the notebook measures
 SATURATED = 0.99                           # a row whose largest weight reaches this is "nearly one-hot"
