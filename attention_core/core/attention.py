@@ -18,8 +18,14 @@ import math
 import numpy as np
 
 from attention_core.core.softmax import _exp_shifted_inplace, compute_dtype
-from attention_core.core.validation import (as_bool_mask, as_float_array, check_attention_inputs, check_finite_result,
-                                            check_finite_scores, check_flag)
+from attention_core.core.validation import (
+    as_bool_mask,
+    as_float_array,
+    check_attention_inputs,
+    check_finite_result,
+    check_finite_scores,
+    check_flag,
+)
 
 
 def reference_attention(q, k, v, mask=None, scale=None):

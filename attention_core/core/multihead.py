@@ -13,8 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.core.validation import (as_bool_mask, as_float, as_float_array, as_generator, check_broadcast,
-                                            check_flag, float_dtype, positive_int)
+from attention_core.core.validation import (
+    as_bool_mask,
+    as_float,
+    as_float_array,
+    as_generator,
+    check_broadcast,
+    check_flag,
+    float_dtype,
+    positive_int,
+)
 
 
 @dataclass(frozen=True)
@@ -141,7 +149,8 @@ def check_mha_inputs(query, key, value, params, mask=None) -> None:
         except ValueError:
             raise ValueError(f"query and key: batch dimensions {tuple(query.shape[:-2])} and "
                              f"{tuple(key.shape[:-2])} do not broadcast together") from None
-        check_broadcast(mask.shape, batch + (query.shape[-2], key.shape[-2]), "mask", "the scores (..., Tq, Tk) of shape")
+        check_broadcast(mask.shape, batch + (query.shape[-2], key.shape[-2]), "mask",
+                        "the scores (..., Tq, Tk) of shape")
 
 
 def check_head_mask(head_mask, n_heads: int):

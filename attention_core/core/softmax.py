@@ -16,8 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.core.validation import (as_bool_mask, as_float_array, check_axis, check_broadcast,
-                                            check_finite_scores, positive_float)
+from attention_core.core.validation import (
+    as_bool_mask,
+    as_float_array,
+    check_axis,
+    check_broadcast,
+    check_finite_scores,
+    positive_float,
+)
 
 
 def reference_softmax(x, axis: int = -1):
