@@ -1,0 +1,167 @@
+"""The layers of attention_core, enforced: library (core) <- backends <- teaching <- one lab per notebook.
+
+Every module is read with `ast` (nothing is imported) and every import it makes is collected,
+the ones inside functions too (a lazy import is still a dependency). The rules:
+
+- core imports only the standard library, NumPy and attention_core.core;
+- backends import the standard library, NumPy, torch, core and backends;
+- teaching imports core, backends and teaching, never a lab, and never torch;
+- a lab imports core, backends, teaching, itself and earlier labs only (nbNN with a smaller NN);
+  torch only inside a function (the recall models of notebook 08 and the trained model of 12),
+  so importing a lab never loads it;
+- the package's __init__ imports only the library (core and backends); teaching and labs may use
+  its public names (`import attention_core as ac`).
+
+And in a fresh interpreter, `import attention_core` loads neither torch nor matplotlib nor ipywidgets.
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "attention_core"
+STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+UI = {"matplotlib", "ipywidgets", "IPython"}
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str        # the importing module, e.g. "attention_core.labs.nb04_masking.widgets"
+    target: str        # the imported module (or module.name for `from m import name`), absolute
+    line: int
+    in_function: bool
+
+    @property
+    def top(self) -> str:
+        return self.target.split(".")[0]
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" + (", inside a function" if self.in_function else "")
+        return f"{self.module} imports {self.target} ({where})"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> list[Import]:
+    """Every import of one source file, relative ones made absolute, with where it stands."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    out = []
+
+    def visit(node, in_function: bool):
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                out.extend(Import(name, alias.name, child.lineno, in_function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (child.level - 1)]
+                    source = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    source = child.module
+                # `from attention_core.labs import nb03_softmax` imports a module: keep the name
+                out.extend(Import(name, f"{source}.{alias.name}", child.lineno, in_function) for alias in child.names)
+            visit(child, inside)
+
+    visit(tree, False)
+    return out
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+IMPORTS = [imp for path in MODULES for imp in imports_of(path)]
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def lab_number(module: str) -> int | None:
+    parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "labs" and parts[2].startswith("nb") and parts[2][2:4].isdigit():
+        return int(parts[2][2:4])
+    return None
+
+
+def internal(imp: Import) -> bool:
+    return imp.top == "attention_core"
+
+
+SUBPACKAGES = ("core", "backends", "teaching", "labs", "data")
+LOWER = ("attention_core.core", "attention_core.backends", "attention_core.teaching", "attention_core.data")
+
+
+def library_api(imp: Import) -> bool:
+    """`import attention_core` or `from attention_core import softmax`: the library's public names."""
+    parts = imp.target.split(".")
+    return parts[0] == "attention_core" and (len(parts) == 1 or (len(parts) == 2 and parts[1] not in SUBPACKAGES))
+
+
+def test_the_walk_sees_every_layer_and_lazy_imports():
+    layers = {layer(module_name(p)) for p in MODULES}
+    assert {"core", "backends", "teaching", "labs", "data"} <= layers
+    assert len(MODULES) > 40 and len(IMPORTS) > 300
+    assert any(imp.in_function for imp in IMPORTS)
+    relative = imports_of(PACKAGE / "labs" / "nb04_masking" / "__init__.py")
+    assert all(imp.target.startswith(("attention_core.", "__future__")) for imp in relative)
+
+
+def test_core_imports_only_numpy_the_standard_library_and_itself():
+    bad = [imp for imp in IMPORTS if layer(imp.module) == "core" and not (
+        imp.top in STDLIB or imp.top == "numpy" or imp.target.startswith("attention_core.core"))]
+    assert not bad, "core must stay NumPy-only:\n" + "\n".join(map(str, bad))
+
+
+def test_backends_import_only_core_itself_and_torch():
+    bad = [imp for imp in IMPORTS if layer(imp.module) == "backends" and not (
+        imp.top in STDLIB or imp.top in ("numpy", "torch")
+        or imp.target.startswith(("attention_core.core", "attention_core.backends")))]
+    assert not bad, "backends import the library and torch only:\n" + "\n".join(map(str, bad))
+
+
+def test_teaching_never_imports_a_lab_nor_torch():
+    bad = [imp for imp in IMPORTS if layer(imp.module) == "teaching" and (
+        imp.top == "torch" or (internal(imp) and not library_api(imp) and not imp.target.startswith(LOWER)))]
+    assert not bad, "teaching is course-agnostic machinery:\n" + "\n".join(map(str, bad))
+
+
+def test_a_lab_imports_only_lower_layers_itself_and_earlier_labs():
+    bad = []
+    for imp in IMPORTS:
+        own = lab_number(imp.module)
+        if own is None:
+            continue
+        if imp.top == "torch" and not imp.in_function:
+            bad.append(f"{imp}: torch at module level (import it inside the function that trains)")
+        if not internal(imp) or library_api(imp) or imp.target.startswith(LOWER):
+            continue
+        other = lab_number(imp.target)
+        if other is None or other > own:
+            bad.append(f"{imp}: a lab may import only itself and earlier labs")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_package_init_exports_the_library_only():
+    bad = [imp for imp in IMPORTS if imp.module == "attention_core" and internal(imp)
+           and not imp.target.startswith(("attention_core.core", "attention_core.backends"))]
+    bad += [imp for imp in IMPORTS if imp.module == "attention_core" and imp.top in UI | {"torch"}]
+    assert not bad, "\n".join(map(str, bad))
+
+
+@pytest.mark.parametrize("heavy", ["torch", "matplotlib", "ipywidgets"])
+def test_import_attention_core_loads_no_heavy_library(heavy):
+    code = f"import sys, attention_core; print({heavy!r} in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False", f"`import attention_core` loaded {heavy}"
