@@ -58,10 +58,21 @@ If position 2 ("sat") could attend to position 3 ("on"), it would learn to copy 
 language, and at generation time, when "on" does not exist yet, it would have nothing to copy. So position $t$
 must only see positions $\le t$. We need scores to work with: six tokens with random (seeded) embeddings of
 width 8, and one attention layer that projects them into queries and keys.
+
+The layer comes from the package: `ac.init_multihead(d_model=8, n_heads=1)` holds seeded matrices $W^Q, W^K, W^V$
+and an output projection $W^O$, and `ac.multi_head_attention` runs the attention of notebooks 01–02 with them.
+With **one** head that is all it is, and the cell checks it: the layer's output equals
+$\text{softmax}(QK^\top/\sqrt{d_k})V$ followed by $W^O$. (What several heads add is notebook 06's subject; the two
+layers at the end of this notebook use two heads each, and nothing here depends on it.)
 #%% md zh
 如果位置 2（“sat”）能关注位置 3（“on”），它学会的就是照抄答案，而不是语言本身；等到真正生成时，“on”还不存在，
 它就无从抄起。所以位置 $t$ 只能看到 $\le t$ 的位置。我们先准备一组分数：六个 token，各用一个宽度为 8 的随机嵌入向量
 （固定随机种子）代表，再用一层注意力把它们投影成 Query 和 Key。
+
+这一层注意力直接取自库：`ac.init_multihead(d_model=8, n_heads=1)` 存着固定随机种子生成的矩阵 $W^Q$、$W^K$、$W^V$
+和一个输出投影 $W^O$，`ac.multi_head_attention` 用它们执行 01–02 节讲过的注意力。只有**一个**头时，它做的就只是这些，
+下面的单元格会验证：这一层的输出等于 $\text{softmax}(QK^\top/\sqrt{d_k})V$ 再乘 $W^O$。（多个头会带来什么，是 06 节的内容；
+本节最后那两层各用了两个头，但这里的结论与头数无关。）
 #%% code
 x = rng.normal(size=(6, 8))                                  # (T=6, D=8): stand-ins for the tokens' embeddings
 layer = ac.init_multihead(d_model=8, n_heads=1, seed=0)      # one attention layer, one head, seeded weights
@@ -69,6 +80,9 @@ q = x @ layer.w_q + layer.b_q                                # (T, Dk): what eac
 k = x @ layer.w_k + layer.b_k                                # (T, Dk): how each token can be found
 v = x @ layer.w_v + layer.b_v                                # (T, Dv): what each token hands over
 scores = ac.attention_scores(q, k)                           # (Tq, Tk) = Q K^T / sqrt(Dk)
+one_head = ac.multi_head_attention(x, x, x, layer)[0]        # (T, D): the layer, as the package runs it
+by_hand = ac.scaled_dot_product_attention(q, k, v)[0] @ layer.w_o + layer.b_o   # attention of 01-02, then W_o
+print("one head = softmax(Q K^T / sqrt(d_k)) V, then W_o:", np.allclose(one_head, by_hand))
 print(scores)
 #%% md en
 ## The causal mask, step by step
@@ -103,7 +117,7 @@ Now follow one query, "sat" (row 2), through softmax. Its three hidden scores be
 row maximum they stay $-\infty$, and $e^{-\infty} = 0$ exactly. The zeros are not small numbers that happen to round
 to 0: they are zeros by construction, and the visible weights still sum to 1.
 #%% md zh
-现在跟着一个 Query，“sat”（第 2 行），走一遍 softmax。它被遮住的三个分数变成 $-\infty$；减去行最大值之后仍然是 $-\infty$，
+现在跟着一个 Query，“sat”（行 2，从 0 编号），走一遍 softmax。它被遮住的三个分数变成 $-\infty$；减去行最大值之后仍然是 $-\infty$，
 而 $e^{-\infty} = 0$ 严格成立。这些 0 不是碰巧舍入成 0 的小数，而是构造上就是 0；可见位置的权重之和依然是 1。
 #%% code
 steps = masking_lab.masked_softmax_steps(scores, mask)       # every intermediate, (T, T) each
@@ -232,7 +246,9 @@ print("causal", ac.causal_mask(6).shape, "AND padding", pad.shape, "->", both.sh
 print("keys visible to each query of sequence 1 (length 4):", both[1].sum(axis=1))
 window = ac.combine_masks(ac.causal_mask(6), ac.sliding_window_mask(6, 3, causal=False))
 print("causal AND symmetric window 3 == causal sliding window 3:", np.array_equal(window, ac.sliding_window_mask(6, 3)))
-fig = masking_lab.plot_mask_grid(list(both), tokens,
+words = [tokens, ["A", "dog", "ran", "home"], ["Hi", "there"]]                  # each sequence's own words
+padded_words = [w + ["<pad>"] * (len(tokens) - len(w)) for w in words]            # ... and its pads
+fig = masking_lab.plot_mask_grid(list(both), padded_words,
                                  titles=[i18n.t("masking_lab.sequence", b=b, n=n) for b, n in enumerate(lengths)])
 #%% md en
 ## A row with nothing to see
@@ -393,11 +409,11 @@ mask 不是训练专属的技巧，而是自回归结构的一部分，训练和
 # (a live widget)
 quiz.quiz_widget("q4")
 #%% md en
-## Exercise: write the causal mask
+## Exercise 1: write the causal mask
 
 The question below asks you to write the mask yourself, as a boolean $(T, T)$ array, and a checker judges it.
 #%% md zh
-## 练习：亲手写因果 mask
+## 练习 1：亲手写因果 mask
 
 下面这道题请你自己写出这个 mask：一个布尔型的 $(T, T)$ 数组，由检查器来评判。
 #%% code
@@ -453,6 +469,44 @@ def causal_mask(T):
 通过检查时是这个样子：用同一个检查器来评判库里自带的函数。
 #%% code
 checks.check_causal_mask(ac.causal_mask)
+#%% md en
+## Exercise 2: write the padding mask
+
+Now the other mask of this notebook. `my_padding_mask(lengths, max_len)` gets the true lengths of a batch (a 1-D
+integer array) and the padded length, and returns what `ac.padding_mask` returns: a boolean $(B, 1, T_k)$ array,
+True on each sequence's real tokens, False on its pads. The sequences are padded at the **end**, as `pad_batch` did above.
+#%% md zh
+## 练习 2：亲手写 padding mask
+
+再来写本节的另一种 mask。`my_padding_mask(lengths, max_len)` 接收一批序列的真实长度（一维整数数组）和填充后的长度，
+返回与 `ac.padding_mask` 相同的结果：一个布尔型 $(B, 1, T_k)$ 数组，每条序列的真实 token 处为 True，填充处为 False。
+和上面的 `pad_batch` 一样，填充加在序列的**末尾**。
+#%% code
+def my_padding_mask(lengths, max_len):
+    """lengths (B,) ints, max_len -> (B, 1, max_len) bool: True where key j of sequence b is real (j < lengths[b])"""
+    raise NotImplementedError("compare the key positions with each length")
+
+checks.check_padding_mask(my_padding_mask)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_padding_mask(lengths, max_len):
+    j = np.arange(max_len)[None, :]              # (1, Tk): key positions
+    real = j < np.asarray(lengths)[:, None]      # (B, Tk): True on the real tokens
+    return real[:, None, :]                      # (B, 1, Tk): broadcasts over the queries
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_padding_mask(lengths, max_len):
+    j = np.arange(max_len)[None, :]              # (1, Tk): key positions
+    real = j < np.asarray(lengths)[:, None]      # (B, Tk): True on the real tokens
+    return real[:, None, :]                      # (B, 1, Tk): broadcasts over the queries
+```
+</details>
 #%% md en
 ## Summary
 

@@ -205,8 +205,9 @@ def plot_mask_grid(masks, labels=None, *, titles=None, fig=None):
     """Several boolean masks side by side (one `plots.plot_mask` each; the legend on the last).
 
     masks: a list of (Tq, Tk) masks (a padding mask's (1, Tk) row is fine). labels: the tokens of
-    the longest sequence; a (Tq, Tk) panel shows labels[:Tk] on the keys and labels[Tk - Tq:Tk] on
-    the queries (the queries are the newest positions, as with a KV cache). Returns the Figure.
+    the longest sequence, or one list of tokens per mask (the sequences of a padded batch each have
+    their own words and pads); a (Tq, Tk) panel shows labels[:Tk] on the keys and labels[Tk - Tq:Tk]
+    on the queries (the queries are the newest positions, as with a KV cache). Returns the Figure.
     """
     if not isinstance(masks, (list, tuple)) or not masks:
         raise TypeError(f"masks: expected a non-empty list of boolean masks, got {describe(masks)}")
@@ -217,10 +218,13 @@ def plot_mask_grid(masks, labels=None, *, titles=None, fig=None):
             arr = arr[0]
         arrays.append(arr if arr.ndim == 2 else arr.reshape(1, -1))
     titles = plots._labels(titles, len(arrays), "titles", "mask")
-    if labels is not None:
-        longest = max(a.shape[1] for a in arrays)
-        if len(labels) < longest:
-            raise ValueError(f"labels: expected at least {longest} tokens, got {len(labels)}")
+    per_panel = labels is not None and len(labels) > 0 and isinstance(labels[0], (list, tuple))
+    if per_panel and len(labels) != len(arrays):
+        raise ValueError(f"labels: expected one list of tokens per mask ({len(arrays)}), got {len(labels)}")
+    panel_labels = list(labels) if per_panel else [labels] * len(arrays)
+    for i, (lab, arr) in enumerate(zip(panel_labels, arrays)):
+        if lab is not None and len(lab) < arr.shape[1]:
+            raise ValueError(f"labels: expected at least {arr.shape[1]} tokens for mask {i}, got {len(lab)}")
     use_cjk_font()
     if fig is None:
         import matplotlib.pyplot as plt
@@ -230,7 +234,7 @@ def plot_mask_grid(masks, labels=None, *, titles=None, fig=None):
     axes = fig.subplots(1, len(arrays), squeeze=False,
                         gridspec_kw={"width_ratios": [a.shape[1] for a in arrays]})[0]
     for n, (ax, arr) in enumerate(zip(axes, arrays)):
-        x_labels, y_labels = _panel_labels(labels, arr.shape)
+        x_labels, y_labels = _panel_labels(panel_labels[n], arr.shape)
         plots.plot_mask(arr, x_labels, y_labels, ax=ax, legend=n == len(arrays) - 1,
                         title=titles[n] if titles else None)
         if n:

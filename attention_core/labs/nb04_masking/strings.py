@@ -1,7 +1,7 @@
 """The UI strings of notebook 04's lab, English and Chinese side by side per key."""
 
 STRINGS: dict[str, dict[str, str]] = {
-    "widgets.mask_kind": {"en": "mask", "zh": "掩码"},
+    "widgets.mask_kind": {"en": "mask", "zh": "mask"},
     "widgets.mask_none": {"en": "none", "zh": "无"},
     "widgets.mask_causal": {"en": "causal (look-ahead)", "zh": "因果（防偷看）"},
     "widgets.mask_padding": {"en": "padding", "zh": "填充"},
