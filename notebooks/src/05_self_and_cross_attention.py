@@ -6,6 +6,7 @@
   decoder, keys and values from the encoder), and why that, not the formula, is what tells them apart;
 - give the shape of every step when the two sequences have different lengths: weights $(T_q, T_k)$, not square;
 - read a cross-attention heatmap of a translation, and show that it aligns words by **meaning**, not by position;
+- watch one word, 银行, get two different vectors in 银行倒闭 and 银行对岸;
 - answer the self-test question "do Q, K and V always come from different inputs?".
 
 **What you should know first:** one attention step and its shapes
@@ -18,6 +19,7 @@
   来自编码器），并明白区分二者的是来源，而不是公式；
 - 在两个序列长度不同时，写出每一步的形状：权重是 $(T_q, T_k)$，不一定是方阵；
 - 读懂一张翻译任务的交叉注意力热图，并验证它是按**意思**而不是按位置把词对齐的；
+- 亲眼看到同一个词“银行”在“银行倒闭”和“银行对岸”里得到两个不同的向量；
 - 回答自测题“Q、K、V 一定来自不同输入吗？”。
 
 **需要的基础：** 一步注意力的计算及其形状（见 [01 · Query、Key、Value](01_query_key_value.ipynb)、
@@ -28,8 +30,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core.teaching import i18n, quiz
-from attention_core.labs.nb05_self_and_cross_attention import cross_lab, widgets
+from attention_core.teaching import checks, i18n, quiz
+from attention_core.labs.nb05_self_and_cross_attention import context_lab, cross_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
@@ -295,6 +297,39 @@ which noun follows it. That is the cue for position, in notebook 07.
 权重都是 0.98。两行 *the* 完全相同，在 *cat* 和 *mat* 之间 0.50/0.50 平分：
 只看内容，冠词分不清紧跟在自己后面的是哪个名词。这正是 07 节要引入位置信息的原因。
 #%% md en
+### One word, two contexts: 银行倒闭 and 银行对岸
+
+The tutorial “Transformer 自注意力机制：直觉理解，不需要数学” gives the reason self-attention exists in one line:
+银行 (*bank*) should get different representations in 银行倒闭 (*the bank collapsed*) and 银行对岸 (*across from the
+bank*), and self-attention does it by letting 银行 attend to the words around it. Here it is, computed with the same
+recipe of hand-set features. A bank is both an **organisation** (it can go bankrupt) and a **place** (you can stand
+across from it), so the embedding of 银行 carries half of each, the same vector in both sentences. Its query asks
+"what does my context say about me?"; 倒闭 (*to go bankrupt*) answers with the organisation side, 对岸 (*the opposite
+side*) with the place side; the new vector is the embedding plus what attention brings (a residual connection).
+#%% md zh
+### 同一个词，两种上下文：银行倒闭与银行对岸
+
+《Transformer 自注意力机制：直觉理解，不需要数学》用一句话说明了自注意力为什么存在：“银行”在“银行倒闭”和“银行对岸”中
+应该得到不同的表示，自注意力让“银行”关注周围的词来做到这一点。下面用同样的手工特征把它算出来。银行既是一个**机构**
+（它会倒闭），也是一个**地点**（你可以站在它的对岸），所以“银行”的嵌入向量两样各占一半，在两句话里是同一个向量。
+它的 Query 问的是“上下文怎么说我？”；“倒闭”用“机构”这一面回应，“对岸”用“地点”这一面回应；
+新的向量等于嵌入向量加上注意力带来的信息（残差连接）。
+#%% code
+bank = context_lab.bank_vectors()
+for name in ("collapse", "opposite"):
+    tokens, row = bank[name]["tokens"], bank[name]["weights"]
+    print("".join(tokens), ": 银行 ->", {tok: round(float(w), 2) for tok, w in zip(tokens, row) if w > 0.01})
+context_lab.bank_table()
+#%% md en
+The embedding is the same in both sentences (cosine 1). After one attention step, 银行 leans to the organisation side
+in 银行倒闭了 (1.5 against 0.5) and to the place side in 银行对岸的公园, and the two vectors are further apart (cosine
+0.78) than either is from the embedding (0.89): one word, two contextual representations. Notebook 12 measures the
+same pair in a trained model, layer by layer.
+#%% md zh
+嵌入向量在两句话里完全相同（余弦为 1）。经过一步注意力之后，“银行”在“银行倒闭了”里偏向“机构”一面（1.5 比 0.5），
+在“银行对岸的公园”里偏向“地点”一面；这两个向量彼此的距离（余弦 0.78），比它们各自与嵌入向量的距离（0.89）更远：
+同一个词，两种带上下文的表示。12 节会在一个训练好的模型里逐层测量同一对句子。
+#%% md en
 ## Try it: pick a word
 
 Choose a sentence, switch between cross- and self-attention, reorder the English words and pick the query word;
@@ -368,6 +403,81 @@ K 和 V 来自编码器。它们从哪里来，由这一层注意力的角色决
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q1")
+#%% md en
+## Exercise 1: self-attention from one sequence
+
+Write self-attention with projections: `my_self_attention(x, w_q, w_k, w_v)` takes token vectors `x` $(\dots, T, D)$
+and three matrices, $W^Q, W^K$ of shape $(D, d_k)$ and $W^V$ of shape $(D, d_v)$, and returns `(output, weights)`
+like `ac.scaled_dot_product_attention`. All three of Q, K, V come from the same `x`.
+#%% md zh
+## 练习 1：来自同一个序列的自注意力
+
+写一个带投影的自注意力：`my_self_attention(x, w_q, w_k, w_v)` 接收 token 向量 `x` $(\dots, T, D)$ 和三个矩阵——
+形状为 $(D, d_k)$ 的 $W^Q$、$W^K$ 和形状为 $(D, d_v)$ 的 $W^V$，像 `ac.scaled_dot_product_attention` 一样返回
+`(output, weights)`。Q、K、V 三者都来自同一个 `x`。
+#%% code
+def my_self_attention(x, w_q, w_k, w_v):
+    """x (..., T, D) -> (output (..., T, Dv), weights (..., T, T)); Q, K, V all projected from x"""
+    raise NotImplementedError("project x three ways, then attend")
+
+checks.check_self_attention(my_self_attention)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_self_attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v           # three roles from the same x
+    return ac.scaled_dot_product_attention(q, k, v)
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_self_attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v           # three roles from the same x
+    return ac.scaled_dot_product_attention(q, k, v)
+```
+</details>
+#%% md en
+## Exercise 2: cross-attention from two sequences
+
+Now change only where the inputs come from: `my_cross_attention(x_dec, x_enc, w_q, w_k, w_v)` takes the decoder's
+states $(T_q, D)$ and the encoder's $(T_k, D)$, with $T_q \ne T_k$, and returns `(output, weights)` with weights of
+shape $(T_q, T_k)$.
+#%% md zh
+## 练习 2：来自两个序列的交叉注意力
+
+这次只改输入从哪里来：`my_cross_attention(x_dec, x_enc, w_q, w_k, w_v)` 接收解码器的状态 $(T_q, D)$ 和编码器的状态
+$(T_k, D)$，且 $T_q \ne T_k$；返回 `(output, weights)`，其中权重的形状是 $(T_q, T_k)$。
+#%% code
+def my_cross_attention(x_dec, x_enc, w_q, w_k, w_v):
+    """x_dec (Tq, D), x_enc (Tk, D) -> (output (Tq, Dv), weights (Tq, Tk))"""
+    raise NotImplementedError("which sequence gives the queries, which the keys and values?")
+
+checks.check_cross_attention(my_cross_attention)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_cross_attention(x_dec, x_enc, w_q, w_k, w_v):
+    q = x_dec @ w_q                                # the decoder asks ...
+    k, v = x_enc @ w_k, x_enc @ w_v                # ... the encoder is looked up
+    return ac.scaled_dot_product_attention(q, k, v)   # no causal mask: the source is all known
+```
+Compare with Exercise 1: the same last line, two different sources.
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_cross_attention(x_dec, x_enc, w_q, w_k, w_v):
+    q = x_dec @ w_q                                # the decoder asks ...
+    k, v = x_enc @ w_k, x_enc @ w_v                # ... the encoder is looked up
+    return ac.scaled_dot_product_attention(q, k, v)   # no causal mask: the source is all known
+```
+和练习 1 比较：最后一行完全相同，只是来源不同。
+</details>
 #%% md en
 ## Summary
 

@@ -27,4 +27,10 @@ STRINGS: dict[str, dict[str, str]] = {
                       "zh": "“{query}”把注意力平分给“{a}”和“{b}”（各 {weight}）：没有位置信息，它分不清哪个才是自己的"},
     "cross.even": {"en": "“{query}” finds no partner and spreads its attention (largest weight {weight})",
                    "zh": "“{query}”找不到搭档，注意力分散开来（最大权重 {weight}）"},
+    "context_lab.embedding": {"en": "银行, embedding (the same in both)", "zh": "银行 的嵌入（两句相同）"},
+    "context_lab.in_sentence": {"en": "银行 in {s}", "zh": "“{s}”中的 银行"},
+    "context_lab.organisation": {"en": "organisation", "zh": "机构"},
+    "context_lab.place": {"en": "place", "zh": "地点"},
+    "context_lab.cos_embedding": {"en": "cos with the embedding", "zh": "与嵌入的余弦"},
+    "context_lab.cos_other": {"en": "cos with the other sentence's", "zh": "与另一句中的余弦"},
 }

@@ -1,0 +1,19 @@
+"""Notebook 05's 银行倒闭 / 银行对岸: one embedding, two contextual vectors after self-attention."""
+import numpy as np
+
+from attention_core.labs.nb05_self_and_cross_attention import context_lab
+
+
+def test_bank_leans_to_the_side_its_context_cues():
+    v = context_lab.bank_vectors()
+    org, place = (context_lab.FEATURES.index(f) for f in context_lab.SENSES)
+    a, b = v["collapse"]["vector"], v["opposite"]["vector"]
+    assert a[org] > a[place] and b[place] > b[org]
+    assert v["collapse"]["weights"].argmax() == 1 and v["opposite"]["weights"].argmax() == 1   # 倒闭, 对岸
+    assert context_lab.cosine(a, b) < context_lab.cosine(a, v["embedding"]) < 1
+
+
+def test_the_table_in_both_languages(lang):
+    table = context_lab.bank_table(lang=lang)
+    assert table.values.shape == (3, 4) and np.allclose(table.values[0, 2:], 1)
+    assert "银行" in repr(table)
