@@ -58,7 +58,7 @@ def _run_one(path: Path, nbformat, NotebookClient, timeout_s: int) -> dict:
     try:
         client.execute()
         row["ok"] = True
-    except Exception as exc:                       # report it; one broken notebook should not stop the run
+    except Exception as exc:  # noqa: BLE001 -- reported; one broken notebook should not stop the run
         row["ok"] = False
         last_line = (str(exc).strip().splitlines() or [""])[-1]
         row["error"] = f"{type(exc).__name__}: {last_line[:200]}"

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_core.core.attention import attention_scores, scaled_dot_product_attention
-from attention_core.teaching import i18n
 from attention_core.core.masks import causal_mask
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import check_flag, positive_float
+from attention_core.teaching import i18n
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {
@@ -75,14 +75,17 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "你是不是用权重乘了 K，而不是 V？"},
     "checks.not_finite": {"en": "Your {what} contains NaN or inf ({case}).",
                           "zh": "你的 {what} 里出现了 NaN 或 inf（{case}）。"},
-    "checks.negative": {"en": "Your {what} has a negative entry ({value}), but softmax weights are never negative ({case}).",
+    "checks.negative": {"en": "Your {what} has a negative entry ({value}), but softmax weights are never negative "
+                              "({case}).",
                         "zh": "你的 {what} 里有负数（{value}），而 softmax 权重不可能为负（{case}）。"},
     "checks.wrong_axis": {"en": "Your {what} sums to 1 down each column, not along each row: normalise over "
                                 "the last axis (axis=-1), one distribution per row, that is per query ({case}).",
                           "zh": "你的 {what} 是每一列之和为 1，而不是每一行：应该沿最后一个轴（axis=-1）归一化，"
                                 "每一行（每个 query）一个分布（{case}）。"},
-    "checks.global_sum": {"en": "Your whole {what} sums to 1, not each row: sum over axis=-1 with keepdims=True ({case}).",
-                          "zh": "你的整个 {what} 加起来是 1，而不是每一行为 1：求和时用 axis=-1 和 keepdims=True（{case}）。"},
+    "checks.global_sum": {"en": "Your whole {what} sums to 1, not each row: sum over axis=-1 with keepdims=True "
+                                "({case}).",
+                          "zh": "你的整个 {what} 加起来是 1，而不是每一行为 1：求和时用 axis=-1 和 keepdims=True（"
+                                "{case}）。"},
     "checks.row_sum": {"en": "Row {index} (counting from 0) of your {what} sums to {value}, not 1 ({case}).",
                        "zh": "你的 {what} 第 {index} 行（从 0 开始数）的权重之和是 {value}，不是 1（{case}）。"},
     "checks.sum": {"en": "Your {what} sums to {value}, not 1: divide the exponentials by their sum ({case}).",
@@ -96,7 +99,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.softmax.overflow": {"en": "Overflow: for {case} your softmax returns NaN or inf, because exp(1000) is inf "
                                       "in floating point. Subtract each row's maximum before exp "
                                       "(the shift does not change softmax).",
-                                "zh": "溢出：对于 {case}，你的 softmax 返回了 NaN 或 inf，因为浮点数里 exp(1000) 就是 inf。"
+                                "zh": "溢出：对于 {case}，你的 softmax 返回了 NaN 或 inf，因为浮点数里 exp(1000) 就是 "
+                                      "inf。"
                                       "请在取 exp 之前减去每一行的最大值（这个平移不改变 softmax 的结果）。"},
     "checks.softmax.global_max": {"en": "For {case}, the first row is fine but the second underflows to 0/0: you "
                                         "subtracted the maximum of the whole array. Subtract each row's own maximum: "
@@ -111,7 +115,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "the scores should be [0.707, 0] and the weights [0.670, 0.330].",
                           "zh": "你没有做缩放（{case}）：softmax 之前要把 Q·Kᵀ 除以 √d_k。d_k = 2 时，"
                                 "分数应为 [0.707, 0]，权重应为 [0.670, 0.330]。"},
-    "checks.scale.by_dk": {"en": "You divided by d_k instead of sqrt(d_k) ({case}): the scores should be [0.707, 0], not [0.5, 0].",
+    "checks.scale.by_dk": {"en": "You divided by d_k instead of sqrt(d_k) ({case}): the scores should be [0.707, 0], "
+                                 "not [0.5, 0].",
                            "zh": "你除以的是 d_k，而不是 √d_k（{case}）：分数应为 [0.707, 0]，不是 [0.5, 0]。"},
     "checks.scale.multiplied": {"en": "You multiplied by sqrt(d_k) instead of dividing by it ({case}).",
                                 "zh": "你把分数乘以了 √d_k，应该是除以它（{case}）。"},
@@ -123,7 +128,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "softmax 沿 axis=-1。"},
     "checks.scores.ok": {"en": "All good: Q K^T / sqrt(d_k) with shape (Tq, Tk), on the worked example of notebook 01, "
                                "a rectangular case and a batch.",
-                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，01 节的例题、长宽不等的情形和批量输入都正确。"},
+                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，01 节的例题、长宽不等的情形和批量输入都正确。"
+                               ""},
     "checks.attention.not_pair": {"en": "Your function should return a pair (output, weights), like "
                                         "attention_core.scaled_dot_product_attention ({case}). If your exercise "
                                         "returns only the output, use check_attention(fn, returns=\"output\").",
@@ -142,7 +148,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "exp(x) / exp(x).sum()，这样负分数也能得到正的权重。"},
     "checks.attention.overflow": {"en": "Your {what} contains NaN or inf for large scores ({case}): use a stable "
                                         "softmax that subtracts each row's maximum (attention_core.softmax does).",
-                                  "zh": "分数很大时，你的 {what} 出现了 NaN 或 inf（{case}）：请使用数值稳定的 softmax，"
+                                  "zh": "分数很大时，你的 {what} 出现了 NaN 或 inf（{case}）：请使用数值稳定的 "
+                                        "softmax，"
                                         "先减去每一行的最大值（attention_core.softmax 就是这样做的）。"},
     "checks.attention.ok": {"en": "All good: the worked example of notebook 01 ([0.670, 0.330] -> [1.340, 1.321]), "
                                   "rectangular shapes, large scores and batches match attention_core.",
@@ -164,10 +171,12 @@ STRINGS: dict[str, dict[str, str]] = {
                                "被屏蔽的位置权重必须严格为 0。请在 softmax 之前把它们的分数填成 -inf。"},
     "checks.mask.after_softmax": {"en": "Masked weights are 0 but the rows no longer sum to 1 ({case}): you applied "
                                         "the mask after softmax. Apply it to the scores, before softmax.",
-                                  "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的 mask。"
+                                  "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的 "
+                                        "mask。"
                                         "应该在 softmax 之前作用在分数上。"},
     "checks.mask.additive": {"en": "You returned an additive mask (0 and -inf) for {case}; this exercise asks for the "
-                                   "boolean mask (True = may attend). attention_core.additive_mask turns one into the other.",
+                                   "boolean mask (True = may attend). attention_core.additive_mask turns one into the "
+                                   "other.",
                              "zh": "你对 {case} 返回的是加性 mask（0 和 -inf）；这个练习要的是布尔 mask"
                                    "（True = 可以关注）。attention_core.additive_mask 可以把后者转换成前者。"},
     "checks.mask.dtype": {"en": "Your mask has dtype {dtype} for {case}; return a boolean array (True = may attend), "
@@ -180,7 +189,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                         "True = 可以关注。用 ~ 取反即可。"},
     "checks.mask.upper": {"en": "Your mask lets query i see keys j >= i, that is the future ({case}): the causal mask "
                                 "is the lower triangle, j <= i (np.tril, not np.triu).",
-                          "zh": "你的 mask 让第 i 个 query 看到 j >= i 的 key，也就是未来（{case}）：因果 mask 是下三角，"
+                          "zh": "你的 mask 让第 i 个 query 看到 j >= i 的 key，也就是未来（{case}）：因果 mask 是下三"
+                                "角，"
                                 "j <= i（用 np.tril，不是 np.triu）。"},
     "checks.mask.no_diagonal": {"en": "Your mask hides the diagonal ({case}): each position must see itself, "
                                       "so use j <= i, not j < i.",
@@ -692,4 +702,5 @@ def check_causal_mask(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> Chec
         return _msg("checks.mask.ok")
     return _run("check_causal_mask", body, lang, timeout, fn)
 
-from attention_core.teaching.exercise_checks import *  # the exercises' checkers, re-exported (exercise_checks.__all__)
+from attention_core.teaching.exercise_checks import *  # noqa: E402, F403 -- the exercises' checkers, re-exported
+# (exercise_checks.__all__; imported last, see exercise_checks)

@@ -66,17 +66,20 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "每一行输出是 sum_j weights[i, j] * v[j]，也就是 weights @ v。"},
     "exercises.sum.transposed": {"en": " The weights have one row per query: use weights @ v, not v.T @ weights.T "
                                        "or weights.T @ v.",
-                                 "zh": "权重是每个 Query 一行：应该写 weights @ v，而不是 v.T @ weights.T 或 weights.T @ v。"},
+                                 "zh": "权重是每个 Query 一行：应该写 weights @ v，而不是 v.T @ weights.T 或 "
+                                       "weights.T @ v。"},
     "exercises.sum.ok": {"en": "All good: each output row is the weighted sum of the value rows, for one query, "
                                "several queries and a batch.",
-                         "zh": "全部通过：每一行输出都是各个 Value 行的加权和，单个 Query、多个 Query 和批量输入都正确。"},
+                         "zh": "全部通过：每一行输出都是各个 Value 行的加权和，单个 Query、多个 Query 和批量输入都正确"
+                               "。"},
     # dot-product variance (02)
     "exercises.var.not_pair": {"en": "Return a pair (variance of the raw dot products, variance of the scaled "
                                      "ones) of two numbers ({case}).",
                                "zh": "请返回两个数组成的二元组：（原始点积的方差，缩放后点积的方差）（{case}）。"},
     "exercises.var.std": {"en": "For {case} you returned {got}, close to sqrt(d_k): that is the standard deviation. "
                                 "The variance is its square (np.var, not np.std).",
-                          "zh": "对于 {case}，你返回了 {got}，接近 √d_k：这是标准差。方差是它的平方（用 np.var，不是 np.std）。"},
+                          "zh": "对于 {case}，你返回了 {got}，接近 √d_k：这是标准差。方差是它的平方（用 np.var，不是 "
+                                "np.std）。"},
     "exercises.var.mean": {"en": "For {case} the raw variance is {got}, about 1/d_k: you averaged the d_k "
                                  "products (np.mean) instead of adding them. A dot product is a sum.",
                            "zh": "对于 {case}，原始方差是 {got}，约为 1/d_k：你把 d_k 个乘积取了平均（np.mean），"
@@ -99,7 +102,8 @@ STRINGS: dict[str, dict[str, str]] = {
     # temperature (03)
     "exercises.temp.multiplied": {"en": "You multiplied the scores by the temperature ({case}): divide by it. "
                                         "A low temperature must sharpen the weights, a high one flatten them.",
-                                  "zh": "你把分数乘以了温度（{case}）：应该除以温度。温度低，权重应该更尖；温度高，权重应该更平。"},
+                                  "zh": "你把分数乘以了温度（{case}）：应该除以温度。温度低，权重应该更尖；温度高，权"
+                                        "重应该更平。"},
     "exercises.temp.ignored": {"en": "Your weights do not change with the temperature ({case}): compute "
                                      "softmax(x / temperature).",
                                "zh": "你的权重不随温度变化（{case}）：应该计算 softmax(x / temperature)。"},
@@ -107,15 +111,18 @@ STRINGS: dict[str, dict[str, str]] = {
                                       "reaches thousands. Divide first, then subtract each row's maximum (or call "
                                       "ac.softmax on x / temperature).",
                                 "zh": "温度很低时你的 softmax 溢出了（{case}）：x / temperature 会达到几千。"
-                                      "先除以温度，再减去每一行的最大值（或者直接对 x / temperature 调用 ac.softmax）。"},
+                                      "先除以温度，再减去每一行的最大值（或者直接对 x / temperature 调用 ac.softmax）"
+                                      "。"},
     "exercises.temp.ok": {"en": "All good: softmax(x / temperature) at temperatures 0.001 to 4, sharper below 1 "
                                 "and flatter above, on rows and batches.",
-                          "zh": "全部通过：温度从 0.001 到 4 都等于 softmax(x / temperature)，低于 1 更尖、高于 1 更平，"
+                          "zh": "全部通过：温度从 0.001 到 4 都等于 softmax(x / temperature)，低于 1 更尖、高于 1 更平"
+                                "，"
                                 "单行和批量输入都正确。"},
     # padding mask (04)
     "exercises.pad.bool_inverted": {"en": "Your mask is True on the padding ({case}): in attention_core True means "
                                           "\"may attend\", so real tokens are True and pads False. Invert it with ~.",
-                                    "zh": "你的 mask 在填充位置是 True（{case}）：在 attention_core 里 True 表示“可以关注”，"
+                                    "zh": "你的 mask 在填充位置是 True（{case}）：在 attention_core 里 True 表示“可以"
+                                          "关注”，"
                                           "所以真实 token 是 True、填充是 False。用 ~ 取反即可。"},
     "exercises.pad.side": {"en": "Your mask hides the first positions instead of the last ({case}): the pad side "
                                  "is inverted. The sequences are padded at the end, so key j of sequence b is "
@@ -128,7 +135,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                        "所以要用 j < n，而不是 j <= n。"},
     "exercises.pad.no_query_axis": {"en": " Keep a query axis of size 1, (B, 1, Tk), so that the mask broadcasts "
                                           "over every query of its sequence: mask[:, None, :].",
-                                    "zh": "请保留一个长度为 1 的 Query 轴，即 (B, 1, Tk)，这样 mask 才能沿该序列的所有 Query "
+                                    "zh": "请保留一个长度为 1 的 Query 轴，即 (B, 1, Tk)，这样 mask 才能沿该序列的所有"
+                                          " Query "
                                           "广播：mask[:, None, :]。"},
     "exercises.pad.max_len": {"en": " Pad to max_len, not to the longest sequence: a batch may be padded further "
                                     "than its longest member.",
@@ -143,7 +151,8 @@ STRINGS: dict[str, dict[str, str]] = {
     # self- and cross-attention (05)
     "exercises.self.no_projection": {"en": "You attended over x itself ({case}): self-attention first projects the "
                                            "same x three ways, Q = x W_q, K = x W_k, V = x W_v.",
-                                     "zh": "你直接用 x 本身做了注意力（{case}）：自注意力要先把同一个 x 投影成三种角色："
+                                     "zh": "你直接用 x 本身做了注意力（{case}）：自注意力要先把同一个 x 投影成三种角色"
+                                           "："
                                            "Q = x W_q，K = x W_k，V = x W_v。"},
     "exercises.self.same_qk": {"en": "Your Query and Key both use W_q ({case}): the keys are x @ w_k. With one "
                                      "matrix for both, the scores are symmetric and a token cannot look for "
@@ -160,16 +169,19 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.cross.q_from_encoder": {"en": " The weights should have one row per decoder token (Tq = 3) and one "
                                              "column per encoder token (Tk = 5): the Queries come from the "
                                              "decoder, the Keys and Values from the encoder.",
-                                       "zh": "权重应该是每个解码器 token 一行（Tq = 3）、每个编码器 token 一列（Tk = 5）："
+                                       "zh": "权重应该是每个解码器 token 一行（Tq = 3）、每个编码器 token 一列（Tk = "
+                                             "5）："
                                              "Query 来自解码器，Key 和 Value 来自编码器。"},
     "exercises.cross.self_on_decoder": {"en": "Your weights are (3, 3): the Keys come from the decoder, so this is "
                                               "self-attention. In cross-attention the Keys and Values are the "
                                               "encoder's ({case}).",
-                                        "zh": "你的权重是 (3, 3)：Key 来自解码器，这就成了自注意力。交叉注意力的 Key 和 Value "
+                                        "zh": "你的权重是 (3, 3)：Key 来自解码器，这就成了自注意力。交叉注意力的 Key "
+                                              "和 Value "
                                               "都来自编码器（{case}）。"},
     "exercises.cross.masked": {"en": "You applied a causal mask ({case}): cross-attention needs none, because the "
                                      "whole source sentence is known before decoding starts.",
-                               "zh": "你加了因果 mask（{case}）：交叉注意力不需要它，因为整句原文在开始解码之前就已经全部已知。"},
+                               "zh": "你加了因果 mask（{case}）：交叉注意力不需要它，因为整句原文在开始解码之前就已经"
+                                     "全部已知。"},
     "exercises.cross.ok": {"en": "All good: decoder Queries (3 tokens) against encoder Keys and Values (5 tokens) "
                                  "give (3, 5) weights and the output of attention_core.",
                            "zh": "全部通过：解码器的 Query（3 个 token）对编码器的 Key 和 Value（5 个 token），"
@@ -179,12 +191,15 @@ STRINGS: dict[str, dict[str, str]] = {
                                            "reshaped (T, D) straight to (H, T, Dh) without the transpose, so a head "
                                            "mixes rows of different tokens. Reshape to (..., T, H, Dh), then swap "
                                            "the T and H axes: .swapaxes(-2, -3).",
-                                     "zh": "你的多头张量形状对了，数却不对（{case}）：你把 (T, D) 直接 reshape 成了 (H, T, Dh)，"
-                                           "没有转置，于是一个头里混进了不同 token 的行。应该先 reshape 成 (..., T, H, Dh)，"
+                                     "zh": "你的多头张量形状对了，数却不对（{case}）：你把 (T, D) 直接 reshape 成了 "
+                                           "(H, T, Dh)，"
+                                           "没有转置，于是一个头里混进了不同 token 的行。应该先 reshape 成 (..., T, "
+                                           "H, Dh)，"
                                            "再交换 T 和 H 两个轴：.swapaxes(-2, -3)。"},
     "exercises.heads.head_last": {"en": " You reshaped to (..., T, H, Dh) but kept the head axis after T: move it in "
                                         "front with .swapaxes(-2, -3).",
-                                  "zh": "你 reshape 成了 (..., T, H, Dh)，但头的轴还在 T 后面：用 .swapaxes(-2, -3) 把它挪到前面。"},
+                                  "zh": "你 reshape 成了 (..., T, H, Dh)，但头的轴还在 T 后面：用 .swapaxes(-2, -3) 把"
+                                        "它挪到前面。"},
     "exercises.heads.strided": {"en": "Head h takes columns h, h + H, h + 2H, ... in your version ({case}); in the "
                                       "package (and in torch) head h takes the contiguous block of columns "
                                       "h*Dh .. (h+1)*Dh - 1: reshape the last axis as (H, Dh), not (Dh, H).",
@@ -197,20 +212,24 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "请用 *lead, T, D = x.shape 拆出形状，并使用负数轴。"},
     "exercises.heads.split_ok": {"en": "All good: (..., T, D) -> (..., H, T, D/H), head h holding columns "
                                        "h*Dh .. (h+1)*Dh - 1, with and without a batch.",
-                                 "zh": "全部通过：(..., T, D) -> (..., H, T, D/H)，第 h 个头取第 h*Dh 到 (h+1)*Dh - 1 列，"
+                                 "zh": "全部通过：(..., T, D) -> (..., H, T, D/H)，第 h 个头取第 h*Dh 到 (h+1)*Dh - 1 "
+                                       "列，"
                                        "有无批量维度都正确。"},
     "exercises.merge.no_transpose": {"en": "Your result has the right shape but the wrong numbers ({case}): you "
                                            "reshaped (H, T, Dh) straight to (T, H*Dh) without moving the head axis "
                                            "back. Swap first (.swapaxes(-2, -3) gives (..., T, H, Dh)), then reshape.",
-                                     "zh": "你的结果形状对了，数却不对（{case}）：你把 (H, T, Dh) 直接 reshape 成了 (T, H*Dh)，"
-                                           "没有先把头的轴换回去。应该先 .swapaxes(-2, -3) 得到 (..., T, H, Dh)，再 reshape。"},
+                                     "zh": "你的结果形状对了，数却不对（{case}）：你把 (H, T, Dh) 直接 reshape 成了 "
+                                           "(T, H*Dh)，"
+                                           "没有先把头的轴换回去。应该先 .swapaxes(-2, -3) 得到 (..., T, H, Dh)，再 "
+                                           "reshape。"},
     "exercises.merge.strided": {"en": "Your concatenation interleaves the heads column by column ({case}): merge "
                                       "must undo split_heads, putting head 0's Dh columns first, then head 1's, ...",
                                 "zh": "你的拼接把各个头按列交错在了一起（{case}）：合并必须是 split_heads 的逆运算，"
                                       "先放第 0 个头的 Dh 列，再放第 1 个头的，依此类推。"},
     "exercises.merge.ok": {"en": "All good: (..., H, T, Dh) -> (..., T, H*Dh), and merge_heads(split_heads(x)) "
                                  "gives x back, with and without a batch.",
-                           "zh": "全部通过：(..., H, T, Dh) -> (..., T, H*Dh)，并且 merge_heads(split_heads(x)) 能还原 x，"
+                           "zh": "全部通过：(..., H, T, Dh) -> (..., T, H*Dh)，并且 merge_heads(split_heads(x)) 能还原"
+                                 " x，"
                                  "有无批量维度都正确。"},
     # multi-head attention (06, stretch)
     "exercises.mha.no_w_o": {"en": "Your heads are right but the output skips the final projection ({case}): after "
@@ -218,21 +237,26 @@ STRINGS: dict[str, dict[str, str]] = {
                              "zh": "各个头都算对了，但输出少了最后的投影（{case}）：拼接之后还要乘 W_o、加 b_o。"},
     "exercises.mha.no_bias": {"en": "Your output misses the biases ({case}): each projection is x @ W + b "
                                     "(params.b_q, b_k, b_v, b_o).",
-                              "zh": "你的输出漏掉了偏置（{case}）：每个投影都是 x @ W + b（params.b_q、b_k、b_v、b_o）。"},
+                              "zh": "你的输出漏掉了偏置（{case}）：每个投影都是 x @ W + b（params.b_q、b_k、b_v、b_o）"
+                                    "。"},
     "exercises.mha.no_transpose": {"en": "Your heads were split (or merged) without the transpose ({case}): reshape "
                                          "(T, D) to (T, H, Dh) and swap to (H, T, Dh); merge the same way back.",
-                                   "zh": "你在拆分（或合并）多头时没有转置（{case}）：先把 (T, D) reshape 成 (T, H, Dh)，"
+                                   "zh": "你在拆分（或合并）多头时没有转置（{case}）：先把 (T, D) reshape 成 (T, H, "
+                                         "Dh)，"
                                          "再交换成 (H, T, Dh)；合并时按相反的步骤换回来。"},
     "exercises.mha.scale_model": {"en": "You divided the scores by sqrt(d_model) ({case}): each head compares "
                                         "vectors of width Dh = d_model / H, so divide by sqrt(Dh).",
-                                  "zh": "你把分数除以了 √d_model（{case}）：每个头比较的是宽度为 Dh = d_model / H 的向量，"
+                                  "zh": "你把分数除以了 √d_model（{case}）：每个头比较的是宽度为 Dh = d_model / H 的向"
+                                        "量，"
                                         "所以应该除以 √Dh。"},
     "exercises.mha.one_head": {"en": "Your output is single-head attention over the full width ({case}): split the "
                                      "projections into params.n_heads heads before attending.",
-                               "zh": "你的输出是整宽度上的单头注意力（{case}）：做注意力之前，要把投影结果拆成 params.n_heads 个头。"},
+                               "zh": "你的输出是整宽度上的单头注意力（{case}）：做注意力之前，要把投影结果拆成 "
+                                     "params.n_heads 个头。"},
     "exercises.mha.ok": {"en": "All good: your multi-head attention gives the numbers of attention_core's for 1, "
                                "2 and 4 heads and a batch.",
-                         "zh": "全部通过：1 个、2 个、4 个头以及批量输入时，你的多头注意力都与 attention_core 的结果一致。"},
+                         "zh": "全部通过：1 个、2 个、4 个头以及批量输入时，你的多头注意力都与 attention_core 的结果一"
+                               "致。"},
     # sinusoidal encoding (07)
     "exercises.sin.swapped": {"en": "Your sin and cos are swapped ({case}): even columns 2i hold sin, odd columns "
                                     "2i+1 hold cos, so row 0 is [0, 1, 0, 1, ...].",
@@ -246,7 +270,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.sin.column_exponent": {"en": "The cos columns have the wrong frequency ({case}): you used the column "
                                             "number j in the exponent. Columns 2i and 2i+1 share one frequency, "
                                             "1 / 10000^(2i / d_model).",
-                                      "zh": "cos 列的频率不对（{case}）：你在指数里用了列号 j。第 2i 列和第 2i+1 列共用同一个频率 "
+                                      "zh": "cos 列的频率不对（{case}）：你在指数里用了列号 j。第 2i 列和第 2i+1 列共"
+                                            "用同一个频率 "
                                             "1 / 10000^(2i / d_model)。"},
     "exercises.sin.base": {"en": "Your frequencies are off ({case}): column pair i must turn at "
                                  "1 / 10000^(2i / d_model), from 1 (column 0) down to about 1/10000. Check the base "
@@ -262,12 +287,14 @@ STRINGS: dict[str, dict[str, str]] = {
     # RoPE (07, stretch)
     "exercises.rope.sign": {"en": "You rotate the wrong way ({case}): a pair (a, b) at angle θ becomes "
                                   "(a cos θ − b sin θ, a sin θ + b cos θ); yours turns by −θ.",
-                            "zh": "你的旋转方向反了（{case}）：一对 (a, b) 转过角度 θ 后是 (a cos θ − b sin θ, a sin θ + b cos θ)；"
+                            "zh": "你的旋转方向反了（{case}）：一对 (a, b) 转过角度 θ 后是 (a cos θ − b sin θ, a sin "
+                                  "θ + b cos θ)；"
                                   "你的版本转的是 −θ。"},
     "exercises.rope.half": {"en": "You paired dimension i with i + Dh/2 (the 'rotate half' layout of GPT-NeoX and "
                                   "Llama) ({case}); this package pairs neighbours (2i, 2i+1), as in the RoFormer "
                                   "paper: x[..., 0::2] and x[..., 1::2].",
-                            "zh": "你把第 i 维和第 i + Dh/2 维配成了一对（GPT-NeoX 和 Llama 的“rotate half”写法）（{case}）；"
+                            "zh": "你把第 i 维和第 i + Dh/2 维配成了一对（GPT-NeoX 和 Llama 的“rotate half”写法）（"
+                                  "{case}）；"
                                   "本库按 RoFormer 论文把相邻两维 (2i, 2i+1) 配对：x[..., 0::2] 和 x[..., 1::2]。"},
     "exercises.rope.base": {"en": "Your angles are off ({case}): pair i turns at theta_i = 10000^(-2i / Dh) radians "
                                   "per position (check the base 10000 and the 2i in the exponent).",
@@ -275,14 +302,16 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "（请检查底数 10000 和指数里的 2i）。"},
     "exercises.rope.positions": {"en": "You ignored `positions` and rotated row t by t ({case}): use the position "
                                        "you are given, positions[t].",
-                                 "zh": "你忽略了 `positions`，直接按行号 t 旋转（{case}）：应该使用传入的位置 positions[t]。"},
+                                 "zh": "你忽略了 `positions`，直接按行号 t 旋转（{case}）：应该使用传入的位置 "
+                                       "positions[t]。"},
     "exercises.rope.norm": {"en": "Your function changes the length of the vectors ({case}): a rotation keeps "
                                   "|x| fixed. Check the signs: (a, b) -> (a cos θ − b sin θ, a sin θ + b cos θ).",
                             "zh": "你的函数改变了向量的长度（{case}）：旋转不会改变 |x|。请检查符号："
                                   "(a, b) -> (a cos θ − b sin θ, a sin θ + b cos θ)。"},
     "exercises.rope.ok": {"en": "All good: your rotation equals ac.apply_rope on rows, batches and positions out of "
                                 "order, and keeps every vector's length.",
-                          "zh": "全部通过：你的旋转在单个矩阵、批量输入和乱序位置上都与 ac.apply_rope 一致，并保持每个向量的长度不变。"},
+                          "zh": "全部通过：你的旋转在单个矩阵、批量输入和乱序位置上都与 ac.apply_rope 一致，并保持每个"
+                                "向量的长度不变。"},
     # RNN (08)
     "exercises.rnn.not_carried": {"en": "Each of your steps starts again from h = 0 ({case}): step t must use the "
                                         "state of step t-1, h = tanh(x_t W_x + h W_h + b), carried through the loop.",
@@ -292,13 +321,15 @@ STRINGS: dict[str, dict[str, str]] = {
                               "zh": "你的状态少了 tanh（{case}）：h_t = tanh(x_t W_x + h_(t-1) W_h + b)。"},
     "exercises.rnn.states_shape": {"en": " Return every state, one row per time step (T, D_h): not only the last, "
                                          "and not h_0 = 0.",
-                                   "zh": "请返回每一步的状态，每个时间步一行 (T, D_h)：不要只返回最后一个，也不要包括 h_0 = 0。"},
+                                   "zh": "请返回每一步的状态，每个时间步一行 (T, D_h)：不要只返回最后一个，也不要包括 "
+                                         "h_0 = 0。"},
     "exercises.rnn.ok": {"en": "All good: your RNN gives the states of ac's reference RNN, one step after another.",
                          "zh": "全部通过：你的 RNN 逐步算出的状态与参考 RNN 完全一致。"},
     "exercises.grad.no_tanh": {"en": "Your Jacobian forgets the tanh ({case}): each step multiplies by "
                                      "diag(1 − h_t²) as well as by W_hᵀ, and those factors below 1 are part of why "
                                      "the gradient fades.",
-                               "zh": "你的雅可比矩阵忘了 tanh 的导数（{case}）：每一步除了乘 W_hᵀ，还要乘 diag(1 − h_t²)；"
+                               "zh": "你的雅可比矩阵忘了 tanh 的导数（{case}）：每一步除了乘 W_hᵀ，还要乘 diag(1 − "
+                                     "h_t²)；"
                                      "这些小于 1 的因子正是梯度衰减的原因之一。"},
     "exercises.grad.order": {"en": "Your factors are multiplied in the wrong order ({case}): the chain rule puts the "
                                    "last step first, J = J_T ... J_1 (d h_0 / d x_0).",
@@ -312,7 +343,8 @@ STRINGS: dict[str, dict[str, str]] = {
     # KV cache (09)
     "exercises.kv.future": {"en": "Step {t} of your decoding sees a future key ({case}): when token t is generated, "
                                   "only keys 0 .. t exist. Attend to the cache, not to the whole k.",
-                            "zh": "你解码的第 {t} 步看到了未来的 Key（{case}）：生成第 t 个 token 时，只有第 0 到 t 个 Key 存在。"
+                            "zh": "你解码的第 {t} 步看到了未来的 Key（{case}）：生成第 t 个 token 时，只有第 0 到 t 个"
+                                  " Key 存在。"
                                   "应该只对缓存做注意力，而不是对整个 k。"},
     "exercises.kv.exclusive": {"en": "Your cache misses the current token ({case}): append k[t] and v[t] to the "
                                      "cache first, then attend, so that step t sees keys 0 .. t (itself included).",
@@ -327,43 +359,53 @@ STRINGS: dict[str, dict[str, str]] = {
                         "zh": "全部通过：用你的缓存逐步解码，1、5、12 个 token 时都与完整的因果计算结果完全相同。"},
     "exercises.kvbytes.no_two": {"en": "Your count is half the answer ({case}): the cache keeps a Key and a Value "
                                        "for every token, layer and KV head, so there is a factor 2.",
-                                 "zh": "你的结果只有正确答案的一半（{case}）：缓存为每个 token、每层、每个 KV 头同时存 Key 和 Value，"
+                                 "zh": "你的结果只有正确答案的一半（{case}）：缓存为每个 token、每层、每个 KV 头同时存"
+                                       " Key 和 Value，"
                                        "所以要乘 2。"},
     "exercises.kvbytes.squared": {"en": "Your count grows with the square of the context ({case}): that is the score "
-                                        "matrix. The cache holds one Key and one Value per token, so it grows linearly.",
-                                  "zh": "你的结果随上下文长度的平方增长（{case}）：那是分数矩阵。缓存为每个 token 存一个 Key 和一个 Value，"
+                                        "matrix. The cache holds one Key and one Value per token, so it grows "
+                                        "linearly.",
+                                  "zh": "你的结果随上下文长度的平方增长（{case}）：那是分数矩阵。缓存为每个 token 存一"
+                                        "个 Key 和一个 Value，"
                                         "所以它是线性增长的。"},
     "exercises.kvbytes.no_layers": {"en": "Your count is one layer's cache ({case}): every layer keeps its own keys "
                                           "and values; multiply by n_layers.",
-                                    "zh": "你算的是一层的缓存（{case}）：每一层都有自己的 Key 和 Value，要乘以 n_layers。"},
+                                    "zh": "你算的是一层的缓存（{case}）：每一层都有自己的 Key 和 Value，要乘以 "
+                                          "n_layers。"},
     "exercises.kvbytes.bits": {"en": "Your count is 8 times too large ({case}): bytes_per_number is already in "
                                      "bytes (2 for float16), not bits.",
-                               "zh": "你的结果大了 8 倍（{case}）：bytes_per_number 的单位已经是字节（float16 是 2），不是比特。"},
+                               "zh": "你的结果大了 8 倍（{case}）：bytes_per_number 的单位已经是字节（float16 是 2），"
+                                     "不是比特。"},
     "exercises.kvbytes.wrong": {"en": "For {case} you returned {got} bytes; the cache holds {expected} "
                                       "(2 × layers × KV heads × d_head × tokens × bytes).",
                                 "zh": "对于 {case}，你返回了 {got} 字节；缓存实际占 {expected} 字节"
                                       "（2 × 层数 × KV 头数 × d_head × token 数 × 每个数的字节数）。"},
     "exercises.kvbytes.ok": {"en": "All good: Llama-2-7B keeps 0.5 MiB per token (2 GiB at 4,096 tokens); Mistral-7B, "
                                    "with 8 KV heads, a quarter of that per token.",
-                             "zh": "全部通过：Llama-2-7B 每个 token 占 0.5 MiB（4,096 个 token 时 2 GiB）；Mistral-7B 只有 "
+                             "zh": "全部通过：Llama-2-7B 每个 token 占 0.5 MiB（4,096 个 token 时 2 GiB）；Mistral-7B "
+                                   "只有 "
                                    "8 个 KV 头，每个 token 只占它的四分之一。"},
     # sliding window (10)
     "exercises.window.wide": {"en": "Your window shows window + 1 keys ({case}): query i sees keys i-window+1 .. i, "
                                     "that is `window` keys, itself included (0 <= i - j < window).",
-                              "zh": "你的窗口露出了 window + 1 个 Key（{case}）：第 i 个 Query 看到的是第 i-window+1 到 i 个 Key，"
+                              "zh": "你的窗口露出了 window + 1 个 Key（{case}）：第 i 个 Query 看到的是第 i-window+1 "
+                                    "到 i 个 Key，"
                                     "共 window 个，包括它自己（0 <= i - j < window）。"},
     "exercises.window.future": {"en": "Your window lets a query see keys after it ({case}): the causal window looks "
                                       "only backwards, 0 <= i - j < window.",
-                                "zh": "你的窗口让 Query 看到了它后面的 Key（{case}）：因果窗口只往回看，0 <= i - j < window。"},
+                                "zh": "你的窗口让 Query 看到了它后面的 Key（{case}）：因果窗口只往回看，0 <= i - j < "
+                                      "window。"},
     "exercises.window.no_diagonal": {"en": "Your window hides the diagonal ({case}): each position sees itself, so "
                                            "the condition is 0 <= i - j, not 0 < i - j.",
-                                     "zh": "你的窗口把对角线也遮住了（{case}）：每个位置都能看到自己，条件是 0 <= i - j，而不是 0 < i - j。"},
+                                     "zh": "你的窗口把对角线也遮住了（{case}）：每个位置都能看到自己，条件是 0 <= i - "
+                                           "j，而不是 0 < i - j。"},
     "exercises.window.inverted": {"en": "Your mask is True outside the window ({case}): True means \"may attend\". "
                                         "Invert it with ~.",
                                   "zh": "你的 mask 在窗口之外是 True（{case}）：True 表示“可以关注”。用 ~ 取反即可。"},
     "exercises.window.ok": {"en": "All good: a causal window of `window` keys, the current one included, for "
                                   "T = 6 with windows 1, 3 and 6.",
-                            "zh": "全部通过：T = 6、窗口为 1、3、6 时，都是包含当前位置、共 window 个 Key 的因果窗口。"},
+                            "zh": "全部通过：T = 6、窗口为 1、3、6 时，都是包含当前位置、共 window 个 Key 的因果窗口。"
+                                  ""},
     # online softmax (10, stretch)
     "exercises.online.no_rescale": {"en": "When a later block has a larger maximum, your running sum and accumulator "
                                           "are not rescaled ({case}): multiply both by exp(m_old − m_new) before "
@@ -376,13 +418,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.online.last_block": {"en": "The last, shorter block is missing ({case}): with Tk = 100 and blocks of "
                                           "32, the keys 96 .. 99 are a block too. Loop over range(0, Tk, block_size) "
                                           "and slice up to min(start + block_size, Tk).",
-                                    "zh": "最后那个较短的块被漏掉了（{case}）：Tk = 100、块大小 32 时，第 96 到 99 个 Key 也是一块。"
+                                    "zh": "最后那个较短的块被漏掉了（{case}）：Tk = 100、块大小 32 时，第 96 到 99 个 "
+                                          "Key 也是一块。"
                                           "循环用 range(0, Tk, block_size)，切片到 min(start + block_size, Tk)。"},
     "exercises.online.no_scale": {"en": "You did not divide the scores by sqrt(d_k) ({case}).",
                                   "zh": "你没有把分数除以 √d_k（{case}）。"},
     "exercises.online.overflow": {"en": "Your output has NaN or inf for scores near 1000 ({case}): subtract the "
                                         "running maximum before exp, as a stable softmax does.",
-                                  "zh": "分数接近 1000 时你的输出出现了 NaN 或 inf（{case}）：取 exp 之前要减去当前最大值，"
+                                  "zh": "分数接近 1000 时你的输出出现了 NaN 或 inf（{case}）：取 exp 之前要减去当前最"
+                                        "大值，"
                                         "就像数值稳定的 softmax 那样。"},
     "exercises.online.memory": {"en": "Your function's peak memory is {got} for {case}, as much as the whole "
                                       "(Tq, Tk) score matrix ({full}): it must work one block of keys at a time and "
@@ -392,7 +436,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.online.ok": {"en": "All good: the output of softmax attention to 1e-6, a rising maximum, an uneven "
                                   "last block and scores near 1000 handled, and peak memory {got} where the score "
                                   "matrix alone is {full}.",
-                            "zh": "全部通过：输出与 softmax 注意力相差不到 1e-6，最大值不断变大、最后一块较短、分数接近 1000 "
+                            "zh": "全部通过：输出与 softmax 注意力相差不到 1e-6，最大值不断变大、最后一块较短、分数接"
+                                  "近 1000 "
                                   "都处理正确；峰值内存 {got}，而单是分数矩阵就要 {full}。"},
 }
 i18n.register(STRINGS)
@@ -475,7 +520,8 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
             except (TypeError, ValueError):
                 raise _c._Fail("exercises.var.not_pair", case=case) from None
             got = f"({raw:.3g}, {scaled:.3g})"
-            near = lambda x, target: abs(x - target) <= 0.15 * target
+            def near(x, target):
+                return abs(x - target) <= 0.15 * target
             if not near(raw, d_k):
                 if d_k > 4 and near(raw, math.sqrt(d_k)):
                     raise _c._Fail("exercises.var.std", got=got, case=case)
@@ -570,7 +616,8 @@ def check_self_attention(fn, lang: str | None = None, *, timeout: float | None =
             _c._shape(w, ref_w.shape, _what(_W_WEIGHTS), case)
             _c._shape(out, ref_out.shape, _what(_W_OUTPUT), case)
             _diagnose(w, {"exercises.self.same_qk": scaled_dot_product_attention(x @ w_q, x @ w_q, x @ w_v)[1],
-                          "exercises.self.no_scale": softmax((x @ w_q) @ np.swapaxes(x @ w_k, -1, -2))}, case, ref=ref_w)
+                          "exercises.self.no_scale": softmax((x @ w_q) @ np.swapaxes(x @ w_k, -1, -2))},
+                      case, ref=ref_w)
             _c._close(w, ref_w, _what(_W_WEIGHTS), case)
             _c._close(out, ref_out, _what(_W_OUTPUT), case)
         return _c._msg("exercises.self.ok")
@@ -982,7 +1029,8 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
         v = rng.normal(size=(10, 3))
         q[:, :] = np.abs(q) + 0.5
         k = np.abs(k)
-        for block, (qq, kk, vv) in ((4, (q, k, v)), (32, tuple(rng.normal(size=s) for s in ((5, 8), (100, 8), (100, 2))))):
+        longer = tuple(rng.normal(size=s) for s in ((5, 8), (100, 8), (100, 2)))     # q (5, 8), k (100, 8), v (100, 2)
+        for block, (qq, kk, vv) in ((4, (q, k, v)), (32, longer)):
             case = _c._case(q=qq, k=kk, v=vv) + f", block_size = {block}"
             out = _c._array(_c._call(fn, case, qq, kk, vv, block), case)
             ref = scaled_dot_product_attention(qq, kk, vv)[0]
@@ -992,7 +1040,8 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
                             "exercises.online.no_divide": _online_variant(qq, kk, vv, block, divide=False),
                             "exercises.online.last_block": (_online_variant(qq, kk, vv, block, drop_last=True)
                                                             if kk.shape[0] % block else None),
-                            "exercises.online.no_scale": _online_variant(qq, kk, vv, block, scale=False)}, case, ref=ref)
+                            "exercises.online.no_scale": _online_variant(qq, kk, vv, block, scale=False)},
+                      case, ref=ref)
             _c._close(out, ref, _what(_W_OUTPUT), case)
         q = np.array([[40.0, 40.0]])
         k = np.array([[40.0, 40.0], [30.0, 30.0], [-40.0, 0.0], [41.0, 41.0]])
@@ -1017,4 +1066,4 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
 
 # The shared machinery (the learner's call, the verdict). Imported last: `checks` re-exports the
 # functions above from its own last line, so this module must be complete before `checks` runs.
-from attention_core.teaching import checks as _c
+from attention_core.teaching import checks as _c  # noqa: E402

@@ -31,7 +31,8 @@ def test_self_attention_is_permutation_equivariant_and_position_breaks_it():
     for _ in range(5):
         perm = rng.permutation(6)
         assert pl.equivariance_gap(layer, x, perm) < 1e-12
-        with_pe = lambda z: layer(z + ac.sinusoidal_encoding(len(z), 16))
+        def with_pe(z):
+            return layer(z + ac.sinusoidal_encoding(len(z), 16))
         if not np.array_equal(perm, np.arange(6)):
             assert pl.equivariance_gap(with_pe, x, perm) > 1e-2
     assert pl.equivariance_gap(layer, x, np.arange(6)) == 0.0

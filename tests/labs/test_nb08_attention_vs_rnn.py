@@ -25,7 +25,8 @@ def test_exact_rnn_jacobians_match_finite_differences():
     xs = np.random.default_rng(1).normal(size=(9, 5))
     jac = rl.rnn_input_jacobians(params, xs)                       # (T, D_in, D_h)
     assert jac.shape == (9, 5, 7)
-    layer = lambda x: rnn.rnn_forward(x, params)
+    def layer(x):
+        return rnn.rnn_forward(x, params)
     for s in (0, 4, 8):
         np.testing.assert_allclose(jac[s], rl.finite_difference_jacobian(layer, xs, s), atol=1e-8)
 
@@ -90,7 +91,8 @@ def test_parallel_rounds_need_n_rounds_for_an_rnn_and_one_without_a_chain():
     r = rl.parallel_rounds(rl.rnn_step(params), xs, np.zeros(6))
     assert r["rounds"] == 20 and r["correct"].tolist() == list(range(1, 21))
     np.testing.assert_allclose(r["reference"], rnn.rnn_forward(xs, params))
-    no_chain = lambda x, h: np.tanh(x @ params.w_x)
+    def no_chain(x, h):
+        return np.tanh(x @ params.w_x)
     assert rl.parallel_rounds(no_chain, xs, np.zeros(6))["rounds"] == 1
     stuck = rl.parallel_rounds(rl.rnn_step(params), xs, np.zeros(6), max_rounds=5)
     assert stuck["rounds"] is None and stuck["correct"].tolist() == [1, 2, 3, 4, 5]

@@ -76,7 +76,8 @@ def test_softmax_exception_and_in_place_edit_are_reported():
 
 
 def test_messages_follow_the_language():
-    unnormalised = lambda x: np.exp(x - x.max(axis=-1, keepdims=True))
+    def unnormalised(x):
+        return np.exp(x - x.max(axis=-1, keepdims=True))
     result = check_softmax(unnormalised, lang="zh")                           # passed explicitly ...
     assert not result.passed and "不是 1" in result.message
     assert i18n.get_language() == "en"                                        # ... the global is untouched

@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attention_core import softmax
 from attention_core.core.attention import attention_scores, scaled_dot_product_attention
@@ -60,7 +61,8 @@ QUIZ_CASES = [
     ("q2b", "64。0", True), ("q2b", "64,0", True),
     ("q2b", "8", "standard deviation"), ("q2b", "6 4", "is not a number"), ("q2b", "nan", "is not a number"),
     ("q2b", "inf", "is not a number"), ("q2b", "1_0", "is not a number"), ("q2b", 64 + 1j, "is not a number"),
-    ("q2b", "sixty-four", "“sixty-four” is not a number"), ("q2b", "9" * 100 + "x", "…” is not a number"), ("q2b", "9" * 100, "1e+100 is not it"),
+    ("q2b", "sixty-four", "“sixty-four” is not a number"), ("q2b", "9" * 100 + "x", "…” is not a number"),
+    ("q2b", "9" * 100, "1e+100 is not it"),
     ("q2b", float("inf"), "is not a number"), ("q2b", True, "is not a number"), ("q2b", [64], "is not a number"),
     ("q2b", "", "Type a number first"), ("q2b", "  ", "Type a number first"), ("q2b", None, "Type a number first"),
     ("q5b", "0.665", True), ("q5b", "0,665", True), ("q5b", "0。665", True), ("q5b", "０．６６５", True),

@@ -8,7 +8,8 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "点积 a·b = {dot}；长度 |a| = {na}，|b| = {nb}；余弦 = {cos}；夹角 = {angle}"},
     "widgets.dot_positive": {"en": "positive: the vectors point in similar directions",
                              "zh": "为正：两个向量方向相近"},
-    "widgets.dot_zero": {"en": "zero: the vectors are perpendicular (unrelated)", "zh": "为零：两个向量互相垂直（无关）"},
+    "widgets.dot_zero": {"en": "zero: the vectors are perpendicular (unrelated)",
+                         "zh": "为零：两个向量互相垂直（无关）"},
     "widgets.dot_negative": {"en": "negative: the vectors point in opposite directions",
                              "zh": "为负：两个向量方向相反"},
 }

@@ -16,6 +16,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "masking_lab.no_mask": {"en": "no mask", "zh": "不加 mask"},
     "masking_lab.causal": {"en": "causal mask", "zh": "因果 mask"},
     "masking_lab.sequence": {"en": "sequence {b}, length {n}", "zh": "序列 {b}，长度 {n}"},
-    "masking_lab.step": {"en": "step {k}: Tq = {tq} new, Tk = {tk} cached", "zh": "第 {k} 步：新 Tq = {tq}，缓存 Tk = {tk}"},
+    "masking_lab.step": {"en": "step {k}: Tq = {tq} new, Tk = {tk} cached",
+                         "zh": "第 {k} 步：新 Tq = {tq}，缓存 Tk = {tk}"},
     "masking_lab.not_cached": {"en": "key not in the cache yet", "zh": "Key 尚未进入缓存"},
 }

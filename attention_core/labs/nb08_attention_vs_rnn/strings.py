@@ -4,7 +4,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "rnn_lab.rnn": {"en": "plain RNN", "zh": "普通 RNN"},
     "rnn_lab.gru": {"en": "gated RNN (GRU)", "zh": "门控 RNN（GRU）"},
     "rnn_lab.attention": {"en": "one attention layer", "zh": "一层注意力"},
-    "rnn_lab.distance": {"en": "distance k (tokens before the last one)", "zh": "距离 k（在最后一个 token 之前几个位置）"},
+    "rnn_lab.distance": {"en": "distance k (tokens before the last one)",
+                         "zh": "距离 k（在最后一个 token 之前几个位置）"},
     "rnn_lab.influence": {"en": "influence on the last output", "zh": "对最后输出的影响"},
     "rnn_lab.length": {"en": "sequence length n", "zh": "序列长度 n"},
     "rnn_lab.seconds": {"en": "seconds (best of {r} runs)", "zh": "耗时（秒，{r} 次取最快）"},
@@ -17,15 +18,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "rnn_lab.macs_attention": {"en": "attention scores n²·d, d = {d}", "zh": "注意力分数 n²·d，d = {d}"},
     "rnn_lab.distance_slider": {"en": "distance k", "zh": "距离 k"},
     "rnn_lab.scale_slider": {"en": "RNN recurrent scale", "zh": "RNN 循环权重尺度"},
-    "rnn_lab.scale_hint": {"en": "The recurrent scale is the spectral radius of W_h: small values make the chain forget, "
-                                 "large ones make its gradient explode. Attention has no chain, so its line never moves.",
+    "rnn_lab.scale_hint": {"en": "The recurrent scale is the spectral radius of W_h: small values make the chain "
+                                 "forget, "
+                                 "large ones make its gradient explode. Attention has no chain, so its line never "
+                                 "moves.",
                            "zh": "循环权重尺度就是 W_h 的谱半径：取值小，链条会遗忘；取值大，梯度会爆炸。"
                                  "注意力没有链条，所以它的曲线纹丝不动。"},
     "rnn_lab.token_last": {"en": "last token\n(its output)", "zh": "最后一个\ntoken 的输出"},
     "rnn_lab.token_marker": {"en": "early token", "zh": "早先的 token"},
     "rnn_lab.rnn_hops": {"en": "RNN: {k} hand-offs", "zh": "RNN：接力 {k} 次"},
     "rnn_lab.attention_hop": {"en": "attention: 1 step", "zh": "注意力：1 步"},
-    "rnn_lab.readout": {"en": "distance k = {k} · RNN: {rnn_path} hand-offs, influence {rnn} ({rnn_kept} × its value at "
+    "rnn_lab.readout": {"en": "distance k = {k} · RNN: {rnn_path} hand-offs, influence {rnn} ({rnn_kept} × its value "
+                              "at "
                               "k = 1) · attention: 1 step, influence {att} ({att_kept} × its value at k = 1)",
                         "zh": "距离 k = {k} · RNN：接力 {rnn_path} 次，影响 {rnn}（k = 1 时的 {rnn_kept} 倍）"
                               " · 注意力：1 步，影响 {att}（k = 1 时的 {att_kept} 倍）"},

@@ -17,7 +17,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "cost_lab.weight_on_key": {"en": "weight on the matching key", "zh": "匹配的 Key 得到的权重"},
     "cost_lab.content_only": {"en": "content only", "zh": "只看内容"},
     "cost_lab.toy": {"en": "TOY: content + start bias + recency bias", "zh": "玩具示例：内容 + 开头偏置 + 近因偏置"},
-    "cost_lab.widget_title": {"en": "Slide the context length: where does the n² part take over, and what would a naive "
+    "cost_lab.widget_title": {"en": "Slide the context length: where does the n² part take over, and what would a "
+                                    "naive "
                                     "implementation have to hold?",
                               "zh": "拖动上下文长度：n² 部分从哪里开始占上风？朴素实现又得存下多少？"},
     "cost_lab.n": {"en": "context n", "zh": "上下文 n"},

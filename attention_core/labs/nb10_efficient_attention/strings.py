@@ -17,7 +17,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "efficient_lab.pattern_window": {"en": "window W = {w}: {n} pairs", "zh": "窗口 W = {w}：{n} 对"},
     "efficient_lab.pattern_sparse": {"en": "window + global token: {n} pairs", "zh": "窗口 + 全局 token：{n} 对"},
     "efficient_lab.window": {"en": "window W (keys)", "zh": "窗口 W（Key 个数）"},
-    "efficient_lab.distance": {"en": "needle distance (tokens before the question)", "zh": "needle 距离（在问题之前几个 token）"},
+    "efficient_lab.distance": {"en": "needle distance (tokens before the question)",
+                               "zh": "needle 距离（在问题之前几个 token）"},
     "efficient_lab.key_position": {"en": "key position j (the question is the last token)",
                                    "zh": "Key 的位置 j（问题是最后一个 token）"},
     "efficient_lab.window_band": {"en": "inside the window", "zh": "窗口之内"},
@@ -28,7 +29,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                       "zh": "needle 在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之内。"},
     "efficient_lab.readout_hidden": {"en": "The needle is {d} tokens before the question: outside the window of {w}, "
                                            "so its weight is exactly 0.",
-                                     "zh": "needle 在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之外，所以它的权重恰好为 0。"},
+                                     "zh": "needle 在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之外，所以它的权重恰好"
+                                           "为 0。"},
     "efficient_lab.readout_weight": {"en": "Needle weight: window {ww}, full {wf} · answer: window {aw}, full {af}",
                                      "zh": "needle 的权重：窗口 {ww}，全局 {wf} · 答案：窗口{aw}，全局{af}"},
     "efficient_lab.readout_pairs": {"en": "Pairs computed for all {t} queries: window {pw} of full {pf} ({share})",

@@ -12,7 +12,8 @@ STRINGS: dict[str, dict[str, str]] = {
                   "zh": "权重 = softmax(分数 · 1/√d_k)，d_k = {d}"},
     "review.q3": {"en": "{h} heads of width {d}/{h} = {dh}; largest difference between their weights",
                   "zh": "{h} 个头，每个宽 {d}/{h} = {dh}；两个头的权重最大相差多少"},
-    "review.q4": {"en": "largest of the {n} masked weights · largest change of the earlier outputs when the last token changes",
+    "review.q4": {"en": "largest of the {n} masked weights · largest change of the earlier outputs when the last "
+                        "token changes",
                   "zh": "{n} 个被 mask 的权重中的最大值 · 改动最后一个 token 时，前面各位置输出的最大变化"},
     "review.q5": {"en": "every row sums to 1; the smallest visible weight is still above 0 (not sparse)",
                   "zh": "每行之和为 1；可见位置中最小的权重仍大于 0（不稀疏）"},
