@@ -6,13 +6,20 @@ import math
 
 import ipywidgets as widgets
 import numpy as np
-from matplotlib.patches import FancyArrowPatch
 
-from attention_core.teaching import i18n, plots
-from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.validation import as_float_array, positive_float
-from attention_core.teaching.widget_base import (DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _nice_limit, _side_position, _slider,
-                    _title, _watch)
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _fmt,
+    _image,
+    _slider,
+    _title,
+    _watch,
+)
 
 
 # --- 00: dot product --------------------------------------------------------------------------

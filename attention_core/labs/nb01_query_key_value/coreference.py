@@ -90,10 +90,10 @@ class CorefParams:
     feature_names: tuple = FEATURES
     step_axes: tuple = (STEP1_AXES, STEP2_AXES)
 
-    def copy(self) -> "CorefParams":
+    def copy(self) -> CorefParams:
         return replace(self, **{n: getattr(self, n).copy() for n in MATRICES})
 
-    def set(self, matrix: str, row: str, col: str, value: float) -> "CorefParams":
+    def set(self, matrix: str, row: str, col: str, value: float) -> CorefParams:
         """A copy with one named entry changed, e.g. p.set("w_k2", "can_be_tired", "tired", 0)."""
         new = self.copy()
         rows, cols = _axes(self, matrix)
@@ -284,6 +284,7 @@ def coreference_widget(name: str = "animal_tired", lang: str | None = None):
     ipywidgets.VBox whose `controls` (example, token, feature, value, reset) and `bars` (HTML)
     attributes tests can drive."""
     import ipywidgets as w
+
     from attention_core.teaching import i18n
     lang = lang or i18n.get_language()
     example = w.Dropdown(options=[(sentence_text(coreference_example(n)), n) for n in example_names()],

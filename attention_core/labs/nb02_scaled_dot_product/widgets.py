@@ -8,10 +8,9 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.validation import describe, positive_int
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _title, _watch
-
 
 # --- 02: scaling ------------------------------------------------------------------------------
 SCALING_DK = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)

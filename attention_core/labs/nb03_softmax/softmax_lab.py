@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, check_axis, describe, positive_float
-from attention_core.labs.nb02_scaled_dot_product.scaling import softmax_jacobian   # diag(p) - p p^T, shown again here
+from attention_core.labs.nb02_scaled_dot_product.scaling import (
+    softmax_jacobian as softmax_jacobian,  # notebook 03 calls it here
+)
+from attention_core.teaching import i18n, plots
 
 _DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
@@ -218,8 +220,8 @@ def plot_convex_combination(values, outputs, ax=None, *, outside=None, labels=No
                    label=i18n.t("softmax_lab.not_convex"))
     ax.margins(0.12)
     ax.set_aspect("equal", adjustable="datalim")
-    return plots.style_axes(ax, tick_size=plots.FONT["tick"] - 1,
-                            legend={"fontsize": plots.FONT["tick"] - 2, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0)})
+    legend = {"fontsize": plots.FONT["tick"] - 2, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0)}
+    return plots.style_axes(ax, tick_size=plots.FONT["tick"] - 1, legend=legend)
 
 
 def _finish_weight_axes(ax, xlabel: str):

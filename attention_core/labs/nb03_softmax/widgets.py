@@ -7,9 +7,9 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, positive_float
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.teaching.fonts import use_cjk_font
 from attention_core.core.masks import causal_mask
 from attention_core.core.multihead import MultiHeadParams, merge_heads, multi_head_attention, split_heads
 from attention_core.core.validation import as_bool_mask, as_float_array, check_broadcast, describe, positive_int
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.fonts import use_cjk_font
 
 
 # --- masked softmax, the way a first attempt writes it ---------------------------------------------

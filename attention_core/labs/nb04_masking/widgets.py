@@ -6,10 +6,10 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import positive_int
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
 
 MASK_KINDS = ("none", "causal", "padding", "window", "causal_padding")

@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.tables import Table, named_matrix
 
 CONCEPTS = ("cat", "dog", "mat", "table", "sit", "on", "under")     # shared meaning axes
@@ -132,7 +132,7 @@ class AttnParams:
         used = [j for j in range(m.shape[1]) if m[:, j].any()] if matrix == "w_v" else range(m.shape[1])
         return Table(m[np.ix_(keep, list(used))], [FEATURES[i] for i in keep], [cols[j] for j in used])
 
-    def set(self, matrix: str, row: str, col: str, value: float) -> "AttnParams":
+    def set(self, matrix: str, row: str, col: str, value: float) -> AttnParams:
         """A copy with one named entry changed, e.g. p.set("w_q", "locative", "relation", 0)."""
         m = getattr(self, matrix).copy()
         cols = FEATURES if matrix == "w_v" else self.axes

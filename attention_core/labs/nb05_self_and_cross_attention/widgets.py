@@ -6,8 +6,8 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.validation import describe
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
 
 
@@ -66,7 +66,7 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
     pick a query word: see the whole weight matrix and that word's row (notebook 05)."""
     from attention_core.labs.nb05_self_and_cross_attention import cross_lab
     try:
-        s0 = cross_attention_state(pair, mode, order, query, seed=seed)
+        cross_attention_state(pair, mode, order, query, seed=seed)           # bad arguments: a message, not a figure
         view = HeatmapView(None, dpi=dpi)
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)
@@ -79,10 +79,12 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
     pair_box = widgets.Dropdown(options=[(f"{cross_lab.PAIRS[p][0]} → {cross_lab.PAIRS[p][1].replace(' ', '')}", p)
                                          for p in cross_lab.PAIRS], value=pair, description=i18n.t("cross.pair"),
                                 layout={"width": "max-content"})
-    mode_box = widgets.ToggleButtons(options=[(i18n.t(cross_lab.MODE_LABELS[m]), m) for m in cross_lab.MODES], value=mode,
+    mode_options = [(i18n.t(cross_lab.MODE_LABELS[m]), m) for m in cross_lab.MODES]
+    mode_box = widgets.ToggleButtons(options=mode_options, value=mode,
                                      description=i18n.t("cross.mode"),
                                      style={"description_width": "initial", "button_width": "190px"})
-    order_box = widgets.Dropdown(options=[(i18n.t(cross_lab.ORDER_LABELS[o]), o) for o in cross_lab.ORDERS], value=order,
+    order_options = [(i18n.t(cross_lab.ORDER_LABELS[o]), o) for o in cross_lab.ORDERS]
+    order_box = widgets.Dropdown(options=order_options, value=order,
                                  description=i18n.t("cross.order"), style={"description_width": "initial"})
     query_box = widgets.Dropdown(options=words(pair, mode), value=query, description=i18n.t("cross.query"),
                                  style={"description_width": "initial"})
@@ -115,7 +117,8 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
             view._key = None
             guard["mode"] = s["mode"]
         view.update(s["weights"], list(s["key_tokens"]), y_labels=list(s["query_tokens"]))
-        bars.value = ("<div style='margin-left:12px'><b>" + html.escape(i18n.t("cross.row_title", query=s["query_token"]))
+        row_title = html.escape(i18n.t("cross.row_title", query=s["query_token"]))
+        bars.value = ("<div style='margin-left:12px'><b>" + row_title
                       + "</b>" + _row_bars_html(s["key_tokens"], s["row"], s["top"]) + "</div>")
         tq, tk = s["weights"].shape
         others = s["row"].copy()

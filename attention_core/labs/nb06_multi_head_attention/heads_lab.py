@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.teaching import i18n, plots
-from attention_core.teaching.tables import Table
 from attention_core.core.multihead import MultiHeadParams, init_multihead, multi_head_attention
 from attention_core.core.positional import sinusoidal_encoding
 from attention_core.core.validation import describe, positive_int
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.tables import Table
 
 TOKENS = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "comfortable")
 VOCAB = ("the", "cat", "sat", "on", "mat", "because", "it", "was", "comfortable")
@@ -256,8 +256,8 @@ def tradeoff_rows(d_model: int = 512, heads=(1, 2, 4, 8, 16, 64), n_tokens: int 
     """For each h: d_k = d_model / h, the layer's parameter count (from a real `init_multihead`),
     the size of the weights tensor (B, H, T, T) in bytes (from a real forward pass when measure=True,
     else B*h*T*T*itemsize), and the multiply-adds of the two matrix products, h * 2 * B * T^2 * d_k."""
-    d_model, n_tokens, batch = (positive_int(v, n) for v, n in ((d_model, "d_model"), (n_tokens, "n_tokens"),
-                                                               (batch, "batch")))
+    d_model, n_tokens, batch = (positive_int(v, n) for v, n in
+                                ((d_model, "d_model"), (n_tokens, "n_tokens"), (batch, "batch")))
     x = np.random.default_rng(seed).normal(size=(batch, n_tokens, d_model)).astype(dtype)   # (B, T, D)
     rows = []
     for h in heads:
@@ -269,8 +269,9 @@ def tradeoff_rows(d_model: int = 512, heads=(1, 2, 4, 8, 16, 64), n_tokens: int 
             del weights
         else:
             nbytes = expected
-        rows.append({"h": h, "d_model": d_model, "n_tokens": n_tokens, "d_k": params.d_head, "params": parameter_count(params), "weights_bytes": nbytes,
-                     "analytic_bytes": expected, "matmul_macs": h * 2 * batch * n_tokens ** 2 * params.d_head})
+        rows.append({"h": h, "d_model": d_model, "n_tokens": n_tokens, "d_k": params.d_head,
+                     "params": parameter_count(params), "weights_bytes": nbytes, "analytic_bytes": expected,
+                     "matmul_macs": h * 2 * batch * n_tokens ** 2 * params.d_head})
     return rows
 
 

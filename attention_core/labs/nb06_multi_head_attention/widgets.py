@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.validation import as_float_array
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
 
 

@@ -1,4 +1,5 @@
-"""Experiments of notebook 07 (position): order blindness, the shift rotation of sinusoidal tables, RoPE offsets, score biases.
+"""Experiments of notebook 07 (position): order blindness, the shift rotation of sinusoidal tables, RoPE offsets,
+score biases.
 
 The definitions live elsewhere: attention and heads in `attention`/`multihead`, the position tables and
 RoPE in `positional`, masks in `masks`. This module only measures them, so a notebook can show each claim.
@@ -13,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.masks import additive_mask, causal_mask, sliding_window_mask
 from attention_core.core.positional import apply_rope, rope_frequencies
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.teaching import i18n, plots
 
 
 # --- order blindness ----------------------------------------------------------------------------------
@@ -226,8 +227,8 @@ def plot_score_row(variants: dict, ax=None, *, query: int | None = None, names=N
     ax.set_xticks(x, names)
     if query is not None:
         ax.axvspan(query - 0.45, query + 0.45, color="#f2f2f2", zorder=0)
-    plots.style_axes(ax, i18n.t("position_lab.key_position"), i18n.t("plots.weight"),
-                     grid="y", legend={"fontsize": plots.FONT["tick"] - 2, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
+    legend = {"fontsize": plots.FONT["tick"] - 2, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)}
+    plots.style_axes(ax, i18n.t("position_lab.key_position"), i18n.t("plots.weight"), grid="y", legend=legend)
     return ax
 
 

@@ -1,17 +1,19 @@
 """The widgets of notebook 07: the sinusoidal table with a crosshair, and one query's scores before softmax
 (distance bias, causal mask, local window)."""
 from __future__ import annotations
+
 import html
 import math
+
 import ipywidgets as widgets
 import numpy as np
-from attention_core.teaching import i18n, plots
-from attention_core.core.positional import sinusoidal_encoding
-from attention_core.core.validation import describe
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
+
 from attention_core.core.masks import causal_mask, sliding_window_mask
+from attention_core.core.positional import sinusoidal_encoding
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, describe, positive_float
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
 
 
 # --- 07: positions ----------------------------------------------------------------------------

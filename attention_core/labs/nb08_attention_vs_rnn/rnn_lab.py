@@ -1,4 +1,5 @@
-"""Experiments of notebook 08 (attention versus RNN): path length, sequential steps, a trained recall task, the cost table.
+"""Experiments of notebook 08 (attention versus RNN): path length, sequential steps, a trained recall task,
+the cost table.
 
 The definitions live elsewhere: the plain RNN in `rnn` (`init_rnn`, `rnn_forward`), attention in
 `attention` and `multihead`. This module only measures them, so a notebook can show each claim:
@@ -7,7 +8,8 @@ The definitions live elsewhere: the plain RNN in `rnn` (`init_rnn`, `rnn_forward
     curves = influence_curves()                    # how much a token k positions back moves the last output
     sequential_steps("rnn", n), sequential_steps("attention", n)     # n and 1: the longest dependency chain
     parallel_rounds(step, xs, h0)                  # all positions at once, round after round: n rounds for an RNN
-    recall_comparison(ks)                          # plain RNN, GRU, one attention layer trained on "recall the first token"
+    recall_comparison(ks)                          # plain RNN, GRU, one attention layer trained on "recall the
+                                                   # first token"
     layer_macs("attention", n, d)                  # multiply-adds of one layer, term by term
 
 Everything is a pure function of its inputs (randomness only from a seed you pass). torch is imported
@@ -17,18 +19,16 @@ Dimension names: T (or n) sequence length, D model width, D_h hidden width, k di
 from __future__ import annotations
 
 import functools
-import time
 
 import numpy as np
 
 import attention_core as ac
-
-from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.teaching.measure import blas_threads, latencies, timed
 from attention_core.core.multihead import init_multihead, multi_head_attention
 from attention_core.core.rnn import RNNParams, init_rnn, rnn_forward
 from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.measure import blas_threads, latencies, timed
 
 RECURRENT = ("rnn", "gru", "lstm")
 KINDS = RECURRENT + ("attention",)
@@ -252,8 +252,8 @@ def _time_layers(ns, d, repeats, seed) -> dict:
     repeats = positive_int(repeats, "repeats")
     for n in ns:
         x = rng.normal(size=(n, d))                          # (n, D)
-        for key, run in (("rnn", lambda: rnn_forward(x, params)),
-                         ("attention", lambda: scaled_dot_product_attention(x, x, x))):
+        for key, run in (("rnn", lambda x=x: rnn_forward(x, params)),
+                         ("attention", lambda x=x: scaled_dot_product_attention(x, x, x))):
             out[key].append(latencies(run, runs=repeats, warmup=False).min())    # the best of `repeats`
     return {**{k: np.asarray(v) for k, v in out.items()}, "repeats": repeats}
 

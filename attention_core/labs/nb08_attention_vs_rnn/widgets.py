@@ -6,8 +6,8 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.validation import describe, positive_float
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _image, _watch
 
 
@@ -28,7 +28,8 @@ def path_length_state(distance: int = 10, recurrent_scale: float = 0.9, *, n: in
         raise ValueError(f"distance: expected an integer in 1..{n - 1}, got {describe(distance)}")
     rnn_k, att_k = float(curves["rnn"][distance - 1]), float(curves["attention"][distance - 1])
     return {**curves, "distance": int(distance), "marker_index": n - 1 - int(distance),
-            "rnn_path": rnn_lab.path_length("rnn", distance), "attention_path": rnn_lab.path_length("attention", distance),
+            "rnn_path": rnn_lab.path_length("rnn", distance),
+            "attention_path": rnn_lab.path_length("attention", distance),
             "rnn_influence": rnn_k, "attention_influence": att_k,
             "rnn_kept": rnn_k / float(curves["rnn"][0]), "attention_kept": att_k / float(curves["attention"][0])}
 

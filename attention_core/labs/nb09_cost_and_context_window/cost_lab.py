@@ -1,4 +1,5 @@
-"""Experiments of notebook 09 (cost and the context window): n^2 pairs, FLOPs and bytes, measured time and memory, lost in the middle.
+"""Experiments of notebook 09 (cost and the context window): n^2 pairs, FLOPs and bytes, measured time and memory,
+lost in the middle.
 
 Attention itself lives in `attention_core.attention`; this module counts what it costs and measures it.
 
@@ -19,23 +20,21 @@ take `ax=`, return it and never call `show()`.
 """
 from __future__ import annotations
 
-import math
-import time
-
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.attention import attention_scores, scaled_dot_product_attention
-from attention_core.teaching.measure import best_time, blas_threads, traced_peak
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.teaching import i18n, plots
+from attention_core.teaching.measure import best_time, blas_threads, traced_peak
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
 # i18n keys of a measured quantity: (its line label, its axis title)
 MEASURED_LABELS = {"seconds": ("cost_lab.measured_seconds", "cost_lab.axis_seconds"),
                    "peak_bytes": ("cost_lab.measured_peak_bytes", "cost_lab.axis_peak_bytes")}
 GPU_BYTES = 80 * 2 ** 30          # the memory of one large data-centre GPU (80 GiB), a reference line
-N_TICKS = {2 ** 7: "128", 2 ** 10: "1K", 2 ** 13: "8K", 2 ** 17: "128K", 2 ** 20: "1M"}   # context lengths, as usually said
+# context lengths, as usually said
+N_TICKS = {2 ** 7: "128", 2 ** 10: "1K", 2 ** 13: "8K", 2 ** 17: "128K", 2 ** 20: "1M"}
 
 
 # --- counting ---------------------------------------------------------------------------------------
@@ -51,7 +50,8 @@ def _itemsize(dtype) -> int:
     try:
         return np.dtype(dtype).itemsize
     except TypeError:
-        raise ValueError(f"dtype: expected one of {tuple(DTYPE_BYTES)} or a NumPy dtype, got {describe(dtype)}") from None
+        raise ValueError(f"dtype: expected one of {tuple(DTYPE_BYTES)} or a NumPy dtype, "
+                         f"got {describe(dtype)}") from None
 
 
 def attention_cost(n_tokens, d_model, n_heads: int = 1, n_layers: int = 1, dtype="float32", d_ff=None) -> dict:

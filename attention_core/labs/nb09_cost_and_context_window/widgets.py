@@ -6,10 +6,9 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.validation import describe, positive_int
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _image, _title, _watch
-
 
 # --- 09: the cost of a context length ----------------------------------------------------------
 CONTEXT_LENGTHS = tuple(sorted({2 ** e for e in range(7, 21)} | {1_000, 100_000}))   # 128 .. 1,048,576
@@ -53,7 +52,7 @@ def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int =
     Defaults: a 7B-class shape (D = 4096, 32 heads, 32 layers, bfloat16) at 4,096 tokens."""
     from attention_core.labs.nb09_cost_and_context_window import cost_lab
     try:
-        s0 = context_cost_state(n_tokens, n_heads, n_layers, d_model, dtype)
+        context_cost_state(n_tokens, n_heads, n_layers, d_model, dtype)       # bad arguments: a message, not a figure
         if n_tokens not in CONTEXT_LENGTHS or n_heads not in COST_HEADS or d_model not in COST_WIDTHS:
             raise ValueError(f"n_tokens, n_heads, d_model: expected values from {CONTEXT_LENGTHS}, {COST_HEADS} "
                              f"and {COST_WIDTHS}, got {n_tokens}, {n_heads}, {d_model}")

@@ -14,16 +14,17 @@ the plot helpers take `ax=`, return it and never call `show()`.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.attention import scaled_dot_product_attention, validate_attention_inputs
 from attention_core.core.masks import sliding_window_mask
-from attention_core.teaching.measure import blas_threads, latencies, timed, traced_peak   # re-exported: notebook 10 calls efficient_lab.traced_peak
 from attention_core.core.tiled import tiled_attention
 from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.teaching import i18n, plots
+
+# notebook 10 calls efficient_lab.traced_peak and efficient_lab.blas_threads: re-exported here
+from attention_core.teaching.measure import blas_threads as blas_threads
+from attention_core.teaching.measure import latencies, timed, traced_peak
 
 METHODS = ("full", "window")
 METHOD_LABELS = {"full": "efficient_lab.method_full", "window": "efficient_lab.method_window"}   # i18n keys
@@ -314,6 +315,6 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
                 fontsize=plots.FONT["tick"] - 2, va="bottom")
     ax.set_xticks(x, [f"{100 * v:g}%" for v in depths])
     ax.set_ylim(-0.04, 1.08)
-    plots.style_axes(ax, i18n.t("efficient_lab.depth"), i18n.t("efficient_lab.accuracy"),
-                     legend={"fontsize": plots.FONT["tick"] - 3, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
+    legend = {"fontsize": plots.FONT["tick"] - 3, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)}
+    plots.style_axes(ax, i18n.t("efficient_lab.depth"), i18n.t("efficient_lab.accuracy"), legend=legend)
     return ax

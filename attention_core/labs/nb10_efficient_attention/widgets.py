@@ -8,9 +8,9 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from attention_core.teaching import i18n, plots
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import describe, positive_int
+from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
 
 

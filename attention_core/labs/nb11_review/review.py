@@ -20,14 +20,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.teaching import i18n, quiz
-from attention_core.teaching.notebook_source import notebook_titles
 from attention_core.core.attention import attention_scores
 from attention_core.core.masks import causal_mask
-from attention_core.core.multihead import MultiHeadParams, init_multihead, merge_heads, multi_head_attention, split_heads
+from attention_core.core.multihead import (
+    MultiHeadParams,
+    init_multihead,
+    merge_heads,
+    multi_head_attention,
+    split_heads,
+)
 from attention_core.core.positional import sinusoidal_encoding
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import describe, positive_int
+from attention_core.teaching import i18n, quiz
+from attention_core.teaching.notebook_source import notebook_titles
+
 
 def _lang(lang: str | None) -> str:
     lang = lang or i18n.get_language()
@@ -200,19 +207,22 @@ def recap_checks(recap: Recap, lang: str | None = None) -> list[Check]:
     checks.append(Check("Q2", "02", t_("review.q2", d=dh), f"1/√{dh} = {1 / np.sqrt(dh):.3f}", bool(scale_ok)))
     # Q3 (06): H heads of width D/H, and they do not attend alike.
     spread = float(np.abs(r.weights[0] - r.weights[1]).max()) if H > 1 else 0.0
-    checks.append(Check("Q3", "06", t_("review.q3", h=H, d=r.params.d_model, dh=dh), f"{spread:.3f}", H == 1 or spread > 0))
+    checks.append(Check("Q3", "06", t_("review.q3", h=H, d=r.params.d_model, dh=dh), f"{spread:.3f}",
+                        H == 1 or spread > 0))
     # Q4 (04): masked weights are exactly 0, and changing the last token leaves every earlier output alone.
     masked = r.weights[:, ~r.mask]                                        # (H, number of masked pairs)
     h2 = r.h.copy()
     h2[-1] += 1.0                                                         # change the future
     out2 = multi_head_attention(h2, h2, h2, r.params, mask=r.mask)[0]
     past = float(np.abs(out2[:-1] - r.output[:-1]).max()) if t > 1 else 0.0
-    checks.append(Check("Q4", "04", t_("review.q4", n=masked.size), f"{float(np.abs(masked).max(initial=0.0)):.1f} · {past:.1f}",
+    largest_masked = float(np.abs(masked).max(initial=0.0))
+    checks.append(Check("Q4", "04", t_("review.q4", n=masked.size), f"{largest_masked:.1f} · {past:.1f}",
                         bool(np.all(masked == 0.0) and past < 1e-12)))
     # Q5 (03): every row sums to 1, and no visible weight is 0: dense, not sparse.
     sums_ok = np.allclose(r.weights.sum(-1), 1.0, atol=1e-12)
     visible = r.weights[:, r.mask]
-    checks.append(Check("Q5", "03", t_("review.q5"), f"min {visible.min():.1e} > 0", bool(sums_ok and visible.min() > 0)))
+    checks.append(Check("Q5", "03", t_("review.q5"), f"min {visible.min():.1e} > 0",
+                        bool(sums_ok and visible.min() > 0)))
     # Q6 (01): a weight is a mixing share: output = concat_h(weights_h V_h) W^O + b.
     mixed = merge_heads(r.weights @ r.v) @ r.params.w_o + r.params.b_o   # (T, D)
     checks.append(Check("Q6", "01", t_("review.q6"), "Σ_j α_ij v_j", bool(np.allclose(mixed, r.output))))
