@@ -38,7 +38,7 @@ def check_induction_score(fn, model=None, lang: str | None = None) -> CheckResul
         want = float(experiments.induction_score(w, half))
         try:
             got = fn(w.copy(), half)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- the learner's bug is reported, not raised
             return CheckResult(CHECK_NAME, False, t("nb12.check_error", lang, err=f"{type(exc).__name__}: {exc}",
                                                     case=case))
         if isinstance(got, np.ndarray) and got.size == 1:

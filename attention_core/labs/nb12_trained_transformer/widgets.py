@@ -58,7 +58,7 @@ def head_picker_widget(model, *, dpi: int = DPI) -> Panel:
         seq = experiments.eval_sequences(1, seed=7)[0]
         s0 = head_picker_state(model, 0, 0, seq, scores)
         view = HeatmapView(s0["weights"], s0["tokens"], annotate=False, dpi=dpi, scale=0.7)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- a widget must not die
         return _error_panel(exc)
     options = [(i18n.t("nb12.layer_head", layer=l, head=h), (l, h))
                for l in range(model.n_layers) for h in range(model.n_heads)]
@@ -118,7 +118,7 @@ def sentence_widget(model, sentence: str | None = None, *, dpi: int = DPI) -> Pa
         examples = example_sentences()
         sentence = examples[0] if sentence is None else sentence
         view = HeatmapView(None, dpi=dpi, scale=0.8)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- a widget must not die
         return _error_panel(exc)
     text = widgets.Combobox(value=sentence, options=examples, ensure_option=False, description=i18n.t("nb12.sentence"),
                             layout={"width": "95%"}, continuous_update=False)
