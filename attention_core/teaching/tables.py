@@ -21,7 +21,8 @@ class Table:
         self.row_names, self.col_names, self.digits = list(row_names), list(col_names), digits
 
     def _cell(self, v) -> str:
-        return "·" if v == 0 else f"{v:.{self.digits}f}".rstrip("0").rstrip(".")
+        text = f"{v:.{self.digits}f}"
+        return "·" if v == 0 else text.rstrip("0").rstrip(".") if "." in text else text
 
     def __repr__(self) -> str:
         cells = [[""] + self.col_names] + [[r] + [self._cell(v) for v in row]

@@ -31,8 +31,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import inspect
 import numpy as np
 import attention_core as ac
-from attention_core.teaching import i18n, plots, quiz
-from attention_core.labs.nb06_multi_head_attention import heads_lab, widgets
+from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.labs.nb06_multi_head_attention import heads_lab, pronoun_lab, published, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
@@ -167,13 +167,14 @@ for it. (This package gives a fully masked row all-zero weights instead, never a
 Random weights like the ones above show the machinery but not the point. To see heads that attend to different
 relations, and to understand **why**, we build a layer whose every number has a name. Each token of the seed's
 sentence is a vector of named features: which word it is (a one-hot), its role, its clause, and its position
-(a sinusoidal code, the subject of notebook 07). Here are the roles, the clause and the position features:
+(three pairs of numbers that turn at different speeds, like the hands of a clock; notebook 07 explains such codes,
+and here only one property of them matters, checked below). Here are the roles, the clause and the position features:
 #%% md zh
 ## 不同的头看到不同的关系
 
 上面那样的随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并且弄清**为什么**，
 我们搭一层每个数字都有名字的多头注意力。原教程那句话里的每个 token 都表示成一个由有名字的特征组成的向量：
-它是哪个词（one-hot）、它的语法角色、它所在的分句，以及它的位置（一种正弦编码，07 节的主题）。下面是角色、分句和位置特征：
+它是哪个词（one-hot）、它的语法角色、它所在的分句，以及它的位置（三对以不同速度旋转的数，就像钟表的几根指针；07 节会讲这类编码，这里只用到它的一个性质，下面会验证）。下面是角色、分句和位置特征：
 #%% code
 demo = heads_lab.sentence_demo()
 print("tokens:", " ".join(demo.tokens), "  x:", demo.x.shape, " heads:", demo.params.n_heads,
@@ -210,17 +211,32 @@ heads_lab.head_matrix(demo, 2, "w_q")
 #%% code
 heads_lab.head_matrix(demo, 2, "w_k")
 #%% md en
-So for the verb *sat* (clause 1), the key of *cat* (a subject in clause 1) scores $14 + 14$, the key of *it* (a
-subject in clause 2) $14 - 14$, any other word of clause 1 only $14$. Head 1 relies on a property of the
-sinusoidal code: one fixed matrix $R$ turns the code of position $p$ into the code of position $p - 1$, for every
-$p$ at once. Checked below; then we run the layer:
+So for the verb *sat* (clause 1), the raw dot product $q \cdot k$ with the key of *cat* (a subject in clause 1) is
+$14 + 14 = 28$, with the key of *it* (a subject in clause 2) $14 - 14 = 0$, with any other word of clause 1 only $14$.
+These are the scores **before** the division by $\sqrt{d_k} = \sqrt{11}$; softmax sees $28/\sqrt{11} \approx 8.44$,
+$0$ and $14/\sqrt{11} \approx 4.22$. Computed:
 #%% md zh
-于是对动词 *sat*（第 1 分句）来说，*cat*（第 1 分句中的主语）的 Key 得分是 $14 + 14$，*it*（第 2 分句中的主语）是 $14 - 14$，
-第 1 分句中的其他词都只有 $14$。第 1 个头依靠的是正弦编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码。
-下面先验证这一点，再运行这一层：
+于是对动词 *sat*（第 1 分句）来说，它与 *cat*（第 1 分句中的主语）的 Key 的原始点积 $q \cdot k$ 是 $14 + 14 = 28$，
+与 *it*（第 2 分句中的主语）的是 $14 - 14 = 0$，与第 1 分句中其他词的只有 $14$。这些都是**除以** $\sqrt{d_k} = \sqrt{11}$
+**之前**的分数；softmax 看到的是 $28/\sqrt{11} \approx 8.44$、$0$ 和 $14/\sqrt{11} \approx 4.22$。算一下：
 #%% code
-pe = ac.sinusoidal_encoding(10, heads_lab.N_POS, heads_lab.POS_BASE)        # (T, 6), the position features
-R = heads_lab._shift_back_one()                                             # (6, 6)
+p6 = demo.params
+q3 = ac.split_heads(demo.x @ p6.w_q + p6.b_q, p6.n_heads)[2]               # head 3's queries (T, Dh = 11)
+k3 = ac.split_heads(demo.x @ p6.w_k + p6.b_k, p6.n_heads)[2]               # head 3's keys (T, 11)
+sat = demo.tokens.index("sat")
+raw3 = q3[sat] @ k3.T                                                       # raw q·k of "sat" with every key
+for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("on")):
+    print(f"sat · {demo.tokens[j]:<4} raw {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}")
+#%% md en
+Head 1 relies on a property of the position code: one fixed matrix $R$ turns the code of position $p$ into the
+code of position $p - 1$, for every $p$ at once (each pair of numbers is turned back by its own step). Checked
+below; then we run the layer:
+#%% md zh
+第 1 个头依靠的是位置编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码
+（每一对数各自往回转一步）。下面先验证这一点，再运行这一层：
+#%% code
+pe = heads_lab.position_code(10)                                            # (T, 6), the position features
+R = heads_lab.shift_back_one()                                              # (6, 6)
 print("PE[p] @ R == PE[p - 1] for every p:", np.allclose(pe[1:] @ R, pe[:-1]))
 
 out6, w6 = ac.multi_head_attention(demo.x, demo.x, demo.x, demo.params)   # (T, D), (H, T, T)
@@ -332,6 +348,41 @@ while removing certain groups hurts a lot (Michel, Levy and Neubig, *Are Sixteen
 训练出来的大模型里也能看到同样的现象：测试时可以去掉许多头而几乎不损失准确率，但去掉某些特定的头组合则损失很大
 （Michel、Levy 和 Neubig，*Are Sixteen Heads Really Better than One?*，2019）。一个头重不重要，要看去掉它之后能测出多大的变化，而不是看它的热图是否整齐。
 #%% md en
+## Who is "it"? Three views of one pronoun
+
+The tutorial “Transformer 自注意力机制：直觉理解，不需要数学” reads the *it* of our sentence three ways. **Syntax:** *it* is
+the subject of its clause and looks for the subject of the sentence, *cat*. **Meaning:** *comfortable* says how
+someone feels, which a cat can and a mat cannot (a mat can only be comfortable to sit on, the weaker reading), so
+the pronoun looks for something that can feel. **Position:** proximity bias, the nearest noun, *mat*. Below, each
+view is one head with hand-set features, the pronoun's query against every key; its value says which candidate a
+token is, and the heads' outputs are averaged, as concatenation followed by an output projection that adds their
+votes would do.
+#%% md zh
+## “it”指的是谁？一个代词的三种视角
+
+《Transformer 自注意力机制：直觉理解，不需要数学》从三个角度读这句话里的 *it*。**语法：** *it* 是它所在分句的主语，
+会去找整句的主语 *cat*。**语义：** *comfortable* 描述的是某个东西的感受——猫会有感受，垫子没有（垫子只能是“坐上去舒服”，
+这是较弱的一种读法），所以代词要找会有感受的东西。**位置：** 距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
+下面每种视角都是一个手工设定特征的头：代词的 Query 与每个 Key 比较；Value 标明这个 token 是哪个候选词；
+几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
+#%% code
+for view in pronoun_lab.VIEWS:
+    w_view, _ = pronoun_lab.view_weights(view)
+    top = [j for j in np.argsort(w_view)[::-1][:2] if w_view[j] > 0.01]   # the one or two tokens it takes from
+    print(f"{view:<9} it -> " + ", ".join(f"{pronoun_lab.TOKENS[j]} ({w_view[j]:.2f})" for j in top))
+pronoun_lab.views_table()
+#%% md en
+The views disagree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
+to **cat** (0.66 against 0.31), the tutorial's conclusion: the cat, sitting on the mat, was comfortable. Take the
+meaning view away and the vote is nearly a tie (0.53 against 0.44): one way of looking is not enough, which is the
+case for several heads. In a trained model nobody assigns these views to heads, and the final decision is made by
+later layers reading all the heads' outputs; notebook 12 tests pronouns on a trained model.
+#%% md zh
+三种视角互相矛盾：语法和语义都说是 *cat*（0.98 和 0.93），位置说是 *mat*（0.87）。合起来，*it* 指向 **cat**（0.66 比 0.31），
+这正是原教程的结论：坐在垫子上的猫觉得很舒服。去掉语义视角，投票几乎打平（0.53 比 0.44）：只用一种视角是不够的，
+这正是需要多个头的理由。在训练出来的模型里，没有人把这些视角分配给各个头，最终的判断由后面的层读取所有头的输出来完成；
+12 节会在一个训练好的模型上检验代词消解。
+#%% md en
 ## The trade-off of the number of heads
 
 With $d_{model}$ fixed, the $h$ heads share its dimensions equally: each head works in a subspace of width
@@ -398,7 +449,7 @@ for r in cost:
 print("parameters = 4·512² + 4·512 =", f"{4 * 512**2 + 4 * 512:,}",
       "  measured bytes = B·h·T²·4:", all(r["weights_bytes"] == r["analytic_bytes"] for r in cost))
 #%% code
-ax = heads_lab.plot_tradeoff(cost)
+axes = heads_lab.plot_tradeoff(cost)
 #%% md en
 Read the table column by column:
 - **$d_k$ halves** every time $h$ doubles: at $h = 64$ each head has 8 dimensions to compare tokens with.
@@ -411,8 +462,20 @@ Read the table column by column:
   hardware less well than a few wide ones, and the softmax and the memory traffic grow with $h$.
 
 So more heads buy more, narrower views at a memory and compute price; they are not free and not always better.
-Practice settles in the middle: the original Transformer used $h = 8$ with $d_{model} = 512$; 8 or 16 heads of
-width 64 or 128 are common.
+What practice keeps fixed is the **width** of a head, not the number of heads: as models grow, $d_{model}$ grows
+and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
+#%% md zh
+所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
+实践中保持不变的是每个头的**宽度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
+这样每个头始终保持 64 或 128 宽。下面是公开发表的模型配置：
+#%% code
+published.head_table()
+#%% md en
+Every row keeps $d_k$ at 64 or 128: from 8 heads in the original Transformer to 96 in GPT-3. Two rows have fewer
+**KV heads** than heads: in grouped-query attention several query heads share one key/value head, which shrinks the
+KV cache of notebook 09 by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial “Transformer 自注意力机制：
+直觉理解，不需要数学” says it is *rumoured* to have 128 attention heads. OpenAI has not published GPT-4's architecture,
+so that number is a rumour, not a fact we can check; the table holds only published numbers.
 
 ### Self-test (Q3)
 #%% md zh
@@ -424,14 +487,142 @@ width 64 or 128 are common.
 - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
   而 softmax 和显存读写的开销都随 $h$ 增长。
 
-所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。实践中取折中：
-原始 Transformer 在 $d_{model} = 512$ 时用 $h = 8$；常见的做法是 8 或 16 个头，每个头宽 64 或 128。
+每一行的 $d_k$ 都是 64 或 128：从原始 Transformer 的 8 个头，到 GPT-3 的 96 个头。有两行的 **KV 头数**少于头数：
+在分组查询注意力（grouped-query attention）里，几个 Query 头共用一个 Key/Value 头，09 节的 KV cache 因此按这个比例缩小
+（Llama-2-70B 是 64 个头里只有 8 个 KV 头）。那 GPT-4 呢？《Transformer 自注意力机制：直觉理解，不需要数学》说它“据传有 128 个注意力头”。
+OpenAI 没有公开 GPT-4 的架构，所以这个数字只是传闻，我们无法核实；表里只列出公开发表的数字。
 
 ### 自测题（Q3）
 #%% code
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q3")
+#%% md en
+## Exercise 1: split the heads
+
+Write `my_split_heads(x, n_heads)`: $(\dots, T, D) \to (\dots, H, T, D/H)$, head $h$ holding columns
+$h \cdot D_h, \dots, (h+1) \cdot D_h - 1$, like `ac.split_heads`. The usual first try reshapes straight to the target shape:
+#%% md zh
+## 练习 1：拆分多头
+
+写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $h$ 个头取第 $h \cdot D_h$ 到 $(h+1) \cdot D_h - 1$ 列，
+与 `ac.split_heads` 相同。第一次尝试通常是直接 reshape 成目标形状：
+#%% code
+def split_heads_first_try(x, n_heads):
+    *lead, T, D = x.shape
+    return x.reshape(*lead, n_heads, T, D // n_heads)      # the right shape ...
+
+checks.check_split_heads(split_heads_first_try)
+#%% md en
+The shape is right and the numbers are not: the memory of $(T, D)$ is read row by row, so "head 0" gets the first
+rows of tokens, not the first columns. Your turn:
+#%% md zh
+形状对了，数却不对：$(T, D)$ 在内存里是一行一行存的，直接 reshape 之后，“第 0 个头”拿到的是前几个 token 的行，而不是前几列。轮到你了：
+#%% code
+def my_split_heads(x, n_heads):
+    """x (..., T, D) -> (..., H, T, D/H)"""
+    raise NotImplementedError("reshape the last axis into (H, Dh), then move H in front of T")
+
+checks.check_split_heads(my_split_heads)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_split_heads(x, n_heads):
+    *lead, T, D = x.shape
+    x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
+    return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_split_heads(x, n_heads):
+    *lead, T, D = x.shape
+    x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
+    return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
+```
+</details>
+#%% md en
+## Exercise 2: merge them back
+
+Write `my_merge_heads(x)`: $(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$, the concatenation step, so that
+`my_merge_heads(ac.split_heads(x, h))` gives `x` back.
+#%% md zh
+## 练习 2：再拼回去
+
+写一个 `my_merge_heads(x)`：$(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$，也就是拼接那一步，
+要让 `my_merge_heads(ac.split_heads(x, h))` 还原出 `x`。
+#%% code
+def my_merge_heads(x):
+    """x (..., H, T, Dh) -> (..., T, H*Dh)"""
+    raise NotImplementedError("undo my_split_heads, step by step in reverse")
+
+checks.check_merge_heads(my_merge_heads)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_merge_heads(x):
+    *lead, H, T, Dh = x.shape
+    return x.swapaxes(-2, -3).reshape(*lead, T, H * Dh)     # (..., T, H, Dh) -> (..., T, D)
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_merge_heads(x):
+    *lead, H, T, Dh = x.shape
+    return x.swapaxes(-2, -3).reshape(*lead, T, H * Dh)     # (..., T, H, Dh) -> (..., T, D)
+```
+</details>
+#%% md en
+## Stretch exercise: the whole layer
+
+Put it together without `ac.multi_head_attention`: `my_multi_head_attention(x, params)` returns the self-attention
+output $(\dots, T, D)$ for the weights in `params` (`w_q`, `b_q`, ..., `w_o`, `b_o`, `n_heads`). Use your own split
+and merge, or the library's. The checker compares with the library for 1, 2 and 4 heads and names the usual slips:
+the missing $W^O$ or biases, heads split without the transpose, dividing by $\sqrt{d_{model}}$ instead of $\sqrt{d_k}$.
+#%% md zh
+## 挑战练习：完整的一层
+
+不用 `ac.multi_head_attention`，把整层拼起来：`my_multi_head_attention(x, params)` 用 `params` 里的权重
+（`w_q`、`b_q`、……、`w_o`、`b_o`、`n_heads`）返回自注意力的输出 $(\dots, T, D)$。拆分与合并可以用你自己写的，也可以用库里的。
+检查器会在 1、2、4 个头上与库比较，并指出常见的疏漏：漏了 $W^O$ 或偏置、拆分时没有转置、除以了 $\sqrt{d_{model}}$ 而不是 $\sqrt{d_k}$。
+#%% code
+def my_multi_head_attention(x, params):
+    """x (..., T, D), params: MultiHeadParams -> output (..., T, D) of self-attention"""
+    raise NotImplementedError("project, split, attend, merge, project")
+
+checks.check_multi_head_attention(my_multi_head_attention)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_multi_head_attention(x, params):
+    h = params.n_heads
+    q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
+    k = ac.split_heads(x @ params.w_k + params.b_k, h)
+    v = ac.split_heads(x @ params.w_v + params.b_v, h)
+    heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
+    return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_multi_head_attention(x, params):
+    h = params.n_heads
+    q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
+    k = ac.split_heads(x @ params.w_k + params.b_k, h)
+    v = ac.split_heads(x @ params.w_v + params.b_v, h)
+    heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
+    return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
+```
+</details>
 #%% md en
 ## Summary
 
@@ -446,7 +637,9 @@ quiz.quiz_widget("q3")
 - Heads can be **redundant**: removing head 3 or head 4 leaves the subject readable; removing both erases it.
 - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite
   keys), the parameters stay $4 d_{model}^2 + 4 d_{model}$, and the weights tensor grows as $B \cdot h \cdot T^2$
-  (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$.
+  (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$; published models keep
+  $d_k$ at 64-128 and grow the number of heads (96 in GPT-3; GPT-4's "128 heads" is a rumour).
+- Three views of one pronoun (syntax, meaning, position) disagree on *it*; together they resolve it to *cat*.
 
 **Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
 #%% md zh
@@ -461,6 +654,8 @@ quiz.quiz_widget("q3")
   在训练出来的模型里，这种分工是**学出来的**，而不是设计出来的，而且很多头始终是混合的。
 - 头之间可能**冗余**：去掉第 3 个或第 4 个头，主语仍然读得出来；两个都去掉，主语就消失了。
 - 头数是一种取舍（Q3）：$h$ 越大，$d_k$ 越小（$d_k = 1$ 的头最多只有 2 个“最爱”的 Key）；参数量始终是 $4 d_{model}^2 + 4 d_{model}$；
-  权重张量按 $B \cdot h \cdot T^2$ 增长（$T = 1024$ 时，从 $h = 1$ 的 4 MiB 涨到 $h = 64$ 的 256 MiB）。$d_{model} = 512$、$h = 8$ 时 $d_k = 64$。
+  权重张量按 $B \cdot h \cdot T^2$ 增长（$T = 1024$ 时，从 $h = 1$ 的 4 MiB 涨到 $h = 64$ 的 256 MiB）。$d_{model} = 512$、$h = 8$ 时 $d_k = 64$；
+  公开发表的模型把 $d_k$ 保持在 64–128，靠增加头数来扩大（GPT-3 有 96 个头；GPT-4 的“128 个头”只是传闻）。
+- 一个代词的三种视角（语法、语义、位置）对 *it* 的判断互相矛盾；合起来才把它消解为 *cat*。
 
 **下一节：** [07 · 位置信息](07_position.ipynb)——自注意力看不到词序，以及如何把位置信息加回去。

@@ -162,18 +162,20 @@ def test_tradeoff_rows_count_parameters_and_measure_the_weights():
 def test_tradeoff_figure_draws_in_both_languages(lang):
     i18n.set_language(lang)
     try:
-        fig, ax = plt.subplots()
+        fig, ax = plt.subplots(1, 2)
         with warnings.catch_warnings():
             warnings.simplefilter("error")                                          # a missing glyph would fail
             out = hl.plot_tradeoff(hl.tradeoff_rows(measure=False), ax=ax)
             fig.canvas.draw()
-        assert out is ax and ax.get_xlabel() == i18n.t("heads_lab.h")
-        assert "512" in ax.get_title()
+        assert out is ax and ax[0].get_xlabel() == ax[1].get_xlabel() == i18n.t("heads_lab.h")
+        assert "512" in fig._suptitle.get_text()
+        assert not any(a.get_shared_x_axes().get_siblings(a) != [a] for a in ax)   # two panels, no twin axes
         plt.close(fig)
     finally:
         i18n.set_language("en")
     with pytest.raises(ValueError, match="rows"):
         hl.plot_tradeoff([])
+    np.testing.assert_allclose(hl.position_code(30)[1:] @ hl.shift_back_one(), hl.position_code(30)[:-1], atol=1e-12)
 
 
 def _bytes(image) -> bytes:

@@ -122,6 +122,18 @@ def _shift_back_one(n_pos: int = N_POS, base: float = POS_BASE) -> np.ndarray:
     return r
 
 
+def position_code(n_positions: int) -> np.ndarray:
+    """(T, N_POS) position features of the demo: three (sin, cos) pairs turning at different speeds,
+    like the hands of a clock (notebook 07 teaches such codes; here only shift_back_one matters)."""
+    return sinusoidal_encoding(n_positions, N_POS, POS_BASE)
+
+
+def shift_back_one() -> np.ndarray:
+    """(N_POS, N_POS) matrix R with position_code[p] @ R = position_code[p - 1] for every p: each pair
+    of the code is turned back by its own step, one fixed rotation per pair."""
+    return _shift_back_one()
+
+
 def designed_params(gain: dict | None = None) -> MultiHeadParams:
     """The four hand-set heads as one MultiHeadParams (D = 44, H = 4, Dh = 11, all biases 0).
 
@@ -276,29 +288,34 @@ def tradeoff_rows(d_model: int = 512, heads=(1, 2, 4, 8, 16, 64), n_tokens: int 
 
 
 def plot_tradeoff(rows, ax=None, **kwargs):
-    """d_k (left axis) and the weights tensor in MiB (right axis) against h, both on log2 scales.
+    """Two panels side by side against h (log2 scales): d_k per head, and the weights tensor in MiB.
 
-    rows: the output of `tradeoff_rows`. kwargs go to the `ax.plot` of the d_k line. Returns the Axes."""
+    Two panels, not one with two y-axes: on twin axes the falling d_k line and the rising memory line
+    cross at an h that depends only on the axis limits, which reads as an optimum that is not there.
+    rows: the output of `tradeoff_rows`. ax: a pair of Axes (default: a new figure). kwargs go to
+    both `ax.plot` calls. Returns the pair of Axes."""
     if not rows:
         raise ValueError("rows: expected the non-empty list returned by tradeoff_rows")
+    plots.use_cjk_font()
+    if ax is None:
+        import matplotlib.pyplot as plt
+        _, ax = plt.subplots(1, 2, figsize=(10, 3.8), layout="compressed")
+    if len(ax) != 2:
+        raise ValueError("ax: expected a pair of Axes (one per panel)")
     h = np.array([r["h"] for r in rows])
-    ax = plots._new_axes(ax, (7, 4))
-    ax.plot(h, [r["d_k"] for r in rows], **{"marker": "o", "color": plots.COLORS[0], "linewidth": 2, **kwargs})
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
-    ax.set_xticks(h, [str(v) for v in h])
-    ax.set_xlabel(i18n.t("heads_lab.h"), fontsize=plots.FONT["label"])
-    ax.set_ylabel(i18n.t("heads_lab.d_k"), fontsize=plots.FONT["label"], color=plots.COLORS[0])
-    ax.tick_params(labelsize=plots.FONT["tick"])
-    right = ax.twinx()
-    right.plot(h, [r["weights_bytes"] / 2 ** 20 for r in rows], marker="s", color=plots.COLORS[1], linewidth=2)
-    right.set_yscale("log", base=2)
-    right.set_ylabel(i18n.t("heads_lab.mib", t=rows[0].get("n_tokens", "T")), fontsize=plots.FONT["label"],
-                     color=plots.COLORS[1])
-    right.tick_params(labelsize=plots.FONT["tick"])
-    for axis, values in ((ax, [r["d_k"] for r in rows]), (right, [r["weights_bytes"] / 2 ** 20 for r in rows])):
+    series = ((ax[0], [r["d_k"] for r in rows], "heads_lab.d_k", plots.COLORS[0], "o"),
+              (ax[1], [r["weights_bytes"] / 2 ** 20 for r in rows], "heads_lab.mib", plots.COLORS[1], "s"))
+    for axis, values, label, color, marker in series:
+        axis.plot(h, values, **{"marker": marker, "color": color, "linewidth": 2, **kwargs})
+        axis.set_xscale("log", base=2)
+        axis.set_yscale("log", base=2)
+        axis.set_xticks(h, [str(v) for v in h])
         axis.set_yticks(values, [f"{v:g}" for v in values])
         axis.minorticks_off()
-    ax.grid(True, color="#dddddd")
-    ax.set_title(i18n.t("heads_lab.tradeoff_title", d=rows[0].get("d_model", "?")), fontsize=plots.FONT["title"])
+        axis.set_xlabel(i18n.t("heads_lab.h"), fontsize=plots.FONT["label"])
+        axis.set_title(i18n.t(label, t=rows[0].get("n_tokens", "T")), fontsize=plots.FONT["title"])
+        axis.tick_params(labelsize=plots.FONT["tick"])
+        axis.grid(True, color="#dddddd")
+    ax[0].figure.suptitle(i18n.t("heads_lab.tradeoff_title", d=rows[0].get("d_model", "?")),
+                          fontsize=plots.FONT["title"])
     return ax
