@@ -49,6 +49,12 @@ nbval: setup
 notebooks: setup
 	$(PY) tools/build_notebooks.py --execute $(NB)
 
+## make train: retrain notebook 12's two small models (torch on the CPU, seeded and deterministic, about a
+## minute); writes attention_core/data/models/*.npz and *.json, which the notebooks only load
+.PHONY: train
+train: setup
+	$(PY) -m attention_core.labs.nb12_trained_transformer.training
+
 ## make bench: measure speed and memory (writes benchmarks/results.json)
 bench: setup
 	$(PY) benchmarks/run.py
