@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import attention_core as ac
 from attention_core.core import tiled
-from attention_core.labs.nb10_efficient_attention.efficient_lab import traced_peak
+from attention_core.teaching.measure import traced_peak
 
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=1e-5, atol=1e-5)}
 
