@@ -13,6 +13,11 @@ def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+def pad(text: str, width: int) -> str:
+    """`text` followed by spaces up to `width` display columns (str.ljust counts a Chinese character as one)."""
+    return text + " " * max(0, width - display_width(text))
+
+
 class Table:
     """A labelled matrix that prints as aligned text and shows as an HTML table in a notebook."""
 

@@ -19,7 +19,7 @@ masks as $-\infty$ added to the scores ([04 · Masking](04_masking.ipynb)); head
 - 用实验证明自注意力看不见词序：把输入打乱，输出只会以同样的方式被打乱；
 - 构造正弦位置编码表，把它读成一组快慢不同的波，并证明“往后挪 $k$ 个位置”在任何位置上都是同一个旋转；
 - 说清可学习位置表是什么、需要什么（训练）、在哪里止步（它的最后一行）；
-- 解释 RoPE 为什么让 Query 与 Key 的分数只取决于二者的相对距离，并用数值验证；
+- 解释 RoPE 为什么让 Query 与 Key 的分数只取决于二者的相对位置（偏移 n − m），并用数值验证；
 - 分清在 softmax **之前**改变分数的几种机制：mask、位置偏置、局部窗口；
 - 回答自测题“Self-attention 是位置无关的，如何弥补？”。
 
@@ -31,7 +31,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
-from attention_core.teaching import i18n, plots, quiz
+from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb07_position import position_lab, widgets
 
 i18n.set_language(LANG)
@@ -356,7 +357,7 @@ print("spread along a diagonal / largest entry:",
       f"learned {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f},",
       f"RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}")
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="compressed")
-titles = ("PE[m] · PE[n]", "learned[m] · learned[n]", "RoPE: q_m · k_n")
+titles = (i18n.t("position_lab.title_sinusoidal"), i18n.t("position_lab.title_learned"), i18n.t("position_lab.title_rope"))
 for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], rope_scores), titles):
     ax = position_lab.plot_pair_matrix(matrix, ax=ax, title=title)
 #%% md en
@@ -373,7 +374,7 @@ decides *which* offsets score high.
 Besides encodings, three mechanisms act directly on the scores before softmax, and each brings position or
 distance in: a **mask** hides keys (their score becomes $-\infty$, their weight exactly 0); a **position bias**
 adds a number that depends on the distance, for example the ALiBi-like $-\text{slope} \cdot |i - j|$; a **local window**
-hides every key $w$ or more positions away (`ac.sliding_window_mask`). Here is one query (position 5 of 8) with
+hides every key $w$ or more positions away (`ac.sliding_window_mask`). Here is one query (at position 5 of 0..7) with
 its content scores $q \cdot k_j / \sqrt{d_k}$, and what each mechanism makes of them (slope 0.5, a causal window of
 3 keys: the query and the two before it):
 #%% md zh
@@ -381,7 +382,7 @@ its content scores $q \cdot k_j / \sqrt{d_k}$, and what each mechanism makes of 
 
 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**mask** 遮住某些 Key
 （分数变成 $-\infty$，权重严格为 0）；**位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；
-**局部窗口**遮住所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是一个 Query（8 个位置中的第 5 个）与各个 Key 的内容分数
+**局部窗口**遮住所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是位置 5 上的一个 Query（共 8 个位置，从 0 编号）与各个 Key 的内容分数
 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.5；因果窗口含 3 个 Key：Query 自己和它前面两个）：
 #%% code
 scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # one query's content scores, Tk = 8
@@ -391,11 +392,11 @@ print("causal mask     :", ac.causal_mask(8)[query].astype(int), "  (1 = visible
 print("window of 3     :", ac.sliding_window_mask(8, 3)[query].astype(int))
 print()
 variants = position_lab.score_row_variants(scores, query, slope=0.5, window=3)
-print(f"{'key j':<24}" + "".join(f"{j:>7d}" for j in range(8)))
+print(pad(i18n.t("position_lab.key_j"), 24) + "".join(f"{j:>7d}" for j in range(8)))
 for name, v in variants.items():
-    label = position_lab.variant_label(name)
-    print(f"{label:<22}s " + "".join(f"{s:7.2f}" for s in v["scores"]))
-    print(f"{'':<22}w " + "".join(f"{w:7.3f}" for w in v["weights"]))
+    label = position_lab.variant_label(name)                       # aligned by display width (Chinese: 2 columns)
+    print(pad(label, 22) + "s " + "".join(f"{s:7.2f}" for s in v["scores"]))
+    print(pad("", 22) + "w " + "".join(f"{w:7.3f}" for w in v["weights"]))
 #%% code
 ax = position_lab.plot_score_row(variants, query=query)
 #%% md en
@@ -458,6 +459,113 @@ attention formula. Recall notebook 01: with no mechanism, a matching key gets th
 只看内容：每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上偏置（slope 为 0.5），权重随距离下降；加上宽度为 3 的对称窗口（$|i - j| < 3$：两侧各 2 个），距离超过 2 的权重被截为零。
 所以“注意力偏爱近处的 token”是某个**模型**的性质（它的位置编码、偏置、mask、窗口，以及训练把它们变成了什么），而不是注意力公式本身的性质。
 回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
+#%% md en
+## Exercise: build the sinusoidal table
+
+Write `my_sinusoidal_encoding(n_positions, d_model)` returning the $(T, D)$ table of this notebook:
+$PE[p, 2i] = \sin\left(p / 10000^{2i/D}\right)$ and $PE[p, 2i+1] = \cos\left(p / 10000^{2i/D}\right)$, positions from 0.
+The checker compares it with `ac.sinusoidal_encoding` and recognises the usual slips: sin and cos swapped, the
+frequency off (base, or $i$ instead of $2i$), the sines and cosines in two blocks, positions from 1.
+#%% md zh
+## 练习：构造正弦位置编码表
+
+写一个 `my_sinusoidal_encoding(n_positions, d_model)`，返回本节的 $(T, D)$ 表：
+$PE[p, 2i] = \sin\left(p / 10000^{2i/D}\right)$，$PE[p, 2i+1] = \cos\left(p / 10000^{2i/D}\right)$，位置从 0 开始。
+检查器会与 `ac.sinusoidal_encoding` 比较，并能认出常见的错误：sin 和 cos 放反、频率不对（底数错了，或者把 $2i$ 写成 $i$）、
+sin 和 cos 分成前后两块、位置从 1 开始。
+#%% code
+def my_sinusoidal_encoding(n_positions, d_model):
+    """-> (n_positions, d_model): sin in the even columns, cos in the odd ones, one frequency per pair"""
+    raise NotImplementedError("angles = position / 10000^(2i / d_model)")
+
+checks.check_sinusoidal_encoding(my_sinusoidal_encoding)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_sinusoidal_encoding(n_positions, d_model):
+    pos = np.arange(n_positions)[:, None]                  # (T, 1)
+    two_i = np.arange(0, d_model, 2)[None, :]              # (1, D/2): 0, 2, 4, ...
+    angles = pos / 10000 ** (two_i / d_model)              # (T, D/2): one frequency per pair
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_sinusoidal_encoding(n_positions, d_model):
+    pos = np.arange(n_positions)[:, None]                  # (T, 1)
+    two_i = np.arange(0, d_model, 2)[None, :]              # (1, D/2): 0, 2, 4, ...
+    angles = pos / 10000 ** (two_i / d_model)              # (T, D/2): one frequency per pair
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+```
+</details>
+#%% md en
+## Stretch exercise: rotate with RoPE
+
+Write `my_rope(x, positions)`, like `ac.apply_rope`: for each row $t$ of `x` $(\dots, T, D_h)$ and each pair
+$(x_{2i}, x_{2i+1})$, rotate the pair by the angle $\text{positions}[t] \cdot \theta_i$ with
+$\theta_i = 10000^{-2i/D_h}$. Then check the property this notebook measured: the rotated $q_m \cdot k_n$ depends only
+on $n - m$. The checker tries positions out of order and a batch, and names a rotation the wrong way, the
+"rotate half" pairing $(i, i + D_h/2)$, a wrong frequency, ignored positions and a map that changes lengths.
+#%% md zh
+## 挑战练习：用 RoPE 旋转
+
+写一个和 `ac.apply_rope` 一样的 `my_rope(x, positions)`：对 `x` $(\dots, T, D_h)$ 的每一行 $t$ 和每一对 $(x_{2i}, x_{2i+1})$，
+把这一对旋转 $\text{positions}[t] \cdot \theta_i$ 角度，其中 $\theta_i = 10000^{-2i/D_h}$。然后检验本节测过的性质：
+旋转后的 $q_m \cdot k_n$ 只取决于偏移 $n - m$。检查器会用乱序的位置和批量输入来试，并能指出：旋转方向反了、
+用了“rotate half”的配对方式 $(i, i + D_h/2)$、频率不对、忽略了 positions、以及会改变向量长度的变换。
+#%% code
+def my_rope(x, positions):
+    """x (..., T, Dh), positions (T,) -> x with each pair (2i, 2i+1) of row t turned by positions[t] * theta_i"""
+    raise NotImplementedError("(a, b) -> (a cos - b sin, a sin + b cos)")
+
+print(checks.check_rope(my_rope))
+q_r, k_r = rng.normal(size=(1, 8)), rng.normal(size=(1, 8))
+try:                                                   # the property: only the offset n - m matters
+    same_offset = [float(my_rope(q_r, np.array([m]))[0] @ my_rope(k_r, np.array([m + 3]))[0]) for m in (0, 10, 500)]
+    print("q_m · k_(m+3) for m = 0, 10, 500:", np.round(same_offset, 6))
+except NotImplementedError:
+    print(i18n.t("position_lab.write_rope_first"))
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_rope(x, positions):
+    d = x.shape[-1]
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)           # (Dh/2,) one speed per pair
+    angle = np.asarray(positions, float)[:, None] * theta  # (T, Dh/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    a, b = x[..., 0::2], x[..., 1::2]                      # the pairs (2i, 2i+1)
+    out = np.empty_like(x, dtype=float)
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = a * sin + b * cos
+    return out
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_rope(x, positions):
+    d = x.shape[-1]
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)           # (Dh/2,) one speed per pair
+    angle = np.asarray(positions, float)[:, None] * theta  # (T, Dh/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    a, b = x[..., 0::2], x[..., 1::2]                      # the pairs (2i, 2i+1)
+    out = np.empty_like(x, dtype=float)
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = a * sin + b * cos
+    return out
+```
+</details>
 #%% md en
 ## Self-test (Q7)
 #%% md zh

@@ -2,8 +2,8 @@
 
 STRINGS: dict[str, dict[str, str]] = {
     "widgets.pe_readout": {"en": "PE[{p}, {i}] = {v} · dimension {i} repeats every {wl} positions",
-                           "zh": "PE[{p}, {i}] = {v} · 第 {i} 维每隔 {wl} 个位置重复一次"},
-    "widgets.pe_column": {"en": "dimension {i} along the positions", "zh": "第 {i} 维随位置的变化"},
+                           "zh": "PE[{p}, {i}] = {v} · 维度 {i}（从 0 编号）每隔 {wl} 个位置重复一次"},
+    "widgets.pe_column": {"en": "dimension {i} along the positions", "zh": "维度 {i} 随位置的变化"},
     "position_lab.pos_m": {"en": "position m (query)", "zh": "位置 m（Query）"},
     "position_lab.pos_n": {"en": "position n (key)", "zh": "位置 n（Key）"},
     "position_lab.key_position": {"en": "key position j", "zh": "Key 的位置 j"},
@@ -21,4 +21,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "position_lab.content_score": {"en": "content score q·k/√d", "zh": "内容分数 q·k/√d"},
     "position_lab.readout": {"en": "{n} of {t} keys visible · largest weight: key {j} ({w})",
                              "zh": "{t} 个 Key 中有 {n} 个可见 · 权重最大：Key {j}（{w}）"},
+    "position_lab.title_sinusoidal": {"en": "sinusoidal table: PE[m] · PE[n]", "zh": "正弦表：PE[m] · PE[n]"},
+    "position_lab.title_learned": {"en": "learned table (untrained): L[m] · L[n]", "zh": "可学习表（未训练）：L[m] · L[n]"},
+    "position_lab.title_rope": {"en": "RoPE: q_m · k_n", "zh": "RoPE 分数：q_m · k_n"},
+    "position_lab.key_j": {"en": "key j", "zh": "Key j"},
+    "position_lab.write_rope_first": {"en": "(write my_rope first: then this line shows the same number three times)",
+                                      "zh": "（先写好 my_rope：之后这一行会把同一个数显示三次）"},
 }
