@@ -10,25 +10,57 @@ TEST_HOME := $(CURDIR)/.test-home
 TEST_ENV := HOME=$(TEST_HOME) JUPYTER_CONFIG_DIR=$(TEST_HOME)/jupyter IPYTHONDIR=$(TEST_HOME)/ipython \
             MPLCONFIGDIR=$(TEST_HOME)/mpl PYTHONHASHSEED=0
 
-.PHONY: setup lab test unit nbval notebooks bench gpu-check lock clean
+# The edition `make lab` / `make present` open: zh when LANG says so (`make lab LANG=zh`, or a zh_CN system).
+EDITION := $(if $(filter zh%,$(LANG)),zh,en)
+LAB_COPY := my-notebooks
+LAB_CONFIG := $(CURDIR)/.lab/$(EDITION)/jupyter
+NB ?= 01
+LAB_ARGS ?=
+NB_FILE = $(notdir $(firstword $(wildcard notebooks/$(EDITION)/$(NB)*.ipynb)))
+
+.PHONY: setup lab lab-reset present site slides test unit nbval notebooks bench gpu-check lock clean
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml tools/lab-overrides.json tools/voila/voila.json tools/voila/templates/attention-lab/index.html.j2
+$(STAMP): requirements.txt pyproject.toml tools/lab-overrides.json tools/jupyter_lab_config.json tools/lab_setup.py \
+          tools/voila/voila.json $(wildcard tools/voila/templates/*/*)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp tools/lab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@mkdir -p $(VENV)/share/jupyter/voila/templates $(VENV)/etc/jupyter
-	@cp -r tools/voila/templates/attention-lab $(VENV)/share/jupyter/voila/templates/
+	@cp -r tools/voila/templates/attention-lab tools/voila/templates/attention-lab-teacher $(VENV)/share/jupyter/voila/templates/
 	@cp tools/voila/voila.json $(VENV)/etc/jupyter/voila.json
+	@cp tools/jupyter_lab_config.json $(VENV)/etc/jupyter/jupyter_lab_config.json   # LabApp.custom_css: the web font
+	@$(PY) tools/lab_setup.py webfont $(VENV)/share/jupyter/voila/templates/attention-lab/static >/dev/null
 	@touch $(STAMP)
 
-## make lab: set up, then open JupyterLab on the start-here notebook (127.0.0.1, token on)
+## make lab: set up, then open JupyterLab on the start-here notebook (127.0.0.1, token on). It serves the
+## working copy my-notebooks/ (ignored by git; new course versions flow in, your changes are kept), never
+## notebooks/. LANG=zh: the Chinese edition and JupyterLab's Chinese interface. Stop it with Ctrl+C twice.
 lab: setup
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
-		--LabApp.default_url=/lab/tree/en/00_start_here.ipynb $(ROOT_FLAG)
+	@$(PY) tools/lab_setup.py copy
+	@$(PY) tools/lab_setup.py config $(LAB_CONFIG) --lang $(EDITION)
+	JUPYTER_CONFIG_DIR=$(LAB_CONFIG) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(LAB_COPY) \
+		--LabApp.default_url=/lab/tree/$(EDITION)/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
+
+## make lab-reset: put your working copy aside (my-notebooks.bak/) and start again from the course's notebooks
+lab-reset: setup
+	$(PY) tools/lab_setup.py copy --reset
+
+## make present NB=01: the teacher's view of one notebook in Voila (story and widgets, no code; idle kernels culled)
+present: setup
+	@$(PY) tools/lab_setup.py copy
+	@test -n "$(NB_FILE)" || { echo "no notebook $(NB) in notebooks/$(EDITION)"; exit 1; }
+	$(VENV)/bin/voila $(LAB_COPY)/$(EDITION)/$(NB_FILE) --template=attention-lab-teacher --Voila.ip=127.0.0.1 $(LAB_ARGS)
+
+## make site / make slides: offline HTML of both editions / reveal.js slides, in _site/ (needs npm once)
+site: setup
+	$(PY) tools/build_site.py site
+
+slides: setup
+	$(PY) tools/build_site.py slides
 
 ## make test: set up, then run every test: unit tests and nbval over both editions
 test: setup
@@ -72,4 +104,4 @@ lock:
 	  | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.tmp && mv requirements.lock.tmp requirements.txt
 
 clean:
-	rm -rf $(VENV) $(TEST_HOME) .pytest_cache
+	rm -rf $(VENV) $(TEST_HOME) .pytest_cache .lab _site tools/site/node_modules

@@ -5,16 +5,25 @@ Source files live in notebooks/src/NN_slug.py, in the format of
 also writes the notebook title index that the package ships (attention_core/data/notebooks.json).
 
 In code cells, the token __LANG__ becomes "en" or "zh"; it must appear only in the one
-language-setting line of the setup cell. One source means the two editions cannot drift apart:
-the Chinese edition is written next to the English one, cell by cell, not translated later.
+language-setting line of the setup cell. A code cell may open with an nbval marker line
+(`# NBVAL_IGNORE_OUTPUT`, `# NBVAL_SKIP`, `# NBVAL_RAISES_EXCEPTION`, `# NBVAL_CHECK_OUTPUT`),
+optionally followed by its reason as `# (reason)`: the builder moves the marker into the cell's
+tags (which nbval reads as well) and drops both lines, so learners never see test plumbing.
+Cells a teacher's view leaves out (the setup cell, cells that print library source) get the tag
+`teacher-hide`, which the Voila template `attention-lab-teacher` (`make present`) honours.
 
-Usage:  python tools/build_notebooks.py [--execute] [NAME ...]
+One source means the two editions cannot drift apart: the Chinese edition is written next to the
+English one, cell by cell, not translated later.
+
+Usage:  python tools/build_notebooks.py [--execute | --metadata-only] [NAME ...]
+(--metadata-only rewrites the tags and notebook metadata of the committed notebooks, keeping their outputs.)
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +35,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "zh")
 INDEX = ROOT / "attention_core" / "data" / notebook_source.INDEX
+# nbval's comment markers and the cell tags that mean the same to it (nbval.plugin.metadata_tags).
+NBVAL_TAGS = {"NBVAL_IGNORE_OUTPUT": "nbval-ignore-output", "NBVAL_SKIP": "nbval-skip",
+              "NBVAL_RAISES_EXCEPTION": "raises-exception", "NBVAL_CHECK_OUTPUT": "nbval-check-output"}
+MARKER_LINE = re.compile(r"^#\s*(NBVAL_[A-Z_]+)\s*$")
+REASON_LINE = re.compile(r"^#\s*\(.*\)\s*$")
+# The display name ipykernel installs: Lab rewrites any other value when the kernel starts, which
+# marked every committed notebook modified the moment it was opened.
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
 def parse(path: Path) -> list[tuple[str, str | None, str]]:
@@ -48,6 +65,27 @@ def title_index() -> dict:
 
 def write_index() -> None:
     INDEX.write_text(json.dumps(title_index(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+TEACHER_HIDE = "teacher-hide"
+
+
+def teacher_hides(code: str) -> bool:
+    """The setup cell (it sets the edition's language) and cells that print library source."""
+    return "__LANG__" in code or "inspect.getsource(" in code
+
+
+def split_markers(text: str) -> tuple[list[str], str]:
+    """(nbval tags, source without its marker lines) of a code cell."""
+    lines, tags = text.splitlines(), []
+    while lines and (m := MARKER_LINE.match(lines[0].strip())):
+        if m.group(1) not in NBVAL_TAGS:
+            raise SystemExit(f"unknown nbval marker {lines[0]!r}; expected one of {sorted(NBVAL_TAGS)}")
+        tags.append(NBVAL_TAGS[m.group(1)])
+        lines.pop(0)
+        if lines and REASON_LINE.match(lines[0].strip()):
+            lines.pop(0)
+    return tags, "\n".join(lines)
 
 
 # Chinese markdown: a line break inside a paragraph renders as a space, which Chinese does not
@@ -102,16 +140,33 @@ def join_zh_lines(text: str) -> str:
 
 def build(path: Path, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
     for kind, cell_lang, text in parse(path):
         if kind == "md" and cell_lang in (None, lang):
             nb.cells.append(nbformat.v4.new_markdown_cell(join_zh_lines(text) if cell_lang == "zh" else text))
         elif kind == "code":
-            nb.cells.append(nbformat.v4.new_code_cell(text.replace("__LANG__", lang)))
+            tags, code = split_markers(text.replace("__LANG__", lang))
+            tags += [TEACHER_HIDE] if teacher_hides(text) else []
+            cell = nbformat.v4.new_code_cell(code)
+            if tags:
+                cell.metadata["tags"] = tags
+            nb.cells.append(cell)
     for i, cell in enumerate(nb.cells):   # stable ids keep diffs of rebuilt notebooks small
         cell["id"] = f"{path.stem[:2]}-{lang}-{i:03d}"
     return nb
+
+
+def with_metadata_of(built: nbformat.NotebookNode, path: Path) -> nbformat.NotebookNode:
+    """The written notebook at `path` (outputs kept) with the tags and kernelspec of `built`."""
+    written = nbformat.read(path, as_version=4)
+    if [c.source for c in written.cells] != [c.source for c in built.cells]:
+        raise SystemExit(f"{path}: its cells differ from the source; rebuild it with --execute")
+    for old, new in zip(written.cells, built.cells):
+        old.metadata.pop("tags", None)
+        old.metadata.update({k: v for k, v in new.metadata.items() if k == "tags"})
+    written.metadata["kernelspec"] = built.metadata["kernelspec"]
+    return written
 
 
 def execute(nb: nbformat.NotebookNode, cwd: Path) -> None:
@@ -128,6 +183,8 @@ def execute(nb: nbformat.NotebookNode, cwd: Path) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--execute", action="store_true", help="run each notebook and store its outputs")
+    ap.add_argument("--metadata-only", action="store_true",
+                    help="refresh cell tags and notebook metadata of the written notebooks, keep their outputs")
     ap.add_argument("names", nargs="*", help="source names or prefixes (default: all)")
     args = ap.parse_args(argv)
     sources = sorted(SRC.glob("[0-9][0-9]_*.py"))
@@ -142,7 +199,9 @@ def main(argv=None) -> int:
             out_dir = ROOT / "notebooks" / lang
             out_dir.mkdir(parents=True, exist_ok=True)
             nb = build(src, lang)
-            if args.execute:
+            if args.metadata_only:
+                nb = with_metadata_of(nb, out_dir / f"{src.stem}.ipynb")
+            elif args.execute:
                 execute(nb, out_dir)
             nbformat.write(nb, out_dir / f"{src.stem}.ipynb")
             print(f"wrote notebooks/{lang}/{src.stem}.ipynb" + (" (executed)" if args.execute else ""))

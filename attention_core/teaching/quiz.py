@@ -26,6 +26,7 @@ import numpy as np
 from attention_core.teaching import checks, i18n
 from attention_core.teaching.checks import FAIL_COLOR, PASS_COLOR
 from attention_core.teaching.notebook_source import notebook_titles
+from attention_core.teaching.static_view import StaticVBox
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {
@@ -449,7 +450,8 @@ def _feedback_html(fb: Feedback) -> str:
 def quiz_widget(question, lang: str | None = None):
     """An interactive question: the choices or an answer field, "Check", "Show reference answer",
     and where to try the idea. Returns an ipywidgets.VBox (its `answer_widget`, `check_button`,
-    `reference_button`, `feedback` and `reference` attributes let tests drive it)."""
+    `reference_button`, `feedback` and `reference` attributes let tests drive it). Its saved output
+    also carries the question and its choices as static HTML, for a code host (see `static_view`)."""
     import ipywidgets as w
 
     q = get_question(question)
@@ -504,7 +506,7 @@ def quiz_widget(question, lang: str | None = None):
     reference_button.on_click(on_reference)
     buttons = w.HBox([check_button, reference_button] if q.kind != "code" else [reference_button])
     pointer = w.HTML(f"<small>{_md(pointer_text(q, lang))}</small>")
-    box = w.VBox(parts + [buttons, feedback, reference, pointer],
+    box = StaticVBox(parts + [buttons, feedback, reference, pointer],
                  layout=w.Layout(border="1px solid #ddd", padding="6px", margin="6px 0"))
     box.question, box.answer_widget, box.feedback, box.reference = q, answer_widget, feedback, reference
     box.check_button, box.reference_button = check_button, reference_button
@@ -520,9 +522,8 @@ def questions_for(notebook: str, questions=None) -> list[Question]:
 
 def notebook_quiz(notebook: str, lang: str | None = None):
     """All questions of one notebook (its main question and sub-questions) in a VBox."""
-    import ipywidgets as w
     lang = i18n.resolve_language(lang)
-    return w.VBox([quiz_widget(q, lang) for q in questions_for(notebook)])
+    return StaticVBox([quiz_widget(q, lang) for q in questions_for(notebook)])
 
 
 def review_quiz(lang: str | None = None):
@@ -536,5 +537,5 @@ def review_quiz(lang: str | None = None):
         group = [q] + [s for s in questions if s.part_of == main]
         panes.append(w.VBox([quiz_widget(s, lang) for s in group]))
         titles.append(f"{q.id.upper()} · {q.topic[lang]} ({q.pointer.notebook[:2]})")
-    return w.VBox([w.HTML(f"<h3>{html.escape(i18n.t('quiz.review_title', lang))}</h3>"),
+    return StaticVBox([w.HTML(f"<h3>{html.escape(i18n.t('quiz.review_title', lang))}</h3>"),
                    w.Accordion(children=panes, titles=tuple(titles))])

@@ -22,6 +22,7 @@ from matplotlib.font_manager import FontProperties
 
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
+from attention_core.teaching.static_view import StaticVBox
 from attention_core.core.validation import describe, positive_float, positive_int
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
@@ -237,10 +238,11 @@ class HeatmapView:
 
 
 # --- panels and error handling ----------------------------------------------------------------
-class Panel(widgets.VBox):
+class Panel(StaticVBox):
     """The box every builder returns. Besides its children it exposes, for tests and notebooks:
     `controls` (name -> input widget), `images` (name -> widgets.Image), `readout` (HTML),
-    `message` (HTML, red when something is wrong) and `state` (the last dict computed)."""
+    `message` (HTML, red when something is wrong) and `state` (the last dict computed).
+    Its saved output also carries a static picture of its initial state (see `static_view`)."""
 
     def __init__(self, children=(), *, name="panel", controls=None, images=None, readout=None, message=None,
                  **kwargs):
@@ -377,8 +379,9 @@ class _PngImage(widgets.Image):
 
 
 def _image() -> widgets.Image:
-    """An image that shrinks with a narrow notebook instead of overflowing it."""
-    return _PngImage(format="png", layout={"max_width": "100%", "height": "auto"})
+    """An image shown at its natural size: it shrinks with a narrow notebook instead of overflowing it,
+    and is never stretched to the width of its box (flex-start: a VBox would stretch it, blurring text)."""
+    return _PngImage(format="png", layout={"max_width": "100%", "height": "auto", "align_self": "flex-start"})
 
 
 def _title(key: str, **fields) -> widgets.HTML:
@@ -390,6 +393,17 @@ def _slider(description, value, limit, step=0.1):
     return widgets.FloatSlider(value=float(np.clip(value, -limit, limit)), min=-limit, max=limit, step=step,
                                description=description, readout_format=".2f", continuous_update=True,
                                style={"description_width": "initial"})
+
+
+def slider_layout(description: str, track_px: int = 240) -> dict:
+    """A layout wide enough for a slider's label, a usable track (track_px) and its readout.
+
+    With description_width "initial" the label takes its natural width out of the slider's fixed
+    width and the track gets the rest: a long label in 420 px left a ~30 px track. The label's width
+    is estimated from its characters (13 px font: ~7.5 px Latin, ~14 px CJK)."""
+    import unicodedata
+    label = sum(14 if unicodedata.east_asian_width(c) in "WF" else 7.5 for c in description)
+    return {"width": f"{int(label + track_px + 70)}px", "max_width": "100%"}
 
 
 def _nice_limit(values, factor: float = 1.5) -> float:

@@ -275,18 +275,24 @@ def sentence_text(example: CorefExample) -> str:
     return ("" if chinese else " ").join(example.tokens)
 
 
-def coreference_widget(name: str = "animal_tired", lang: str | None = None):
+# The sentence the widget opens on: one in the edition's language.
+DEFAULT_EXAMPLE = {"en": "animal_tired", "zh": "zh_animal_tired"}
+
+
+def coreference_widget(name: str | None = None, lang: str | None = None):
     """Pick a sentence, change features of its tokens, and watch the pronoun's weights move
     (its row at step 1, "what is said about me?", and at step 2, "who can that be?").
 
     Changes accumulate (flip 小红 to not female, then 小明 to female) until another sentence is
-    chosen or Reset is pressed. A thin layer over with_feature() and resolve(); returns an
-    ipywidgets.VBox whose `controls` (example, token, feature, value, reset) and `bars` (HTML)
-    attributes tests can drive."""
+    chosen or Reset is pressed. The first sentence is `name`, by default one in the language `lang`
+    (DEFAULT_EXAMPLE). A thin layer over with_feature() and resolve(); returns an ipywidgets.VBox
+    whose `controls` (example, token, feature, value, reset) and `bars` (HTML) attributes tests can drive."""
     import ipywidgets as w
 
     from attention_core.teaching import i18n
+    from attention_core.teaching.static_view import StaticVBox
     lang = lang or i18n.get_language()
+    name = name or DEFAULT_EXAMPLE[lang]
     example = w.Dropdown(options=[(sentence_text(coreference_example(n)), n) for n in example_names()],
                          value=name, description=i18n.t("demos.coref.example", lang),
                          layout={"width": "max-content"})
@@ -331,7 +337,7 @@ def coreference_widget(name: str = "animal_tired", lang: str | None = None):
     value.observe(on_value, names="value")
     reset.on_click(on_example)
     on_example()
-    box = w.VBox([w.HBox([example, token, reset]), w.HBox([feature, value]), bars])
+    box = StaticVBox([w.HBox([example, token, reset]), w.HBox([feature, value]), bars])
     box.controls = {"example": example, "token": token, "feature": feature, "value": value, "reset": reset}
     box.bars = bars
     return box

@@ -11,7 +11,16 @@ from matplotlib.patches import Rectangle
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import describe, positive_int
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _fmt,
+    _image,
+    _watch,
+    slider_layout,
+)
 
 
 # --- 10: a needle outside the window ------------------------------------------------------------
@@ -61,10 +70,10 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
     style = {"description_width": "initial"}
     window_slider = widgets.IntSlider(value=min(s0["window"], t), min=1, max=t,
                                       description=i18n.t("efficient_lab.window"), continuous_update=True,
-                                      style=style, layout={"width": "420px"})
+                                      style=style, layout=slider_layout(i18n.t("efficient_lab.window")))
     distance_slider = widgets.IntSlider(value=s0["distance"], min=0, max=t - 1,
                                         description=i18n.t("efficient_lab.distance"), continuous_update=True,
-                                        style=style, layout={"width": "420px"})
+                                        style=style, layout=slider_layout(i18n.t("efficient_lab.distance")))
     live = LiveFigure((9.0, 3.4), dpi=dpi)
     ax = live.fig.add_subplot()
     ax.set_xlim(-0.5, t - 0.5)
@@ -83,7 +92,7 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
     ax.legend(fontsize=plots.FONT["tick"] - 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
     live.animate(full_line, window_line, needle_mark)
     image = _image()
-    panel = Panel([image, widgets.HBox([window_slider, distance_slider])], name="window_retrieval",
+    panel = Panel([image, window_slider, distance_slider], name="window_retrieval",   # one row each: long labels
                   controls={"window": window_slider, "distance": distance_slider}, images={"weights": image})
     panel.children += (panel.readout, panel.message)
 
