@@ -6,7 +6,8 @@ encodings. NumPy is the reference backend and always works; torch is optional an
 lazily, only when a torch tensor comes in or a torch backend is asked for.
 
 The package is four layers, each importing only the ones before it (a test walks the imports):
-  core/       the library, NumPy only (these names, without the routing)
+  core/       the library, NumPy only (these names, without the routing; the Transformer block and
+              decoder of notebook 12 are NumPy only and exported as they are)
   backends/   the one dispatch (tensors -> torch_ops) and the torch code
   teaching/   course-agnostic machinery: plots, widget base, quiz, checks, fonts, strings
   labs/       one subpackage per notebook: its experiments, widgets and strings
@@ -23,6 +24,18 @@ from attention_core.core import tiled as _tiled
 from attention_core.core.attention import reference_attention
 from attention_core.core.multihead import MultiHeadParams, init_multihead
 from attention_core.core.softmax import reference_softmax
+from attention_core.core.transformer import (
+                                             BlockParams,
+                                             DecoderParams,
+                                             decoder_forward,
+                                             decoder_from_dict,
+                                             decoder_to_dict,
+                                             embed,
+                                             feed_forward,
+                                             init_decoder,
+                                             layer_norm,
+                                             transformer_block,
+)
 
 __version__ = "0.2.0"
 
@@ -55,4 +68,6 @@ __all__ = [
     "MultiHeadParams", "init_multihead", "split_heads", "merge_heads", "multi_head_attention",
     "to_torch_mha", "from_torch_mha",
     "sinusoidal_encoding", "rope_frequencies", "apply_rope", "learned_position_table",
+    "layer_norm", "feed_forward", "transformer_block", "embed", "decoder_forward", "init_decoder",
+    "decoder_from_dict", "decoder_to_dict", "BlockParams", "DecoderParams",
 ]
