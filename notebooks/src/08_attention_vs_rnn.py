@@ -30,7 +30,7 @@ import numpy as np
 import attention_core as ac
 from attention_core import backends
 from attention_core.core import rnn
-from attention_core.teaching import i18n, quiz
+from attention_core.teaching import checks, i18n, quiz
 from attention_core.labs.nb07_position import position_lab
 from attention_core.labs.nb08_attention_vs_rnn import rnn_lab, widgets
 
@@ -40,26 +40,29 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 #%% md en
 ## Two ways to pass information along
 
-Take the seed's example: the model is at word 20 and needs something from word 1. A recurrent network (RNN) reads
+Take the example of “Transformer 自注意力机制：直觉理解，不需要数学”: the model is at word 20 and needs something from word 1. A recurrent network (RNN) reads
 the sentence one word per step and keeps a running summary, the hidden state $h_t$. Word 1 can only reach word 20
 as part of that summary, **handed on** from step to step: 19 hand-offs, each one a lossy transformation. Attention
 does not relay: the query of word 20 is compared with the key of word 1 directly, and word 1's value is mixed in
 with the resulting weight. Whatever the distance, it is **one** step.
 
-Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$.
+Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. The
+number of hand-offs follows from that loop, so `path_length` below is a definition (distance for a recurrent layer,
+1 for attention); what the long path **costs** is measured in the next section.
 #%% md zh
 ## 传递信息的两种方式
 
-沿用原教程的例子：模型正在处理第 20 个词，需要用到第 1 个词的信息。循环神经网络（RNN）每一步读一个词，
+沿用《Transformer 自注意力机制：直觉理解，不需要数学》的例子：模型正在处理第 20 个词，需要用到第 1 个词的信息。循环神经网络（RNN）每一步读一个词，
 并维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为这份摘要的一部分，一步一步地**接力**传下去，
 才能到达第 20 个词：要接力 19 次，每一次都是一次有损的变换。注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，
 再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
 
 下面是本课程用到的整个 RNN（`attention_core.rnn`）。关键就在那个循环：第 $t$ 步需要 $h_{t-1}$。
+接力次数由这个循环直接决定，所以下面的 `path_length` 是一个定义（循环层等于距离，注意力为 1），而不是测量；
+长路径的**代价**要到下一小节才去测量。
 #%% code
 print(inspect.getsource(rnn.rnn_forward))
-for kind in ("rnn", "gru", "attention"):
-    print(f"{kind:<9}  word 1 -> word 20: {rnn_lab.path_length(kind, 19):2d} step(s)")
+print(inspect.getsource(rnn_lab.path_length))       # the hops are a definition of the structure, not a measurement
 #%% md en
 A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as
 long. The rest of the notebook measures what the long path costs (information and gradients fade), what the
@@ -177,7 +180,7 @@ for k in (1, 10, 20, 40):
     print(f"k = {k:2d}   RNN with ||W_h|| = 3: {big['rnn'][k - 1]:9.3g}    attention: {big['attention'][k - 1]:.3g}")
 #%% md en
 At $k = 40$ it is about 5000 times its value at $k = 1$: a gradient like that blows training up. These are the two faces of the
-seed's "gradients easily vanish or explode": both come from one long product, and no choice of a single scale
+"gradients easily vanish or explode" of “Transformer Attention 机制入门：从直觉到公式”: both come from one long product, and no choice of a single scale
 keeps it near 1 for every input. (Whether a given chain vanishes or explodes also depends on how much tanh
 saturates; try other scales in the widget.)
 
@@ -187,7 +190,7 @@ Move the early token with the distance slider: the RNN needs $k$ hand-offs (oran
 step (blue arc, the same height at every distance). The bottom panel marks both influences. Then change the
 recurrent scale and watch the orange line tilt down (forgetting) or up (exploding) while the blue one never moves.
 #%% md zh
-到 $k = 40$ 时，它大约是 $k = 1$ 时的 5000 倍：这样的梯度会让训练失控。这就是原教程所说“梯度易消失/爆炸”的两面：
+到 $k = 40$ 时，它大约是 $k = 1$ 时的 5000 倍：这样的梯度会让训练失控。这就是《Transformer Attention 机制入门：从直觉到公式》所说“梯度易消失/爆炸”的两面：
 二者都来自同一个长长的乘积，而任何一个固定的尺度都无法让它对所有输入都保持在 1 附近。（一条链究竟是消失还是爆炸，也取决于 tanh 饱和得有多厉害；可以在下面的控件里试试别的尺度。）
 
 ### 动手试试：距离与循环权重尺度
@@ -249,14 +252,14 @@ for t in rng.permutation(32):                                  # any order: no p
 print("attention: one call = 32 separate calls in a random order:", np.allclose(full, one_by_one))
 #%% md en
 Each round gets exactly one more position right: a position can only be right once its left neighbour was, so
-32 positions take 32 rounds, whatever the number of processors. The seed says it plainly: step $t + 1$ must wait
+32 positions take 32 rounds, whatever the number of processors. “注意力机制” says it plainly: step $t + 1$ must wait
 for the state of step $t$. Attention's outputs do not depend on each other, so all of them are one parallel round
 (inside it, the $n \times n$ scores are one matrix product, exactly the kind of work a GPU's thousands of lanes do at once).
 
 A curiosity that confirms the rule: a strongly forgetting chain can look "done" early.
 #%% md zh
 每一轮恰好多算对一个位置：只有左邻居算对之后，一个位置才可能算对，所以 32 个位置需要 32 轮，处理器再多也没用。
-原教程说得很直白：第 $t + 1$ 步必须等待第 $t$ 步的状态产生。注意力的各个输出互不依赖，所以全部只需一轮并行计算
+《注意力机制》一文说得很直白：第 $t + 1$ 步必须等待第 $t$ 步的状态产生。注意力的各个输出互不依赖，所以全部只需一轮并行计算
 （在这一轮里，$n \times n$ 的分数就是一次矩阵乘法，正是 GPU 成千上万条通道最擅长同时完成的工作）。
 
 有一个小插曲反而印证了这条规律：一条遗忘得很厉害的链，可能会提前“算完”。
@@ -376,14 +379,14 @@ little with the seed and the training budget; the order does not.)
 #%% md en
 ### Gated RNNs: better memory, the same path
 
-Seed 002 puts it precisely: gated recurrent networks ease the **retention** problem but do not remove the two
+The tutorial “注意力机制” puts it precisely: gated recurrent networks ease the **retention** problem but do not remove the two
 structural constraints, the **long path** and the **sequential computation**. Check both on the trained GRU for
 $k = 8$, which solved its task: rerun its own cell (`torch.nn.GRUCell` with the trained weights) with
 `parallel_rounds`, and count the hops from the symbol to the question.
 #%% md zh
 ### 门控 RNN：记性更好，路径照旧
 
-原教程 002 说得很准确：门控循环网络可以缓解信息**保留**问题，但不能消除两个结构约束：**长传递路径**和**顺序计算**。
+《注意力机制》一文说得很准确：门控循环网络可以缓解信息**保留**问题，但不能消除两个结构约束：**长传递路径**和**顺序计算**。
 在 $k = 8$ 时训练好的 GRU（它解决了自己的任务）上检验这两点：用训练好的权重构造它自己的单元（`torch.nn.GRUCell`），
 交给 `parallel_rounds` 去跑，再数一数从符号到提问要经过几跳。
 #%% code
@@ -394,8 +397,7 @@ if recall is not None:
     tokens, _ = rnn_lab.recall_batch(k, 1, torch.Generator().manual_seed(1))
     gru_rounds = rnn_lab.parallel_rounds(step, embed(tokens[0]), np.zeros(32), tol=1e-5)
     print(f"trained GRU, k = {k}: {len(tokens[0])} positions need {gru_rounds['rounds']} rounds (= k + 2)")
-    for kind in ("rnn", "gru", "attention"):
-        print(f"{kind:<9}  symbol -> question: {rnn_lab.path_length(kind, k + 1):2d} step(s)")
+    print(i18n.t("rnn_lab.hand_offs", n=gru_rounds["rounds"] - 1))
 #%% md en
 The trained GRU remembers, and it still waits: 10 positions, 10 rounds, 9 hand-offs; at $k = 1000$ it would be
 1002 rounds. The gates make each hand-off less lossy; they do not shorten the chain, and they do not let step $t$
@@ -406,7 +408,7 @@ start before step $t - 1$ is done. (LSTMs behave the same way: `rnn_lab.path_len
 #%% md en
 ## The complexity table
 
-Seed 000 sums the comparison up in one table. Every row has now been measured or counted:
+“Transformer Attention 机制入门：从直觉到公式” sums the comparison up in one table. Every row has now been measured or counted:
 
 | | RNN | Transformer attention | shown in this notebook |
 | --- | --- | --- | --- |
@@ -423,7 +425,7 @@ $d$-wide dot product ($n^2 d$). They are equal when $n^2 d = n d^2$, that is at 
 #%% md zh
 ## 复杂度对比表
 
-原教程 000 用一张表总结了这场对比。现在表里的每一行都已经测量过或数过了：
+《Transformer Attention 机制入门：从直觉到公式》用一张表总结了这场对比。现在表里的每一行都已经测量过或数过了：
 
 | | RNN | Transformer Attention | 本节在哪里展示 |
 | --- | --- | --- | --- |
@@ -459,8 +461,11 @@ for d in (64, 512):
     n = d
     counts = {kind: rnn_lab.layer_macs(kind, n, d)["total"] for kind in rnn_lab.KINDS}
     print(f"d = {d}, n = d: " + ", ".join(f"{kind} {macs:.3g}" for kind, macs in counts.items()))
-    print(f"   attention catches up with:  gru at n = {rnn_lab.crossover_length(d, 'gru')},"
-          f"  lstm at n = {rnn_lab.crossover_length(d, 'lstm')},  plain rnn at n = {rnn_lab.crossover_length(d, 'rnn')}")
+    for kind in ("gru", "lstm"):
+        print("   " + i18n.t("rnn_lab.crossover_at", kind=kind, n=rnn_lab.crossover_length(d, kind)))
+    at_one = {kind: rnn_lab.layer_macs(kind, 1, d)["total"] for kind in ("attention", "rnn")}
+    if rnn_lab.crossover_length(d, "rnn") == 1:                         # costlier from the very first token
+        print("   " + i18n.t("rnn_lab.never_cheaper", att=f"{at_one['attention']:.3g}", rnn=f"{at_one['rnn']:.3g}"))
 #%% md en
 Against a GRU the crossover is exactly $n = d$; against an LSTM (8 products per step) it is $n = 2d$; a plain
 tanh RNN, with only two products per step, is cheaper than attention at every length. Attention does **not** win on
@@ -482,12 +487,12 @@ print(f"shuffle the 32 tokens: attention output only shuffled (gap < 1e-12): {ga
 An RNN carries one state of $d$ numbers forward; attention stores an $n \times n$ weight matrix per head (notebook 09
 turns this into the context-window limit, and notebook 10 shows how fused kernels avoid storing it). And an RNN
 knows the order for free, because the chain *is* the order, while attention must have it injected (notebook 07).
-The core trade of seed 000: the RNN buys linear cost with a sequential inductive bias; the Transformer buys
+The core trade, in the words of “Transformer Attention 机制入门：从直觉到公式”: the RNN buys linear cost with a sequential inductive bias; the Transformer buys
 direct long-range interaction and parallelism with all-pairs attention.
 #%% md zh
 RNN 只需要把一份 $d$ 个数的状态往后传；注意力则要为每个头存一个 $n \times n$ 的权重矩阵（09 节会由此讲到上下文窗口的限制，
 10 节会说明融合内核如何避免把它存下来）。而且 RNN 天然知道顺序，因为链条本身就是顺序；注意力则必须另外注入位置信息（见 07 节）。
-这正是原教程 000 所说的核心取舍：RNN 用“顺序归纳偏置”换来线性的计算量；Transformer 用“全连接注意力”换来远距离的直接交互和并行性。
+这正是《Transformer Attention 机制入门：从直觉到公式》所说的核心取舍：RNN 用“顺序归纳偏置”换来线性的计算量；Transformer 用“全连接注意力”换来远距离的直接交互和并行性。
 #%% md en
 ## Misconceptions
 
@@ -511,6 +516,95 @@ if recall is not None:
     for k in (2, 32):
         print(f"k = {k:2d}   untrained attention below 0.5: {rnn_lab.recall_accuracy(untrained, k) < 0.5}   "
               f"trained attention above 0.5: {recall['accuracy']['attention'][KS.index(k)] > 0.5}")
+#%% md en
+## Exercise 1: the RNN, one step after another
+
+Write the recurrent network yourself: `my_rnn_forward(xs, params)` takes inputs $(T, D_{in})$ and the weights
+`params.w_x` $(D_{in}, D_h)$, `params.w_h` $(D_h, D_h)$, `params.b` $(D_h,)$, and returns every hidden state
+$(T, D_h)$, with $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ and $h_{-1} = 0$. Notice that you cannot avoid the loop.
+#%% md zh
+## 练习 1：RNN，一步接一步
+
+亲手写一个循环神经网络：`my_rnn_forward(xs, params)` 接收输入 $(T, D_{in})$ 和权重 `params.w_x` $(D_{in}, D_h)$、
+`params.w_h` $(D_h, D_h)$、`params.b` $(D_h,)$，返回每一步的隐藏状态 $(T, D_h)$，其中 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$，
+$h_{-1} = 0$。注意：这个循环是省不掉的。
+#%% code
+def my_rnn_forward(xs, params):
+    """xs (T, D_in) -> hidden states (T, D_h): h_t = tanh(x_t W_x + h_(t-1) W_h + b), h_(-1) = 0"""
+    raise NotImplementedError("carry h through a loop over t")
+
+checks.check_rnn_forward(my_rnn_forward)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_rnn_forward(xs, params):
+    h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
+    states = []
+    for x_t in xs:                                         # step t waits for step t - 1
+        h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
+        states.append(h)
+    return np.stack(states)                                # (T, D_h)
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_rnn_forward(xs, params):
+    h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
+    states = []
+    for x_t in xs:                                         # step t waits for step t - 1
+        h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
+        states.append(h)
+    return np.stack(states)                                # (T, D_h)
+```
+</details>
+#%% md en
+## Exercise 2: the gradient along the chain
+
+How much does the last state move when the first input moves? Write `my_rnn_gradient(xs, params)` returning the
+Jacobian $\partial h_{T-1} / \partial x_0$, shape $(D_h, D_{in})$, by the chain rule:
+$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$ and each later step multiplies on the left by
+$J_t = \text{diag}(1 - h_t^2)\, W_h^\top$. Then look at its norm for a long chain: that product of $T - 1$ factors is
+the fading you measured with finite differences above.
+#%% md zh
+## 练习 2：沿着链条的梯度
+
+第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回雅可比矩阵
+$\partial h_{T-1} / \partial x_0$，形状为 $(D_h, D_{in})$：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
+之后每一步在左边再乘上 $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$。然后看看链条很长时它的范数：这 $T - 1$ 个因子的乘积，
+就是上面用有限差分测到的那种衰减。
+#%% code
+def my_rnn_gradient(xs, params):
+    """xs (T, D_in) -> d h_(T-1) / d x_0, shape (D_h, D_in), by the chain rule"""
+    raise NotImplementedError("start from d h_0 / d x_0, then multiply by J_t for t = 1 .. T-1")
+
+checks.check_rnn_gradient(my_rnn_gradient)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_rnn_gradient(xs, params):
+    hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
+    jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
+    for h_t in hs[1:]:
+        jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
+    return jac
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_rnn_gradient(xs, params):
+    hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
+    jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
+    for h_t in hs[1:]:
+        jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
+    return jac
+```
+</details>
 #%% md en
 ## Self-test (Q8)
 #%% md zh

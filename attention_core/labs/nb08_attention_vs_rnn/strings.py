@@ -39,4 +39,10 @@ STRINGS: dict[str, dict[str, str]] = {
                           "zh": "RNN 的影响在爆炸：每接力一次就放大一次，训练会失控。"},
     "rnn_lab.holding": {"en": "The RNN still feels the early token here; move k further and watch it go.",
                         "zh": "在这个距离上 RNN 还能感受到早先的 token；把 k 再拉远一些，看它如何消失。"},
+    "rnn_lab.crossover_at": {"en": "attention's multiply-adds reach the {kind}'s at n = {n}",
+                             "zh": "注意力的乘加次数在 n = {n} 时追上 {kind}"},
+    "rnn_lab.never_cheaper": {"en": "attention costs more than the plain RNN at every n (n = 1: {att} against {rnn})",
+                              "zh": "在任何 n 上，注意力都比普通 RNN 贵（n = 1 时：{att} 对 {rnn}）"},
+    "rnn_lab.hand_offs": {"en": "hand-offs from the symbol to the question: rounds − 1 = {n}; in attention: 1 (one query-key match)",
+                          "zh": "从符号到提问的接力次数：轮数 − 1 = {n}；注意力：1（一次 Query–Key 匹配）"},
 }
