@@ -6,6 +6,7 @@
 - turn the pairs into FLOPs ($4n^2D$) and bytes ($H n^2 \times 4$ in float32) step by step, and compare them with the linear parts of a layer ($24nD^2$);
 - measure time and peak memory of real attention calls as $n$ grows, and read them next to the analytic count;
 - explain why context windows are limited, and what a kernel such as FlashAttention does and does not change;
+- measure the KV cache growing linearly with the context at inference, and size it for real models;
 - tell "lost in the middle" apart from "diluted weights": dilution hurts every position equally, a position effect does not.
 
 **What you should know first:** the shapes of scaled dot-product attention, $(n, d_k) \to (n, n)$
@@ -19,6 +20,7 @@ position biases before softmax ([07 · Position](07_position.ipynb)); the comple
 - 一步步把位置对换算成 FLOPs（$4n^2D$）和字节数（float32 下为 $H n^2 \times 4$），并与一层里的线性部分（$24nD^2$）比较；
 - 随着 $n$ 增大，实测真实注意力调用的时间和峰值内存，并把它们与理论计数放在一起读；
 - 解释上下文窗口为什么有上限，以及 FlashAttention 这类内核改变了什么、没改变什么；
+- 测量推理时 KV cache 随上下文线性增长，并算出真实模型的缓存有多大；
 - 分清“中间迷失”和“权重被摊薄”：摊薄对每个位置一视同仁，位置效应则不然。
 
 **需要的基础：** 缩放点积注意力的形状变化 $(n, d_k) \to (n, n)$（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）；
@@ -30,8 +32,8 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
-from attention_core.teaching import i18n, quiz
-from attention_core.labs.nb09_cost_and_context_window import cost_lab, widgets
+from attention_core.teaching import checks, i18n, quiz, tables
+from attention_core.labs.nb09_cost_and_context_window import cost_lab, kv_cache, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
@@ -54,15 +56,17 @@ for n in (6, 12, 24):
     _, w = ac.scaled_dot_product_attention(x, x, x)                 # w: (Tq, Tk) = (n, n)
     print(f"n = {n:2d}: weights {w.shape}, {w.size:4d} pairs = n² = {cost_lab.pair_count(n)}")
 #%% md en
-Twice the tokens, four times the pairs. The source tutorials put numbers on it: 1,000 tokens need about
+Twice the tokens, four times the pairs. The tutorial “注意力机制” puts numbers on it: 1,000 tokens need about
 1,000 × 1,000 = 1 million pairs, 100,000 tokens about 10 billion. Here are those and the context windows
-of today's models (128K, 200K, 1M tokens), per head and per layer:
+of today's models (128K, 200K, 1M tokens; throughout this notebook 128K means 128 × 1,024 = 131,072 tokens),
+per head and per layer:
 #%% md zh
-token 数翻倍，位置对变成四倍。原教程给出了具体数字：1 千个 token 约需 1,000 × 1,000 = 100 万个位置对，
-10 万个 token 则约需 100 亿个。下面是这两个数，以及当今模型的上下文窗口（128K、200K、1M 个 token），都按每个头、每一层计：
+token 数翻倍，位置对变成四倍。《注意力机制》一文给出了具体数字：1 千个 token 约需 1,000 × 1,000 = 100 万个位置对，
+10 万个 token 则约需 100 亿个。下面是这两个数，以及当今模型的上下文窗口（128K、200K、1M 个 token；本节中 128K 一律指
+128 × 1,024 = 131,072 个 token），都按每个头、每一层计：
 #%% code
 print(f"{'n tokens':>11}  {'pairs n²':>19}  {'≈':>8}  vs 1,000 tokens")
-for n in (1_000, 1_024, 4_096, 100_000, 128_000, 200_000, 1_000_000):
+for n in (1_000, 1_024, 4_096, 100_000, 131_072, 200_000, 1_000_000):   # 128K = 128 · 1,024 = 131,072
     pairs = cost_lab.pair_count(n)
     times = pairs / cost_lab.pair_count(1_000)
     print(f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:,.0f}" if times >= 100 else
@@ -71,12 +75,17 @@ n = 4_096
 print(f"n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f};  "
       f"→ 10n = {10 * n:,}: pairs × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}")
 #%% md en
-A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. In the words of the source tutorial:
-double the length and the work becomes four times as much, ten times the length and it becomes a hundred times;
-**this is a physical limit, not engineering laziness**.
+A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. In the words of “Transformer 自注意力机制：
+直觉理解，不需要数学”: double the length and the work becomes four times as much, ten times the length and it becomes
+a hundred times; "this is a physical limit, not engineering laziness". Read it with its scope: the $n^2$ is a
+property of the computation asked for, exact attention over **all** pairs, and no clever code avoids it while
+computing that. It is not a law of nature for language models: compute something else (a window, a sparse
+pattern, linear attention in notebook 10) and the count changes, at the price of what the model can see.
 #%% md zh
-上下文长 100 倍，位置对就要多 $100^2 = 10{,}000$ 倍。用原教程的话说：序列长度翻倍，计算量变成四倍；
-序列长度增加 10 倍，计算量变成 100 倍。**这是物理限制，不是工程偷懒。**
+上下文长 100 倍，位置对就要多 $100^2 = 10{,}000$ 倍。用《Transformer 自注意力机制：直觉理解，不需要数学》的话说：
+序列长度翻倍，计算量变成四倍；序列长度增加 10 倍，计算量变成 100 倍；“这是物理限制，不是工程偷懒”。这句话要连同它的适用范围一起读：
+$n^2$ 是所要求的那种计算——对**所有**位置对做精确注意力——本身的性质，只要算的是它，再巧妙的代码也绕不开。但它并不是语言模型的自然定律：
+换一种算法（窗口、稀疏模式、10 节的线性注意力），这个数就会变，代价是模型能看到的关系变少了。
 #%% md en
 ## From pairs to FLOPs and bytes
 
@@ -270,6 +279,138 @@ Notebook 10 builds the tiled version with an online softmax and measures it.
 所以融合内核挪动了这堵墙（同样的显存能装下更长的上下文，速度也更快，因为矩阵从不需要往返于主存），但没有拆掉它：
 每一层的计算量仍然是 $4n^2D$。10 节会亲手搭建带在线 softmax 的分块版本，并测量它。
 #%% md en
+## At inference: the KV cache grows linearly with the context
+
+Generation adds a memory cost that training does not have. A decoder produces one token at a time, and each new
+token attends to all the earlier ones, so every layer keeps the **key and value** of every token so far (the KV
+cache of notebook 04) instead of recomputing them. Its size is
+
+$$2 \times \text{layers} \times \text{KV heads} \times d_{head} \times n \times \text{bytes per number},$$
+
+**linear** in the context $n$, and one new token costs $n$ scores per head, not $n^2$ (the $n^2$ is paid once, for
+the prompt). Here it is measured on a small decoder (2 layers, 4 heads of width 16, float64), token by token: the
+cache's real bytes and the scores each step computes.
+#%% md zh
+## 推理时：KV cache 随上下文线性增长
+
+生成文本时，还有一项训练时没有的内存开销。解码器一次只产生一个 token，每个新 token 都要关注之前所有的 token，
+所以每一层都把到目前为止每个 token 的 **Key 和 Value** 存下来（04 节的 KV cache），而不是重新计算。它的大小是
+
+$$2 \times \text{层数} \times \text{KV 头数} \times d_{head} \times n \times \text{每个数的字节数}$$
+
+与上下文长度 $n$ 成**线性**关系；而每生成一个新 token，每个头只需计算 $n$ 个分数，而不是 $n^2$（$n^2$ 只在处理提示词时付一次）。
+下面在一个小解码器（2 层、4 个宽 16 的头，float64）上逐个 token 实测：缓存实际占用的字节数，以及每一步计算的分数个数。
+#%% code
+steps = kv_cache.decode_with_cache(1024)
+for step in (steps[i - 1] for i in (128, 256, 512, 1024)):
+    print(i18n.t("kv_cache.step", t=step["t"], b=step["cache_bytes"], s=step["scores"]))
+print("bytes per token:", {steps[i]["cache_bytes"] - steps[i - 1]["cache_bytes"] for i in range(1, len(steps))},
+      "= 2 · 2 layers · 4 heads · 16 · 8 bytes =", 2 * 2 * 4 * 16 * 8)
+#%% md en
+Each token adds the same 2,048 bytes, so doubling the context doubles the cache (never quadruples it), and the
+work of one step doubles too. For real models the same count, with their published shapes in float16:
+#%% md zh
+每个 token 都增加同样的 2,048 字节，所以上下文翻倍，缓存也只翻倍（不会变成四倍），每一步的计算量同样只翻倍。
+换成真实模型，用它们公开的形状、按 float16 计算：
+#%% code
+models = ["GPT-2 small", "Llama-2-7B", "Llama-2-70B", "Mistral-7B"]
+contexts = [4_096, 32_768, 131_072]
+values = [[kv_cache.model_cache_bytes(m, 1) / 2**20] + [kv_cache.model_cache_bytes(m, n) / 2**30 for n in contexts]
+          for m in models]
+columns = [i18n.t("kv_cache.per_token")] + [i18n.t("kv_cache.tokens", n=f"{n:,}") for n in contexts]
+tables.Table(values, models, columns, digits=3)
+#%% md en
+Llama-2-7B keeps half a mebibyte per token: 2 GiB at 4K tokens, 64 GiB at 128K, several times its own weights
+(about 7 billion parameters, some 13 GB in float16), for a single sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook
+06's table) is how Mistral-7B and Llama-2-70B cut it by 4 and 8. So at inference the context window is limited by
+two things: the $n^2$ of the prompt pass, and a cache that grows with every token and must stay in memory for the
+whole generation.
+#%% md zh
+Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己权重（约 70 亿个参数，float16 下约 13 GB）的好几倍，而这只是一个序列。
+分组查询注意力（32 或 64 个 Query 头共用 8 个 KV 头，见 06 节的表）正是 Mistral-7B 和 Llama-2-70B 把它缩小 4 倍和 8 倍的办法。
+所以在推理时，上下文窗口受两件事限制：处理提示词时的 $n^2$，以及一个每生成一个 token 就增长一点、整个生成过程中都必须留在内存里的缓存。
+#%% md en
+### Exercise 1: decode with a cache
+
+Write `my_kv_decode(q, k, v)`: the queries, keys and values $(T, d)$ of $T$ tokens arrive one at a time; at step $t$
+append `k[t]`, `v[t]` to your cache and attend with `q[t]` over the cache. Return the $T$ outputs $(T, d_v)$. They
+must equal the full causal computation of notebook 04; the checker names a future key seen, a cache that misses the
+current token, and a cache that forgets.
+#%% md zh
+### 练习 1：带缓存的解码
+
+写一个 `my_kv_decode(q, k, v)`：$T$ 个 token 的 Query、Key、Value $(T, d)$ 一个一个到来；第 $t$ 步把 `k[t]`、`v[t]`
+放进缓存，再用 `q[t]` 对整个缓存做注意力。返回 $T$ 个输出 $(T, d_v)$。它们必须与 04 节完整的因果计算完全相同；
+检查器能指出：看到了未来的 Key、缓存漏了当前 token、缓存把之前的内容丢了。
+#%% code
+def my_kv_decode(q, k, v):
+    """q, k (T, Dk), v (T, Dv) -> outputs (T, Dv) of step-by-step decoding with a KV cache"""
+    raise NotImplementedError("for t in range(T): append k[t], v[t]; attend with q[t] over the cache")
+
+checks.check_kv_cache_decode(my_kv_decode)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_kv_decode(q, k, v):
+    keys, values, outputs = [], [], []
+    for t in range(len(q)):
+        keys.append(k[t])                                  # the cache grows by one token ...
+        values.append(v[t])
+        out, _ = ac.scaled_dot_product_attention(q[t:t + 1], np.array(keys), np.array(values))
+        outputs.append(out[0])                             # ... and step t sees keys 0 .. t
+    return np.array(outputs)                               # (T, Dv)
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_kv_decode(q, k, v):
+    keys, values, outputs = [], [], []
+    for t in range(len(q)):
+        keys.append(k[t])                                  # the cache grows by one token ...
+        values.append(v[t])
+        out, _ = ac.scaled_dot_product_attention(q[t:t + 1], np.array(keys), np.array(values))
+        outputs.append(out[0])                             # ... and step t sees keys 0 .. t
+    return np.array(outputs)                               # (T, Dv)
+```
+</details>
+#%% md en
+### Exercise 2: size a cache
+
+Write `my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number)` for one sequence. The checker
+tries Llama-2-7B at 4,096 tokens and Mistral-7B at 32,768, and recognises a forgotten factor 2, a missing layer
+count, bits instead of bytes, and a cache that grows like $n^2$.
+#%% md zh
+### 练习 2：算一算缓存有多大
+
+写一个 `my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number)`，计算一个序列的缓存字节数。
+检查器会试 4,096 个 token 的 Llama-2-7B 和 32,768 个 token 的 Mistral-7B，并能认出：忘了乘 2、漏了层数、把字节当成比特、
+以及按 $n^2$ 增长的缓存。
+#%% code
+def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
+    """-> bytes of the KV cache of one sequence"""
+    raise NotImplementedError("count the numbers the cache keeps, then the bytes")
+
+checks.check_kv_cache_bytes(my_kv_cache_bytes)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
+    return 2 * n_layers * n_kv_heads * d_head * n_tokens * bytes_per_number   # K and V: the 2
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
+    return 2 * n_layers * n_kv_heads * d_head * n_tokens * bytes_per_number   # K and V: the 2
+```
+</details>
+#%% md en
 ## Lost in the middle: a position effect, not dilution
 
 Long contexts show a second problem besides cost. Models often use information at the **start** and the **end** of
@@ -356,8 +497,11 @@ quiz.quiz_widget("p9")
   $n = 6D$: 24,576 tokens for $D = 4096$.
 - Measured: peak memory approaches × 4 per doubling (× 3.1, 3.5, 3.8, 3.9) (64.0 MiB of weights at 4,096 tokens); time follows the $n^2$ slope once
   fixed costs fade.
-- The window is limited by physics, not laziness: scoring all pairs is the point. Blocked or fused kernels
-  (FlashAttention) cut the memory to linear and save traffic, but the compute stays $n^2$.
+- "Physics, not laziness" holds for exact attention over all pairs: scoring all pairs is the point, and no code
+  computing it escapes $n^2$. Blocked or fused kernels (FlashAttention) cut the memory to linear and save traffic,
+  but the compute stays $n^2$; only computing something else (windows, sparse or linear attention) changes it.
+- At inference the KV cache grows **linearly**: $2 \cdot$ layers $\cdot$ KV heads $\cdot d_{head}$ numbers per token,
+  0.5 MiB for Llama-2-7B in float16 (64 GiB at 128K tokens); grouped-query attention divides it.
 - "Lost in the middle" is a position effect: dilution lowers the weight at every position equally (0.073 for 256 keys,
   wherever the match sits); a position-dependent pattern (our toy: start + recency bias) gives the U shape.
 
@@ -371,8 +515,10 @@ how to check that a faster model still finds evidence in the middle.
 - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs（与头数无关），朴素实现还要存下 $H n^2$ 个权重（float32 下每个 4 字节）；
   线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出：$D = 4096$ 时为 24,576 个 token。
 - 实测：每翻倍一次，峰值内存趋近 4 倍（× 3.1、3.5、3.8、3.9）（4,096 个 token 时权重占 64.0 MiB）；固定开销淡出之后，时间也沿着 $n^2$ 的斜率增长。
-- 窗口有上限是物理限制，不是工程偷懒：给所有位置对打分正是注意力的意义所在。分块或融合内核（FlashAttention）把内存降到线性、
-  减少了数据搬运，但计算量仍是 $n^2$。
+- “物理限制，不是工程偷懒”适用于对所有位置对做精确注意力：给所有位置对打分正是注意力的意义所在，只要算的是它，就逃不开 $n^2$。
+  分块或融合内核（FlashAttention）把内存降到线性、减少了数据搬运，但计算量仍是 $n^2$；只有换一种算法（窗口、稀疏或线性注意力）才会改变它。
+- 推理时 KV cache **线性**增长：每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数，Llama-2-7B 在 float16 下每个 token 0.5 MiB
+  （128K 个 token 时 64 GiB）；分组查询注意力能按比例缩小它。
 - “中间迷失”是位置效应：摊薄让每个位置的权重同样降低（256 个 Key 时无论匹配的 Key 在哪里都是 0.073）；
   随位置变化的注意模式（本节的玩具示例：开头偏置 + 近因偏置）才会产生 U 形。
 

@@ -41,4 +41,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "{share} of the total (the two are equal at n = {cross})",
                                "zh": "一次前向计算的 FLOPs：n² 部分 {att}，线性部分 {lin}；n² 部分占总量的 {share}"
                                      "（两者在 n = {cross} 时相等）"},
+    "kv_cache.tokens": {"en": "{n} tokens (GiB)", "zh": "{n} 个 token（GiB）"},
+    "kv_cache.per_token": {"en": "per token (MiB)", "zh": "每个 token（MiB）"},
+    "kv_cache.step": {"en": "tokens in the cache {t:>4}: cache {b:>9,} bytes, scores this step {s:>5}",
+                      "zh": "缓存中的 token {t:>4}：缓存 {b:>9,} 字节，这一步计算的分数 {s:>5} 个"},
 }

@@ -1,0 +1,21 @@
+"""Notebook 09's KV cache: it grows linearly with the context (measured on a small decoder), and the
+counts for published models follow 2 * layers * KV heads * d_head * tokens * bytes."""
+import pytest
+
+from attention_core.labs.nb09_cost_and_context_window import kv_cache
+
+
+def test_the_measured_cache_grows_by_the_same_bytes_per_token():
+    steps = kv_cache.decode_with_cache(64, n_layers=2, n_heads=4, d_head=16)
+    growth = {b["cache_bytes"] - a["cache_bytes"] for a, b in zip(steps, steps[1:])}
+    assert growth == {2 * 2 * 4 * 16 * 8}
+    assert steps[-1]["cache_bytes"] == 2 * steps[31]["cache_bytes"]          # twice the tokens, twice the bytes
+    assert [s["scores"] for s in steps[:3]] == [8, 16, 24]                      # n scores per head per step
+
+
+def test_published_models():
+    assert kv_cache.model_cache_bytes("Llama-2-7B", 4096) == 2 * 2**30
+    assert kv_cache.model_cache_bytes("Mistral-7B", 4096) == kv_cache.model_cache_bytes("Llama-2-7B", 4096) // 4
+    assert kv_cache.model_cache_bytes("Llama-2-70B", 1) == 2 * 80 * 8 * 128 * 2
+    with pytest.raises(ValueError):
+        kv_cache.kv_cache_bytes(0, 1, 1, 1)
