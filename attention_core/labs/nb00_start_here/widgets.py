@@ -19,26 +19,52 @@ from attention_core.teaching.widget_base import (
     _slider,
     _title,
     _watch,
+    widget_builder,
 )
 
 
 # --- 00: dot product --------------------------------------------------------------------------
+def _unit(v: np.ndarray):
+    """(v / |v|, |v|) computed without overflow or underflow: divide by the largest entry first.
+    (None, 0.0) for the zero vector; |v| is inf only when the length itself exceeds float64."""
+    top = float(np.abs(v).max())
+    if top == 0:
+        return None, 0.0
+    scaled = v / top                                    # entries in [-1, 1]: their norm cannot overflow
+    length = float(np.linalg.norm(scaled))
+    with np.errstate(over="ignore"):
+        return scaled / length, top * length
+
+
 def dot_product_state(a, b) -> dict:
     """a, b (2,) or any equal-length vectors -> dot, lengths, cosine and angle (degrees).
 
-    cos and angle_deg are None when a vector is zero (the angle is undefined there).
+    cos and angle_deg are None when a vector is zero (the angle is undefined there). The cosine is
+    computed from the unit vectors, so it is right for any finite input (1e-300 or 1e300); a dot
+    product or a length beyond float64's largest number raises FloatingPointError.
     """
     a = as_float_array(a, "a", ndim=1)
     b = as_float_array(b, "b", ndim=1)
     if a.shape != b.shape:
         raise ValueError(f"a and b: expected the same length, got shapes {a.shape} and {b.shape}")
-    dot = float(a @ b)
-    norm_a, norm_b = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    cos = dot / (norm_a * norm_b) if norm_a > 0 and norm_b > 0 else None
-    angle = math.degrees(math.acos(max(-1.0, min(1.0, cos)))) if cos is not None else None
+    if a.size == 0:
+        raise ValueError("a and b: expected at least one number each, got empty vectors")
+    unit_a, norm_a = _unit(a)
+    unit_b, norm_b = _unit(b)
+    cos = None if unit_a is None or unit_b is None else float(np.clip(unit_a @ unit_b, -1.0, 1.0))
+    # Kahan's angle 2·atan2(|u - w|, |u + w|): exact near 0° and 180°, where acos(cos) loses digits.
+    angle = None if cos is None else math.degrees(
+        2 * math.atan2(float(np.linalg.norm(unit_a - unit_b)), float(np.linalg.norm(unit_a + unit_b))))
+    with np.errstate(over="ignore", invalid="ignore"):
+        dot = float(a @ b)
+    for name, value in (("a·b", dot), ("|a|", norm_a), ("|b|", norm_b)):
+        if not math.isfinite(value):
+            raise FloatingPointError(f"{name} is beyond the largest float64 number ({np.finfo(float).max:.3g}); "
+                                     "use smaller vectors")
     return {"a": a, "b": b, "dot": dot, "norm_a": norm_a, "norm_b": norm_b, "cos": cos, "angle_deg": angle}
 
 
+@widget_builder
 def dot_product_widget(a=(1.0, 0.5), b=(0.5, 1.0), *, limit: float = 3.0, dpi: int = DPI) -> Panel:
     """Two 2-D vectors on sliders -> arrows, dot product, lengths, cosine and angle (notebook 00)."""
     try:
@@ -72,8 +98,10 @@ def dot_product_widget(a=(1.0, 0.5), b=(0.5, 1.0), *, limit: float = 3.0, dpi: i
             text.set_position(plots.tip_position(v, lim))
         image.value = live.render()
         undefined = i18n.t("plots.undefined")
-        meaning = ("widgets.dot_positive" if s["dot"] > 1e-9 else
-                   "widgets.dot_negative" if s["dot"] < -1e-9 else "widgets.dot_zero")
+        # The sign is read from the cosine (scale-free): tiny vectors pointing the same way are not "zero".
+        cos = 0.0 if s["cos"] is None else s["cos"]
+        meaning = ("widgets.dot_positive" if cos > 1e-9 else
+                   "widgets.dot_negative" if cos < -1e-9 else "widgets.dot_zero")
         panel.readout.value = (
             "<div style='font-size:15px'>" + html.escape(i18n.t(
                 "widgets.dot_readout", dot=_fmt(s["dot"], 2), na=_fmt(s["norm_a"], 2), nb=_fmt(s["norm_b"], 2),

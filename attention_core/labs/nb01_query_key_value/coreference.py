@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.core.validation import check_flag
 from attention_core.teaching.tables import Table, named_matrix
 
 FEATURES = ("noun", "pronoun", "adjective", "animate", "place", "female", "male",
@@ -222,6 +223,7 @@ def resolve(example: CorefExample, params: CorefParams | None = None) -> CorefRe
 
 def feature_table(example: CorefExample, only_used: bool = True) -> Table:
     """Tokens x features of an example (features nobody has are left out unless only_used=False)."""
+    only_used = check_flag(only_used, "only_used")
     x = example.embeddings
     cols = [j for j in range(x.shape[1]) if not only_used or x[:, j].any()]
     return Table(x[:, cols], example.tokens, [example.feature_names[j] for j in cols])
@@ -291,7 +293,7 @@ def coreference_widget(name: str | None = None, lang: str | None = None):
 
     from attention_core.teaching import i18n
     from attention_core.teaching.static_view import StaticVBox
-    lang = lang or i18n.get_language()
+    lang = i18n.resolve_language(lang)
     name = name or DEFAULT_EXAMPLE[lang]
     example = w.Dropdown(options=[(sentence_text(coreference_example(n)), n) for n in example_names()],
                          value=name, description=i18n.t("demos.coref.example", lang),

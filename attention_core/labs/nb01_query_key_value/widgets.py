@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.core.validation import as_float_array, positive_float
+from attention_core.core.validation import as_float_array, check_flag
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import (
     DPI,
@@ -23,6 +23,8 @@ from attention_core.teaching.widget_base import (
     _slider,
     _title,
     _watch,
+    check_range,
+    widget_builder,
 )
 
 
@@ -69,6 +71,7 @@ def _step_table(s, names) -> str:
             f"<span style='color:#666'>{total}</span></div>")
 
 
+@widget_builder
 def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((2.0, 0.0), (0.0, 4.0)),
                           labels=None, *, edit_values: bool = True, limit=None, dpi: int = DPI) -> Panel:
     """Move q (and the values) with sliders; see scores, scaled scores, softmax weights and the
@@ -77,14 +80,16 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
     labels: optional token names of the keys. Plots appear for 2-D q/k (and 2-D values).
     """
     try:
+        edit_values = check_flag(edit_values, "edit_values")
         s0 = attention_step_state(q, keys, values)
         tk, dk, dv = s0["keys"].shape[0], s0["d"], s0["values"].shape[1]
         names = [f"k{j + 1}" for j in range(tk)] if labels is None else plots._labels(labels, tk, "labels", "key")
         if limit is None:       # slider ranges: 1.5x the largest input, q/keys and values apart
-            q_limit = _nice_limit(np.concatenate([s0["q"], s0["keys"].ravel()]))
-            v_limit = _nice_limit(s0["values"], factor=1.2)
+            qk = np.concatenate([s0["q"], s0["keys"].ravel()])
+            q_limit = check_range(_nice_limit(qk), "q and keys", largest=np.abs(qk).max())
+            v_limit = check_range(_nice_limit(s0["values"], factor=1.2), "values", largest=np.abs(s0["values"]).max())
         else:
-            q_limit = v_limit = positive_float(limit, "limit")
+            q_limit = v_limit = check_range(limit, "limit")
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)
     keys_arr = s0["keys"]

@@ -8,12 +8,24 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from attention_core.core.validation import describe, positive_int
+from attention_core.core.validation import describe
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _title, _watch
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _fmt,
+    _image,
+    _title,
+    _watch,
+    check_count,
+    widget_builder,
+)
 
 # --- 02: scaling ------------------------------------------------------------------------------
 SCALING_DK = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+MAX_DK, MAX_KEYS, MAX_SAMPLES = 4096, 1024, 20_000       # what one slider move recomputes in a few seconds
 
 
 def scaling_state(d_k: int, scaled: bool, *, seed: int = 0, n_samples: int = 6000, n_keys: int = 16) -> dict:
@@ -25,8 +37,11 @@ def scaling_state(d_k: int, scaled: bool, *, seed: int = 0, n_samples: int = 600
     row's max_entropy and uniform_jacobian_norm. Switching `scaled` keeps the same vectors.
     """
     from attention_core.labs.nb02_scaled_dot_product import scaling
+    check_count(d_k, "d_k", maximum=MAX_DK)
+    n_keys = check_count(n_keys, "n_keys", maximum=MAX_KEYS)
+    n_samples = check_count(n_samples, "n_samples", minimum=2, maximum=MAX_SAMPLES)
     row = scaling.softmax_saturation(d_k, scaled, seed, n_keys=n_keys)            # validates d_k, scaled, seed
-    raw = scaling._cached_dot_products(row["d_k"], positive_int(n_samples, "n_samples", minimum=2), seed)
+    raw = scaling._cached_dot_products(row["d_k"], n_samples, seed)
     dots = raw * row["scale"]                                                     # (n_samples,)
     variance = float(dots.var())
     return {"d_k": row["d_k"], "scaled": row["scaled"], "scale": row["scale"], "dot_products": dots,
@@ -36,6 +51,7 @@ def scaling_state(d_k: int, scaled: bool, *, seed: int = 0, n_samples: int = 600
             "uniform_jacobian_norm": row["uniform_jacobian_norm"]}
 
 
+@widget_builder
 def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK, seed: int = 0,
                    n_samples: int = 6000, n_keys: int = 16, bins: int = 200, dpi: int = DPI) -> Panel:
     """A d_k slider and a scaling switch (notebook 02). Left: the histogram of q·k (or q·k / sqrt(d_k))
@@ -48,7 +64,7 @@ def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK
         if d_k not in options:
             raise ValueError(f"d_k: expected one of {options}, got {describe(d_k)}")
         s0 = scaling_state(d_k, scaled, seed=seed, n_samples=n_samples, n_keys=n_keys)
-        bins = positive_int(bins, "bins", minimum=4)
+        bins = check_count(bins, "bins", minimum=4, maximum=1000)
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)
     dk_slider = widgets.SelectionSlider(options=list(options), value=d_k, description=i18n.t("scaling.d_k"),

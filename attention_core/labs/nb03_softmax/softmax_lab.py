@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, check_axis, describe, positive_float
+from attention_core.core.validation import as_float_array, check_axis, check_flag, describe, positive_float
 from attention_core.labs.nb02_scaled_dot_product.scaling import (
     softmax_jacobian as softmax_jacobian,  # notebook 03 calls it here
 )
@@ -44,6 +44,7 @@ def softmax_steps(x, *, temperature: float = 1.0, shift: bool = True, dtype=None
     are the lesson. Returns a dict of arrays: scaled = x / T, max (keepdims), shifted (the exponents
     actually used), exp, sum (keepdims) and weights, each of x's shape (max and sum: 1 along axis).
     """
+    shift = check_flag(shift, "shift")
     ftype = _dtype(dtype)
     x = as_float_array(x, "x").astype(ftype)
     axis = check_axis(axis, x.ndim)
@@ -147,6 +148,7 @@ def plot_competition(scores, index: int, values, ax=None, *, labels=None, show_a
     show_argmax adds the hard maximum of position `index` (0 or 1) as a dashed step: softmax is its
     smooth version. Returns the Axes.
     """
+    show_argmax = check_flag(show_argmax, "show_argmax")
     weights = competition_sweep(scores, index, values)                         # (V, N)
     values = np.asarray(values, dtype=float)
     n = weights.shape[1]

@@ -10,7 +10,16 @@ import numpy as np
 from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_float_array, positive_float
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _fmt,
+    _image,
+    _watch,
+    widget_builder,
+)
 
 
 # --- 03: temperature --------------------------------------------------------------------------
@@ -23,12 +32,18 @@ def temperature_state(scores, temperature: float) -> dict:
     scores = as_float_array(scores, "scores", ndim=1)
     t = positive_float(temperature, "temperature")
     weights = softmax(scores, temperature=t)                              # stable at every T
+    with np.errstate(over="ignore"):
+        scaled = scores / t                                               # shown as numbers: must be finite
+    if not np.isfinite(scaled).all():
+        raise FloatingPointError(f"scores / temperature: {float(np.abs(scores).max()):.3g} / {t:.3g} is beyond "
+                                 f"the largest float64 number ({np.finfo(float).max:.3g}); use a larger temperature")
     nonzero = weights[weights > 0]
-    return {"scores": scores, "temperature": t, "scaled": scores / t, "weights": weights,
+    return {"scores": scores, "temperature": t, "scaled": scaled, "weights": weights,
             "max_weight": float(weights.max()), "argmax": int(weights.argmax()),
             "entropy": float(-(nonzero * np.log(nonzero)).sum()), "max_entropy": float(np.log(scores.size))}
 
 
+@widget_builder
 def temperature_widget(scores=(2.0, 1.0, 0.5, 0.0, -1.0), labels=None, *, temperature: float = 1.0,
                        t_min: float = 0.01, t_max: float = 100.0, dpi: int = DPI) -> Panel:
     """A log-scale temperature slider over softmax(scores / T): near one-hot -> near uniform (notebook 03)."""

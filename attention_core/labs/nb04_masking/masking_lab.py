@@ -17,7 +17,15 @@ import numpy as np
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.masks import causal_mask
 from attention_core.core.multihead import MultiHeadParams, merge_heads, multi_head_attention, split_heads
-from attention_core.core.validation import as_bool_mask, as_float_array, check_broadcast, describe, positive_int
+from attention_core.core.validation import (
+    as_bool_mask,
+    as_float_array,
+    as_generator,
+    check_broadcast,
+    check_flag,
+    describe,
+    positive_int,
+)
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
 
@@ -118,7 +126,7 @@ def influence_matrix(fn, x, *, seed: int = 0, scale: float = 1.0) -> np.ndarray:
     x = as_float_array(x, "x", ndim=2)
     if not callable(fn):
         raise TypeError(f"fn: expected a function x (T, D) -> (T, Dv), got {describe(fn)}")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     base = np.asarray(fn(x), dtype=float)
     if base.ndim != 2 or base.shape[0] != x.shape[0]:
         raise ValueError(f"fn: expected outputs of shape (T={x.shape[0]}, Dv), got {base.shape}")
@@ -165,6 +173,7 @@ def decode_with_kv_cache(x, params, chunks, *, causal: bool = True):
     Returns (output (T, D) of the last layer, steps: one dict per chunk with start, stop and
     mask (Tq, Tk) as used (all True when causal=False)).
     """
+    causal = check_flag(causal, "causal")
     x = as_float_array(x, "x", ndim=2)
     layers = _layers(params)
     sizes = [positive_int(c, f"chunks[{i}]") for i, c in enumerate(chunks)]

@@ -8,9 +8,17 @@ import numpy as np
 
 from attention_core.core.masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import positive_int
+from attention_core.core.validation import as_generator, positive_int
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
+from attention_core.teaching.widget_base import (
+    DPI,
+    HeatmapView,
+    Panel,
+    _error_panel,
+    _watch,
+    check_side,
+    widget_builder,
+)
 
 MASK_KINDS = ("none", "causal", "padding", "window", "causal_padding")
 MASK_LABELS = {"none": "widgets.mask_none", "causal": "widgets.mask_causal", "padding": "widgets.mask_padding",
@@ -47,14 +55,15 @@ def mask_state(kind: str, scores, length=None, window=None) -> dict:
     return {"kind": kind, "mask": mask, "weights": weights, "visible": mask.sum(axis=1)}
 
 
+@widget_builder
 def mask_widget(T: int = 6, labels=None, *, scores=None, seed: int = 0, dpi: int = DPI) -> Panel:
     """Pick a mask (none, causal, padding, sliding window, causal + padding) and see the weights
     of the same scores change; masked cells are grey (notebook 04). scores: a (T, T) matrix
     (then T is taken from it); default a seeded standard-normal one."""
     try:
         if scores is None:
-            t = positive_int(T, "T")
-            scores = np.random.default_rng(seed).normal(size=(t, t))        # (T, T), seeded
+            t = check_side(T, "T")
+            scores = as_generator(seed).normal(size=(t, t))                 # (T, T), seeded
         scores = plots._matrix(scores, "scores")
         t = mask_state("none", scores)["mask"].shape[0]
         labels = plots._labels(labels, t, "labels", "token")

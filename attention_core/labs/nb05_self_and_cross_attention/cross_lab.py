@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.core.validation import as_generator
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.tables import Table, named_matrix
 
@@ -99,7 +100,7 @@ def order_permutation(n: int, order: str = "as_written", seed: int = 0) -> np.nd
         return np.arange(n)
     if order == "reversed":
         return np.arange(n)[::-1].copy()
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     while True:
         perm = rng.permutation(n)
         if n < 2 or (perm != np.arange(n)).any():

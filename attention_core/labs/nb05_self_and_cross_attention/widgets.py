@@ -8,7 +8,7 @@ import numpy as np
 
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
+from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch, widget_builder
 
 
 # --- 05: self- and cross-attention ------------------------------------------------------------
@@ -27,6 +27,8 @@ def cross_attention_state(pair: str = "cat_mat", mode: str = "cross", order: str
     from attention_core.labs.nb05_self_and_cross_attention import cross_lab
     if mode not in cross_lab.MODES:
         raise ValueError(f"mode: expected one of {cross_lab.MODES}, got {describe(mode)}")
+    if not isinstance(pair, str) or pair not in cross_lab.PAIRS:
+        raise ValueError(f"pair: expected one of {tuple(cross_lab.PAIRS)}, got {describe(pair)}")
     english, chinese, gold = cross_lab.translation_pair(pair)
     perm = cross_lab.order_permutation(len(english.tokens), order, seed)
     source = cross_lab.reorder(english, perm)
@@ -59,6 +61,7 @@ def _row_bars_html(tokens, row, top: int) -> str:
         for j, (tok, w) in enumerate(zip(tokens, row))) + "</table>"
 
 
+@widget_builder
 def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order: str = "as_written",
                            query: int = 0, seed: int = 0, dpi: int = DPI) -> Panel:
     """Switch between cross-attention (Chinese decoder queries over English encoder keys and

@@ -32,7 +32,7 @@ import numpy as np
 
 from attention_core.core.multihead import MultiHeadParams, init_multihead, multi_head_attention
 from attention_core.core.positional import sinusoidal_encoding
-from attention_core.core.validation import describe, positive_int
+from attention_core.core.validation import as_generator, check_flag, describe, positive_int
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.tables import Table
 
@@ -251,7 +251,7 @@ def distinct_favourites(d_k: int, n_tokens: int = 10, trials: int = 2000, seed: 
     produced over n_tokens queries and keys. With d_k = 1 the scores q_i * k_j are a rank-1 matrix,
     so every query's favourite is the largest or the smallest k_j: never more than 2."""
     d_k, n_tokens, trials = (positive_int(v, n) for v, n in ((d_k, "d_k"), (n_tokens, "n_tokens"), (trials, "trials")))
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     q = rng.normal(size=(trials, n_tokens, d_k))                              # (trials, T, Dk)
     k = rng.normal(size=(trials, n_tokens, d_k))
     favourite = (q @ k.swapaxes(-1, -2)).argmax(axis=-1)                      # (trials, T)
@@ -268,9 +268,10 @@ def tradeoff_rows(d_model: int = 512, heads=(1, 2, 4, 8, 16, 64), n_tokens: int 
     """For each h: d_k = d_model / h, the layer's parameter count (from a real `init_multihead`),
     the size of the weights tensor (B, H, T, T) in bytes (from a real forward pass when measure=True,
     else B*h*T*T*itemsize), and the multiply-adds of the two matrix products, h * 2 * B * T^2 * d_k."""
+    measure = check_flag(measure, "measure")
     d_model, n_tokens, batch = (positive_int(v, n) for v, n in
                                 ((d_model, "d_model"), (n_tokens, "n_tokens"), (batch, "batch")))
-    x = np.random.default_rng(seed).normal(size=(batch, n_tokens, d_model)).astype(dtype)   # (B, T, D)
+    x = as_generator(seed).normal(size=(batch, n_tokens, d_model)).astype(dtype)   # (B, T, D)
     rows = []
     for h in heads:
         params = init_multihead(d_model, h, seed=seed, dtype=dtype)           # raises if h does not divide D

@@ -5,10 +5,11 @@ import ipywidgets as widgets
 
 from attention_core.core.validation import as_float_array
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
+from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch, widget_builder
 
 
 # --- 06: heads --------------------------------------------------------------------------------
+@widget_builder
 def head_widget(weights, labels=None, *, y_labels=None, head_names=None, dpi: int = DPI) -> Panel:
     """Pick one head of weights (H, Tq, Tk) and see its heatmap (notebook 06).
     head_names: optional H names for the menu (default "head 1", ...)."""

@@ -17,7 +17,14 @@ import numpy as np
 from attention_core.core.masks import additive_mask, causal_mask, sliding_window_mask
 from attention_core.core.positional import apply_rope, rope_frequencies
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.core.validation import (
+    as_float_array,
+    as_generator,
+    check_flag,
+    describe,
+    positive_float,
+    positive_int,
+)
 from attention_core.teaching import i18n, plots
 
 
@@ -187,6 +194,7 @@ def plot_pair_matrix(matrix, ax=None, *, title=None, colorbar: bool = True, **kw
     Constant diagonals = the value depends only on the offset n - m. kwargs go to `ax.imshow`.
     Returns the Axes.
     """
+    colorbar = check_flag(colorbar, "colorbar")
     matrix = as_float_array(matrix, "matrix", ndim=2)
     bound = float(np.abs(matrix).max()) or 1.0
     ax = plots._new_axes(ax, (4.2, 3.6))

@@ -11,15 +11,30 @@ import numpy as np
 from attention_core.core.masks import causal_mask, sliding_window_mask
 from attention_core.core.positional import sinusoidal_encoding
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, describe, positive_float
+from attention_core.core.validation import as_float_array, check_flag, describe
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _fmt, _image, _watch
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _fmt,
+    _image,
+    _watch,
+    check_count,
+    check_range,
+    widget_builder,
+)
+
+MAX_POSITIONS, MAX_D_MODEL = 4096, 2048       # a table one slider move redraws at once
 
 
 # --- 07: positions ----------------------------------------------------------------------------
 def positional_state(n_positions: int, d_model: int, position: int, dim: int, base: float = 10000.0) -> dict:
     """The sinusoidal table (T, D) and one entry of it: value PE[p, i], column i (T,), row p (D,)
     and the wavelength of dimension i, 2*pi*base^(2*floor(i/2)/D) positions."""
+    n_positions = check_count(n_positions, "n_positions", maximum=MAX_POSITIONS)
+    d_model = check_count(d_model, "d_model", maximum=MAX_D_MODEL)
     table = sinusoidal_encoding(n_positions, d_model, base)                   # (T, D)
     t, d = table.shape
     for name, value, top in (("position", position, t), ("dim", dim, d)):
@@ -30,11 +45,13 @@ def positional_state(n_positions: int, d_model: int, position: int, dim: int, ba
             "wavelength": wavelength}
 
 
+@widget_builder
 def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, position: int = 5, dim: int = 4,
                       dpi: int = DPI) -> Panel:
     """Sliders over position p and dimension i of the sinusoidal table: the table with a
     crosshair, and dimension i as a wave along the positions (notebook 07)."""
     try:
+        T, D = check_count(T, "T", maximum=MAX_POSITIONS), check_count(D, "D", maximum=MAX_D_MODEL)
         s0 = positional_state(T, D, min(position, T - 1), min(dim, D - 1), base)
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)
@@ -89,9 +106,12 @@ def position_bias_state(scores, query: int, slope: float = 0.0, window: int = 0,
     window); causal hides keys j > query. Returns visible (Tk,) bool, bias (Tk,), adjusted (Tk,)
     scores (-inf where hidden), weights (Tk,), and the winner's index and weight.
     """
+    causal = check_flag(causal, "causal")
     from attention_core.labs.nb07_position.position_lab import distance_bias
     scores = as_float_array(scores, "scores", ndim=1)
     t = scores.size
+    if t == 0:
+        raise ValueError("scores: expected at least one score, got an empty list")
     if isinstance(query, bool) or not isinstance(query, (int, np.integer)) or not 0 <= query < t:
         raise ValueError(f"query: expected an integer in 0..{t - 1}, got {describe(query)}")
     if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 0:
@@ -108,13 +128,15 @@ def position_bias_state(scores, query: int, slope: float = 0.0, window: int = 0,
             "top": int(weights.argmax()), "top_weight": float(weights.max())}
 
 
+@widget_builder
 def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query: int = 5, *, slope: float = 0.0,
                          window: int = 0, causal: bool = False, max_slope: float = 1.0, dpi: int = DPI) -> Panel:
     """Sliders for a distance bias (slope) and a local window, a causal-mask checkbox, over one query's
     row of content scores: the scores after each change (top) and the weights (bottom) (notebook 07)."""
+    causal = check_flag(causal, "causal")
     try:
         s0 = position_bias_state(scores, query, slope, window, causal)
-        max_slope = positive_float(max_slope, "max_slope")
+        max_slope = check_range(max_slope, "max_slope")
         t = s0["scores"].size
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)

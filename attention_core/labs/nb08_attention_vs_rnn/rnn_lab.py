@@ -26,7 +26,7 @@ import attention_core as ac
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.multihead import init_multihead, multi_head_attention
 from attention_core.core.rnn import RNNParams, init_rnn, rnn_forward
-from attention_core.core.validation import as_float_array, describe, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.measure import blas_threads, latencies, timed
 
@@ -115,7 +115,7 @@ def influence_by_distance(jacobian, distractors, marker, query, distances) -> np
 
 
 def _influence_setup(n: int, d: int, seed: int):
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     distractors = rng.normal(size=(n - 2, d))                # (n - 2, D)
     marker, query = rng.normal(size=d), rng.normal(size=d)
     return distractors, marker, query
@@ -247,7 +247,7 @@ def _time_layers(ns, d, repeats, seed) -> dict:
     d = positive_int(d, "d")
     ns = [positive_int(int(n), "ns") for n in ns]
     params = init_rnn(d, d, seed=seed)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     out = {"n": np.array(ns), "rnn": [], "attention": []}
     repeats = positive_int(repeats, "repeats")
     for n in ns:

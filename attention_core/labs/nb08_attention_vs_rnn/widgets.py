@@ -8,10 +8,19 @@ import numpy as np
 
 from attention_core.core.validation import describe, positive_float
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _image, _watch
-
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _image,
+    _watch,
+    check_count,
+    widget_builder,
+)
 
 # --- 08: path length (attention versus RNN) ---------------------------------------------------
+MAX_N, MAX_D = 64, 32
 def path_length_state(distance: int = 10, recurrent_scale: float = 0.9, *, n: int = 48, d: int = 16,
                       seed: int = 0) -> dict:
     """How much a token `distance` positions before the last one still moves the last output (notebook 08).
@@ -22,6 +31,8 @@ def path_length_state(distance: int = 10, recurrent_scale: float = 0.9, *, n: in
     influences at this distance and the share kept of their value at distance 1.
     """
     from attention_core.labs.nb08_attention_vs_rnn import rnn_lab
+    # Sizes a widget can redraw in about a second (finite differences cost ~n² d² evaluations).
+    n, d = check_count(n, "n", minimum=3, maximum=MAX_N), check_count(d, "d", maximum=MAX_D)
     curves = rnn_lab.influence_curves(n, d, recurrent_scale, seed)
     n = curves["n"]
     if isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or not 1 <= distance < n:
@@ -31,9 +42,17 @@ def path_length_state(distance: int = 10, recurrent_scale: float = 0.9, *, n: in
             "rnn_path": rnn_lab.path_length("rnn", distance),
             "attention_path": rnn_lab.path_length("attention", distance),
             "rnn_influence": rnn_k, "attention_influence": att_k,
-            "rnn_kept": rnn_k / float(curves["rnn"][0]), "attention_kept": att_k / float(curves["attention"][0])}
+            "rnn_kept": _share(rnn_k, float(curves["rnn"][0])),
+            "attention_kept": _share(att_k, float(curves["attention"][0]))}
 
 
+def _share(value: float, reference: float) -> float:
+    """value / reference, and 0.0 when nothing arrives even at distance 1 (a recurrent scale so large
+    that every tanh saturates: its slope, and so every Jacobian, is exactly 0)."""
+    return value / reference if reference > 0 else 0.0
+
+
+@widget_builder
 def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: int = 48, d: int = 16, seed: int = 0,
                        max_scale: float = 3.0, dpi: int = DPI) -> Panel:
     """A distance slider (and the RNN's recurrent scale): the path from an early token to the last
@@ -42,6 +61,8 @@ def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: i
     try:
         s0 = path_length_state(distance, recurrent_scale, n=n, d=d, seed=seed)
         max_scale = positive_float(max_scale, "max_scale")
+        if not 0.2 <= max_scale <= 100:                 # the slider starts at 0.1, in steps of 0.1
+            raise ValueError(f"max_scale: expected a number from 0.2 to 100, got {max_scale:g}")
         n = s0["n"]
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)

@@ -24,7 +24,14 @@ import numpy as np
 
 from attention_core.core.attention import attention_scores, scaled_dot_product_attention
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.core.validation import (
+    as_float_array,
+    as_generator,
+    check_flag,
+    describe,
+    positive_float,
+    positive_int,
+)
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.measure import best_time, blas_threads, traced_peak
 
@@ -146,6 +153,8 @@ def measure_attention(n_tokens, d_k: int = 64, *, need_weights: bool = True, rep
     threads: BLAS threads while timing. One thread gives steady ratios on a shared machine (several
     threads fighting for busy cores can make a small call a hundred times slower); None leaves BLAS as it is.
     """
+    need_weights = check_flag(need_weights, "need_weights")
+    timing = check_flag(timing, "timing")
     q, k, v = random_qkv(n_tokens, d_k, seed=seed, dtype=dtype)
     run = lambda: scaled_dot_product_attention(q, k, v, need_weights=need_weights)   # noqa: E731
     peak = peak_bytes(run)
@@ -268,6 +277,7 @@ def plot_flops(d_model, n_values=None, ax=None, *, d_ff=None, mark=None, **kwarg
 def plot_measured(rows, key: str = "seconds", ax=None, *, label=None, reference: bool = True, **kwargs):
     """A measured quantity ("seconds" or "peak_bytes" of `measure_sweep` rows) against n, log-log,
     with a dashed n^2 line through the last point for reference. kwargs go to `ax.plot`. Returns the Axes."""
+    reference = check_flag(reference, "reference")
     if key not in ("seconds", "peak_bytes"):
         raise ValueError(f"key: expected 'seconds' or 'peak_bytes', got {describe(key)}")
     if not rows or any(r.get(key) is None for r in rows):

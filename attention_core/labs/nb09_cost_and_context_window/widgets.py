@@ -8,7 +8,16 @@ import numpy as np
 
 from attention_core.core.validation import describe, positive_int
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, LiveFigure, Panel, _error_panel, _image, _title, _watch
+from attention_core.teaching.widget_base import (
+    DPI,
+    LiveFigure,
+    Panel,
+    _error_panel,
+    _image,
+    _title,
+    _watch,
+    widget_builder,
+)
 
 # --- 09: the cost of a context length ----------------------------------------------------------
 CONTEXT_LENGTHS = tuple(sorted({2 ** e for e in range(7, 21)} | {1_000, 100_000}))   # 128 .. 1,048,576
@@ -44,6 +53,7 @@ def _byte_ticks(ax, low: float, high: float) -> None:
     ax.minorticks_off()
 
 
+@widget_builder
 def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int = 32, d_model: int = 4096,
                         dtype: str = "bfloat16", *, dpi: int = DPI) -> Panel:
     """A context-length slider (log scale, 128 .. 1M tokens) with heads, layers, width and number format:

@@ -78,7 +78,7 @@ def memory_rows(lengths, d: int = 32, *, block_size: int = 128, seed: int = 0, d
     rows = []
     for t in lengths:
         t = positive_int(t, "lengths")
-        rng = np.random.default_rng(seed)
+        rng = as_generator(seed)
         q, k, v = (rng.standard_normal((t, d)).astype(dtype) for _ in range(3))   # (T, D)
         analytic = naive_bytes(t, d, dtype.itemsize)
         naive = traced_peak(scaled_dot_product_attention, q, k, v)[1] if analytic <= naive_limit_bytes else None
@@ -221,7 +221,7 @@ def prefill_inputs(doc: dict, position: int, *, seed: int = 1):
     """Q, K, V (T, d), (T, d), (T, C) of the first document: the whole sequence through one layer.
     Q's last row is the question; the other queries are seeded random vectors of the same length."""
     k, v = plant_needle(doc, position)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     t, d = doc["k"].shape[1:]
     q = rng.standard_normal((t, d), dtype=np.float32).astype(doc["q"].dtype)
     q *= np.linalg.norm(doc["q"][0, 0]) / np.linalg.norm(q, axis=-1, keepdims=True)
@@ -291,7 +291,10 @@ def plot_memory(rows, ax=None, **kwargs):
 def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float | None = None, **kwargs):
     """Task accuracy against the needle's depth: accuracy maps (method, T) -> (len(depths),) values.
 
-    One colour per method, one marker and line style per T; chance draws 1 / n_classes dashed.
+    The depths are categories, not a scale (0%, 10%, 25%, ... are unevenly spaced), so each curve is a
+    row of markers, not a line; the curves of one depth sit side by side (dodged) so that equal values
+    (full attention at 1.00 for every T) stay visible instead of hiding each other. One colour per
+    method, one marker per T; chance draws 1 / n_classes dashed, named in the legend.
     kwargs go to `ax.plot`. Returns the Axes.
     """
     depths = as_float_array(depths, "depths", ndim=1)
@@ -299,22 +302,25 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
         raise ValueError("accuracy: expected at least one (method, T) curve, got none")
     ax = plots._new_axes(ax, (7.2, 3.8))
     lengths = sorted({t for _, t in accuracy})
-    markers, styles = "osD^v", ("-", "--", ":", "-.")
+    markers = "osD^v"
     x = np.arange(depths.size)
-    for (method, t), values in accuracy.items():
+    width = 0.7 / len(accuracy)                                   # each depth's slot is split between the curves
+    for n_curve, ((method, t), values) in enumerate(accuracy.items()):
         n = lengths.index(t)
         color = plots.COLORS[METHODS.index(method) if method in METHODS else 2]
-        ax.plot(x, as_float_array(values, "accuracy", ndim=1), **{
-            "color": color, "marker": markers[n % len(markers)], "linestyle": styles[n % len(styles)],
-            "linewidth": 1.8, "markersize": 7, "alpha": 0.9,
+        offset = (n_curve - (len(accuracy) - 1) / 2) * width
+        ax.plot(x + offset, as_float_array(values, "accuracy", ndim=1), **{
+            "color": color, "marker": markers[n % len(markers)], "linestyle": "none", "markersize": 7,
             "label": i18n.t("efficient_lab.curve", method=i18n.t(METHOD_LABELS[method]), t=f"{t:,}"),
             **kwargs})
     if chance is not None:
         plots.reference_line(ax, y=chance)
-        ax.text(x[0], chance + 0.02, i18n.t("efficient_lab.chance", p=f"{chance:.2f}"), color="#777777",
-                fontsize=plots.FONT["tick"] - 2, va="bottom")
+        ax.plot([], [], color="#777777", linestyle="--", label=i18n.t("efficient_lab.chance", p=f"{chance:.2f}"))
+    for boundary in x[:-1] + 0.5:                                  # thin separators between the categories
+        ax.axvline(boundary, color="#eeeeee", linewidth=1, zorder=0)
     ax.set_xticks(x, [f"{100 * v:g}%" for v in depths])
+    ax.set_xlim(-0.5, depths.size - 0.5)
     ax.set_ylim(-0.04, 1.08)
     legend = {"fontsize": plots.FONT["tick"] - 3, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)}
-    plots.style_axes(ax, i18n.t("efficient_lab.depth"), i18n.t("efficient_lab.accuracy"), legend=legend)
+    plots.style_axes(ax, i18n.t("efficient_lab.depth"), i18n.t("efficient_lab.accuracy"), legend=legend, grid="y")
     return ax

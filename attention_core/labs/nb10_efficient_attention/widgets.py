@@ -19,11 +19,13 @@ from attention_core.teaching.widget_base import (
     _fmt,
     _image,
     _watch,
+    check_count,
     slider_layout,
+    widget_builder,
 )
 
-
 # --- 10: a needle outside the window ------------------------------------------------------------
+MAX_T = 16384                # the longest document one slider move recomputes in about a second
 def window_retrieval_state(window: int, distance: int, *, doc=None, T: int = 512, seed: int = 0) -> dict:
     """The last token's question against a document of T tokens with the needle `distance` tokens
     before it, under full attention and under a sliding window of `window` keys (notebook 10).
@@ -34,7 +36,7 @@ def window_retrieval_state(window: int, distance: int, *, doc=None, T: int = 512
     needle's class (its largest entry), and the pairs computed for all T queries (window vs full).
     """
     from attention_core.labs.nb10_efficient_attention import efficient_lab
-    doc = efficient_lab.needle_document(positive_int(T, "T"), 1, seed=seed) if doc is None else doc
+    doc = efficient_lab.needle_document(check_count(T, "T", maximum=MAX_T), 1, seed=seed) if doc is None else doc
     t = doc["T"]
     window = positive_int(window, "window")
     if isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or not 0 <= distance < t:
@@ -55,6 +57,7 @@ def window_retrieval_state(window: int, distance: int, *, doc=None, T: int = 512
             "pairs_window": efficient_lab.window_pairs(t, window), "pairs_full": t * t}
 
 
+@widget_builder
 def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 200, seed: int = 0,
                             dpi: int = DPI) -> Panel:
     """Sliders for the window size and the needle's distance from the question: the question's
@@ -62,7 +65,7 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
     needle is visible, its weight, and the pairs computed against full attention (notebook 10)."""
     from attention_core.labs.nb10_efficient_attention import efficient_lab
     try:
-        doc = efficient_lab.needle_document(positive_int(T, "T"), 1, seed=seed)
+        doc = efficient_lab.needle_document(check_count(T, "T", maximum=MAX_T), 1, seed=seed)
         s0 = window_retrieval_state(window, distance, doc=doc)
     except Exception as exc:                       # noqa: BLE001
         return _error_panel(exc)

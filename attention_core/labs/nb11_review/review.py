@@ -31,16 +31,13 @@ from attention_core.core.multihead import (
 )
 from attention_core.core.positional import sinusoidal_encoding
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import describe, positive_int
+from attention_core.core.validation import as_generator, describe, positive_int
 from attention_core.teaching import i18n, quiz
 from attention_core.teaching.notebook_source import notebook_titles
 
 
 def _lang(lang: str | None) -> str:
-    lang = lang or i18n.get_language()
-    if lang not in i18n.LANGUAGES:
-        raise ValueError(f"lang: expected one of {i18n.LANGUAGES}, got {lang!r}")
-    return lang
+    return i18n.resolve_language(lang)
 
 
 def notebook_title(stem: str, lang: str | None = None) -> str:
@@ -153,7 +150,7 @@ def recap_step(tokens=RECAP_TOKENS, d_model: int = 8, n_heads: int = 2, seed: in
     if not tokens or not all(isinstance(t, str) for t in tokens):
         raise ValueError(f"tokens: expected a non-empty sequence of strings, got {describe(tokens)}")
     d_model = positive_int(d_model, "d_model")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     vocab = sorted(set(tokens))
     table = rng.normal(size=(len(vocab), d_model))                       # (V, D)
     x = table[[vocab.index(t) for t in tokens]]                           # (T, D)
