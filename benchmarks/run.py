@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
-SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "notebooks")
+SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks")
 
 
 def main(argv=None) -> int:
@@ -80,6 +80,8 @@ def _run_section(section: str, quick: bool) -> dict:
             return importlib.import_module("widget_latency").measure(n_updates=5 if quick else 30)
         except ImportError as exc:                 # ipywidgets or matplotlib missing
             return {"skipped": f"widget benchmark could not import: {exc}"}
+    if section == "browser":
+        return importlib.import_module("browser_latency").measure(presses=5 if quick else 30)
     if section == "notebooks":
         return importlib.import_module("notebook_time").measure(quick=quick)
     if section == "tiled":
@@ -167,6 +169,16 @@ def format_markdown(results: dict) -> str:
     if "widgets" in s:
         lines += ["", "### Widget update latency (kernel side)", ""]
         lines += _widget_lines(s["widgets"])
+    if "browser" in s:
+        lines += ["", "### Key press to new picture in the browser (JupyterLab, headless Chromium)", ""]
+        r = s["browser"]
+        if "skipped" in r:
+            lines.append(f"skipped: {r['skipped']}")
+        else:
+            lines += ["| widget | presses | median ms | p95 ms | max ms |", "| --- | ---: | ---: | ---: | ---: |"]
+            lines += [f"| {row['widget']} | {row['presses']} | {row['median_ms']:.1f} | {row['p95_ms']:.1f} | "
+                      f"{row['max_ms']:.1f} |" for row in r["rows"]]
+            lines.append(f"\n{r['note']}.")
     if "notebooks" in s:
         lines += ["", "### Notebook execution (fresh kernel each, nbclient)", ""]
         r = s["notebooks"]

@@ -5,11 +5,14 @@ missing. The servers run on free 127.0.0.1 ports with a random token, on a tempo
 notebooks/ (so nothing a test does, an autosave included, can touch the committed notebooks), with
 HOME, IPYTHONDIR, MPLCONFIGDIR, JUPYTER_CONFIG_DIR and JUPYTER_RUNTIME_DIR in a temporary folder.
 The venv's share/jupyter stays on the data path: lab extensions (ipywidgets) and the settings
-overrides of tools/lab-overrides.json are the ones `make lab` uses. On failure a test leaves a
-screenshot (its path is printed) in ATTENTION_LAB_SCREENSHOTS or pytest's temporary folder.
+overrides of tools/lab-overrides.json are the ones `make lab` uses, and the config dir is written by
+tools/lab_setup.py as for `make lab` (custom.css with the CJK web font, the interface language).
+On failure a test leaves a screenshot (its path is printed) in ATTENTION_LAB_SCREENSHOTS or pytest's
+temporary folder.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
@@ -39,6 +42,22 @@ LAB_USER_SETTINGS = {
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
+
+
+def _register_lab_strings() -> None:
+    """Import every lab and the quiz: each registers its UI strings, which the tests look up with i18n.t."""
+    import pkgutil
+
+    import attention_core.labs
+    import attention_core.teaching.quiz
+    for info in pkgutil.iter_modules(attention_core.labs.__path__, "attention_core.labs."):
+        importlib.import_module(info.name)
+
+
+_register_lab_strings()
+_spec = importlib.util.spec_from_file_location("lab_setup", REPO / "tools" / "lab_setup.py")
+lab_setup = importlib.util.module_from_spec(_spec)      # a script, not part of the package
+_spec.loader.exec_module(lab_setup)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -108,6 +127,7 @@ def server_env(browser_home) -> dict:
                MPLCONFIGDIR=str(browser_home / "mpl"), JUPYTER_CONFIG_DIR=str(browser_home / "jupyter"),
                JUPYTER_RUNTIME_DIR=str(browser_home / "runtime"), PYTHONUNBUFFERED="1")
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    lab_setup.config(browser_home / "jupyter", "en")       # custom.css + web font, English interface
     settings = browser_home / "jupyter" / "lab" / "user-settings"
     for rel, value in LAB_USER_SETTINGS.items():
         path = settings / rel
@@ -118,11 +138,22 @@ def server_env(browser_home) -> dict:
 
 @pytest.fixture(scope="session")
 def notebooks_copy(tmp_path_factory) -> Path:
-    """notebooks/en and notebooks/zh copied: the servers' root folder."""
+    """notebooks/en and notebooks/zh copied: the servers' root folder. Beside them, `lesson-repo/`: a git
+    repository holding the committed notebooks and, as `make lab` makes it, the ignored working copy."""
     root = tmp_path_factory.mktemp("notebooks")
     for edition in ("en", "zh"):
         shutil.copytree(REPO / "notebooks" / edition, root / edition,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    repo = root / "lesson-repo"
+    for edition in ("en", "zh"):
+        shutil.copytree(REPO / "notebooks" / edition, repo / "notebooks" / edition,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copyfile(REPO / ".gitignore", repo / ".gitignore")
+    git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "course"], cwd=repo, check=True)
+    lab_setup.copy(dest=repo / lab_setup.WORK_COPY.name, source=repo / "notebooks")
     return root
 
 
@@ -158,6 +189,60 @@ def lab_server(server_env, notebooks_copy, browser_home):
     log = browser_home / "lab.log"
     proc = _start(cmd, server_env, notebooks_copy, log, f"http://127.0.0.1:{port}/api/status?token={token}")
     yield Server(f"http://127.0.0.1:{port}", token)
+    _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def lab_server_zh(server_env, notebooks_copy, browser_home):
+    """JupyterLab as `make lab LANG=zh` configures it: its own config dir with the zh_CN interface."""
+    config = browser_home / "jupyter-zh"
+    lab_setup.config(config, "zh")
+    env = dict(server_env, JUPYTER_CONFIG_DIR=str(config))
+    port, token = _free_port(), secrets.token_hex(16)
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={notebooks_copy}", "--LabApp.news_url=None"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = browser_home / "lab-zh.log"
+    proc = _start(cmd, env, notebooks_copy, log, f"http://127.0.0.1:{port}/api/status?token={token}")
+    yield Server(f"http://127.0.0.1:{port}", token)
+    _stop(proc)
+
+
+# The teacher's view culls a kernel idle this long (make present: 300 s); short here so a test can watch it.
+TEACHER_CULL_S = 6
+
+
+@pytest.fixture(scope="session")
+def teacher_server(server_env, notebooks_copy, browser_home):
+    """Voila as `make present` runs it: the teacher template; idle kernels culled (quickly, for the test)."""
+    port, token = _free_port(), secrets.token_hex(16)
+    cmd = [sys.executable, "-m", "voila", str(notebooks_copy), "--no-browser", "--Voila.ip=127.0.0.1",
+           f"--port={port}", f"--token={token}", "--template=attention-lab-teacher",
+           f"--MappingKernelManager.cull_idle_timeout={TEACHER_CULL_S}", "--MappingKernelManager.cull_interval=2"]
+    log = browser_home / "voila-teacher.log"
+    proc = _start(cmd, server_env, notebooks_copy, log, f"http://127.0.0.1:{port}/?token={token}")
+    server = Server(f"http://127.0.0.1:{port}", token)
+    server.proc = proc
+    yield server
+    _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def site_server(tmp_path_factory, browser_home):
+    """`make site` and `make slides` built into a temporary folder, served by a plain static server."""
+    out = tmp_path_factory.mktemp("site")
+    for kind in ("site", "slides"):
+        subprocess.run([sys.executable, str(REPO / "tools" / "build_site.py"), kind, "--out", str(out)],
+                       check=True, cwd=REPO, stdout=subprocess.DEVNULL, timeout=900)
+    port = _free_port()
+    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(out)]
+    log = browser_home / "site.log"
+    proc = _start(cmd, dict(os.environ), out, log, f"http://127.0.0.1:{port}/index.html")
+    server = Server(f"http://127.0.0.1:{port}", "")
+    server.folder = out
+    yield server
     _stop(proc)
 
 
@@ -198,7 +283,7 @@ def page(browser, request, tmp_path_factory):
         try:
             pg.screenshot(path=str(shot), full_page=True, timeout=30_000)
             print(f"\nscreenshot of the failure: {shot}")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- a screenshot must not hide the real failure
             print(f"\nno screenshot ({exc})")
     context.close()
 

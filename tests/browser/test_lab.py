@@ -2,71 +2,19 @@
 from __future__ import annotations
 
 import re
-import time
 from urllib.parse import urlparse
 
 import pytest
-from browser_helpers import nudge_slider
+from browser_helpers import code_cell, nudge_slider, open_and_run
 
 from attention_core.teaching import i18n, quiz
 
 pytestmark = pytest.mark.browser
 
-RUN_ALL_S = 120
-IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
-
-# Counts code cells, executed ones (prompt "[12]:"), running ones ("[*]:") and error outputs.
-_PROGRESS_JS = """() => {
-  const cells = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell')];
-  const prompt = c => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '';
-  const errors = [...document.querySelectorAll(
-      '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')]
-      .map(e => e.textContent.slice(0, 2000));
-  return {code: cells.length, done: cells.filter(c => /\\[\\d+\\]/.test(prompt(c))).length,
-          running: cells.filter(c => prompt(c).includes('*')).length, errors};
-}"""
-
-
-def run_menu(page, menu: str, command: str) -> None:
-    """Click a top menu (e.g. "Run") and its item for a JupyterLab command (e.g. runmenu:run-all)."""
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{menu}$")).click()
-    page.locator(f".lm-Menu li.lm-Menu-item[data-command='{command}']").click()
-
-
-def open_and_run(page, lab_server, path: str) -> None:
-    """Open `path` (relative to notebooks/), clear every output, run all cells, wait until all ran."""
-    page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
-    page.locator(".jp-NotebookPanel .jp-Notebook .jp-CodeCell").first.wait_for(timeout=90_000)
-    page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
-    page.locator(".jp-NotebookPanel .jp-Notebook").first.click(position={"x": 5, "y": 5})
-    run_menu(page, "Edit", "editmenu:clear-all")  # stored outputs and widget views go away
-    page.wait_for_function("""() => !document.querySelector('.jp-NotebookPanel .jp-OutputArea-output')
-        && ![...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt')]
-             .some(p => /\\d/.test(p.textContent))""", timeout=30_000)
-    run_menu(page, "Run", "runmenu:run-all")  # "Run All Cells"
-    deadline = time.monotonic() + RUN_ALL_S
-    progress = page.evaluate(_PROGRESS_JS)
-    while time.monotonic() < deadline:
-        progress = page.evaluate(_PROGRESS_JS)
-        assert not progress["errors"], f"{path}: a cell raised:\n" + "\n---\n".join(progress["errors"])
-        if progress["code"] and progress["done"] == progress["code"] and not progress["running"] \
-                and page.locator(IDLE).count():
-            return
-        time.sleep(0.5)
-    pytest.fail(f"{path}: Run All did not finish in {RUN_ALL_S} s: {progress}")
-
 
 def _plain_fragment(text: str) -> str:
     """The longest piece of `text` that renders as itself: no $math$, **bold**, `code` or line break."""
     return max(re.split(r"\$[^$]*\$|\*\*|`|\n", text), key=len).strip()
-
-
-def code_cell(page, source_snippet: str):
-    """The code cell whose source contains `source_snippet`."""
-    cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(
-        has=page.locator(".jp-InputArea", has_text=source_snippet))
-    assert cell.count() == 1, f"expected one code cell containing {source_snippet!r}, found {cell.count()}"
-    return cell
 
 
 def test_lab_en_attention_step_slider(page, lab_server):

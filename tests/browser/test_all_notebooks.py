@@ -1,0 +1,54 @@
+"""Every notebook of both editions in JupyterLab: it runs from a clean state without an error output, and each
+of its widgets answers when one of its controls moves (its picture or its numbers change)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from browser_helpers import open_and_run
+from widget_actions import exercise
+
+from attention_core.teaching import i18n
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = [f"{edition}/{p.name}" for edition in ("en", "zh")
+             for p in sorted((REPO / "notebooks" / edition).glob("[0-9][0-9]_*.ipynb"))]
+WIDGET_VIEW = ".jp-OutputArea-output:has(> .jupyter-widgets)"   # a widget view, one per widget output
+
+
+def _stored_widget_count(path: str) -> int:
+    """Widget outputs the committed notebook holds: the page must show as many after Run All."""
+    nb = json.loads((REPO / "notebooks" / path).read_text(encoding="utf-8"))
+    return sum("application/vnd.jupyter.widget-view+json" in out.get("data", {})
+               for cell in nb["cells"] for out in cell.get("outputs", []))
+
+
+def test_every_notebook_is_covered():
+    assert len(NOTEBOOKS) >= 24 and len(NOTEBOOKS) % 2 == 0, NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS)
+def test_notebook_runs_and_its_widgets_answer(page, lab_server, path):
+    open_and_run(page, lab_server, path)
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    views = panel.locator(WIDGET_VIEW)
+    expected = _stored_widget_count(path)
+    assert views.count() == expected, f"{path}: {views.count()} widget views after Run All, {expected} stored"
+    assert not panel.locator(".jp-OutputArea-output", has_text="Error displaying widget").count()
+    stretched = panel.locator("img.widget-image").evaluate_all(
+        "imgs => imgs.filter(i => i.naturalWidth && i.getBoundingClientRect().width > i.naturalWidth + 1)"
+        ".map(i => i.naturalWidth + ' px shown at ' + Math.round(i.getBoundingClientRect().width))")
+    assert not stretched, f"{path}: widget pictures scaled up beyond their natural size: {stretched}"
+    squeezed = panel.locator(".widget-slider .slider-container").evaluate_all(
+        "tracks => tracks.filter(t => t.offsetParent !== null && t.getBoundingClientRect().width < 120).map(t => "
+        "(t.closest('.widget-slider').querySelector('.widget-label') || {}).textContent + ': ' "
+        "+ Math.round(t.getBoundingClientRect().width) + ' px')")
+    assert not squeezed, f"{path}: slider tracks squeezed by their labels: {squeezed}"
+    edition = path.split("/")[0]
+    reference = i18n.t("quiz.show_reference", edition)
+    worked = [exercise(page, views.nth(i), reference) for i in range(views.count())]
+    assert len(worked) == expected
+    assert not panel.locator(".widget-html", has_text="⚠").count(), f"{path}: a widget shows an error"

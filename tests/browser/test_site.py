@@ -1,0 +1,76 @@
+"""`make site` and `make slides` work offline: every page and deck opened with all non-local requests blocked
+has no failed request, typeset formulas (MathJax from the site), its images, and the widgets' static fallbacks."""
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+RAW_MATH = re.compile(r"\$[^$\s][^$\n]*\$")
+MATHJAX_DONE = """() => window.MathJax && MathJax.Hub && MathJax.isReady
+    && MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0"""
+
+
+def _local(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme in ("data", "blob", "about") or parsed.hostname == "127.0.0.1"
+
+
+def _open_offline(page, url: str):
+    off_machine, failed = [], []
+    page.route(lambda u: not _local(u), lambda route: (off_machine.append(route.request.url), route.abort()))
+    page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
+    page.on("response", lambda r: failed.append(f"{r.url} ({r.status})") if r.status >= 400 else None)
+    page.goto(url, timeout=60_000)
+    page.wait_for_load_state("networkidle", timeout=60_000)
+    return off_machine, failed
+
+
+def _pages(folder, pattern):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.glob(pattern))
+
+
+def _check_page(page, site_server, rel: str, slides: bool) -> None:
+    off_machine, failed = _open_offline(page, f"{site_server.base}/{rel}")
+    page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+    if slides:
+        page.wait_for_function("() => document.querySelector('.reveal.ready') !== null", timeout=60_000)
+    assert not off_machine, f"{rel}: requests that left 127.0.0.1: {off_machine}"
+    assert not failed, f"{rel}: failed requests: {failed}"
+    typeset = page.locator(".MathJax_CHTML, .MathJax_Display, .MathJax").count()
+    text = page.locator("body").inner_text() if not slides else page.evaluate(
+        "[...document.querySelectorAll('.reveal .slides section')].map(s => s.textContent).join('\\n')")
+    raw = RAW_MATH.findall(text)
+    assert typeset > 0 and not raw, f"{rel}: {typeset} typeset formulas, raw ones left: {raw[:5]}"
+    images = page.evaluate("[...document.images].map(i => i.naturalWidth)")
+    assert images and all(w > 0 for w in images), f"{rel}: images {images}"
+
+
+def test_index_links_every_page_and_deck(page, site_server):
+    off_machine, failed = _open_offline(page, f"{site_server.base}/index.html")
+    assert not off_machine and not failed, (off_machine, failed)
+    links = page.locator("a").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    for rel in _pages(site_server.folder, "[ez][nh]/*.html") + _pages(site_server.folder, "slides/*/*.slides.html"):
+        assert rel in links, f"index.html does not link {rel}"
+    assert page.get_by_text("从这里开始").count() and page.get_by_text("Start here").count()
+
+
+def test_every_site_page_works_offline(page, site_server):
+    pages = _pages(site_server.folder, "[ez][nh]/*.html")
+    assert len(pages) >= 24, pages
+    for rel in pages:
+        _check_page(page, site_server, rel, slides=False)
+    # a page without a kernel shows the widgets' static fallbacks: the picture of the initial state
+    page.goto(f"{site_server.base}/en/01_query_key_value.html")
+    assert page.locator(".attention-lab-static img").count() >= 1
+
+
+def test_every_slide_deck_works_offline(page, site_server):
+    decks = _pages(site_server.folder, "slides/*/*.slides.html")
+    assert len(decks) >= 24, decks
+    for rel in decks:
+        _check_page(page, site_server, rel, slides=True)
+    assert page.locator(".reveal .slides > section").count() > 3
