@@ -18,7 +18,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from attention_core.labs.nb00_start_here import widgets as W0
 from attention_core.labs.nb01_query_key_value import widgets as W1
@@ -249,6 +249,8 @@ def _exact_cos(a, b) -> float:
 
 
 @given(st.lists(_numbers(), min_size=2, max_size=2), st.lists(_numbers(), min_size=2, max_size=2))
+@example([1e200, 1e200], [1e200, 1e200])
+@example([1e-300, 1e-300], [1e-300, 1e-300])
 def test_dot_product_state_is_finite_and_right_or_says_overflow(a, b):
     try:
         s = W0.dot_product_state(a, b)
@@ -273,6 +275,7 @@ def test_attention_step_state_is_finite_or_says_overflow(q, k, v):
 
 
 @given(st.lists(_numbers(), min_size=1, max_size=6), _numbers().map(abs))
+@example([1e308, -1e308], 1e-30)
 def test_temperature_state_is_finite_or_says_overflow(scores, temperature):
     try:
         s = W3.temperature_state(scores, temperature)
@@ -293,6 +296,8 @@ def test_position_bias_state_is_finite(scores, slope, window, causal):
 @settings(max_examples=20)
 @given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10 ** 20, 10 ** 20), st.text(max_size=3),
                  st.none(), st.lists(st.integers(), max_size=2)))
+@example(1e308)
+@example(np.finfo(float).max)
 def test_dot_product_widget_never_raises_on_any_limit(limit):
     panel = W0.dot_product_widget(limit=limit)
     assert isinstance(panel, Panel)
