@@ -45,10 +45,12 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
   To read the code behind a step, run `inspect.getsource(ac.softmax)`.
 - **Two editions, one code.** `notebooks/en/` and `notebooks/zh/` run identical code cells; only the text differs.
 - **Self-test questions** sit at the end of each topic: answer, press *Check*, then compare with the reference answer.
-- **Teachers:** *View → Presentation Mode* in JupyterLab makes the text large enough for a projector;
-  `voila notebooks/en/01_query_key_value.ipynb` shows the widgets without the code.
-- **Stuck?** *Kernel → Restart Kernel and Run All Cells* clears every variable and reruns the notebook from the top;
-  to undo your own edits too, run `git checkout -- notebooks/en/<name>.ipynb` (or `make notebooks` rebuilds them all).
+- **Teachers:** *View → Appearance → Presentation Mode* in JupyterLab makes the text large enough for a projector;
+  `make present NB=01` opens the teacher's view of a notebook (the story and the widgets, no code, in Voilà:
+  `.venv/bin/voila` with the `attention-lab-teacher` template), and `make slides` builds slides that work offline.
+- **Stuck?** *Kernel → Restart Kernel and Run All Cells* clears every variable and reruns the notebook from the top.
+  `make lab` serves your own copy of the notebooks (`my-notebooks/`); to undo your edits too, run `make lab-reset`
+  (your copy is kept as `my-notebooks.bak/`).
 #%% md zh
 ## 怎样使用这套课程
 
@@ -59,10 +61,12 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
   想看某一步背后的代码，运行 `inspect.getsource(ac.softmax)` 就行。
 - **两个版本，同一份代码。** `notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同，只有文字不同。
 - **自测题** 在每个主题的末尾：先作答，点 *检查答案*，再对照参考答案。
-- **老师们：** JupyterLab 的 *View → Presentation Mode* 会把字放大，适合投影；
-  `voila notebooks/zh/01_query_key_value.ipynb` 可以只展示控件、隐藏代码。
-- **卡住了？** 用 *Kernel → Restart Kernel and Run All Cells* 清空所有变量，从头重新运行整个 notebook；
-  如果还想撤销自己改过的内容，运行 `git checkout -- notebooks/zh/<name>.ipynb`（或用 `make notebooks` 全部重建）。
+- **老师们：** JupyterLab 的 *查看 → 外观 → 演示模式*（英文界面：*View → Appearance → Presentation Mode*）
+  会把字放大，适合投影；`make present NB=01 LANG=zh` 打开某个 notebook 的教师视图（只有正文和控件、没有代码，
+  用 Voilà 显示：`.venv/bin/voila` 加 `attention-lab-teacher` 模板）；`make slides` 生成离线可用的幻灯片。
+- **卡住了？** 用 *内核 → 重启并运行所有单元格…*（*Kernel → Restart Kernel and Run All Cells*）清空所有变量，
+  从头重新运行整个 notebook。`make lab` 打开的是你自己的一份副本（`my-notebooks/`）；如果还想撤销自己改过的内容，
+  运行 `make lab-reset`（原来的副本保存在 `my-notebooks.bak/`）。
 #%% md en
 ## The map
 
