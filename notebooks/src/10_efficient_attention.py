@@ -6,7 +6,8 @@
 - measure the peak memory of both: it grows like $T^2$ for the plain formula and like $T$ for the tiled one;
 - explain why fused kernels do not hand back the weight matrix;
 - count the pairs that sliding-window and sparse patterns compute, and show what they change: a key outside the window gets weight exactly 0;
-- run the verification method of the source tutorial on a task whose answer is known (a "needle" among distractors at 1K, 4K and 16K tokens): task accuracy by needle position, peak memory, throughput and p95 latency;
+- compute linear attention (a kernel feature map), measure its memory against softmax attention's, and how far its weights are from softmax's;
+- run the verification method of the tutorial “注意力机制” on a task whose answer is known (a "needle" among distractors at 1K, 4K and 16K tokens): task accuracy by needle position, peak memory, throughput and p95 latency;
 - say what to check first when speed rises and long-range accuracy falls: the visible range and the mask, then the kernels.
 
 **What you should know first:** the stable softmax, which subtracts the maximum ([03 · Softmax](03_softmax.ipynb));
@@ -15,11 +16,12 @@ masks and sliding windows ([04 · Masking](04_masking.ipynb)); why attention cos
 # 10 · 高效注意力
 
 **学完本节，你将能够**
-- 用**在线 softmax**（一个滚动最大值、一个滚动求和、一个会被重新缩放的累加器）一块一块地处理 Key，算出注意力。这正是 FlashAttention 背后的思路。你还会验证，它的输出与普通公式完全相同；
+- 用**在线 softmax**（一个当前最大值、一个当前累计和、一个会被重新缩放的累加器）一块一块地处理 Key，算出注意力。这正是 FlashAttention 背后的思路。你还会验证，它的输出与普通公式完全相同；
 - 测量两者的峰值内存：普通公式随 $T^2$ 增长，分块计算只随 $T$ 增长；
 - 解释为什么融合内核（fused kernel）不返回权重矩阵；
 - 数出滑动窗口和稀疏模式要计算多少对，并看清它们改变了什么：窗口之外的 Key 权重恰好为 0；
-- 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“needle”）执行原教程的验证方法：按 needle 位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
+- 算出线性注意力（一个核特征映射），测量它与 softmax 注意力的内存，以及它的权重离 softmax 的权重有多远；
+- 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“针（needle）”）执行《注意力机制》一文的验证方法：按针的位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
 - 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和 mask，再查内核。
 
 **需要的基础：** 减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 与滑动窗口（见 [04 · Mask 机制](04_masking.ipynb)）；
@@ -31,9 +33,10 @@ import inspect
 import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
-from attention_core.teaching import i18n
+from attention_core.teaching import checks, i18n
+from attention_core.teaching.measure import best_time
 from attention_core.labs.nb04_masking import masking_lab
-from attention_core.labs.nb10_efficient_attention import efficient_lab, widgets
+from attention_core.labs.nb10_efficient_attention import efficient_lab, linear_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
@@ -210,7 +213,7 @@ running values of that moment. Compare it with its final value:
 
 ### 为什么融合内核不返回权重
 
-在上面的追踪里，处理完第一块之后，就可以用当时的滚动值读出 Key 0 的权重 $e^{s_0 - m}/\ell$。把它和最终值比较一下：
+在上面的追踪里，处理完第一块之后，就可以用当时的当前值读出 Key 0 的权重 $e^{s_0 - m}/\ell$。把它和最终值比较一下：
 #%% code
 first, last = trace[0], trace[-1]
 early = np.exp(first["scores"] - first["max"]) / first["sum"]          # weights of keys 0-3 after block 1
@@ -304,7 +307,74 @@ banded = efficient_lab.sliding_window_attention(q, k, v, W)                     
 reference, _ = ac.scaled_dot_product_attention(q, k, v, mask=ac.sliding_window_mask(T, W, causal=False))
 print(f"max |banded - full with window mask| = {np.abs(banded - reference).max():.12f}")
 #%% md en
-## The verification method of the source tutorial
+### Linear attention: a feature map instead of the softmax
+
+The tutorials name a third way out of $n^2$: **linear attention**. Replace the similarity $e^{q \cdot k/\sqrt{d}}$ by a
+product of feature maps, $\phi(q) \cdot \phi(k)$ with $\phi(x) = \text{elu}(x) + 1 > 0$ (Katharopoulos et al., 2020).
+Then the sums over the keys can be done **first**, once for all queries:
+
+$$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \sum_j \phi(k_j)},$$
+
+a $(d_k, d_v)$ matrix and a $(d_k,)$ vector, so no $(T, T)$ matrix ever exists: the cost is $O(T d_k d_v)$, linear
+in $T$. Three measurements: the regrouped form gives the same output as forming its weights explicitly; its peak memory
+against softmax attention's; and how far its weights are from softmax's.
+#%% md zh
+### 线性注意力：用特征映射代替 softmax
+
+几篇教程都提到了摆脱 $n^2$ 的第三条路：**线性注意力**。把相似度 $e^{q \cdot k/\sqrt{d}}$ 换成两个特征映射的乘积
+$\phi(q) \cdot \phi(k)$，其中 $\phi(x) = \text{elu}(x) + 1 > 0$（Katharopoulos 等，2020）。这样，对 Key 的求和就可以**先**做，
+而且所有 Query 共用一次：
+
+$$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \sum_j \phi(k_j)}$$
+
+只需要一个 $(d_k, d_v)$ 矩阵和一个 $(d_k,)$ 向量，$(T, T)$ 矩阵从头到尾都不存在：计算量是 $O(T d_k d_v)$，随 $T$ 线性增长。
+下面测三件事：重新组合的算法与显式算出权重的结果是否相同；它与 softmax 注意力的峰值内存；以及它的权重与 softmax 的权重相差多远。
+#%% code
+print(inspect.getsource(linear_lab.linear_attention))
+q_l, k_l, v_l = np.random.default_rng(1).standard_normal((3, 512, D))          # its own seed
+same = np.allclose(linear_lab.linear_attention(q_l, k_l, v_l), linear_lab.linear_weights(q_l, k_l) @ v_l)
+print("regrouped == explicit weights @ V:", same)
+with efficient_lab.blas_threads(1):
+    for T_l in (1024, 2048, 4096, 8192):
+        q_l, k_l, v_l = np.random.default_rng(T_l).standard_normal((3, T_l, D)).astype(np.float32)
+        _, soft_peak = efficient_lab.traced_peak(ac.scaled_dot_product_attention, q_l, k_l, v_l)
+        _, lin_peak = efficient_lab.traced_peak(linear_lab.linear_attention, q_l, k_l, v_l)
+        print(i18n.t("linear_lab.peak", t=T_l, soft=soft_peak / MiB, lin=lin_peak / MiB))
+#%% code
+# NBVAL_IGNORE_OUTPUT
+# (wall-clock time: different on every run, so nbval does not compare this cell)
+with efficient_lab.blas_threads(1):
+    for T_l in (1024, 2048, 4096):
+        q_l, k_l, v_l = np.random.default_rng(T_l).standard_normal((3, T_l, D)).astype(np.float32)
+        t_soft = best_time(ac.scaled_dot_product_attention, q_l, k_l, v_l)
+        t_lin = best_time(linear_lab.linear_attention, q_l, k_l, v_l)
+        print(f"T = {T_l:>5,}: softmax {1e3 * t_soft:7.2f} ms   linear {1e3 * t_lin:6.2f} ms")
+#%% md en
+Softmax attention's peak memory grows four-fold per doubling (the weights); linear attention's doubles, and stays a
+few MiB. The timings (not compared by the tests, they depend on the machine) show the same slopes. Now the price:
+#%% md zh
+softmax 注意力的峰值内存每翻倍一次涨四倍（因为要存权重）；线性注意力只翻倍，始终只有几 MiB。耗时（测试不比较这一格，它取决于机器）
+也呈现同样的斜率。下面看代价：
+#%% code
+q_l, k_l = np.random.default_rng(2).standard_normal((2, 256, D))
+dist = linear_lab.weight_distance(q_l, k_l)
+print(i18n.t("linear_lab.distance", t=256, tv=dist["tv"], ms=dist["max_softmax"], ml=dist["max_linear"], u=1 / 256))
+q_n, k_n = linear_lab.planted_key(t=1024, d=D, strength=10.0, position=300)   # the needle of the next section
+soft_w = ac.scaled_dot_product_attention(q_n, k_n, k_n)[1][0]
+lin_w = linear_lab.linear_weights(q_n, k_n)[0]
+print(i18n.t("linear_lab.needle", soft=soft_w[300], lin=lin_w[300], u=1 / 1024))
+#%% md en
+On random vectors the two sets of weights differ by about a third of their mass, and linear attention's largest
+weight is close to uniform. On a planted match, the needle of the next section, softmax gives it nearly all the
+weight (1.000), linear attention about twice the uniform share (0.002): the feature map cannot make one key win the
+way $e^{17.7}$ does. Linear attention is a different function, not a faster softmax: it keeps every pair in view
+at linear cost, and loses the sharp lookups that the needle task needs.
+#%% md zh
+在随机向量上，两组权重大约有三分之一的质量不同，线性注意力每行最大的权重已经接近均匀分布。换成一个植入的匹配——下一节里的针——
+softmax 几乎把全部权重（1.000）都给了它，线性注意力却只给了大约两倍于均匀分布的份额（0.002）：特征映射没法像 $e^{17.7}$ 那样
+让一个 Key 一枝独秀。线性注意力是另一种函数，而不是更快的 softmax：它以线性的代价让所有位置对都保持可见，却失去了针任务所需要的那种精确查找。
+#%% md en
+## The verification method of the tutorial “注意力机制”
 
 The tutorial says how to check that an optimisation really works: *fix the model weights, the numeric precision, the
 batch and the hardware; at input lengths such as 1K, 4K and 16K, record task accuracy, peak memory, throughput and
@@ -320,16 +390,16 @@ the answer. The output of the question is right when its largest entry names the
 $1/16 \approx 0.06$. Everything is seeded: weights (here, the keys and values themselves), precision (float32),
 batch (one document per request), hardware (one BLAS thread).
 #%% md zh
-## 原教程的验证方法
+## 《注意力机制》一文的验证方法
 
 原教程讲了怎样检验一项优化是否真的有效：*固定模型权重、数值精度、batch 和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
 并把关键证据放到序列的不同位置。* 下面在一个答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的滑动窗口。
 
-### 任务：在干扰项中找 needle
+### 任务：在干扰项中找针
 
 一篇有 $T$ 个 token 的文档。每个 token 有一个随机的 Key，还有一个 Value，指明 16 个答案中的某一个。问题是**最后一个** token 的 Query。
-其中有一个 token，即 **needle**，它的 Key 与问题相匹配：它的分数（$10^2/\sqrt{32} \approx 17.7$）远远高于干扰项的分数（随机，标准差约 1.8）。
-它的 Value 就是答案。如果问题的输出中最大的那一项正好指向 needle 的答案，就算答对；瞎猜的正确率是 $1/16 \approx 0.06$。
+其中有一个 token，即 **针**，它的 Key 与问题相匹配：它的分数（$10^2/\sqrt{32} \approx 17.7$）远远高于干扰项的分数（随机，标准差约 1.8）。
+它的 Value 就是答案。如果问题的输出中最大的那一项正好指向针的答案，就算答对；瞎猜的正确率是 $1/16 \approx 0.06$。
 一切都由种子固定：权重（这里直接就是 Key 和 Value）、精度（float32）、batch（每个请求一篇文档）、硬件（一个 BLAS 线程）。
 #%% code
 doc = efficient_lab.needle_document(1024, n_trials=20, d=D, seed=0)    # 20 documents of 1,024 tokens
@@ -347,10 +417,10 @@ needle away from the question and shrink the window: as soon as the distance rea
 visible range, its weight drops to exactly 0, and the answer becomes a guess. The grey line is full attention,
 which finds the needle at any distance. The last line counts the pairs each method computes for all 512 queries.
 #%% md zh
-### 动手试试：窗口大小与 needle 距离
+### 动手试试：窗口大小与针的距离
 
-问题位于最后一个位置，所以加了窗口后，它只能看到自己之前的 $W$ 个 token（包括它自己）。把 needle 移得离问题远一些，再把窗口缩小：
-一旦距离达到 $W$，needle 就离开了可见范围，它的权重变成恰好为 0，答案也就只能靠猜。灰线是全局注意力，无论距离多远都能找到 needle。
+问题位于最后一个位置，所以加了窗口后，它只能看到自己之前的 $W$ 个 token（包括它自己）。把针移得离问题远一些，再把窗口缩小：
+一旦距离达到 $W$，针就离开了可见范围，它的权重变成恰好为 0，答案也就只能靠猜。灰线是全局注意力，无论距离多远都能找到针。
 最后一行数出每种方法为全部 512 个 Query 计算了多少对。
 #%% code
 # NBVAL_IGNORE_OUTPUT
@@ -364,9 +434,9 @@ question), 20 documents per cell. Only the last token's output matters for the a
 only on its own query and all keys and values, so we compute that one row (the next section checks that it equals
 the last row of a full pass).
 #%% md zh
-### 1K、4K、16K 下按 needle 位置统计的正确率
+### 1K、4K、16K 下按针的位置统计的正确率
 
-现在做完整的测量：把 needle 放在文档中的七个深度上（0% 是第一个 token，99% 紧挨在问题之前），每个格子用 20 篇文档。
+现在做完整的测量：把针放在文档中的七个深度上（0% 是第一个 token，99% 紧挨在问题之前），每个格子用 20 篇文档。
 答案只取决于最后一个 token 的输出，而在一层注意力里，这个输出只取决于它自己的 Query 和全部 Key、Value，
 所以我们只算这一行（下一节会验证，它与完整前向计算的最后一行相同）。
 #%% code
@@ -400,9 +470,9 @@ each method. One run is traced for peak memory; then as many timed runs as fit i
 Throughput is tokens per second of the median run; p95 latency is the 95th percentile of the run times. Timings
 depend on the machine and its load, so this cell's output is not checked; memory does not, and is printed below.
 #%% md zh
-全局注意力在每个位置、每种长度下都答对了所有问题。窗口只有在 needle 离问题不到 256 个 token 时才答得对：
+全局注意力在每个位置、每种长度下都答对了所有问题。窗口只有在针离问题不到 256 个 token 时才答得对：
 在 1K 时是文档的最后四分之一（深度 80% 到 99%），在 4K 和 16K 时只剩 99% 这一列。其余各处都只能瞎猜：20 篇文档中答对的比例是 0.05 或 0.15，
-在随机猜测的水平 $1/16 \approx 0.06$ 附近；而且同一行里每一列的数都一样，因为 needle 一旦落在窗口之外，它放在哪里，问题都看不到任何区别。
+在随机猜测的水平 $1/16 \approx 0.06$ 附近；而且同一行里每一列的数都一样，因为针一旦落在窗口之外，它放在哪里，问题都看不到任何区别。
 它的正确率不是随距离慢慢衰减，而是在窗口边缘断崖式下跌。
 
 ### 峰值内存、吞吐量与 p95 延迟
@@ -449,13 +519,13 @@ within the window of the question (distance $< W$)?
 #%% md zh
 两种方法需要的内存都不多：分块注意力从不保存 $(T, T)$ 矩阵，窗口内核也只保存一个带状分块。差别在时间上。
 全局注意力仍然要给全部 $T^2$ 对打分，所以文档每长 4 倍，耗时大约长 16 倍，吞吐量随之下降；窗口只给大约 $T(2W - 1)$ 对打分，
-耗时随 $T$ 线性增长，吞吐量大致持平。在 16K 时，窗口要快好多倍。而在完整的前向计算里，needle 放在正中间（50%）时，
+耗时随 $T$ 线性增长，吞吐量大致持平。在 16K 时，窗口要快好多倍。而在完整的前向计算里，针放在正中间（50%）时，
 全局注意力答对了，窗口没有：这与正确率表里只算一行的结果一致。
 
 ### 速度提高、正确率下降时：先查可见范围
 
 这正是原教程提醒的情形：一项改动让系统快了很多，长距离的正确率却下降了。在怀疑内核之前，先检查每个 Query 能**看到**什么。
-对正确率表中的每一格，needle 是否落在问题的窗口之内（距离 $< W$）？
+对正确率表中的每一格，针是否落在问题的窗口之内（距离 $< W$）？
 #%% code
 for T in lengths:
     distance = T - 1 - efficient_lab.depth_positions(T, depths)
@@ -491,14 +561,14 @@ positions, shows that the needle is out of reach.
   0. Stacking layers lets information hop window by window, but a single layer cannot see past its window, and our
   needle at distance 3,276 is out of reach.
 #%% md zh
-可见范围解释了表中的每一个数：needle 在窗口之内的格子，正确率恰好是 1.00，其余各处都是瞎猜的水平。内核也没有问题：
+可见范围解释了表中的每一个数：针在窗口之内的格子，正确率恰好是 1.00，其余各处都是瞎猜的水平。内核也没有问题：
 带状窗口内核与“完整计算 + 库里的窗口 mask”相等（窗口一节打印的差值在 12 位小数内为 0），分块注意力与普通公式相等，
 只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和 mask，再查内核。**
 可见范围错了（窗口太短、mask 按错误的长度构造、本该用双向 mask 却用了因果 mask），得到的就是又快、又自信、却错误的答案，
 而任何内核测试都发现不了，因为内核严格地算出了它被要求算的东西。
 
 还要留意注意力热图无法告诉你的事：窗口内的权重依然加起来等于 1，看上去像是集中在附近 token 上的一个清晰、合理的模式。
-只有在答案已知的任务上，在多种长度和多个位置测出的正确率，才能说明 needle 根本够不着。
+只有在答案已知的任务上，在多种长度和多个位置测出的正确率，才能说明针根本够不着。
 
 ## 常见误解
 
@@ -507,7 +577,106 @@ positions, shows that the needle is out of reach.
 - **“FlashAttention 让注意力变成了线性复杂度。”** 不是：它让**内存**变成线性。每一对仍然要打分，耗时仍随 $T^2$ 增长（见吞吐量表）。
   它省下的是 $(T, T)$ 矩阵的存储和搬运。
 - **“窗口是白捡的速度。”** 它是用可达范围换速度：距离超过 $W - 1$ 的 Key 权重恰好为 0。堆叠多层可以让信息一个窗口一个窗口地接力传递，
-  但单独一层看不到窗口之外，我们放在距离 3,276 处的 needle 就够不着。
+  但单独一层看不到窗口之外，我们放在距离 3,276 处的针就够不着。
+#%% md en
+## Exercise: the causal window
+
+Write `my_sliding_window_mask(T, window)`, the causal window of Mistral and of `ac.sliding_window_mask(T, window)`:
+query $i$ sees keys $i - \text{window} + 1, \dots, i$, that is `window` keys, itself included. The checker names a
+window one key too wide, a window that also looks ahead, a missing diagonal and an inverted mask.
+#%% md zh
+## 练习：因果窗口
+
+写一个 `my_sliding_window_mask(T, window)`，也就是 Mistral 以及 `ac.sliding_window_mask(T, window)` 所用的因果窗口：
+Query $i$ 能看到第 $i - \text{window} + 1$ 到 $i$ 个 Key，共 `window` 个，包括它自己。检查器能指出：窗口宽了一个 Key、
+窗口还往前看、漏掉了对角线、mask 取反了。
+#%% code
+def my_sliding_window_mask(T, window):
+    """-> (T, T) bool: True where query i may attend to key j, that is 0 <= i - j < window"""
+    raise NotImplementedError("compare i - j with 0 and with window")
+
+checks.check_sliding_window_mask(my_sliding_window_mask)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_sliding_window_mask(T, window):
+    gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
+    return (gap >= 0) & (gap < window)                      # the past, window keys deep
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_sliding_window_mask(T, window):
+    gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
+    return (gap >= 0) & (gap < window)                      # the past, window keys deep
+```
+</details>
+#%% md en
+## Stretch exercise: attention with an online softmax
+
+Write the tiled algorithm of this notebook yourself: `my_online_attention(q, k, v, block_size)` returns
+$\text{softmax}(QK^\top/\sqrt{d_k})V$ for `q` $(T_q, d_k)$, `k` $(T_k, d_k)$, `v` $(T_k, d_v)$, taking the keys
+`block_size` at a time and keeping only a running maximum $m$, a running sum $\ell$ and an accumulator per query row.
+The checker compares the output with the library's, feeds it keys whose maximum rises block after block, an uneven
+last block and scores near 1000, and then **measures your peak memory** at $T = 1024$: it must stay below half of the
+$(T_q, T_k)$ score matrix (8 MiB in float64), so the full matrix is not allowed, not even for a moment.
+#%% md zh
+## 挑战练习：用在线 softmax 做注意力
+
+亲手写出本节的分块算法：`my_online_attention(q, k, v, block_size)` 对 `q` $(T_q, d_k)$、`k` $(T_k, d_k)$、`v` $(T_k, d_v)$
+返回 $\text{softmax}(QK^\top/\sqrt{d_k})V$，每次只取 `block_size` 个 Key，每个 Query 行只保留当前最大值 $m$、当前累计和 $\ell$
+和一个累加器。检查器会把输出与库的结果比较，喂给它最大值逐块上升的 Key、长度不足的最后一块以及接近 1000 的分数，
+然后在 $T = 1024$ 时**测量你的峰值内存**：它必须低于 $(T_q, T_k)$ 分数矩阵的一半（float64 下是 8 MiB），
+所以完整的矩阵一刻也不许出现。
+#%% code
+def my_online_attention(q, k, v, block_size):
+    """q (Tq, Dk), k (Tk, Dk), v (Tk, Dv) -> (Tq, Dv), one block of keys at a time, never the (Tq, Tk) scores"""
+    raise NotImplementedError("m, l, acc per row; for each block: new max, rescale, add, ...; finally acc / l")
+
+checks.check_online_attention(my_online_attention)
+#%% md en
+<details><summary>Show a solution (try first!)</summary>
+
+```python
+def my_online_attention(q, k, v, block_size):
+    q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
+    m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
+    l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
+    acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
+    for start in range(0, len(k), block_size):
+        s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
+        m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+        rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
+        p = np.exp(s - m_new)
+        l = l * rescale + p.sum(axis=1, keepdims=True)
+        acc = acc * rescale + p @ v[start:start + block_size]
+        m = m_new
+    return acc / l
+```
+</details>
+#%% md zh
+<details><summary>查看参考答案（先自己试试！）</summary>
+
+```python
+def my_online_attention(q, k, v, block_size):
+    q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
+    m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
+    l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
+    acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
+    for start in range(0, len(k), block_size):
+        s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
+        m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+        rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
+        p = np.exp(s - m_new)
+        l = l * rescale + p.sum(axis=1, keepdims=True)
+        acc = acc * rescale + p @ v[start:start + block_size]
+        m = m_new
+    return acc / l
+```
+</details>
 #%% md en
 ## Summary
 
@@ -529,13 +698,13 @@ positions, shows that the needle is out of reach.
 #%% md zh
 ## 小结
 
-- **在线 softmax** 在各块 Key 之间一路带着滚动最大值 $m$、滚动求和 $\ell$ 和累加器 $a$；最大值上升时乘以 $e^{m - m'}$ 重新缩放；
+- **在线 softmax** 在各块 Key 之间一路带着当前最大值 $m$、当前累计和 $\ell$ 和累加器 $a$；最大值上升时乘以 $e^{m - m'}$ 重新缩放；
   $a / \ell$ 就是精确的 softmax 输出。在我们的追踪里，最大值从 1.0 → 2.5 → 3.1，结果与 `softmax(scores) @ values` 一致。
 - `ac.tiled_attention` 与 `ac.scaled_dot_product_attention` 相等（float64 下 12 位小数内差为 0，float32 下 6 位），它只保存一个分数块，
   而不是 $(T, T)$ 的权重：16K 个 token 时峰值内存约 6 MiB，而不是 1 GiB，从 $O(T^2)$ 变成 $O(T)$。计算量仍是 $O(T^2)$。
 - 融合内核不返回权重：最后一块之前，没有哪个权重是最终值；要保存它们，就得付出它们本来省下的内存。需要时，从保存的 log-sum-exp 重新计算权重。
 - 滑动窗口和稀疏模式少算了许多对（16K、$W = 256$ 时只算 3.1%），却改变了可见范围：窗口之外的 Key 权重恰好为 0。
-- 在答案已知的 needle 任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
+- 在答案已知的针任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
   其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和 mask，再查内核。
 
 **下一节：** [11 · 总复习](11_review.ipynb)：八道自测题集中在一起，以及注意力之后要学的内容地图。

@@ -300,17 +300,19 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
     depths = as_float_array(depths, "depths", ndim=1)
     if not accuracy:
         raise ValueError("accuracy: expected at least one (method, T) curve, got none")
-    ax = plots._new_axes(ax, (7.2, 3.8))
+    ax = plots._new_axes(ax, (9.0, 3.8))
     lengths = sorted({t for _, t in accuracy})
     markers = "osD^v"
     x = np.arange(depths.size)
-    width = 0.7 / len(accuracy)                                   # each depth's slot is split between the curves
-    for n_curve, ((method, t), values) in enumerate(accuracy.items()):
+    width = 0.84 / len(accuracy)                                   # each depth's slot is split between the curves
+    order = sorted(accuracy, key=lambda mt: (METHODS.index(mt[0]) if mt[0] in METHODS else len(METHODS), mt[1]))
+    for n_curve, (method, t) in enumerate(order):                   # one method's curves side by side
+        values = accuracy[(method, t)]
         n = lengths.index(t)
         color = plots.COLORS[METHODS.index(method) if method in METHODS else 2]
         offset = (n_curve - (len(accuracy) - 1) / 2) * width
         ax.plot(x + offset, as_float_array(values, "accuracy", ndim=1), **{
-            "color": color, "marker": markers[n % len(markers)], "linestyle": "none", "markersize": 7,
+            "color": color, "marker": markers[n % len(markers)], "linestyle": "none", "markersize": 5.5,
             "label": i18n.t("efficient_lab.curve", method=i18n.t(METHOD_LABELS[method]), t=f"{t:,}"),
             **kwargs})
     if chance is not None:

@@ -10,7 +10,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "efficient_lab.method_full": {"en": "full (tiled)", "zh": "全局注意力（分块）"},
     "efficient_lab.method_window": {"en": "sliding window", "zh": "滑动窗口"},
     "efficient_lab.chance": {"en": "chance {p}", "zh": "随机猜测 {p}"},
-    "efficient_lab.depth": {"en": "needle position (depth in the document)", "zh": "needle 的位置（在文档中的深度）"},
+    "efficient_lab.depth": {"en": "needle position (depth in the document)", "zh": "针的位置（在文档中的深度）"},
     "efficient_lab.accuracy": {"en": "task accuracy", "zh": "任务正确率"},
     "efficient_lab.curve": {"en": "{method}, T = {t}", "zh": "{method}，T = {t}"},
     "efficient_lab.pattern_full": {"en": "full: {n} pairs", "zh": "全局：{n} 对"},
@@ -18,21 +18,29 @@ STRINGS: dict[str, dict[str, str]] = {
     "efficient_lab.pattern_sparse": {"en": "window + global token: {n} pairs", "zh": "窗口 + 全局 token：{n} 对"},
     "efficient_lab.window": {"en": "window W (keys)", "zh": "窗口 W（Key 个数）"},
     "efficient_lab.distance": {"en": "needle distance (tokens before the question)",
-                               "zh": "needle 距离（在问题之前几个 token）"},
+                               "zh": "针的距离（在问题之前几个 token）"},
     "efficient_lab.key_position": {"en": "key position j (the question is the last token)",
                                    "zh": "Key 的位置 j（问题是最后一个 token）"},
     "efficient_lab.window_band": {"en": "inside the window", "zh": "窗口之内"},
-    "efficient_lab.needle": {"en": "needle", "zh": "needle"},
+    "efficient_lab.needle": {"en": "needle", "zh": "针"},
     "efficient_lab.correct": {"en": "right", "zh": "正确"},
     "efficient_lab.wrong": {"en": "wrong", "zh": "错误"},
     "efficient_lab.readout_visible": {"en": "The needle is {d} tokens before the question: inside the window of {w}.",
-                                      "zh": "needle 在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之内。"},
+                                      "zh": "针在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之内。"},
     "efficient_lab.readout_hidden": {"en": "The needle is {d} tokens before the question: outside the window of {w}, "
                                            "so its weight is exactly 0.",
-                                     "zh": "needle 在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之外，所以它的权重恰好"
+                                     "zh": "针在问题之前 {d} 个 token：在 {w} 个 Key 的窗口之外，所以它的权重恰好"
                                            "为 0。"},
     "efficient_lab.readout_weight": {"en": "Needle weight: window {ww}, full {wf} · answer: window {aw}, full {af}",
-                                     "zh": "needle 的权重：窗口 {ww}，全局 {wf} · 答案：窗口{aw}，全局{af}"},
+                                     "zh": "针的权重：窗口 {ww}，全局 {wf} · 答案：窗口{aw}，全局{af}"},
     "efficient_lab.readout_pairs": {"en": "Pairs computed for all {t} queries: window {pw} of full {pf} ({share})",
                                     "zh": "全部 {t} 个 Query 要计算的配对：窗口 {pw}，全局 {pf}（占 {share}）"},
+    "linear_lab.peak": {"en": "T = {t:>5,}: peak memory  softmax {soft:>7.1f} MiB   linear {lin:>5.2f} MiB",
+                        "zh": "T = {t:>5,}：峰值内存  softmax {soft:>7.1f} MiB   线性 {lin:>5.2f} MiB"},
+    "linear_lab.distance": {"en": "T = {t}: distance from softmax's weights (total variation) {tv:.2f}; largest weight "
+                                  "per row: softmax {ms:.3f}, linear {ml:.3f} (uniform {u:.4f})",
+                            "zh": "T = {t}：与 softmax 权重的距离（总变差）{tv:.2f}；每行最大权重：softmax {ms:.3f}，"
+                                  "线性 {ml:.3f}（均匀分布 {u:.4f}）"},
+    "linear_lab.needle": {"en": "the needle's weight: softmax {soft:.4f}, linear {lin:.4f}; uniform would be {u:.4f}",
+                          "zh": "针的权重：softmax {soft:.4f}，线性 {lin:.4f}；均匀分布时是 {u:.4f}"},
 }
