@@ -187,13 +187,16 @@ STATE_CASES = [
     (W1.attention_step_state, ((1e-300, 1e-300), ((1e-300, 0.0), (0.0, 1e-300)), ((1.0,), (2.0,))), {},
      {"weights": [0.5, 0.5]}),
     (W1.attention_step_state, ((1.0, 0.0), ((1.0, 0.0), (0.0, 1.0)), ((1e308,), (1e308,))), {}, "finite"),
+    (W1.attention_step_state, ((3.0, 3.0), ((6e307, 0.0), (0.0, 6e307)), ((1.0,), (2.0,))), {},
+     (FloatingPointError, "q·k is beyond the largest float64 number")),
     (W3.temperature_state, ((1e308, -1e308), 1e-300), {}, (FloatingPointError, "use a larger temperature")),
     (W3.temperature_state, ((1e308, -1e308), 1.0), {}, {"argmax": 0}),
     (W3.temperature_state, ((1.0, 2.0), 1e308), {}, {"max_weight": 0.5}),
     (W3.temperature_state, ((1.0, 2.0), 1e-300), {}, {"max_weight": 1.0}),
     (W3.temperature_state, ((), 1.0), {}, (ValueError, "at least one score")),
     (W7.position_bias_state, ((), 0), {}, (ValueError, "scores: expected at least one score")),
-    (W7.position_bias_state, ((1e308, -1e308, 0.0), 1), {"slope": 1e308}, "finite"),
+    (W7.position_bias_state, ((1e308, -1e308, 0.0), 1), {"slope": 1e308}, (FloatingPointError, "use a smaller slope")),
+    (W7.position_bias_state, ((1e308, -1e308, 0.0), 1), {"slope": 1e300}, "finite"),
     (W7.position_bias_state, ((1.0, 2.0, 3.0), 1), {"slope": 1e-300}, "finite"),
     (W7.position_bias_state, ((1.0, 2.0), 0), {"causal": "yes"}, (TypeError, "causal: expected True or False")),
     (W7.positional_state, (10 ** 6, 8, 0, 0), {}, (ValueError, "n_positions: a widget recomputes sizes up to 4096")),
@@ -209,6 +212,32 @@ STATE_CASES = [
     (W4.mask_state, ("causal", np.full((3, 3), -1e308)), {}, "finite"),
     (W10.window_retrieval_state, (16, 20), {"T": 10 ** 9}, (ValueError, "T: a widget recomputes sizes up to 16384")),
     (W9.context_cost_state, (), {"n_tokens": 10 ** 18}, "finite"),
+]
+
+
+from attention_core.labs.nb01_query_key_value import coreference as C1        # noqa: E402
+from attention_core.labs.nb05_self_and_cross_attention import cross_lab as X5   # noqa: E402
+from attention_core.labs.nb07_position import position_lab as P7                # noqa: E402
+from attention_core.labs.nb09_cost_and_context_window import cost_lab as K9     # noqa: E402
+from attention_core.labs.nb10_efficient_attention import efficient_lab as E10   # noqa: E402
+
+_EXAMPLE = C1.coreference_example(C1.example_names()[0])
+STATE_CASES += [                       # the labs' experiment functions under the same rule
+    (C1.with_feature, (_EXAMPLE, _EXAMPLE.tokens[-1], "female", "abc"), {}, (TypeError, "value: expected a number")),
+    (C1.with_feature, (_EXAMPLE, _EXAMPLE.tokens[-1], "female", NAN), {}, (ValueError, "value: expected a finite")),
+    (X5.cross_params, ("strong",), {}, (TypeError, "strength: expected a number")),
+    (X5.self_params, (INF,), {}, (ValueError, "strength: expected a finite number")),
+    (P7.distance_bias, (4, "abc"), {}, (TypeError, "slope: expected a number")),
+    (P7.distance_bias, (4, 1e308), {}, (FloatingPointError, "slope: 1e+308 × distance 3 is beyond")),
+    (P7.distance_bias, (4, 1e-300), {}, "finite"),
+    (K9.format_bytes, ("abc",), {}, (TypeError, "n_bytes: expected a number")),
+    (K9.format_count, (NAN,), {}, (ValueError, "x: expected a finite number")),
+    (K9.toy_position_bias, (16,), {"start": "abc"}, (TypeError, "start: expected a number")),
+    (K9.toy_position_bias, (16,), {"start": 1e308}, "finite"),
+    (E10.needle_document, (64, 2), {"strength": 1e200}, (FloatingPointError, "use a smaller strength")),
+    (E10.needle_document, (64, 2), {"strength": 1e300, "dtype": "float64"},
+     (FloatingPointError, "largest float64 number")),
+    (E10.needle_document, (64, 2), {"strength": 1e-30}, "finite"),
 ]
 
 
@@ -264,11 +293,13 @@ def test_dot_product_state_is_finite_and_right_or_says_overflow(a, b):
 
 
 @given(_numbers(), _numbers(), _numbers())
+@example(-3.0, -6e307, -1.0)                 # q·k overflows before the scale, the scaled scores do not
 def test_attention_step_state_is_finite_or_says_overflow(q, k, v):
     try:
         s = W1.attention_step_state((q, -q), ((k, 0.0), (0.0, k)), ((v, 0.0), (0.0, v)))
     except FloatingPointError as exc:
-        assert "overflowed float64" in str(exc)
+        assert "overflowed float64" in str(exc) or "q·k is beyond the largest float64" in str(exc)
+        assert abs(q * k) > 1e307 or abs(v) > 1e307
         return
     assert _finite(s)
     assert s["weights"].sum() == pytest.approx(1.0)
@@ -287,8 +318,12 @@ def test_temperature_state_is_finite_or_says_overflow(scores, temperature):
 
 
 @given(st.lists(_numbers(), min_size=2, max_size=6), _numbers().map(abs), st.integers(0, 3), st.booleans())
-def test_position_bias_state_is_finite(scores, slope, window, causal):
-    s = W7.position_bias_state(scores, len(scores) - 1, slope=slope, window=window, causal=causal)
+def test_position_bias_state_is_finite_or_says_overflow(scores, slope, window, causal):
+    try:
+        s = W7.position_bias_state(scores, len(scores) - 1, slope=slope, window=window, causal=causal)
+    except FloatingPointError as exc:
+        assert "use a smaller slope" in str(exc) and slope * (len(scores) - 1) > np.finfo(float).max
+        return
     assert np.isfinite(s["weights"]).all() and s["weights"].sum() == pytest.approx(1.0)
     assert not np.isnan(s["adjusted"]).any()
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.core.validation import check_flag
+from attention_core.core.validation import check_flag, real_number
 from attention_core.teaching.tables import Table, named_matrix
 
 FEATURES = ("noun", "pronoun", "adjective", "animate", "place", "female", "male",
@@ -98,7 +98,7 @@ class CorefParams:
         """A copy with one named entry changed, e.g. p.set("w_k2", "can_be_tired", "tired", 0)."""
         new = self.copy()
         rows, cols = _axes(self, matrix)
-        getattr(new, matrix)[rows.index(row), cols.index(col)] = float(value)
+        getattr(new, matrix)[rows.index(row), cols.index(col)] = real_number(value, "value")
         return new
 
 
@@ -189,7 +189,7 @@ def with_feature(example: CorefExample, token: str, feature: str, value: float) 
         raise ValueError(f"feature: expected one of {example.feature_names}, got {feature!r}")
     x = example.embeddings.copy()
     rows = [i for i, tok in enumerate(example.tokens) if tok == token]
-    x[rows, example.feature_names.index(feature)] = float(value)
+    x[rows, example.feature_names.index(feature)] = real_number(value, "value")
     return replace(example, embeddings=x, name=f"{example.name}+{token}.{feature}={value:g}")
 
 

@@ -42,7 +42,11 @@ def attention_step_state(q, keys, values, scale=None) -> dict:
     values = as_float_array(values, "values", ndim=2)
     output, weights = scaled_dot_product_attention(q[None, :], keys, values, scale=scale)  # (1, Dv), (1, Tk)
     used_scale = 1.0 / math.sqrt(q.shape[0]) if scale is None else float(scale)
-    scores = keys @ q                                                       # (Tk,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = keys @ q                                                   # (Tk,) before the scale
+    if not np.isfinite(scores).all():                  # the scaled scores fit, the table's raw q·k does not
+        raise FloatingPointError(f"q·k is beyond the largest float64 number ({np.finfo(float).max:.3g}) "
+                                 "before the scale; use smaller q or keys")
     weights = weights[0]
     return {"q": q, "keys": keys, "values": values, "d": q.shape[0], "scale": used_scale, "scores": scores,
             "scaled": scores * used_scale, "weights": weights, "contributions": weights[:, None] * values,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.core.validation import as_generator
+from attention_core.core.validation import as_generator, real_number
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.tables import Table, named_matrix
 
@@ -137,7 +137,7 @@ class AttnParams:
         """A copy with one named entry changed, e.g. p.set("w_q", "locative", "relation", 0)."""
         m = getattr(self, matrix).copy()
         cols = FEATURES if matrix == "w_v" else self.axes
-        m[FEATURES.index(row), cols.index(col)] = float(value)
+        m[FEATURES.index(row), cols.index(col)] = real_number(value, "value")
         return replace(self, **{matrix: m})
 
 
@@ -152,7 +152,7 @@ def cross_params(strength: float = 3.5) -> AttnParams:
     Query: a concept feature asks for that concept; 在 (locative) asks for "a spatial relation".
     Key: a concept feature answers to that concept; a preposition answers to "a spatial relation".
     """
-    s = float(strength)
+    s = real_number(strength, "strength")
     q = {(c, c): s for c in CONCEPTS} | {("locative", "relation"): s}
     k = {(c, c): s for c in CONCEPTS} | {("preposition", "relation"): s}
     return AttnParams(named_matrix(q, FEATURES, CROSS_AXES), named_matrix(k, FEATURES, CROSS_AXES), _carry_meaning(),
@@ -166,7 +166,7 @@ def self_params(strength: float = 3.5) -> AttnParams:
     article -> "which noun is mine?" (any noun: without positions it cannot tell which);
     animate noun -> "what do I do?" (action: verbs); place noun -> "how am I related?" (prepositions).
     """
-    s = float(strength)
+    s = real_number(strength, "strength")
     q = {("verb", "agent"): s, ("preposition", "landmark"): s, ("article", "head_noun"): s,
          ("animate", "action"): s, ("place", "relation"): s}
     k = {("animate", "agent"): s, ("place", "landmark"): s, ("noun", "head_noun"): s,

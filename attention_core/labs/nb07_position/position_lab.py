@@ -24,6 +24,7 @@ from attention_core.core.validation import (
     describe,
     positive_float,
     positive_int,
+    real_number,
 )
 from attention_core.teaching import i18n, plots
 
@@ -120,9 +121,13 @@ def distance_bias(t_q: int, slope: float, t_k: int | None = None) -> np.ndarray:
     """(Tq, Tk) additive bias -slope * |i - j| (an ALiBi-like linear penalty on distance)."""
     t_q = positive_int(t_q, "t_q")
     t_k = t_q if t_k is None else positive_int(t_k, "t_k")
-    slope = float(slope)
-    if not np.isfinite(slope) or slope < 0:
+    slope = real_number(slope, "slope")
+    if slope < 0:
         raise ValueError(f"slope: expected a number >= 0, got {describe(slope)}")
+    farthest = max(t_q, t_k) - 1
+    if slope * farthest > np.finfo(float).max:          # a bias of -inf would hide keys silently
+        raise FloatingPointError(f"slope: {slope:.3g} × distance {farthest} is beyond the largest float64 number "
+                                 f"({np.finfo(float).max:.3g}); use a smaller slope")
     return -slope * np.abs(np.arange(t_q)[:, None] - np.arange(t_k)[None, :]) + 0.0   # + 0.0: no -0
 
 

@@ -31,6 +31,7 @@ from attention_core.core.validation import (
     describe,
     positive_float,
     positive_int,
+    real_number,
 )
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.measure import best_time, blas_threads, traced_peak
@@ -115,12 +116,12 @@ def _with_prefix(x, prefixes, digits: int, plain_unit: str) -> str:
 
 def format_count(x, digits: int = 1) -> str:
     """1_048_576 -> '1.0 M', 1e10 -> '10.0 G', 512 -> '512' (decimal prefixes K, M, G, T, P)."""
-    return _with_prefix(x, _SI, digits, "")
+    return _with_prefix(real_number(x, "x"), _SI, digits, "")
 
 
 def format_bytes(n_bytes, digits: int = 1) -> str:
     """Bytes with binary prefixes: 4 * 2**20 -> '4.0 MiB'; below 1 KiB, plain bytes ('512 B')."""
-    return _with_prefix(n_bytes, _BINARY, digits, " B")
+    return _with_prefix(real_number(n_bytes, "n_bytes"), _BINARY, digits, " B")
 
 
 # --- measuring ----------------------------------------------------------------------------------------
@@ -235,7 +236,7 @@ def toy_position_bias(n_tokens, *, start: float = 3.0, start_decay: float = 16.0
     """
     n = positive_int(n_tokens, "n_tokens")
     for value, name in ((start, "start"), (recent, "recent")):
-        if isinstance(value, bool) or not np.isfinite(value) or value < 0:
+        if real_number(value, name) < 0:
             raise ValueError(f"{name}: expected a number >= 0, got {describe(value)}")
     j = np.arange(n)
     return (start * np.exp(-j / positive_float(start_decay, "start_decay"))

@@ -156,6 +156,9 @@ def needle_document(t: int, n_trials: int = 20, *, d: int = 32, n_classes: int =
     strength = positive_float(strength, "strength")
     rng = as_generator(seed)
     dtype = np.dtype(dtype)
+    if dtype.kind == "f" and strength > np.sqrt(float(np.finfo(dtype).max)):   # the needle's score, strength^2 / sqrt(d)
+        raise FloatingPointError(f"strength: the needle's score {strength:.3g}² is beyond the largest {dtype} "
+                                 f"number ({float(np.finfo(dtype).max):.3g}); use a smaller strength")
     direction = rng.standard_normal((n, 1, d))
     q = (strength * direction / np.linalg.norm(direction, axis=-1, keepdims=True)).astype(dtype)  # (N, 1, d)
     k = rng.standard_normal((n, t, d), dtype=np.float32).astype(dtype)     # (N, T, d) distractor keys
