@@ -203,8 +203,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.heads.strided": {"en": "Head h takes columns h, h + H, h + 2H, ... in your version ({case}); in the "
                                       "package (and in torch) head h takes the contiguous block of columns "
                                       "h*Dh .. (h+1)*Dh - 1: reshape the last axis as (H, Dh), not (Dh, H).",
-                                "zh": "在你的版本里，第 h 个头取的是第 h、h + H、h + 2H……列（{case}）；"
-                                      "而在本库（以及 torch）里，第 h 个头取的是连续的一段列 h*Dh 到 (h+1)*Dh - 1："
+                                "zh": "在你的版本里，头 h 取的是列 h、h + H、h + 2H……（{case}）；"
+                                      "而在本库（以及 torch）里，头 h 取的是连续的一段列 h*Dh 到 (h+1)*Dh - 1："
                                       "最后一个轴要 reshape 成 (H, Dh)，而不是 (Dh, H)。"},
     "exercises.heads.batch": {"en": "Your function works on (T, D) but not on a batch ({case}): {detail} Unpack the "
                                     "shape as *lead, T, D = x.shape and use negative axes.",
@@ -212,8 +212,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "请用 *lead, T, D = x.shape 拆出形状，并使用负数轴。"},
     "exercises.heads.split_ok": {"en": "All good: (..., T, D) -> (..., H, T, D/H), head h holding columns "
                                        "h*Dh .. (h+1)*Dh - 1, with and without a batch.",
-                                 "zh": "全部通过：(..., T, D) -> (..., H, T, D/H)，第 h 个头取第 h*Dh 到 (h+1)*Dh - 1 "
-                                       "列，"
+                                 "zh": "全部通过：(..., T, D) -> (..., H, T, D/H)，头 h 取列 h*Dh 到 (h+1)*Dh - 1，"
+                                       ""
                                        "有无批量维度都正确。"},
     "exercises.merge.no_transpose": {"en": "Your result has the right shape but the wrong numbers ({case}): you "
                                            "reshaped (H, T, Dh) straight to (T, H*Dh) without moving the head axis "
@@ -225,7 +225,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.merge.strided": {"en": "Your concatenation interleaves the heads column by column ({case}): merge "
                                       "must undo split_heads, putting head 0's Dh columns first, then head 1's, ...",
                                 "zh": "你的拼接把各个头按列交错在了一起（{case}）：合并必须是 split_heads 的逆运算，"
-                                      "先放第 0 个头的 Dh 列，再放第 1 个头的，依此类推。"},
+                                      "先放头 0 的 Dh 列，再放头 1 的，依此类推。"},
     "exercises.merge.ok": {"en": "All good: (..., H, T, Dh) -> (..., T, H*Dh), and merge_heads(split_heads(x)) "
                                  "gives x back, with and without a batch.",
                            "zh": "全部通过：(..., H, T, Dh) -> (..., T, H*Dh)，并且 merge_heads(split_heads(x)) 能还原"
@@ -261,7 +261,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.sin.swapped": {"en": "Your sin and cos are swapped ({case}): even columns 2i hold sin, odd columns "
                                     "2i+1 hold cos, so row 0 is [0, 1, 0, 1, ...].",
                               "zh": "你把 sin 和 cos 放反了（{case}）：偶数列 2i 放 sin，奇数列 2i+1 放 cos，"
-                                    "所以第 0 行（位置 0）是 [0, 1, 0, 1, ...]。"},
+                                    "所以位置 0 那一行是 [0, 1, 0, 1, ...]。"},
     "exercises.sin.blocks": {"en": "You put all the sines first and all the cosines after ({case}): the paper (and "
                                    "the package) interleaves them, sin in column 2i and cos in column 2i+1 of the "
                                    "same frequency.",
@@ -276,8 +276,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.sin.base": {"en": "Your frequencies are off ({case}): column pair i must turn at "
                                  "1 / 10000^(2i / d_model), from 1 (column 0) down to about 1/10000. Check the base "
                                  "10000, the 2i (not i) in the exponent, and that you divide the position by it.",
-                           "zh": "你的频率不对（{case}）：第 i 对列的频率必须是 1 / 10000^(2i / d_model)，"
-                                 "从 1（第 0 列）一路降到约 1/10000。请检查底数是否为 10000、指数里是 2i 而不是 i，"
+                           "zh": "你的频率不对（{case}）：第 i 对列（从 0 编号）的频率必须是 1 / 10000^(2i / d_model)，"
+                                 "从 1（列 0）一路降到约 1/10000。请检查底数是否为 10000、指数里是 2i 而不是 i，"
                                  "以及是不是用位置除以它。"},
     "exercises.sin.from_one": {"en": "Your positions start at 1 ({case}): the first row is position 0, "
                                      "so it is [0, 1, 0, 1, ...].",
@@ -298,8 +298,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "本库按 RoFormer 论文把相邻两维 (2i, 2i+1) 配对：x[..., 0::2] 和 x[..., 1::2]。"},
     "exercises.rope.base": {"en": "Your angles are off ({case}): pair i turns at theta_i = 10000^(-2i / Dh) radians "
                                   "per position (check the base 10000 and the 2i in the exponent).",
-                            "zh": "你的角度不对（{case}）：第 i 对每前进一个位置转 theta_i = 10000^(-2i / Dh) 弧度"
-                                  "（请检查底数 10000 和指数里的 2i）。"},
+                            "zh": "你的角度不对（{case}）：第 i 对（从 0 编号）每前进一个位置转 "
+                                  "theta_i = 10000^(-2i / Dh) 弧度（请检查底数 10000 和指数里的 2i）。"},
     "exercises.rope.positions": {"en": "You ignored `positions` and rotated row t by t ({case}): use the position "
                                        "you are given, positions[t].",
                                  "zh": "你忽略了 `positions`，直接按行号 t 旋转（{case}）：应该使用传入的位置 "
@@ -343,17 +343,17 @@ STRINGS: dict[str, dict[str, str]] = {
     # KV cache (09)
     "exercises.kv.future": {"en": "Step {t} of your decoding sees a future key ({case}): when token t is generated, "
                                   "only keys 0 .. t exist. Attend to the cache, not to the whole k.",
-                            "zh": "你解码的第 {t} 步看到了未来的 Key（{case}）：生成第 t 个 token 时，只有第 0 到 t 个"
-                                  " Key 存在。"
+                            "zh": "你解码到位置 {t}（从 0 编号）时看到了未来的 Key（{case}）：生成位置 t 的 token 时，"
+                                  "只有位置 0 到 t 的 Key 存在。"
                                   "应该只对缓存做注意力，而不是对整个 k。"},
     "exercises.kv.exclusive": {"en": "Your cache misses the current token ({case}): append k[t] and v[t] to the "
                                      "cache first, then attend, so that step t sees keys 0 .. t (itself included).",
                                "zh": "你的缓存里缺了当前 token（{case}）：要先把 k[t] 和 v[t] 放进缓存，再做注意力，"
-                                     "这样第 t 步看到的是第 0 到 t 个 Key（包括它自己）。"},
+                                     "这样位置 t 看到的是位置 0 到 t 的 Key（包括它自己）。"},
     "exercises.kv.newest_only": {"en": "Each of your steps attends only to its own key ({case}): the cache must keep "
                                        "every earlier key and value, so step t sees 0 .. t.",
                                  "zh": "你的每一步只关注了自己的 Key（{case}）：缓存必须保留之前所有的 Key 和 Value，"
-                                       "这样第 t 步才能看到第 0 到 t 个。"},
+                                       "这样位置 t 才能看到位置 0 到 t。"},
     "exercises.kv.ok": {"en": "All good: step-by-step decoding with your cache gives exactly the outputs of the full "
                               "causal computation, for 1, 5 and 12 tokens.",
                         "zh": "全部通过：用你的缓存逐步解码，1、5、12 个 token 时都与完整的因果计算结果完全相同。"},
@@ -388,8 +388,8 @@ STRINGS: dict[str, dict[str, str]] = {
     # sliding window (10)
     "exercises.window.wide": {"en": "Your window shows window + 1 keys ({case}): query i sees keys i-window+1 .. i, "
                                     "that is `window` keys, itself included (0 <= i - j < window).",
-                              "zh": "你的窗口露出了 window + 1 个 Key（{case}）：第 i 个 Query 看到的是第 i-window+1 "
-                                    "到 i 个 Key，"
+                              "zh": "你的窗口露出了 window + 1 个 Key（{case}）：Query i 看到的是 Key i-window+1 "
+                                    "到 i，"
                                     "共 window 个，包括它自己（0 <= i - j < window）。"},
     "exercises.window.future": {"en": "Your window lets a query see keys after it ({case}): the causal window looks "
                                       "only backwards, 0 <= i - j < window.",
@@ -418,8 +418,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.online.last_block": {"en": "The last, shorter block is missing ({case}): with Tk = 100 and blocks of "
                                           "32, the keys 96 .. 99 are a block too. Loop over range(0, Tk, block_size) "
                                           "and slice up to min(start + block_size, Tk).",
-                                    "zh": "最后那个较短的块被漏掉了（{case}）：Tk = 100、块大小 32 时，第 96 到 99 个 "
-                                          "Key 也是一块。"
+                                    "zh": "最后那个较短的块被漏掉了（{case}）：Tk = 100、块大小 32 时，Key 96 到 99 "
+                                          "也是一块。"
                                           "循环用 range(0, Tk, block_size)，切片到 min(start + block_size, Tk)。"},
     "exercises.online.no_scale": {"en": "You did not divide the scores by sqrt(d_k) ({case}).",
                                   "zh": "你没有把分数除以 √d_k（{case}）。"},
