@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from attention_core.core.validation import as_float_array, describe
+from attention_core.core.validation import as_float_array, describe, positive_float
 from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
 
@@ -269,17 +269,38 @@ def _vectors(vectors) -> dict[str, np.ndarray]:
     return out
 
 
+MAX_LIMIT = 1e300        # the largest axis half-width: beyond it matplotlib's transforms overflow float64
+
+
 def vector_limit(arrays, minimum: float = 1.0) -> float:
     """A symmetric axis limit that fits every vector with a margin for its label."""
     biggest = max([minimum] + [float(np.abs(a).max()) for a in arrays])
+    if biggest > MAX_LIMIT / 1.25:
+        raise ValueError(f"vectors: the axes reach at most ±{MAX_LIMIT:.0e}, got a number of {biggest:.3g}; "
+                         "use smaller vectors")
     return 1.25 * biggest
+
+
+def _cosine(a, b):
+    """cos θ of two vectors from their unit vectors (no overflow for 1e300, no underflow for 1e-300);
+    None when one is zero."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    top_a, top_b = float(np.abs(a).max()), float(np.abs(b).max())
+    if top_a == 0 or top_b == 0:
+        return None
+    ua, ub = a / top_a, b / top_b
+    return float(np.clip(ua @ ub / (np.linalg.norm(ua) * np.linalg.norm(ub)), -1.0, 1.0))
 
 
 def dot_text(a_label: str, b_label: str, a, b) -> str:
     """'a·b = …, cos θ = …' in the current language (cos θ undefined for a zero vector)."""
-    dot = float(np.dot(a, b))
-    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
-    cos = f"{dot / norms:.2f}" if norms > 0 else i18n.t("plots.undefined")
+    with np.errstate(over="ignore", invalid="ignore"):
+        dot = float(np.dot(a, b))
+    if not math.isfinite(dot):
+        raise FloatingPointError(f"{a_label}·{b_label} is beyond the largest float64 number "
+                                 f"({np.finfo(float).max:.3g}); use smaller vectors")
+    cosine = _cosine(a, b)
+    cos = f"{cosine:.2f}" if cosine is not None else i18n.t("plots.undefined")
     return (i18n.t("plots.dot_product", a=a_label, b=b_label, dot=dot) + "\n"
             + i18n.t("plots.cosine", cos=cos))
 
@@ -294,6 +315,8 @@ def plot_vectors_2d(vectors, ax=None, *, show_dot="auto", colors=None, limit=Non
     vecs = _vectors(vectors)
     if show_dot == "auto":
         show_dot = len(vecs) == 2
+    elif not isinstance(show_dot, (bool, np.bool_)):
+        raise TypeError(f"show_dot: expected 'auto', True or False, got {describe(show_dot)}")
     if show_dot and len(vecs) < 2:
         raise ValueError(f"show_dot: needs at least two vectors, got {len(vecs)}")
     if "color" in kwargs:                       # quiver's own name for it: one colour for all
@@ -305,7 +328,9 @@ def plot_vectors_2d(vectors, ax=None, *, show_dot="auto", colors=None, limit=Non
         raise ValueError(f"colors: expected {len(vecs)} colours (one per vector), got {len(colors)}")
     ax = _new_axes(ax, (5, 5))
     labels, arrays = list(vecs), np.array(list(vecs.values()))        # (N, 2)
-    lim = vector_limit(arrays) if limit is None else float(limit)
+    lim = vector_limit(arrays) if limit is None else positive_float(limit, "limit")
+    if lim > MAX_LIMIT:
+        raise ValueError(f"limit: the axes reach at most ±{MAX_LIMIT:.0e}, got {lim:.3g}")
     setup_vector_axes(ax, lim)
     ax.quiver(np.zeros(len(arrays)), np.zeros(len(arrays)), arrays[:, 0], arrays[:, 1], color=colors,
               **{"angles": "xy", "scale_units": "xy", "scale": 1, "width": 0.012, **kwargs})

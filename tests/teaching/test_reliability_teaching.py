@@ -388,3 +388,31 @@ def test_a_builder_that_fails_anywhere_returns_a_panel():
     assert isinstance(panel, widget_base.Panel)
     assert "outside what this widget can compute or draw" in panel.message.value
     assert "Singular" not in panel.message.value
+
+
+# --- plots: figure helpers refuse what their axes cannot draw, in plain words ------------------------
+from attention_core.teaching import plots  # noqa: E402
+
+PLOT_CASES = [
+    (lambda: plots.plot_vectors_2d({"a": (1e308, 1e308)}), ValueError, "vectors: the axes reach at most ±1e+300"),
+    (lambda: plots.plot_vectors_2d({"a": (1.0, 1.0)}, limit=1e308), ValueError, "limit: the axes reach at most"),
+    (lambda: plots.plot_vectors_2d({"a": (1.0, 1.0)}, limit="3"), TypeError, "limit: expected a positive number"),
+    (lambda: plots.plot_vectors_2d({"a": (1.0, 1.0)}, limit=0), ValueError, "limit: expected a finite number > 0"),
+    (lambda: plots.plot_vectors_2d({"a": (1.0, 1.0), "b": (0.0, 1.0)}, show_dot="no"), TypeError,
+     "show_dot: expected 'auto', True or False"),
+    (lambda: plots.plot_vectors_2d({"a": (1e200, 1e200), "b": (1e200, 1.0)}), FloatingPointError,
+     "a·b is beyond the largest float64 number"),
+]
+
+
+@pytest.mark.parametrize("make, error, words", PLOT_CASES)
+def test_plot_helpers_refuse_what_they_cannot_draw(make, error, words):
+    with pytest.raises(error) as info:
+        make()
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("a, b, cos", [((1e-300, 1e-300), (1e-300, 0.0), "0.71"), ((1e150, 0.0), (0.0, 1e150), "0.00"),
+                                       ((1.0, 0.5), (0.5, 1.0), "0.80"), ((0.0, 0.0), (1.0, 0.0), "undefined")])
+def test_dot_text_cosine_is_right_at_any_scale(a, b, cos):
+    assert f"cos θ = {cos}" in plots.dot_text("a", "b", a, b)
