@@ -157,7 +157,7 @@ Markdown(review.question_table(LANG))
 #%% md en
 ## Attention versus RNN
 
-The comparison table of the source tutorial (seed 000), with the notebook that shows each row.
+The comparison table of “Transformer Attention 机制入门：从直觉到公式”, with the notebook that shows each row.
 
 | Aspect | RNN | Transformer attention | shown in |
 |---|---|---|---|
@@ -171,11 +171,11 @@ The comparison table of the source tutorial (seed 000), with the notebook that s
 **The core trade-off:** the RNN trades a sequential inductive bias for cost that is linear in the length; the
 Transformer trades all-pairs attention for direct long-range interaction and parallelism. For long sequences
 attention's $O(n^2)$ becomes the bottleneck, which is where Longformer, Linformer, FlashAttention and linear attention
-start. The two compute columns, counted for a width of $d = 512$:
+start (notebook 10 computes sliding windows, FlashAttention's tiling and linear attention). The two compute columns, counted for a width of $d = 512$:
 #%% md zh
 ## 注意力与 RNN
 
-原教程（seed 000）的对比表，外加一列：演示这一行的 notebook。
+《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列：演示这一行的 notebook。
 
 | 维度 | RNN | Transformer Attention | 演示 |
 |---|---|---|---|
@@ -187,7 +187,8 @@ start. The two compute columns, counted for a width of $d = 512$:
 | 位置信息 | 天然有序 | 需要额外 position encoding | [07](07_position.ipynb) |
 
 **核心取舍：** RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
-Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点。
+Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
+（10 节亲手算了滑动窗口、FlashAttention 的分块计算和线性注意力）。
 下面按宽度 $d = 512$ 把两列计算量数一数：
 #%% code
 print(f"{'n':>6}  {'RNN n·d²':>10}  {'attn n²·d':>10}  {'ratio':>6}  {'steps RNN/attn':>14}  {'path RNN/attn':>13}  {'n×n weights':>12}")
@@ -206,7 +207,7 @@ notebook 08 times both, and 09 measures the $n \times n$ memory.
 #%% md en
 ## Four ideas for developers
 
-The summary table of the second tutorial (seed 001, section 1.7), with where each idea is shown.
+The summary table of “Transformer 自注意力机制：直觉理解，不需要数学” (section 1.7), with where each idea is shown.
 
 | Concept | Core intuition | Why it matters to a developer | shown in |
 |---|---|---|---|
@@ -219,7 +220,7 @@ The last row in numbers, with the tutorials' own examples (1K and 100K tokens):
 #%% md zh
 ## 开发者需要记住的四个概念
 
-第二篇教程（seed 001，1.7 节）的小结表，外加一列：演示它的 notebook。
+《Transformer 自注意力机制：直觉理解，不需要数学》（1.7 节）的小结表，外加一列：演示它的 notebook。
 
 | 概念 | 核心直觉 | 对开发者的意义 | 演示 |
 |---|---|---|---|
