@@ -10,7 +10,7 @@ import tracemalloc
 
 import numpy as np
 
-from attention_core.core.validation import positive_float, positive_int
+from attention_core.core.validation import check_flag, positive_float, positive_int
 
 
 def traced_peak(fn, *args, **kwargs):
@@ -41,6 +41,7 @@ def timed(fn, *args, **kwargs):
 def latencies(fn, *args, runs: int = 5, warmup: bool = True, **kwargs) -> np.ndarray:
     """Seconds of `runs` calls of fn(*args, **kwargs) (wall clock), after one warm-up call unless
     warmup=False (when the caller has just run it, for example to trace its memory)."""
+    warmup = check_flag(warmup, "warmup")
     runs = positive_int(runs, "runs")
     if warmup:
         fn(*args, **kwargs)

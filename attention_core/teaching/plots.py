@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from attention_core.core.validation import as_float_array, describe, positive_float
+from attention_core.core.validation import as_float_array, check_flag, describe, positive_float
 from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
 
@@ -371,6 +371,7 @@ def plot_positional_encoding(table, ax=None, *, cmap=SIGNED_CMAP, vmin=None, vma
     The colour scale is symmetric around 0 unless vmin/vmax are given. kwargs go to `ax.imshow`.
     Returns the Axes.
     """
+    colorbar = check_flag(colorbar, "colorbar")
     table = as_float_array(table, "table")
     if table.ndim != 2 or table.size == 0:
         raise ValueError(f"table: expected a non-empty (T, D) table, got shape {table.shape}")
@@ -400,6 +401,7 @@ def plot_mask(mask, x_labels=None, y_labels=None, ax=None, *, annotate="auto", l
     Leading size-1 axes are dropped, so a padding mask's row `padding_mask(...)[b]` works.
     kwargs go to `ax.imshow`. Returns the Axes.
     """
+    legend = check_flag(legend, "legend")
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 

@@ -416,3 +416,14 @@ def test_plot_helpers_refuse_what_they_cannot_draw(make, error, words):
                                        ((1.0, 0.5), (0.5, 1.0), "0.80"), ((0.0, 0.0), (1.0, 0.0), "undefined")])
 def test_dot_text_cosine_is_right_at_any_scale(a, b, cos):
     assert f"cos θ = {cos}" in plots.dot_text("a", "b", a, b)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: plots.plot_positional_encoding(np.zeros((4, 4)), colorbar="no"), "colorbar: expected True or False"),
+    (lambda: plots.plot_mask(np.ones((3, 3), dtype=bool), legend="no"), "legend: expected True or False"),
+    (lambda: __import__("attention_core.teaching.measure", fromlist=["x"]).latencies(lambda: 1, warmup="no"),
+     "warmup: expected True or False"),
+])
+def test_teaching_flags_are_true_or_false(make, words):
+    with pytest.raises(TypeError, match=words):
+        make()
