@@ -25,6 +25,7 @@ import inspect
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb01_query_key_value import coreference, widgets
 
 i18n.set_language(LANG)
@@ -72,9 +73,9 @@ out, w = ac.scaled_dot_product_attention(q, k, v)
 out_new_v, w_new_v = ac.scaled_dot_product_attention(q, k, v * 10)                  # change only the values
 out_new_k, w_new_k = ac.scaled_dot_product_attention(q, k[::-1], v)                # swap only the keys
 show = lambda x: np.array2string(np.asarray(x)[0], precision=3, floatmode="fixed", separator=", ")
-print("original       weights", show(w), "  output", show(out))
-print("values x 10    weights", show(w_new_v), "  output", show(out_new_v))
-print("keys swapped   weights", show(w_new_k), "  output", show(out_new_k))
+for key, (w_, out_) in (("prints01.original", (w, out)), ("prints01.values_x10", (w_new_v, out_new_v)),
+                        ("prints01.keys_swapped", (w_new_k, out_new_k))):
+    print(pad(i18n.t(key), 14), i18n.t("prints01.weights"), show(w_), "  " + i18n.t("prints01.output"), show(out_))
 #%% md en
 ## The worked example, step by step
 
@@ -93,11 +94,11 @@ scores = q @ k.T                                   # 1. match: one dot product p
 scaled = scores / np.sqrt(q.shape[-1])            # 2. scale by sqrt(d) = sqrt(2)
 weights = ac.softmax(scaled)                      # 3. softmax: non-negative, sums to 1
 output = weights @ v                              # 4. mix the values with the weights
-print("scores  [q·k1, q·k2]    =", show(scores))
-print("scaled  / sqrt(2)       =", show(scaled))
-print("weights softmax         =", show(weights), "  sum =", f"{weights.sum():.3f}")
-print("output  α1·v1 + α2·v2   =", show(output))
-print("same as the library:", np.allclose(output, ac.scaled_dot_product_attention(q, k, v)[0]))
+print(pad(i18n.t("prints01.scores") + "  [q·k1, q·k2]", 24), "=", show(scores))
+print(pad(i18n.t("prints01.scaled") + "  / sqrt(2)", 24), "=", show(scaled))
+print(pad(i18n.t("prints01.weights") + "  softmax", 24), "=", show(weights), f"  {i18n.t('prints01.sum')} = {weights.sum():.3f}")
+print(pad(i18n.t("prints01.output") + "  α1·v1 + α2·v2", 24), "=", show(output))
+print(i18n.t("prints01.same_as_library"), np.allclose(output, ac.scaled_dot_product_attention(q, k, v)[0]))
 #%% md en
 The numbers match the tutorial: scores $[1, 0]$, scaled $[0.707, 0]$, weights $[0.670, 0.330]$.
 The output prints as $[1.340, 1.321]$: the tutorial's $[1.340, 1.320]$ mixes the values with the weights
@@ -149,8 +150,7 @@ match = np.array([[2.0, 0.0]])
 for where in (0, 4, 8):
     keys = np.insert(neutral, where, match, axis=0)     # (9, 2)
     _, w = ac.scaled_dot_product_attention(query, keys, keys)
-    print(f"matching key at position {where}: its weight = {w[0, where]:.3f}, "
-          f"each other key = {np.delete(w[0], where).max():.3f}")
+    print(i18n.t("prints01.position", where=where, w=f"{w[0, where]:.3f}", other=f"{np.delete(w[0], where).max():.3f}"))
 #%% md en
 ## Who does "it" refer to?
 
@@ -200,7 +200,7 @@ Key 矩阵把 `can_be_tired` 变成“我能回应 `tired`”。
 #%% code
 params = coreference.default_params()
 step1 = coreference.resolve(tired).pronoun_weights(step=1)
-print("step 1, 'it' attends to:", {token: round(w, 2) for token, w in step1.items() if w > 0.05})
+print(i18n.t("prints01.step1", word="it"), {token: round(w, 2) for token, w in step1.items() if w > 0.05})
 coreference.matrix_table(params, "w_q2")
 #%% code
 coreference.matrix_table(params, "w_k2")
@@ -237,7 +237,7 @@ for name in ("xiaohong_she", "xiaoming_he", "zh_animal_tired", "zh_animal_wide")
     example = coreference.coreference_example(name)
     result = coreference.resolve(example)
     print(f"{example.tokens[result.pronoun]} -> {example.tokens[result.antecedent]}   "
-          f"(weight {result.weights[1][result.pronoun].max():.2f})   {''.join(example.tokens)}")
+          f"{i18n.t('prints01.weight', w=f'{result.weights[1][result.pronoun].max():.2f}')}   {''.join(example.tokens)}")
 #%% md en
 **Is it real?** Flip one feature and the attention must follow. Below we claim that 小明 is female too:
 now two keys match the query of 她 equally, and its attention splits between them. Try other flips in the cell:
@@ -387,9 +387,9 @@ q6 = np.array([[1.5, 0.0]])
 k6 = np.array([[1.5, 0.0], [0.0, 1.5]])
 v6 = np.array([[0.0, 0.0], [5.0, 5.0]])               # the heavily weighted token carries a zero value
 out6, w6 = ac.scaled_dot_product_attention(q6, k6, v6)
-print("weights         :", w6.round(3))
-print("contributions   :", (w6[0][:, None] * v6).round(3).tolist())
-print("output          :", out6.round(3))
+for key, value in (("prints01.weights", w6.round(3)), ("prints01.contributions", (w6[0][:, None] * v6).round(3).tolist()),
+                   ("prints01.output", out6.round(3))):
+    print(pad(i18n.t(key), 16) + ":", value)
 #%% md en
 And attention is only one step: residual connections, other heads and later layers keep changing the vector.
 A heatmap is a clue for analysis, not a proof of why a model decided something.
