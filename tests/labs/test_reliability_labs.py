@@ -21,6 +21,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from attention_core.labs.nb00_start_here import widgets as W0
+from attention_core.labs.nb01_query_key_value import coreference as C1
 from attention_core.labs.nb01_query_key_value import widgets as W1
 from attention_core.labs.nb02_scaled_dot_product import widgets as W2
 from attention_core.labs.nb03_softmax import widgets as W3
@@ -134,6 +135,9 @@ BUILDER_CASES = [
     (W10.window_retrieval_widget, {"seed": -1}, "seed: expected an integer >= 0"),
     (W10.window_retrieval_widget, {"window": 0}, "window"),
     (W10.window_retrieval_widget, {"distance": 10 ** 9}, "distance: expected an integer in 0..511"),
+    (C1.coreference_widget, {"name": "nope"}, "name: expected one of ('animal_tired'"),
+    (C1.coreference_widget, {"name": 3}, "name: expected one of"),
+    (C1.coreference_widget, {"lang": "fr"}, 'lang: expected "en" (English) or "zh" (Chinese)'),
 ]
 
 
@@ -197,6 +201,7 @@ STATE_CASES = [
     (W7.position_bias_state, ((), 0), {}, (ValueError, "scores: expected at least one score")),
     (W7.position_bias_state, ((1e308, -1e308, 0.0), 1), {"slope": 1e308}, (FloatingPointError, "use a smaller slope")),
     (W7.position_bias_state, ((1e308, -1e308, 0.0), 1), {"slope": 1e300}, "finite"),
+    (W7.position_bias_state, ((-1e308, -1.0), 1), {"slope": 1e308}, (FloatingPointError, "scores + bias")),
     (W7.position_bias_state, ((1.0, 2.0, 3.0), 1), {"slope": 1e-300}, "finite"),
     (W7.position_bias_state, ((1.0, 2.0), 0), {"causal": "yes"}, (TypeError, "causal: expected True or False")),
     (W7.positional_state, (10 ** 6, 8, 0, 0), {}, (ValueError, "n_positions: a widget recomputes sizes up to 4096")),
@@ -215,7 +220,6 @@ STATE_CASES = [
 ]
 
 
-from attention_core.labs.nb01_query_key_value import coreference as C1        # noqa: E402
 from attention_core.labs.nb05_self_and_cross_attention import cross_lab as X5   # noqa: E402
 from attention_core.labs.nb07_position import position_lab as P7                # noqa: E402
 from attention_core.labs.nb09_cost_and_context_window import cost_lab as K9     # noqa: E402
@@ -318,11 +322,13 @@ def test_temperature_state_is_finite_or_says_overflow(scores, temperature):
 
 
 @given(st.lists(_numbers(), min_size=2, max_size=6), _numbers().map(abs), st.integers(0, 3), st.booleans())
+@example([-1e308, -1.0], 1e308, 0, False)                 # a finite score plus a finite bias overflow
 def test_position_bias_state_is_finite_or_says_overflow(scores, slope, window, causal):
     try:
         s = W7.position_bias_state(scores, len(scores) - 1, slope=slope, window=window, causal=causal)
     except FloatingPointError as exc:
-        assert "use a smaller slope" in str(exc) and slope * (len(scores) - 1) > np.finfo(float).max
+        assert "smaller slope" in str(exc)
+        assert slope * (len(scores) - 1) + max(abs(x) for x in scores) > np.finfo(float).max
         return
     assert np.isfinite(s["weights"]).all() and s["weights"].sum() == pytest.approx(1.0)
     assert not np.isnan(s["adjusted"]).any()

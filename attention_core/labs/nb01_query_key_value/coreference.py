@@ -28,8 +28,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.core.validation import check_flag, real_number
+from attention_core.core.validation import check_flag, describe, real_number
 from attention_core.teaching.tables import Table, named_matrix
+from attention_core.teaching.widget_base import widget_builder
 
 FEATURES = ("noun", "pronoun", "adjective", "animate", "place", "female", "male",
             "can_be_tired", "can_be_wide", "refers_female", "refers_male", "pred_tired", "pred_wide")
@@ -281,6 +282,7 @@ def sentence_text(example: CorefExample) -> str:
 DEFAULT_EXAMPLE = {"en": "animal_tired", "zh": "zh_animal_tired"}
 
 
+@widget_builder
 def coreference_widget(name: str | None = None, lang: str | None = None):
     """Pick a sentence, change features of its tokens, and watch the pronoun's weights move
     (its row at step 1, "what is said about me?", and at step 2, "who can that be?").
@@ -295,6 +297,8 @@ def coreference_widget(name: str | None = None, lang: str | None = None):
     from attention_core.teaching.static_view import StaticVBox
     lang = i18n.resolve_language(lang)
     name = name or DEFAULT_EXAMPLE[lang]
+    if not isinstance(name, str) or name not in example_names():
+        raise ValueError(f"name: expected one of {example_names()}, got {describe(name)}")
     example = w.Dropdown(options=[(sentence_text(coreference_example(n)), n) for n in example_names()],
                          value=name, description=i18n.t("demos.coref.example", lang),
                          layout={"width": "max-content"})

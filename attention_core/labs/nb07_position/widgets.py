@@ -122,8 +122,14 @@ def position_bias_state(scores, query: int, slope: float = 0.0, window: int = 0,
         visible &= causal_mask(t)[query]
     if window:
         visible &= sliding_window_mask(t, int(window), causal=False)[query]
-    weights = softmax(scores + bias, mask=visible)
-    adjusted = np.where(visible, scores + bias, -np.inf)
+    with np.errstate(over="ignore"):
+        biased = scores + bias                                                 # (Tk,)
+    if not np.isfinite(biased).all():
+        raise FloatingPointError(f"scores + bias: a score of {float(np.abs(scores).max()):.3g} plus a bias of "
+                                 f"{float(np.abs(bias).max()):.3g} is beyond the largest float64 number; "
+                                 "use smaller scores or a smaller slope")
+    weights = softmax(biased, mask=visible)
+    adjusted = np.where(visible, biased, -np.inf)
     return {"scores": scores, "bias": bias, "visible": visible, "adjusted": adjusted, "weights": weights,
             "top": int(weights.argmax()), "top_weight": float(weights.max())}
 
