@@ -13,9 +13,11 @@ def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def pad(text: str, width: int) -> str:
-    """`text` followed by spaces up to `width` display columns (str.ljust counts a Chinese character as one)."""
-    return text + " " * max(0, width - display_width(text))
+def pad(text: str, width: int, align: str = "left") -> str:
+    """`text` padded with spaces to `width` display columns, on the right (align="left") or on the left
+    (align="right"); str.ljust and str.rjust count a Chinese character as one column, not two."""
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if align == "right" else text + fill
 
 
 class Table:

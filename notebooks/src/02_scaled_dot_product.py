@@ -27,6 +27,7 @@ import inspect
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 
 i18n.set_language(LANG)
@@ -80,11 +81,11 @@ output = weights @ V                                # row i mixes the values wit
 
 for name, x in [("Q", Q), ("K", K), ("V", V), ("Q K^T", raw), ("/ sqrt(d_k)", scaled),
                 ("softmax", weights), ("output", output)]:
-    print(f"{name:12s} shape {x.shape}")
+    print(f"{name:12s}", i18n.t("prints02.shape", shape=x.shape))
 print("scaled = raw / sqrt(8):", np.allclose(scaled, raw / np.sqrt(d_k)))
-print("row sums of the weights:", weights.sum(axis=1).round(3))
+print(i18n.t("prints02.row_sums"), weights.sum(axis=1).round(3))
 out_lib, w_lib = ac.scaled_dot_product_attention(Q, K, V)
-print("same as ac.scaled_dot_product_attention:", np.allclose(output, out_lib) and np.allclose(weights, w_lib))
+print(i18n.t("prints02.same_as", name="ac.scaled_dot_product_attention"), np.allclose(output, out_lib) and np.allclose(weights, w_lib))
 #%% md en
 ### The whole pipeline as one picture
 
@@ -140,7 +141,7 @@ new = alpha @ Vx                                    # (n, d_v)
 for arrow, a in [("X", X), ("X W^Q = Q", Qx), ("X W^K = K", Kx), ("X W^V = V", Vx), ("Q K^T / sqrt(d_k)", S),
                  ("mask", S_masked), ("softmax -> alpha", alpha), ("alpha V", new)]:
     print(f"{arrow:20s} {a.shape}")
-print("rows of alpha sum to 1:", np.allclose(alpha.sum(axis=1), 1))
+print(i18n.t("prints02.alpha_rows"), np.allclose(alpha.sum(axis=1), 1))
 #%% md en
 The weight matrix: row $i$ is query $i$'s distribution over the four keys.
 #%% md zh
@@ -313,15 +314,16 @@ vectors without and with scaling (the three best keys):
 同一组向量，分别不缩放和缩放（只列出最好的三个 Key）：
 #%% code
 for gap in (1.0, 10.0):
-    print(f"two keys, scores [{gap:g}, 0]: the winner's weight is {ac.softmax(np.array([gap, 0.0]))[0]:.5f}")
+    print(i18n.t("prints02.two_keys", gap=f"{gap:g}", w=f"{ac.softmax(np.array([gap, 0.0]))[0]:.5f}"))
 row_raw = scaling.softmax_saturation(1024, scaled=False, seed=0)       # one query, 16 keys
 row_scaled = scaling.softmax_saturation(1024, scaled=True, seed=0)     # the same vectors, divided by sqrt(1024)
 best = np.argsort(row_raw["scores"][0])[::-1][:3]                      # the three best keys
-print("keys, best first        ", best + 1)
-print("scores q·k              ", row_raw["scores"][0][best].round(1))
-print("weights, no scaling     ", row_raw["weights"][0][best].round(3))
-print("scores q·k / sqrt(1024) ", row_scaled["scores"][0][best].round(2))
-print("weights, scaled         ", row_scaled["weights"][0][best].round(3))
+for label, row in ((i18n.t("prints02.best_keys"), best + 1),
+                   (i18n.t("prints02.scores", f="q·k"), row_raw["scores"][0][best].round(1)),
+                   (i18n.t("prints02.weights_raw"), row_raw["weights"][0][best].round(3)),
+                   (i18n.t("prints02.scores", f="q·k / sqrt(1024)"), row_scaled["scores"][0][best].round(2)),
+                   (i18n.t("prints02.weights_scaled"), row_scaled["weights"][0][best].round(3))):
+    print(pad(label, 24), row)
 #%% md en
 **Why one-hot is bad: the gradient.** A model learns $W^Q$ and $W^K$ through the derivative of the weights
 with respect to the scores. For $p = \text{softmax}(s)$:
@@ -355,8 +357,8 @@ for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
     # column j: how all three weights move when score j moves (central differences)
     numeric = np.stack([(ac.softmax(s + eps * e) - ac.softmax(s - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
     with np.printoptions(precision=5, suppress=True):                  # 0.00005, not 5e-05
-        print(f"scores {s}  weights {p}  ‖J‖ = {np.linalg.norm(jac):.5f}  "
-              f"matches finite differences: {np.allclose(jac, numeric, atol=1e-8)}")
+        print(i18n.t("prints02.jacobian", s=s, p=p, norm=f"{np.linalg.norm(jac):.5f}",
+                     ok=np.allclose(jac, numeric, atol=1e-8)))
         print(jac.round(4) + 0.0)                                      # + 0.0 prints -0.0 as 0.0
 #%% md en
 **Measured over many rows.** For each width, 1000 random rows of 16 scores: the average largest weight, the
@@ -367,8 +369,11 @@ The two sides use the very same vectors.
 （最大权重 ≥ 0.99），以及 $\|J\|$ 的平均值，分别在不缩放和缩放两种情况下计算。两边用的是完全相同的向量。
 #%% code
 table = scaling.saturation_table((1, 4, 16, 64, 256, 1024), n_rows=1000, n_keys=16, seed=0)
+def head(width):                                      # the column titles, right-aligned by display width
+    return (pad(i18n.t("prints02.max_weight"), width, "right") + " " + pad(i18n.t("prints02.one_hot"), 8, "right")
+            + " " + pad("‖J‖", 7, "right"))
 print("        ------------ q·k -----------    ------- q·k / sqrt(d_k) -------")
-print("  d_k   max weight  one-hot    ‖J‖      max weight  one-hot    ‖J‖")
+print("  d_k   " + head(10) + "   " + head(12))
 for i, d in enumerate(table["d_k"]):
     r, s = ({key: col[i] for key, col in table[side].items()} for side in ("raw", "scaled"))
     print(f"{d:5d}   {r['max_weight']:10.3f} {r['saturated']:8.0%} {r['jacobian_norm']:7.3f}   "
@@ -414,11 +419,11 @@ are, and so how sharply softmax separates them. Measured on 1000 rows at $d_k = 
 #%% code
 rows_raw = scaling.softmax_saturation(256, scaled=False, seed=1, n_rows=1000)     # (1000, 16) scores
 rows_scaled = scaling.softmax_saturation(256, scaled=True, seed=1, n_rows=1000)   # the same, divided by 16
-print("same best key in every row:   ", np.array_equal(rows_raw["argmax"], rows_scaled["argmax"]))
-print("same ranking of all 16 keys:  ",
+print(pad(i18n.t("prints02.same_best"), 30), np.array_equal(rows_raw["argmax"], rows_scaled["argmax"]))
+print(pad(i18n.t("prints02.same_ranking"), 30),
       np.array_equal(np.argsort(rows_raw["scores"]), np.argsort(rows_scaled["scores"])))
-print(f"spread (std) of the scores:    {rows_raw['score_std']:.2f} -> {rows_scaled['score_std']:.2f}")
-print(f"average largest weight:        {rows_raw['max_weight']:.3f} -> {rows_scaled['max_weight']:.3f}")
+print(pad(i18n.t("prints02.spread"), 30), f"{rows_raw['score_std']:.2f} -> {rows_scaled['score_std']:.2f}")
+print(pad(i18n.t("prints02.avg_largest"), 30), f"{rows_raw['max_weight']:.3f} -> {rows_scaled['max_weight']:.3f}")
 #%% md en
 **It is not there to prevent overflow.** A careful softmax subtracts each row's maximum before `exp`, so every
 exponent is at most 0 and nothing overflows, however large the scores (notebook 03 shows how). The unscaled rows
@@ -430,10 +435,10 @@ numbers are fine, the **gradient** is gone.
 它们只是饱和了：数值没问题，**梯度**没了。
 #%% code
 huge = scaling.softmax_saturation(1024, scaled=False, seed=0, n_rows=1000)
-print(f"largest |score| without scaling: {np.abs(huge['scores']).max():.1f}")
-print("all weights finite:", bool(np.isfinite(huge["weights"]).all()),
-      "  every row sums to 1:", bool(np.allclose(huge["weights"].sum(axis=1), 1)))
-print(f"rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {huge['jacobian_norm']:.3f}")
+print(i18n.t("prints02.largest_score", v=f"{np.abs(huge['scores']).max():.1f}"))
+print(i18n.t("prints02.finite", a=bool(np.isfinite(huge["weights"]).all()),
+             b=bool(np.allclose(huge["weights"].sum(axis=1), 1))))
+print(i18n.t("prints02.saturated", share=f"{huge['saturated']:.0%}", norm=f"{huge['jacobian_norm']:.3f}"))
 #%% md en
 ## Why divide by √d_k?
 
@@ -467,7 +472,8 @@ $q$ 和 $k$ 的分量是学出来的，方差会偏离 1，但缩放保证了无
 **为什么是 $\sqrt{d_k}$，而不是 $d_k$？** 因为标准差是 $\sqrt{d_k}$。除以 $d_k$ 会把方差压到 $1/d_k$：
 分数全都挤在 0 附近，权重接近均匀分布——这是反方向的失败，注意力什么都偏好不了。用同一批向量来测量：
 #%% code
-print(f"  d_k   largest weight:  q·k / sqrt(d_k)   q·k / d_k   (uniform over 16 keys: {1 / 16:.4f})")
+print(i18n.t("prints02.largest_by"), i18n.t("prints02.uniform16", u=f"{1 / 16:.4f}"))
+print("  d_k   " + pad("q·k / sqrt(d_k)", 31, "right") + pad("q·k / d_k", 12, "right"))
 for d in (4, 64, 1024):
     s = scaling.softmax_saturation(d, scaled=True, seed=0, n_rows=1000)          # q·k / sqrt(d_k)
     by_d = scaling.saturation_stats(ac.softmax(s["scores"] / np.sqrt(d)))       # divided once more: q·k / d_k
