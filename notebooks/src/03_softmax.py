@@ -27,6 +27,7 @@ LANG = "__LANG__"  # language of this edition: "en" or "zh"
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb03_softmax import dropout_lab, softmax_lab, widgets
 
 i18n.set_language(LANG)
@@ -56,11 +57,11 @@ $$\text{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}$$
 #%% code
 scores = np.array([2.0, 1.0, 0.5, 0.0, -1.0])     # one query against five tokens
 steps = softmax_lab.softmax_steps(scores, shift=False)   # the textbook formula, step by step
-print("scores          x =", scores)
-print("1. exponentiate e^x =", steps["exp"])
-print("2. add up    Σ e^x  =", f"{steps['sum'][0]:.3f}")
-print("3. divide  weights  =", steps["weights"], "  sum =", f"{steps['weights'].sum():.3f}")
-print("same as ac.softmax:", np.allclose(steps["weights"], ac.softmax(scores)))
+print(pad(i18n.t("prints03.scores") + " x", 24), "=", scores)
+print(pad(i18n.t("prints03.exp") + " e^x", 24), "=", steps["exp"])
+print(pad(i18n.t("prints03.add") + " Σ e^x", 24), "=", f"{steps['sum'][0]:.3f}")
+print(pad(i18n.t("prints03.divide"), 24), "=", steps["weights"], f"  {i18n.t('prints03.sum')} = {steps['weights'].sum():.3f}")
+print(i18n.t("prints03.same_as"), np.allclose(steps["weights"], ac.softmax(scores)))
 #%% md en
 The largest score (2.0) gets the largest weight (0.563), the smallest score (−1.0) the smallest (0.028),
 and none of them gets zero. Why this formula, and not something simpler?
@@ -90,11 +91,11 @@ and always sum to 1:
 softmax 的权重则永远为正、总和永远为 1：
 #%% code
 def report(name, w):
-    print(f"{name:<16} {np.array2string(w, precision=3, floatmode='fixed', separator=', '):<44}"
-          f" min {w.min():7.3f}   sum {w.sum():6.3f}")
+    print(pad(name, 16), f"{np.array2string(w, precision=3, floatmode='fixed', separator=', '):<44}",
+          i18n.t("prints03.min_sum", mn=f"{w.min():7.3f}", sm=f"{w.sum():6.3f}"))
 
-report("raw scores", scores)
-report("scores / sum", scores / scores.sum())
+report(i18n.t("prints03.raw"), scores)
+report(i18n.t("prints03.by_sum"), scores / scores.sum())
 report("softmax", ac.softmax(scores))
 balanced = np.array([1.0, -1.0])                      # scores that add up to 0
 with np.errstate(divide="ignore", invalid="ignore"):  # the division by zero is the point here
@@ -128,16 +129,16 @@ $$J_{ij} = \frac{\partial p_i}{\partial x_j} = p_i(\delta_{ij} - p_j), \qquad J 
 下面我们用权重算出它，再与对 `ac.softmax` 做有限差分的结果比较（一个独立的验证），并看看它有多大。
 #%% code
 extreme = ac.softmax(np.array([30.0, -30.0, 3.0, 0.0]))
-print(f"softmax([30, -30, 3, 0]): smallest weight {extreme.min():.1e} > 0, largest = 1 - {1 - extreme.max():.1e} < 1")
+print(i18n.t("prints03.extreme", lo=f"{extreme.min():.1e}", hi=f"{1 - extreme.max():.1e}"))
 
 p = ac.softmax(scores)
 J = softmax_lab.softmax_jacobian(p)                                        # (5, 5)
 J_fd = softmax_lab.finite_difference_jacobian(ac.softmax, scores)           # (5, 5), from calls only
 print("J = diag(p) - p p^T =")
 print(J)
-print("agrees with finite differences:", np.allclose(J, J_fd, atol=1e-8))
-print(f"largest |J_ij| = {np.abs(J).max():.3f} (never above 1/4);  smallest |J_ij| = {np.abs(J).min():.4f} (not zero)")
-print("each row sums to", np.round(J.sum(axis=1), 12) + 0.0)
+print(i18n.t("prints03.fd"), np.allclose(J, J_fd, atol=1e-8))
+print(i18n.t("prints03.j_range", hi=f"{np.abs(J).max():.3f}", lo=f"{np.abs(J).min():.4f}"))
+print(i18n.t("prints03.row_sums"), np.round(J.sum(axis=1), 12) + 0.0)
 #%% md en
 Every entry is small (at most $1/4$, since $p(1-p) \le 1/4$) but **none is zero**: a nudge to any score moves
 every weight, so the gradient reaches every position. Each row sums to 0 because the weights always sum to 1:
@@ -165,12 +166,12 @@ depend on $x_0$ at all.
 #%% code
 x0_values = np.linspace(-3.0, 5.0, 9)
 sweep = softmax_lab.competition_sweep(scores, 0, x0_values)               # (9, 5)
-print("x0     weights of tokens 0..4              p1/p2")
+print(i18n.t("prints03.competition_head"))
 for x0, w in zip(x0_values, sweep):
     print(f"{x0:4.0f}   {np.array2string(w, precision=3, floatmode='fixed', separator=', ')}   {w[1] / w[2]:.3f}")
 rising = np.diff(sweep[:, 0]) > 0
 falling = (np.diff(sweep[:, 1:], axis=0) < 0).all()
-print("weight 0 always rises:", bool(rising.all()), "  every other weight always falls:", bool(falling))
+print(i18n.t("prints03.rises", a=bool(rising.all()), b=bool(falling)))
 print(f"e^(x1 - x2) = e^0.5 = {np.exp(0.5):.3f}")
 #%% code
 ax = softmax_lab.plot_competition(scores, 0, np.linspace(-3.0, 5.0, 161))
@@ -202,10 +203,11 @@ random_scores = rng.normal(scale=2.0, size=(300, 5))                            
 outputs = ac.softmax(random_scores) @ values                                           # (300, Dv)
 hull = softmax_lab.convex_hull_2d(values)
 raw_mix = scores @ values                                                              # raw scores as weights
-print("all 300 softmax outputs inside the hull:", bool(softmax_lab.inside_convex_hull(outputs, hull).all()))
-print("output for our five scores:", ac.softmax(scores) @ values,
-      " inside:", softmax_lab.inside_convex_hull(ac.softmax(scores) @ values, hull))
-print("raw scores as weights     :", raw_mix, " inside:", softmax_lab.inside_convex_hull(raw_mix, hull))
+print(i18n.t("prints03.hull_all"), bool(softmax_lab.inside_convex_hull(outputs, hull).all()))
+print(pad(i18n.t("prints03.our_output"), 28), ac.softmax(scores) @ values,
+      " " + i18n.t("prints03.inside"), softmax_lab.inside_convex_hull(ac.softmax(scores) @ values, hull))
+print(pad(i18n.t("prints03.raw_weights"), 28), raw_mix, " " + i18n.t("prints03.inside"),
+      softmax_lab.inside_convex_hull(raw_mix, hull))
 ax = softmax_lab.plot_convex_combination(values, outputs, outside=raw_mix)
 #%% md en
 This is what the tutorial means by "additivity": the weights sum to 1, so the weighted average stays on the
@@ -228,15 +230,15 @@ Second, multiply the scores by a constant: everything changes.
 而是**把任意实数向量映射到单纯形上**（所有元素非负、总和为 1 的向量构成的集合）。
 两个实验说明这些数字到底取决于什么。第一，给每个分数加同一个常数：什么都不变。第二，把分数乘以同一个常数：全都变了。
 #%% code
-print("shift: softmax(x + c)")
+print(i18n.t("prints03.shift"))
 for c in (-100.0, 0.0, 3.0, 1000.0):
     w = ac.softmax(scores + c)
-    print(f"  c = {c:7.1f}  weights {w}   max change vs c = 0: {np.abs(w - ac.softmax(scores)).max():.1e}")
-print("scale: softmax(k · x)")
+    print(i18n.t("prints03.shift_row", c=f"{c:7.1f}", w=w, d=f"{np.abs(w - ac.softmax(scores)).max():.1e}"))
+print(i18n.t("prints03.scale"))
 for k in (0.1, 0.5, 1.0, 2.0, 10.0):
-    print(f"  k = {k:4.1f}   weights {ac.softmax(k * scores)}")
+    print(i18n.t("prints03.scale_row", k=f"{k:4.1f}", w=ac.softmax(k * scores)))
 noise = rng.normal(size=5)
-print("random noise:", noise, "-> softmax", ac.softmax(noise), " sum =", f"{ac.softmax(noise).sum():.3f}")
+print(i18n.t("prints03.noise"), noise, "-> softmax", ac.softmax(noise), f" {i18n.t('prints03.sum')} = {ac.softmax(noise).sum():.3f}")
 #%% md en
 Softmax only sees the **differences** between scores ($e^{x_i + c} / \sum_j e^{x_j + c} = e^{x_i} / \sum_j e^{x_j}$),
 so $[2, 1, 0.5, 0, -1]$ and $[1002, 1001, 1000.5, 1000, 999]$ give the same weights. But it is very sensitive to
@@ -264,12 +266,12 @@ The entropy $H = -\sum_i p_i \ln p_i$ measures the spread: 0 for one-hot, $\ln 5
 温度高，差距被压小（接近均匀分布，每个都是 $1/N$）。注意力里把分数除以 $\sqrt{d_k}$，恰好就是温度为 $\sqrt{d_k}$ 的 softmax。
 熵 $H = -\sum_i p_i \ln p_i$ 衡量权重有多分散：one-hot 时为 0，五个权重相等时为 $\ln 5 = 1.609$。
 #%% code
-print("    T   weights                                   max weight   entropy")
+print("    T   " + pad(i18n.t("prints03.temp_head"), 42) + pad(i18n.t("prints03.max_weight"), 13) + i18n.t("prints03.entropy"))
 for T in (0.01, 0.1, 0.5, 1, 2, 10, 100):
     s = widgets.temperature_state(scores, T)
     print(f"{T:6g}   {np.array2string(s['weights'], precision=3, floatmode='fixed', separator=', ')}"
           f"   {s['max_weight']:.3f}        {s['entropy']:.3f}")
-print(f"uniform: 1/5 = {1 / 5:.3f}, ln 5 = {np.log(5):.3f}")
+print(i18n.t("prints03.uniform", u=f"{1 / 5:.3f}", h=f"{np.log(5):.3f}"))
 #%% code
 ax = softmax_lab.plot_temperature_sweep(scores, np.logspace(-2, 2, 201))
 #%% md en
@@ -300,14 +302,15 @@ float32 能表示的最大数约为 $3.4 \times 10^{38}$，所以 $x > 88.7$ 时
 分数为 $[100, 90]$ 就足以出问题：
 #%% code
 big = np.array([100.0, 90.0], dtype=np.float32)
-print(f"float32 largest number {np.finfo(np.float32).max:.3e};  ln of it = {np.log(np.finfo(np.float32).max):.2f}")
+print(i18n.t("prints03.float32_max", m=f"{np.finfo(np.float32).max:.3e}", l=f"{np.log(np.finfo(np.float32).max):.2f}"))
 naive = softmax_lab.softmax_steps(big, shift=False, dtype="float32")       # exp(x) / sum(exp(x))
-print("naive   e^x =", naive["exp"], "  sum =", naive["sum"], "  weights =", naive["weights"])
-print("ac.softmax            weights =", np.array2string(ac.softmax(big), precision=6, floatmode="fixed"),
+print(pad(i18n.t("prints03.naive"), 10), "e^x =", naive["exp"], f"  {i18n.t('prints03.sum')} =", naive["sum"],
+      f"  {i18n.t('prints03.weights')} =", naive["weights"])
+print(pad("ac.softmax", 22), f"{i18n.t('prints03.weights')} =", np.array2string(ac.softmax(big), precision=6, floatmode="fixed"),
       " dtype", ac.softmax(big).dtype)
-print("float64 only moves the cliff: naive [100, 90] ->", softmax_lab.naive_softmax([100.0, 90.0], dtype="float64"),
-      "  naive [1000, 990] ->", softmax_lab.naive_softmax([1000.0, 990.0], dtype="float64"))
-print("and a low temperature falls off it: naive softmax(x / 0.01) ->", softmax_lab.naive_softmax(scores / 0.01))
+print(i18n.t("prints03.cliff"), softmax_lab.naive_softmax([100.0, 90.0], dtype="float64"),
+      "  " + i18n.t("prints03.cliff2"), softmax_lab.naive_softmax([1000.0, 990.0], dtype="float64"))
+print(i18n.t("prints03.low_t"), softmax_lab.naive_softmax(scores / 0.01))
 #%% md en
 The fix uses the shift invariance from the previous section: $\text{softmax}(x) = \text{softmax}(x - \max x)$.
 After the shift every exponent is $\le 0$, so every $e^{x_i - \max x}$ lies in $(0, 1]$ and the largest one is
@@ -320,11 +323,11 @@ this (and divides by $T$ after the shift):
 #%% code
 stable = softmax_lab.softmax_steps(big, shift=True, dtype="float32")       # exp(x - max) / sum(exp(x - max))
 print("x - max =", stable["shifted"])
-print("e^(x - max) =", np.array2string(stable["exp"], precision=6, floatmode="fixed"), "  sum =", f"{stable['sum'][0]:.6f}")
-print("weights =", np.array2string(stable["weights"], precision=6, floatmode="fixed"),
-      "  same as ac.softmax:", np.allclose(stable["weights"], ac.softmax(big)))
+print("e^(x - max) =", np.array2string(stable["exp"], precision=6, floatmode="fixed"), f"  {i18n.t('prints03.sum')} = {stable['sum'][0]:.6f}")
+print(i18n.t("prints03.weights"), "=", np.array2string(stable["weights"], precision=6, floatmode="fixed"),
+      "  " + i18n.t("prints03.same_as"), np.allclose(stable["weights"], ac.softmax(big)))
 low_t = softmax_lab.softmax_steps(scores, temperature=0.01, shift=True, dtype="float32")
-print("T = 0.01, float32:", low_t["weights"], "  all finite:", bool(np.isfinite(low_t["weights"]).all()))
+print("T = 0.01, float32:", low_t["weights"], "  " + i18n.t("prints03.finite"), bool(np.isfinite(low_t["weights"]).all()))
 #%% md en
 ### Is the output sparse?
 
@@ -341,11 +344,11 @@ when a score is about 745 below the maximum (float64; about 104 in float32), its
 #%% code
 for T in (100, 1, 0.1, 0.01):
     w = ac.softmax(scores, temperature=T)
-    print(f"T = {T:<5g} smallest weight {w.min():.2e}   weights above 1%: {(w > 0.01).sum()}   exact zeros: {(w == 0).sum()}")
+    print(i18n.t("prints03.sparse_row", t=f"{T:<5g}", lo=f"{w.min():.2e}", n=(w > 0.01).sum(), z=(w == 0).sum()))
 many = rng.normal(scale=3.0, size=(1000, 8))                                # 1000 random score rows
-print("1000 random rows of 8 scores: smallest weight anywhere", f"{ac.softmax(many).min():.2e}", "> 0")
-print("a mask makes exact zeros:", ac.softmax(scores, mask=np.array([True, False, True, False, True])))
-print("floating-point underflow: softmax([0, -800]) =", ac.softmax(np.array([0.0, -800.0])))
+print(i18n.t("prints03.many", lo=f"{ac.softmax(many).min():.2e}"))
+print(i18n.t("prints03.mask_zeros"), ac.softmax(scores, mask=np.array([True, False, True, False, True])))
+print(i18n.t("prints03.underflow"), ac.softmax(np.array([0.0, -800.0])))
 #%% md en
 So the answer to the self-test is **not necessarily**: softmax is dense, and only nearly one-hot when one score
 dominates; the temperature controls how peaked it is.
