@@ -31,6 +31,7 @@ import inspect
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.teaching.tables import pad as pad_text
 from attention_core.labs.nb04_masking import masking_lab, widgets
 
 i18n.set_language(LANG)
@@ -52,7 +53,7 @@ position must predict is sitting in the input, a few columns to the right.
 #%% code
 tokens = ["The", "cat", "sat", "on", "the", "mat"]
 for t in range(len(tokens) - 1):
-    print(f"position {t}: sees {tokens[:t + 1]!s:<34} must predict {tokens[t + 1]!r}")
+    print(i18n.t("prints04.sees", t=t, seen=f"{tokens[:t + 1]!s:<34}", nxt=repr(tokens[t + 1])))
 #%% md en
 If position 2 ("sat") could attend to position 3 ("on"), it would learn to copy the answer instead of learning
 language, and at generation time, when "on" does not exist yet, it would have nothing to copy. So position $t$
@@ -82,7 +83,7 @@ v = x @ layer.w_v + layer.b_v                                # (T, Dv): what eac
 scores = ac.attention_scores(q, k)                           # (Tq, Tk) = Q K^T / sqrt(Dk)
 one_head = ac.multi_head_attention(x, x, x, layer)[0]        # (T, D): the layer, as the package runs it
 by_hand = ac.scaled_dot_product_attention(q, k, v)[0] @ layer.w_o + layer.b_o   # attention of 01-02, then W_o
-print("one head = softmax(Q K^T / sqrt(d_k)) V, then W_o:", np.allclose(one_head, by_hand))
+print(i18n.t("prints04.one_head"), np.allclose(one_head, by_hand))
 print(scores)
 #%% md en
 ## The causal mask, step by step
@@ -106,9 +107,9 @@ $$\text{masked}_{ij} = \begin{cases} \dfrac{q_i \cdot k_j}{\sqrt{d_k}}, & j \le 
 `ac.additive_mask` 把它变成要加到分数上的数。
 #%% code
 mask = ac.causal_mask(6)                                     # (Tq, Tk) bool, True = may attend
-print("boolean mask (1 = may attend):")
+print(i18n.t("prints04.boolean"))
 print(mask.astype(int))
-print("additive mask (added to the scores):")
+print(i18n.t("prints04.additive"))
 print(ac.additive_mask(mask))
 #%% code
 ax = plots.plot_mask(mask, tokens)
@@ -122,18 +123,16 @@ to 0: they are zeros by construction, and the visible weights still sum to 1.
 #%% code
 steps = masking_lab.masked_softmax_steps(scores, mask)       # every intermediate, (T, T) each
 row = 2
-print("scores          ", scores[row])
-print("+ additive mask ", steps["masked"][row])
-print("- row max       ", steps["shifted"][row])
-print("exp             ", steps["exp"][row])
-print("weights         ", steps["weights"][row], "  sum =", f"{steps['weights'][row].sum():.3f}")
+for key, name in (("prints04.step_scores", "scores"), ("prints04.step_masked", "masked"),
+                  ("prints04.step_shifted", "shifted"), ("prints04.step_exp", "exp")):
+    print(pad_text(i18n.t(key), 16), steps[name][row] if name != "scores" else scores[row])
+print(pad_text(i18n.t("prints04.step_weights"), 16), steps["weights"][row], f"  {i18n.t('prints04.sum')} = {steps['weights'][row].sum():.3f}")
 #%% code
 out, weights = ac.scaled_dot_product_attention(q, k, v, mask=mask)   # (T, Dv), (T, T)
-print("hidden cells:", int((~mask).sum()), "  weights exactly 0:", int((weights == 0).sum()),
-      "  all of them hidden:", bool((weights[~mask] == 0).all()))
-print("row sums:", weights.sum(axis=1))
-print("same as the step-by-step version:", np.allclose(weights, steps["weights"]),
-      "  same as ac.softmax(scores, mask=mask):", np.allclose(weights, ac.softmax(scores, mask=mask)))
+print(i18n.t("prints04.hidden", h=int((~mask).sum()), z=int((weights == 0).sum()), a=bool((weights[~mask] == 0).all())))
+print(i18n.t("prints04.row_sums"), weights.sum(axis=1))
+print(i18n.t("prints04.same_steps", a=np.allclose(weights, steps["weights"]),
+             b=np.allclose(weights, ac.softmax(scores, mask=mask))))
 ax = plots.attention_heatmap(weights, tokens)
 #%% md en
 Why $-\infty$ and not just "a very negative number"? A moderately negative fill leaks: with $-10$ a future key
@@ -146,7 +145,7 @@ says what is meant. (The one place where the two differ, a row with nothing visi
 #%% code
 for name, fill in (("-10", -10.0), ("-1e9", -1e9), ("-inf", -np.inf)):
     w = masking_lab.naive_masked_softmax(scores, mask, fill=fill)        # hidden scores set to `fill`
-    print(f"fill {name:>5}: largest weight on a future key = {w[~mask].max():.1e}")
+    print(i18n.t("prints04.fill", name=f"{name:>5}", w=f"{w[~mask].max():.1e}"))
 #%% md en
 ## Proof by experiment: without the mask, the future leaks
 
@@ -168,12 +167,11 @@ def run_layer(x, mask=None):
 no_mask = masking_lab.influence_matrix(lambda z: run_layer(z), x, seed=1)              # (T, T)
 causal = masking_lab.influence_matrix(lambda z: run_layer(z, mask), x, seed=1)         # (T, T)
 s = 4                                                         # replace token 4 ("the")
-print(f"replace token {s} ({tokens[s]!r}): change of each output t = 0..5")
-print("  no mask    ", no_mask[:, s])
-print("  causal mask", causal[:, s])
-print("largest change of an output by a LATER token:  no mask", f"{no_mask[~mask].max():.3f}",
-      "  causal mask", f"{causal[~mask].max():.3f}")
-print("non-zero pattern of the causal table == the causal mask:", np.array_equal(causal > 0, mask))
+print(i18n.t("prints04.replace", s=s, tok=repr(tokens[s])))
+print("  " + pad_text(i18n.t("prints04.no_mask"), 12), no_mask[:, s])
+print("  " + pad_text(i18n.t("prints04.causal"), 12), causal[:, s])
+print(i18n.t("prints04.later", a=f"{no_mask[~mask].max():.3f}", b=f"{causal[~mask].max():.3f}"))
+print(i18n.t("prints04.pattern"), np.array_equal(causal > 0, mask))
 #%% code
 fig = masking_lab.plot_influence([no_mask, causal], tokens,
                                  titles=[i18n.t("masking_lab.no_mask"), i18n.t("masking_lab.causal")])
@@ -203,7 +201,7 @@ all the queries of that sequence.
 sequences = [rng.normal(size=(n, 8)) for n in (6, 4, 2)]     # three sequences of lengths 6, 4, 2
 batch, lengths = masking_lab.pad_batch(sequences)             # (B=3, T=6, D=8), zeros appended
 pad = ac.padding_mask(lengths)                               # (B, 1, Tk)
-print("lengths", lengths, "  batch", batch.shape, "  padding mask", pad.shape)
+print(i18n.t("prints04.lengths", l=lengths, b=batch.shape, p=pad.shape))
 print(pad.astype(int))
 #%% md en
 The test of a padding mask: a sequence's output inside the padded batch must equal its output computed alone,
@@ -216,9 +214,8 @@ without, w_without = ac.multi_head_attention(batch, batch, batch, layer)        
 for b, seq in enumerate(sequences):
     alone = run_layer(seq)                                                       # (T_b, D), no padding at all
     n = len(seq)
-    print(f"sequence {b} (length {n}): max |batch - alone| with padding mask {np.abs(with_pad[b, :n] - alone).max():.3f},"
-          f"  without {np.abs(without[b, :n] - alone).max():.3f}"
-          f"  (weight on the pads without: up to {w_without[b, 0, :n, n:].sum(axis=-1).max():.2f})")
+    print(i18n.t("prints04.sequence", b=b, n=n, a=f"{np.abs(with_pad[b, :n] - alone).max():.3f}",
+                 w=f"{np.abs(without[b, :n] - alone).max():.3f}", p=f"{w_without[b, 0, :n, n:].sum(axis=-1).max():.2f}"))
 #%% md en
 With the padding mask the batched outputs are the sequences' own outputs (difference 0.000); without it, the
 two-token sequence's outputs are off by 0.865, because its queries spent most of their attention (up to 0.74) on
@@ -242,10 +239,10 @@ of 3 is exactly the causal sliding window `ac.sliding_window_mask(6, 3)`.
 恰好就是因果滑动窗口 `ac.sliding_window_mask(6, 3)`。
 #%% code
 both = ac.combine_masks(ac.causal_mask(6), pad)                                  # (B, Tq, Tk)
-print("causal", ac.causal_mask(6).shape, "AND padding", pad.shape, "->", both.shape)
-print("keys visible to each query of sequence 1 (length 4):", both[1].sum(axis=1))
+print(i18n.t("prints04.combine", c=ac.causal_mask(6).shape, p=pad.shape, r=both.shape))
+print(i18n.t("prints04.visible1"), both[1].sum(axis=1))
 window = ac.combine_masks(ac.causal_mask(6), ac.sliding_window_mask(6, 3, causal=False))
-print("causal AND symmetric window 3 == causal sliding window 3:", np.array_equal(window, ac.sliding_window_mask(6, 3)))
+print(i18n.t("prints04.window_eq"), np.array_equal(window, ac.sliding_window_mask(6, 3)))
 words = [tokens, ["A", "dog", "ran", "home"], ["Hi", "there"]]                  # each sequence's own words
 padded_words = [w + ["<pad>"] * (len(tokens) - len(w)) for w in words]            # ... and its pads
 fig = masking_lab.plot_mask_grid(list(both), padded_words,
@@ -266,9 +263,9 @@ after 3 pads; its queries 0, 1, 2 can see nothing.
 #%% code
 left_pad = ac.padding_mask([6, 3])[..., ::-1]                 # (B=2, 1, Tk): real tokens at the END of each row
 left_both = ac.combine_masks(ac.causal_mask(6), left_pad)    # (B, Tq, Tk)
-print("sequence 1, left-padded + causal (1 = may attend):")
+print(i18n.t("prints04.left_padded"))
 print(left_both[1].astype(int))
-print("keys visible to each query:", left_both[1].sum(axis=1))
+print(i18n.t("prints04.visible"), left_both[1].sum(axis=1))
 #%% md en
 The hand-written masked softmax takes the row maximum of $[-\infty, \dots, -\infty]$, which is $-\infty$, and then
 computes $-\infty - (-\infty)$: that is NaN (not a number), and so is everything after it. `attention_core` gives
@@ -281,12 +278,11 @@ such a query all-zero weights and an all-zero output: it takes nothing, because 
 m1 = left_both[1]                                                                 # (Tq, Tk)
 naive_out, naive_w = masking_lab.naive_masked_attention(x, x, x, m1)             # the hand-written formula
 lib_out, lib_w = ac.scaled_dot_product_attention(x, x, x, mask=m1)               # attention_core
-print("naive weights, rows 0-3:")
+print(i18n.t("prints04.naive_rows"))
 print(naive_w[:4])
-print("attention_core weights, rows 0-3:")
+print(i18n.t("prints04.lib_rows"))
 print(lib_w[:4])
-print("attention_core output rows 0-2 all zero:", bool((lib_out[:3] == 0).all()),
-      "  NaN anywhere:", bool(np.isnan(lib_out).any()))
+print(i18n.t("prints04.zero_rows", a=bool((lib_out[:3] == 0).all()), b=bool(np.isnan(lib_out).any())))
 #%% md en
 Why not just ignore the NaN rows, since they are padding? Because NaN spreads. In the next layer the real tokens
 give those positions a weight of exactly 0, but $0 \times \text{NaN} = \text{NaN}$, so the weighted sum of every
@@ -299,11 +295,9 @@ quietly spreads the empty rows over keys they were told not to see (including th
 #%% code
 naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # a second layer
 lib_2, _ = ac.scaled_dot_product_attention(lib_out, lib_out, lib_out, mask=m1)
-print("rows with NaN after layer 1:  naive", int(np.isnan(naive_out).any(axis=1).sum()),
-      "  attention_core", int(np.isnan(lib_out).any(axis=1).sum()))
-print("rows with NaN after layer 2:  naive", int(np.isnan(naive_2).any(axis=1).sum()),
-      "  attention_core", int(np.isnan(lib_2).any(axis=1).sum()))
-print("fill -1e9, row 0:", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
+for n_layer, (a, b) in ((1, (naive_out, lib_out)), (2, (naive_2, lib_2))):
+    print(i18n.t("prints04.nan_rows", n=n_layer, a=int(np.isnan(a).any(axis=1).sum()), b=int(np.isnan(b).any(axis=1).sum())))
+print(i18n.t("prints04.fill_row"), masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
 #%% md en
 The library's rule is written in its readable reference, `ac.reference_attention`, printed below (the fast path
 follows the same rule and is tested equal to it): a fully hidden row gets the maximum 0 instead of $-\infty$ and
@@ -357,12 +351,12 @@ print(inspect.getsource(masking_lab.decode_with_kv_cache))
 full = masking_lab.stacked_attention(x, layer, mask=ac.causal_mask(6))          # all six tokens, one pass, masked
 cached, steps = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1])      # prompt of 4, then 1 + 1
 for n, step in enumerate(steps, 1):
-    print(f"step {n}: queries {step['start']}..{step['stop'] - 1}, mask {step['mask'].shape}:",
+    print(i18n.t("prints04.step", n=n, a=step["start"], b=step["stop"] - 1, shape=step["mask"].shape),
           step["mask"].astype(int).tolist())
 print("max |cached - full| =", np.round(np.abs(cached - full).max(), 12))
 for chunks in ([1, 1, 1, 1, 1, 1], [3, 3], [2, 3, 1]):
     other, _ = masking_lab.decode_with_kv_cache(x, layer, chunks=chunks)
-    print(f"chunks {chunks}: max |cached - full| =", np.round(np.abs(other - full).max(), 12))
+    print(i18n.t("prints04.chunks", c=chunks), np.round(np.abs(other - full).max(), 12))
 #%% code
 ax = masking_lab.plot_cache_steps(steps, tokens)
 #%% md en
@@ -381,13 +375,13 @@ Take the mask away and see what breaks:
 把 mask 拿掉，看看哪里会出问题：
 #%% code
 no_mask_run, _ = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1], causal=False)
-print("one layer,  |difference| per position:", np.abs(no_mask_run - full).max(axis=1))
+print(i18n.t("prints04.one_layer"), np.abs(no_mask_run - full).max(axis=1))
 layers = [ac.init_multihead(d_model=8, n_heads=2, seed=s) for s in (0, 1)]       # a stack of two layers
 full_2 = masking_lab.stacked_attention(x, layers, mask=ac.causal_mask(6))
 cached_2, _ = masking_lab.decode_with_kv_cache(x, layers, chunks=[4, 1, 1])
 no_mask_2, _ = masking_lab.decode_with_kv_cache(x, layers, chunks=[4, 1, 1], causal=False)
-print("two layers, with the mask: max |cached - full| =", np.round(np.abs(cached_2 - full_2).max(), 12))
-print("two layers, |difference| per position:", np.abs(no_mask_2 - full_2).max(axis=1))
+print(i18n.t("prints04.two_layers_ok"), np.round(np.abs(cached_2 - full_2).max(), 12))
+print(i18n.t("prints04.two_layers"), np.abs(no_mask_2 - full_2).max(axis=1))
 #%% md en
 Without the mask, the prompt's positions 0, 1, 2 see the tokens after them: their outputs are not the ones the model
 was trained to produce (off by up to 3.093). With one layer the damage stops there; a real model has many layers,
