@@ -31,6 +31,7 @@ import inspect
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb05_self_and_cross_attention import context_lab, cross_lab, widgets
 
 i18n.set_language(LANG)
@@ -112,7 +113,7 @@ out, weights = ac.scaled_dot_product_attention(q, k, v)
 for name, array in [("X_dec", x_dec), ("X_enc", x_enc), ("Q = X_dec W_q", q), ("K = X_enc W_k", k),
                     ("V = X_enc W_v", v), ("weights", weights), ("output", out)]:
     print(f"{name:<15} {array.shape}")
-print("each row of the weights sums to", weights.sum(axis=-1))
+print(i18n.t("prints05.row_sums"), weights.sum(axis=-1))
 #%% md en
 Each **row** of the weights belongs to one Chinese token and is a distribution over the **six English tokens**;
 the output has one row per Chinese token. The decoder keeps its own length and reads from the encoder.
@@ -122,7 +123,7 @@ Self-attention is the same call with one sequence in all three places; now the w
 解码器保持自己的长度，从编码器那里读取信息。自注意力就是把同一个序列放进三个位置、再调用同一个函数；这时权重是方阵：
 #%% code
 out_self, weights_self = ac.scaled_dot_product_attention(x_enc @ w_q, x_enc @ w_k, x_enc @ w_v)
-print("self-attention on the English sentence: weights", weights_self.shape, " output", out_self.shape)
+print(i18n.t("prints05.self_shapes", w=weights_self.shape, o=out_self.shape))
 #%% md en
 The library's multi-head layer takes the three sources as three arguments, `multi_head_attention(query, key, value, params)`:
 the same array three times for self-attention, decoder states and encoder outputs for cross-attention
@@ -134,8 +135,8 @@ the same array three times for self-attention, decoder states and encoder output
 params = ac.init_multihead(d_model=D, n_heads=2, seed=0)
 out_x, w_x = ac.multi_head_attention(x_dec, x_enc, x_enc, params)      # cross: query != key = value
 out_s, w_s = ac.multi_head_attention(x_enc, x_enc, x_enc, params)      # self: one sequence, three roles
-print("cross: output", out_x.shape, " weights (H, Tq, Tk)", w_x.shape)
-print("self : output", out_s.shape, " weights (H, T, T)  ", w_s.shape)
+print(i18n.t("prints05.cross_shapes", o=out_x.shape, w=w_x.shape))
+print(i18n.t("prints05.self_shapes_h", o=out_s.shape, w=w_s.shape))
 #%% md en
 Rows do not depend on each other: each decoder token's row needs only its own query and all of the keys. So a
 decoder that writes the translation one token at a time gets, at every step, exactly the rows of the full
@@ -148,8 +149,7 @@ word is written (the decoder's **self**-attention does need one, notebook 04).
 #%% code
 for generated in (1, 3, 5):                       # the decoder has written 1, 3, then 5 tokens
     _, w_partial = ac.scaled_dot_product_attention(q[:generated], k, v)   # (generated, Tk)
-    print(f"{generated} token(s) written: weights {w_partial.shape}, "
-          f"same rows as the full computation: {np.allclose(w_partial, weights[:generated])}")
+    print(i18n.t("prints05.written", n=generated, shape=w_partial.shape, same=np.allclose(w_partial, weights[:generated])))
 #%% md en
 ## A translation, aligned by meaning
 
@@ -193,10 +193,10 @@ Now the cross-attention itself: queries from the Chinese sentence, keys and valu
 下面就是交叉注意力本身：Query 来自中文句子，Key 和 Value 来自英文句子。
 #%% code
 out_zh, w_zh = cross_lab.attend(chinese, english, cross)          # (Tq, F), (Tq, Tk)
-print("weights", w_zh.shape, "(Chinese queries x English keys)")
+print(i18n.t("prints05.weights_zh", shape=w_zh.shape))
 for i, word in enumerate(chinese.tokens):
     j = int(w_zh[i].argmax())
-    print(f"{word:>3} -> {english.tokens[j]:<4} ({w_zh[i, j]:.2f})   translates: {gold[word]}")
+    print(pad(word, 4, "right"), f"-> {english.tokens[j]:<4} ({w_zh[i, j]:.2f})  ", i18n.t("prints05.translates", g=gold[word]))
 ax = cross_lab.plot_alignment(w_zh, chinese, english)
 #%% md en
 Each Chinese word puts 0.94 of its attention on the English word with the same meaning. The matrix is $5 \times 6$:
@@ -211,9 +211,8 @@ with the $i$-th English word, the simplest positional rule, gets every word wron
 by_content = cross_lab.alignment(w_zh, chinese, english)
 by_position = dict(zip(chinese.tokens, english.tokens))          # i-th Chinese word <-> i-th English word
 for word in chinese.tokens:
-    print(f"{word:>3}: by content {by_content[word]:<4} by position {by_position[word]:<4} translates {gold[word]}")
-print("correct by content:", sum(by_content[w] == gold[w] for w in gold), "of 5;",
-      "by position:", sum(by_position[w] == gold[w] for w in gold), "of 5")
+    print(pad(word, 4, "right") + ":", i18n.t("prints05.by", c=f"{by_content[word]:<4}", p=f"{by_position[word]:<4}", g=gold[word]))
+print(i18n.t("prints05.correct", c=sum(by_content[w] == gold[w] for w in gold), p=sum(by_position[w] == gold[w] for w in gold)))
 #%% md en
 The values decide what each Chinese word takes away. Here $W^V$ hands over a word's meaning, so each row of the
 output says which English meaning the Chinese word has read (on the meaning axes):
@@ -234,7 +233,7 @@ for name in cross_lab.PAIRS:
     _, w_pair = cross_lab.attend(tgt, src, cross)
     found = cross_lab.alignment(w_pair, tgt, src)
     print(" ".join(src.tokens), "->", "".join(tgt.tokens), ":",
-          ", ".join(f"{z}->{e}" for z, e in found.items()), " all right:", found == answers)
+          ", ".join(f"{z}->{e}" for z, e in found.items()), " " + i18n.t("prints05.all_right"), found == answers)
 #%% md en
 ### Reorder the source: the alignment follows the words
 
@@ -250,9 +249,9 @@ same way:
 perm = cross_lab.order_permutation(len(english.tokens), "shuffled", seed=0)
 shuffled = cross_lab.reorder(english, perm)
 _, w_shuffled = cross_lab.attend(chinese, shuffled, cross)
-print("shuffled source:", " ".join(shuffled.tokens))
-print("alignment:", cross_lab.alignment(w_shuffled, chinese, shuffled))
-print("same weights, columns moved with the words:", np.allclose(w_shuffled, w_zh[:, perm]))
+print(i18n.t("prints05.shuffled"), " ".join(shuffled.tokens))
+print(i18n.t("prints05.alignment"), cross_lab.alignment(w_shuffled, chinese, shuffled))
+print(i18n.t("prints05.moved"), np.allclose(w_shuffled, w_zh[:, perm]))
 ax = cross_lab.plot_alignment(w_shuffled, chinese, shuffled)
 #%% md en
 猫 still finds *cat*, now in a different column, with the same 0.94. This toy has no position encoding at all; a real
@@ -282,7 +281,7 @@ inner.table("w_q")
 inner.table("w_k")
 #%% code
 out_en, w_en = cross_lab.attend(english, english, inner)          # the same sentence in both places
-print("weights", w_en.shape, "(square: the sentence looks at itself)")
+print(i18n.t("prints05.square", shape=w_en.shape))
 for i, word in enumerate(english.tokens):                          # each row: the keys that take > 0.3
     row = w_en[i]
     print(f"{word:>4} -> " + ", ".join(f"{english.tokens[j]} ({row[j]:.2f})" for j in np.flatnonzero(row > 0.3)))
