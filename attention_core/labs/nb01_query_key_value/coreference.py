@@ -295,6 +295,7 @@ def coreference_widget(name: str | None = None, lang: str | None = None):
 
     from attention_core.teaching import i18n
     from attention_core.teaching.static_view import StaticVBox
+    from attention_core.teaching.widget_base import slider_layout
     lang = i18n.resolve_language(lang)
     name = name or DEFAULT_EXAMPLE[lang]
     if not isinstance(name, str) or name not in example_names():
@@ -305,7 +306,8 @@ def coreference_widget(name: str | None = None, lang: str | None = None):
     token = w.Dropdown(description=i18n.t("demos.coref.token", lang))
     feature = w.Dropdown(options=FEATURES, value="can_be_tired", description=i18n.t("demos.coref.feature", lang))
     value = w.FloatSlider(min=0.0, max=1.0, step=0.5, description=i18n.t("demos.coref.value", lang),
-                          style={"description_width": "initial"})
+                          style={"description_width": "initial"},
+                          layout=slider_layout(i18n.t("demos.coref.value", lang), track_px=180))
     reset = w.Button(description=i18n.t("demos.coref.reset", lang))
     bars = w.HTML()
     state = {"busy": False, "example": None}

@@ -23,6 +23,7 @@ from attention_core.teaching.widget_base import (
     _watch,
     check_count,
     check_range,
+    slider_layout,
     widget_builder,
 )
 
@@ -148,10 +149,12 @@ def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query
         return _error_panel(exc)
     slope_slider = widgets.FloatSlider(value=float(np.clip(slope, 0, max_slope)), min=0.0, max=max_slope, step=0.05,
                                        description=i18n.t("position_lab.slope"), readout_format=".2f",
-                                       continuous_update=True, style={"description_width": "initial"})
+                                       continuous_update=True, style={"description_width": "initial"},
+                                       layout=slider_layout(i18n.t("position_lab.slope"), track_px=180))
     window_slider = widgets.IntSlider(value=int(np.clip(window, 0, t)), min=0, max=t,
                                       description=i18n.t("position_lab.window"), continuous_update=True,
-                                      style={"description_width": "initial"})
+                                      style={"description_width": "initial"},
+                                      layout=slider_layout(i18n.t("position_lab.window"), track_px=180))
     causal_box = widgets.Checkbox(value=bool(causal), description=i18n.t("position_lab.causal"), indent=False)
     live = LiveFigure((7.2, 5.0), dpi=dpi)
     top, bottom = live.fig.subplots(2, 1, sharex=True)
