@@ -32,6 +32,7 @@ import inspect
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb06_multi_head_attention import heads_lab, pronoun_lab, published, widgets
 
 i18n.set_language(LANG)
@@ -94,16 +95,16 @@ k = x @ p.w_k + p.b_k
 v = x @ p.w_v + p.b_v
 qh, kh, vh = (ac.split_heads(t, p.n_heads) for t in (q, k, v))   # (B, H, T, Dh)  2. split
 print("x", x.shape, "-> q", q.shape, "-> split_heads", qh.shape, "  d_k =", p.d_head)
-print("head 1 is just columns 4..7 of q:", np.array_equal(qh[:, 1], q[..., 4:8]))
+print(i18n.t("prints06.head1_cols"), np.array_equal(qh[:, 1], q[..., 4:8]))
 #%% code
 heads, weights = ac.scaled_dot_product_attention(qh, kh, vh)    # 3. attend in each head
 concat = ac.merge_heads(heads)                                  # 4. concatenate the heads again
 out = concat @ p.w_o + p.b_o                                    # 5. mix them with W_o
 print("heads", heads.shape, " weights", weights.shape, "-> merge_heads", concat.shape, "-> output", out.shape)
-print("merge_heads undoes split_heads:", np.array_equal(ac.merge_heads(qh), q))
+print(i18n.t("prints06.undoes"), np.array_equal(ac.merge_heads(qh), q))
 
 out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # the library, in one call
-print("same as ac.multi_head_attention:", np.allclose(out, out_lib), np.allclose(weights, weights_lib))
+print(i18n.t("prints06.same_as"), np.allclose(out, out_lib), np.allclose(weights, weights_lib))
 #%% md en
 Each head has its own $(T, T)$ weights: the layer returns them all, with shape $(B, H, T_q, T_k)$. The library
 function is the same five steps, plus input checks, an optional mask shared by all heads, and a `head_mask` that
@@ -145,13 +146,12 @@ if ac.backends.torch_available():
     with torch.no_grad():
         out_t, w_t = mha(xt, xt, xt, attn_mask=torch.as_tensor(~causal), average_attn_weights=False)
         out_bad, w_bad = mha(xt, xt, xt, attn_mask=torch.as_tensor(causal), average_attn_weights=False)
-    print("output  max |NumPy - torch| < 1e-12:", bool(np.abs(out_np - out_t.numpy()).max() < 1e-12))
-    print("weights max |NumPy - torch| < 1e-12:", bool(np.abs(w_np - w_t.numpy()).max() < 1e-12),
-          " shape", tuple(w_t.shape))
-    print("without the ~: query 0 looks at keys", np.flatnonzero(w_bad[0, 0, 0].numpy() > 0).tolist(),
-          "(the future);  last query's output is NaN:", bool(out_bad[0, -1].isnan().all()))
+    print(i18n.t("prints06.torch_out"), bool(np.abs(out_np - out_t.numpy()).max() < 1e-12))
+    print(i18n.t("prints06.torch_w", ok=bool(np.abs(w_np - w_t.numpy()).max() < 1e-12), shape=tuple(w_t.shape)))
+    print(i18n.t("prints06.without_tilde", keys=np.flatnonzero(w_bad[0, 0, 0].numpy() > 0).tolist(),
+                 nan=bool(out_bad[0, -1].isnan().all())))
 else:
-    print("torch is not installed: the comparison is skipped (pip install torch==2.13.0 to run it).")
+    print(i18n.t("prints06.no_torch"))
 #%% md en
 The two implementations agree to the last bits of float64 (the weights too, head by head, with
 `average_attn_weights=False`; torch's default averages them over the heads). With the mask the wrong way round,
@@ -177,8 +177,7 @@ and here only one property of them matters, checked below). Here are the roles, 
 它是哪个词（one-hot）、它的语法角色、它所在的分句，以及它的位置（三对以不同速度旋转的数，就像钟表的几根指针；07 节会讲这类编码，这里只用到它的一个性质，下面会验证）。下面是角色、分句和位置特征：
 #%% code
 demo = heads_lab.sentence_demo()
-print("tokens:", " ".join(demo.tokens), "  x:", demo.x.shape, " heads:", demo.params.n_heads,
-      " d_k:", demo.params.d_head)
+print(i18n.t("prints06.tokens", t=" ".join(demo.tokens), x=demo.x.shape, h=demo.params.n_heads, d=demo.params.d_head))
 heads_lab.feature_table(demo)
 #%% md en
 The vector also has empty **slots** (all zero in the input) into which the heads write: `prev:*` (which word is
@@ -237,7 +236,7 @@ below; then we run the layer:
 #%% code
 pe = heads_lab.position_code(10)                                            # (T, 6), the position features
 R = heads_lab.shift_back_one()                                              # (6, 6)
-print("PE[p] @ R == PE[p - 1] for every p:", np.allclose(pe[1:] @ R, pe[:-1]))
+print(i18n.t("prints06.pe_shift"), np.allclose(pe[1:] @ R, pe[:-1]))
 
 out6, w6 = ac.multi_head_attention(demo.x, demo.x, demo.x, demo.params)   # (T, D), (H, T, T)
 names = demo.head_names()
@@ -277,9 +276,8 @@ routes. Here is the same input through a freshly initialised layer (Xavier-unifo
 #%% code
 random_layer = ac.init_multihead(demo.x.shape[1], 4, seed=0)
 _, w_random = ac.multi_head_attention(demo.x, demo.x, demo.x, random_layer)  # (H, T, T)
-print("largest weight in each random head:", w_random.max(axis=(1, 2)).round(2),
-      "  uniform would be 1/10 =", 0.1)
-print("largest weight in each designed head:", w6.max(axis=(1, 2)).round(2))
+print(i18n.t("prints06.random_max", w=w_random.max(axis=(1, 2)).round(2)))
+print(i18n.t("prints06.designed_max"), w6.max(axis=(1, 2)).round(2))
 #%% md en
 At the start every random head spreads its attention almost evenly. Whatever roles heads end up with come from
 training, and after training some heads do show clear grammatical, coreference or positional patterns (a head that
@@ -313,10 +311,11 @@ still be read there (the strongest word in the slot, with its strength).
 以及从那里还能读出哪个主语（槽位里最强的那个词，以及它的强度）。
 #%% code
 rows = heads_lab.ablation_rows(demo)
-print(f"{'ablated heads':<14}{'head_mask':<18}{'output change':>14}{'subj slot change':>18}   subject read at sat / was")
+print(pad(i18n.t("prints06.ablated"), 14) + pad("head_mask", 18) + pad(i18n.t("prints06.output_change"), 14, "right")
+      + pad(i18n.t("prints06.slot_change"), 18, "right") + "   " + i18n.t("prints06.subject_read"))
 for r in rows:
     label = "+".join(str(h + 1) for h in r["heads"]) or "-"
-    read = " / ".join(f"{w} ({s:.2f})" if w else "nothing" for w, s in r["subjects"].values())
+    read = " / ".join(f"{w} ({s:.2f})" if w else i18n.t("prints06.nothing") for w, s in r["subjects"].values())
     print(f"{label:<14}{str(r['head_mask'].astype(int).tolist()):<18}{r['output_change']:>13.0%}"
           f"{r['subject_change']:>18.0%}   {read}")
 #%% md en
@@ -335,7 +334,7 @@ other = heads_lab.sentence_demo("the cat on the mat sat".split())
 sat = other.tokens.index("sat")
 for only, off in ((3, (3,)), (4, (2,))):                          # keep one of the twins: switch the other off
     out_only, _, _ = heads_lab.ablate(other, off)
-    print(f"the cat on the mat sat -> head {only} alone writes subj =", heads_lab.read_slot(other, out_only, "subj", sat)[0])
+    print(i18n.t("prints06.alone_writes", h=only), heads_lab.read_slot(other, out_only, "subj", sat)[0])
 #%% md en
 Redundancy is a property of heads **on the data they see**, not of their definitions.
 
@@ -417,10 +416,10 @@ key is either the key with the largest $k_j$ (if $q_i > 0$) or the one with the 
 而“前一个词”这种模式几乎要求每个 Query 都有不同的最爱（这里 10 个 Query 中要有 9 个各不相同）。在 2000 个随机的头上试一试：
 #%% code
 scores_1 = rng.normal(size=(10, 1)) @ rng.normal(size=(1, 10))           # a d_k = 1 head: (T, T)
-print("rank of a d_k = 1 score matrix:", np.linalg.matrix_rank(scores_1))
+print(i18n.t("prints06.rank"), np.linalg.matrix_rank(scores_1))
 for d_k in (1, 2, 4):
-    print(f"2000 random heads with d_k = {d_k}: at most {heads_lab.distinct_favourites(d_k)} different favourite keys")
-print("our previous-token head (d_k = 11) has", len(set(w6[0].argmax(axis=1).tolist())), "different favourites")
+    print(i18n.t("prints06.favourites", d=d_k, n=heads_lab.distinct_favourites(d_k)))
+print(i18n.t("prints06.ours", n=len(set(w6[0].argmax(axis=1).tolist()))))
 #%% md en
 For $d_k = 1$ the limit of 2 is a theorem, not bad luck; wider heads escape it at once. Width is room: a head
 needs enough dimensions to tell its targets apart (our previous-token head uses 6 of its 11 for positions), and
@@ -442,12 +441,13 @@ $(B, h, T, T)$ from a real forward pass (about a second to run):
 参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（大约要跑一秒）：
 #%% code
 cost = heads_lab.tradeoff_rows(d_model=512, heads=(1, 2, 4, 8, 16, 64), n_tokens=1024)
-print(f"{'h':>3} {'d_k':>5} {'parameters':>12} {'weights (B,h,T,T)':>19} {'matmul MACs':>14}")
+print(f"{'h':>3} {'d_k':>5} " + pad(i18n.t("prints06.parameters"), 12, "right") + " "
+      + pad(i18n.t("prints06.weights_col"), 19, "right") + " " + pad(i18n.t("prints06.macs"), 14, "right"))
 for r in cost:
     print(f"{r['h']:>3} {r['d_k']:>5} {r['params']:>12,} {r['weights_bytes'] / 2**20:>15.0f} MiB"
           f" {r['matmul_macs'] / 1e9:>12.2f} G")
-print("parameters = 4·512² + 4·512 =", f"{4 * 512**2 + 4 * 512:,}",
-      "  measured bytes = B·h·T²·4:", all(r["weights_bytes"] == r["analytic_bytes"] for r in cost))
+print(i18n.t("prints06.param_check", n=f"{4 * 512**2 + 4 * 512:,}",
+             ok=all(r["weights_bytes"] == r["analytic_bytes"] for r in cost)))
 #%% code
 axes = heads_lab.plot_tradeoff(cost)
 #%% md en
