@@ -5,7 +5,7 @@ import re
 from urllib.parse import urlparse
 
 import pytest
-from browser_helpers import code_cell, nudge_slider, open_and_run
+from browser_helpers import IDLE, code_cell, nudge_slider, open_and_run
 
 from attention_core.teaching import i18n, quiz
 
@@ -78,3 +78,12 @@ def test_lab_zh_start_here_renders_chinese(page, lab_server):
     assert "Glyph" not in text and "missing from font" not in text, \
         [t for t in outputs if "Glyph" in t or "missing from font" in t]
     assert panel.locator(".jp-OutputArea img").count() >= 1, "no figure or widget image was drawn"
+
+
+def test_lab_has_the_rise_slideshow_button(page, lab_server):
+    """jupyterlab-rise is installed and loads in this JupyterLab: a notebook's toolbar offers the slideshow."""
+    page.goto(lab_server.url("lab/tree/en/01_query_key_value.ipynb", "reset"), timeout=90_000)
+    page.locator(IDLE).wait_for(timeout=90_000)
+    button = page.locator(".jp-NotebookPanel-toolbar [data-command^='RISE:']")
+    button.first.wait_for(timeout=30_000)
+    assert button.count() >= 1
