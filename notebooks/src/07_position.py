@@ -69,7 +69,7 @@ for _ in range(3):
     perm = rng.permutation(6)                           # a shuffle of the six positions
     shuffled_out = self_attention(x[perm])              # run the layer on the shuffled tokens
     gap = np.abs(out[perm] - shuffled_out).max()
-    print(f"shuffle {perm}:  max |out[perm] - attention(x[perm])| = {gap:.0e}")
+    print(i18n.t("prints07.shuffle", perm=perm, gap=f"{gap:.0e}"))
 #%% md en
 The output of the shuffled sentence is the old output, shuffled the same way, to the last bit or two
 ($10^{-16}$ is the rounding error of float64). Mathematicians call this **permutation equivariance**.
@@ -124,9 +124,9 @@ def compare(layer):
     where_a, where_b = "dog bites man".split(), "man bites dog".split()
     for word in ("dog", "bites", "man"):
         out_a, out_b = a[where_a.index(word)], b[where_b.index(word)]
-        print(f"{word:<6} {out_a[:4]}  |  {out_b[:4]}   max diff {np.abs(out_a - out_b).max():.3f}")
+        print(f"{word:<6} {out_a[:4]}  |  {out_b[:4]}  ", i18n.t("prints07.max_diff", d=f"{np.abs(out_a - out_b).max():.3f}"))
 
-print("word   in 'dog bites man'             |  in 'man bites dog'")
+print(i18n.t("prints07.word_head"))
 compare(self_attention)
 #%% md en
 Identical, word for word. "dog" comes out the same whether it did the biting or was bitten, so no later layer can
@@ -162,11 +162,11 @@ $$PE[p, 2i] = \sin(p\,\omega_i), \qquad PE[p, 2i+1] = \cos(p\,\omega_i)$$
 T, D_pe = 50, 64
 pe = ac.sinusoidal_encoding(T, D_pe)                     # (T, D): row p is the vector added at position p
 omega = position_lab.sinusoidal_frequencies(D_pe)        # (D/2,) speed of each (sin, cos) pair
-print("table shape", pe.shape, "  values in", f"[{pe.min():.3f}, {pe.max():.3f}]")
+print(i18n.t("prints07.table_shape", s=pe.shape, lo=f"{pe.min():.3f}", hi=f"{pe.max():.3f}"))
 print("PE[0, :6] =", pe[0, :6], " (sin 0 = 0, cos 0 = 1)")
 print("PE[1, :6] =", pe[1, :6])
-print("wavelength of pairs 0, 1, 2, 8, 31 (positions):", np.round(2 * np.pi / omega[[0, 1, 2, 8, 31]], 1))
-print("all 50 rows different:", len(np.unique(pe.round(6), axis=0)) == T)
+print(i18n.t("prints07.wavelengths"), np.round(2 * np.pi / omega[[0, 1, 2, 8, 31]], 1))
+print(i18n.t("prints07.all_different"), len(np.unique(pe.round(6), axis=0)) == T)
 ax = plots.plot_positional_encoding(pe)
 #%% md en
 The left columns (fast pairs) alternate quickly down the positions; the right columns barely change over 50
@@ -202,11 +202,11 @@ for k in (1, 3, 10):
     M = position_lab.sinusoidal_shift_matrix(D_pe, k)          # (D, D), built from k alone
     moved = pe[: T - k] @ M.T                                   # M_k PE[p] for p = 0 .. T-k-1, (T-k, D)
     err = np.abs(moved - pe[k:]).max()
-    print(f"k = {k:2d}: max |M_k PE[p] - PE[p+k]| over all {T - k} positions p = {err:.0e}")
+    print(i18n.t("prints07.shift_error", k=f"{k:2d}", n=T - k, e=f"{err:.0e}"))
 M3 = position_lab.sinusoidal_shift_matrix(D_pe, 3)
-print("the block of pair 0 in M_3 (angle 3 rad):")
+print(i18n.t("prints07.block"))
 print(M3[:2, :2])
-print("M_3 is a rotation: M^T M = I ->", np.allclose(M3.T @ M3, np.eye(D_pe)))
+print(i18n.t("prints07.rotation"), np.allclose(M3.T @ M3, np.eye(D_pe)))
 #%% md en
 One matrix, fifty positions, agreement to rounding error. A consequence you will meet again with RoPE: the dot
 product of two encodings depends only on their offset,
@@ -250,10 +250,10 @@ before training: small random numbers. Compare its dot products between position
 learned = ac.learned_position_table(T, D_pe, seed=0)               # (T, D), before training
 gram_sin = pe @ pe.T                                                 # (T, T): PE[m] . PE[n]
 gram_learned = learned @ learned.T                                   # (T, T)
-for name, g in (("sinusoidal", gram_sin), ("learned (untrained)", gram_learned)):
+for name, g in ((i18n.t("prints07.sinusoidal"), gram_sin), (i18n.t("prints07.learned"), gram_learned)):
     spread = position_lab.diagonal_spread(g) / np.abs(g).max()       # 0: depends on the offset n - m only
-    print(f"{name:<20} spread along a diagonal / largest entry = {spread:.3f}")
-print("sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:", np.round([gram_sin[p, p + 3] for p in (0, 10, 40)], 3),
+    print(pad(name, 20), i18n.t("prints07.spread", v=f"{spread:.3f}"))
+print(i18n.t("prints07.pe_offset"), np.round([gram_sin[p, p + 3] for p in (0, 10, 40)], 3),
       f"= sum cos(3 w_i) = {np.cos(3 * omega).sum():.3f}")
 #%% md en
 The learned table starts with no structure at all: whatever relation between positions it ends up with comes
@@ -263,13 +263,13 @@ A model trained with $T_{max} = 50$ has no vector for position 50:
 可学习表一开始没有任何结构：位置之间最终形成什么关系，全靠训练；训练中从未出现过的位置，它那一行就一直是随机数。
 而且它在最后一行就到头了。用 $T_{max} = 50$ 训练的模型，根本没有位置 50 的向量：
 #%% code
-print("learned table:", learned.shape, " rows for positions 0 ..", len(learned) - 1)
+print(i18n.t("prints07.learned_rows", s=learned.shape, n=len(learned) - 1))
 try:
     learned[T]                                          # position T = 50: one past the end
 except IndexError as exc:
     print("learned[50] ->", type(exc).__name__ + ":", exc)
 longer = ac.sinusoidal_encoding(T + 50, D_pe)           # the formula works for any position
-print("sinusoidal: a row for position 50 too;  first 50 rows unchanged:", np.array_equal(longer[:T], pe))
+print(i18n.t("prints07.longer"), np.array_equal(longer[:T], pe))
 #%% md en
 The sinusoidal formula produces a vector for any position, so a longer input at least gets encodings; whether a
 trained model makes good use of positions it never saw is another matter (often it does not, which is one reason
@@ -291,10 +291,11 @@ def with_position(layer):
     """The same layer, with the sinusoidal table added to its input first."""
     return lambda x: layer(x + ac.sinusoidal_encoding(len(x), x.shape[-1]))
 
-for name, layer in (("without position", self_attention), ("with position", with_position(self_attention))):
-    print(f"{name:<17} max |out[perm] - layer(x[perm])| = {position_lab.equivariance_gap(layer, x, perm):.3g}")
+for name, layer in ((i18n.t("prints07.without_position"), self_attention),
+                    (i18n.t("prints07.with_position"), with_position(self_attention))):
+    print(pad(name, 17), f"max |out[perm] - layer(x[perm])| = {position_lab.equivariance_gap(layer, x, perm):.3g}")
 print()
-print("word   in 'dog bites man'             |  in 'man bites dog'")
+print(i18n.t("prints07.word_head"))
 compare(with_position(self_attention))
 #%% md en
 The shuffle no longer passes through: the difference is now 0.593 instead of $10^{-16}$. "dog" as the subject
@@ -329,13 +330,13 @@ $$\big(R(m\theta)\,q\big) \cdot \big(R(n\theta)\,k\big) = q^\top R(m\theta)^\top
 #%% code
 q = rng.normal(size=8)                                  # one query, Dh = 8
 k = rng.normal(size=8)                                  # one key
-print("  m     n   n-m   RoPE score")
+print(i18n.t("prints07.rope_head"))
 for m, n in [(0, 3), (5, 8), (20, 23), (997, 1000), (3, 0), (8, 5), (1000, 997), (0, 0), (500, 500)]:
     print(f"{m:4d}  {n:4d}  {n - m:3d}   {position_lab.rope_score(q, k, m, n):8.4f}")
 print(f"formula q^T R(3θ) k = {position_lab.rope_relative_score(q, k, 3):.4f},  "
       f"R(-3θ): {position_lab.rope_relative_score(q, k, -3):.4f},  R(0) = q·k: {q @ k:.4f}")
 rotated = ac.apply_rope(np.tile(q, (4, 1)), np.array([0.0, 1.0, 50.0, 1000.0]))   # q at 4 positions, (4, Dh)
-print("norm of q:", f"{np.linalg.norm(q):.4f}", "  after rotation to 0, 1, 50, 1000:", np.linalg.norm(rotated, axis=1).round(4))
+print(i18n.t("prints07.norm", n=f"{np.linalg.norm(q):.4f}"), np.linalg.norm(rotated, axis=1).round(4))
 #%% md en
 Same offset, same score, whether the pair sits at the start or a thousand positions in; the sign of the offset
 matters ($+3$ and $-3$ differ: "three ahead" is not "three back"), and at offset 0 the score is the plain $q \cdot k$.
@@ -352,10 +353,9 @@ scores of our $q$ and $k$.
 以及我们这组 $q$、$k$ 的 RoPE 分数。
 #%% code
 rope_scores = position_lab.rope_score_matrix(q, k, 32)             # (32, 32): q at m against k at n
-print("spread along a diagonal / largest entry:",
-      f"sinusoidal {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f},",
-      f"learned {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f},",
-      f"RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}")
+print(i18n.t("prints07.spread3", a=f"{position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}",
+             b=f"{position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}",
+             c=f"{position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}"))
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="compressed")
 titles = (i18n.t("position_lab.title_sinusoidal"), i18n.t("position_lab.title_learned"), i18n.t("position_lab.title_rope"))
 for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], rope_scores), titles):
@@ -387,9 +387,9 @@ $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.
 #%% code
 scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # one query's content scores, Tk = 8
 query = 5
-print("bias -0.5|5 - j|:", position_lab.distance_bias(8, 0.5)[query])
-print("causal mask     :", ac.causal_mask(8)[query].astype(int), "  (1 = visible)")
-print("window of 3     :", ac.sliding_window_mask(8, 3)[query].astype(int))
+print(pad(i18n.t("prints07.bias"), 16) + ":", position_lab.distance_bias(8, 0.5)[query])
+print(pad(i18n.t("position_lab.causal"), 16) + ":", ac.causal_mask(8)[query].astype(int), " " + i18n.t("prints07.visible"))
+print(pad(i18n.t("prints07.window3"), 16) + ":", ac.sliding_window_mask(8, 3)[query].astype(int))
 print()
 variants = position_lab.score_row_variants(scores, query, slope=0.5, window=3)
 print(pad(i18n.t("position_lab.key_j"), 24) + "".join(f"{j:>7d}" for j in range(8)))
@@ -447,8 +447,8 @@ curves = {
     i18n.t("position_lab.variant_window"): position_lab.weight_by_distance(9, 16, 4000, seed=1, window=3),
 }
 for label, curve in curves.items():
-    print(f"{label:<18} weight at distance 0..4: {curve}")
-print(f"uniform 1/9 = {1 / 9:.3f}")
+    print(pad(label, 18), i18n.t("prints07.by_distance"), curve)
+print(i18n.t("prints07.uniform", u=f"{1 / 9:.3f}"))
 ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 #%% md en
 Content only: the same average weight at every distance, $1/9$ up to sampling noise. With the bias (slope 0.5), the
