@@ -20,10 +20,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
+from attention_core.core.validation import describe, positive_float, positive_int
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
 from attention_core.teaching.static_view import StaticVBox
-from attention_core.core.validation import describe, positive_float, positive_int
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {
