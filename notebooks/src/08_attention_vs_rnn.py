@@ -31,6 +31,7 @@ import attention_core as ac
 from attention_core import backends
 from attention_core.core import rnn
 from attention_core.teaching import checks, i18n, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb07_position import position_lab
 from attention_core.labs.nb08_attention_vs_rnn import rnn_lab, widgets
 
@@ -119,7 +120,7 @@ xs = rng.normal(size=(48, D))                                 # one sequence, (T
 J = rnn_lab.rnn_input_jacobians(chain, xs)                    # (T, D, D): d h_47 / d x_s for every s
 last_state = lambda x: rnn.rnn_forward(x, chain)              # (T, D) -> all hidden states (T, D)
 print(f"||W_h|| = {np.linalg.norm(chain.w_h, 2):.3f}   ||W_x|| = {np.linalg.norm(chain.w_x, 2):.3f}")
-print(" T - s   ||dh_T/dx_s||   bound ||W_x||·0.9^(T-s)   = finite differences")
+print(i18n.t("prints08.jac_head"))
 for gap in (0, 1, 5, 10, 20, 40):
     s = 47 - gap
     fd = rnn_lab.finite_difference_jacobian(last_state, xs, s)
@@ -150,13 +151,13 @@ token moves the **last output**: of the RNN above, and of one two-head self-atte
 （`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
 #%% code
 curves = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=0.9, seed=0)   # exact for the RNN, finite differences for attention
-print("   k   RNN        attention")
+print(i18n.t("prints08.influence_head"))
 for k in (1, 2, 5, 10, 20, 40, 47):
     print(f"{k:4d}   {curves['rnn'][k - 1]:<9.3g}  {curves['attention'][k - 1]:.3g}")
 spread = np.ptp(curves["attention"]) / curves["attention"].mean()
-print("attention: the same at all 47 distances (relative spread < 1e-6):", spread < 1e-6)
+print(i18n.t("prints08.same_all"), spread < 1e-6)
 per_step = np.exp(np.polyfit(curves["distances"], np.log(curves["rnn"]), 1)[0])
-print(f"RNN: each hand-off keeps about {per_step:.2f} of the influence")
+print(i18n.t("prints08.keeps", p=f"{per_step:.2f}"))
 ax = rnn_lab.plot_influence(curves)
 #%% md en
 The RNN's line falls almost straight on the log scale: every hand-off keeps about 0.6 of what is left (the 0.9 of
@@ -177,7 +178,7 @@ RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次�
 #%% code
 big = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=3.0, seed=0)
 for k in (1, 10, 20, 40):
-    print(f"k = {k:2d}   RNN with ||W_h|| = 3: {big['rnn'][k - 1]:9.3g}    attention: {big['attention'][k - 1]:.3g}")
+    print(i18n.t("prints08.big", k=f"{k:2d}", r=f"{big['rnn'][k - 1]:9.3g}", a=f"{big['attention'][k - 1]:.3g}"))
 #%% md en
 At $k = 40$ it is about 5000 times its value at $k = 1$: a gradient like that blows training up. These are the two faces of the
 "gradients easily vanish or explode" of “Transformer Attention 机制入门：从直觉到公式”: both come from one long product, and no choice of a single scale
@@ -226,7 +227,7 @@ rounds that even unlimited hardware needs is the longest chain in that graph (it
 把每种层画成一张依赖图：每个输出在计算之前需要哪些值。RNN 的 $h_t$ 需要 $x_t$ 和 $h_{t-1}$；注意力的输出需要所有输入，但不需要任何其他输出。
 即使硬件无限多，也至少要算多少轮，取决于这张图里最长的那条依赖链（它的*关键路径*）：
 #%% code
-print("     n   RNN rounds   attention rounds")
+print(i18n.t("prints08.rounds_head"))
 for n in (8, 64, 256):
     print(f"{n:6d}   {rnn_lab.sequential_steps('rnn', n):10d}   {rnn_lab.sequential_steps('attention', n):16d}")
 #%% md en
@@ -242,14 +243,14 @@ random order:
 #%% code
 x = rng.normal(size=(32, D))                                   # 32 positions, (T, D)
 rounds = rnn_lab.parallel_rounds(rnn_lab.rnn_step(chain), x, np.zeros(D))
-print("RNN: positions right after each round:", rounds["correct"])
-print("RNN: rounds needed for 32 positions:", rounds["rounds"])
+print(i18n.t("prints08.right_after"), rounds["correct"])
+print(i18n.t("prints08.rounds_needed"), rounds["rounds"])
 
 full, _ = ac.scaled_dot_product_attention(x, x, x)             # all 32 outputs in one call, (T, D)
 one_by_one = np.empty_like(full)
 for t in rng.permutation(32):                                  # any order: no position waits for another
     one_by_one[t] = ac.scaled_dot_product_attention(x[t:t + 1], x, x)[0][0]
-print("attention: one call = 32 separate calls in a random order:", np.allclose(full, one_by_one))
+print(i18n.t("prints08.one_call"), np.allclose(full, one_by_one))
 #%% md en
 Each round gets exactly one more position right: a position can only be right once its left neighbour was, so
 32 positions take 32 rounds, whatever the number of processors. “注意力机制” says it plainly: step $t + 1$ must wait
@@ -266,7 +267,7 @@ A curiosity that confirms the rule: a strongly forgetting chain can look "done" 
 #%% code
 fast_forgetter = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.5)
 quick = rnn_lab.parallel_rounds(rnn_lab.rnn_step(fast_forgetter), x, np.zeros(D))
-print("||W_h|| = 0.5: rounds needed for 32 positions:", quick["rounds"])
+print(i18n.t("prints08.quick"), quick["rounds"])
 #%% md en
 21 rounds instead of 32, because with $\|W_h\| = 0.5$ a wrong guess 20 positions back has shrunk below
 $10^{-9}$: the chain has forgotten it. The only way an RNN skips rounds is by forgetting, which is exactly what a
@@ -288,7 +289,7 @@ RNN 能跳过若干轮的唯一办法就是遗忘，而这恰恰是远距离任�
 # (wall-clock times differ from machine to machine)
 timings = rnn_lab.time_layers([16, 64, 256, 1024], d=64, repeats=7)
 for n, t_rnn, t_att in zip(timings["n"], timings["rnn"], timings["attention"]):
-    print(f"n = {n:5d}   RNN {1e3 * t_rnn:7.2f} ms ({1e6 * t_rnn / n:.1f} µs per step)   attention {1e3 * t_att:7.2f} ms")
+    print(i18n.t("prints08.timing", n=f"{n:5d}", r=f"{1e3 * t_rnn:7.2f}", s=f"{1e6 * t_rnn / n:.1f}", a=f"{1e3 * t_att:7.2f}"))
 ax = rnn_lab.plot_timings(timings)
 #%% md en
 The RNN's line is straight with slope 1 on the log-log plot: time grows like $n$, the same few microseconds per
@@ -321,10 +322,10 @@ if backends.torch_available():
     import torch
     torch.set_num_threads(1)                                    # one thread: the same numbers on every run
     tokens, target = rnn_lab.recall_batch(4, 3, torch.Generator().manual_seed(0))
-    print("three sequences at k = 4 (symbols 0-7, distractors 8-15, question 16):")
-    print(tokens.numpy(), " answers:", target.numpy())
+    print(i18n.t("prints08.three_seqs"))
+    print(tokens.numpy(), " " + i18n.t("prints08.answers"), target.numpy())
 else:
-    print("torch is not installed: the trained comparison is skipped (pip install torch==2.13.0)")
+    print(i18n.t("prints08.no_torch"))
 #%% md en
 Three small models, each with width 32, see the same batches: a plain RNN (`torch.nn.RNN`, tanh), a gated RNN
 (`torch.nn.GRU`) and one attention layer, whose query comes from the question token and whose keys and values come
@@ -347,10 +348,10 @@ recall = rnn_lab.recall_comparison(KS, seed=0) if backends.torch_available() els
 if recall is not None:
     print("k            " + "".join(f"{k:>7d}" for k in KS))
     for kind in rnn_lab.MODEL_KINDS:
-        print(f"{kind:<10} acc" + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
-        print(f"{'':<10} steps" + "".join(f"{s:7d}" for s in recall["steps"][kind])
+        print(f"{kind:<10} " + pad(i18n.t("prints08.acc"), 6) + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
+        print(f"{'':<10} " + pad(i18n.t("prints08.steps"), 6) + "".join(f"{s:7d}" for s in recall["steps"][kind])
               + f"   ({recall['seconds'][kind]:.1f} s)")
-    print("largest k solved (accuracy >= 0.9 at every k up to it):",
+    print(i18n.t("prints08.largest_solved"),
           {kind: rnn_lab.largest_solved(KS, recall["accuracy"][kind]) for kind in rnn_lab.MODEL_KINDS})
 #%% code
 if recall is not None:
@@ -358,10 +359,10 @@ if recall is not None:
 #%% code
 if recall is not None:
     acc = recall["accuracy"]
-    print("all three recall the first token at k = 2 (accuracy >= 0.9):",
+    print(i18n.t("prints08.all_three"),
           all(acc[kind][0] >= 0.9 for kind in rnn_lab.MODEL_KINDS))
-    print("the gated RNN still does at k = 8:", acc["gru"][KS.index(8)] >= 0.9)
-    print("at k = 32 both recurrent models are back near chance (< 0.5), attention is not (> 0.5):",
+    print(i18n.t("prints08.gated_8"), acc["gru"][KS.index(8)] >= 0.9)
+    print(i18n.t("prints08.k32"),
           max(acc["rnn"][-1], acc["gru"][-1]) < 0.5 < acc["attention"][-1])
 #%% md en
 All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
@@ -475,14 +476,13 @@ operations. Memory tells the same story, and the last row of the table is the pr
 注意力**并不是**靠运算次数取胜的。内存的情况也一样；而表格的最后一行，是注意力看不见顺序所要付出的代价：
 #%% code
 n, d = 4096, 512
-print(f"n = {n}, d = {d}:  RNN hidden state {d:,} numbers;  attention weights {n * n:,} numbers per head")
-print(f"(training an RNN keeps every state for backpropagation: n·d = {n * d:,})")
+print(i18n.t("prints08.memory", n=n, d=d, h=f"{d:,}", w=f"{n * n:,}"))
+print(i18n.t("prints08.backprop", v=f"{n * d:,}"))
 attention_layer = ac.init_multihead(d_model=D, n_heads=2, seed=0)
 perm = rng.permutation(32)
 gap_attention = position_lab.equivariance_gap(lambda z: ac.multi_head_attention(z, z, z, attention_layer)[0], x, perm)
 gap_rnn = position_lab.equivariance_gap(last_state, x, perm)
-print(f"shuffle the 32 tokens: attention output only shuffled (gap < 1e-12): {gap_attention < 1e-12};  "
-      f"RNN states changed (gap {gap_rnn:.2f})")
+print(i18n.t("prints08.shuffle", a=gap_attention < 1e-12, g=f"{gap_rnn:.2f}"))
 #%% md en
 An RNN carries one state of $d$ numbers forward; attention stores an $n \times n$ weight matrix per head (notebook 09
 turns this into the context-window limit, and notebook 10 shows how fused kernels avoid storing it). And an RNN
@@ -514,8 +514,8 @@ RNN 只需要把一份 $d$ 个数的状态往后传；注意力则要为每个�
 if recall is not None:
     untrained = rnn_lab.make_recall_model("attention", seed=0)
     for k in (2, 32):
-        print(f"k = {k:2d}   untrained attention below 0.5: {rnn_lab.recall_accuracy(untrained, k) < 0.5}   "
-              f"trained attention above 0.5: {recall['accuracy']['attention'][KS.index(k)] > 0.5}")
+        print(i18n.t("prints08.untrained", k=f"{k:2d}", u=rnn_lab.recall_accuracy(untrained, k) < 0.5,
+                     t=recall["accuracy"]["attention"][KS.index(k)] > 0.5))
 #%% md en
 ## Exercise 1: the RNN, one step after another
 
