@@ -3,9 +3,12 @@ has no failed request, typeset formulas (MathJax from the site), its images, and
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from urllib.parse import urlparse
 
 import pytest
+from conftest import REPO
 
 pytestmark = pytest.mark.browser
 
@@ -74,3 +77,15 @@ def test_every_slide_deck_works_offline(page, site_server):
     for rel in decks:
         _check_page(page, site_server, rel, slides=True)
     assert page.locator(".reveal .slides > section").count() > 3
+
+
+def test_saved_widget_state_renders_offline(page, site_server):
+    """`--widgets saved`: the widget state stored in the notebook drawn by the pinned, local html-manager."""
+    out = site_server.folder / "saved"
+    subprocess.run([sys.executable, "tools/build_site.py", "site", "01", "--widgets", "saved", "--out", str(out)],
+                   check=True, cwd=REPO, stdout=subprocess.DEVNULL, timeout=600)
+    rel = "saved/en/01_query_key_value.html"
+    _check_page(page, site_server, rel, slides=False)
+    page.locator(".widget-slider").first.wait_for(timeout=60_000)
+    assert page.locator("img.widget-image").count() >= 1, "the saved widget state drew no picture"
+    assert page.locator(".attention-lab-static").count() == 0       # the live view, not the fallback
