@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n, quiz, tables
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb09_cost_and_context_window import cost_lab, kv_cache, widgets
 
 i18n.set_language(LANG)
@@ -54,7 +55,7 @@ $n$ 个 Query 中的每一个都要和 $n$ 个 Key 逐一比较，所以一层�
 for n in (6, 12, 24):
     x = rng.normal(size=(n, 8))                                     # (T, D): n tokens
     _, w = ac.scaled_dot_product_attention(x, x, x)                 # w: (Tq, Tk) = (n, n)
-    print(f"n = {n:2d}: weights {w.shape}, {w.size:4d} pairs = n² = {cost_lab.pair_count(n)}")
+    print(i18n.t("prints09.pairs_small", n=f"{n:2d}", shape=w.shape, size=f"{w.size:4d}", pairs=cost_lab.pair_count(n)))
 #%% md en
 Twice the tokens, four times the pairs. The tutorial “注意力机制” puts numbers on it: 1,000 tokens need about
 1,000 × 1,000 = 1 million pairs, 100,000 tokens about 10 billion. Here are those and the context windows
@@ -65,15 +66,16 @@ token 数翻倍，位置对变成四倍。《注意力机制》一文给出了�
 10 万个 token 则约需 100 亿个。下面是这两个数，以及当今模型的上下文窗口（128K、200K、1M 个 token；本节中 128K 一律指
 128 × 1,024 = 131,072 个 token），都按每个头、每一层计：
 #%% code
-print(f"{'n tokens':>11}  {'pairs n²':>19}  {'≈':>8}  vs 1,000 tokens")
+print(pad(i18n.t("prints09.n_tokens"), 11, "right") + "  " + pad(i18n.t("prints09.pairs"), 19, "right") + f"  {'≈':>8}  "
+      + i18n.t("prints09.vs"))
 for n in (1_000, 1_024, 4_096, 100_000, 131_072, 200_000, 1_000_000):   # 128K = 128 · 1,024 = 131,072
     pairs = cost_lab.pair_count(n)
     times = pairs / cost_lab.pair_count(1_000)
     print(f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:,.0f}" if times >= 100 else
           f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:.2f}")
 n = 4_096
-print(f"n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f};  "
-      f"→ 10n = {10 * n:,}: pairs × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}")
+print(i18n.t("prints09.doubling", n=f"{n:,}", n2=f"{2 * n:,}", a=f"{cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f}",
+             n10=f"{10 * n:,}", b=f"{cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}"))
 #%% md en
 A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. In the words of “Transformer 自注意力机制：
 直觉理解，不需要数学”: double the length and the work becomes four times as much, ten times the length and it becomes
@@ -117,8 +119,8 @@ for n in (256, 512, 1024):
     x = rng.normal(size=(n, d_model)).astype(np.float32)                    # (T, D)
     _, w = ac.multi_head_attention(x, x, x, params)                         # w: (H, T, T)
     cost = cost_lab.attention_cost(n, d_model, n_heads, dtype="float32")
-    print(f"n = {n:4d}: weights {w.shape} = {w.nbytes:>10,} bytes;  H·n²·4 = {cost['score_bytes']:>10,} "
-          f"({cost_lab.format_bytes(w.nbytes)})")
+    print(i18n.t("prints09.bytes", n=f"{n:4d}", shape=w.shape, b=f"{w.nbytes:>10,}", c=f"{cost['score_bytes']:>10,}",
+                 f=cost_lab.format_bytes(w.nbytes)))
 #%% md en
 Attention is not the whole layer. The projections $W^Q, W^K, W^V, W^O$ cost $4 \times 2nD^2 = 8nD^2$ FLOPs and the
 feed-forward network (two matrices, $D \to 4D \to D$) $16nD^2$: together $24nD^2$, **linear** in $n$. So the
@@ -130,8 +132,8 @@ $n^2$ part overtakes the rest when $4n^2D > 24nD^2$, that is beyond $n = 6D$. Tw
 #%% code
 shapes = {"D = 768, H = 12": (768, 12), "D = 4096, H = 32": (4096, 32)}
 for name, (d, h) in shapes.items():
-    print(f"{name}: the n² part equals the linear parts at n = 6·D = {cost_lab.attention_cost(1, d, h)['crossover']:,}")
-    print(f"  {'n':>9}  {'n² share of FLOPs':>18}  {'score matrices of one layer':>28}")
+    print(i18n.t("prints09.crossover", name=name, n=f"{cost_lab.attention_cost(1, d, h)['crossover']:,}"))
+    print(f"  {'n':>9}  " + pad(i18n.t("prints09.share"), 18, "right") + "  " + pad(i18n.t("prints09.score_mats"), 28, "right"))
     for n in (1_024, 8_192, 32_768, 131_072):
         c = cost_lab.attention_cost(n, d, h, dtype="float32")
         print(f"  {n:>9,}  {c['quadratic_share']:>17.0%}  {cost_lab.format_bytes(c['score_bytes']):>28}")
@@ -162,7 +164,7 @@ depend on the machine, so it can be printed:
 #%% code
 sizes = (256, 512, 1024, 2048, 4096)
 memory = cost_lab.measure_sweep(sizes, d_k=64, timing=False)                 # peak memory only
-print(f"{'n':>5}  {'peak MiB':>9}  {'n²·4 bytes':>11}  {'peak / previous':>15}")
+print(f"{'n':>5}  " + pad(i18n.t("prints09.peak"), 9, "right") + f"  {'n²·4':>11}  " + pad(i18n.t("prints09.per_previous"), 15, "right"))
 previous = None
 for r in memory:
     ratio = "" if previous is None else f"× {r['peak_bytes'] / previous:.1f}"
@@ -182,8 +184,8 @@ and prints only coarse ratios; your numbers will differ, the trend will not.
 # (wall-clock time: different on every run, so nbval does not compare this cell)
 timed = cost_lab.measure_sweep(sizes, d_k=64, repeats=5)
 seconds = [r["seconds"] for r in timed]
-print("time ratio per doubling of n:", " ".join(f"×{x:.1f}" for x in cost_lab.growth_ratios(seconds)))
-print(f"log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(sizes[2:], seconds[2:]):.1f}  (n² has slope 2)")
+print(i18n.t("prints09.time_ratio"), " ".join(f"×{x:.1f}" for x in cost_lab.growth_ratios(seconds)))
+print(i18n.t("prints09.slope", s=f"{cost_lab.loglog_slope(sizes[2:], seconds[2:]):.1f}"))
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="compressed")
 ax = cost_lab.plot_measured(timed, "seconds", ax=left)
 ax = cost_lab.plot_measured(timed, "peak_bytes", ax=right)
@@ -226,11 +228,10 @@ The widget's numbers come from a pure function that you can call in a cell, for 
 控件里的数字来自一个纯函数，你可以在单元格里直接调用它，例如在原教程的 100,000 个 token 处：
 #%% code
 s = widgets.context_cost_state(n_tokens=100_000, n_heads=32, n_layers=32, d_model=4096, dtype="bfloat16")
-print(f"pairs per head and layer: {s['pairs_per_head']:,}   all heads and layers: {cost_lab.format_count(s['pairs'])}")
-print(f"score matrices of one layer (bfloat16): {cost_lab.format_bytes(s['score_bytes'])} = "
-      f"{s['gpu_ratio']:.1f} × 80 GiB")
-print(f"FLOPs of one forward pass: n² part {cost_lab.format_count(s['attention_flops'])}, "
-      f"linear parts {cost_lab.format_count(s['linear_flops'])}, n² share {s['quadratic_share']:.0%}")
+print(i18n.t("prints09.state_pairs", p=f"{s['pairs_per_head']:,}", a=cost_lab.format_count(s["pairs"])))
+print(i18n.t("prints09.state_bytes", b=cost_lab.format_bytes(s["score_bytes"]), r=f"{s['gpu_ratio']:.1f}"))
+print(i18n.t("prints09.state_flops", a=cost_lab.format_count(s["attention_flops"]), l=cost_lab.format_count(s["linear_flops"]),
+             s=f"{s['quadratic_share']:.0%}"))
 #%% md en
 ## Why the context window is limited
 
@@ -255,7 +256,7 @@ blocks of query rows and keeps only one block of scores. Its peak memory:
 它按 Query 行分块计算，只保留一块分数。它的峰值内存如下：
 #%% code
 blocked = cost_lab.measure_sweep(sizes, d_k=64, need_weights=False, timing=False)
-print(f"{'n':>5}  {'full weights: peak MiB':>23}  {'blocks: peak MiB':>17}")
+print(f"{'n':>5}  " + pad(i18n.t("prints09.full_peak"), 23, "right") + "  " + pad(i18n.t("prints09.block_peak"), 17, "right"))
 for full, part in zip(memory, blocked):
     print(f"{full['n_tokens']:>5}  {full['peak_bytes'] / 2**20:>23.1f}  {part['peak_bytes'] / 2**20:>17.1f}")
 #%% md en
@@ -269,8 +270,8 @@ memory now grows linearly, not as $n^2$. But every score is still computed, so i
 # (wall-clock time: different on every run, so nbval does not compare this cell)
 timed_blocks = cost_lab.measure_sweep(sizes, d_k=64, need_weights=False, repeats=5)
 block_seconds = [r["seconds"] for r in timed_blocks]
-print("blocks, time ratio per doubling of n:", " ".join(f"×{x:.1f}" for x in cost_lab.growth_ratios(block_seconds)))
-print(f"log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}")
+print(i18n.t("prints09.block_ratio"), " ".join(f"×{x:.1f}" for x in cost_lab.growth_ratios(block_seconds)))
+print(i18n.t("prints09.slope_blocks", s=f"{cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}"))
 #%% md en
 So a fused kernel moves the wall (you can reach longer contexts on the same memory, and faster, because the
 matrix never travels to and from main memory), but it does not remove it: per layer the work is still $4n^2D$.
@@ -304,8 +305,8 @@ $$2 \times \text{层数} \times \text{KV 头数} \times d_{head} \times n \times
 steps = kv_cache.decode_with_cache(1024)
 for step in (steps[i - 1] for i in (128, 256, 512, 1024)):
     print(i18n.t("kv_cache.step", t=step["t"], b=step["cache_bytes"], s=step["scores"]))
-print("bytes per token:", {steps[i]["cache_bytes"] - steps[i - 1]["cache_bytes"] for i in range(1, len(steps))},
-      "= 2 · 2 layers · 4 heads · 16 · 8 bytes =", 2 * 2 * 4 * 16 * 8)
+print(i18n.t("prints09.per_token"), {steps[i]["cache_bytes"] - steps[i - 1]["cache_bytes"] for i in range(1, len(steps))},
+      i18n.t("prints09.per_token_formula"), 2 * 2 * 4 * 16 * 8)
 #%% md en
 Each token adds the same 2,048 bytes, so doubling the context doubles the cache (never quadruples it), and the
 work of one step doubles too. For real models the same count, with their published shapes in float16:
@@ -434,10 +435,9 @@ content only, as in plain attention without position information:
 #%% code
 n = 256
 content_only = cost_lab.planted_key_weights(n, d_k=16, seed=0)               # (256,): one weight per position
-print(f"n = {n}: weight on the matching key at positions 0, 64, 128, 192, 255:",
-      content_only[[0, 64, 128, 192, 255]])
-print("the same at every position:", bool(np.allclose(content_only, content_only[0], rtol=0, atol=1e-12)))
-print("more keys, more dilution (weight at the start, middle, end):")
+print(i18n.t("prints09.matching", n=n), content_only[[0, 64, 128, 192, 255]])
+print(i18n.t("prints09.same_everywhere"), bool(np.allclose(content_only, content_only[0], rtol=0, atol=1e-12)))
+print(i18n.t("prints09.dilution"))
 for n_keys in (16, 256, 4096):
     w = cost_lab.planted_key_weights(n_keys, positions=[0, n_keys // 2, n_keys - 1], d_k=16, seed=0)
     print(f"  n = {n_keys:4d}: {w}")
@@ -461,9 +461,9 @@ Query 位于最后一个 Key 之后（就像长提示末尾的问题），在 so
 #%% code
 bias = cost_lab.toy_position_bias(n, start=3.0, start_decay=16, recent=3.0, recent_decay=32)   # (256,)
 toy = cost_lab.planted_key_weights(n, d_k=16, bias=bias, seed=0)                                # (256,)
-print("toy bias at positions 0, 64, 128, 192, 255:", bias[[0, 64, 128, 192, 255]])
-print("weight on the matching key, same positions:", toy[[0, 64, 128, 192, 255]])
-print(f"start {toy[0]:.3f}, middle {toy[n // 2]:.3f}, end {toy[-1]:.3f};  content only: {content_only[0]:.3f} everywhere")
+print(i18n.t("prints09.toy_bias"), bias[[0, 64, 128, 192, 255]])
+print(i18n.t("prints09.toy_weight"), toy[[0, 64, 128, 192, 255]])
+print(i18n.t("prints09.u_shape", a=f"{toy[0]:.3f}", b=f"{toy[n // 2]:.3f}", c=f"{toy[-1]:.3f}", d=f"{content_only[0]:.3f}"))
 ax = cost_lab.plot_position_weights({i18n.t("cost_lab.content_only"): content_only, i18n.t("cost_lab.toy"): toy})
 #%% md en
 Same query, same keys, same number of keys: only the position terms changed, and now a match at the start or the end
