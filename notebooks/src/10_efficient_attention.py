@@ -34,6 +34,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import attention_core as ac
 from attention_core.teaching import checks, i18n
+from attention_core.teaching.tables import pad
 from attention_core.teaching.measure import best_time
 from attention_core.labs.nb04_masking import masking_lab
 from attention_core.labs.nb10_efficient_attention import efficient_lab, linear_lab, widgets
@@ -57,7 +58,7 @@ With $D = 32$ and float32 (4 bytes a number):
 取 $D = 32$、float32（每个数 4 字节）：
 #%% code
 D = 32                                                  # width of queries, keys and values in this notebook
-print("     T    weights (T, T)    output (T, D)   weights / output")
+print(i18n.t("prints10.mem_head"))
 for T in (1024, 4096, 16384):
     weights_bytes, output_bytes = T * T * 4, T * D * 4
     print(f"{T:>6}   {weights_bytes / MiB:10.1f} MiB   {output_bytes / MiB:10.3f} MiB   {weights_bytes // output_bytes:>10,}")
@@ -110,13 +111,13 @@ $$o = \frac{\sum_j e^{s_j - m}\, v_j}{\sum_j e^{s_j - m}}$$
 scores = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])    # one query against 10 keys
 values = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1], [-1, 1], [0, 0], [3, 1], [1, 3]], dtype=float)
 trace = efficient_lab.online_softmax_trace(scores, values, block_size=4)
-print("block  keys  block max   running max m   rescale e^(m_old - m)   running sum l   output so far a / l")
+print(i18n.t("prints10.trace_head"))
 for b, step in enumerate(trace):
     keys = f"{step['start']}-{step['start'] + len(step['scores']) - 1}"
     print(f"{b + 1:>5}  {keys:<5} {step['block_max']:8.2f}   {step['max']:13.2f}   {step['rescale']:21.3f}"
           f"   {step['sum']:13.3f}   {step['output']}")
 print("softmax(scores) @ values =", ac.softmax(scores) @ values,
-      "  equal:", np.allclose(trace[-1]["output"], ac.softmax(scores) @ values))
+      "  " + i18n.t("prints10.equal"), np.allclose(trace[-1]["output"], ac.softmax(scores) @ values))
 #%% md en
 Read the columns. The maximum rises twice (1.0 → 2.5 → 3.1), and each time the old sum is scaled down
 (by 0.223, then 0.549) before the new block is added. The "output so far" is the answer the query would give if the
@@ -149,12 +150,11 @@ T = 1024
 q, k, v = rng.standard_normal((3, T, D))                       # (T, D) each, float64
 for dtype, digits in ((np.float64, 12), (np.float32, 6)):
     qd, kd, vd = q.astype(dtype), k.astype(dtype), v.astype(dtype)
-    for name, mask in (("no mask", None), ("causal mask", ac.causal_mask(T))):
+    for name, mask in ((i18n.t("prints10.no_mask"), None), (i18n.t("prints10.causal"), ac.causal_mask(T))):
         naive, weights = ac.scaled_dot_product_attention(qd, kd, vd, mask=mask)      # holds the (T, T) weights
         tiled = ac.tiled_attention(qd, kd, vd, mask=mask, block_size=100)            # never does
         diff = np.abs(tiled - naive).max()
-        print(f"{np.dtype(dtype).name:<8} {name:<12} max |tiled - naive| = {diff:.{digits}f}"
-              f"   ({digits} decimals)   dtype {tiled.dtype}")
+        print(f"{np.dtype(dtype).name:<8}", pad(name, 12), i18n.t("prints10.tiled_diff", d=f"{diff:.{digits}f}", n=digits, t=tiled.dtype))
 #%% md en
 Zero to 12 decimals in float64 and to 6 in float32: the difference is rounding (the sums are added in another order),
 nothing more. Tiled attention is **not an approximation**.
@@ -177,10 +177,10 @@ float64 下精确到 12 位小数、float32 下精确到 6 位小数，差都是
 #%% code
 with efficient_lab.blas_threads(1):
     rows = efficient_lab.memory_rows([1024, 2048, 4096, 16384], d=D, naive_limit_bytes=256 * MiB)
-print("     T   naive, analytic   naive, measured   tiled, measured   tiled per token")
+print(i18n.t("prints10.rows_head"))
 for r in rows:
-    measured = "(not run)" if r["naive_peak"] is None else f"{r['naive_peak'] / MiB:.1f} MiB"
-    print(f"{r['T']:>6}   {r['naive_analytic'] / MiB:11.1f} MiB   {measured:>15}   {r['tiled_peak'] / MiB:11.1f} MiB"
+    measured = i18n.t("prints10.not_run") if r["naive_peak"] is None else f"{r['naive_peak'] / MiB:.1f} MiB"
+    print(f"{r['T']:>6}   {r['naive_analytic'] / MiB:11.1f} MiB   {pad(measured, 15, 'right')}   {r['tiled_peak'] / MiB:11.1f} MiB"
           f"   {r['tiled_per_token'] / 1024:9.2f} KiB")
 ax = efficient_lab.plot_memory(rows)
 #%% md en
@@ -218,13 +218,13 @@ running values of that moment. Compare it with its final value:
 first, last = trace[0], trace[-1]
 early = np.exp(first["scores"] - first["max"]) / first["sum"]          # weights of keys 0-3 after block 1
 final = ac.softmax(scores)[:4]                                         # their true weights
-print("weights of keys 0-3 known after block 1:", early, " sum", f"{early.sum():.3f}")
-print("their final weights                    :", final, " sum", f"{final.sum():.3f}")
+print(pad(i18n.t("prints10.early"), 40), early, " " + i18n.t("prints10.sum"), f"{early.sum():.3f}")
+print(pad(i18n.t("prints10.final"), 40), final, " " + i18n.t("prints10.sum"), f"{final.sum():.3f}")
 lse = last["max"] + np.log(last["sum"])                                # log-sum-exp of the whole row: 2 numbers kept
-print(f"recomputed from the saved log-sum-exp L = m + log l = {lse:.3f}:", np.exp(scores[:4] - lse))
+print(i18n.t("prints10.lse", l=f"{lse:.3f}"), np.exp(scores[:4] - lse))
 out, w = ac.scaled_dot_product_attention(q, k, v, need_weights=False)
-print("scaled_dot_product_attention(..., need_weights=False) returns weights:", w)
-print(f"the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB:,.0f} MiB per head")
+print(i18n.t("prints10.need_weights"), w)
+print(i18n.t("prints10.would_take", m=f"{16384 ** 2 * 4 / MiB:,.0f}"))
 #%% md en
 The early weights sum to 1 over the first four keys and are all wrong: a weight is only final when the last block
 has been seen, because $m$ and $\ell$ keep changing until then. To return the weights, a kernel would have to keep
@@ -260,7 +260,7 @@ counts = [int(p.sum()) for p in patterns]
 titles = [i18n.t("efficient_lab.pattern_full", n=counts[0]),
           i18n.t("efficient_lab.pattern_window", w=W_small, n=counts[1]),
           i18n.t("efficient_lab.pattern_sparse", n=counts[2])]
-print("pairs:", counts, "  window pairs by formula:", efficient_lab.window_pairs(T_small, W_small))
+print(i18n.t("prints10.pairs", c=counts, f=efficient_lab.window_pairs(T_small, W_small)))
 fig = masking_lab.plot_mask_grid(patterns, titles=titles)
 #%% md en
 At long lengths the saving is large. With $W = 256$, each token sees at most $2W - 1 = 511$ tokens (itself included), so the count
@@ -269,7 +269,7 @@ grows like $T$, not $T^2$:
 序列越长，省下的越多。取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token（包括它自己），所以配对数随 $T$ 线性增长，而不是随 $T^2$：
 #%% code
 W = 256                                                          # the window used in the rest of the notebook
-print("       T          full pairs     window pairs (W = 256)   share")
+print(i18n.t("prints10.pairs_head"))
 for T in (1024, 4096, 16384, 131072):
     full_pairs, window_pairs = T * T, efficient_lab.window_pairs(T, W)
     print(f"{T:>8,}   {full_pairs:>17,}   {window_pairs:>22,}   {100 * window_pairs / full_pairs:5.1f}%")
@@ -286,9 +286,9 @@ row = rng.normal(size=T_small)                                   # one query's s
 row[2] = 6.0                                                     # key 2 matches best, by far
 query = 12
 window_row = ac.sliding_window_mask(T_small, W_small, causal=False)[query]
-print("visible keys in the window:", np.flatnonzero(window_row))
-print(f"full attention:   weight of key 2 = {ac.softmax(row)[2]:.3f}")
-print(f"sliding window:   weight of key 2 = {ac.softmax(row, mask=window_row)[2]:.3f}")
+print(i18n.t("prints10.visible_keys"), np.flatnonzero(window_row))
+print(i18n.t("prints10.full_w", w=f"{ac.softmax(row)[2]:.3f}"))
+print(i18n.t("prints10.window_w", w=f"{ac.softmax(row, mask=window_row)[2]:.3f}"))
 #%% md en
 ### A window kernel that computes only its band
 
@@ -305,7 +305,7 @@ T = 1024
 q, k, v = rng.standard_normal((3, T, D))
 banded = efficient_lab.sliding_window_attention(q, k, v, W)                                   # only the band
 reference, _ = ac.scaled_dot_product_attention(q, k, v, mask=ac.sliding_window_mask(T, W, causal=False))
-print(f"max |banded - full with window mask| = {np.abs(banded - reference).max():.12f}")
+print(i18n.t("prints10.banded", d=f"{np.abs(banded - reference).max():.12f}"))
 #%% md en
 ### Linear attention: a feature map instead of the softmax
 
@@ -333,7 +333,7 @@ $$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \su
 print(inspect.getsource(linear_lab.linear_attention))
 q_l, k_l, v_l = np.random.default_rng(1).standard_normal((3, 512, D))          # its own seed
 same = np.allclose(linear_lab.linear_attention(q_l, k_l, v_l), linear_lab.linear_weights(q_l, k_l) @ v_l)
-print("regrouped == explicit weights @ V:", same)
+print(i18n.t("prints10.regrouped"), same)
 with efficient_lab.blas_threads(1):
     for T_l in (1024, 2048, 4096, 8192):
         q_l, k_l, v_l = np.random.default_rng(T_l).standard_normal((3, T_l, D)).astype(np.float32)
@@ -348,7 +348,7 @@ with efficient_lab.blas_threads(1):
         q_l, k_l, v_l = np.random.default_rng(T_l).standard_normal((3, T_l, D)).astype(np.float32)
         t_soft = best_time(ac.scaled_dot_product_attention, q_l, k_l, v_l)
         t_lin = best_time(linear_lab.linear_attention, q_l, k_l, v_l)
-        print(f"T = {T_l:>5,}: softmax {1e3 * t_soft:7.2f} ms   linear {1e3 * t_lin:6.2f} ms")
+        print(i18n.t("prints10.lin_time", t=f"{T_l:>5,}", s=f"{1e3 * t_soft:7.2f}", l=f"{1e3 * t_lin:6.2f}"))
 #%% md en
 Softmax attention's peak memory grows four-fold per doubling (the weights); linear attention's doubles, and stays a
 few MiB. The timings (not compared by the tests, they depend on the machine) show the same slopes. Now the price:
@@ -406,9 +406,9 @@ doc = efficient_lab.needle_document(1024, n_trials=20, d=D, seed=0)    # 20 docu
 k_doc, v_doc = efficient_lab.plant_needle(doc, 300)                     # needle at position 300
 scores_last = (doc["q"] @ np.swapaxes(k_doc, -1, -2))[:, 0] / np.sqrt(D)   # (20, T): the question's scores
 others = np.delete(scores_last, 300, axis=1)
-print(f"needle score {scores_last[0, 300]:.2f};  distractors: mean {others.mean():.2f}, std {others.std():.2f},"
-      f" largest {others.max():.2f}")
-print("keys (N, T, d):", k_doc.shape, "  values (N, T, C):", v_doc.shape, "  answers of the 20 documents:", doc["answer"])
+print(i18n.t("prints10.needle_score", n=f"{scores_last[0, 300]:.2f}", m=f"{others.mean():.2f}", s=f"{others.std():.2f}",
+             l=f"{others.max():.2f}"))
+print(i18n.t("prints10.doc_shapes", k=k_doc.shape, v=v_doc.shape), doc["answer"])
 #%% md en
 ### Try it: window size and needle distance
 
@@ -449,11 +449,11 @@ with efficient_lab.blas_threads(1):
         result = efficient_lab.needle_accuracy(docs[T], efficient_lab.depth_positions(T, depths), window=W)
         for method in efficient_lab.METHODS:
             accuracy[method, T] = result[method]
-print("depth of the needle:        " + "".join(f"{100 * x:>7g}%" for x in depths))
+print(pad(i18n.t("prints10.depth"), 28) + "".join(f"{100 * x:>7g}%" for x in depths))
 for T in lengths:
-    print(f"T = {T:>6,}  needle distance: " + "".join(f"{T - 1 - p:>8,}" for p in efficient_lab.depth_positions(T, depths)))
+    print(f"T = {T:>6,}  " + pad(i18n.t("prints10.distance"), 16) + "".join(f"{T - 1 - p:>8,}" for p in efficient_lab.depth_positions(T, depths)))
     for method in efficient_lab.METHODS:
-        print(f"           {method:<6} accuracy: " + "".join(f"{a:8.2f}" for a in accuracy[method, T]))
+        print(f"           {method:<6} " + pad(i18n.t("prints10.accuracy"), 9) + "".join(f"{a:8.2f}" for a in accuracy[method, T]))
 ax = efficient_lab.plot_accuracy_by_position(depths, accuracy, chance=1 / 16)
 #%% md en
 Full attention answers every question at every position and every length. The window answers only when the needle
@@ -491,14 +491,14 @@ with efficient_lab.blas_threads(1):
             run = efficient_lab.measure_prefill(method, Q, K, V, window=W)
             costs[method, T] = {**efficient_lab.cost_summary(T, run["seconds"]), "peak_bytes": run["peak_bytes"]}
             answers_prefill[method, T] = run["output"][-1]                  # the question's output (C,)
-print("     T  method   runs   throughput (tokens/s)   median latency   p95 latency")
+print(i18n.t("prints10.cost_head"))
 for T in lengths:
     for method in efficient_lab.METHODS:
         c = costs[method, T]
         print(f"{T:>6,}  {method:<6}  {c['runs']:>4}   {c['tokens_per_s']:>21,.0f}   {c['median_ms']:11.1f} ms"
               f"   {c['p95_ms']:8.1f} ms")
 #%% code
-print("     T  method   peak memory   full pass: answer right (needle at 50%)")
+print(i18n.t("prints10.peak_head"))
 for T in lengths:
     for method in efficient_lab.METHODS:
         right = int(answers_prefill[method, T].argmax()) == int(docs[T]["answer"][0])
@@ -531,12 +531,12 @@ for T in lengths:
     distance = T - 1 - efficient_lab.depth_positions(T, depths)
     visible = distance < W
     window_acc = accuracy["window", T]
-    print(f"T = {T:>6,}  needle visible: {visible.astype(int)}   window accuracy 1.00 exactly where visible:",
+    print(f"T = {T:>6,}  " + i18n.t("prints10.visible", v=visible.astype(int)),
           bool(((window_acc == 1.0) == visible).all()))
 q1, k1, v1 = (x[None] for x in efficient_lab.prefill_inputs(docs[1024], 300))                 # (1, T, ...)
 last_row = efficient_lab.prefill("full", q1[0], k1[0], v1[0])[-1]
 single = efficient_lab.answer_last_query({**docs[1024], "q": q1[:, -1:]}, k1, v1, "full")[0]
-print(f"last row of the full pass vs the question alone: max difference {np.abs(last_row - single).max():.6f}")
+print(i18n.t("prints10.last_row", d=f"{np.abs(last_row - single).max():.6f}"))
 #%% md en
 The visible range explains every number in the table: accuracy is 1.00 exactly where the needle is inside the window,
 and chance everywhere else. And the kernels are not to blame: the banded window kernel equals the full computation
