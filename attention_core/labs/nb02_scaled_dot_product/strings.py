@@ -52,8 +52,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "prints02.spread": {"en": "spread (std) of the scores:", "zh": "分数的分散程度（标准差）："},
     "prints02.avg_largest": {"en": "average largest weight:", "zh": "平均最大权重："},
     "prints02.largest_score": {"en": "largest |score| without scaling: {v}", "zh": "不缩放时最大的 |分数|：{v}"},
-    "prints02.finite": {"en": "all weights finite: {a}   every row sums to 1: {b}", "zh": "所有权重都是有限数：{a}   每行之和都为 1：{b}"},
-    "prints02.saturated": {"en": "rows nearly one-hot: {share}   average ‖J‖: {norm}", "zh": "近似 one-hot 的行：{share}   平均 ‖J‖：{norm}"},
+    "prints02.finite": {"en": "all weights finite: {a}   every row sums to 1: {b}",
+                        "zh": "所有权重都是有限数：{a}   每行之和都为 1：{b}"},
+    "prints02.saturated": {"en": "rows nearly one-hot: {share}   average ‖J‖: {norm}",
+                           "zh": "近似 one-hot 的行：{share}   平均 ‖J‖：{norm}"},
     "prints02.largest_by": {"en": "largest weight:", "zh": "最大权重："},
     "prints02.uniform16": {"en": "(uniform over 16 keys: {u})", "zh": "（16 个 Key 均匀分布时：{u}）"},
 }
