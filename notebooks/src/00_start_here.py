@@ -31,6 +31,7 @@ import numpy as np
 import attention_core as ac
 from attention_core.core import rnn
 from attention_core.teaching import environment, i18n
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb00_start_here import widgets
 
 i18n.set_language(LANG)
@@ -132,12 +133,12 @@ Attention uses exactly this number to score how well a query matches a key.
 互相垂直时为 0，方向相反时为负。注意力正是用这个数来给“Query 和 Key 有多匹配”打分。
 #%% code
 query = np.array([1.0, 0.5])
-candidates = {"same direction": np.array([2.0, 1.0]),
-              "right angle": np.array([-0.5, 1.0]),
-              "opposite": np.array([-1.0, -0.5])}
+candidates = {i18n.t("prints00.same"): np.array([2.0, 1.0]),
+              i18n.t("prints00.right_angle"): np.array([-0.5, 1.0]),
+              i18n.t("prints00.opposite"): np.array([-1.0, -0.5])}
 for name, key in candidates.items():
     cosine = query @ key / (np.linalg.norm(query) * np.linalg.norm(key))
-    print(f"{name:15s} dot = {query @ key:+.2f}   cosine = {cosine:+.2f}")
+    print(pad(name, 15), i18n.t("prints00.dot", d=f"{query @ key:+.2f}", c=f"{cosine:+.2f}"))
 #%% md en
 Now move the two vectors yourself. Watch the dot product change sign as the angle passes 90°,
 and notice that it also grows with the **length** of the vectors, unlike the cosine.
@@ -162,8 +163,8 @@ softmax 把任意一串实数分数变成和为 1 的正权重，并保持大小
 #%% code
 scores = np.array([2.0, 1.0, 0.0])
 weights = ac.softmax(scores)
-print("scores :", scores)
-print("weights:", weights.round(3), " sum =", weights.sum().round(6))
+print(pad(i18n.t("prints00.scores"), 8) + ":", scores)
+print(pad(i18n.t("prints00.weights"), 8) + ":", weights.round(3), f" {i18n.t('prints00.sum')} =", weights.sum().round(6))
 #%% md en
 ## Refresher 3: a layer is a learned projection
 

@@ -34,6 +34,7 @@ import numpy as np
 from IPython.display import Markdown
 import attention_core as ac
 from attention_core.teaching import i18n, plots, quiz
+from attention_core.teaching.tables import pad
 from attention_core.labs.nb11_review import review
 
 i18n.set_language(LANG)
@@ -66,14 +67,14 @@ Nothing here is new code: `review.recap_step` only calls `ac.sinusoidal_encoding
 #%% code
 recap = review.recap_step(("the", "cat", "sat", "because", "it", "was", "tired"), d_model=8, n_heads=2, seed=0)
 T, D, H = len(recap.tokens), recap.params.d_model, recap.n_heads
-print("tokens            ", recap.tokens)
-print("x  embeddings     ", recap.x.shape, "  (T, D)")
-print("PE sinusoidal     ", recap.pe.shape, "  (T, D)   PE[0] =", recap.pe[0])
-print("h = x + PE        ", recap.h.shape)
-print("Q, K, V per head  ", recap.q.shape, recap.k.shape, recap.v.shape, "  (H, T, d_k)")
-print("causal mask       ", recap.mask.shape, "  True = may attend")
-print("weights           ", recap.weights.shape, "  (H, T, T)")
-print("output            ", recap.output.shape, "  (T, D): one new vector per token")
+print(pad(i18n.t("prints11.tokens"), 18), recap.tokens)
+print(pad(i18n.t("prints11.embeddings"), 18), recap.x.shape, "  (T, D)")
+print(pad(i18n.t("prints11.pe"), 18), recap.pe.shape, "  (T, D)   PE[0] =", recap.pe[0])
+print(pad("h = x + PE", 18), recap.h.shape)
+print(pad(i18n.t("prints11.per_head"), 18), recap.q.shape, recap.k.shape, recap.v.shape, "  (H, T, d_k)")
+print(pad(i18n.t("prints11.causal"), 18), recap.mask.shape, "  " + i18n.t("prints11.may_attend"))
+print(pad(i18n.t("prints11.weights"), 18), recap.weights.shape, "  (H, T, T)")
+print(pad(i18n.t("prints11.output"), 18), recap.output.shape, "  " + i18n.t("prints11.one_per_token"))
 #%% md en
 The weights of both heads, one heatmap each (row = the query token, column = the key token it reads):
 #%% md zh
@@ -97,7 +98,7 @@ comes first; the number in brackets is the notebook that teaches it.
 #%% code
 checks = review.recap_checks(recap)
 print(review.format_checks(checks))
-print("all hold:", all(c.ok for c in checks))
+print(i18n.t("prints11.all_hold"), all(c.ok for c in checks))
 #%% md en
 Read it line by line, with the question each line answers:
 
@@ -233,8 +234,8 @@ The last row in numbers, with the tutorials' own examples (1K and 100K tokens):
 #%% code
 pairs = {r["n"]: r["pairs"] for r in review.complexity_rows(d_model=64, lengths=(1_000, 2_000, 10_000, 100_000))}
 for n, p in pairs.items():
-    print(f"n = {n:7,d} tokens -> {p:18,d} pairs  ({p:.0e})")
-print("2x the tokens ->", pairs[2_000] // pairs[1_000], "x the pairs;  10x the tokens ->", pairs[10_000] // pairs[1_000], "x")
+    print(i18n.t("prints11.pairs", n=f"{n:7,d}", p=f"{p:18,d}", e=f"{p:.0e}"))
+print(i18n.t("prints11.growth", a=pairs[2_000] // pairs[1_000], b=pairs[10_000] // pairs[1_000]))
 #%% md en
 A thousand tokens make about a million pairs, a hundred thousand tokens about ten billion. That, and not a lack of
 engineering effort, is why context windows are limited; sparse and sliding-window attention compute fewer pairs
