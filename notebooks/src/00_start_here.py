@@ -205,7 +205,7 @@ for t, value in zip(lengths, influence):
 #%% md en
 The influence of the first token falls by orders of magnitude as the chain grows. Change `recurrent_scale=0.9`
 to `2.0` in the cell above and rerun it: now the influence does not fade, it swings and grows (about 6 at T = 40),
-the other failure of a long chain (the source tutorial: gradients *vanish or explode*). Attention removes the chain: any two positions interact in **one** step.
+the other failure of a long chain (“Transformer Attention 机制入门：从直觉到公式”: gradients *vanish or explode*). Attention removes the chain: any two positions interact in **one** step.
 Notebook 08 measures this trade in detail.
 
 ## Summary
@@ -217,7 +217,7 @@ Notebook 08 measures this trade in detail.
 **Next:** [01 · Query, Key, Value: the intuition](01_query_key_value.ipynb), where these four pieces become attention.
 #%% md zh
 随着链条变长，第一个 token 的影响下降了好几个数量级。把上面单元格里的 `recurrent_scale=0.9` 改成 `2.0` 再运行：
-这次影响不再衰减，而是忽大忽小、越变越大（T = 40 时约为 6）——这是长链条的另一种失败（原教程说的“梯度易消失/爆炸”）。注意力把这条链拿掉了：任意两个位置**一步**就能直接交互。
+这次影响不再衰减，而是忽大忽小、越变越大（T = 40 时约为 6）——这是长链条的另一种失败（《Transformer Attention 机制入门：从直觉到公式》所说的“梯度易消失/爆炸”）。注意力把这条链拿掉了：任意两个位置**一步**就能直接交互。
 08 节会详细测量这种取舍。
 
 ## 小结

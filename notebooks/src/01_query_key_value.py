@@ -79,14 +79,14 @@ for key, (w_, out_) in (("prints01.original", (w, out)), ("prints01.values_x10",
 #%% md en
 ## The worked example, step by step
 
-Here is the smallest complete attention computation (the worked example of the source tutorial):
+Here is the smallest complete attention computation (the worked example of the tutorial “注意力机制”):
 one query $q = [1, 0]$, two keys $k_1 = [1, 0]$ and $k_2 = [0, 1]$ of width $d = 2$, and their values
 $v_1 = [2, 0]$, $v_2 = [0, 4]$. Each step below is one line of the formula
 $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$.
 #%% md zh
 ## 一步一步算一遍
 
-下面是最小的一次完整注意力计算（来自原教程的例子）：一个 Query $q = [1, 0]$，两个维度 $d = 2$ 的 Key
+下面是最小的一次完整注意力计算（来自《注意力机制》一文的例子）：一个 Query $q = [1, 0]$，两个维度 $d = 2$ 的 Key
 $k_1 = [1, 0]$、$k_2 = [0, 1]$，以及它们对应的 Value $v_1 = [2, 0]$、$v_2 = [0, 4]$。
 下面每一步，都对应公式 $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$ 里的一小段。
 #%% code

@@ -71,7 +71,7 @@ and none of them gets zero. Why this formula, and not something simpler?
 #%% md en
 ## Why softmax? Four reasons
 
-The source tutorial gives four reasons. Each one below is a claim you can check with a computation.
+The tutorial “Transformer Attention 机制入门：从直觉到公式” gives four reasons. Each one below is a claim you can check with a computation.
 
 ### 1. Weights you can read
 
@@ -82,7 +82,7 @@ and always sum to 1:
 #%% md zh
 ## 为什么用 softmax？四个理由
 
-原教程给出了四个理由。下面每一条都是一个可以用计算来验证的说法。
+《Transformer Attention 机制入门：从直觉到公式》给出了四个理由。下面每一条都是一个可以用计算来验证的说法。
 
 ### 1. 权重可以直接解读
 

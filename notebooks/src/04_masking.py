@@ -88,7 +88,7 @@ print(scores)
 #%% md en
 ## The causal mask, step by step
 
-The source tutorial writes the rule as one case distinction on the scores, before softmax:
+The tutorial “Transformer Attention 机制入门：从直觉到公式” writes the rule as one case distinction on the scores, before softmax:
 
 $$\text{masked}_{ij} = \begin{cases} \dfrac{q_i \cdot k_j}{\sqrt{d_k}}, & j \le i \\[4pt] -\infty, & j > i \end{cases}$$
 
@@ -98,7 +98,7 @@ token sees itself); `ac.additive_mask` turns it into the numbers that are added 
 #%% md zh
 ## 因果 mask：一步一步来
 
-原教程把规则写成对 softmax 之前的分数做的一次分情况处理：
+《Transformer Attention 机制入门：从直觉到公式》把规则写成对 softmax 之前的分数做的一次分情况处理：
 
 $$\text{masked}_{ij} = \begin{cases} \dfrac{q_i \cdot k_j}{\sqrt{d_k}}, & j \le i \\[4pt] -\infty, & j > i \end{cases}$$
 

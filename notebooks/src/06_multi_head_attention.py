@@ -43,7 +43,7 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 
 A single attention head gives each query **one** row of weights, one answer to "where should I look?".
 But a word stands in several relations at once. In *"the cat sat on the mat because it was comfortable"*
-(the example of the source tutorial), the verb *sat* has a subject (*cat*), a neighbour on its left (also *cat*),
+(the example of “Transformer 自注意力机制：直觉理解，不需要数学”), the verb *sat* has a subject (*cat*), a neighbour on its left (also *cat*),
 a place (*mat*); the pronoun *it* has an antecedent, a verb, an adjective. One row of softmax weights cannot point
 at all of these at full strength: to look at two places it must split its budget of 1 between them, and what it
 hands over is one blend of their values.
@@ -60,7 +60,7 @@ Multi-head attention is not "several models voting": it is the same sequence wat
 ## 一个头，只有一种看法
 
 一个注意力头只给每个 Query **一行**权重，也就是对“我该看哪里？”只有一个回答。可是一个词往往同时处在好几种关系里。
-在 “the cat sat on the mat because it was comfortable”（原教程的例子）这句话中，动词 *sat* 有主语（*cat*），
+在 “the cat sat on the mat because it was comfortable”（《Transformer 自注意力机制：直觉理解，不需要数学》中的例子）这句话中，动词 *sat* 有主语（*cat*），
 有左边紧挨着的词（也是 *cat*），还有地点（*mat*）；代词 *it* 有指代对象、有动词、有形容词。一行 softmax 权重不可能同时
 满额地指向所有这些位置：想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只能是它们 Value 的一个混合。
 

@@ -416,7 +416,7 @@ def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
 
 Long contexts show a second problem besides cost. Models often use information at the **start** and the **end** of
 a long input better than information in the **middle** ("lost in the middle"). A tempting explanation: with $n$ keys
-the weights are spread thin, so an important key gets too little. The source tutorial warns against this shortcut:
+the weights are spread thin, so an important key gets too little. The tutorial “注意力机制” warns against this shortcut:
 the effect is related to the training distribution, the position representation and attention patterns; it cannot
 simply be put down to diluted weights.
 
@@ -427,7 +427,7 @@ content only, as in plain attention without position information:
 ## 中间迷失：是位置效应，不是摊薄
 
 长上下文除了代价之外还有第二个问题。模型往往能更好地利用长输入**开头**和**结尾**的信息，而对**中间**的信息利用不足（“中间迷失”）。
-一个诱人的解释是：有 $n$ 个 Key 时权重被摊薄，重要的 Key 分到的太少。原教程特别提醒不要走这条捷径：
+一个诱人的解释是：有 $n$ 个 Key 时权重被摊薄，重要的 Key 分到的太少。《注意力机制》一文特别提醒不要走这条捷径：
 这种现象与训练分布、位置表示和注意模式等多种因素有关，不能简单归结为“注意力权重被摊薄”。
 
 一个计算就能说明为什么单靠摊薄解释不了它。一个 Query，一个与它匹配的 Key（事先埋好），再加 $n - 1$ 个随机的干扰 Key。
