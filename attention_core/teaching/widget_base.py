@@ -261,7 +261,8 @@ class Panel(StaticVBox):
 _PACKAGE = Path(__file__).resolve().parents[1]          # attention_core/
 
 
-_LIBRARIES = tuple({Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+_LIBRARIES = tuple({Path(sysconfig.get_paths()[key]).resolve()
+                   for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 def _in_our_words(exc: BaseException) -> bool:

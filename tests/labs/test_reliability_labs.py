@@ -12,13 +12,13 @@ Two tables of cases (builders, state functions) and hypothesis properties over m
 from __future__ import annotations
 
 import html
-import math
 import re
 from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from attention_core.labs.nb00_start_here import widgets as W0
 from attention_core.labs.nb01_query_key_value import coreference as C1
@@ -176,7 +176,8 @@ def _finite(value, key: str = "") -> bool:
 
 
 STATE_CASES = [
-    (W0.dot_product_state, ((1e200, 1e200), (1e200, 1e200)), {}, (FloatingPointError, "a·b is beyond the largest float64")),
+    (W0.dot_product_state, ((1e200, 1e200), (1e200, 1e200)), {},
+     (FloatingPointError, "a·b is beyond the largest float64")),
     (W0.dot_product_state, ((1.5e308, 1.5e308), (1e-308, 0.0)), {}, (FloatingPointError, "|a| is beyond the largest")),
     (W0.dot_product_state, ((1e-300, 1e-300), (1e-300, 1e-300)), {}, {"cos": 1.0, "angle_deg": 0.0}),
     (W0.dot_product_state, ((1e-200, 0.0), (0.0, 1e-200)), {}, {"cos": 0.0, "angle_deg": 90.0}),
@@ -220,10 +221,10 @@ STATE_CASES = [
 ]
 
 
-from attention_core.labs.nb05_self_and_cross_attention import cross_lab as X5   # noqa: E402
-from attention_core.labs.nb07_position import position_lab as P7                # noqa: E402
-from attention_core.labs.nb09_cost_and_context_window import cost_lab as K9     # noqa: E402
-from attention_core.labs.nb10_efficient_attention import efficient_lab as E10   # noqa: E402
+from attention_core.labs.nb05_self_and_cross_attention import cross_lab as X5  # noqa: E402
+from attention_core.labs.nb07_position import position_lab as P7  # noqa: E402
+from attention_core.labs.nb09_cost_and_context_window import cost_lab as K9  # noqa: E402
+from attention_core.labs.nb10_efficient_attention import efficient_lab as E10  # noqa: E402
 
 _EXAMPLE = C1.coreference_example(C1.example_names()[0])
 STATE_CASES += [                       # the labs' experiment functions under the same rule

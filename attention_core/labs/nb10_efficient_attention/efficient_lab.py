@@ -156,7 +156,8 @@ def needle_document(t: int, n_trials: int = 20, *, d: int = 32, n_classes: int =
     strength = positive_float(strength, "strength")
     rng = as_generator(seed)
     dtype = np.dtype(dtype)
-    if dtype.kind == "f" and strength > np.sqrt(float(np.finfo(dtype).max)):   # the needle's score, strength^2 / sqrt(d)
+    # the needle's score is strength^2 / sqrt(d): it must stay inside the dtype
+    if dtype.kind == "f" and strength > np.sqrt(float(np.finfo(dtype).max)):
         raise FloatingPointError(f"strength: the needle's score {strength:.3g}² is beyond the largest {dtype} "
                                  f"number ({float(np.finfo(dtype).max):.3g}); use a smaller strength")
     direction = rng.standard_normal((n, 1, d))
