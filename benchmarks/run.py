@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
-SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks")
+SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks", "training")
 
 
 def main(argv=None) -> int:
@@ -84,6 +84,8 @@ def _run_section(section: str, quick: bool) -> dict:
         return importlib.import_module("browser_latency").measure(presses=5 if quick else 30)
     if section == "notebooks":
         return importlib.import_module("notebook_time").measure(quick=quick)
+    if section == "training":
+        return importlib.import_module("training").measure(quick=quick)
     if section == "tiled":
         mod = importlib.import_module("tiled")
         return mod.measure(mod.QUICK_LENGTHS, reps=3) if quick else mod.measure()
@@ -189,6 +191,14 @@ def format_markdown(results: dict) -> str:
             lines += [f"| {row['notebook']} | {row['seconds']} | "
                       f"{'yes' if row['ok'] else 'NO: ' + row.get('error', '')} |" for row in r["rows"]]
             lines.append(f"\nGoal: each < {r['goal_s']:.0f} s: {'met' if r['goal_met'] else 'NOT met'}.")
+    if "training" in s:
+        r = s["training"]
+        lines += ["", "### Training notebook 12's models (`make train`, torch on the CPU, into a scratch folder)", "",
+                  "| model | steps | seconds | final metrics equal the committed manifest |",
+                  "| --- | ---: | ---: | --- |"]
+        lines += [f"| {row['model']} | {row['steps']} | {row['seconds']} | {row['same_as_committed']} |"
+                  for row in r["rows"]]
+        lines.append(f"\nTotal {r['total_s']} s (goal < {r['goal_s']:.0f} s: {'met' if r['goal_met'] else 'NOT met'}).")
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
     return "\n".join(lines)
 

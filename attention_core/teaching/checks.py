@@ -18,6 +18,7 @@ import ctypes
 import html
 import inspect
 import math
+import re
 import signal
 import threading
 import warnings
@@ -33,6 +34,10 @@ from attention_core.teaching import i18n
 
 # This module's UI strings, English and Chinese side by side (registered with i18n on import).
 STRINGS: dict[str, dict[str, str]] = {
+    "checks.what.output": {"en": "output", "zh": "输出"},
+    "checks.what.weights": {"en": "weights", "zh": "权重"},
+    "checks.what.scores": {"en": "scores", "zh": "分数"},
+    "checks.what.code": {"en": "{name}", "zh": "\u2063{name}\u2063"},
     "checks.raised": {"en": "Your function raised {exc} on the input {case}.",
                       "zh": "你的函数在输入 {case} 上抛出了异常 {exc}。"},
     "checks.timeout": {"en": "Your function did not finish within {seconds} s on the input {case}: is there a loop "
@@ -68,30 +73,30 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.not_array": {"en": "Your function returned a {got} for {case}; expected a NumPy array.",
                          "zh": "你的函数对 {case} 返回了 {got}；应该返回 NumPy 数组。"},
     "checks.shape": {"en": "The {what} you returned has shape {got} but should be {expected} ({case}).{hint}",
-                     "zh": "你的 {what} 形状是 {got}，应该是 {expected}（{case}）。{hint}"},
+                     "zh": "你的{what}形状是 {got}，应该是 {expected}（{case}）。{hint}"},
     "checks.hint.kq": {"en": " Did you multiply K by Q^T (K Q^T) instead of Q K^T?",
                        "zh": "你是不是算成了 K·Qᵀ，而不是 Q·Kᵀ？"},
     "checks.hint.times_k": {"en": " Did you multiply the weights by K instead of V?",
                             "zh": "你是不是用权重乘了 K，而不是 V？"},
     "checks.not_finite": {"en": "Your {what} contains NaN or inf ({case}).",
-                          "zh": "你的 {what} 里出现了 NaN 或 inf（{case}）。"},
+                          "zh": "你的{what}里出现了 NaN 或 inf（{case}）。"},
     "checks.negative": {"en": "Your {what} has a negative entry ({value}), but softmax weights are never negative "
                               "({case}).",
-                        "zh": "你的 {what} 里有负数（{value}），而 softmax 权重不可能为负（{case}）。"},
+                        "zh": "你的{what}里有负数（{value}），而 softmax 权重不可能为负（{case}）。"},
     "checks.wrong_axis": {"en": "Your {what} sums to 1 down each column, not along each row: normalise over "
                                 "the last axis (axis=-1), one distribution per row, that is per query ({case}).",
-                          "zh": "你的 {what} 是每一列之和为 1，而不是每一行：应该沿最后一个轴（axis=-1）归一化，"
-                                "每一行（每个 query）一个分布（{case}）。"},
+                          "zh": "你的{what}是每一列之和为 1，而不是每一行：应该沿最后一个轴（axis=-1）归一化，"
+                                "每一行（每个 Query）一个分布（{case}）。"},
     "checks.global_sum": {"en": "Your whole {what} sums to 1, not each row: sum over axis=-1 with keepdims=True "
                                 "({case}).",
-                          "zh": "你的整个 {what} 加起来是 1，而不是每一行为 1：求和时用 axis=-1 和 keepdims=True（"
+                          "zh": "你的整个{what}加起来是 1，而不是每一行为 1：求和时用 axis=-1 和 keepdims=True（"
                                 "{case}）。"},
     "checks.row_sum": {"en": "Row {index} (counting from 0) of your {what} sums to {value}, not 1 ({case}).",
-                       "zh": "你的 {what} 第 {index} 行（从 0 开始数）的权重之和是 {value}，不是 1（{case}）。"},
+                       "zh": "你的{what}在行 {index}（从 0 编号）的权重之和是 {value}，不是 1（{case}）。"},
     "checks.sum": {"en": "Your {what} sums to {value}, not 1: divide the exponentials by their sum ({case}).",
-                   "zh": "你的 {what} 之和是 {value}，不是 1：要把各个指数除以它们的总和（{case}）。"},
+                   "zh": "你的{what}之和是 {value}，不是 1：要把各个指数除以它们的总和（{case}）。"},
     "checks.values": {"en": "For {case}, you returned {what} = {got}, but it should be {expected}.",
-                      "zh": "对于 {case}，你返回的 {what} = {got}，应该是 {expected}。"},
+                      "zh": "对于 {case}，你返回的{what} = {got}，应该是 {expected}。"},
     "checks.softmax.batch": {"en": "Your softmax works on 1-D and 2-D inputs but not on a batch ({case}): {detail} "
                                    "Use axis=-1 (the last axis) so that any number of leading dimensions works.",
                              "zh": "你的 softmax 对一维、二维输入正确，但对批量输入不对（{case}）：{detail}"
@@ -148,7 +153,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "exp(x) / exp(x).sum()，这样负分数也能得到正的权重。"},
     "checks.attention.overflow": {"en": "Your {what} contains NaN or inf for large scores ({case}): use a stable "
                                         "softmax that subtracts each row's maximum (attention_core.softmax does).",
-                                  "zh": "分数很大时，你的 {what} 出现了 NaN 或 inf（{case}）：请使用数值稳定的 "
+                                  "zh": "分数很大时，你的{what}出现了 NaN 或 inf（{case}）：请使用数值稳定的 "
                                         "softmax，"
                                         "先减去每一行的最大值（attention_core.softmax 就是这样做的）。"},
     "checks.attention.ok": {"en": "All good: the worked example of notebook 01 ([0.670, 0.330] -> [1.340, 1.321]), "
@@ -167,7 +172,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                    "“可以关注”：应该屏蔽 mask 为 False 的位置。"},
     "checks.mask.leak": {"en": "Query {i} gives weight {value} to key {j}, which the mask hides ({case}): masked "
                                "positions must get weight exactly 0. Fill their scores with -inf before softmax.",
-                         "zh": "第 {i} 个 query 给被屏蔽的第 {j} 个 key 分配了 {value} 的权重（{case}）："
+                         "zh": "Query {i}（从 0 编号）给被屏蔽的 Key {j} 分配了 {value} 的权重（{case}）："
                                "被屏蔽的位置权重必须严格为 0。请在 softmax 之前把它们的分数填成 -inf。"},
     "checks.mask.after_softmax": {"en": "Masked weights are 0 but the rows no longer sum to 1 ({case}): you applied "
                                         "the mask after softmax. Apply it to the scores, before softmax.",
@@ -189,7 +194,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                         "True = 可以关注。用 ~ 取反即可。"},
     "checks.mask.upper": {"en": "Your mask lets query i see keys j >= i, that is the future ({case}): the causal mask "
                                 "is the lower triangle, j <= i (np.tril, not np.triu).",
-                          "zh": "你的 mask 让第 i 个 query 看到 j >= i 的 key，也就是未来（{case}）：因果 mask 是下三"
+                          "zh": "你的 mask 让 Query i 看到 j >= i 的 Key，也就是未来（{case}）：因果 mask 是下三"
                                 "角，"
                                 "j <= i（用 np.tril，不是 np.triu）。"},
     "checks.mask.no_diagonal": {"en": "Your mask hides the diagonal ({case}): each position must see itself, "
@@ -233,13 +238,23 @@ class _Msg:
     key: str
     fields: dict
 
-    def text(self, lang: str) -> str:
-        fields = {k: v.text(lang) if isinstance(v, _Msg) else v for k, v in self.fields.items()}
-        return i18n.t(self.key, lang, **fields)
+    def text(self, lang: str, outer: bool = True) -> str:
+        fields = {k: v.text(lang, outer=False) if isinstance(v, _Msg) else v for k, v in self.fields.items()}
+        text = i18n.t(self.key, lang, **fields)
+        if not outer:
+            return text
+        # Code set into Chinese text gets a space where it meets a Chinese character, and only there.
+        text = re.sub(f"(?<=[\u4e00-\u9fff]){_GAP}|{_GAP}(?=[\u4e00-\u9fff])", " ", text)
+        return text.replace(_GAP, "")
 
 
 def _msg(key: str, **fields) -> _Msg:
     return _Msg(key, fields)
+
+
+_GAP = "\u2063"                  # invisible separator: where code may need a space inside Chinese text
+# The names of what a learner returned, in the message's language ("your weights" / "你的权重").
+_WHAT = {"output": "checks.what.output", "weights": "checks.what.weights", "scores": "checks.what.scores"}
 
 
 class _Fail(Exception):
@@ -247,6 +262,9 @@ class _Fail(Exception):
 
     def __init__(self, key: str, **fields):
         super().__init__(key)
+        what = fields.get("what")
+        if isinstance(what, str):                  # a word translated, or code kept as code (spaced in Chinese)
+            fields["what"] = _msg(_WHAT[what]) if what in _WHAT else _msg("checks.what.code", name=what)
         self.key, self.fields = key, fields
 
     @property

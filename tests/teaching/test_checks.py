@@ -93,7 +93,7 @@ def test_messages_follow_the_language():
             out[2] *= 1.37
         return out
     result = check_softmax(row_bug)
-    assert "第 2 行" in result.message and "1.37" in result.message and "不是 1" in result.message
+    assert "行 2（从 0 编号）" in result.message and "1.37" in result.message and "不是 1" in result.message
 
 
 # --- scores ----------------------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+"""`make train`, timed: notebook 12's two models trained from scratch into a scratch folder.
+
+The committed weights in attention_core/data/models are left alone; the run's final metrics are
+compared with their manifests (the training is seeded and deterministic, so they should agree).
+Reported, not asserted.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.resources import files
+from pathlib import Path
+
+MODELS = ("induction", "coreference")
+GOAL_S = 180.0
+
+
+def measure(quick: bool = False) -> dict:
+    rows = []
+    with tempfile.TemporaryDirectory() as out:
+        for name in MODELS:
+            cmd = [sys.executable, "-m", "attention_core.labs.nb12_trained_transformer.training", name, "--out", out]
+            if quick:
+                cmd += ["--steps", "50"]
+            start = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=900)
+            seconds = time.perf_counter() - start
+            fresh = json.loads((Path(out) / f"{name}.json").read_text(encoding="utf-8"))
+            committed = json.loads(files("attention_core.data").joinpath(f"models/{name}.json").read_text("utf-8"))
+            rows.append({"model": name, "seconds": round(seconds, 1), "steps": fresh.get("steps"),
+                         "metrics": fresh.get("metrics", fresh.get("final_metrics")),
+                         "same_as_committed": None if quick else
+                         fresh.get("metrics", fresh.get("final_metrics"))
+                         == committed.get("metrics", committed.get("final_metrics"))})
+    total = sum(r["seconds"] for r in rows)
+    return {"rows": rows, "total_s": round(total, 1), "goal_s": GOAL_S, "goal_met": total < GOAL_S, "quick": quick}
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure(quick="--quick" in sys.argv), indent=1))
