@@ -290,7 +290,7 @@ def test_the_what_words_are_translated():
     result = checks.check_weighted_sum(lambda w, v: w @ v + 1, lang="zh")
     assert "你返回的输出 =" in result.message and "output" not in result.message, result.message
     result = checks.check_split_heads(lambda x, h: split_good(x, h) + 1, lang="zh")
-    assert "的多头张量 =" in result.message and "heads" not in result.message, result.message
+    assert "的多头张量 =" in result.message and "的 heads" not in result.message, result.message
 
 
 def test_the_library_passes_its_own_checkers():
