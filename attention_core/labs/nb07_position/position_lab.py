@@ -22,7 +22,6 @@ from attention_core.core.validation import (
     as_generator,
     check_flag,
     describe,
-    positive_float,
     positive_int,
     real_number,
 )
@@ -54,7 +53,7 @@ def sinusoidal_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     d_model = positive_int(d_model, "d_model")
     if d_model % 2:
         raise ValueError(f"d_model: the (sin, cos) pairs need an even width, got {d_model}")
-    return positive_float(base, "base") ** (-np.arange(0, d_model, 2) / d_model)
+    return rope_frequencies(d_model, base)              # the same speeds RoPE rotates its pairs by
 
 
 def sinusoidal_shift_matrix(d_model: int, k: float, base: float = 10000.0) -> np.ndarray:
