@@ -263,12 +263,14 @@ weights of both steps. Reset brings the sentence back.
 coreference.coreference_widget()   # opens on a sentence in this edition's language
 #%% md en
 This toy model was written by hand; a real Transformer **learns** its matrices from data, and nothing
-guarantees that it learns the right ones. Attention is the mechanism that makes such a lookup possible in one
+guarantees that it learns the right ones ([12 · Attention inside a trained Transformer](12_trained_transformer.ipynb)
+trains a small one on the same twins, in both languages, and measures what it learned). Attention is the mechanism that makes such a lookup possible in one
 step, wherever the noun is. The chain is always the same:
 
 **representation → compare the query with every key → weights → weighted sum of values → new representation.**
 #%% md zh
-这个小模型的矩阵是手工设定的；真正的 Transformer 会从数据中**学习**这些矩阵，而且并不保证一定能学对。
+这个小模型的矩阵是手工设定的；真正的 Transformer 会从数据中**学习**这些矩阵，而且并不保证一定能学对（[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)
+在同样的孪生句上训练了一个小模型，中英文都有，并测量它到底学到了什么）。
 注意力提供的是一种机制：无论名词在句子的什么位置，都能一步完成这样的查找。因果链始终是：
 
 **词的表示 → 用 Query 与每个 Key 比较 → 权重 → 对 Value 加权求和 → 带上下文的新表示。**

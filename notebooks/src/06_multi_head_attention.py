@@ -283,12 +283,17 @@ At the start every random head spreads its attention almost evenly. Whatever rol
 training, and after training some heads do show clear grammatical, coreference or positional patterns (a head that
 links pronouns to their antecedents, a head that watches the neighbour). But many heads stay mixed or hard to name,
 and one head may do several things. A pattern you see in a heatmap is a clue for analysis, not a job description.
+[12 · Attention inside a trained Transformer](12_trained_transformer.ipynb) trains a small model and measures its heads:
+a previous-token head and induction heads emerge from training alone, and switching heads off one at a time shows
+which matter and which are redundant.
 
 Compare them yourself: the menu holds the four designed heads and the four random ones.
 #%% md zh
 一开始，每个随机的头都把注意力分得几乎一样平均。头最终承担什么角色，完全来自训练；训练之后，确实有些头会呈现明显的语法、指代或位置模式
 （比如把代词和它指代的对象联系起来的头，或者专看邻居的头）。但也有很多头始终是混合的、难以命名的，同一个头也未必只做一件事。
 在热图里看到的模式只是分析的线索，而不是这个头的“岗位说明书”。
+[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) 训练了一个小模型并逐个测量它的头：
+“看前一个词”的头和归纳头（induction head）完全是训练出来的；逐个关掉头，就能看出哪些头重要、哪些是冗余的。
 
 自己比较一下：下拉菜单里有四个设计出来的头和四个随机的头。
 #%% code
