@@ -9,7 +9,11 @@ matplotlib.use("Agg")   # tests draw off-screen, whatever the environment says
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("lab", deadline=None, max_examples=60,
+# "lab" (the default, make test and CI): the same examples on every run, so a green suite stays green;
+# HYPOTHESIS_PROFILE=explore draws new examples each run, to look for new failures.
+settings.register_profile("lab", deadline=None, max_examples=60, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))
 
