@@ -178,18 +178,22 @@ def _start(cmd, env, cwd, log: Path, ready_url: str):
     return proc
 
 
-@pytest.fixture(scope="session")
-def lab_server(server_env, notebooks_copy, browser_home):
+def _lab(env, root, log):
+    """Start JupyterLab on a free local port with a fresh token; yield the Server, stop it after."""
     port, token = _free_port(), secrets.token_hex(16)
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={notebooks_copy}", "--LabApp.news_url=None"]
+           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None"]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
-    log = browser_home / "lab.log"
-    proc = _start(cmd, server_env, notebooks_copy, log, f"http://127.0.0.1:{port}/api/status?token={token}")
+    proc = _start(cmd, env, root, log, f"http://127.0.0.1:{port}/api/status?token={token}")
     yield Server(f"http://127.0.0.1:{port}", token)
     _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def lab_server(server_env, notebooks_copy, browser_home):
+    yield from _lab(server_env, notebooks_copy, browser_home / "lab.log")
 
 
 @pytest.fixture(scope="session")
@@ -198,16 +202,7 @@ def lab_server_zh(server_env, notebooks_copy, browser_home):
     config = browser_home / "jupyter-zh"
     lab_setup.config(config, "zh")
     env = dict(server_env, JUPYTER_CONFIG_DIR=str(config))
-    port, token = _free_port(), secrets.token_hex(16)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={notebooks_copy}", "--LabApp.news_url=None"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = browser_home / "lab-zh.log"
-    proc = _start(cmd, env, notebooks_copy, log, f"http://127.0.0.1:{port}/api/status?token={token}")
-    yield Server(f"http://127.0.0.1:{port}", token)
-    _stop(proc)
+    yield from _lab(env, notebooks_copy, browser_home / "lab-zh.log")
 
 
 # The teacher's view culls a kernel idle this long (make present: 300 s); short here so a test can watch it.

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import attention_core as ac
 from attention_core.teaching import i18n
 from attention_core.teaching.checks import (
     CheckResult,
@@ -115,11 +116,7 @@ def sm(x, axis=-1):
 
 
 def attn_good(q, k, v, mask=None):
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    w = sm(scores)
-    return w @ v, w
+    return ac.reference_attention(q, k, v, mask)                  # the library's readable reference
 
 
 def test_attention_good_passes():

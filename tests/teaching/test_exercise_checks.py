@@ -33,11 +33,7 @@ def softmax_rows(x):
 
 
 def attend(q, k, v, mask=None):
-    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
-    if mask is not None:
-        s = np.where(mask, s, -np.inf)
-    w = softmax_rows(s)
-    return w @ v, w
+    return ac.reference_attention(q, k, v, mask)                  # the library's readable reference
 
 
 def gap(t):
