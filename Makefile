@@ -49,11 +49,13 @@ lab: setup
 lab-reset: setup
 	$(PY) tools/lab_setup.py copy --reset
 
-## make present NB=01: the teacher's view of one notebook in Voila (story and widgets, no code; idle kernels culled)
+## make present NB=01: the teacher's view of one notebook in Voila (story and widgets, no code; idle kernels culled);
+## 127.0.0.1, a token in the printed URL, Host/Origin checks, at most KERNELS live kernels (tools/present.py)
+KERNELS ?= 4
 present: setup
 	@$(PY) tools/lab_setup.py copy
 	@test -n "$(NB_FILE)" || { echo "no notebook $(NB) in notebooks/$(EDITION)"; exit 1; }
-	$(VENV)/bin/voila $(LAB_COPY)/$(EDITION)/$(NB_FILE) --template=attention-lab-teacher --Voila.ip=127.0.0.1 $(LAB_ARGS)
+	$(PY) tools/present.py $(LAB_COPY)/$(EDITION)/$(NB_FILE) --kernels $(KERNELS) $(LAB_ARGS)
 
 ## make site / make slides: offline HTML of both editions / reveal.js slides, in _site/ (needs npm once)
 site: setup

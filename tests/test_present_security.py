@@ -1,0 +1,145 @@
+"""The teacher's view (`make present`, tools/present.py) is as strict as `make lab`: probed over HTTP.
+
+Started as `make present` starts it (127.0.0.1, a free port, the teacher template) on a one-cell notebook,
+then probed like an attacker would: no token, a foreign Host (DNS rebinding), a cross-origin websocket
+riding on the teacher's cookie, and more page loads than the kernel cap. Each probe has its positive
+control (the same request done right succeeds), so a refusal cannot come from a broken server.
+"""
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytest.importorskip("voila")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _notebook(path: Path) -> Path:
+    cells = [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [],
+              "source": "print('teacher view up')"}]
+    nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                      "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+    return path
+
+
+@pytest.fixture(scope="module")
+def present(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("present")
+    nb = _notebook(folder / "01_probe.ipynb")
+    port = _free_port()
+    log = folder / "voila.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "tools" / "present.py"), str(nb), f"--port={port}",
+                                 "--kernels", "1", "--Voila.port_retries=0"],
+                                stdout=out, stderr=subprocess.STDOUT, cwd=folder)
+    try:
+        deadline = time.monotonic() + 60
+        token = None
+        while time.monotonic() < deadline and token is None:
+            match = re.search(rf"http://127\.0\.0\.1:{port}/\?token=([0-9a-f]+)", log.read_text())
+            token = match.group(1) if match else None
+            if proc.poll() is not None:
+                break
+            time.sleep(0.3)
+        assert token, f"no URL with a token was printed:\n{log.read_text()[-2000:]}"
+        yield {"port": port, "token": token, "log": log}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _get(port, path, headers=None, method="GET"):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=90)
+    conn.request(method, path, headers=headers or {})
+    resp = conn.getresponse()
+    body = resp.read().decode("utf-8", "replace")
+    conn.close()
+    return resp.status, dict(resp.getheaders()), body
+
+
+async def _websocket(port, path, headers):
+    """The HTTP status a websocket upgrade gets (101 when it connected)."""
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+    from tornado.websocket import websocket_connect
+    try:
+        ws = await websocket_connect(HTTPRequest(f"ws://127.0.0.1:{port}{path}", headers=headers, connect_timeout=30))
+    except HTTPClientError as exc:
+        return exc.code
+    ws.close()
+    return 101
+
+
+@pytest.fixture(scope="module")
+def opened(present):
+    """The teacher opens the printed URL: the page, its kernel id and the login cookie."""
+    status, headers, body = _get(present["port"], f"/?token={present['token']}")
+    assert status == 200 and "teacher view up" in body, (status, body[-500:])
+    kernel = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', body) or re.search(r"kernel_id=([0-9a-f-]{36})", body)
+    assert kernel, "no kernel id in the page"
+    cookie = headers.get("Set-Cookie", "").split(";")[0]
+    assert cookie, "no login cookie was set"
+    return {"kernel": kernel.group(1), "cookie": cookie, **present}
+
+
+def test_a_page_without_the_token_gets_no_kernel(opened):
+    status, headers, _ = _get(opened["port"], "/")
+    assert status == 302 and headers["Location"].startswith("/login"), (status, headers)
+    status, _, _ = _get(opened["port"], f"/api/kernels/{opened['kernel']}")
+    assert status == 403
+    status, _, _ = _get(opened["port"], f"/api/kernels/{opened['kernel']}?token={opened['token']}")
+    assert status == 200                                             # the control: with the token it answers
+    status, _, _ = _get(opened["port"], "/?token=wrong" + opened["token"][:8])
+    assert status == 302
+
+
+def test_a_foreign_host_is_refused_even_with_the_token(opened):
+    port, token = opened["port"], opened["token"]
+    for host in (f"evil.example:{port}", "attacker.test", f"192.168.1.7:{port}"):
+        status, _, _ = _get(port, f"/?token={token}", {"Host": host})
+        assert status == 403, host
+        status, _, _ = _get(port, f"/api/kernels/{opened['kernel']}?token={token}", {"Host": host})
+        assert status == 403, host
+    status, _, _ = _get(port, f"/api/kernels/{opened['kernel']}?token={token}", {"Host": f"localhost:{port}"})
+    assert status == 200
+
+
+def test_a_cross_origin_websocket_on_the_teachers_cookie_is_refused(opened):
+    port, path = opened["port"], f"/api/kernels/{opened['kernel']}/channels"
+    own = {"Cookie": opened["cookie"], "Origin": f"http://127.0.0.1:{port}"}
+    assert asyncio.run(_websocket(port, path, own)) == 101             # the control: the page's own origin
+    foreign = {"Cookie": opened["cookie"], "Origin": "http://evil.example"}
+    assert asyncio.run(_websocket(port, path, foreign)) == 403
+    rebinding = {"Cookie": opened["cookie"], "Origin": f"http://evil.example:{port}", "Host": f"evil.example:{port}"}
+    assert asyncio.run(_websocket(port, path, rebinding)) == 403
+    assert asyncio.run(_websocket(port, path, {})) == 403              # no token, no cookie
+
+
+def test_page_loads_beyond_the_kernel_cap_get_503(opened):
+    status, _, body = _get(opened["port"], f"/?token={opened['token']}")
+    assert status == 503 and "limit of make present is 1" in body, (status, body[-300:])
+    assert "teacher view up" not in body
+
+
+def test_make_present_runs_this_launcher():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\npresent:", 1)[1].split("\n\n", 1)[0]
+    assert "tools/present.py" in recipe and "bin/voila " not in recipe
