@@ -1,30 +1,34 @@
-"""Build both editions of every notebook from one bilingual source, and optionally execute them.
+"""Build both editions of every notebook from one bilingual source; execute only what changed.
 
-Source files live in notebooks/src/NN_slug.py, in the format of
-`attention_core.teaching.notebook_source` (md en / md zh pairs and shared code cells). The builder
-also writes the notebook title index that the package ships (attention_core/data/notebooks.json).
+Sources live in notebooks/src/NN_slug.py, jupytext percent scripts in the format of
+`attention_core.teaching.notebook_source` (markdown cells tagged lang="en"/"zh", shared code cells
+whose [en]/[zh] string literals and comments resolve per edition). The builder also writes the
+notebook title index that the package ships (attention_core/data/notebooks.json).
 
-In code cells, the token __LANG__ becomes "en" or "zh"; it must appear only in the one
-language-setting line of the setup cell. A code cell may open with an nbval marker line
-(`# NBVAL_IGNORE_OUTPUT`, `# NBVAL_SKIP`, `# NBVAL_RAISES_EXCEPTION`, `# NBVAL_CHECK_OUTPUT`),
-optionally followed by its reason as `# (reason)`: the builder moves the marker into the cell's
-tags (which nbval reads as well) and drops both lines, so learners never see test plumbing.
+A code cell may open with a marker line, optionally followed by its reason as `# (reason)`:
+nbval's (`# NBVAL_IGNORE_OUTPUT`, `# NBVAL_SKIP`, `# NBVAL_RAISES_EXCEPTION`, `# NBVAL_CHECK_OUTPUT`)
+or `# MEASUREMENT` (a timing or version cell: tagged `measurement`, and ignored by nbval). The builder
+moves the marker into the cell's tags and drops both lines, so learners never see test plumbing.
 Cells a teacher's view leaves out (the setup cell, cells that print library source) get the tag
 `teacher-hide`, which the Voila template `attention-lab-teacher` (`make present`) honours.
 
-One source means the two editions cannot drift apart: the Chinese edition is written next to the
-English one, cell by cell, not translated later.
+Outputs are kept per code cell. Each written notebook records a hash of its built code and of the
+library (`metadata.attention_lab.inputs`): when neither changed, a rebuild takes the stored outputs
+over and executes nothing (a markdown edit changes only that markdown); otherwise the notebook is
+executed. Stored notebooks carry no timestamps, random widget ids, memory addresses or paths, so
+re-executing an unchanged notebook changes only its `measurement` cells.
 
-Usage:  python tools/build_notebooks.py [--execute | --metadata-only] [NAME ...]
-(--metadata-only rewrites the tags and notebook metadata of the committed notebooks, keeping their outputs.)
+Usage:  python tools/build_notebooks.py [--force] [--no-execute] [NAME ...]
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
 import sys
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -36,9 +40,10 @@ SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "zh")
 INDEX = ROOT / "attention_core" / "data" / notebook_source.INDEX
 # nbval's comment markers and the cell tags that mean the same to it (nbval.plugin.metadata_tags).
-NBVAL_TAGS = {"NBVAL_IGNORE_OUTPUT": "nbval-ignore-output", "NBVAL_SKIP": "nbval-skip",
-              "NBVAL_RAISES_EXCEPTION": "raises-exception", "NBVAL_CHECK_OUTPUT": "nbval-check-output"}
-MARKER_LINE = re.compile(r"^#\s*(NBVAL_[A-Z_]+)\s*$")
+NBVAL_TAGS = {"NBVAL_IGNORE_OUTPUT": ["nbval-ignore-output"], "NBVAL_SKIP": ["nbval-skip"],
+              "NBVAL_RAISES_EXCEPTION": ["raises-exception"], "NBVAL_CHECK_OUTPUT": ["nbval-check-output"],
+              "MEASUREMENT": ["measurement", "nbval-ignore-output"]}
+MARKER_LINE = re.compile(r"^#\s*(NBVAL_[A-Z_]+|MEASUREMENT)\s*$")
 REASON_LINE = re.compile(r"^#\s*\(.*\)\s*$")
 # The display name ipykernel installs: Lab rewrites any other value when the kernel starts, which
 # marked every committed notebook modified the moment it was opened.
@@ -72,7 +77,7 @@ TEACHER_HIDE = "teacher-hide"
 
 def teacher_hides(code: str) -> bool:
     """The setup cell (it sets the edition's language) and cells that print library source."""
-    return "__LANG__" in code or "inspect.getsource(" in code
+    return "i18n.set_language(" in code or "inspect.getsource(" in code
 
 
 def split_markers(text: str) -> tuple[list[str], str]:
@@ -81,7 +86,7 @@ def split_markers(text: str) -> tuple[list[str], str]:
     while lines and (m := MARKER_LINE.match(lines[0].strip())):
         if m.group(1) not in NBVAL_TAGS:
             raise SystemExit(f"unknown nbval marker {lines[0]!r}; expected one of {sorted(NBVAL_TAGS)}")
-        tags.append(NBVAL_TAGS[m.group(1)])
+        tags += NBVAL_TAGS[m.group(1)]
         lines.pop(0)
         if lines and REASON_LINE.match(lines[0].strip()):
             lines.pop(0)
@@ -142,11 +147,15 @@ def build(path: Path, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
-    for kind, cell_lang, text in parse(path):
+    for i, (kind, cell_lang, text) in enumerate(parse(path)):
         if kind == "md" and cell_lang in (None, lang):
             nb.cells.append(nbformat.v4.new_markdown_cell(join_zh_lines(text) if cell_lang == "zh" else text))
         elif kind == "code":
-            tags, code = split_markers(text.replace("__LANG__", lang))
+            try:
+                resolved = notebook_source.resolve_code(text, lang, f"{path.name}, cell {i}")
+            except notebook_source.SourceFormatError as exc:
+                raise SystemExit(str(exc)) from None
+            tags, code = split_markers(resolved)
             tags += [TEACHER_HIDE] if teacher_hides(text) else []
             cell = nbformat.v4.new_code_cell(code)
             if tags:
@@ -157,34 +166,83 @@ def build(path: Path, lang: str) -> nbformat.NotebookNode:
     return nb
 
 
-def with_metadata_of(built: nbformat.NotebookNode, path: Path) -> nbformat.NotebookNode:
-    """The written notebook at `path` (outputs kept) with the tags and kernelspec of `built`."""
+LIBRARY = ROOT / "attention_core"
+
+
+def library_hash() -> str:
+    """sha256 of the package's code and data: a change anywhere re-executes the notebooks."""
+    digest = hashlib.sha256()
+    for path in sorted(LIBRARY.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            digest.update(path.relative_to(LIBRARY).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def without_comments(code: str) -> str:
+    """The code with its comments and blank lines removed: what its outputs can depend on."""
+    lines = code.split("\n")
+    for kind, (row, col), _ in reversed(list(notebook_source._literal_spans(notebook_source._tokenizable(code)))):
+        if kind == "comment" and not lines[row - 1].lstrip().startswith(("%", "!")):   # magics stay
+            lines[row - 1] = lines[row - 1][:col].rstrip()
+    return "\n".join(line for line in lines if line.strip())
+
+
+def inputs_hash(nb: nbformat.NotebookNode, library: str) -> str:
+    """What a notebook's outputs depend on: its code cells (with their tags, without comments) and the library."""
+    code = [[without_comments(c.source), c.metadata.get("tags", [])] for c in nb.cells if c.cell_type == "code"]
+    return hashlib.sha256(json.dumps([code, library], ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def take_outputs(built: nbformat.NotebookNode, path: Path, inputs: str) -> bool:
+    """Copy the stored outputs of `path` into `built` when it was made from the same inputs."""
+    if not path.exists():
+        return False
     written = nbformat.read(path, as_version=4)
-    if [c.source for c in written.cells] != [c.source for c in built.cells]:
-        raise SystemExit(f"{path}: its cells differ from the source; rebuild it with --execute")
-    for old, new in zip(written.cells, built.cells):
-        old.metadata.pop("tags", None)
-        old.metadata.update({k: v for k, v in new.metadata.items() if k == "tags"})
-    written.metadata["kernelspec"] = built.metadata["kernelspec"]
-    return written
+    if written.metadata.get("attention_lab", {}).get("inputs") != inputs:
+        return False
+    old = [c for c in written.cells if c.cell_type == "code"]
+    new = [c for c in built.cells if c.cell_type == "code"]
+    for o, n in zip(old, new):
+        n.outputs, n.execution_count = o.outputs, o.execution_count
+    if "widgets" in written.metadata:
+        built.metadata["widgets"] = written.metadata["widgets"]
+    return True
 
 
 def execute(nb: nbformat.NotebookNode, cwd: Path) -> None:
     from nbclient import NotebookClient
     env_backend = os.environ.pop("MPLBACKEND", None)   # let %matplotlib inline store images
     try:
-        NotebookClient(nb, timeout=600, kernel_name="python3",
+        NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
                        resources={"metadata": {"path": str(cwd)}}).execute()
     finally:
         if env_backend is not None:
             os.environ["MPLBACKEND"] = env_backend
 
 
+_MODEL_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def normalize(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """Drop what differs from run to run: timestamps, the kernel's version details, random widget ids."""
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    ids = {old: uuid.uuid5(uuid.NAMESPACE_URL, f"attention-lab/{name}/{i}").hex for i, old in enumerate(state)}
+    if ids:
+        text = json.dumps(nb, ensure_ascii=False)
+        text = _MODEL_ID.sub(lambda m: ids.get(m.group(0), m.group(0)), text)
+        nb = nbformat.from_dict(json.loads(text))
+    return nb
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--execute", action="store_true", help="run each notebook and store its outputs")
-    ap.add_argument("--metadata-only", action="store_true",
-                    help="refresh cell tags and notebook metadata of the written notebooks, keep their outputs")
+    ap.add_argument("--force", action="store_true", help="execute every named notebook, changed or not")
+    ap.add_argument("--no-execute", action="store_true",
+                    help="never execute: notebooks whose code changed are written without outputs")
     ap.add_argument("names", nargs="*", help="source names or prefixes (default: all)")
     args = ap.parse_args(argv)
     sources = sorted(SRC.glob("[0-9][0-9]_*.py"))
@@ -194,17 +252,27 @@ def main(argv=None) -> int:
         print("no notebook sources matched", file=sys.stderr)
         return 1
     write_index()
+    library = library_hash()
     for src in sources:
         for lang in LANGS:
             out_dir = ROOT / "notebooks" / lang
             out_dir.mkdir(parents=True, exist_ok=True)
+            target = out_dir / f"{src.stem}.ipynb"
             nb = build(src, lang)
-            if args.metadata_only:
-                nb = with_metadata_of(nb, out_dir / f"{src.stem}.ipynb")
-            elif args.execute:
+            inputs = inputs_hash(nb, library)
+            if not args.force and take_outputs(nb, target, inputs):
+                how = "outputs kept"
+            elif args.no_execute:
+                how = "code changed: written without outputs"
+            else:
                 execute(nb, out_dir)
-            nbformat.write(nb, out_dir / f"{src.stem}.ipynb")
-            print(f"wrote notebooks/{lang}/{src.stem}.ipynb" + (" (executed)" if args.execute else ""))
+                how = "executed"
+            nb.metadata["attention_lab"] = {"inputs": inputs}
+            nb = normalize(nb, f"{lang}/{src.stem}")
+            before = target.read_text(encoding="utf-8") if target.exists() else None
+            nbformat.write(nb, target)
+            changed = before != target.read_text(encoding="utf-8")
+            print(f"notebooks/{lang}/{src.stem}.ipynb: {how}" + ("" if changed else ", unchanged"))
     return 0
 
 

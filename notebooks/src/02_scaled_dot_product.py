@@ -1,28 +1,40 @@
-#%% md en
-# 02 · Scaled dot-product attention and the √d_k
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
-**After this notebook you will be able to**
-- write attention as $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ and give the shape of every step;
-- derive why the variance of $q \cdot k$ equals $d_k$ for random unit-variance vectors, and check it by measurement;
-- explain how large scores push softmax to one-hot and make its gradient vanish, and read that off a Jacobian;
-- say what dividing by $\sqrt{d_k}$ does (controls the spread) and what it does not do (reorder keys, prevent overflow).
+# %% [markdown] lang="en"
+# # 02 · Scaled dot-product attention and the √d_k
+#
+# **After this notebook you will be able to**
+# - write attention as $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ and give the shape of every step;
+# - derive why the variance of $q \cdot k$ equals $d_k$ for random unit-variance vectors, and check it by measurement;
+# - explain how large scores push softmax to one-hot and make its gradient vanish, and read that off a Jacobian;
+# - say what dividing by $\sqrt{d_k}$ does (controls the spread) and what it does not do (reorder keys, prevent overflow).
+#
+# **What you should know first:** one attention step by hand ([01 · Query, Key, Value](01_query_key_value.ipynb)),
+# and two facts about variance, recalled below: variances of independent terms add, and $\text{Var}(cX) = c^2\,\text{Var}(X)$.
 
-**What you should know first:** one attention step by hand ([01 · Query, Key, Value](01_query_key_value.ipynb)),
-and two facts about variance, recalled below: variances of independent terms add, and $\text{Var}(cX) = c^2\,\text{Var}(X)$.
-#%% md zh
-# 02 · 缩放点积注意力与 √d_k
+# %% [markdown] lang="zh"
+# # 02 · 缩放点积注意力与 √d_k
+#
+# **学完本节，你将能够**
+# - 写出注意力公式 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$，并说出每一步的形状；
+# - 推导随机单位方差向量的 $q \cdot k$ 方差为什么等于 $d_k$，并用实验验证；
+# - 解释分数过大时 softmax 为什么会变成 one-hot、梯度为什么会消失，并能从 Jacobian 矩阵上看出来；
+# - 说清除以 $\sqrt{d_k}$ 做了什么（控制分数的分散程度），没做什么（不改变 Key 的排序，也不是为了防溢出）。
+#
+# **需要的基础：** 会手算一步注意力（见 [01 · Query、Key、Value](01_query_key_value.ipynb)），
+# 以及方差的两条性质（下文会复习）：独立项之和的方差等于各项方差之和；$\text{Var}(cX) = c^2\,\text{Var}(X)$。
 
-**学完本节，你将能够**
-- 写出注意力公式 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$，并说出每一步的形状；
-- 推导随机单位方差向量的 $q \cdot k$ 方差为什么等于 $d_k$，并用实验验证；
-- 解释分数过大时 softmax 为什么会变成 one-hot、梯度为什么会消失，并能从 Jacobian 矩阵上看出来；
-- 说清除以 $\sqrt{d_k}$ 做了什么（控制分数的分散程度），没做什么（不改变 Key 的排序，也不是为了防溢出）。
-
-**需要的基础：** 会手算一步注意力（见 [01 · Query、Key、Value](01_query_key_value.ipynb)），
-以及方差的两条性质（下文会复习）：独立项之和的方差等于各项方差之和；$\text{Var}(cX) = c^2\,\text{Var}(X)$。
-#%% code
-LANG = "__LANG__"  # language of this edition: "en" or "zh"
-%matplotlib inline
+# %%
+LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+# %matplotlib inline
 import inspect
 import numpy as np
 import attention_core as ac
@@ -32,43 +44,46 @@ from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-#%% md en
-## The formula, step by step
 
-Notebook 01 sent one query through attention. A Transformer does it for every token at once: stack the $n$
-queries as the rows of $Q$, the keys as the rows of $K$, the values as the rows of $V$, and
+# %% [markdown] lang="en"
+# ## The formula, step by step
+#
+# Notebook 01 sent one query through attention. A Transformer does it for every token at once: stack the $n$
+# queries as the rows of $Q$, the keys as the rows of $K$, the values as the rows of $V$, and
+#
+# $$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
+#
+# | step | what it computes | shape |
+# |---|---|---|
+# | $Q$, $K$ | one query and one key per token | $(n, d_k)$ each |
+# | $V$ | one value per token | $(n, d_v)$ |
+# | $QK^\top$ | every query against every key: entry $[i, j] = q_i \cdot k_j$ | $(n, n)$ |
+# | $/\sqrt{d_k}$ | the same matrix, divided by one number | $(n, n)$ |
+# | softmax, row by row | row $i$ = how much query $i$ takes from each position; each row sums to 1 | $(n, n)$ |
+# | $\times V$ | row $i$ = the values mixed with row $i$'s weights | $(n, d_v)$ |
+#
+# Here it is on a small random example: 4 tokens, keys of width $d_k = 8$, values of width $d_v = 3$.
 
-$$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
+# %% [markdown] lang="zh"
+# ## 公式，一步一步
+#
+# 01 节让一个 Query 走完了一次注意力。Transformer 会同时为每个 token 做这件事：把 $n$ 个 Query 按行排成矩阵 $Q$，
+# Key 排成 $K$，Value 排成 $V$，于是
+#
+# $$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
+#
+# | 步骤 | 计算的是什么 | 形状 |
+# |---|---|---|
+# | $Q$、$K$ | 每个 token 一个 Query、一个 Key | 都是 $(n, d_k)$ |
+# | $V$ | 每个 token 一个 Value | $(n, d_v)$ |
+# | $QK^\top$ | 每个 Query 与每个 Key 两两点积：第 $[i, j]$ 个元素是 $q_i \cdot k_j$ | $(n, n)$ |
+# | $/\sqrt{d_k}$ | 同一个矩阵，整体除以一个数 | $(n, n)$ |
+# | 按行 softmax | 第 $i$ 行 = Query $i$ 从各个位置取多少；每行之和为 1 | $(n, n)$ |
+# | $\times V$ | 第 $i$ 行 = 用第 $i$ 行的权重混合各个 Value | $(n, d_v)$ |
+#
+# 下面在一个小的随机例子上走一遍：4 个 token，Key 的维度 $d_k = 8$，Value 的维度 $d_v = 3$。
 
-| step | what it computes | shape |
-|---|---|---|
-| $Q$, $K$ | one query and one key per token | $(n, d_k)$ each |
-| $V$ | one value per token | $(n, d_v)$ |
-| $QK^\top$ | every query against every key: entry $[i, j] = q_i \cdot k_j$ | $(n, n)$ |
-| $/\sqrt{d_k}$ | the same matrix, divided by one number | $(n, n)$ |
-| softmax, row by row | row $i$ = how much query $i$ takes from each position; each row sums to 1 | $(n, n)$ |
-| $\times V$ | row $i$ = the values mixed with row $i$'s weights | $(n, d_v)$ |
-
-Here it is on a small random example: 4 tokens, keys of width $d_k = 8$, values of width $d_v = 3$.
-#%% md zh
-## 公式，一步一步
-
-01 节让一个 Query 走完了一次注意力。Transformer 会同时为每个 token 做这件事：把 $n$ 个 Query 按行排成矩阵 $Q$，
-Key 排成 $K$，Value 排成 $V$，于是
-
-$$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
-
-| 步骤 | 计算的是什么 | 形状 |
-|---|---|---|
-| $Q$、$K$ | 每个 token 一个 Query、一个 Key | 都是 $(n, d_k)$ |
-| $V$ | 每个 token 一个 Value | $(n, d_v)$ |
-| $QK^\top$ | 每个 Query 与每个 Key 两两点积：第 $[i, j]$ 个元素是 $q_i \cdot k_j$ | $(n, n)$ |
-| $/\sqrt{d_k}$ | 同一个矩阵，整体除以一个数 | $(n, n)$ |
-| 按行 softmax | 第 $i$ 行 = Query $i$ 从各个位置取多少；每行之和为 1 | $(n, n)$ |
-| $\times V$ | 第 $i$ 行 = 用第 $i$ 行的权重混合各个 Value | $(n, d_v)$ |
-
-下面在一个小的随机例子上走一遍：4 个 token，Key 的维度 $d_k = 8$，Value 的维度 $d_v = 3$。
-#%% code
+# %%
 n, d_k, d_v = 4, 8, 3                               # 4 tokens, keys of width 8, values of width 3
 Q = rng.standard_normal((n, d_k))                   # (n, d_k): one query per token
 K = rng.standard_normal((n, d_k))                   # (n, d_k): one key per token
@@ -81,52 +96,55 @@ output = weights @ V                                # row i mixes the values wit
 
 for name, x in [("Q", Q), ("K", K), ("V", V), ("Q K^T", raw), ("/ sqrt(d_k)", scaled),
                 ("softmax", weights), ("output", output)]:
-    print(f"{name:12s}", i18n.t("prints02.shape", shape=x.shape))
+    print(f"{name:12s}", f"[en]shape {x.shape}[zh]形状 {x.shape}")
 print("scaled = raw / sqrt(8):", np.allclose(scaled, raw / np.sqrt(d_k)))
-print(i18n.t("prints02.row_sums"), weights.sum(axis=1).round(3))
+print("[en]row sums of the weights:[zh]权重每一行之和：", weights.sum(axis=1).round(3))
 out_lib, w_lib = ac.scaled_dot_product_attention(Q, K, V)
-print(i18n.t("prints02.same_as", name="ac.scaled_dot_product_attention"), np.allclose(output, out_lib) and np.allclose(weights, w_lib))
-#%% md en
-### The whole pipeline as one picture
+print(f"[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product_attention 的结果相同：", np.allclose(output, out_lib) and np.allclose(weights, w_lib))
 
-The tutorial “Transformer Attention 机制入门：从直觉到公式” draws this computation as a flowchart. Here it is, with the
-shape of what travels along each arrow ($n$ tokens, model width $d_{model}$). In this JupyterLab it renders as a
-diagram; a viewer without Mermaid shows its text, which reads the same way, and the cell below prints every shape.
+# %% [markdown] lang="en"
+# ### The whole pipeline as one picture
+#
+# The tutorial “Transformer Attention 机制入门：从直觉到公式” draws this computation as a flowchart. Here it is, with the
+# shape of what travels along each arrow ($n$ tokens, model width $d_{model}$). In this JupyterLab it renders as a
+# diagram; a viewer without Mermaid shows its text, which reads the same way, and the cell below prints every shape.
+#
+# ```mermaid
+# flowchart LR
+#     X["input X"] -->|"(n, d_model) × W^Q (d_model, d_k)"| Q["Q (n, d_k)"]
+#     X -->|"× W^K"| K["K (n, d_k)"]
+#     X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
+#     Q --> S["scores Q Kᵀ / √d_k"]
+#     K -->|"Kᵀ (d_k, n)"| S
+#     S -->|"(n, n)"| M["mask (optional)"]
+#     M -->|"(n, n)"| SM["softmax, row by row"]
+#     SM -->|"α (n, n), rows sum to 1"| O["weighted sum α V"]
+#     V -->|"(n, d_v)"| O
+#     O -->|"(n, d_v)"| Out["a new representation for each position"]
+# ```
 
-```mermaid
-flowchart LR
-    X["input X"] -->|"(n, d_model) × W^Q (d_model, d_k)"| Q["Q (n, d_k)"]
-    X -->|"× W^K"| K["K (n, d_k)"]
-    X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
-    Q --> S["scores Q Kᵀ / √d_k"]
-    K -->|"Kᵀ (d_k, n)"| S
-    S -->|"(n, n)"| M["mask (optional)"]
-    M -->|"(n, n)"| SM["softmax, row by row"]
-    SM -->|"α (n, n), rows sum to 1"| O["weighted sum α V"]
-    V -->|"(n, d_v)"| O
-    O -->|"(n, d_v)"| Out["a new representation for each position"]
-```
-#%% md zh
-### 把整条流程画成一张图
+# %% [markdown] lang="zh"
+# ### 把整条流程画成一张图
+#
+# 《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图。下面就是这张图，每条箭头上标出了
+# 沿它传递的数据的形状（$n$ 个 token，模型宽度 $d_{model}$）。在这个 JupyterLab 里它会显示成图；不支持 Mermaid
+# 的查看器会显示它的文字，按同样的顺序读就行。下面的代码单元格会把每个形状都实际算出来。
+#
+# ```mermaid
+# flowchart LR
+#     X["输入 X"] -->|"(n, d_model) × W^Q (d_model, d_k)"| Q["Q (n, d_k)"]
+#     X -->|"× W^K"| K["K (n, d_k)"]
+#     X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
+#     Q --> S["打分 Q Kᵀ / √d_k"]
+#     K -->|"Kᵀ (d_k, n)"| S
+#     S -->|"(n, n)"| M["Mask（可选）"]
+#     M -->|"(n, n)"| SM["Softmax 按行"]
+#     SM -->|"注意力权重 α (n, n)，每行之和为 1"| O["加权求和 α V"]
+#     V -->|"(n, d_v)"| O
+#     O -->|"(n, d_v)"| Out["每个位置的新表示"]
+# ```
 
-《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图。下面就是这张图，每条箭头上标出了
-沿它传递的数据的形状（$n$ 个 token，模型宽度 $d_{model}$）。在这个 JupyterLab 里它会显示成图；不支持 Mermaid
-的查看器会显示它的文字，按同样的顺序读就行。下面的代码单元格会把每个形状都实际算出来。
-
-```mermaid
-flowchart LR
-    X["输入 X"] -->|"(n, d_model) × W^Q (d_model, d_k)"| Q["Q (n, d_k)"]
-    X -->|"× W^K"| K["K (n, d_k)"]
-    X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
-    Q --> S["打分 Q Kᵀ / √d_k"]
-    K -->|"Kᵀ (d_k, n)"| S
-    S -->|"(n, n)"| M["Mask（可选）"]
-    M -->|"(n, n)"| SM["Softmax 按行"]
-    SM -->|"注意力权重 α (n, n)，每行之和为 1"| O["加权求和 α V"]
-    V -->|"(n, d_v)"| O
-    O -->|"(n, d_v)"| Out["每个位置的新表示"]
-```
-#%% code
+# %%
 flow_rng = np.random.default_rng(1)                 # its own seed: the numbers below stay as they were
 d_model = 6
 X = flow_rng.standard_normal((n, d_model))          # (n, d_model): one row per token
@@ -141,215 +159,248 @@ new = alpha @ Vx                                    # (n, d_v)
 for arrow, a in [("X", X), ("X W^Q = Q", Qx), ("X W^K = K", Kx), ("X W^V = V", Vx), ("Q K^T / sqrt(d_k)", S),
                  ("mask", S_masked), ("softmax -> alpha", alpha), ("alpha V", new)]:
     print(f"{arrow:20s} {a.shape}")
-print(i18n.t("prints02.alpha_rows"), np.allclose(alpha.sum(axis=1), 1))
-#%% md en
-The weight matrix: row $i$ is query $i$'s distribution over the four keys.
-#%% md zh
-权重矩阵：第 $i$ 行是 Query $i$ 在四个 Key 上的分布。
-#%% code
+print("[en]rows of alpha sum to 1:[zh]alpha 的每一行之和为 1：", np.allclose(alpha.sum(axis=1), 1))
+
+# %% [markdown] lang="en"
+# The weight matrix: row $i$ is query $i$'s distribution over the four keys.
+
+# %% [markdown] lang="zh"
+# 权重矩阵：第 $i$ 行是 Query $i$ 在四个 Key 上的分布。
+
+# %%
 ax = plots.attention_heatmap(weights)
-#%% md en
-Every step is a matrix product or a row-wise softmax, except one: the division by $\sqrt{d_k}$. It looks like a
-detail. The rest of this notebook shows why attention breaks without it once vectors get wide.
-#%% md zh
-除了除以 $\sqrt{d_k}$ 这一步，其余每一步都是矩阵乘法或按行 softmax。这一步看上去像个细节，
-但本节剩下的内容会说明：一旦向量维度变大，没有它，注意力就会失灵。
-#%% md en
-## Exercise 1: the scaled scores
 
-Write the first two steps for a whole batch: `q` $(\dots, T_q, d_k)$ and `k` $(\dots, T_k, d_k)$ in, the scaled
-scores $QK^\top / \sqrt{d_k}$ of shape $(\dots, T_q, T_k)$ out. The checker tries the worked example of notebook 01,
-a rectangular case ($T_q \ne T_k$) and a batch of heads $(B, H, T, d_k)$, where `k.T` is a trap.
-#%% md zh
-## 练习 1：缩放后的分数
 
-把前两步写成对整批数据都适用的函数：输入 `q` $(\dots, T_q, d_k)$ 和 `k` $(\dots, T_k, d_k)$，输出形状为
-$(\dots, T_q, T_k)$ 的缩放分数 $QK^\top / \sqrt{d_k}$。检查器会用 01 节的例题、一个 $T_q \ne T_k$ 的长方形例子，
-以及一批多头输入 $(B, H, T, d_k)$ 来试——在最后这种情况下，`k.T` 是个陷阱。
-#%% code
+# %% [markdown] lang="en"
+# Every step is a matrix product or a row-wise softmax, except one: the division by $\sqrt{d_k}$. It looks like a
+# detail. The rest of this notebook shows why attention breaks without it once vectors get wide.
+
+# %% [markdown] lang="zh"
+# 除了除以 $\sqrt{d_k}$ 这一步，其余每一步都是矩阵乘法或按行 softmax。这一步看上去像个细节，
+# 但本节剩下的内容会说明：一旦向量维度变大，没有它，注意力就会失灵。
+
+# %% [markdown] lang="en"
+# ## Exercise 1: the scaled scores
+#
+# Write the first two steps for a whole batch: `q` $(\dots, T_q, d_k)$ and `k` $(\dots, T_k, d_k)$ in, the scaled
+# scores $QK^\top / \sqrt{d_k}$ of shape $(\dots, T_q, T_k)$ out. The checker tries the worked example of notebook 01,
+# a rectangular case ($T_q \ne T_k$) and a batch of heads $(B, H, T, d_k)$, where `k.T` is a trap.
+
+# %% [markdown] lang="zh"
+# ## 练习 1：缩放后的分数
+#
+# 把前两步写成对整批数据都适用的函数：输入 `q` $(\dots, T_q, d_k)$ 和 `k` $(\dots, T_k, d_k)$，输出形状为
+# $(\dots, T_q, T_k)$ 的缩放分数 $QK^\top / \sqrt{d_k}$。检查器会用 01 节的例题、一个 $T_q \ne T_k$ 的长方形例子，
+# 以及一批多头输入 $(B, H, T, d_k)$ 来试——在最后这种情况下，`k.T` 是个陷阱。
+
+# %%
 def my_scaled_scores(q, k):
     """q (..., Tq, Dk), k (..., Tk, Dk) -> Q K^T / sqrt(Dk)  (..., Tq, Tk)"""
     raise NotImplementedError("compare every query with every key, then scale")
 
 checks.check_scaled_scores(my_scaled_scores)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_scaled_scores(q, k):
-    return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
-```
-`k.T` reverses **every** axis of a batched array, $(B, H, T, d_k) \to (d_k, T, H, B)$; `swapaxes(-1, -2)` turns each
-$(T_k, d_k)$ matrix into $(d_k, T_k)$ and leaves the batch alone.
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_scaled_scores(q, k):
+#     return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
+# ```
+# `k.T` reverses **every** axis of a batched array, $(B, H, T, d_k) \to (d_k, T, H, B)$; `swapaxes(-1, -2)` turns each
+# $(T_k, d_k)$ matrix into $(d_k, T_k)$ and leaves the batch alone.
+# </details>
 
-```python
-def my_scaled_scores(q, k):
-    return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
-```
-`k.T` 会把批量数组的**所有**轴都倒过来：$(B, H, T, d_k) \to (d_k, T, H, B)$；`swapaxes(-1, -2)`
-只把每个 $(T_k, d_k)$ 矩阵转成 $(d_k, T_k)$，批量维度保持不动。
-</details>
-#%% md en
-## The variance of q·k grows with d_k
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_scaled_scores(q, k):
+#     return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
+# ```
+# `k.T` 会把批量数组的**所有**轴都倒过来：$(B, H, T, d_k) \to (d_k, T, H, B)$；`swapaxes(-1, -2)`
+# 只把每个 $(T_k, d_k)$ 矩阵转成 $(d_k, T_k)$，批量维度保持不动。
+# </details>
 
-**Intuition.** A dot product is a sum: $q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$. When the
-entries are random, each term is a small push up or down, and $d_k$ pushes do not cancel out: like the steps of
-a random walk, their sum wanders further the more steps it takes. Wider vectors mean larger scores, even when
-$q$ and $k$ have nothing to do with each other.
+# %% [markdown] lang="en"
+# ## The variance of q·k grows with d_k
+#
+# **Intuition.** A dot product is a sum: $q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$. When the
+# entries are random, each term is a small push up or down, and $d_k$ pushes do not cancel out: like the steps of
+# a random walk, their sum wanders further the more steps it takes. Wider vectors mean larger scores, even when
+# $q$ and $k$ have nothing to do with each other.
+#
+# **The maths, in small steps.** Let every entry of $q$ and $k$ be independent, with mean 0 and variance 1
+# (this is what a standard initialisation gives).
+#
+# 1. One term: $\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$ and
+#    $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$.
+# 2. The $d_k$ terms are independent, so their variances add:
+#    $\text{Var}(q \cdot k) = \underbrace{1 + 1 + \dots + 1}_{d_k} = d_k$, and the standard deviation is $\sqrt{d_k}$.
+# 3. Dividing by a number $c$ divides the variance by $c^2$: with $c = \sqrt{d_k}$,
+#    $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$, **whatever $d_k$ is**.
+#
+# **Predict first.** Before measuring, answer this one:
 
-**The maths, in small steps.** Let every entry of $q$ and $k$ be independent, with mean 0 and variance 1
-(this is what a standard initialisation gives).
+# %% [markdown] lang="zh"
+# ## q·k 的方差随 d_k 增长
+#
+# **直觉。** 点积是一个求和：$q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$。分量是随机的时候，每一项都是
+# 一次小小的“向上或向下推一把”，$d_k$ 次推动并不会互相抵消：就像随机游走，走的步数越多，离起点就越远。
+# 所以向量维度越高，分数就越大——哪怕 $q$ 和 $k$ 彼此毫无关系。
+#
+# **数学推导，分几小步。** 设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
+#
+# 1. 单独一项：$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，
+#    $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$。
+# 2. 这 $d_k$ 项相互独立，方差直接相加：
+#    $\text{Var}(q \cdot k) = \underbrace{1 + 1 + \dots + 1}_{d_k} = d_k$，标准差为 $\sqrt{d_k}$。
+# 3. 一个量除以常数 $c$，方差要除以 $c^2$：取 $c = \sqrt{d_k}$，
+#    $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$，**与 $d_k$ 无关**。
+#
+# **先预测。** 动手测量之前，先回答这道题：
 
-1. One term: $\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$ and
-   $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$.
-2. The $d_k$ terms are independent, so their variances add:
-   $\text{Var}(q \cdot k) = \underbrace{1 + 1 + \dots + 1}_{d_k} = d_k$, and the standard deviation is $\sqrt{d_k}$.
-3. Dividing by a number $c$ divides the variance by $c^2$: with $c = \sqrt{d_k}$,
-   $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$, **whatever $d_k$ is**.
-
-**Predict first.** Before measuring, answer this one:
-#%% md zh
-## q·k 的方差随 d_k 增长
-
-**直觉。** 点积是一个求和：$q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$。分量是随机的时候，每一项都是
-一次小小的“向上或向下推一把”，$d_k$ 次推动并不会互相抵消：就像随机游走，走的步数越多，离起点就越远。
-所以向量维度越高，分数就越大——哪怕 $q$ 和 $k$ 彼此毫无关系。
-
-**数学推导，分几小步。** 设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
-
-1. 单独一项：$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，
-   $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$。
-2. 这 $d_k$ 项相互独立，方差直接相加：
-   $\text{Var}(q \cdot k) = \underbrace{1 + 1 + \dots + 1}_{d_k} = d_k$，标准差为 $\sqrt{d_k}$。
-3. 一个量除以常数 $c$，方差要除以 $c^2$：取 $c = \sqrt{d_k}$，
-   $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$，**与 $d_k$ 无关**。
-
-**先预测。** 动手测量之前，先回答这道题：
-#%% code
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q2b")
-#%% md en
-**Now measure.** For each width $d_k$ we draw 20 000 random pairs $q, k$ with unit-variance entries and compute
-the variance of $q \cdot k$, before and after dividing by $\sqrt{d_k}$. The library function is short:
-#%% md zh
-**再来测量。** 对每个维度 $d_k$，随机抽取 20 000 对分量方差为 1 的向量 $q, k$，计算 $q \cdot k$ 在除以
-$\sqrt{d_k}$ 之前和之后的方差。库里负责抽样的函数很短：
-#%% code
+
+# %% [markdown] lang="en"
+# **Now measure.** For each width $d_k$ we draw 20 000 random pairs $q, k$ with unit-variance entries and compute
+# the variance of $q \cdot k$, before and after dividing by $\sqrt{d_k}$. The library function is short:
+
+# %% [markdown] lang="zh"
+# **再来测量。** 对每个维度 $d_k$，随机抽取 20 000 对分量方差为 1 的向量 $q, k$，计算 $q \cdot k$ 在除以
+# $\sqrt{d_k}$ 之前和之后的方差。库里负责抽样的函数很短：
+
+# %%
 print(inspect.getsource(scaling.random_dot_products))
-#%% code
+
+# %%
 result = scaling.dot_product_variance((1, 4, 16, 64, 256, 1024), n_samples=20000, seed=0)
 print("  d_k   Var(q·k)    std   Var(q·k / sqrt(d_k))")
 for d, var, std, var_scaled in zip(result["d_k"], result["variance"], result["std"], result["variance_scaled"]):
     print(f"{d:5d} {var:10.2f} {std:6.2f} {var_scaled:14.2f}")
-#%% md en
-The variance follows $d_k$ (1 → 1024) to within the sampling noise of 20 000 pairs (a few per cent), and after
-scaling it sits at 1 for every width. The histograms show the same thing. Top row: $q \cdot k$ on **one shared
-axis**, so you can see it spread out as $d_k$ grows. Bottom row: $q \cdot k / \sqrt{d_k}$, the same shape at every width.
-#%% md zh
-方差紧跟 $d_k$（从 1 到 1024），偏差不超过 20 000 对样本的抽样误差（百分之几）；缩放之后，每个维度下的方差都稳定在 1。
-直方图讲的是同一件事。上面一行是 $q \cdot k$，所有子图**共用同一条横轴**，可以看到它随 $d_k$ 增大而越摊越开；
-下面一行是 $q \cdot k / \sqrt{d_k}$，每个维度下的形状都一样。
-#%% code
+
+# %% [markdown] lang="en"
+# The variance follows $d_k$ (1 → 1024) to within the sampling noise of 20 000 pairs (a few per cent), and after
+# scaling it sits at 1 for every width. The histograms show the same thing. Top row: $q \cdot k$ on **one shared
+# axis**, so you can see it spread out as $d_k$ grows. Bottom row: $q \cdot k / \sqrt{d_k}$, the same shape at every width.
+
+# %% [markdown] lang="zh"
+# 方差紧跟 $d_k$（从 1 到 1024），偏差不超过 20 000 对样本的抽样误差（百分之几）；缩放之后，每个维度下的方差都稳定在 1。
+# 直方图讲的是同一件事。上面一行是 $q \cdot k$，所有子图**共用同一条横轴**，可以看到它随 $d_k$ 增大而越摊越开；
+# 下面一行是 $q \cdot k / \sqrt{d_k}$，每个维度下的形状都一样。
+
+# %%
 fig = scaling.plot_dot_product_histograms(result)
-#%% md en
-## Exercise 2: measure the variance yourself
 
-Reproduce the table above without the library: draw `n_samples` pairs $q, k$ of width `d_k` with independent
-standard-normal entries from `np.random.default_rng(seed)`, and return two numbers, the variance of $q \cdot k$ and the
-variance of $q \cdot k / \sqrt{d_k}$. The checker runs $d_k = 64, 512, 4$ and expects about $d_k$ and about 1.
-#%% md zh
-## 练习 2：自己测一测方差
 
-不用库函数，把上面的表格重做一遍：用 `np.random.default_rng(seed)` 抽取 `n_samples` 对宽度为 `d_k`、
-分量相互独立且服从标准正态分布的向量 $q, k$，返回两个数：$q \cdot k$ 的方差，以及 $q \cdot k / \sqrt{d_k}$ 的方差。
-检查器会试 $d_k = 64、512、4$，期望结果分别约为 $d_k$ 和 1。
-#%% code
+# %% [markdown] lang="en"
+# ## Exercise 2: measure the variance yourself
+#
+# Reproduce the table above without the library: draw `n_samples` pairs $q, k$ of width `d_k` with independent
+# standard-normal entries from `np.random.default_rng(seed)`, and return two numbers, the variance of $q \cdot k$ and the
+# variance of $q \cdot k / \sqrt{d_k}$. The checker runs $d_k = 64, 512, 4$ and expects about $d_k$ and about 1.
+
+# %% [markdown] lang="zh"
+# ## 练习 2：自己测一测方差
+#
+# 不用库函数，把上面的表格重做一遍：用 `np.random.default_rng(seed)` 抽取 `n_samples` 对宽度为 `d_k`、
+# 分量相互独立且服从标准正态分布的向量 $q, k$，返回两个数：$q \cdot k$ 的方差，以及 $q \cdot k / \sqrt{d_k}$ 的方差。
+# 检查器会试 $d_k = 64、512、4$，期望结果分别约为 $d_k$ 和 1。
+
+# %%
 def my_dot_product_variance(d_k, n_samples, seed):
     """-> (variance of q·k, variance of q·k / sqrt(d_k)) over n_samples random pairs of width d_k"""
     raise NotImplementedError("draw q and k, take the dot products, measure their variance")
 
 checks.check_dot_product_variance(my_dot_product_variance)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_dot_product_variance(d_k, n_samples, seed):
-    rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
-    k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
-    dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
-    return dots.var(), (dots / np.sqrt(d_k)).var()
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_dot_product_variance(d_k, n_samples, seed):
+#     rng = np.random.default_rng(seed)
+#     q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+#     k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+#     dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
+#     return dots.var(), (dots / np.sqrt(d_k)).var()
+# ```
+# </details>
 
-```python
-def my_dot_product_variance(d_k, n_samples, seed):
-    rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
-    k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
-    dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
-    return dots.var(), (dots / np.sqrt(d_k)).var()
-```
-</details>
-#%% md en
-## Large scores saturate softmax
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_dot_product_variance(d_k, n_samples, seed):
+#     rng = np.random.default_rng(seed)
+#     q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+#     k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
+#     dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
+#     return dots.var(), (dots / np.sqrt(d_k)).var()
+# ```
+# </details>
 
-Why would large scores be a problem? Softmax only looks at **differences** between scores:
-$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$. A gap of 1 gives the winner 73%; a gap of 10
-gives it 99.995%. At $d_k = 1024$ the scores spread over about $\pm 32$, so the best key is usually several
-units ahead of the second and takes almost all the weight. Here is one row of 16 scores at $d_k = 1024$, the same
-vectors without and with scaling (the three best keys):
-#%% md zh
-## 分数太大，softmax 就会饱和
+# %% [markdown] lang="en"
+# ## Large scores saturate softmax
+#
+# Why would large scores be a problem? Softmax only looks at **differences** between scores:
+# $e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$. A gap of 1 gives the winner 73%; a gap of 10
+# gives it 99.995%. At $d_k = 1024$ the scores spread over about $\pm 32$, so the best key is usually several
+# units ahead of the second and takes almost all the weight. Here is one row of 16 scores at $d_k = 1024$, the same
+# vectors without and with scaling (the three best keys):
 
-分数大为什么是问题？softmax 只看分数之间的**差**：$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。
-差为 1 时，领先者拿到 73% 的权重；差为 10 时，拿到 99.995%。在 $d_k = 1024$ 时，分数大约分布在 $\pm 32$ 的范围内，
-最好的 Key 通常领先第二名好几个单位，于是几乎拿走全部权重。下面是 $d_k = 1024$ 时的一行 16 个分数，
-同一组向量，分别不缩放和缩放（只列出最好的三个 Key）：
-#%% code
+# %% [markdown] lang="zh"
+# ## 分数太大，softmax 就会饱和
+#
+# 分数大为什么是问题？softmax 只看分数之间的**差**：$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。
+# 差为 1 时，领先者拿到 73% 的权重；差为 10 时，拿到 99.995%。在 $d_k = 1024$ 时，分数大约分布在 $\pm 32$ 的范围内，
+# 最好的 Key 通常领先第二名好几个单位，于是几乎拿走全部权重。下面是 $d_k = 1024$ 时的一行 16 个分数，
+# 同一组向量，分别不缩放和缩放（只列出最好的三个 Key）：
+
+# %%
 for gap in (1.0, 10.0):
-    print(i18n.t("prints02.two_keys", gap=f"{gap:g}", w=f"{ac.softmax(np.array([gap, 0.0]))[0]:.5f}"))
+    print(f"[en]two keys, scores [{gap:g}, 0]: the winner's weight is {ac.softmax(np.array([gap, 0.0]))[0]:.5f}[zh]两个 Key，分数为 [{gap:g}, 0]：胜出者的权重是 {ac.softmax(np.array([gap, 0.0]))[0]:.5f}")
 row_raw = scaling.softmax_saturation(1024, scaled=False, seed=0)       # one query, 16 keys
 row_scaled = scaling.softmax_saturation(1024, scaled=True, seed=0)     # the same vectors, divided by sqrt(1024)
 best = np.argsort(row_raw["scores"][0])[::-1][:3]                      # the three best keys
-for label, row in ((i18n.t("prints02.best_keys"), best + 1),
-                   (i18n.t("prints02.scores", f="q·k"), row_raw["scores"][0][best].round(1)),
-                   (i18n.t("prints02.weights_raw"), row_raw["weights"][0][best].round(3)),
-                   (i18n.t("prints02.scores", f="q·k / sqrt(1024)"), row_scaled["scores"][0][best].round(2)),
-                   (i18n.t("prints02.weights_scaled"), row_scaled["weights"][0][best].round(3))):
+for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best + 1),
+                   (f"[en]scores q·k[zh]分数 q·k", row_raw["scores"][0][best].round(1)),
+                   ("[en]weights, no scaling[zh]权重，不缩放", row_raw["weights"][0][best].round(3)),
+                   (f"[en]scores q·k / sqrt(1024)[zh]分数 q·k / sqrt(1024)", row_scaled["scores"][0][best].round(2)),
+                   ("[en]weights, scaled[zh]权重，缩放后", row_scaled["weights"][0][best].round(3))):
     print(pad(label, 24), row)
-#%% md en
-**Why one-hot is bad: the gradient.** A model learns $W^Q$ and $W^K$ through the derivative of the weights
-with respect to the scores. For $p = \text{softmax}(s)$:
 
-1. $p_i = e^{s_i} / \sum_m e^{s_m}$, so $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
-   ($\delta_{ij}$ is 1 when $i = j$, else 0).
-2. As a matrix, the Jacobian is $J = \text{diag}(p) - p\,p^\top$.
-3. If $p$ is one-hot, every entry is $p_i(\delta_{ij} - p_j) = 0$: either $p_i = 0$, or $p_i = 1$ and then
-   $\delta_{ij} - p_j = 0$ for every $j$. **No gradient reaches the scores**, whatever the loss says.
+# %% [markdown] lang="en"
+# **Why one-hot is bad: the gradient.** A model learns $W^Q$ and $W^K$ through the derivative of the weights
+# with respect to the scores. For $p = \text{softmax}(s)$:
+#
+# 1. $p_i = e^{s_i} / \sum_m e^{s_m}$, so $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
+#    ($\delta_{ij}$ is 1 when $i = j$, else 0).
+# 2. As a matrix, the Jacobian is $J = \text{diag}(p) - p\,p^\top$.
+# 3. If $p$ is one-hot, every entry is $p_i(\delta_{ij} - p_j) = 0$: either $p_i = 0$, or $p_i = 1$ and then
+#    $\delta_{ij} - p_j = 0$ for every $j$. **No gradient reaches the scores**, whatever the loss says.
+#
+# We measure the size of $J$ by its Frobenius norm $\|J\|$ (the root of the sum of its squared entries). For a
+# uniform row over 16 keys it is $\sqrt{15}/16 = 0.242$; for a one-hot row it is 0. Below, $J$ for a moderate and an
+# extreme row of three scores, checked against finite differences of `ac.softmax`:
 
-We measure the size of $J$ by its Frobenius norm $\|J\|$ (the root of the sum of its squared entries). For a
-uniform row over 16 keys it is $\sqrt{15}/16 = 0.242$; for a one-hot row it is 0. Below, $J$ for a moderate and an
-extreme row of three scores, checked against finite differences of `ac.softmax`:
-#%% md zh
-**one-hot 的坏处在于梯度。** 模型通过“权重对分数的导数”来学习 $W^Q$ 和 $W^K$。对于 $p = \text{softmax}(s)$：
+# %% [markdown] lang="zh"
+# **one-hot 的坏处在于梯度。** 模型通过“权重对分数的导数”来学习 $W^Q$ 和 $W^K$。对于 $p = \text{softmax}(s)$：
+#
+# 1. $p_i = e^{s_i} / \sum_m e^{s_m}$，所以 $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
+#    （$i = j$ 时 $\delta_{ij}$ 为 1，否则为 0）。
+# 2. 写成矩阵，Jacobian 就是 $J = \text{diag}(p) - p\,p^\top$。
+# 3. 如果 $p$ 是 one-hot，每个元素 $p_i(\delta_{ij} - p_j)$ 都等于 0：要么 $p_i = 0$；要么 $p_i = 1$，
+#    而此时对所有 $j$ 都有 $\delta_{ij} - p_j = 0$。**梯度传不到分数上**，不管损失是多少。
+#
+# 我们用 Frobenius 范数 $\|J\|$（各元素平方和的平方根）来衡量 $J$ 的大小。16 个 Key 上的均匀分布对应
+# $\sqrt{15}/16 = 0.242$；one-hot 的一行对应 0。下面给出三个分数的一行在温和与极端两种情况下的 $J$，
+# 并用 `ac.softmax` 的有限差分加以核对：
 
-1. $p_i = e^{s_i} / \sum_m e^{s_m}$，所以 $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
-   （$i = j$ 时 $\delta_{ij}$ 为 1，否则为 0）。
-2. 写成矩阵，Jacobian 就是 $J = \text{diag}(p) - p\,p^\top$。
-3. 如果 $p$ 是 one-hot，每个元素 $p_i(\delta_{ij} - p_j)$ 都等于 0：要么 $p_i = 0$；要么 $p_i = 1$，
-   而此时对所有 $j$ 都有 $\delta_{ij} - p_j = 0$。**梯度传不到分数上**，不管损失是多少。
-
-我们用 Frobenius 范数 $\|J\|$（各元素平方和的平方根）来衡量 $J$ 的大小。16 个 Key 上的均匀分布对应
-$\sqrt{15}/16 = 0.242$；one-hot 的一行对应 0。下面给出三个分数的一行在温和与极端两种情况下的 $J$，
-并用 `ac.softmax` 的有限差分加以核对：
-#%% code
+# %%
 eps = 1e-6
 for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
     p = ac.softmax(s)
@@ -357,20 +408,22 @@ for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
     # column j: how all three weights move when score j moves (central differences)
     numeric = np.stack([(ac.softmax(s + eps * e) - ac.softmax(s - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
     with np.printoptions(precision=5, suppress=True):                  # 0.00005, not 5e-05
-        print(i18n.t("prints02.jacobian", s=s, p=p, norm=f"{np.linalg.norm(jac):.5f}",
-                     ok=np.allclose(jac, numeric, atol=1e-8)))
+        print(f"[en]scores {s}  weights {p}  ‖J‖ = {np.linalg.norm(jac):.5f}  matches finite differences: {np.allclose(jac, numeric, atol=1e-8)}[zh]分数 {s}  权重 {p}  ‖J‖ = {np.linalg.norm(jac):.5f}  与有限差分一致：{np.allclose(jac, numeric, atol=1e-8)}")
         print(jac.round(4) + 0.0)                                      # + 0.0 prints -0.0 as 0.0
-#%% md en
-**Measured over many rows.** For each width, 1000 random rows of 16 scores: the average largest weight, the
-share of rows that are nearly one-hot (largest weight ≥ 0.99), and the average $\|J\|$, without and with scaling.
-The two sides use the very same vectors.
-#%% md zh
-**在大量的行上测量。** 对每个维度，取 1000 行随机分数（每行 16 个），统计平均最大权重、近似 one-hot 的行所占比例
-（最大权重 ≥ 0.99），以及 $\|J\|$ 的平均值，分别在不缩放和缩放两种情况下计算。两边用的是完全相同的向量。
-#%% code
+
+# %% [markdown] lang="en"
+# **Measured over many rows.** For each width, 1000 random rows of 16 scores: the average largest weight, the
+# share of rows that are nearly one-hot (largest weight ≥ 0.99), and the average $\|J\|$, without and with scaling.
+# The two sides use the very same vectors.
+
+# %% [markdown] lang="zh"
+# **在大量的行上测量。** 对每个维度，取 1000 行随机分数（每行 16 个），统计平均最大权重、近似 one-hot 的行所占比例
+# （最大权重 ≥ 0.99），以及 $\|J\|$ 的平均值，分别在不缩放和缩放两种情况下计算。两边用的是完全相同的向量。
+
+# %%
 table = scaling.saturation_table((1, 4, 16, 64, 256, 1024), n_rows=1000, n_keys=16, seed=0)
 def head(width):                                      # the column titles, right-aligned by display width
-    return (pad(i18n.t("prints02.max_weight"), width, "right") + " " + pad(i18n.t("prints02.one_hot"), 8, "right")
+    return (pad("[en]max weight[zh]最大权重", width, "right") + " " + pad("[en]one-hot[zh]近 one-hot", 8, "right")
             + " " + pad("‖J‖", 7, "right"))
 print("        ------------ q·k -----------    ------- q·k / sqrt(d_k) -------")
 print("  d_k   " + head(10) + "   " + head(12))
@@ -378,142 +431,161 @@ for i, d in enumerate(table["d_k"]):
     r, s = ({key: col[i] for key, col in table[side].items()} for side in ("raw", "scaled"))
     print(f"{d:5d}   {r['max_weight']:10.3f} {r['saturated']:8.0%} {r['jacobian_norm']:7.3f}   "
           f"{s['max_weight']:12.3f} {s['saturated']:8.0%} {s['jacobian_norm']:7.3f}")
-#%% md en
-Without scaling, the average largest weight climbs from 0.21 to 0.96, three rows in four at $d_k = 1024$ are
-nearly one-hot, and the average Jacobian norm falls from 0.28 to 0.06; at large $d_k$ it halves each time $d_k$
-grows four-fold, as the spread $\sqrt{d_k}$ doubles. (It first rises a little, at $d_k = 4$: a moderately peaked
-row has a larger Jacobian than a flat one, and only a nearly one-hot row has none.) With scaling, all three columns
-stay close to where they were at $d_k = 1$ (largest weight 0.21–0.25, ‖J‖ 0.284–0.305).
-#%% md zh
-不缩放时，平均最大权重从 0.21 升到 0.96，$d_k = 1024$ 时四行里有三行接近 one-hot，Jacobian 范数的平均值从 0.28
-降到 0.06；$d_k$ 较大时，$d_k$ 每扩大 4 倍，分数的分散程度 $\sqrt{d_k}$ 就翻一番，这个范数随之减半。
-（在 $d_k = 4$ 处它先略微上升：适度尖锐的一行，Jacobian 比平坦的一行更大；只有接近 one-hot 的行才几乎没有梯度。）
-缩放之后，三列数字在各个维度下都大致保持在 $d_k = 1$ 时的水平。
-#%% code
+
+# %% [markdown] lang="en"
+# Without scaling, the average largest weight climbs from 0.21 to 0.96, three rows in four at $d_k = 1024$ are
+# nearly one-hot, and the average Jacobian norm falls from 0.28 to 0.06; at large $d_k$ it halves each time $d_k$
+# grows four-fold, as the spread $\sqrt{d_k}$ doubles. (It first rises a little, at $d_k = 4$: a moderately peaked
+# row has a larger Jacobian than a flat one, and only a nearly one-hot row has none.) With scaling, all three columns
+# stay close to where they were at $d_k = 1$ (largest weight 0.21–0.25, ‖J‖ 0.284–0.305).
+
+# %% [markdown] lang="zh"
+# 不缩放时，平均最大权重从 0.21 升到 0.96，$d_k = 1024$ 时四行里有三行接近 one-hot，Jacobian 范数的平均值从 0.28
+# 降到 0.06；$d_k$ 较大时，$d_k$ 每扩大 4 倍，分数的分散程度 $\sqrt{d_k}$ 就翻一番，这个范数随之减半。
+# （在 $d_k = 4$ 处它先略微上升：适度尖锐的一行，Jacobian 比平坦的一行更大；只有接近 one-hot 的行才几乎没有梯度。）
+# 缩放之后，三列数字在各个维度下都大致保持在 $d_k = 1$ 时的水平。
+
+# %%
 fig = scaling.plot_saturation(table)
-#%% md en
-Now take the controls. The slider sets $d_k$ (1 to 1024), the switch turns the division by $\sqrt{d_k}$ on and off.
-Try: without scaling, move $d_k$ from 1 to 1024 and watch the histogram widen and the weights collapse onto one key
-(the bar turns orange when it reaches 0.99); then switch scaling on at $d_k = 1024$; the histogram shrinks back to
-$\pm 1$ and the weights spread out again. The vectors stay the same when you flip the switch: only the scale changes.
-#%% md zh
-现在轮到你动手。滑块设置 $d_k$（从 1 到 1024），开关决定是否除以 $\sqrt{d_k}$。
-试试看：在不缩放的情况下，把 $d_k$ 从 1 拖到 1024，看直方图越来越宽、权重越来越集中到一个 Key 上
-（某根柱子达到 0.99 时会变成橙色）；然后在 $d_k = 1024$ 时打开缩放，直方图缩回 $\pm 1$，权重重新分散开。
-切换开关时向量不变，变的只是缩放因子。
-#%% code
+
+# %% [markdown] lang="en"
+# Now take the controls. The slider sets $d_k$ (1 to 1024), the switch turns the division by $\sqrt{d_k}$ on and off.
+# Try: without scaling, move $d_k$ from 1 to 1024 and watch the histogram widen and the weights collapse onto one key
+# (the bar turns orange when it reaches 0.99); then switch scaling on at $d_k = 1024$; the histogram shrinks back to
+# $\pm 1$ and the weights spread out again. The vectors stay the same when you flip the switch: only the scale changes.
+
+# %% [markdown] lang="zh"
+# 现在轮到你动手。滑块设置 $d_k$（从 1 到 1024），开关决定是否除以 $\sqrt{d_k}$。
+# 试试看：在不缩放的情况下，把 $d_k$ 从 1 拖到 1024，看直方图越来越宽、权重越来越集中到一个 Key 上
+# （某根柱子达到 0.99 时会变成橙色）；然后在 $d_k = 1024$ 时打开缩放，直方图缩回 $\pm 1$，权重重新分散开。
+# 切换开关时向量不变，变的只是缩放因子。
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 widgets.scaling_widget(d_k=64, scaled=False)
-#%% md en
-## What scaling does not do
 
-**It does not change which key wins.** Dividing every score of a row by the same positive number keeps their
-order: the best key stays the best, the ranking stays the ranking. Scaling only controls how far apart the scores
-are, and so how sharply softmax separates them. Measured on 1000 rows at $d_k = 256$:
-#%% md zh
-## 缩放不做什么
+# %% [markdown] lang="en"
+# ## What scaling does not do
+#
+# **It does not change which key wins.** Dividing every score of a row by the same positive number keeps their
+# order: the best key stays the best, the ranking stays the ranking. Scaling only controls how far apart the scores
+# are, and so how sharply softmax separates them. Measured on 1000 rows at $d_k = 256$:
 
-**它不改变哪个 Key 胜出。** 一行中的每个分数都除以同一个正数，顺序保持不变：最好的 Key 仍然最好，整体排名也不变。
-缩放控制的只是分数之间拉开多大距离，也就是 softmax 把它们区分得有多“尖锐”。在 $d_k = 256$ 下用 1000 行来测量：
-#%% code
+# %% [markdown] lang="zh"
+# ## 缩放不做什么
+#
+# **它不改变哪个 Key 胜出。** 一行中的每个分数都除以同一个正数，顺序保持不变：最好的 Key 仍然最好，整体排名也不变。
+# 缩放控制的只是分数之间拉开多大距离，也就是 softmax 把它们区分得有多“尖锐”。在 $d_k = 256$ 下用 1000 行来测量：
+
+# %%
 rows_raw = scaling.softmax_saturation(256, scaled=False, seed=1, n_rows=1000)     # (1000, 16) scores
 rows_scaled = scaling.softmax_saturation(256, scaled=True, seed=1, n_rows=1000)   # the same, divided by 16
-print(pad(i18n.t("prints02.same_best"), 30), np.array_equal(rows_raw["argmax"], rows_scaled["argmax"]))
-print(pad(i18n.t("prints02.same_ranking"), 30),
+print(pad("[en]same best key in every row:[zh]每一行的最佳 Key 都相同：", 30), np.array_equal(rows_raw["argmax"], rows_scaled["argmax"]))
+print(pad("[en]same ranking of all 16 keys:[zh]16 个 Key 的排名完全相同：", 30),
       np.array_equal(np.argsort(rows_raw["scores"]), np.argsort(rows_scaled["scores"])))
-print(pad(i18n.t("prints02.spread"), 30), f"{rows_raw['score_std']:.2f} -> {rows_scaled['score_std']:.2f}")
-print(pad(i18n.t("prints02.avg_largest"), 30), f"{rows_raw['max_weight']:.3f} -> {rows_scaled['max_weight']:.3f}")
-#%% md en
-**It is not there to prevent overflow.** A careful softmax subtracts each row's maximum before `exp`, so every
-exponent is at most 0 and nothing overflows, however large the scores (notebook 03 shows how). The unscaled rows
-above are computed without a single NaN or infinity, and each still sums to 1. They are simply saturated: the
-numbers are fine, the **gradient** is gone.
-#%% md zh
-**它不是为了防止溢出。** 稳妥的 softmax 在取 `exp` 之前会先减去每一行的最大值，这样每个指数都不超过 0，
-分数再大也不会溢出（03 节会具体展示）。上面那些不缩放的行在计算中没有出现任何 NaN 或无穷大，每一行之和仍然是 1。
-它们只是饱和了：数值没问题，**梯度**没了。
-#%% code
+print(pad("[en]spread (std) of the scores:[zh]分数的分散程度（标准差）：", 30), f"{rows_raw['score_std']:.2f} -> {rows_scaled['score_std']:.2f}")
+print(pad("[en]average largest weight:[zh]平均最大权重：", 30), f"{rows_raw['max_weight']:.3f} -> {rows_scaled['max_weight']:.3f}")
+
+# %% [markdown] lang="en"
+# **It is not there to prevent overflow.** A careful softmax subtracts each row's maximum before `exp`, so every
+# exponent is at most 0 and nothing overflows, however large the scores (notebook 03 shows how). The unscaled rows
+# above are computed without a single NaN or infinity, and each still sums to 1. They are simply saturated: the
+# numbers are fine, the **gradient** is gone.
+
+# %% [markdown] lang="zh"
+# **它不是为了防止溢出。** 稳妥的 softmax 在取 `exp` 之前会先减去每一行的最大值，这样每个指数都不超过 0，
+# 分数再大也不会溢出（03 节会具体展示）。上面那些不缩放的行在计算中没有出现任何 NaN 或无穷大，每一行之和仍然是 1。
+# 它们只是饱和了：数值没问题，**梯度**没了。
+
+# %%
 huge = scaling.softmax_saturation(1024, scaled=False, seed=0, n_rows=1000)
-print(i18n.t("prints02.largest_score", v=f"{np.abs(huge['scores']).max():.1f}"))
-print(i18n.t("prints02.finite", a=bool(np.isfinite(huge["weights"]).all()),
-             b=bool(np.allclose(huge["weights"].sum(axis=1), 1))))
-print(i18n.t("prints02.saturated", share=f"{huge['saturated']:.0%}", norm=f"{huge['jacobian_norm']:.3f}"))
-#%% md en
-## Why divide by √d_k?
+print(f"[en]largest |score| without scaling: {np.abs(huge['scores']).max():.1f}[zh]不缩放时最大的 |分数|：{np.abs(huge['scores']).max():.1f}")
+print(f"[en]all weights finite: {bool(np.isfinite(huge['weights']).all())}   every row sums to 1: {bool(np.allclose(huge['weights'].sum(axis=1), 1))}[zh]所有权重都是有限数：{bool(np.isfinite(huge['weights']).all())}   每行之和都为 1：{bool(np.allclose(huge['weights'].sum(axis=1), 1))}")
+print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {huge['jacobian_norm']:.3f}[zh]近似 one-hot 的行：{huge['saturated']:.0%}   平均 ‖J‖：{huge['jacobian_norm']:.3f}")
 
-Put the pieces together:
+# %% [markdown] lang="en"
+# ## Why divide by √d_k?
+#
+# Put the pieces together:
+#
+# **unit-variance entries → $\text{Var}(q \cdot k) = d_k$ → scores spread over about $\pm\sqrt{d_k}$ → softmax nearly
+# one-hot → Jacobian $\text{diag}(p) - pp^\top \approx 0$ → almost no gradient for $W^Q$ and $W^K$.**
+#
+# Dividing by $\sqrt{d_k}$ cuts the chain at its second link: the variance is 1 at every width, so softmax starts in
+# the range where it still learns. This is the argument of the original paper (Vaswani et al., 2017, section 3.2.1).
+# It assumes unit-variance entries; in a trained model the entries of $q$ and $k$ are learned and their variance
+# drifts, but the scale keeps the starting point healthy at any $d_k$, and the model can still learn larger scores
+# where it needs sharp attention.
+#
+# **Why $\sqrt{d_k}$ and not $d_k$?** Because the standard deviation is $\sqrt{d_k}$. Dividing by $d_k$ would shrink
+# the variance to $1/d_k$: the scores would all be close to 0 and the weights close to uniform, the opposite failure,
+# where attention cannot prefer anything. Measured on the same vectors:
 
-**unit-variance entries → $\text{Var}(q \cdot k) = d_k$ → scores spread over about $\pm\sqrt{d_k}$ → softmax nearly
-one-hot → Jacobian $\text{diag}(p) - pp^\top \approx 0$ → almost no gradient for $W^Q$ and $W^K$.**
+# %% [markdown] lang="zh"
+# ## 为什么要除以 √d_k？
+#
+# 把前面的结论串起来：
+#
+# **分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数大约分布在 $\pm\sqrt{d_k}$ 的范围内 → softmax 接近 one-hot →
+# Jacobian $\text{diag}(p) - pp^\top \approx 0$ → $W^Q$ 和 $W^K$ 几乎得不到梯度。**
+#
+# 除以 $\sqrt{d_k}$ 在第二个环节就把这条链切断了：无论维度多大，方差都是 1，softmax 从一开始就处在还能学习的区间。
+# 这正是原论文（Vaswani et al., 2017，第 3.2.1 节）给出的理由。这个推导假设分量方差为 1；在训练好的模型里，
+# $q$ 和 $k$ 的分量是学出来的，方差会偏离 1，但缩放保证了无论 $d_k$ 多大，训练的起点都是健康的；
+# 需要“尖锐”注意力的地方，模型仍然可以学出更大的分数。
+#
+# **为什么是 $\sqrt{d_k}$，而不是 $d_k$？** 因为标准差是 $\sqrt{d_k}$。除以 $d_k$ 会把方差压到 $1/d_k$：
+# 分数全都挤在 0 附近，权重接近均匀分布——这是反方向的失败，注意力什么都偏好不了。用同一批向量来测量：
 
-Dividing by $\sqrt{d_k}$ cuts the chain at its second link: the variance is 1 at every width, so softmax starts in
-the range where it still learns. This is the argument of the original paper (Vaswani et al., 2017, section 3.2.1).
-It assumes unit-variance entries; in a trained model the entries of $q$ and $k$ are learned and their variance
-drifts, but the scale keeps the starting point healthy at any $d_k$, and the model can still learn larger scores
-where it needs sharp attention.
-
-**Why $\sqrt{d_k}$ and not $d_k$?** Because the standard deviation is $\sqrt{d_k}$. Dividing by $d_k$ would shrink
-the variance to $1/d_k$: the scores would all be close to 0 and the weights close to uniform, the opposite failure,
-where attention cannot prefer anything. Measured on the same vectors:
-#%% md zh
-## 为什么要除以 √d_k？
-
-把前面的结论串起来：
-
-**分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数大约分布在 $\pm\sqrt{d_k}$ 的范围内 → softmax 接近 one-hot →
-Jacobian $\text{diag}(p) - pp^\top \approx 0$ → $W^Q$ 和 $W^K$ 几乎得不到梯度。**
-
-除以 $\sqrt{d_k}$ 在第二个环节就把这条链切断了：无论维度多大，方差都是 1，softmax 从一开始就处在还能学习的区间。
-这正是原论文（Vaswani et al., 2017，第 3.2.1 节）给出的理由。这个推导假设分量方差为 1；在训练好的模型里，
-$q$ 和 $k$ 的分量是学出来的，方差会偏离 1，但缩放保证了无论 $d_k$ 多大，训练的起点都是健康的；
-需要“尖锐”注意力的地方，模型仍然可以学出更大的分数。
-
-**为什么是 $\sqrt{d_k}$，而不是 $d_k$？** 因为标准差是 $\sqrt{d_k}$。除以 $d_k$ 会把方差压到 $1/d_k$：
-分数全都挤在 0 附近，权重接近均匀分布——这是反方向的失败，注意力什么都偏好不了。用同一批向量来测量：
-#%% code
-print(i18n.t("prints02.largest_by"), i18n.t("prints02.uniform16", u=f"{1 / 16:.4f}"))
+# %%
+print("[en]largest weight:[zh]最大权重：", f"[en](uniform over 16 keys: {1 / 16:.4f})[zh]（16 个 Key 均匀分布时：{1 / 16:.4f}）")
 print("  d_k   " + pad("q·k / sqrt(d_k)", 31, "right") + pad("q·k / d_k", 12, "right"))
 for d in (4, 64, 1024):
     s = scaling.softmax_saturation(d, scaled=True, seed=0, n_rows=1000)          # q·k / sqrt(d_k)
     by_d = scaling.saturation_stats(ac.softmax(s["scores"] / np.sqrt(d)))       # divided once more: q·k / d_k
     print(f"{d:5d}   {s['max_weight']:31.3f} {by_d['max_weight'].mean():11.3f}")
-#%% md en
-Seen from notebook 03, $\sqrt{d_k}$ is a fixed softmax **temperature**: $\text{softmax}(s / T)$ with $T = \sqrt{d_k}$,
-chosen so that the temperature grows exactly as fast as the spread of the scores.
 
-### Self-test (Q2)
-#%% md zh
-从 03 节的角度看，$\sqrt{d_k}$ 就是一个固定的 softmax **温度**：$\text{softmax}(s / T)$，$T = \sqrt{d_k}$，
-它增长的速度恰好和分数的分散程度一样快。
+# %% [markdown] lang="en"
+# Seen from notebook 03, $\sqrt{d_k}$ is a fixed softmax **temperature**: $\text{softmax}(s / T)$ with $T = \sqrt{d_k}$,
+# chosen so that the temperature grows exactly as fast as the spread of the scores.
+#
+# ### Self-test (Q2)
 
-### 自测题（Q2）
-#%% code
+# %% [markdown] lang="zh"
+# 从 03 节的角度看，$\sqrt{d_k}$ 就是一个固定的 softmax **温度**：$\text{softmax}(s / T)$，$T = \sqrt{d_k}$，
+# 它增长的速度恰好和分数的分散程度一样快。
+#
+# ### 自测题（Q2）
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q2")
-#%% md en
-## Summary
 
-- Attention is $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$: $Q, K$ of shape $(n, d_k)$, scores and weights
-  $(n, n)$, output $(n, d_v)$.
-- For unit-variance entries, $\text{Var}(q \cdot k) = d_k$ (measured: 0.97, 4.03, 16.00, 63.90, 258.85, 1020.15 for
-  $d_k$ = 1 … 1024); divided by $\sqrt{d_k}$ it is 1 at every width.
-- Large scores make softmax nearly one-hot, and its Jacobian $\text{diag}(p) - pp^\top$ goes to 0: at
-  $d_k = 1024$ without scaling the average $\|J\|$ is 0.056 instead of 0.305. Gradients for $W^Q$, $W^K$ vanish.
-- Scaling keeps the order of the scores and is not about overflow: it controls their spread.
-  Dividing by $d_k$ instead would flatten the weights towards uniform.
+# %% [markdown] lang="en"
+# ## Summary
+#
+# - Attention is $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$: $Q, K$ of shape $(n, d_k)$, scores and weights
+#   $(n, n)$, output $(n, d_v)$.
+# - For unit-variance entries, $\text{Var}(q \cdot k) = d_k$ (measured: 0.97, 4.03, 16.00, 63.90, 258.85, 1020.15 for
+#   $d_k$ = 1 … 1024); divided by $\sqrt{d_k}$ it is 1 at every width.
+# - Large scores make softmax nearly one-hot, and its Jacobian $\text{diag}(p) - pp^\top$ goes to 0: at
+#   $d_k = 1024$ without scaling the average $\|J\|$ is 0.056 instead of 0.305. Gradients for $W^Q$, $W^K$ vanish.
+# - Scaling keeps the order of the scores and is not about overflow: it controls their spread.
+#   Dividing by $d_k$ instead would flatten the weights towards uniform.
+#
+# **Next:** [03 · Softmax](03_softmax.ipynb): why softmax, what temperature does, and how to compute it without overflow.
 
-**Next:** [03 · Softmax](03_softmax.ipynb): why softmax, what temperature does, and how to compute it without overflow.
-#%% md zh
-## 小结
-
-- 注意力就是 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$：$Q, K$ 的形状为 $(n, d_k)$，分数和权重为 $(n, n)$，
-  输出为 $(n, d_v)$。
-- 分量方差为 1 时，$\text{Var}(q \cdot k) = d_k$（$d_k$ 从 1 到 1024 的实测值：0.97、4.03、16.00、63.90、258.85、1020.15）；
-  除以 $\sqrt{d_k}$ 之后，每个维度下方差都是 1。
-- 分数过大时 softmax 接近 one-hot，它的 Jacobian $\text{diag}(p) - pp^\top$ 趋于 0：$d_k = 1024$ 且不缩放时，
-  $\|J\|$ 的平均值只有 0.056，而缩放后是 0.305。$W^Q$、$W^K$ 的梯度随之消失。
-- 缩放不改变分数的排序，也不是为了防溢出：它控制的是分数的分散程度。改成除以 $d_k$，权重又会被压平到接近均匀分布。
-
-**下一节：** [03 · Softmax](03_softmax.ipynb)——为什么用 softmax，温度起什么作用，以及如何计算才不会溢出。
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# - 注意力就是 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$：$Q, K$ 的形状为 $(n, d_k)$，分数和权重为 $(n, n)$，
+#   输出为 $(n, d_v)$。
+# - 分量方差为 1 时，$\text{Var}(q \cdot k) = d_k$（$d_k$ 从 1 到 1024 的实测值：0.97、4.03、16.00、63.90、258.85、1020.15）；
+#   除以 $\sqrt{d_k}$ 之后，每个维度下方差都是 1。
+# - 分数过大时 softmax 接近 one-hot，它的 Jacobian $\text{diag}(p) - pp^\top$ 趋于 0：$d_k = 1024$ 且不缩放时，
+#   $\|J\|$ 的平均值只有 0.056，而缩放后是 0.305。$W^Q$、$W^K$ 的梯度随之消失。
+# - 缩放不改变分数的排序，也不是为了防溢出：它控制的是分数的分散程度。改成除以 $d_k$，权重又会被压平到接近均匀分布。
+#
+# **下一节：** [03 · Softmax](03_softmax.ipynb)——为什么用 softmax，温度起什么作用，以及如何计算才不会溢出。

@@ -1,33 +1,45 @@
-#%% md en
-# 06 · Multi-head attention
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
-**After this notebook you will be able to**
-- follow one multi-head layer step by step, with every shape: project, split $d_{model}$ into $h$ heads,
-  attend in each, concatenate, project with $W^O$;
-- show that `attention_core` computes the same numbers as `torch.nn.MultiheadAttention` given the same weights,
-  and pass torch a mask the right way round;
-- read heads that attend to different relations (previous token, same word, verb → subject) in a layer whose
-  every number has a name, and say why in a trained model such roles are learned, not designed;
-- switch heads off and measure what changes: some heads are redundant;
-- answer the self-test question "are more heads always better?" with $d_k = d_{model}/h$ and the cost of each head.
+# %% [markdown] lang="en"
+# # 06 · Multi-head attention
+#
+# **After this notebook you will be able to**
+# - follow one multi-head layer step by step, with every shape: project, split $d_{model}$ into $h$ heads,
+#   attend in each, concatenate, project with $W^O$;
+# - show that `attention_core` computes the same numbers as `torch.nn.MultiheadAttention` given the same weights,
+#   and pass torch a mask the right way round;
+# - read heads that attend to different relations (previous token, same word, verb → subject) in a layer whose
+#   every number has a name, and say why in a trained model such roles are learned, not designed;
+# - switch heads off and measure what changes: some heads are redundant;
+# - answer the self-test question "are more heads always better?" with $d_k = d_{model}/h$ and the cost of each head.
+#
+# **What you should know first:** scaled dot-product attention with its shapes
+# ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention, where Q, K and V come
+# from the same sequence ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)).
 
-**What you should know first:** scaled dot-product attention with its shapes
-([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention, where Q, K and V come
-from the same sequence ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)).
-#%% md zh
-# 06 · 多头注意力
+# %% [markdown] lang="zh"
+# # 06 · 多头注意力
+#
+# **学完本节，你将能够**
+# - 带着每一步的形状走完一层多头注意力：投影、把 $d_{model}$ 拆成 $h$ 个头、各头分别做注意力、拼接、再用 $W^O$ 投影；
+# - 证明在权重相同时，`attention_core` 与 `torch.nn.MultiheadAttention` 算出的数完全一样，并且知道 mask 该怎样正确地交给 torch；
+# - 在一个每个数字都有名字的模型里，读懂关注不同关系的头（前一个词、相同的词、动词 → 主语），并说明为什么在训练出来的模型里，这种分工是学出来的，而不是设计出来的；
+# - 关掉某些头，测量输出变了多少：有些头是冗余的；
+# - 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
+#
+# **需要的基础：** 缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
 
-**学完本节，你将能够**
-- 带着每一步的形状走完一层多头注意力：投影、把 $d_{model}$ 拆成 $h$ 个头、各头分别做注意力、拼接、再用 $W^O$ 投影；
-- 证明在权重相同时，`attention_core` 与 `torch.nn.MultiheadAttention` 算出的数完全一样，并且知道 mask 该怎样正确地交给 torch；
-- 在一个每个数字都有名字的模型里，读懂关注不同关系的头（前一个词、相同的词、动词 → 主语），并说明为什么在训练出来的模型里，这种分工是学出来的，而不是设计出来的；
-- 关掉某些头，测量输出变了多少：有些头是冗余的；
-- 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
-
-**需要的基础：** 缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
-#%% code
-LANG = "__LANG__"  # language of this edition: "en" or "zh"
-%matplotlib inline
+# %%
+LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+# %matplotlib inline
 import inspect
 import numpy as np
 import attention_core as ac
@@ -38,55 +50,60 @@ from attention_core.labs.nb06_multi_head_attention import heads_lab, pronoun_lab
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
 np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
-#%% md en
-## One head, one way of looking
 
-A single attention head gives each query **one** row of weights, one answer to "where should I look?".
-But a word stands in several relations at once. In *"the cat sat on the mat because it was comfortable"*
-(the example of “Transformer 自注意力机制：直觉理解，不需要数学”), the verb *sat* has a subject (*cat*), a neighbour on its left (also *cat*),
-a place (*mat*); the pronoun *it* has an antecedent, a verb, an adjective. One row of softmax weights cannot point
-at all of these at full strength: to look at two places it must split its budget of 1 between them, and what it
-hands over is one blend of their values.
+# %% [markdown] lang="en"
+# ## One head, one way of looking
+#
+# A single attention head gives each query **one** row of weights, one answer to "where should I look?".
+# But a word stands in several relations at once. In *"the cat sat on the mat because it was comfortable"*
+# (the example of “Transformer 自注意力机制：直觉理解，不需要数学”), the verb *sat* has a subject (*cat*), a neighbour on its left (also *cat*),
+# a place (*mat*); the pronoun *it* has an antecedent, a verb, an adjective. One row of softmax weights cannot point
+# at all of these at full strength: to look at two places it must split its budget of 1 between them, and what it
+# hands over is one blend of their values.
+#
+# Multi-head attention runs several attention heads side by side in the same layer. Each head has its own
+# projections, so it compares the tokens in its own **subspace**, forms its own weights and takes its own values;
+# the heads' outputs are then concatenated and mixed by one more projection, $W^O$:
+#
+# $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
+# \text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V).$$
+#
+# Multi-head attention is not "several models voting": it is the same sequence watched on several channels at once.
 
-Multi-head attention runs several attention heads side by side in the same layer. Each head has its own
-projections, so it compares the tokens in its own **subspace**, forms its own weights and takes its own values;
-the heads' outputs are then concatenated and mixed by one more projection, $W^O$:
+# %% [markdown] lang="zh"
+# ## 一个头，只有一种看法
+#
+# 一个注意力头只给每个 Query **一行**权重，也就是对“我该看哪里？”只有一个回答。可是一个词往往同时处在好几种关系里。
+# 在 “the cat sat on the mat because it was comfortable”（《Transformer 自注意力机制：直觉理解，不需要数学》中的例子）这句话中，动词 *sat* 有主语（*cat*），
+# 有左边紧挨着的词（也是 *cat*），还有地点（*mat*）；代词 *it* 有指代对象、有动词、有形容词。一行 softmax 权重不可能同时
+# 满额地指向所有这些位置：想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只能是它们 Value 的一个混合。
+#
+# 多头注意力在同一层里并排运行多个注意力头。每个头都有自己的投影，所以它在自己的**子空间**里比较 token、
+# 形成自己的权重、取自己的 Value；各头的输出随后拼接起来，再经过一次投影 $W^O$ 融合：
+#
+# $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
+# \text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V)$$
+#
+# 多头注意力不是“多个模型投票”，而是“同一序列在多个语义频道上被同时观察”。
 
-$$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
-\text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V).$$
+# %% [markdown] lang="en"
+# ## Split, attend, concatenate, project
+#
+# Here is one layer with $d_{model} = 8$ and $h = 2$ heads on a batch of 2 sequences of 5 tokens, one step per line.
+# The trick that makes it cheap: the layer does **not** hold $h$ separate sets of matrices. It projects with one
+# $(d_{model}, d_{model})$ matrix $W^Q$ and then cuts the result into $h$ slices of width $d_k = d_{model}/h$;
+# head $i$'s $W_i^Q$ is simply columns $i \cdot d_k, \dots, (i+1) \cdot d_k - 1$ of $W^Q$. `ac.split_heads` does the
+# cut and moves the head axis forward, so that one batched attention call serves every head at once.
 
-Multi-head attention is not "several models voting": it is the same sequence watched on several channels at once.
-#%% md zh
-## 一个头，只有一种看法
+# %% [markdown] lang="zh"
+# ## 拆分、各自注意、拼接、投影
+#
+# 下面是一层 $d_{model} = 8$、$h = 2$ 个头的多头注意力，输入是 2 个序列、每个 5 个 token 的一批数据，每行代码一步。
+# 它省钱的诀窍在于：这一层**并不**保存 $h$ 套独立的矩阵，而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，
+# 再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
+# `ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
 
-一个注意力头只给每个 Query **一行**权重，也就是对“我该看哪里？”只有一个回答。可是一个词往往同时处在好几种关系里。
-在 “the cat sat on the mat because it was comfortable”（《Transformer 自注意力机制：直觉理解，不需要数学》中的例子）这句话中，动词 *sat* 有主语（*cat*），
-有左边紧挨着的词（也是 *cat*），还有地点（*mat*）；代词 *it* 有指代对象、有动词、有形容词。一行 softmax 权重不可能同时
-满额地指向所有这些位置：想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只能是它们 Value 的一个混合。
-
-多头注意力在同一层里并排运行多个注意力头。每个头都有自己的投影，所以它在自己的**子空间**里比较 token、
-形成自己的权重、取自己的 Value；各头的输出随后拼接起来，再经过一次投影 $W^O$ 融合：
-
-$$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
-\text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V)$$
-
-多头注意力不是“多个模型投票”，而是“同一序列在多个语义频道上被同时观察”。
-#%% md en
-## Split, attend, concatenate, project
-
-Here is one layer with $d_{model} = 8$ and $h = 2$ heads on a batch of 2 sequences of 5 tokens, one step per line.
-The trick that makes it cheap: the layer does **not** hold $h$ separate sets of matrices. It projects with one
-$(d_{model}, d_{model})$ matrix $W^Q$ and then cuts the result into $h$ slices of width $d_k = d_{model}/h$;
-head $i$'s $W_i^Q$ is simply columns $i \cdot d_k, \dots, (i+1) \cdot d_k - 1$ of $W^Q$. `ac.split_heads` does the
-cut and moves the head axis forward, so that one batched attention call serves every head at once.
-#%% md zh
-## 拆分、各自注意、拼接、投影
-
-下面是一层 $d_{model} = 8$、$h = 2$ 个头的多头注意力，输入是 2 个序列、每个 5 个 token 的一批数据，每行代码一步。
-它省钱的诀窍在于：这一层**并不**保存 $h$ 套独立的矩阵，而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，
-再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
-`ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
-#%% code
+# %%
 p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # W_q, W_k, W_v, W_o: (8, 8); biases: (8,)
 x = rng.normal(size=(2, 5, 8))                        # (B, T, D): 2 sequences of 5 tokens
 
@@ -95,48 +112,57 @@ k = x @ p.w_k + p.b_k
 v = x @ p.w_v + p.b_v
 qh, kh, vh = (ac.split_heads(t, p.n_heads) for t in (q, k, v))   # (B, H, T, Dh)  2. split
 print("x", x.shape, "-> q", q.shape, "-> split_heads", qh.shape, "  d_k =", p.d_head)
-print(i18n.t("prints06.head1_cols"), np.array_equal(qh[:, 1], q[..., 4:8]))
-#%% code
+print("[en]head index 1 (the second head) is just columns 4..7 of q:[zh]索引为 1 的头（第 2 个头）就是 q 的列 4..7：", np.array_equal(qh[:, 1], q[..., 4:8]))
+
+# %%
 heads, weights = ac.scaled_dot_product_attention(qh, kh, vh)    # 3. attend in each head
 concat = ac.merge_heads(heads)                                  # 4. concatenate the heads again
 out = concat @ p.w_o + p.b_o                                    # 5. mix them with W_o
 print("heads", heads.shape, " weights", weights.shape, "-> merge_heads", concat.shape, "-> output", out.shape)
-print(i18n.t("prints06.undoes"), np.array_equal(ac.merge_heads(qh), q))
+print("[en]merge_heads undoes split_heads:[zh]merge_heads 是 split_heads 的逆运算：", np.array_equal(ac.merge_heads(qh), q))
 
 out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # the library, in one call
-print(i18n.t("prints06.same_as"), np.allclose(out, out_lib), np.allclose(weights, weights_lib))
-#%% md en
-Each head has its own $(T, T)$ weights: the layer returns them all, with shape $(B, H, T_q, T_k)$. The library
-function is the same five steps, plus input checks, an optional mask shared by all heads, and a `head_mask` that
-we will use later to switch heads off:
-#%% md zh
-每个头都有自己的 $(T, T)$ 权重矩阵：这一层把它们全部返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，
-再加上输入检查、一个所有头共用的可选 mask，以及一个 `head_mask`（后面会用它来关掉某些头）：
-#%% code
+print("[en]same as ac.multi_head_attention:[zh]与 ac.multi_head_attention 的结果相同：", np.allclose(out, out_lib), np.allclose(weights, weights_lib))
+
+# %% [markdown] lang="en"
+# Each head has its own $(T, T)$ weights: the layer returns them all, with shape $(B, H, T_q, T_k)$. The library
+# function is the same five steps, plus input checks, an optional mask shared by all heads, and a `head_mask` that
+# we will use later to switch heads off:
+
+# %% [markdown] lang="zh"
+# 每个头都有自己的 $(T, T)$ 权重矩阵：这一层把它们全部返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，
+# 再加上输入检查、一个所有头共用的可选 mask，以及一个 `head_mask`（后面会用它来关掉某些头）：
+
+# %%
 print(inspect.getsource(ac.multi_head_attention))
-#%% md en
-Notice what does **not** depend on $h$: the four matrices are $(d_{model}, d_{model})$ whatever the number of heads.
-Choosing $h$ only decides how the $d_{model}$ columns are shared out. We come back to that trade-off at the end.
-#%% md zh
-注意哪些东西**与** $h$ **无关**：无论分几个头，四个矩阵都是 $(d_{model}, d_{model})$。$h$ 只决定这 $d_{model}$ 列如何分配。
-本节最后会回到这个取舍。
-#%% md en
-## The same numbers as PyTorch
 
-`torch.nn.MultiheadAttention` implements the same layer. `ac.to_torch_mha` builds one that holds exactly our
-weights (torch stores each matrix transposed and packs $W^Q, W^K, W^V$ into one `in_proj_weight`; the function
-takes care of that). One trap: for a boolean `attn_mask`, torch's `MultiheadAttention` reads `True` as **not
-allowed**, the opposite of this package (and of `F.scaled_dot_product_attention`), where `True` means "may attend".
-So we pass `~mask`. Below, with a causal mask, and then what happens if you forget the `~`.
-#%% md zh
-## 与 PyTorch 算出相同的数
+# %% [markdown] lang="en"
+# Notice what does **not** depend on $h$: the four matrices are $(d_{model}, d_{model})$ whatever the number of heads.
+# Choosing $h$ only decides how the $d_{model}$ columns are shared out. We come back to that trade-off at the end.
 
-`torch.nn.MultiheadAttention` 实现的是同一种层。`ac.to_torch_mha` 会构造一个装着我们这组权重的 torch 模块
-（torch 把每个矩阵转置存放，还把 $W^Q, W^K, W^V$ 打包成一个 `in_proj_weight`，这些都由这个函数处理）。
-有一个陷阱：对布尔型的 `attn_mask`，torch 的 `MultiheadAttention` 把 `True` 理解为**不允许**关注，
-与本库（以及 `F.scaled_dot_product_attention`）正好相反——在本库中 `True` 表示“可以关注”。所以我们要传 `~mask`。
-下面用一个因果 mask 来验证，再看看忘了 `~` 会发生什么。
-#%% code
+# %% [markdown] lang="zh"
+# 注意哪些东西**与** $h$ **无关**：无论分几个头，四个矩阵都是 $(d_{model}, d_{model})$。$h$ 只决定这 $d_{model}$ 列如何分配。
+# 本节最后会回到这个取舍。
+
+# %% [markdown] lang="en"
+# ## The same numbers as PyTorch
+#
+# `torch.nn.MultiheadAttention` implements the same layer. `ac.to_torch_mha` builds one that holds exactly our
+# weights (torch stores each matrix transposed and packs $W^Q, W^K, W^V$ into one `in_proj_weight`; the function
+# takes care of that). One trap: for a boolean `attn_mask`, torch's `MultiheadAttention` reads `True` as **not
+# allowed**, the opposite of this package (and of `F.scaled_dot_product_attention`), where `True` means "may attend".
+# So we pass `~mask`. Below, with a causal mask, and then what happens if you forget the `~`.
+
+# %% [markdown] lang="zh"
+# ## 与 PyTorch 算出相同的数
+#
+# `torch.nn.MultiheadAttention` 实现的是同一种层。`ac.to_torch_mha` 会构造一个装着我们这组权重的 torch 模块
+# （torch 把每个矩阵转置存放，还把 $W^Q, W^K, W^V$ 打包成一个 `in_proj_weight`，这些都由这个函数处理）。
+# 有一个陷阱：对布尔型的 `attn_mask`，torch 的 `MultiheadAttention` 把 `True` 理解为**不允许**关注，
+# 与本库（以及 `F.scaled_dot_product_attention`）正好相反——在本库中 `True` 表示“可以关注”。所以我们要传 `~mask`。
+# 下面用一个因果 mask 来验证，再看看忘了 `~` 会发生什么。
+
+# %%
 causal = ac.causal_mask(5)                                        # (T, T), True = may attend
 out_np, w_np = ac.multi_head_attention(x, x, x, p, mask=causal)
 if ac.backends.torch_available():
@@ -146,79 +172,90 @@ if ac.backends.torch_available():
     with torch.no_grad():
         out_t, w_t = mha(xt, xt, xt, attn_mask=torch.as_tensor(~causal), average_attn_weights=False)
         out_bad, w_bad = mha(xt, xt, xt, attn_mask=torch.as_tensor(causal), average_attn_weights=False)
-    print(i18n.t("prints06.torch_out"), bool(np.abs(out_np - out_t.numpy()).max() < 1e-12))
-    print(i18n.t("prints06.torch_w", ok=bool(np.abs(w_np - w_t.numpy()).max() < 1e-12), shape=tuple(w_t.shape)))
-    print(i18n.t("prints06.without_tilde", keys=np.flatnonzero(w_bad[0, 0, 0].numpy() > 0).tolist(),
-                 nan=bool(out_bad[0, -1].isnan().all())))
+    print("[en]output  max |NumPy - torch| < 1e-12:[zh]输出  max |NumPy - torch| < 1e-12：", bool(np.abs(out_np - out_t.numpy()).max() < 1e-12))
+    print(f"[en]weights max |NumPy - torch| < 1e-12: {bool(np.abs(w_np - w_t.numpy()).max() < 1e-12)}  shape {tuple(w_t.shape)}[zh]权重  max |NumPy - torch| < 1e-12：{bool(np.abs(w_np - w_t.numpy()).max() < 1e-12)}  形状 {tuple(w_t.shape)}")
+    print(f"[en]without the ~: query 0 looks at keys {np.flatnonzero(w_bad[0, 0, 0].numpy() > 0).tolist()} (the future);  last query's output is NaN: {bool(out_bad[0, -1].isnan().all())}[zh]忘了 ~：Query 0 看的是 Key {np.flatnonzero(w_bad[0, 0, 0].numpy() > 0).tolist()}（未来）；最后一个 Query 的输出是 NaN：{bool(out_bad[0, -1].isnan().all())}")
 else:
-    print(i18n.t("prints06.no_torch"))
-#%% md en
-The two implementations agree to the last bits of float64 (the weights too, head by head, with
-`average_attn_weights=False`; torch's default averages them over the heads). With the mask the wrong way round,
-the first query may only look at the future, and the last query may look at nothing at all: torch returns `NaN`
-for it. (This package gives a fully masked row all-zero weights instead, never a silent `NaN`; see notebook 04.)
-#%% md zh
-两种实现的结果一致，差别只在 float64 的最后几位（权重也逐头一致；这要用 `average_attn_weights=False`，torch 默认会把各头的权重取平均）。
-把 mask 弄反之后，第一个 Query 只能看未来，最后一个 Query 什么也看不到：torch 对它返回 `NaN`。
-（本库对被完全屏蔽的行给出全零权重，绝不会悄悄产生 `NaN`，见 04 节。）
-#%% md en
-## Heads see different relations
+    print("[en]torch is not installed: the comparison is skipped (pip install torch==2.13.0 to run it).[zh]没有安装 torch：跳过这项比较（运行 pip install torch==2.13.0 后即可比较）。")
 
-Random weights like the ones above show the machinery but not the point. To see heads that attend to different
-relations, and to understand **why**, we build a layer whose every number has a name. Each token of the seed's
-sentence is a vector of named features: which word it is (a one-hot), its role, its clause, and its position
-(three pairs of numbers that turn at different speeds, like the hands of a clock; notebook 07 explains such codes,
-and here only one property of them matters, checked below). Here are the roles, the clause and the position features:
-#%% md zh
-## 不同的头看到不同的关系
+# %% [markdown] lang="en"
+# The two implementations agree to the last bits of float64 (the weights too, head by head, with
+# `average_attn_weights=False`; torch's default averages them over the heads). With the mask the wrong way round,
+# the first query may only look at the future, and the last query may look at nothing at all: torch returns `NaN`
+# for it. (This package gives a fully masked row all-zero weights instead, never a silent `NaN`; see notebook 04.)
 
-上面那样的随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并且弄清**为什么**，
-我们搭一层每个数字都有名字的多头注意力。原教程那句话里的每个 token 都表示成一个由有名字的特征组成的向量：
-它是哪个词（one-hot）、它的语法角色、它所在的分句，以及它的位置（三对以不同速度旋转的数，就像钟表的几根指针；07 节会讲这类编码，这里只用到它的一个性质，下面会验证）。下面是角色、分句和位置特征：
-#%% code
+# %% [markdown] lang="zh"
+# 两种实现的结果一致，差别只在 float64 的最后几位（权重也逐头一致；这要用 `average_attn_weights=False`，torch 默认会把各头的权重取平均）。
+# 把 mask 弄反之后，第一个 Query 只能看未来，最后一个 Query 什么也看不到：torch 对它返回 `NaN`。
+# （本库对被完全屏蔽的行给出全零权重，绝不会悄悄产生 `NaN`，见 04 节。）
+
+# %% [markdown] lang="en"
+# ## Heads see different relations
+#
+# Random weights like the ones above show the machinery but not the point. To see heads that attend to different
+# relations, and to understand **why**, we build a layer whose every number has a name. Each token of the seed's
+# sentence is a vector of named features: which word it is (a one-hot), its role, its clause, and its position
+# (three pairs of numbers that turn at different speeds, like the hands of a clock; notebook 07 explains such codes,
+# and here only one property of them matters, checked below). Here are the roles, the clause and the position features:
+
+# %% [markdown] lang="zh"
+# ## 不同的头看到不同的关系
+#
+# 上面那样的随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并且弄清**为什么**，
+# 我们搭一层每个数字都有名字的多头注意力。原教程那句话里的每个 token 都表示成一个由有名字的特征组成的向量：
+# 它是哪个词（one-hot）、它的语法角色、它所在的分句，以及它的位置（三对以不同速度旋转的数，就像钟表的几根指针；07 节会讲这类编码，这里只用到它的一个性质，下面会验证）。下面是角色、分句和位置特征：
+
+# %%
 demo = heads_lab.sentence_demo()
-print(i18n.t("prints06.tokens", t=" ".join(demo.tokens), x=demo.x.shape, h=demo.params.n_heads, d=demo.params.d_head))
+print(f"[en]tokens: {' '.join(demo.tokens)}   x: {demo.x.shape}  heads: {demo.params.n_heads}  d_k: {demo.params.d_head}[zh]token：{' '.join(demo.tokens)}   x：{demo.x.shape}  头数：{demo.params.n_heads}  d_k：{demo.params.d_head}")
 heads_lab.feature_table(demo)
-#%% md en
-The vector also has empty **slots** (all zero in the input) into which the heads write: `prev:*` (which word is
-before me), `subj:*` (who is my subject) and `where*` (where my word occurs). Four heads, each set by hand as a rule
-you can read in its matrices:
 
-| head | its query asks | the keys answer with | it hands over (value) |
-|---|---|---|---|
-| 1 · previous token | "I want position $p - 1$" (my position code, rotated back by one step) | their position | their word → `prev:*` |
-| 2 · same word | "I want my own word" | their word | their position → `where*` |
-| 3 · verb → subject | a verb: "I want a subject"; everyone: "I want my own clause" | their role and clause | their word → `subj:*` |
-| 4 · nearest noun | "I want something near me"; a verb also: "I want a noun" | their position, their role | their word → `subj:*` |
+# %% [markdown] lang="en"
+# The vector also has empty **slots** (all zero in the input) into which the heads write: `prev:*` (which word is
+# before me), `subj:*` (who is my subject) and `where*` (where my word occurs). Four heads, each set by hand as a rule
+# you can read in its matrices:
+#
+# | head | its query asks | the keys answer with | it hands over (value) |
+# |---|---|---|---|
+# | 1 · previous token | "I want position $p - 1$" (my position code, rotated back by one step) | their position | their word → `prev:*` |
+# | 2 · same word | "I want my own word" | their word | their position → `where*` |
+# | 3 · verb → subject | a verb: "I want a subject"; everyone: "I want my own clause" | their role and clause | their word → `subj:*` |
+# | 4 · nearest noun | "I want something near me"; a verb also: "I want a noun" | their position, their role | their word → `subj:*` |
+#
+# For example, head 3's query and key matrices (the non-zero part of its slice of $W^Q$ and $W^K$; `h3[0]` is
+# the first of its 11 columns):
 
-For example, head 3's query and key matrices (the non-zero part of its slice of $W^Q$ and $W^K$; `h3[0]` is
-the first of its 11 columns):
-#%% md zh
-这个向量里还有一些空的**槽位**（输入中全为 0），供各个头写入：`prev:*`（我前面是哪个词）、`subj:*`（我的主语是谁）
-和 `where*`（我这个词出现在哪里）。四个头都是手工设定的，每个头都是一条能从矩阵里直接读出来的规则：
+# %% [markdown] lang="zh"
+# 这个向量里还有一些空的**槽位**（输入中全为 0），供各个头写入：`prev:*`（我前面是哪个词）、`subj:*`（我的主语是谁）
+# 和 `where*`（我这个词出现在哪里）。四个头都是手工设定的，每个头都是一条能从矩阵里直接读出来的规则：
+#
+# | 头 | 它的 Query 在问 | Key 用什么回应 | 它交出什么（Value） |
+# |---|---|---|---|
+# | 1 · 前一个词 | “我要找位置 $p - 1$”（把我的位置编码往回转一步） | 自己的位置 | 自己是哪个词 → `prev:*` |
+# | 2 · 相同的词 | “我要找和我相同的词” | 自己是哪个词 | 自己的位置 → `where*` |
+# | 3 · 动词 → 主语 | 动词：“我要找主语”；所有词：“我要找同一分句的词” | 自己的角色和分句 | 自己是哪个词 → `subj:*` |
+# | 4 · 最近的名词 | “我要找离我近的词”；动词还要：“我要找名词” | 自己的位置和角色 | 自己是哪个词 → `subj:*` |
+#
+# 例如第 3 个头的 Query 矩阵和 Key 矩阵（它在 $W^Q$ 和 $W^K$ 中那一片的非零部分；`h3[0]` 是它 11 列中的第 1 列）：
 
-| 头 | 它的 Query 在问 | Key 用什么回应 | 它交出什么（Value） |
-|---|---|---|---|
-| 1 · 前一个词 | “我要找位置 $p - 1$”（把我的位置编码往回转一步） | 自己的位置 | 自己是哪个词 → `prev:*` |
-| 2 · 相同的词 | “我要找和我相同的词” | 自己是哪个词 | 自己的位置 → `where*` |
-| 3 · 动词 → 主语 | 动词：“我要找主语”；所有词：“我要找同一分句的词” | 自己的角色和分句 | 自己是哪个词 → `subj:*` |
-| 4 · 最近的名词 | “我要找离我近的词”；动词还要：“我要找名词” | 自己的位置和角色 | 自己是哪个词 → `subj:*` |
-
-例如第 3 个头的 Query 矩阵和 Key 矩阵（它在 $W^Q$ 和 $W^K$ 中那一片的非零部分；`h3[0]` 是它 11 列中的第 1 列）：
-#%% code
+# %%
 heads_lab.head_matrix(demo, 2, "w_q")
-#%% code
+
+# %%
 heads_lab.head_matrix(demo, 2, "w_k")
-#%% md en
-So for the verb *sat* (clause 1), the raw dot product $q \cdot k$ with the key of *cat* (a subject in clause 1) is
-$14 + 14 = 28$, with the key of *it* (a subject in clause 2) $14 - 14 = 0$, with any other word of clause 1 only $14$.
-These are the scores **before** the division by $\sqrt{d_k} = \sqrt{11}$; softmax sees $28/\sqrt{11} \approx 8.44$,
-$0$ and $14/\sqrt{11} \approx 4.22$. Computed:
-#%% md zh
-于是对动词 *sat*（第 1 分句）来说，它与 *cat*（第 1 分句中的主语）的 Key 的原始点积 $q \cdot k$ 是 $14 + 14 = 28$，
-与 *it*（第 2 分句中的主语）的是 $14 - 14 = 0$，与第 1 分句中其他词的只有 $14$。这些都是**除以** $\sqrt{d_k} = \sqrt{11}$
-**之前**的分数；softmax 看到的是 $28/\sqrt{11} \approx 8.44$、$0$ 和 $14/\sqrt{11} \approx 4.22$。算一下：
-#%% code
+
+# %% [markdown] lang="en"
+# So for the verb *sat* (clause 1), the raw dot product $q \cdot k$ with the key of *cat* (a subject in clause 1) is
+# $14 + 14 = 28$, with the key of *it* (a subject in clause 2) $14 - 14 = 0$, with any other word of clause 1 only $14$.
+# These are the scores **before** the division by $\sqrt{d_k} = \sqrt{11}$; softmax sees $28/\sqrt{11} \approx 8.44$,
+# $0$ and $14/\sqrt{11} \approx 4.22$. Computed:
+
+# %% [markdown] lang="zh"
+# 于是对动词 *sat*（第 1 分句）来说，它与 *cat*（第 1 分句中的主语）的 Key 的原始点积 $q \cdot k$ 是 $14 + 14 = 28$，
+# 与 *it*（第 2 分句中的主语）的是 $14 - 14 = 0$，与第 1 分句中其他词的只有 $14$。这些都是**除以** $\sqrt{d_k} = \sqrt{11}$
+# **之前**的分数；softmax 看到的是 $28/\sqrt{11} \approx 8.44$、$0$ 和 $14/\sqrt{11} \approx 4.22$。算一下：
+
+# %%
 p6 = demo.params
 q3 = ac.split_heads(demo.x @ p6.w_q + p6.b_q, p6.n_heads)[2]               # head 3's queries (T, Dh = 11)
 k3 = ac.split_heads(demo.x @ p6.w_k + p6.b_k, p6.n_heads)[2]               # head 3's keys (T, 11)
@@ -226,441 +263,509 @@ sat = demo.tokens.index("sat")
 raw3 = q3[sat] @ k3.T                                                       # raw q·k of "sat" with every key
 for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("on")):
     print(f"sat · {demo.tokens[j]:<4} raw {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}")
-#%% md en
-Head 1 relies on a property of the position code: one fixed matrix $R$ turns the code of position $p$ into the
-code of position $p - 1$, for every $p$ at once (each pair of numbers is turned back by its own step). Checked
-below; then we run the layer:
-#%% md zh
-第 1 个头依靠的是位置编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码
-（每一对数各自往回转一步）。下面先验证这一点，再运行这一层：
-#%% code
+
+# %% [markdown] lang="en"
+# Head 1 relies on a property of the position code: one fixed matrix $R$ turns the code of position $p$ into the
+# code of position $p - 1$, for every $p$ at once (each pair of numbers is turned back by its own step). Checked
+# below; then we run the layer:
+
+# %% [markdown] lang="zh"
+# 第 1 个头依靠的是位置编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码
+# （每一对数各自往回转一步）。下面先验证这一点，再运行这一层：
+
+# %%
 pe = heads_lab.position_code(10)                                            # (T, 6), the position features
 R = heads_lab.shift_back_one()                                              # (6, 6)
-print(i18n.t("prints06.pe_shift"), np.allclose(pe[1:] @ R, pe[:-1]))
+print("[en]PE[p] @ R == PE[p - 1] for every p:[zh]对每个 p 都有 PE[p] @ R == PE[p - 1]：", np.allclose(pe[1:] @ R, pe[:-1]))
 
 out6, w6 = ac.multi_head_attention(demo.x, demo.x, demo.x, demo.params)   # (T, D), (H, T, T)
 names = demo.head_names()
 for i in (2, 4, 8):                                                         # sat, the (second), was
     looks = [f"{demo.tokens[w6[h, i].argmax()]} ({w6[h, i].max():.2f})" for h in range(4)]
     print(f"{demo.tokens[i]:>4s} ->", " | ".join(f"{n}: {lk}" for n, lk in zip(names, looks)))
-#%% code
+
+# %%
 fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
-#%% md en
-Four heads, four patterns, computed from the same input in the same layer: head 1 is a shifted diagonal (every
-word looks at its left neighbour; the first word, which has none, looks at itself); head 2 is a diagonal plus the
-two *the*s finding each other; head 3 is blank but for the two verbs, which find their subjects (*sat* → *cat*,
-*was* → *it*), while the other words just spread over their clause; head 4 keeps most words on themselves and
-sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them apart, so the output of
-*was* now knows both its neighbour and its subject:
-#%% md zh
-同一层、同一个输入，算出四个头、四种模式：第 1 个头是一条错开一格的对角线（每个词都看它左边的邻居；第一个词没有左邻，只好看自己）；
-第 2 个头是一条对角线，外加两个 *the* 互相找到对方；第 3 个头除了两个动词以外几乎没有焦点——两个动词各自找到了主语
-（*sat* → *cat*，*was* → *it*），其他词只是在自己的分句里平均分配权重；第 4 个头让大多数词看自己，而让每个动词看离它最近的名词。
-每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出同时知道了它的邻居和它的主语：
-#%% code
+
+# %% [markdown] lang="en"
+# Four heads, four patterns, computed from the same input in the same layer: head 1 is a shifted diagonal (every
+# word looks at its left neighbour; the first word, which has none, looks at itself); head 2 is a diagonal plus the
+# two *the*s finding each other; head 3 is blank but for the two verbs, which find their subjects (*sat* → *cat*,
+# *was* → *it*), while the other words just spread over their clause; head 4 keeps most words on themselves and
+# sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them apart, so the output of
+# *was* now knows both its neighbour and its subject:
+
+# %% [markdown] lang="zh"
+# 同一层、同一个输入，算出四个头、四种模式：第 1 个头是一条错开一格的对角线（每个词都看它左边的邻居；第一个词没有左邻，只好看自己）；
+# 第 2 个头是一条对角线，外加两个 *the* 互相找到对方；第 3 个头除了两个动词以外几乎没有焦点——两个动词各自找到了主语
+# （*sat* → *cat*，*was* → *it*），其他词只是在自己的分句里平均分配权重；第 4 个头让大多数词看自己，而让每个动词看离它最近的名词。
+# 每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出同时知道了它的邻居和它的主语：
+
+# %%
 for word in ("sat", "was"):
     i = demo.tokens.index(word)
     prev, subj = heads_lab.read_slot(demo, out6, "prev", i), heads_lab.read_slot(demo, out6, "subj", i)
     print(f"{word}:  prev = {prev[0]} ({prev[1]:.2f})   subj = {subj[0]} ({subj[1]:.2f})")
-#%% md en
-### Learned, not designed
 
-We wrote these rules by hand so that you can read them. A real Transformer starts from **random** weights, and
-nothing in the architecture says "head 1 tracks the previous token": the layer only offers $h$ subspaces and $h$
-routes. Here is the same input through a freshly initialised layer (Xavier-uniform weights, as torch starts):
-#%% md zh
-### 分工是学出来的，不是设计出来的
+# %% [markdown] lang="en"
+# ### Learned, not designed
+#
+# We wrote these rules by hand so that you can read them. A real Transformer starts from **random** weights, and
+# nothing in the architecture says "head 1 tracks the previous token": the layer only offers $h$ subspaces and $h$
+# routes. Here is the same input through a freshly initialised layer (Xavier-uniform weights, as torch starts):
 
-这些规则是我们手写的，为的是让你能读懂。真正的 Transformer 从**随机**权重开始，架构本身并没有规定“第 1 个头负责跟踪前一个词”：
-这一层提供的只是 $h$ 个子空间和 $h$ 条信息通路。下面把同一个输入送进一层刚初始化的多头注意力（Xavier 均匀分布初始化，与 torch 的做法相同）：
-#%% code
+# %% [markdown] lang="zh"
+# ### 分工是学出来的，不是设计出来的
+#
+# 这些规则是我们手写的，为的是让你能读懂。真正的 Transformer 从**随机**权重开始，架构本身并没有规定“第 1 个头负责跟踪前一个词”：
+# 这一层提供的只是 $h$ 个子空间和 $h$ 条信息通路。下面把同一个输入送进一层刚初始化的多头注意力（Xavier 均匀分布初始化，与 torch 的做法相同）：
+
+# %%
 random_layer = ac.init_multihead(demo.x.shape[1], 4, seed=0)
 _, w_random = ac.multi_head_attention(demo.x, demo.x, demo.x, random_layer)  # (H, T, T)
-print(i18n.t("prints06.random_max", w=w_random.max(axis=(1, 2)).round(2)))
-print(i18n.t("prints06.designed_max"), w6.max(axis=(1, 2)).round(2))
-#%% md en
-At the start every random head spreads its attention almost evenly. Whatever roles heads end up with come from
-training, and after training some heads do show clear grammatical, coreference or positional patterns (a head that
-links pronouns to their antecedents, a head that watches the neighbour). But many heads stay mixed or hard to name,
-and one head may do several things. A pattern you see in a heatmap is a clue for analysis, not a job description.
-[12 · Attention inside a trained Transformer](12_trained_transformer.ipynb) trains a small model and measures its heads:
-a previous-token head and induction heads emerge from training alone, and switching heads off one at a time shows
-which matter and which are redundant.
+print(f"[en]largest weight in each random head: {w_random.max(axis=(1, 2)).round(2)}   uniform would be 1/10 = 0.1[zh]每个随机头的最大权重：{w_random.max(axis=(1, 2)).round(2)}   均匀分布时是 1/10 = 0.1")
+print("[en]largest weight in each designed head:[zh]每个设计出来的头的最大权重：", w6.max(axis=(1, 2)).round(2))
 
-Compare them yourself: the menu holds the four designed heads and the four random ones.
-#%% md zh
-一开始，每个随机的头都把注意力分得几乎一样平均。头最终承担什么角色，完全来自训练；训练之后，确实有些头会呈现明显的语法、指代或位置模式
-（比如把代词和它指代的对象联系起来的头，或者专看邻居的头）。但也有很多头始终是混合的、难以命名的，同一个头也未必只做一件事。
-在热图里看到的模式只是分析的线索，而不是这个头的“岗位说明书”。
-[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) 训练了一个小模型并逐个测量它的头：
-“看前一个词”的头和归纳头（induction head）完全是训练出来的；逐个关掉头，就能看出哪些头重要、哪些是冗余的。
+# %% [markdown] lang="en"
+# At the start every random head spreads its attention almost evenly. Whatever roles heads end up with come from
+# training, and after training some heads do show clear grammatical, coreference or positional patterns (a head that
+# links pronouns to their antecedents, a head that watches the neighbour). But many heads stay mixed or hard to name,
+# and one head may do several things. A pattern you see in a heatmap is a clue for analysis, not a job description.
+# [12 · Attention inside a trained Transformer](12_trained_transformer.ipynb) trains a small model and measures its heads:
+# a previous-token head and induction heads emerge from training alone, and switching heads off one at a time shows
+# which matter and which are redundant.
+#
+# Compare them yourself: the menu holds the four designed heads and the four random ones.
 
-自己比较一下：下拉菜单里有四个设计出来的头和四个随机的头。
-#%% code
+# %% [markdown] lang="zh"
+# 一开始，每个随机的头都把注意力分得几乎一样平均。头最终承担什么角色，完全来自训练；训练之后，确实有些头会呈现明显的语法、指代或位置模式
+# （比如把代词和它指代的对象联系起来的头，或者专看邻居的头）。但也有很多头始终是混合的、难以命名的，同一个头也未必只做一件事。
+# 在热图里看到的模式只是分析的线索，而不是这个头的“岗位说明书”。
+# [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) 训练了一个小模型并逐个测量它的头：
+# “看前一个词”的头和归纳头（induction head）完全是训练出来的；逐个关掉头，就能看出哪些头重要、哪些是冗余的。
+#
+# 自己比较一下：下拉菜单里有四个设计出来的头和四个随机的头。
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-random_names = [i18n.t("heads_lab.random", h=h + 1) for h in range(4)]
+random_names = [f"[en]random {h + 1}[zh]随机 {h + 1}" for h in range(4)]
 widgets.head_widget(np.concatenate([w6, w_random]), list(demo.tokens), head_names=names + random_names)
-#%% md en
-## Heads can be redundant
 
-Do we need all four heads? Switch one off and measure. `head_mask` multiplies each head's output by a number
-before $W^O$ (1 keeps it, 0 removes it). For each ablation we measure how much the whole output changes,
-$\lVert Y' - Y\rVert / \lVert Y\rVert$, how much the subject slot of the two verbs changes, and which subject can
-still be read there (the strongest word in the slot, with its strength).
-#%% md zh
-## 头之间可能冗余
+# %% [markdown] lang="en"
+# ## Heads can be redundant
+#
+# Do we need all four heads? Switch one off and measure. `head_mask` multiplies each head's output by a number
+# before $W^O$ (1 keeps it, 0 removes it). For each ablation we measure how much the whole output changes,
+# $\lVert Y' - Y\rVert / \lVert Y\rVert$, how much the subject slot of the two verbs changes, and which subject can
+# still be read there (the strongest word in the slot, with its strength).
 
-四个头都必不可少吗？关掉一个，测一测。`head_mask` 在 $W^O$ 之前把每个头的输出乘上一个数（1 表示保留，0 表示去掉）。
-对每一种关法，我们测量三件事：整个输出变了多少，即 $\lVert Y' - Y\rVert / \lVert Y\rVert$；两个动词的主语槽位变了多少；
-以及从那里还能读出哪个主语（槽位里最强的那个词，以及它的强度）。
-#%% code
+# %% [markdown] lang="zh"
+# ## 头之间可能冗余
+#
+# 四个头都必不可少吗？关掉一个，测一测。`head_mask` 在 $W^O$ 之前把每个头的输出乘上一个数（1 表示保留，0 表示去掉）。
+# 对每一种关法，我们测量三件事：整个输出变了多少，即 $\lVert Y' - Y\rVert / \lVert Y\rVert$；两个动词的主语槽位变了多少；
+# 以及从那里还能读出哪个主语（槽位里最强的那个词，以及它的强度）。
+
+# %%
 rows = heads_lab.ablation_rows(demo)
-print(pad(i18n.t("prints06.ablated"), 14) + pad("head_mask", 18) + pad(i18n.t("prints06.output_change"), 14, "right")
-      + pad(i18n.t("prints06.slot_change"), 18, "right") + "   " + i18n.t("prints06.subject_read"))
+print(pad("[en]ablated heads[zh]去掉的头", 14) + pad("head_mask", 18) + pad("[en]output change[zh]输出变化", 14, "right")
+      + pad("[en]subj slot change[zh]主语槽位变化", 18, "right") + "   " + "[en]subject read at sat / was[zh]在 sat / was 读出的主语")
 for r in rows:
     label = "+".join(str(h + 1) for h in r["heads"]) or "-"
-    read = " / ".join(f"{w} ({s:.2f})" if w else i18n.t("prints06.nothing") for w, s in r["subjects"].values())
+    read = " / ".join(f"{w} ({s:.2f})" if w else "[en]nothing[zh]无" for w, s in r["subjects"].values())
     print(f"{label:<14}{str(r['head_mask'].astype(int).tolist()):<18}{r['output_change']:>13.0%}"
           f"{r['subject_change']:>18.0%}   {read}")
-#%% md en
-Every head carries part of the output (removing any one changes it by 27-66%), but look at what a later layer would
-read. Heads 3 and 4 reach the subject by different routes (roles and clauses vs. positions and nouns) and write it
-into the same slot. Remove either one and the answer is still *cat* and *it*, at half the strength; remove both
-and the subject is gone. They are **redundant** on this sentence: either one alone does the job. They are not
-identical, though: change the sentence so that the nearest noun is not the subject, and they disagree.
-#%% md zh
-每个头都承载了输出的一部分（去掉任何一个，整体输出都会变化 27%–66%），但要看的是后续的层能从中读出什么。
-第 3 和第 4 个头通过不同的路线找到主语（一个靠角色和分句，一个靠位置和名词），并写进同一个槽位。去掉其中任何一个，
-读出的答案仍然是 *cat* 和 *it*，只是强度减半；两个都去掉，主语就没了。在这句话上，它们是**冗余**的：任何一个单独都能完成任务。
-不过它们并不完全相同：换一句话，让离动词最近的名词不是主语，它们就会给出不同的答案。
-#%% code
+
+# %% [markdown] lang="en"
+# Every head carries part of the output (removing any one changes it by 27-66%), but look at what a later layer would
+# read. Heads 3 and 4 reach the subject by different routes (roles and clauses vs. positions and nouns) and write it
+# into the same slot. Remove either one and the answer is still *cat* and *it*, at half the strength; remove both
+# and the subject is gone. They are **redundant** on this sentence: either one alone does the job. They are not
+# identical, though: change the sentence so that the nearest noun is not the subject, and they disagree.
+
+# %% [markdown] lang="zh"
+# 每个头都承载了输出的一部分（去掉任何一个，整体输出都会变化 27%–66%），但要看的是后续的层能从中读出什么。
+# 第 3 和第 4 个头通过不同的路线找到主语（一个靠角色和分句，一个靠位置和名词），并写进同一个槽位。去掉其中任何一个，
+# 读出的答案仍然是 *cat* 和 *it*，只是强度减半；两个都去掉，主语就没了。在这句话上，它们是**冗余**的：任何一个单独都能完成任务。
+# 不过它们并不完全相同：换一句话，让离动词最近的名词不是主语，它们就会给出不同的答案。
+
+# %%
 other = heads_lab.sentence_demo("the cat on the mat sat".split())
 sat = other.tokens.index("sat")
 for only, off in ((3, (3,)), (4, (2,))):                          # keep one of the twins: switch the other off
     out_only, _, _ = heads_lab.ablate(other, off)
-    print(i18n.t("prints06.alone_writes", h=only), heads_lab.read_slot(other, out_only, "subj", sat)[0])
-#%% md en
-Redundancy is a property of heads **on the data they see**, not of their definitions.
+    print(f"[en]the cat on the mat sat -> head {only} alone writes subj =[zh]the cat on the mat sat -> 只有头 {only} 时写入的 subj =", heads_lab.read_slot(other, out_only, "subj", sat)[0])
 
-Trained models show the same thing at scale: many heads can be removed at test time with little loss in accuracy,
-while removing certain groups hurts a lot (Michel, Levy and Neubig, *Are Sixteen Heads Really Better than One?*,
-2019). An important head is one whose removal you can measure, not one whose heatmap looks tidy.
-#%% md zh
-冗余是头**在它所见数据上**的性质，而不是由它的定义决定的。
+# %% [markdown] lang="en"
+# Redundancy is a property of heads **on the data they see**, not of their definitions.
+#
+# Trained models show the same thing at scale: many heads can be removed at test time with little loss in accuracy,
+# while removing certain groups hurts a lot (Michel, Levy and Neubig, *Are Sixteen Heads Really Better than One?*,
+# 2019). An important head is one whose removal you can measure, not one whose heatmap looks tidy.
 
-训练出来的大模型里也能看到同样的现象：测试时可以去掉许多头而几乎不损失准确率，但去掉某些特定的头组合则损失很大
-（Michel、Levy 和 Neubig，*Are Sixteen Heads Really Better than One?*，2019）。一个头重不重要，要看去掉它之后能测出多大的变化，而不是看它的热图是否整齐。
-#%% md en
-## Who is "it"? Three views of one pronoun
+# %% [markdown] lang="zh"
+# 冗余是头**在它所见数据上**的性质，而不是由它的定义决定的。
+#
+# 训练出来的大模型里也能看到同样的现象：测试时可以去掉许多头而几乎不损失准确率，但去掉某些特定的头组合则损失很大
+# （Michel、Levy 和 Neubig，*Are Sixteen Heads Really Better than One?*，2019）。一个头重不重要，要看去掉它之后能测出多大的变化，而不是看它的热图是否整齐。
 
-The tutorial “Transformer 自注意力机制：直觉理解，不需要数学” reads the *it* of our sentence three ways. **Syntax:** *it* is
-the subject of its clause and looks for the subject of the sentence, *cat*. **Meaning:** *comfortable* says how
-someone feels, which a cat can and a mat cannot (a mat can only be comfortable to sit on, the weaker reading), so
-the pronoun looks for something that can feel. **Position:** proximity bias, the nearest noun, *mat*. Below, each
-view is one head with hand-set features, the pronoun's query against every key; its value says which candidate a
-token is, and the heads' outputs are averaged, as concatenation followed by an output projection that adds their
-votes would do.
-#%% md zh
-## “it”指的是谁？一个代词的三种视角
+# %% [markdown] lang="en"
+# ## Who is "it"? Three views of one pronoun
+#
+# The tutorial “Transformer 自注意力机制：直觉理解，不需要数学” reads the *it* of our sentence three ways. **Syntax:** *it* is
+# the subject of its clause and looks for the subject of the sentence, *cat*. **Meaning:** *comfortable* says how
+# someone feels, which a cat can and a mat cannot (a mat can only be comfortable to sit on, the weaker reading), so
+# the pronoun looks for something that can feel. **Position:** proximity bias, the nearest noun, *mat*. Below, each
+# view is one head with hand-set features, the pronoun's query against every key; its value says which candidate a
+# token is, and the heads' outputs are averaged, as concatenation followed by an output projection that adds their
+# votes would do.
 
-《Transformer 自注意力机制：直觉理解，不需要数学》从三个角度读这句话里的 *it*。**语法：** *it* 是它所在分句的主语，
-会去找整句的主语 *cat*。**语义：** *comfortable* 描述的是某个东西的感受——猫会有感受，垫子没有（垫子只能是“坐上去舒服”，
-这是较弱的一种读法），所以代词要找会有感受的东西。**位置：** 距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
-下面每种视角都是一个手工设定特征的头：代词的 Query 与每个 Key 比较；Value 标明这个 token 是哪个候选词；
-几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
-#%% code
+# %% [markdown] lang="zh"
+# ## “it”指的是谁？一个代词的三种视角
+#
+# 《Transformer 自注意力机制：直觉理解，不需要数学》从三个角度读这句话里的 *it*。**语法：** *it* 是它所在分句的主语，
+# 会去找整句的主语 *cat*。**语义：** *comfortable* 描述的是某个东西的感受——猫会有感受，垫子没有（垫子只能是“坐上去舒服”，
+# 这是较弱的一种读法），所以代词要找会有感受的东西。**位置：** 距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
+# 下面每种视角都是一个手工设定特征的头：代词的 Query 与每个 Key 比较；Value 标明这个 token 是哪个候选词；
+# 几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
+
+# %%
 for view in pronoun_lab.VIEWS:
     w_view, _ = pronoun_lab.view_weights(view)
     top = [j for j in np.argsort(w_view)[::-1][:2] if w_view[j] > 0.01]   # the one or two tokens it takes from
     print(f"{view:<9} it -> " + ", ".join(f"{pronoun_lab.TOKENS[j]} ({w_view[j]:.2f})" for j in top))
 pronoun_lab.views_table()
-#%% md en
-The views disagree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
-to **cat** (0.66 against 0.31), the tutorial's conclusion: the cat, sitting on the mat, was comfortable. Take the
-meaning view away and the vote is nearly a tie (0.53 against 0.44): one way of looking is not enough, which is the
-case for several heads. In a trained model nobody assigns these views to heads, and the final decision is made by
-later layers reading all the heads' outputs; notebook 12 tests pronouns on a trained model.
-#%% md zh
-三种视角互相矛盾：语法和语义都说是 *cat*（0.98 和 0.93），位置说是 *mat*（0.87）。合起来，*it* 指向 **cat**（0.66 比 0.31），
-这正是原教程的结论：坐在垫子上的猫觉得很舒服。去掉语义视角，投票几乎打平（0.53 比 0.44）：只用一种视角是不够的，
-这正是需要多个头的理由。在训练出来的模型里，没有人把这些视角分配给各个头，最终的判断由后面的层读取所有头的输出来完成；
-12 节会在一个训练好的模型上检验代词消解。
-#%% md en
-## The trade-off of the number of heads
 
-With $d_{model}$ fixed, the $h$ heads share its dimensions equally: each head works in a subspace of width
+# %% [markdown] lang="en"
+# The views disagree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
+# to **cat** (0.66 against 0.31), the tutorial's conclusion: the cat, sitting on the mat, was comfortable. Take the
+# meaning view away and the vote is nearly a tie (0.53 against 0.44): one way of looking is not enough, which is the
+# case for several heads. In a trained model nobody assigns these views to heads, and the final decision is made by
+# later layers reading all the heads' outputs; notebook 12 tests pronouns on a trained model.
 
-$$d_k = \frac{d_{model}}{h}.$$
+# %% [markdown] lang="zh"
+# 三种视角互相矛盾：语法和语义都说是 *cat*（0.98 和 0.93），位置说是 *mat*（0.87）。合起来，*it* 指向 **cat**（0.66 比 0.31），
+# 这正是原教程的结论：坐在垫子上的猫觉得很舒服。去掉语义视角，投票几乎打平（0.53 比 0.44）：只用一种视角是不够的，
+# 这正是需要多个头的理由。在训练出来的模型里，没有人把这些视角分配给各个头，最终的判断由后面的层读取所有头的输出来完成；
+# 12 节会在一个训练好的模型上检验代词消解。
 
-More heads means more ways of looking, but each one narrower. The layer refuses an $h$ that does not divide
-$d_{model}$. For example, with $d_{model} = 48$:
-#%% md zh
-## 头数的取舍
+# %% [markdown] lang="en"
+# ## The trade-off of the number of heads
+#
+# With $d_{model}$ fixed, the $h$ heads share its dimensions equally: each head works in a subspace of width
+#
+# $$d_k = \frac{d_{model}}{h}.$$
+#
+# More heads means more ways of looking, but each one narrower. The layer refuses an $h$ that does not divide
+# $d_{model}$. For example, with $d_{model} = 48$:
 
-$d_{model}$ 固定时，$h$ 个头平分它的维度：每个头所在子空间的宽度是
+# %% [markdown] lang="zh"
+# ## 头数的取舍
+#
+# $d_{model}$ 固定时，$h$ 个头平分它的维度：每个头所在子空间的宽度是
+#
+# $$d_k = \frac{d_{model}}{h}$$
+#
+# 头越多，看问题的角度越多，但每个头都更窄。如果 $h$ 不能整除 $d_{model}$，这一层会直接拒绝。例如 $d_{model} = 48$ 时：
 
-$$d_k = \frac{d_{model}}{h}$$
-
-头越多，看问题的角度越多，但每个头都更窄。如果 $h$ 不能整除 $d_{model}$，这一层会直接拒绝。例如 $d_{model} = 48$ 时：
-#%% code
+# %%
 for h in (1, 2, 3, 4, 6, 12, 48):
     print(f"h = {h:>2}:  d_k = 48 / {h:<2} = {ac.init_multihead(48, h).d_head}")
 try:
     ac.init_multihead(48, 5)
 except ValueError as err:
     print("h = 5:", err)
-#%% md en
-What does a narrower head lose? A head's score matrix $Q_h K_h^\top$ is $(T, T)$ but has rank at most $d_k$, so it
-cannot express every pattern. The extreme case is $d_k = 1$: the scores are $q_i k_j$, so every query's favourite
-key is either the key with the largest $k_j$ (if $q_i > 0$) or the one with the smallest (if $q_i < 0$). A
-"previous token" pattern needs a different favourite for almost every query (9 of the 10 here). Across 2000 random heads:
-#%% md zh
-窄一点的头会失去什么？一个头的分数矩阵 $Q_h K_h^\top$ 虽然是 $(T, T)$ 的，但秩至多为 $d_k$，因此并不能表达任意的模式。
-最极端的是 $d_k = 1$：分数是 $q_i k_j$，每个 Query 最喜欢的 Key 要么是 $k_j$ 最大的那个（当 $q_i > 0$），要么是最小的那个（当 $q_i < 0$）。
-而“前一个词”这种模式几乎要求每个 Query 都有不同的最爱（这里 10 个 Query 中要有 9 个各不相同）。在 2000 个随机的头上试一试：
-#%% code
+
+# %% [markdown] lang="en"
+# What does a narrower head lose? A head's score matrix $Q_h K_h^\top$ is $(T, T)$ but has rank at most $d_k$, so it
+# cannot express every pattern. The extreme case is $d_k = 1$: the scores are $q_i k_j$, so every query's favourite
+# key is either the key with the largest $k_j$ (if $q_i > 0$) or the one with the smallest (if $q_i < 0$). A
+# "previous token" pattern needs a different favourite for almost every query (9 of the 10 here). Across 2000 random heads:
+
+# %% [markdown] lang="zh"
+# 窄一点的头会失去什么？一个头的分数矩阵 $Q_h K_h^\top$ 虽然是 $(T, T)$ 的，但秩至多为 $d_k$，因此并不能表达任意的模式。
+# 最极端的是 $d_k = 1$：分数是 $q_i k_j$，每个 Query 最喜欢的 Key 要么是 $k_j$ 最大的那个（当 $q_i > 0$），要么是最小的那个（当 $q_i < 0$）。
+# 而“前一个词”这种模式几乎要求每个 Query 都有不同的最爱（这里 10 个 Query 中要有 9 个各不相同）。在 2000 个随机的头上试一试：
+
+# %%
 scores_1 = rng.normal(size=(10, 1)) @ rng.normal(size=(1, 10))           # a d_k = 1 head: (T, T)
-print(i18n.t("prints06.rank"), np.linalg.matrix_rank(scores_1))
+print("[en]rank of a d_k = 1 score matrix:[zh]d_k = 1 的分数矩阵的秩：", np.linalg.matrix_rank(scores_1))
 for d_k in (1, 2, 4):
-    print(i18n.t("prints06.favourites", d=d_k, n=heads_lab.distinct_favourites(d_k)))
-print(i18n.t("prints06.ours", n=len(set(w6[0].argmax(axis=1).tolist()))))
-#%% md en
-For $d_k = 1$ the limit of 2 is a theorem, not bad luck; wider heads escape it at once. Width is room: a head
-needs enough dimensions to tell its targets apart (our previous-token head uses 6 of its 11 for positions), and
-split $d_{model}$ too finely and each head can express only coarse patterns. Before looking at the cost, compute a
-width yourself:
-#%% md zh
-$d_k = 1$ 时“最多 2 个”是一条定理，而不是运气不好；头稍微宽一点就能摆脱这个限制。宽度就是空间：一个头需要足够的维度才能把要找的目标区分开
-（我们“前一个词”的头在 11 维里用了 6 维来表示位置）；$d_{model}$ 切得太碎，每个头就只能表达粗糙的模式。在看开销之前，先自己算一个宽度：
-#%% code
+    print(f"[en]2000 random heads with d_k = {d_k}: at most {heads_lab.distinct_favourites(d_k)} different favourite keys[zh]2000 个 d_k = {d_k} 的随机头：最多只有 {heads_lab.distinct_favourites(d_k)} 个不同的“最爱” Key")
+print(f"[en]our previous-token head (d_k = 11) has {len(set(w6[0].argmax(axis=1).tolist()))} different favourites[zh]我们“前一个词”的头（d_k = 11）有 {len(set(w6[0].argmax(axis=1).tolist()))} 个不同的“最爱”")
+
+# %% [markdown] lang="en"
+# For $d_k = 1$ the limit of 2 is a theorem, not bad luck; wider heads escape it at once. Width is room: a head
+# needs enough dimensions to tell its targets apart (our previous-token head uses 6 of its 11 for positions), and
+# split $d_{model}$ too finely and each head can express only coarse patterns. Before looking at the cost, compute a
+# width yourself:
+
+# %% [markdown] lang="zh"
+# $d_k = 1$ 时“最多 2 个”是一条定理，而不是运气不好；头稍微宽一点就能摆脱这个限制。宽度就是空间：一个头需要足够的维度才能把要找的目标区分开
+# （我们“前一个词”的头在 11 维里用了 6 维来表示位置）；$d_{model}$ 切得太碎，每个头就只能表达粗糙的模式。在看开销之前，先自己算一个宽度：
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q3b")
-#%% md en
-Now the cost, for the layer of the original Transformer ($d_{model} = 512$) on one sequence of $T = 1024$ tokens in
-float32. The parameter count is taken from a real `init_multihead`, and the size of the weights tensor
-$(B, h, T, T)$ from a real forward pass (about a second to run):
-#%% md zh
-再看开销。以原始 Transformer 的一层（$d_{model} = 512$）为例，输入一个 $T = 1024$ 个 token 的序列，用 float32 计算。
-参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（大约要跑一秒）：
-#%% code
+
+# %% [markdown] lang="en"
+# Now the cost, for the layer of the original Transformer ($d_{model} = 512$) on one sequence of $T = 1024$ tokens in
+# float32. The parameter count is taken from a real `init_multihead`, and the size of the weights tensor
+# $(B, h, T, T)$ from a real forward pass (about a second to run):
+
+# %% [markdown] lang="zh"
+# 再看开销。以原始 Transformer 的一层（$d_{model} = 512$）为例，输入一个 $T = 1024$ 个 token 的序列，用 float32 计算。
+# 参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（大约要跑一秒）：
+
+# %%
 cost = heads_lab.tradeoff_rows(d_model=512, heads=(1, 2, 4, 8, 16, 64), n_tokens=1024)
-print(f"{'h':>3} {'d_k':>5} " + pad(i18n.t("prints06.parameters"), 12, "right") + " "
-      + pad(i18n.t("prints06.weights_col"), 19, "right") + " " + pad(i18n.t("prints06.macs"), 14, "right"))
+print(f"{'h':>3} {'d_k':>5} " + pad("[en]parameters[zh]参数量", 12, "right") + " "
+      + pad("[en]weights (B,h,T,T)[zh]权重 (B,h,T,T)", 19, "right") + " " + pad("[en]matmul MACs[zh]矩阵乘法乘加", 14, "right"))
 for r in cost:
     print(f"{r['h']:>3} {r['d_k']:>5} {r['params']:>12,} {r['weights_bytes'] / 2**20:>15.0f} MiB"
           f" {r['matmul_macs'] / 1e9:>12.2f} G")
-print(i18n.t("prints06.param_check", n=f"{4 * 512**2 + 4 * 512:,}",
-             ok=all(r["weights_bytes"] == r["analytic_bytes"] for r in cost)))
-#%% code
+print(f"[en]parameters = 4·512² + 4·512 = {4 * 512**2 + 4 * 512:,}   measured bytes = B·h·T²·4: {all(r['weights_bytes'] == r['analytic_bytes'] for r in cost)}[zh]参数量 = 4·512² + 4·512 = {4 * 512**2 + 4 * 512:,}   实测字节数 = B·h·T²·4：{all(r['weights_bytes'] == r['analytic_bytes'] for r in cost)}")
+
+# %%
 axes = heads_lab.plot_tradeoff(cost)
-#%% md en
-Read the table column by column:
-- **$d_k$ halves** every time $h$ doubles: at $h = 64$ each head has 8 dimensions to compare tokens with.
-- **The parameters do not change**: $4 d_{model}^2 + 4 d_{model}$ = 1,050,624 for every $h$, because the heads share
-  the same four matrices. More heads are not a bigger model.
-- **The weights tensor grows linearly with $h$**: one $(T, T)$ matrix per head, $B \cdot h \cdot T^2$ numbers,
-  from 4 MiB at $h = 1$ to 256 MiB at $h = 64$, for a single layer and a single sequence. Each of those entries
-  also costs an exponential in the softmax.
-- **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$. But many thin products use the
-  hardware less well than a few wide ones, and the softmax and the memory traffic grow with $h$.
 
-So more heads buy more, narrower views at a memory and compute price; they are not free and not always better.
-What practice keeps fixed is the **width** of a head, not the number of heads: as models grow, $d_{model}$ grows
-and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
-#%% md zh
-所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
-实践中保持不变的是每个头的**宽度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
-这样每个头始终保持 64 或 128 宽。下面是公开发表的模型配置：
-#%% code
+# %% [markdown] lang="en"
+# Read the table column by column:
+# - **$d_k$ halves** every time $h$ doubles: at $h = 64$ each head has 8 dimensions to compare tokens with.
+# - **The parameters do not change**: $4 d_{model}^2 + 4 d_{model}$ = 1,050,624 for every $h$, because the heads share
+#   the same four matrices. More heads are not a bigger model.
+# - **The weights tensor grows linearly with $h$**: one $(T, T)$ matrix per head, $B \cdot h \cdot T^2$ numbers,
+#   from 4 MiB at $h = 1$ to 256 MiB at $h = 64$, for a single layer and a single sequence. Each of those entries
+#   also costs an exponential in the softmax.
+# - **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$. But many thin products use the
+#   hardware less well than a few wide ones, and the softmax and the memory traffic grow with $h$.
+#
+# So more heads buy more, narrower views at a memory and compute price; they are not free and not always better.
+# What practice keeps fixed is the **width** of a head, not the number of heads: as models grow, $d_{model}$ grows
+# and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
+
+# %% [markdown] lang="zh"
+# 所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
+# 实践中保持不变的是每个头的**宽度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
+# 这样每个头始终保持 64 或 128 宽。下面是公开发表的模型配置：
+
+# %%
 published.head_table()
-#%% md en
-Every row keeps $d_k$ at 64 or 128: from 8 heads in the original Transformer to 96 in GPT-3. Two rows have fewer
-**KV heads** than heads: in grouped-query attention several query heads share one key/value head, which shrinks the
-KV cache of notebook 09 by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial “Transformer 自注意力机制：
-直觉理解，不需要数学” says it is *rumoured* to have 128 attention heads. OpenAI has not published GPT-4's architecture,
-so that number is a rumour, not a fact we can check; the table holds only published numbers.
 
-### Self-test (Q3)
-#%% md zh
-逐列来读这张表：
-- **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
-- **参数量不变**：无论 $h$ 取多少，都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
-- **权重张量随 $h$ 线性增长**：每个头一个 $(T, T)$ 矩阵，共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB
-  涨到 $h = 64$ 时的 256 MiB。而且每个元素在 softmax 里还要算一次指数。
-- **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
-  而 softmax 和显存读写的开销都随 $h$ 增长。
+# %% [markdown] lang="en"
+# Every row keeps $d_k$ at 64 or 128: from 8 heads in the original Transformer to 96 in GPT-3. Two rows have fewer
+# **KV heads** than heads: in grouped-query attention several query heads share one key/value head, which shrinks the
+# KV cache of notebook 09 by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial “Transformer 自注意力机制：
+# 直觉理解，不需要数学” says it is *rumoured* to have 128 attention heads. OpenAI has not published GPT-4's architecture,
+# so that number is a rumour, not a fact we can check; the table holds only published numbers.
+#
+# ### Self-test (Q3)
 
-每一行的 $d_k$ 都是 64 或 128：从原始 Transformer 的 8 个头，到 GPT-3 的 96 个头。有两行的 **KV 头数**少于头数：
-在分组查询注意力（grouped-query attention）里，几个 Query 头共用一个 Key/Value 头，09 节的 KV cache 因此按这个比例缩小
-（Llama-2-70B 是 64 个头里只有 8 个 KV 头）。那 GPT-4 呢？《Transformer 自注意力机制：直觉理解，不需要数学》说它“据传有 128 个注意力头”。
-OpenAI 没有公开 GPT-4 的架构，所以这个数字只是传闻，我们无法核实；表里只列出公开发表的数字。
+# %% [markdown] lang="zh"
+# 逐列来读这张表：
+# - **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
+# - **参数量不变**：无论 $h$ 取多少，都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
+# - **权重张量随 $h$ 线性增长**：每个头一个 $(T, T)$ 矩阵，共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB
+#   涨到 $h = 64$ 时的 256 MiB。而且每个元素在 softmax 里还要算一次指数。
+# - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
+#   而 softmax 和显存读写的开销都随 $h$ 增长。
+#
+# 每一行的 $d_k$ 都是 64 或 128：从原始 Transformer 的 8 个头，到 GPT-3 的 96 个头。有两行的 **KV 头数**少于头数：
+# 在分组查询注意力（grouped-query attention）里，几个 Query 头共用一个 Key/Value 头，09 节的 KV cache 因此按这个比例缩小
+# （Llama-2-70B 是 64 个头里只有 8 个 KV 头）。那 GPT-4 呢？《Transformer 自注意力机制：直觉理解，不需要数学》说它“据传有 128 个注意力头”。
+# OpenAI 没有公开 GPT-4 的架构，所以这个数字只是传闻，我们无法核实；表里只列出公开发表的数字。
+#
+# ### 自测题（Q3）
 
-### 自测题（Q3）
-#%% code
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q3")
-#%% md en
-## Exercise 1: split the heads
 
-Write `my_split_heads(x, n_heads)`: $(\dots, T, D) \to (\dots, H, T, D/H)$, head $h$ holding columns
-$h \cdot D_h, \dots, (h+1) \cdot D_h - 1$, like `ac.split_heads`. The usual first try reshapes straight to the target shape:
-#%% md zh
-## 练习 1：拆分多头
 
-写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $h$ 个头取第 $h \cdot D_h$ 到 $(h+1) \cdot D_h - 1$ 列，
-与 `ac.split_heads` 相同。第一次尝试通常是直接 reshape 成目标形状：
-#%% code
+# %% [markdown] lang="en"
+# ## Exercise 1: split the heads
+#
+# Write `my_split_heads(x, n_heads)`: $(\dots, T, D) \to (\dots, H, T, D/H)$, head $h$ holding columns
+# $h \cdot D_h, \dots, (h+1) \cdot D_h - 1$, like `ac.split_heads`. The usual first try reshapes straight to the target shape:
+
+# %% [markdown] lang="zh"
+# ## 练习 1：拆分多头
+#
+# 写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $h$ 个头取第 $h \cdot D_h$ 到 $(h+1) \cdot D_h - 1$ 列，
+# 与 `ac.split_heads` 相同。第一次尝试通常是直接 reshape 成目标形状：
+
+# %%
 def split_heads_first_try(x, n_heads):
     *lead, T, D = x.shape
     return x.reshape(*lead, n_heads, T, D // n_heads)      # the right shape ...
 
 checks.check_split_heads(split_heads_first_try)
-#%% md en
-The shape is right and the numbers are not: the memory of $(T, D)$ is read row by row, so "head 0" gets the first
-rows of tokens, not the first columns. Your turn:
-#%% md zh
-形状对了，数却不对：$(T, D)$ 在内存里是一行一行存的，直接 reshape 之后，“第 0 个头”拿到的是前几个 token 的行，而不是前几列。轮到你了：
-#%% code
+
+
+# %% [markdown] lang="en"
+# The shape is right and the numbers are not: the memory of $(T, D)$ is read row by row, so "head 0" gets the first
+# rows of tokens, not the first columns. Your turn:
+
+# %% [markdown] lang="zh"
+# 形状对了，数却不对：$(T, D)$ 在内存里是一行一行存的，直接 reshape 之后，“第 0 个头”拿到的是前几个 token 的行，而不是前几列。轮到你了：
+
+# %%
 def my_split_heads(x, n_heads):
     """x (..., T, D) -> (..., H, T, D/H)"""
     raise NotImplementedError("reshape the last axis into (H, Dh), then move H in front of T")
 
 checks.check_split_heads(my_split_heads)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_split_heads(x, n_heads):
-    *lead, T, D = x.shape
-    x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
-    return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
 
-```python
-def my_split_heads(x, n_heads):
-    *lead, T, D = x.shape
-    x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
-    return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
-```
-</details>
-#%% md en
-## Exercise 2: merge them back
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_split_heads(x, n_heads):
+#     *lead, T, D = x.shape
+#     x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
+#     return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
+# ```
+# </details>
 
-Write `my_merge_heads(x)`: $(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$, the concatenation step, so that
-`my_merge_heads(ac.split_heads(x, h))` gives `x` back.
-#%% md zh
-## 练习 2：再拼回去
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_split_heads(x, n_heads):
+#     *lead, T, D = x.shape
+#     x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
+#     return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
+# ```
+# </details>
 
-写一个 `my_merge_heads(x)`：$(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$，也就是拼接那一步，
-要让 `my_merge_heads(ac.split_heads(x, h))` 还原出 `x`。
-#%% code
+# %% [markdown] lang="en"
+# ## Exercise 2: merge them back
+#
+# Write `my_merge_heads(x)`: $(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$, the concatenation step, so that
+# `my_merge_heads(ac.split_heads(x, h))` gives `x` back.
+
+# %% [markdown] lang="zh"
+# ## 练习 2：再拼回去
+#
+# 写一个 `my_merge_heads(x)`：$(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$，也就是拼接那一步，
+# 要让 `my_merge_heads(ac.split_heads(x, h))` 还原出 `x`。
+
+# %%
 def my_merge_heads(x):
     """x (..., H, T, Dh) -> (..., T, H*Dh)"""
     raise NotImplementedError("undo my_split_heads, step by step in reverse")
 
 checks.check_merge_heads(my_merge_heads)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_merge_heads(x):
-    *lead, H, T, Dh = x.shape
-    return x.swapaxes(-2, -3).reshape(*lead, T, H * Dh)     # (..., T, H, Dh) -> (..., T, D)
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
 
-```python
-def my_merge_heads(x):
-    *lead, H, T, Dh = x.shape
-    return x.swapaxes(-2, -3).reshape(*lead, T, H * Dh)     # (..., T, H, Dh) -> (..., T, D)
-```
-</details>
-#%% md en
-## Stretch exercise: the whole layer
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_merge_heads(x):
+#     *lead, H, T, Dh = x.shape
+#     return x.swapaxes(-2, -3).reshape(*lead, T, H * Dh)     # (..., T, H, Dh) -> (..., T, D)
+# ```
+# </details>
 
-Put it together without `ac.multi_head_attention`: `my_multi_head_attention(x, params)` returns the self-attention
-output $(\dots, T, D)$ for the weights in `params` (`w_q`, `b_q`, ..., `w_o`, `b_o`, `n_heads`). Use your own split
-and merge, or the library's. The checker compares with the library for 1, 2 and 4 heads and names the usual slips:
-the missing $W^O$ or biases, heads split without the transpose, dividing by $\sqrt{d_{model}}$ instead of $\sqrt{d_k}$.
-#%% md zh
-## 挑战练习：完整的一层
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_merge_heads(x):
+#     *lead, H, T, Dh = x.shape
+#     return x.swapaxes(-2, -3).reshape(*lead, T, H * Dh)     # (..., T, H, Dh) -> (..., T, D)
+# ```
+# </details>
 
-不用 `ac.multi_head_attention`，把整层拼起来：`my_multi_head_attention(x, params)` 用 `params` 里的权重
-（`w_q`、`b_q`、……、`w_o`、`b_o`、`n_heads`）返回自注意力的输出 $(\dots, T, D)$。拆分与合并可以用你自己写的，也可以用库里的。
-检查器会在 1、2、4 个头上与库比较，并指出常见的疏漏：漏了 $W^O$ 或偏置、拆分时没有转置、除以了 $\sqrt{d_{model}}$ 而不是 $\sqrt{d_k}$。
-#%% code
+# %% [markdown] lang="en"
+# ## Stretch exercise: the whole layer
+#
+# Put it together without `ac.multi_head_attention`: `my_multi_head_attention(x, params)` returns the self-attention
+# output $(\dots, T, D)$ for the weights in `params` (`w_q`, `b_q`, ..., `w_o`, `b_o`, `n_heads`). Use your own split
+# and merge, or the library's. The checker compares with the library for 1, 2 and 4 heads and names the usual slips:
+# the missing $W^O$ or biases, heads split without the transpose, dividing by $\sqrt{d_{model}}$ instead of $\sqrt{d_k}$.
+
+# %% [markdown] lang="zh"
+# ## 挑战练习：完整的一层
+#
+# 不用 `ac.multi_head_attention`，把整层拼起来：`my_multi_head_attention(x, params)` 用 `params` 里的权重
+# （`w_q`、`b_q`、……、`w_o`、`b_o`、`n_heads`）返回自注意力的输出 $(\dots, T, D)$。拆分与合并可以用你自己写的，也可以用库里的。
+# 检查器会在 1、2、4 个头上与库比较，并指出常见的疏漏：漏了 $W^O$ 或偏置、拆分时没有转置、除以了 $\sqrt{d_{model}}$ 而不是 $\sqrt{d_k}$。
+
+# %%
 def my_multi_head_attention(x, params):
     """x (..., T, D), params: MultiHeadParams -> output (..., T, D) of self-attention"""
     raise NotImplementedError("project, split, attend, merge, project")
 
 checks.check_multi_head_attention(my_multi_head_attention)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_multi_head_attention(x, params):
-    h = params.n_heads
-    q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
-    k = ac.split_heads(x @ params.w_k + params.b_k, h)
-    v = ac.split_heads(x @ params.w_v + params.b_v, h)
-    heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
-    return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_multi_head_attention(x, params):
+#     h = params.n_heads
+#     q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
+#     k = ac.split_heads(x @ params.w_k + params.b_k, h)
+#     v = ac.split_heads(x @ params.w_v + params.b_v, h)
+#     heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
+#     return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
+# ```
+# </details>
 
-```python
-def my_multi_head_attention(x, params):
-    h = params.n_heads
-    q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
-    k = ac.split_heads(x @ params.w_k + params.b_k, h)
-    v = ac.split_heads(x @ params.w_v + params.b_v, h)
-    heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
-    return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
-```
-</details>
-#%% md en
-## Summary
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_multi_head_attention(x, params):
+#     h = params.n_heads
+#     q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
+#     k = ac.split_heads(x @ params.w_k + params.b_k, h)
+#     v = ac.split_heads(x @ params.w_v + params.b_v, h)
+#     heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
+#     return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
+# ```
+# </details>
 
-- A multi-head layer projects with $W^Q, W^K, W^V$ $(d_{model}, d_{model})$, **splits** the result into $h$ heads of
-  width $d_k = d_{model}/h$ (`ac.split_heads`: $(B, T, D) \to (B, H, T, D_h)$), attends in each head, **concatenates**
-  (`ac.merge_heads`) and mixes with $W^O$. It returns one weight matrix per head, $(B, H, T_q, T_k)$.
-- `ac.multi_head_attention` and `torch.nn.MultiheadAttention` agree to float64 precision given the same weights
-  (`ac.to_torch_mha`); torch's boolean `attn_mask` means **not allowed**, so pass `~mask`.
-- Different heads can attend to different relations in the same layer: in our readable layer, previous token,
-  same word, verb → subject and nearest noun. In trained models such roles are **learned**, not designed, and
-  many heads stay mixed.
-- Heads can be **redundant**: removing head 3 or head 4 leaves the subject readable; removing both erases it.
-- The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite
-  keys), the parameters stay $4 d_{model}^2 + 4 d_{model}$, and the weights tensor grows as $B \cdot h \cdot T^2$
-  (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$; published models keep
-  $d_k$ at 64-128 and grow the number of heads (96 in GPT-3; GPT-4's "128 heads" is a rumour).
-- Three views of one pronoun (syntax, meaning, position) disagree on *it*; together they resolve it to *cat*.
+# %% [markdown] lang="en"
+# ## Summary
+#
+# - A multi-head layer projects with $W^Q, W^K, W^V$ $(d_{model}, d_{model})$, **splits** the result into $h$ heads of
+#   width $d_k = d_{model}/h$ (`ac.split_heads`: $(B, T, D) \to (B, H, T, D_h)$), attends in each head, **concatenates**
+#   (`ac.merge_heads`) and mixes with $W^O$. It returns one weight matrix per head, $(B, H, T_q, T_k)$.
+# - `ac.multi_head_attention` and `torch.nn.MultiheadAttention` agree to float64 precision given the same weights
+#   (`ac.to_torch_mha`); torch's boolean `attn_mask` means **not allowed**, so pass `~mask`.
+# - Different heads can attend to different relations in the same layer: in our readable layer, previous token,
+#   same word, verb → subject and nearest noun. In trained models such roles are **learned**, not designed, and
+#   many heads stay mixed.
+# - Heads can be **redundant**: removing head 3 or head 4 leaves the subject readable; removing both erases it.
+# - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite
+#   keys), the parameters stay $4 d_{model}^2 + 4 d_{model}$, and the weights tensor grows as $B \cdot h \cdot T^2$
+#   (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$; published models keep
+#   $d_k$ at 64-128 and grow the number of heads (96 in GPT-3; GPT-4's "128 heads" is a rumour).
+# - Three views of one pronoun (syntax, meaning, position) disagree on *it*; together they resolve it to *cat*.
+#
+# **Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
 
-**Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
-#%% md zh
-## 小结
-
-- 一层多头注意力先用 $(d_{model}, d_{model})$ 的 $W^Q, W^K, W^V$ 做投影，再把结果**拆分**成 $h$ 个宽 $d_k = d_{model}/h$ 的头
-  （`ac.split_heads`：$(B, T, D) \to (B, H, T, D_h)$），各头分别做注意力，然后**拼接**（`ac.merge_heads`），最后用 $W^O$ 融合。
-  它为每个头返回一个权重矩阵，形状 $(B, H, T_q, T_k)$。
-- 权重相同时，`ac.multi_head_attention` 与 `torch.nn.MultiheadAttention` 的结果在 float64 精度下一致（`ac.to_torch_mha`）；
-  torch 的布尔 `attn_mask` 表示**不允许**关注，所以要传 `~mask`。
-- 同一层中不同的头可以关注不同的关系：在我们这个可读的模型里，分别是前一个词、相同的词、动词 → 主语、最近的名词。
-  在训练出来的模型里，这种分工是**学出来的**，而不是设计出来的，而且很多头始终是混合的。
-- 头之间可能**冗余**：去掉第 3 个或第 4 个头，主语仍然读得出来；两个都去掉，主语就消失了。
-- 头数是一种取舍（Q3）：$h$ 越大，$d_k$ 越小（$d_k = 1$ 的头最多只有 2 个“最爱”的 Key）；参数量始终是 $4 d_{model}^2 + 4 d_{model}$；
-  权重张量按 $B \cdot h \cdot T^2$ 增长（$T = 1024$ 时，从 $h = 1$ 的 4 MiB 涨到 $h = 64$ 的 256 MiB）。$d_{model} = 512$、$h = 8$ 时 $d_k = 64$；
-  公开发表的模型把 $d_k$ 保持在 64–128，靠增加头数来扩大（GPT-3 有 96 个头；GPT-4 的“128 个头”只是传闻）。
-- 一个代词的三种视角（语法、语义、位置）对 *it* 的判断互相矛盾；合起来才把它消解为 *cat*。
-
-**下一节：** [07 · 位置信息](07_position.ipynb)——自注意力看不到词序，以及如何把位置信息加回去。
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# - 一层多头注意力先用 $(d_{model}, d_{model})$ 的 $W^Q, W^K, W^V$ 做投影，再把结果**拆分**成 $h$ 个宽 $d_k = d_{model}/h$ 的头
+#   （`ac.split_heads`：$(B, T, D) \to (B, H, T, D_h)$），各头分别做注意力，然后**拼接**（`ac.merge_heads`），最后用 $W^O$ 融合。
+#   它为每个头返回一个权重矩阵，形状 $(B, H, T_q, T_k)$。
+# - 权重相同时，`ac.multi_head_attention` 与 `torch.nn.MultiheadAttention` 的结果在 float64 精度下一致（`ac.to_torch_mha`）；
+#   torch 的布尔 `attn_mask` 表示**不允许**关注，所以要传 `~mask`。
+# - 同一层中不同的头可以关注不同的关系：在我们这个可读的模型里，分别是前一个词、相同的词、动词 → 主语、最近的名词。
+#   在训练出来的模型里，这种分工是**学出来的**，而不是设计出来的，而且很多头始终是混合的。
+# - 头之间可能**冗余**：去掉第 3 个或第 4 个头，主语仍然读得出来；两个都去掉，主语就消失了。
+# - 头数是一种取舍（Q3）：$h$ 越大，$d_k$ 越小（$d_k = 1$ 的头最多只有 2 个“最爱”的 Key）；参数量始终是 $4 d_{model}^2 + 4 d_{model}$；
+#   权重张量按 $B \cdot h \cdot T^2$ 增长（$T = 1024$ 时，从 $h = 1$ 的 4 MiB 涨到 $h = 64$ 的 256 MiB）。$d_{model} = 512$、$h = 8$ 时 $d_k = 64$；
+#   公开发表的模型把 $d_k$ 保持在 64–128，靠增加头数来扩大（GPT-3 有 96 个头；GPT-4 的“128 个头”只是传闻）。
+# - 一个代词的三种视角（语法、语义、位置）对 *it* 的判断互相矛盾；合起来才把它消解为 *cat*。
+#
+# **下一节：** [07 · 位置信息](07_position.ipynb)——自注意力看不到词序，以及如何把位置信息加回去。

@@ -1,30 +1,42 @@
-#%% md en
-# 08 · Attention versus RNN
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
-**After this notebook you will be able to**
-- say how many steps information needs to travel between two distant tokens: $n$ hand-offs in an RNN, **one** in attention;
-- measure how much an early token still moves the last output as the distance grows: fading (or exploding) along the RNN's chain, flat for attention;
-- count the steps that must wait for each other, and show why even unlimited parallel hardware needs $n$ rounds for an RNN and one for attention;
-- train a plain RNN, a gated RNN (GRU) and one attention layer on a long-range task and read their accuracy against the distance;
-- fill in the table "RNN versus attention" with counted numbers, find where attention becomes the more expensive one ($n = d$), and answer the self-test question "why can attention replace an RNN on long sequences?".
+# %% [markdown] lang="en"
+# # 08 · Attention versus RNN
+#
+# **After this notebook you will be able to**
+# - say how many steps information needs to travel between two distant tokens: $n$ hand-offs in an RNN, **one** in attention;
+# - measure how much an early token still moves the last output as the distance grows: fading (or exploding) along the RNN's chain, flat for attention;
+# - count the steps that must wait for each other, and show why even unlimited parallel hardware needs $n$ rounds for an RNN and one for attention;
+# - train a plain RNN, a gated RNN (GRU) and one attention layer on a long-range task and read their accuracy against the distance;
+# - fill in the table "RNN versus attention" with counted numbers, find where attention becomes the more expensive one ($n = d$), and answer the self-test question "why can attention replace an RNN on long sequences?".
+#
+# **What you should know first:** the RNN refresher of [00 · Start here](00_start_here.ipynb); one attention step
+# ([01 · Query, Key, Value](01_query_key_value.ipynb)); why attention itself is blind to order ([07 · Position](07_position.ipynb)).
 
-**What you should know first:** the RNN refresher of [00 · Start here](00_start_here.ipynb); one attention step
-([01 · Query, Key, Value](01_query_key_value.ipynb)); why attention itself is blind to order ([07 · Position](07_position.ipynb)).
-#%% md zh
-# 08 · 注意力与 RNN
+# %% [markdown] lang="zh"
+# # 08 · 注意力与 RNN
+#
+# **学完本节，你将能够**
+# - 说清两个相隔很远的 token 之间，信息要走多少步：RNN 要接力 $n$ 次，注意力只要**一步**；
+# - 随着距离拉长，测量一个早先的 token 还能在多大程度上影响最后的输出：在 RNN 的链条上逐渐消失（或爆炸），在注意力里保持不变；
+# - 数出必须彼此等待的计算步数，并说明为什么即使硬件的并行能力无限，RNN 也要算 $n$ 轮，而注意力只要一轮；
+# - 在一个远距离任务上训练普通 RNN、门控 RNN（GRU）和一层注意力，读懂它们的准确率如何随距离变化；
+# - 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点（$n = d$），并回答自测题“为什么 Attention 能替代 RNN 处理长序列？”。
+#
+# **需要的基础：** [00 · 从这里开始](00_start_here.ipynb) 里对 RNN 的快速回顾；一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
+# 注意力本身为什么看不见顺序（见 [07 · 位置信息](07_position.ipynb)）。
 
-**学完本节，你将能够**
-- 说清两个相隔很远的 token 之间，信息要走多少步：RNN 要接力 $n$ 次，注意力只要**一步**；
-- 随着距离拉长，测量一个早先的 token 还能在多大程度上影响最后的输出：在 RNN 的链条上逐渐消失（或爆炸），在注意力里保持不变；
-- 数出必须彼此等待的计算步数，并说明为什么即使硬件的并行能力无限，RNN 也要算 $n$ 轮，而注意力只要一轮；
-- 在一个远距离任务上训练普通 RNN、门控 RNN（GRU）和一层注意力，读懂它们的准确率如何随距离变化；
-- 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点（$n = d$），并回答自测题“为什么 Attention 能替代 RNN 处理长序列？”。
-
-**需要的基础：** [00 · 从这里开始](00_start_here.ipynb) 里对 RNN 的快速回顾；一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
-注意力本身为什么看不见顺序（见 [07 · 位置信息](07_position.ipynb)）。
-#%% code
-LANG = "__LANG__"  # language of this edition: "en" or "zh"
-%matplotlib inline
+# %%
+LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+# %matplotlib inline
 import inspect
 import numpy as np
 import attention_core as ac
@@ -38,359 +50,405 @@ from attention_core.labs.nb08_attention_vs_rnn import rnn_lab, widgets
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
 np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
-#%% md en
-## Two ways to pass information along
 
-Take the example of “Transformer 自注意力机制：直觉理解，不需要数学”: the model is at word 20 and needs something from word 1. A recurrent network (RNN) reads
-the sentence one word per step and keeps a running summary, the hidden state $h_t$. Word 1 can only reach word 20
-as part of that summary, **handed on** from step to step: 19 hand-offs, each one a lossy transformation. Attention
-does not relay: the query of word 20 is compared with the key of word 1 directly, and word 1's value is mixed in
-with the resulting weight. Whatever the distance, it is **one** step.
+# %% [markdown] lang="en"
+# ## Two ways to pass information along
+#
+# Take the example of “Transformer 自注意力机制：直觉理解，不需要数学”: the model is at word 20 and needs something from word 1. A recurrent network (RNN) reads
+# the sentence one word per step and keeps a running summary, the hidden state $h_t$. Word 1 can only reach word 20
+# as part of that summary, **handed on** from step to step: 19 hand-offs, each one a lossy transformation. Attention
+# does not relay: the query of word 20 is compared with the key of word 1 directly, and word 1's value is mixed in
+# with the resulting weight. Whatever the distance, it is **one** step.
+#
+# Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. The
+# number of hand-offs follows from that loop, so `path_length` below is a definition (distance for a recurrent layer,
+# 1 for attention); what the long path **costs** is measured in the next section.
 
-Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. The
-number of hand-offs follows from that loop, so `path_length` below is a definition (distance for a recurrent layer,
-1 for attention); what the long path **costs** is measured in the next section.
-#%% md zh
-## 传递信息的两种方式
+# %% [markdown] lang="zh"
+# ## 传递信息的两种方式
+#
+# 沿用《Transformer 自注意力机制：直觉理解，不需要数学》的例子：模型正在处理第 20 个词，需要用到第 1 个词的信息。循环神经网络（RNN）每一步读一个词，
+# 并维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为这份摘要的一部分，一步一步地**接力**传下去，
+# 才能到达第 20 个词：要接力 19 次，每一次都是一次有损的变换。注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，
+# 再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
+#
+# 下面是本课程用到的整个 RNN（`attention_core.rnn`）。关键就在那个循环：第 $t$ 步需要 $h_{t-1}$。
+# 接力次数由这个循环直接决定，所以下面的 `path_length` 是一个定义（循环层等于距离，注意力为 1），而不是测量；
+# 长路径的**代价**要到下一小节才去测量。
 
-沿用《Transformer 自注意力机制：直觉理解，不需要数学》的例子：模型正在处理第 20 个词，需要用到第 1 个词的信息。循环神经网络（RNN）每一步读一个词，
-并维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为这份摘要的一部分，一步一步地**接力**传下去，
-才能到达第 20 个词：要接力 19 次，每一次都是一次有损的变换。注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，
-再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
-
-下面是本课程用到的整个 RNN（`attention_core.rnn`）。关键就在那个循环：第 $t$ 步需要 $h_{t-1}$。
-接力次数由这个循环直接决定，所以下面的 `path_length` 是一个定义（循环层等于距离，注意力为 1），而不是测量；
-长路径的**代价**要到下一小节才去测量。
-#%% code
+# %%
 print(inspect.getsource(rnn.rnn_forward))
 print(inspect.getsource(rnn_lab.path_length))       # the hops are a definition of the structure, not a measurement
-#%% md en
-A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as
-long. The rest of the notebook measures what the long path costs (information and gradients fade), what the
-waiting costs (no parallelism), what training on a long-range task shows, and what attention pays in return.
-#%% md zh
-门控 RNN（GRU、LSTM）改变的是每次接力时**做什么**，而不是接力**多少次**：它的路径一样长。
-本节接下来依次测量：长路径的代价（信息和梯度逐渐消失）、彼此等待的代价（无法并行）、在远距离任务上训练会看到什么，以及注意力为此付出了什么。
-#%% md en
-## Path length
 
-### The chain of multiplications
+# %% [markdown] lang="en"
+# A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as
+# long. The rest of the notebook measures what the long path costs (information and gradients fade), what the
+# waiting costs (no parallelism), what training on a long-range task shows, and what attention pays in return.
 
-How much does a nudge to an early input $x_s$ move the last hidden state $h_T$? Follow it through the recurrence
-$h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ (row vectors), one step at a time. Write $G_t = \operatorname{diag}(1 - h_t^2)$
-for the slope of tanh at step $t$.
+# %% [markdown] lang="zh"
+# 门控 RNN（GRU、LSTM）改变的是每次接力时**做什么**，而不是接力**多少次**：它的路径一样长。
+# 本节接下来依次测量：长路径的代价（信息和梯度逐渐消失）、彼此等待的代价（无法并行）、在远距离任务上训练会看到什么，以及注意力为此付出了什么。
 
-1. At step $s$ the nudge enters: $\delta h_s = \delta x_s\, W_x\, G_s$.
-2. Every later step passes it on, multiplied again: $\delta h_t = \delta h_{t-1}\, W_h\, G_t$.
-3. So after $T - s$ hand-offs
+# %% [markdown] lang="en"
+# ## Path length
+#
+# ### The chain of multiplications
+#
+# How much does a nudge to an early input $x_s$ move the last hidden state $h_T$? Follow it through the recurrence
+# $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ (row vectors), one step at a time. Write $G_t = \operatorname{diag}(1 - h_t^2)$
+# for the slope of tanh at step $t$.
+#
+# 1. At step $s$ the nudge enters: $\delta h_s = \delta x_s\, W_x\, G_s$.
+# 2. Every later step passes it on, multiplied again: $\delta h_t = \delta h_{t-1}\, W_h\, G_t$.
+# 3. So after $T - s$ hand-offs
+#
+# $$\frac{\partial h_T}{\partial x_s} = W_x\, G_s\, \underbrace{(W_h G_{s+1})\,(W_h G_{s+2}) \cdots (W_h G_T)}_{T - s \text{ factors}} .$$
+#
+# 4. Each factor has norm at most $\|W_h\| \cdot \max(1 - h^2) \le \|W_h\|$. Our $W_h$ is an orthogonal matrix times
+#    0.9, so $\|W_h\| = 0.9$ and the product shrinks at least like $0.9^{T-s}$: the early token **fades**.
+#    With $\|W_h\|$ well above 1 the product can grow instead: it **explodes**.
+#
+# This Jacobian is read both ways: forwards, it says how much of $x_s$ is still in $h_T$ (information); backwards,
+# it is exactly the gradient that training sends from the output to $x_s$ (backpropagation through time multiplies
+# the same factors). `rnn_lab.rnn_input_jacobians` computes the product; finite differences (just calls of
+# `rnn_forward`) check it.
 
-$$\frac{\partial h_T}{\partial x_s} = W_x\, G_s\, \underbrace{(W_h G_{s+1})\,(W_h G_{s+2}) \cdots (W_h G_T)}_{T - s \text{ factors}} .$$
+# %% [markdown] lang="zh"
+# ## 路径长度
+#
+# ### 一长串乘法
+#
+# 轻轻推动一个早先的输入 $x_s$，最后的隐藏状态 $h_T$ 会移动多少？沿着递推式 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$（行向量）一步一步往下追。
+# 记 $G_t = \operatorname{diag}(1 - h_t^2)$，即第 $t$ 步 tanh 的斜率。
+#
+# 1. 在第 $s$ 步，扰动进入：$\delta h_s = \delta x_s\, W_x\, G_s$。
+# 2. 之后的每一步都把它传下去，并再乘一次：$\delta h_t = \delta h_{t-1}\, W_h\, G_t$。
+# 3. 所以经过 $T - s$ 次接力之后
+#
+# $$\frac{\partial h_T}{\partial x_s} = W_x\, G_s\, \underbrace{(W_h G_{s+1})\,(W_h G_{s+2}) \cdots (W_h G_T)}_{T - s \text{ 个因子}}$$
+#
+# 4. 每个因子的范数至多为 $\|W_h\| \cdot \max(1 - h^2) \le \|W_h\|$。这里的 $W_h$ 是一个正交矩阵乘以 0.9，所以 $\|W_h\| = 0.9$，
+#    乘积至少像 $0.9^{T-s}$ 那样缩小：早先的 token **逐渐消失**。如果 $\|W_h\|$ 远大于 1，乘积反而可能越乘越大：**爆炸**。
+#
+# 这个 Jacobian 可以从两个方向读：往前读，它说明 $h_T$ 里还剩多少 $x_s$ 的信息；往回读，它恰好就是训练时从输出传回 $x_s$ 的梯度
+# （随时间反向传播乘的正是这些因子）。`rnn_lab.rnn_input_jacobians` 计算这个乘积，再用有限差分（只调用 `rnn_forward`）来验证它。
 
-4. Each factor has norm at most $\|W_h\| \cdot \max(1 - h^2) \le \|W_h\|$. Our $W_h$ is an orthogonal matrix times
-   0.9, so $\|W_h\| = 0.9$ and the product shrinks at least like $0.9^{T-s}$: the early token **fades**.
-   With $\|W_h\|$ well above 1 the product can grow instead: it **explodes**.
-
-This Jacobian is read both ways: forwards, it says how much of $x_s$ is still in $h_T$ (information); backwards,
-it is exactly the gradient that training sends from the output to $x_s$ (backpropagation through time multiplies
-the same factors). `rnn_lab.rnn_input_jacobians` computes the product; finite differences (just calls of
-`rnn_forward`) check it.
-#%% md zh
-## 路径长度
-
-### 一长串乘法
-
-轻轻推动一个早先的输入 $x_s$，最后的隐藏状态 $h_T$ 会移动多少？沿着递推式 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$（行向量）一步一步往下追。
-记 $G_t = \operatorname{diag}(1 - h_t^2)$，即第 $t$ 步 tanh 的斜率。
-
-1. 在第 $s$ 步，扰动进入：$\delta h_s = \delta x_s\, W_x\, G_s$。
-2. 之后的每一步都把它传下去，并再乘一次：$\delta h_t = \delta h_{t-1}\, W_h\, G_t$。
-3. 所以经过 $T - s$ 次接力之后
-
-$$\frac{\partial h_T}{\partial x_s} = W_x\, G_s\, \underbrace{(W_h G_{s+1})\,(W_h G_{s+2}) \cdots (W_h G_T)}_{T - s \text{ 个因子}}$$
-
-4. 每个因子的范数至多为 $\|W_h\| \cdot \max(1 - h^2) \le \|W_h\|$。这里的 $W_h$ 是一个正交矩阵乘以 0.9，所以 $\|W_h\| = 0.9$，
-   乘积至少像 $0.9^{T-s}$ 那样缩小：早先的 token **逐渐消失**。如果 $\|W_h\|$ 远大于 1，乘积反而可能越乘越大：**爆炸**。
-
-这个 Jacobian 可以从两个方向读：往前读，它说明 $h_T$ 里还剩多少 $x_s$ 的信息；往回读，它恰好就是训练时从输出传回 $x_s$ 的梯度
-（随时间反向传播乘的正是这些因子）。`rnn_lab.rnn_input_jacobians` 计算这个乘积，再用有限差分（只调用 `rnn_forward`）来验证它。
-#%% code
+# %%
 D = 16                                                        # input and hidden width
 chain = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.9)       # ||W_h|| = 0.9
 xs = rng.normal(size=(48, D))                                 # one sequence, (T=48, D)
 J = rnn_lab.rnn_input_jacobians(chain, xs)                    # (T, D, D): d h_47 / d x_s for every s
 last_state = lambda x: rnn.rnn_forward(x, chain)              # (T, D) -> all hidden states (T, D)
 print(f"||W_h|| = {np.linalg.norm(chain.w_h, 2):.3f}   ||W_x|| = {np.linalg.norm(chain.w_x, 2):.3f}")
-print(i18n.t("prints08.jac_head"))
+print("[en] T - s   ||dh_T/dx_s||   bound ||W_x||·0.9^(T-s)   = finite differences[zh] T - s   ||dh_T/dx_s||   上界 ||W_x||·0.9^(T-s)    = 有限差分")
 for gap in (0, 1, 5, 10, 20, 40):
     s = 47 - gap
     fd = rnn_lab.finite_difference_jacobian(last_state, xs, s)
     print(f"{gap:5d}   {np.linalg.norm(J[s], 2):13.3g}   {np.linalg.norm(chain.w_x, 2) * 0.9 ** gap:22.3g}"
           f"   {np.allclose(J[s], fd, atol=1e-8)}")
-#%% md en
-Forty hand-offs shrink the influence from 1.44 to $3.8 \times 10^{-9}$, far below even the bound: tanh's slope
-$1 - h^2 < 1$ takes its share at every step too. Refresher 4 of notebook 00 measured the same fading with finite
-differences (`rnn.influence_of_first_input`, the first token of sequences of growing length); the exact product
-agrees with it (a test checks this).
 
-### An early token, moved further and further back
+# %% [markdown] lang="en"
+# Forty hand-offs shrink the influence from 1.44 to $3.8 \times 10^{-9}$, far below even the bound: tanh's slope
+# $1 - h^2 < 1$ takes its share at every step too. Refresher 4 of notebook 00 measured the same fading with finite
+# differences (`rnn.influence_of_first_input`, the first token of sequences of growing length); the exact product
+# agrees with it (a test checks this).
+#
+# ### An early token, moved further and further back
+#
+# Now compare with attention on equal terms. We take 46 random distractor tokens, one "early" token and a last
+# token (all seeded), and put the early token $k$ positions before the last one, for $k = 1, 2, \dots, 47$. The
+# tokens are the same every time; only the early token's place changes. For each $k$ we measure how much the early
+# token moves the **last output**: of the RNN above, and of one two-head self-attention layer
+# (`ac.multi_head_attention`, seeded weights, measured by finite differences).
 
-Now compare with attention on equal terms. We take 46 random distractor tokens, one "early" token and a last
-token (all seeded), and put the early token $k$ positions before the last one, for $k = 1, 2, \dots, 47$. The
-tokens are the same every time; only the early token's place changes. For each $k$ we measure how much the early
-token moves the **last output**: of the RNN above, and of one two-head self-attention layer
-(`ac.multi_head_attention`, seeded weights, measured by finite differences).
-#%% md zh
-接力 40 次之后，影响从 1.44 缩小到 $3.8 \times 10^{-9}$，比上界还小得多：tanh 的斜率 $1 - h^2 < 1$ 在每一步也要再打一次折扣。
-00 节的快速回顾 4 用有限差分（`rnn.influence_of_first_input`，让序列越来越长，看第一个 token）测过同样的衰减；这里的精确乘积与它一致（有测试专门检查）。
+# %% [markdown] lang="zh"
+# 接力 40 次之后，影响从 1.44 缩小到 $3.8 \times 10^{-9}$，比上界还小得多：tanh 的斜率 $1 - h^2 < 1$ 在每一步也要再打一次折扣。
+# 00 节的快速回顾 4 用有限差分（`rnn.influence_of_first_input`，让序列越来越长，看第一个 token）测过同样的衰减；这里的精确乘积与它一致（有测试专门检查）。
+#
+# ### 把一个早先的 token 越推越远
+#
+# 现在在同等条件下和注意力比一比。取 46 个随机的干扰 token、一个“早先的” token 和最后一个 token（都由种子生成），
+# 把早先的 token 放在最后一个 token 之前 $k$ 个位置，$k = 1, 2, \dots, 47$。每次用的都是同一批 token，变的只是早先那个 token 的位置。
+# 对每个 $k$，我们测量早先的 token 能把**最后的输出**推动多少：一个是上面的 RNN，一个是一层两头的自注意力
+# （`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
 
-### 把一个早先的 token 越推越远
-
-现在在同等条件下和注意力比一比。取 46 个随机的干扰 token、一个“早先的” token 和最后一个 token（都由种子生成），
-把早先的 token 放在最后一个 token 之前 $k$ 个位置，$k = 1, 2, \dots, 47$。每次用的都是同一批 token，变的只是早先那个 token 的位置。
-对每个 $k$，我们测量早先的 token 能把**最后的输出**推动多少：一个是上面的 RNN，一个是一层两头的自注意力
-（`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
-#%% code
+# %%
 curves = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=0.9, seed=0)   # exact for the RNN, finite differences for attention
-print(i18n.t("prints08.influence_head"))
+print("[en]   k   RNN        attention[zh]   k   RNN        注意力")
 for k in (1, 2, 5, 10, 20, 40, 47):
     print(f"{k:4d}   {curves['rnn'][k - 1]:<9.3g}  {curves['attention'][k - 1]:.3g}")
 spread = np.ptp(curves["attention"]) / curves["attention"].mean()
-print(i18n.t("prints08.same_all"), spread < 1e-6)
+print("[en]attention: the same at all 47 distances (relative spread < 1e-6):[zh]注意力：在全部 47 个距离上都一样（相对离散度 < 1e-6）：", spread < 1e-6)
 per_step = np.exp(np.polyfit(curves["distances"], np.log(curves["rnn"]), 1)[0])
-print(i18n.t("prints08.keeps", p=f"{per_step:.2f}"))
+print(f"[en]RNN: each hand-off keeps about {per_step:.2f} of the influence[zh]RNN：每接力一次，影响大约只剩下 {per_step:.2f}")
 ax = rnn_lab.plot_influence(curves)
-#%% md en
-The RNN's line falls almost straight on the log scale: every hand-off keeps about 0.6 of what is left (the 0.9 of
-$W_h$ times the average slope of tanh), so at $k = 40$ the early token moves the last output by $3 \times 10^{-9}$:
-it is, for all practical purposes, gone, and so is its gradient. The attention line is flat, to the last digit:
-0.109 at every distance. That is not luck. The last query meets the early token's key directly, and the set of
-keys is the same whatever the order (attention is blind to order, notebook 07), so the distance does not enter
-the computation at all. Its influence is set by **content**: how well that key matches the query.
 
-The other failure: a large recurrent weight. With $\|W_h\| = 3$ the same chain multiplies instead of shrinking:
-#%% md zh
-RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，剩下的影响只保留约 0.6（$W_h$ 的 0.9 乘以 tanh 的平均斜率），
-所以在 $k = 40$ 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$：实际上它已经消失了，它的梯度也一样。
-注意力的曲线则是平的，一直平到最后一位：每个距离上都是 0.109。这不是巧合。最后那个 Query 直接遇到早先 token 的 Key，
-而无论顺序如何，Key 的集合都一样（注意力看不见顺序，见 07 节），所以距离根本没有进入计算。它的影响大小由**内容**决定：那个 Key 与 Query 有多匹配。
+# %% [markdown] lang="en"
+# The RNN's line falls almost straight on the log scale: every hand-off keeps about 0.6 of what is left (the 0.9 of
+# $W_h$ times the average slope of tanh), so at $k = 40$ the early token moves the last output by $3 \times 10^{-9}$:
+# it is, for all practical purposes, gone, and so is its gradient. The attention line is flat, to the last digit:
+# 0.109 at every distance. That is not luck. The last query meets the early token's key directly, and the set of
+# keys is the same whatever the order (attention is blind to order, notebook 07), so the distance does not enter
+# the computation at all. Its influence is set by **content**: how well that key matches the query.
+#
+# The other failure: a large recurrent weight. With $\|W_h\| = 3$ the same chain multiplies instead of shrinking:
 
-另一种失败：循环权重太大。当 $\|W_h\| = 3$ 时，同一条链不再缩小，而是越乘越大：
-#%% code
+# %% [markdown] lang="zh"
+# RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，剩下的影响只保留约 0.6（$W_h$ 的 0.9 乘以 tanh 的平均斜率），
+# 所以在 $k = 40$ 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$：实际上它已经消失了，它的梯度也一样。
+# 注意力的曲线则是平的，一直平到最后一位：每个距离上都是 0.109。这不是巧合。最后那个 Query 直接遇到早先 token 的 Key，
+# 而无论顺序如何，Key 的集合都一样（注意力看不见顺序，见 07 节），所以距离根本没有进入计算。它的影响大小由**内容**决定：那个 Key 与 Query 有多匹配。
+#
+# 另一种失败：循环权重太大。当 $\|W_h\| = 3$ 时，同一条链不再缩小，而是越乘越大：
+
+# %%
 big = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=3.0, seed=0)
 for k in (1, 10, 20, 40):
-    print(i18n.t("prints08.big", k=f"{k:2d}", r=f"{big['rnn'][k - 1]:9.3g}", a=f"{big['attention'][k - 1]:.3g}"))
-#%% md en
-At $k = 40$ it is about 5000 times its value at $k = 1$: a gradient like that blows training up. These are the two faces of the
-"gradients easily vanish or explode" of “Transformer Attention 机制入门：从直觉到公式”: both come from one long product, and no choice of a single scale
-keeps it near 1 for every input. (Whether a given chain vanishes or explodes also depends on how much tanh
-saturates; try other scales in the widget.)
+    print(f"[en]k = {k:2d}   RNN with ||W_h|| = 3: {big['rnn'][k - 1]:9.3g}    attention: {big['attention'][k - 1]:.3g}[zh]k = {k:2d}   ||W_h|| = 3 的 RNN：{big['rnn'][k - 1]:9.3g}    注意力：{big['attention'][k - 1]:.3g}")
 
-### Try it: distance and recurrent scale
+# %% [markdown] lang="en"
+# At $k = 40$ it is about 5000 times its value at $k = 1$: a gradient like that blows training up. These are the two faces of the
+# "gradients easily vanish or explode" of “Transformer Attention 机制入门：从直觉到公式”: both come from one long product, and no choice of a single scale
+# keeps it near 1 for every input. (Whether a given chain vanishes or explodes also depends on how much tanh
+# saturates; try other scales in the widget.)
+#
+# ### Try it: distance and recurrent scale
+#
+# Move the early token with the distance slider: the RNN needs $k$ hand-offs (orange dots, top), attention one
+# step (blue arc, the same height at every distance). The bottom panel marks both influences. Then change the
+# recurrent scale and watch the orange line tilt down (forgetting) or up (exploding) while the blue one never moves.
 
-Move the early token with the distance slider: the RNN needs $k$ hand-offs (orange dots, top), attention one
-step (blue arc, the same height at every distance). The bottom panel marks both influences. Then change the
-recurrent scale and watch the orange line tilt down (forgetting) or up (exploding) while the blue one never moves.
-#%% md zh
-到 $k = 40$ 时，它大约是 $k = 1$ 时的 5000 倍：这样的梯度会让训练失控。这就是《Transformer Attention 机制入门：从直觉到公式》所说“梯度易消失/爆炸”的两面：
-二者都来自同一个长长的乘积，而任何一个固定的尺度都无法让它对所有输入都保持在 1 附近。（一条链究竟是消失还是爆炸，也取决于 tanh 饱和得有多厉害；可以在下面的控件里试试别的尺度。）
+# %% [markdown] lang="zh"
+# 到 $k = 40$ 时，它大约是 $k = 1$ 时的 5000 倍：这样的梯度会让训练失控。这就是《Transformer Attention 机制入门：从直觉到公式》所说“梯度易消失/爆炸”的两面：
+# 二者都来自同一个长长的乘积，而任何一个固定的尺度都无法让它对所有输入都保持在 1 附近。（一条链究竟是消失还是爆炸，也取决于 tanh 饱和得有多厉害；可以在下面的控件里试试别的尺度。）
+#
+# ### 动手试试：距离与循环权重尺度
+#
+# 拖动距离滑块来移动早先的 token：RNN 要接力 $k$ 次（上方橙色的点），注意力只要一步（蓝色的弧，在任何距离上都一样高）。
+# 下方的图标出了两者的影响大小。再调整循环权重尺度，看橙色曲线向下倾斜（遗忘）或向上翘起（爆炸），而蓝色曲线纹丝不动。
 
-### 动手试试：距离与循环权重尺度
-
-拖动距离滑块来移动早先的 token：RNN 要接力 $k$ 次（上方橙色的点），注意力只要一步（蓝色的弧，在任何距离上都一样高）。
-下方的图标出了两者的影响大小。再调整循环权重尺度，看橙色曲线向下倾斜（遗忘）或向上翘起（爆炸），而蓝色曲线纹丝不动。
-#%% code
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 widgets.path_length_widget(distance=10, recurrent_scale=0.9)
-#%% md en
-**What a short path does and does not give.** One step means the early token *can* reach the last output without
-decaying; whether the model *uses* that path depends on what its weights learned. A high weight is not a guarantee
-of the right token (notebook 01): the short path improves the structural conditions for learning long-range
-dependencies, nothing more. The trained comparison below shows both halves.
-#%% md zh
-**短路径能给什么，不能给什么。** 一步直达意味着早先的 token *能够*不经衰减地到达最后的输出；模型是否*用上*这条路径，
-取决于它的权重学到了什么。权重大并不保证落在正确的 token 上（见 01 节）：短路径改善的是学习远距离依赖的结构条件，仅此而已。
-下面训练出来的对比会同时展示这两面。
-#%% md en
-## Parallelism
 
-### Steps that must wait for each other
+# %% [markdown] lang="en"
+# **What a short path does and does not give.** One step means the early token *can* reach the last output without
+# decaying; whether the model *uses* that path depends on what its weights learned. A high weight is not a guarantee
+# of the right token (notebook 01): the short path improves the structural conditions for learning long-range
+# dependencies, nothing more. The trained comparison below shows both halves.
 
-Draw each layer as a dependency graph: which values each output needs before it can be computed. An RNN's
-$h_t$ needs $x_t$ and $h_{t-1}$; an attention output needs all the inputs and no other output. The number of
-rounds that even unlimited hardware needs is the longest chain in that graph (its *critical path*):
-#%% md zh
-## 并行
+# %% [markdown] lang="zh"
+# **短路径能给什么，不能给什么。** 一步直达意味着早先的 token *能够*不经衰减地到达最后的输出；模型是否*用上*这条路径，
+# 取决于它的权重学到了什么。权重大并不保证落在正确的 token 上（见 01 节）：短路径改善的是学习远距离依赖的结构条件，仅此而已。
+# 下面训练出来的对比会同时展示这两面。
 
-### 必须彼此等待的步骤
+# %% [markdown] lang="en"
+# ## Parallelism
+#
+# ### Steps that must wait for each other
+#
+# Draw each layer as a dependency graph: which values each output needs before it can be computed. An RNN's
+# $h_t$ needs $x_t$ and $h_{t-1}$; an attention output needs all the inputs and no other output. The number of
+# rounds that even unlimited hardware needs is the longest chain in that graph (its *critical path*):
 
-把每种层画成一张依赖图：每个输出在计算之前需要哪些值。RNN 的 $h_t$ 需要 $x_t$ 和 $h_{t-1}$；注意力的输出需要所有输入，但不需要任何其他输出。
-即使硬件无限多，也至少要算多少轮，取决于这张图里最长的那条依赖链（它的*关键路径*）：
-#%% code
-print(i18n.t("prints08.rounds_head"))
+# %% [markdown] lang="zh"
+# ## 并行
+#
+# ### 必须彼此等待的步骤
+#
+# 把每种层画成一张依赖图：每个输出在计算之前需要哪些值。RNN 的 $h_t$ 需要 $x_t$ 和 $h_{t-1}$；注意力的输出需要所有输入，但不需要任何其他输出。
+# 即使硬件无限多，也至少要算多少轮，取决于这张图里最长的那条依赖链（它的*关键路径*）：
+
+# %%
+print("[en]     n   RNN rounds   attention rounds[zh]     n     RNN 轮数       注意力轮数")
 for n in (8, 64, 256):
     print(f"{n:6d}   {rnn_lab.sequential_steps('rnn', n):10d}   {rnn_lab.sequential_steps('attention', n):16d}")
-#%% md en
-Counting is one thing; let us try it. Suppose we had one processor per position and computed **all** the RNN's
-states at once, each from its left neighbour's current guess (starting from zeros), round after round.
-`rnn_lab.parallel_rounds` does exactly that, with one batched call per round, and counts how many positions are
-right after each round. For attention we compute all 32 outputs in one call, and again one query at a time in a
-random order:
-#%% md zh
-光数还不够，来试一试。假设每个位置都配一个处理器，一次**同时**计算 RNN 的所有状态：每个位置都用它左邻居当前的猜测值（从全零开始），一轮接一轮地算。
-`rnn_lab.parallel_rounds` 做的正是这件事，每轮一次批量调用，并统计每轮之后有多少个位置算对了。对注意力，我们一次调用算出全部 32 个输出，
-再按随机顺序一个 Query 一个 Query 地算一遍：
-#%% code
+
+# %% [markdown] lang="en"
+# Counting is one thing; let us try it. Suppose we had one processor per position and computed **all** the RNN's
+# states at once, each from its left neighbour's current guess (starting from zeros), round after round.
+# `rnn_lab.parallel_rounds` does exactly that, with one batched call per round, and counts how many positions are
+# right after each round. For attention we compute all 32 outputs in one call, and again one query at a time in a
+# random order:
+
+# %% [markdown] lang="zh"
+# 光数还不够，来试一试。假设每个位置都配一个处理器，一次**同时**计算 RNN 的所有状态：每个位置都用它左邻居当前的猜测值（从全零开始），一轮接一轮地算。
+# `rnn_lab.parallel_rounds` 做的正是这件事，每轮一次批量调用，并统计每轮之后有多少个位置算对了。对注意力，我们一次调用算出全部 32 个输出，
+# 再按随机顺序一个 Query 一个 Query 地算一遍：
+
+# %%
 x = rng.normal(size=(32, D))                                   # 32 positions, (T, D)
 rounds = rnn_lab.parallel_rounds(rnn_lab.rnn_step(chain), x, np.zeros(D))
-print(i18n.t("prints08.right_after"), rounds["correct"])
-print(i18n.t("prints08.rounds_needed"), rounds["rounds"])
+print("[en]RNN: positions right after each round:[zh]RNN：每一轮之后算对的位置数：", rounds["correct"])
+print("[en]RNN: rounds needed for 32 positions:[zh]RNN：32 个位置需要的轮数：", rounds["rounds"])
 
 full, _ = ac.scaled_dot_product_attention(x, x, x)             # all 32 outputs in one call, (T, D)
 one_by_one = np.empty_like(full)
 for t in rng.permutation(32):                                  # any order: no position waits for another
     one_by_one[t] = ac.scaled_dot_product_attention(x[t:t + 1], x, x)[0][0]
-print(i18n.t("prints08.one_call"), np.allclose(full, one_by_one))
-#%% md en
-Each round gets exactly one more position right: a position can only be right once its left neighbour was, so
-32 positions take 32 rounds, whatever the number of processors. “注意力机制” says it plainly: step $t + 1$ must wait
-for the state of step $t$. Attention's outputs do not depend on each other, so all of them are one parallel round
-(inside it, the $n \times n$ scores are one matrix product, exactly the kind of work a GPU's thousands of lanes do at once).
+print("[en]attention: one call = 32 separate calls in a random order:[zh]注意力：一次调用 = 按随机顺序分开调用 32 次：", np.allclose(full, one_by_one))
 
-A curiosity that confirms the rule: a strongly forgetting chain can look "done" early.
-#%% md zh
-每一轮恰好多算对一个位置：只有左邻居算对之后，一个位置才可能算对，所以 32 个位置需要 32 轮，处理器再多也没用。
-《注意力机制》一文说得很直白：第 $t + 1$ 步必须等待第 $t$ 步的状态产生。注意力的各个输出互不依赖，所以全部只需一轮并行计算
-（在这一轮里，$n \times n$ 的分数就是一次矩阵乘法，正是 GPU 成千上万条通道最擅长同时完成的工作）。
+# %% [markdown] lang="en"
+# Each round gets exactly one more position right: a position can only be right once its left neighbour was, so
+# 32 positions take 32 rounds, whatever the number of processors. “注意力机制” says it plainly: step $t + 1$ must wait
+# for the state of step $t$. Attention's outputs do not depend on each other, so all of them are one parallel round
+# (inside it, the $n \times n$ scores are one matrix product, exactly the kind of work a GPU's thousands of lanes do at once).
+#
+# A curiosity that confirms the rule: a strongly forgetting chain can look "done" early.
 
-有一个小插曲反而印证了这条规律：一条遗忘得很厉害的链，可能会提前“算完”。
-#%% code
+# %% [markdown] lang="zh"
+# 每一轮恰好多算对一个位置：只有左邻居算对之后，一个位置才可能算对，所以 32 个位置需要 32 轮，处理器再多也没用。
+# 《注意力机制》一文说得很直白：第 $t + 1$ 步必须等待第 $t$ 步的状态产生。注意力的各个输出互不依赖，所以全部只需一轮并行计算
+# （在这一轮里，$n \times n$ 的分数就是一次矩阵乘法，正是 GPU 成千上万条通道最擅长同时完成的工作）。
+#
+# 有一个小插曲反而印证了这条规律：一条遗忘得很厉害的链，可能会提前“算完”。
+
+# %%
 fast_forgetter = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.5)
 quick = rnn_lab.parallel_rounds(rnn_lab.rnn_step(fast_forgetter), x, np.zeros(D))
-print(i18n.t("prints08.quick"), quick["rounds"])
-#%% md en
-21 rounds instead of 32, because with $\|W_h\| = 0.5$ a wrong guess 20 positions back has shrunk below
-$10^{-9}$: the chain has forgotten it. The only way an RNN skips rounds is by forgetting, which is exactly what a
-long-range task cannot afford.
+print("[en]||W_h|| = 0.5: rounds needed for 32 positions:[zh]||W_h|| = 0.5：32 个位置需要的轮数：", quick["rounds"])
 
-### Wall-clock time
+# %% [markdown] lang="en"
+# 21 rounds instead of 32, because with $\|W_h\| = 0.5$ a wrong guess 20 positions back has shrunk below
+# $10^{-9}$: the chain has forgotten it. The only way an RNN skips rounds is by forgetting, which is exactly what a
+# long-range task cannot afford.
+#
+# ### Wall-clock time
+#
+# Now time both on this machine, for growing $n$ ($d = 64$, one sequence, one CPU core each). The numbers depend on
+# the computer, so this cell's output is not checked; read the shapes of the lines.
 
-Now time both on this machine, for growing $n$ ($d = 64$, one sequence, one CPU core each). The numbers depend on
-the computer, so this cell's output is not checked; read the shapes of the lines.
-#%% md zh
-只用了 21 轮，而不是 32 轮，因为 $\|W_h\| = 0.5$ 时，20 个位置之前的错误猜测已经缩小到 $10^{-9}$ 以下：链条已经把它忘掉了。
-RNN 能跳过若干轮的唯一办法就是遗忘，而这恰恰是远距离任务承受不起的。
+# %% [markdown] lang="zh"
+# 只用了 21 轮，而不是 32 轮，因为 $\|W_h\| = 0.5$ 时，20 个位置之前的错误猜测已经缩小到 $10^{-9}$ 以下：链条已经把它忘掉了。
+# RNN 能跳过若干轮的唯一办法就是遗忘，而这恰恰是远距离任务承受不起的。
+#
+# ### 实际耗时
+#
+# 现在在这台机器上给两者计时，$n$ 逐渐增大（$d = 64$，一条序列，各用一个 CPU 核心）。这些数字取决于计算机，所以这个单元格的输出不参与检查；请看曲线的形状。
 
-### 实际耗时
-
-现在在这台机器上给两者计时，$n$ 逐渐增大（$d = 64$，一条序列，各用一个 CPU 核心）。这些数字取决于计算机，所以这个单元格的输出不参与检查；请看曲线的形状。
-#%% code
-# NBVAL_IGNORE_OUTPUT
+# %%
+# MEASUREMENT
 # (wall-clock times differ from machine to machine)
 timings = rnn_lab.time_layers([16, 64, 256, 1024], d=64, repeats=7)
 for n, t_rnn, t_att in zip(timings["n"], timings["rnn"], timings["attention"]):
-    print(i18n.t("prints08.timing", n=f"{n:5d}", r=f"{1e3 * t_rnn:7.2f}", s=f"{1e6 * t_rnn / n:.1f}", a=f"{1e3 * t_att:7.2f}"))
+    print(f"[en]n = {n:5d}   RNN {1e3 * t_rnn:7.2f} ms ({1e6 * t_rnn / n:.1f} µs per step)   attention {1e3 * t_att:7.2f} ms[zh]n = {n:5d}   RNN {1e3 * t_rnn:7.2f} ms（每步 {1e6 * t_rnn / n:.1f} µs）   注意力 {1e3 * t_att:7.2f} ms")
 ax = rnn_lab.plot_timings(timings)
-#%% md en
-The RNN's line is straight with slope 1 on the log-log plot: time grows like $n$, the same few microseconds per
-step, because every step waits for the one before and is far too small to keep the processor busy. Attention
-starts almost flat (a few big matrix products, however small) and then bends up, because it does $n^2 d$ work.
-On a single CPU core the two lines may cross: for long sequences attention can be the **slower** one here. On a GPU the flat part lasts much longer, because all $n^2$ scores are computed side by side, while the
-RNN's $n$ steps stay one after another on any hardware. That, and not fewer operations, is why Transformers train
-faster: the work can be spread out.
-#%% md zh
-在双对数坐标下，RNN 的曲线是一条斜率为 1 的直线：耗时随 $n$ 线性增长，每一步都是同样的几微秒，因为每一步都要等前一步，
-而且每一步的计算量太小，根本喂不饱处理器。注意力的曲线一开始几乎是平的（几次大的矩阵乘法，不论规模多小），之后向上弯，因为它要做 $n^2 d$ 的计算。
-只用一个 CPU 核心时，两条线可能交叉：序列很长时，注意力在这里反而可能**更慢**。在 GPU 上，平坦的那一段会长得多，
-因为全部 $n^2$ 个分数可以并排同时计算；而 RNN 的 $n$ 步在任何硬件上都只能一步接一步。Transformer 训练得更快，靠的正是这一点：
-计算可以铺开并行，而不是运算次数更少。
-#%% md en
-## A trained comparison: recall the first token
 
-Measurements on random weights show what the structure allows. Does it matter once the models are trained?
-The task: a sequence starts with one of 8 symbols, then come $k$ distractor tokens (8 other tokens, at random),
-then a question token; the model must name the first symbol. Chance is $1/8$. The symbols and the distractors are
-different tokens, so the task is only about **distance**: keep (or fetch) one token across $k$ positions.
-#%% md zh
-## 训练出来的对比：记住第一个 token
+# %% [markdown] lang="en"
+# The RNN's line is straight with slope 1 on the log-log plot: time grows like $n$, the same few microseconds per
+# step, because every step waits for the one before and is far too small to keep the processor busy. Attention
+# starts almost flat (a few big matrix products, however small) and then bends up, because it does $n^2 d$ work.
+# On a single CPU core the two lines may cross: for long sequences attention can be the **slower** one here. On a GPU the flat part lasts much longer, because all $n^2$ scores are computed side by side, while the
+# RNN's $n$ steps stay one after another on any hardware. That, and not fewer operations, is why Transformers train
+# faster: the work can be spread out.
 
-在随机权重上的测量说明了结构允许什么。那么训练之后，这些差别还重要吗？任务如下：序列以 8 个符号之一开头，
-接着是 $k$ 个干扰 token（从另外 8 个 token 中随机抽取），最后是一个提问 token；模型必须说出开头的那个符号。随机猜的准确率是 $1/8$。
-符号和干扰 token 是两组不同的 token，所以这个任务只考**距离**：把一个 token 跨越 $k$ 个位置保留下来（或取回来）。
-#%% code
+# %% [markdown] lang="zh"
+# 在双对数坐标下，RNN 的曲线是一条斜率为 1 的直线：耗时随 $n$ 线性增长，每一步都是同样的几微秒，因为每一步都要等前一步，
+# 而且每一步的计算量太小，根本喂不饱处理器。注意力的曲线一开始几乎是平的（几次大的矩阵乘法，不论规模多小），之后向上弯，因为它要做 $n^2 d$ 的计算。
+# 只用一个 CPU 核心时，两条线可能交叉：序列很长时，注意力在这里反而可能**更慢**。在 GPU 上，平坦的那一段会长得多，
+# 因为全部 $n^2$ 个分数可以并排同时计算；而 RNN 的 $n$ 步在任何硬件上都只能一步接一步。Transformer 训练得更快，靠的正是这一点：
+# 计算可以铺开并行，而不是运算次数更少。
+
+# %% [markdown] lang="en"
+# ## A trained comparison: recall the first token
+#
+# Measurements on random weights show what the structure allows. Does it matter once the models are trained?
+# The task: a sequence starts with one of 8 symbols, then come $k$ distractor tokens (8 other tokens, at random),
+# then a question token; the model must name the first symbol. Chance is $1/8$. The symbols and the distractors are
+# different tokens, so the task is only about **distance**: keep (or fetch) one token across $k$ positions.
+
+# %% [markdown] lang="zh"
+# ## 训练出来的对比：记住第一个 token
+#
+# 在随机权重上的测量说明了结构允许什么。那么训练之后，这些差别还重要吗？任务如下：序列以 8 个符号之一开头，
+# 接着是 $k$ 个干扰 token（从另外 8 个 token 中随机抽取），最后是一个提问 token；模型必须说出开头的那个符号。随机猜的准确率是 $1/8$。
+# 符号和干扰 token 是两组不同的 token，所以这个任务只考**距离**：把一个 token 跨越 $k$ 个位置保留下来（或取回来）。
+
+# %%
 if backends.torch_available():
     import torch
     torch.set_num_threads(1)                                    # one thread: the same numbers on every run
     tokens, target = rnn_lab.recall_batch(4, 3, torch.Generator().manual_seed(0))
-    print(i18n.t("prints08.three_seqs"))
-    print(tokens.numpy(), " " + i18n.t("prints08.answers"), target.numpy())
+    print("[en]three sequences at k = 4 (symbols 0-7, distractors 8-15, question 16):[zh]k = 4 时的三个序列（符号 0–7，干扰项 8–15，提问 16）：")
+    print(tokens.numpy(), " " + "[en]answers:[zh]答案：", target.numpy())
 else:
-    print(i18n.t("prints08.no_torch"))
-#%% md en
-Three small models, each with width 32, see the same batches: a plain RNN (`torch.nn.RNN`, tanh), a gated RNN
-(`torch.nn.GRU`) and one attention layer, whose query comes from the question token and whose keys and values come
-from every token (`ac.scaled_dot_product_attention` on torch tensors). For each distance
-$k \in \{2, 4, 8, 16, 32\}$ a fresh model trains for at most 300 batches of 32 sequences (Adam, stopping early once
-the loss stays below 0.01), then answers 512 new sequences. The attention layer needs no position encoding here:
-it finds the symbol by its content. Training takes several seconds; the exact accuracies and times can differ
-slightly on another computer, so this cell's output is not checked (the summary after the plot is).
-#%% md zh
-三个小模型（宽度都是 32）看到的是同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力。
-注意力的 Query 来自提问 token，Key 和 Value 来自所有 token（在 torch 张量上调用 `ac.scaled_dot_product_attention`）。
-对每个距离 $k \in \{2, 4, 8, 16, 32\}$，都训练一个新模型，最多 300 个批次、每批 32 条序列（Adam 优化器，损失稳定低于 0.01 就提前停止），
-然后让它回答 512 条新序列。这里注意力层不需要位置编码：它凭内容就能找到那个符号。训练要花几秒钟；
-换一台计算机，准确率和耗时的具体数值可能略有不同，所以这个单元格的输出不参与检查（图后面的总结会参与检查）。
-#%% code
-# NBVAL_IGNORE_OUTPUT
+    print("[en]torch is not installed: the trained comparison is skipped (pip install torch==2.13.0)[zh]没有安装 torch：跳过训练对比（pip install torch==2.13.0）")
+
+# %% [markdown] lang="en"
+# Three small models, each with width 32, see the same batches: a plain RNN (`torch.nn.RNN`, tanh), a gated RNN
+# (`torch.nn.GRU`) and one attention layer, whose query comes from the question token and whose keys and values come
+# from every token (`ac.scaled_dot_product_attention` on torch tensors). For each distance
+# $k \in \{2, 4, 8, 16, 32\}$ a fresh model trains for at most 300 batches of 32 sequences (Adam, stopping early once
+# the loss stays below 0.01), then answers 512 new sequences. The attention layer needs no position encoding here:
+# it finds the symbol by its content. Training takes several seconds; the exact accuracies and times can differ
+# slightly on another computer, so this cell's output is not checked (the summary after the plot is).
+
+# %% [markdown] lang="zh"
+# 三个小模型（宽度都是 32）看到的是同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力。
+# 注意力的 Query 来自提问 token，Key 和 Value 来自所有 token（在 torch 张量上调用 `ac.scaled_dot_product_attention`）。
+# 对每个距离 $k \in \{2, 4, 8, 16, 32\}$，都训练一个新模型，最多 300 个批次、每批 32 条序列（Adam 优化器，损失稳定低于 0.01 就提前停止），
+# 然后让它回答 512 条新序列。这里注意力层不需要位置编码：它凭内容就能找到那个符号。训练要花几秒钟；
+# 换一台计算机，准确率和耗时的具体数值可能略有不同，所以这个单元格的输出不参与检查（图后面的总结会参与检查）。
+
+# %%
+# MEASUREMENT
 # (training: exact numbers and times vary slightly between machines)
 KS = (2, 4, 8, 16, 32)
 recall = rnn_lab.recall_comparison(KS, seed=0) if backends.torch_available() else None
 if recall is not None:
     print("k            " + "".join(f"{k:>7d}" for k in KS))
     for kind in rnn_lab.MODEL_KINDS:
-        print(f"{kind:<10} " + pad(i18n.t("prints08.acc"), 6) + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
-        print(f"{'':<10} " + pad(i18n.t("prints08.steps"), 6) + "".join(f"{s:7d}" for s in recall["steps"][kind])
+        print(f"{kind:<10} " + pad("[en]acc[zh]准确率", 6) + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
+        print(f"{'':<10} " + pad("[en]steps[zh]步数", 6) + "".join(f"{s:7d}" for s in recall["steps"][kind])
               + f"   ({recall['seconds'][kind]:.1f} s)")
-    print(i18n.t("prints08.largest_solved"),
+    print("[en]largest k solved (accuracy >= 0.9 at every k up to it):[zh]解决了的最大 k（直到它为止每个 k 的准确率都 >= 0.9）：",
           {kind: rnn_lab.largest_solved(KS, recall["accuracy"][kind]) for kind in rnn_lab.MODEL_KINDS})
-#%% code
+
+# %%
 if recall is not None:
     ax = rnn_lab.plot_recall(recall)
-#%% code
+
+# %%
 if recall is not None:
     acc = recall["accuracy"]
-    print(i18n.t("prints08.all_three"),
+    print("[en]all three recall the first token at k = 2 (accuracy >= 0.9):[zh]k = 2 时三者都记住了第一个 token（准确率 >= 0.9）：",
           all(acc[kind][0] >= 0.9 for kind in rnn_lab.MODEL_KINDS))
-    print(i18n.t("prints08.gated_8"), acc["gru"][KS.index(8)] >= 0.9)
-    print(i18n.t("prints08.k32"),
+    print("[en]the gated RNN still does at k = 8:[zh]k = 8 时门控 RNN 仍然做得到：", acc["gru"][KS.index(8)] >= 0.9)
+    print("[en]at k = 32 both recurrent models are back near chance (< 0.5), attention is not (> 0.5):[zh]k = 32 时两个循环模型都退回到接近瞎猜（< 0.5），注意力没有（> 0.5）：",
           max(acc["rnn"][-1], acc["gru"][-1]) < 0.5 < acc["attention"][-1])
-#%% md en
-All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
-to $k = 4$ and down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain of the previous section, now in a trained model.
-The GRU holds on much longer (to $k = 16$ here): its update gate can learn to copy the state almost unchanged, which
-keeps the product near 1. But at $k = 32$ it too is back near chance within this training budget, while the
-attention layer answers correctly at every distance, and learns it within a few dozen batches: its path to the
-symbol is one step long at $k = 2$ and at $k = 32$ alike. (Exactly where each recurrent model gives up moves a
-little with the seed and the training budget; the order does not.)
-#%% md zh
-当符号只在 2 个 token 之前时，三个模型都能答对。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，到 $k = 8$ 只剩 0.29，从 $k = 16$ 起就接近随机猜了。
-这正是上一节那条衰减的链条，只不过这次出现在训练好的模型里。GRU 坚持得久得多（这里一直到 $k = 16$）：它的更新门可以学会几乎原封不动地复制状态，
-让那个乘积保持在 1 附近。但到了 $k = 32$，在这份训练预算之内它也退回到接近随机猜的水平；而注意力层在每个距离上都答对了，而且几十个批次就学会了：
-无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。（每个循环模型究竟在哪个距离上放弃，会随种子和训练预算略有变化；但先后顺序不变。）
-#%% md en
-### Gated RNNs: better memory, the same path
 
-The tutorial “注意力机制” puts it precisely: gated recurrent networks ease the **retention** problem but do not remove the two
-structural constraints, the **long path** and the **sequential computation**. Check both on the trained GRU for
-$k = 8$, which solved its task: rerun its own cell (`torch.nn.GRUCell` with the trained weights) with
-`parallel_rounds`, and count the hops from the symbol to the question.
-#%% md zh
-### 门控 RNN：记性更好，路径照旧
+# %% [markdown] lang="en"
+# All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
+# to $k = 4$ and down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain of the previous section, now in a trained model.
+# The GRU holds on much longer (to $k = 16$ here): its update gate can learn to copy the state almost unchanged, which
+# keeps the product near 1. But at $k = 32$ it too is back near chance within this training budget, while the
+# attention layer answers correctly at every distance, and learns it within a few dozen batches: its path to the
+# symbol is one step long at $k = 2$ and at $k = 32$ alike. (Exactly where each recurrent model gives up moves a
+# little with the seed and the training budget; the order does not.)
 
-《注意力机制》一文说得很准确：门控循环网络可以缓解信息**保留**问题，但不能消除两个结构约束：**长传递路径**和**顺序计算**。
-在 $k = 8$ 时训练好的 GRU（它解决了自己的任务）上检验这两点：用训练好的权重构造它自己的单元（`torch.nn.GRUCell`），
-交给 `parallel_rounds` 去跑，再数一数从符号到提问要经过几跳。
-#%% code
+# %% [markdown] lang="zh"
+# 当符号只在 2 个 token 之前时，三个模型都能答对。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，到 $k = 8$ 只剩 0.29，从 $k = 16$ 起就接近随机猜了。
+# 这正是上一节那条衰减的链条，只不过这次出现在训练好的模型里。GRU 坚持得久得多（这里一直到 $k = 16$）：它的更新门可以学会几乎原封不动地复制状态，
+# 让那个乘积保持在 1 附近。但到了 $k = 32$，在这份训练预算之内它也退回到接近随机猜的水平；而注意力层在每个距离上都答对了，而且几十个批次就学会了：
+# 无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。（每个循环模型究竟在哪个距离上放弃，会随种子和训练预算略有变化；但先后顺序不变。）
+
+# %% [markdown] lang="en"
+# ### Gated RNNs: better memory, the same path
+#
+# The tutorial “注意力机制” puts it precisely: gated recurrent networks ease the **retention** problem but do not remove the two
+# structural constraints, the **long path** and the **sequential computation**. Check both on the trained GRU for
+# $k = 8$, which solved its task: rerun its own cell (`torch.nn.GRUCell` with the trained weights) with
+# `parallel_rounds`, and count the hops from the symbol to the question.
+
+# %% [markdown] lang="zh"
+# ### 门控 RNN：记性更好，路径照旧
+#
+# 《注意力机制》一文说得很准确：门控循环网络可以缓解信息**保留**问题，但不能消除两个结构约束：**长传递路径**和**顺序计算**。
+# 在 $k = 8$ 时训练好的 GRU（它解决了自己的任务）上检验这两点：用训练好的权重构造它自己的单元（`torch.nn.GRUCell`），
+# 交给 `parallel_rounds` 去跑，再数一数从符号到提问要经过几跳。
+
+# %%
 if recall is not None:
     k = 8
     gru = recall["models"]["gru"][KS.index(k)]
@@ -398,48 +456,53 @@ if recall is not None:
     tokens, _ = rnn_lab.recall_batch(k, 1, torch.Generator().manual_seed(1))
     gru_rounds = rnn_lab.parallel_rounds(step, embed(tokens[0]), np.zeros(32), tol=1e-5)
     print(f"trained GRU, k = {k}: {len(tokens[0])} positions need {gru_rounds['rounds']} rounds (= k + 2)")
-    print(i18n.t("rnn_lab.hand_offs", n=gru_rounds["rounds"] - 1))
-#%% md en
-The trained GRU remembers, and it still waits: 10 positions, 10 rounds, 9 hand-offs; at $k = 1000$ it would be
-1002 rounds. The gates make each hand-off less lossy; they do not shorten the chain, and they do not let step $t$
-start before step $t - 1$ is done. (LSTMs behave the same way: `rnn_lab.path_length("lstm", 9)` is also 9.)
-#%% md zh
-训练好的 GRU 记住了，但它照样要等：10 个位置，10 轮，9 次接力；如果 $k = 1000$，就是 1002 轮。门控让每次接力的损耗更小，却没有让链条变短，
-也没有让第 $t$ 步在第 $t - 1$ 步完成之前就开始。（LSTM 也是一样：`rnn_lab.path_length("lstm", 9)` 同样是 9。）
-#%% md en
-## The complexity table
+    print(f"[en]hand-offs from the symbol to the question: rounds − 1 = {gru_rounds['rounds'] - 1}; in attention: 1 (one query-key match)[zh]从符号到提问的接力次数：轮数 − 1 = {gru_rounds['rounds'] - 1}；注意力：1（一次 Query–Key 匹配）")
 
-“Transformer Attention 机制入门：从直觉到公式” sums the comparison up in one table. Every row has now been measured or counted:
+# %% [markdown] lang="en"
+# The trained GRU remembers, and it still waits: 10 positions, 10 rounds, 9 hand-offs; at $k = 1000$ it would be
+# 1002 rounds. The gates make each hand-off less lossy; they do not shorten the chain, and they do not let step $t$
+# start before step $t - 1$ is done. (LSTMs behave the same way: `rnn_lab.path_length("lstm", 9)` is also 9.)
 
-| | RNN | Transformer attention | shown in this notebook |
-| --- | --- | --- | --- |
-| information path | serial along the time steps, length $O(n)$ | any two positions in one step, $O(1)$ | influence vs distance; path lengths |
-| long-range dependencies | gradients vanish or explode | passed directly through $\alpha_{ij}$ | $\|W_h\| = 0.9$: $3 \times 10^{-9}$ at $k = 40$; $\|W_h\| = 3$: $10^4$; attention flat |
-| parallelism | must compute step by step, $O(n)$ sequential steps | the whole sequence in parallel, $O(1)$ | 32 positions: 32 rounds vs 1 |
-| compute per layer | $O(n \cdot d^2)$ (per time step) | $O(n^2 \cdot d)$ (the $n^2$ pairs) | counted below: crossover at $n = d$ |
-| memory | the hidden state | the $n \times n$ attention matrix | counted below |
-| position information | ordered by construction | needs a position encoding | below, and notebook 07 |
+# %% [markdown] lang="zh"
+# 训练好的 GRU 记住了，但它照样要等：10 个位置，10 轮，9 次接力；如果 $k = 1000$，就是 1002 轮。门控让每次接力的损耗更小，却没有让链条变短，
+# 也没有让第 $t$ 步在第 $t - 1$ 步完成之前就开始。（LSTM 也是一样：`rnn_lab.path_length("lstm", 9)` 同样是 9。）
 
-The per-layer cost is where attention pays. Count the multiply-adds of the two growing terms: the RNN applies the
-$d \times d$ matrix $W_h$ at each of $n$ steps ($n d^2$); attention compares every pair of positions with a
-$d$-wide dot product ($n^2 d$). They are equal when $n^2 d = n d^2$, that is at $n = d$.
-#%% md zh
-## 复杂度对比表
+# %% [markdown] lang="en"
+# ## The complexity table
+#
+# “Transformer Attention 机制入门：从直觉到公式” sums the comparison up in one table. Every row has now been measured or counted:
+#
+# | | RNN | Transformer attention | shown in this notebook |
+# | --- | --- | --- | --- |
+# | information path | serial along the time steps, length $O(n)$ | any two positions in one step, $O(1)$ | influence vs distance; path lengths |
+# | long-range dependencies | gradients vanish or explode | passed directly through $\alpha_{ij}$ | $\|W_h\| = 0.9$: $3 \times 10^{-9}$ at $k = 40$; $\|W_h\| = 3$: $10^4$; attention flat |
+# | parallelism | must compute step by step, $O(n)$ sequential steps | the whole sequence in parallel, $O(1)$ | 32 positions: 32 rounds vs 1 |
+# | compute per layer | $O(n \cdot d^2)$ (per time step) | $O(n^2 \cdot d)$ (the $n^2$ pairs) | counted below: crossover at $n = d$ |
+# | memory | the hidden state | the $n \times n$ attention matrix | counted below |
+# | position information | ordered by construction | needs a position encoding | below, and notebook 07 |
+#
+# The per-layer cost is where attention pays. Count the multiply-adds of the two growing terms: the RNN applies the
+# $d \times d$ matrix $W_h$ at each of $n$ steps ($n d^2$); attention compares every pair of positions with a
+# $d$-wide dot product ($n^2 d$). They are equal when $n^2 d = n d^2$, that is at $n = d$.
 
-《Transformer Attention 机制入门：从直觉到公式》用一张表总结了这场对比。现在表里的每一行都已经测量过或数过了：
+# %% [markdown] lang="zh"
+# ## 复杂度对比表
+#
+# 《Transformer Attention 机制入门：从直觉到公式》用一张表总结了这场对比。现在表里的每一行都已经测量过或数过了：
+#
+# | | RNN | Transformer Attention | 本节在哪里展示 |
+# | --- | --- | --- | --- |
+# | 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | 影响随距离的变化；路径长度 |
+# | 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | $\|W_h\| = 0.9$：$k = 40$ 时为 $3 \times 10^{-9}$；$\|W_h\| = 3$：$10^4$；注意力保持不变 |
+# | 并行性 | 必须按时间步顺序算，$O(n)$ 个串行步骤 | 整序列可并行，$O(1)$ | 32 个位置：32 轮对 1 轮 |
+# | 每层计算量 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（$n^2$ 个位置对） | 下面来数：分界点在 $n = d$ |
+# | 内存 | 隐藏状态 | $n \times n$ 注意力矩阵 | 下面来数 |
+# | 位置信息 | 天然有序 | 需要额外的位置编码 | 见下文和 07 节 |
+#
+# 注意力付出代价的地方在每层计算量。数一数两个随长度增长的项各需要多少次乘加：RNN 在 $n$ 步中的每一步都要乘一次 $d \times d$ 的矩阵 $W_h$（$n d^2$）；
+# 注意力要用 $d$ 维点积比较每一对位置（$n^2 d$）。当 $n^2 d = n d^2$，也就是 $n = d$ 时，两者相等。
 
-| | RNN | Transformer Attention | 本节在哪里展示 |
-| --- | --- | --- | --- |
-| 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | 影响随距离的变化；路径长度 |
-| 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | $\|W_h\| = 0.9$：$k = 40$ 时为 $3 \times 10^{-9}$；$\|W_h\| = 3$：$10^4$；注意力保持不变 |
-| 并行性 | 必须按时间步顺序算，$O(n)$ 个串行步骤 | 整序列可并行，$O(1)$ | 32 个位置：32 轮对 1 轮 |
-| 每层计算量 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（$n^2$ 个位置对） | 下面来数：分界点在 $n = d$ |
-| 内存 | 隐藏状态 | $n \times n$ 注意力矩阵 | 下面来数 |
-| 位置信息 | 天然有序 | 需要额外的位置编码 | 见下文和 07 节 |
-
-注意力付出代价的地方在每层计算量。数一数两个随长度增长的项各需要多少次乘加：RNN 在 $n$ 步中的每一步都要乘一次 $d \times d$ 的矩阵 $W_h$（$n d^2$）；
-注意力要用 $d$ 维点积比较每一对位置（$n^2 d$）。当 $n^2 d = n d^2$，也就是 $n = d$ 时，两者相等。
-#%% code
+# %%
 print("   d       n     RNN n·d²    attention n²·d   attention / RNN")
 for d in (64, 512):
     for n in (16, d, 4096, 32768):
@@ -447,200 +510,227 @@ for d in (64, 512):
         att_macs = rnn_lab.layer_macs("attention", n, d)["scores"]
         print(f"{d:4d}  {n:6d}   {rnn_macs:11.3g}   {att_macs:14.3g}   {att_macs / rnn_macs:10.3g}")
 ax = rnn_lab.plot_macs(ds=(64, 512))
-#%% md en
-Below $n = d$ attention's pairwise term is the smaller one; above it, attention costs $n / d$ times more, and the
-gap keeps growing: at $d = 512$ and $n = 32768$ it is 64 times the RNN's. Counting **every** matrix product gives
-the same crossover against a gated RNN: a GRU layer does $6 n d^2$ (three gates, each with an input and a
-recurrent product), one attention layer $4 n d^2$ (the projections $W^Q, W^K, W^V, W^O$) plus $2 n^2 d$ (scores
-and the weighted sum of the values):
-#%% md zh
-在 $n = d$ 以下，注意力的两两比较项更小；超过它，注意力的开销是 RNN 的 $n / d$ 倍，而且差距越拉越大：$d = 512$、$n = 32768$ 时是 RNN 的 64 倍。
-如果把**每一次**矩阵乘法都算上，和门控 RNN 相比，分界点依然一样：一层 GRU 要做 $6 n d^2$ 次乘加（三个门，每个门一个输入乘积、一个循环乘积），
-一层注意力要做 $4 n d^2$（投影 $W^Q, W^K, W^V, W^O$）再加 $2 n^2 d$（分数，以及对 Value 的加权求和）：
-#%% code
+
+# %% [markdown] lang="en"
+# Below $n = d$ attention's pairwise term is the smaller one; above it, attention costs $n / d$ times more, and the
+# gap keeps growing: at $d = 512$ and $n = 32768$ it is 64 times the RNN's. Counting **every** matrix product gives
+# the same crossover against a gated RNN: a GRU layer does $6 n d^2$ (three gates, each with an input and a
+# recurrent product), one attention layer $4 n d^2$ (the projections $W^Q, W^K, W^V, W^O$) plus $2 n^2 d$ (scores
+# and the weighted sum of the values):
+
+# %% [markdown] lang="zh"
+# 在 $n = d$ 以下，注意力的两两比较项更小；超过它，注意力的开销是 RNN 的 $n / d$ 倍，而且差距越拉越大：$d = 512$、$n = 32768$ 时是 RNN 的 64 倍。
+# 如果把**每一次**矩阵乘法都算上，和门控 RNN 相比，分界点依然一样：一层 GRU 要做 $6 n d^2$ 次乘加（三个门，每个门一个输入乘积、一个循环乘积），
+# 一层注意力要做 $4 n d^2$（投影 $W^Q, W^K, W^V, W^O$）再加 $2 n^2 d$（分数，以及对 Value 的加权求和）：
+
+# %%
 for d in (64, 512):
     n = d
     counts = {kind: rnn_lab.layer_macs(kind, n, d)["total"] for kind in rnn_lab.KINDS}
     print(f"d = {d}, n = d: " + ", ".join(f"{kind} {macs:.3g}" for kind, macs in counts.items()))
     for kind in ("gru", "lstm"):
-        print("   " + i18n.t("rnn_lab.crossover_at", kind=kind, n=rnn_lab.crossover_length(d, kind)))
+        print("   " + f"[en]attention's multiply-adds reach the {kind}'s at n = {rnn_lab.crossover_length(d, kind)}[zh]注意力的乘加次数在 n = {rnn_lab.crossover_length(d, kind)} 时追上 {kind}")
     at_one = {kind: rnn_lab.layer_macs(kind, 1, d)["total"] for kind in ("attention", "rnn")}
     if rnn_lab.crossover_length(d, "rnn") == 1:                         # costlier from the very first token
-        print("   " + i18n.t("rnn_lab.never_cheaper", att=f"{at_one['attention']:.3g}", rnn=f"{at_one['rnn']:.3g}"))
-#%% md en
-Against a GRU the crossover is exactly $n = d$; against an LSTM (8 products per step) it is $n = 2d$; a plain
-tanh RNN, with only two products per step, is cheaper than attention at every length. Attention does **not** win on
-operations. Memory tells the same story, and the last row of the table is the price of the missing order:
-#%% md zh
-和 GRU 相比，分界点恰好是 $n = d$；和 LSTM（每步 8 次乘积）相比是 $n = 2d$；普通的 tanh RNN 每步只有两次乘积，在任何长度上都比注意力便宜。
-注意力**并不是**靠运算次数取胜的。内存的情况也一样；而表格的最后一行，是注意力看不见顺序所要付出的代价：
-#%% code
+        print("   " + f"[en]attention costs more than the plain RNN at every n (n = 1: {at_one['attention']:.3g} against {at_one['rnn']:.3g})[zh]在任何 n 上，注意力都比普通 RNN 贵（n = 1 时：{at_one['attention']:.3g} 对 {at_one['rnn']:.3g}）")
+
+# %% [markdown] lang="en"
+# Against a GRU the crossover is exactly $n = d$; against an LSTM (8 products per step) it is $n = 2d$; a plain
+# tanh RNN, with only two products per step, is cheaper than attention at every length. Attention does **not** win on
+# operations. Memory tells the same story, and the last row of the table is the price of the missing order:
+
+# %% [markdown] lang="zh"
+# 和 GRU 相比，分界点恰好是 $n = d$；和 LSTM（每步 8 次乘积）相比是 $n = 2d$；普通的 tanh RNN 每步只有两次乘积，在任何长度上都比注意力便宜。
+# 注意力**并不是**靠运算次数取胜的。内存的情况也一样；而表格的最后一行，是注意力看不见顺序所要付出的代价：
+
+# %%
 n, d = 4096, 512
-print(i18n.t("prints08.memory", n=n, d=d, h=f"{d:,}", w=f"{n * n:,}"))
-print(i18n.t("prints08.backprop", v=f"{n * d:,}"))
+print(f"[en]n = {n}, d = {d}:  RNN hidden state {d:,} numbers;  attention weights {n * n:,} numbers per head[zh]n = {n}，d = {d}：RNN 隐藏状态 {d:,} 个数；注意力权重每个头 {n * n:,} 个数")
+print(f"[en](training an RNN keeps every state for backpropagation: n·d = {n * d:,})[zh]（训练 RNN 时要为反向传播保存每一步的状态：n·d = {n * d:,}）")
 attention_layer = ac.init_multihead(d_model=D, n_heads=2, seed=0)
 perm = rng.permutation(32)
 gap_attention = position_lab.equivariance_gap(lambda z: ac.multi_head_attention(z, z, z, attention_layer)[0], x, perm)
 gap_rnn = position_lab.equivariance_gap(last_state, x, perm)
-print(i18n.t("prints08.shuffle", a=gap_attention < 1e-12, g=f"{gap_rnn:.2f}"))
-#%% md en
-An RNN carries one state of $d$ numbers forward; attention stores an $n \times n$ weight matrix per head (notebook 09
-turns this into the context-window limit, and notebook 10 shows how fused kernels avoid storing it). And an RNN
-knows the order for free, because the chain *is* the order, while attention must have it injected (notebook 07).
-The core trade, in the words of “Transformer Attention 机制入门：从直觉到公式”: the RNN buys linear cost with a sequential inductive bias; the Transformer buys
-direct long-range interaction and parallelism with all-pairs attention.
-#%% md zh
-RNN 只需要把一份 $d$ 个数的状态往后传；注意力则要为每个头存一个 $n \times n$ 的权重矩阵（09 节会由此讲到上下文窗口的限制，
-10 节会说明融合内核如何避免把它存下来）。而且 RNN 天然知道顺序，因为链条本身就是顺序；注意力则必须另外注入位置信息（见 07 节）。
-这正是《Transformer Attention 机制入门：从直觉到公式》所说的核心取舍：RNN 用“顺序归纳偏置”换来线性的计算量；Transformer 用“全连接注意力”换来远距离的直接交互和并行性。
-#%% md en
-## Misconceptions
+print(f"[en]shuffle the 32 tokens: attention output only shuffled (gap < 1e-12): {gap_attention < 1e-12};  RNN states changed (gap {gap_rnn:.2f})[zh]打乱 32 个 token：注意力的输出只是被同样打乱（差 < 1e-12）：{gap_attention < 1e-12}；RNN 的状态变了（差 {gap_rnn:.2f}）")
 
-- **"Attention is cheaper than an RNN."** No: per layer it costs $n^2 d$ against $n d^2$, more as soon as $n > d$,
-  and its weight matrix grows like $n^2$. It wins on path length and on parallel steps, not on operations.
-- **"A GRU or an LSTM solves the long-range problem."** It eases it: in this run our GRU kept the symbol over 16
-  distractors where the plain RNN lost it after a few. The chain is as long as before and its steps still wait for each other.
-- **"One step means the right answer."** The short path is a possibility, not a result. The same attention
-  architecture, untrained, has the same one-step path and answers at chance:
-#%% md zh
-## 常见误区
+# %% [markdown] lang="en"
+# An RNN carries one state of $d$ numbers forward; attention stores an $n \times n$ weight matrix per head (notebook 09
+# turns this into the context-window limit, and notebook 10 shows how fused kernels avoid storing it). And an RNN
+# knows the order for free, because the chain *is* the order, while attention must have it injected (notebook 07).
+# The core trade, in the words of “Transformer Attention 机制入门：从直觉到公式”: the RNN buys linear cost with a sequential inductive bias; the Transformer buys
+# direct long-range interaction and parallelism with all-pairs attention.
 
-- **“注意力比 RNN 更省。”** 不对：每层的开销是 $n^2 d$ 对 $n d^2$，只要 $n > d$ 注意力就更贵，而且它的权重矩阵按 $n^2$ 增长。
-  它赢在路径长度和并行步数，而不是运算次数。
-- **“GRU 或 LSTM 解决了远距离依赖问题。”** 它只是缓解了：这次运行中，GRU 能跨过 16 个干扰 token 记住符号，而普通 RNN 几个之后就丢了。
-  但链条和以前一样长，它的每一步也仍然要彼此等待。
-- **“一步直达就等于答对。”** 短路径只是一种可能，不是结果。同样结构的注意力在未经训练时，路径同样只有一步，却只能随机猜：
-#%% code
+# %% [markdown] lang="zh"
+# RNN 只需要把一份 $d$ 个数的状态往后传；注意力则要为每个头存一个 $n \times n$ 的权重矩阵（09 节会由此讲到上下文窗口的限制，
+# 10 节会说明融合内核如何避免把它存下来）。而且 RNN 天然知道顺序，因为链条本身就是顺序；注意力则必须另外注入位置信息（见 07 节）。
+# 这正是《Transformer Attention 机制入门：从直觉到公式》所说的核心取舍：RNN 用“顺序归纳偏置”换来线性的计算量；Transformer 用“全连接注意力”换来远距离的直接交互和并行性。
+
+# %% [markdown] lang="en"
+# ## Misconceptions
+#
+# - **"Attention is cheaper than an RNN."** No: per layer it costs $n^2 d$ against $n d^2$, more as soon as $n > d$,
+#   and its weight matrix grows like $n^2$. It wins on path length and on parallel steps, not on operations.
+# - **"A GRU or an LSTM solves the long-range problem."** It eases it: in this run our GRU kept the symbol over 16
+#   distractors where the plain RNN lost it after a few. The chain is as long as before and its steps still wait for each other.
+# - **"One step means the right answer."** The short path is a possibility, not a result. The same attention
+#   architecture, untrained, has the same one-step path and answers at chance:
+
+# %% [markdown] lang="zh"
+# ## 常见误区
+#
+# - **“注意力比 RNN 更省。”** 不对：每层的开销是 $n^2 d$ 对 $n d^2$，只要 $n > d$ 注意力就更贵，而且它的权重矩阵按 $n^2$ 增长。
+#   它赢在路径长度和并行步数，而不是运算次数。
+# - **“GRU 或 LSTM 解决了远距离依赖问题。”** 它只是缓解了：这次运行中，GRU 能跨过 16 个干扰 token 记住符号，而普通 RNN 几个之后就丢了。
+#   但链条和以前一样长，它的每一步也仍然要彼此等待。
+# - **“一步直达就等于答对。”** 短路径只是一种可能，不是结果。同样结构的注意力在未经训练时，路径同样只有一步，却只能随机猜：
+
+# %%
 if recall is not None:
     untrained = rnn_lab.make_recall_model("attention", seed=0)
     for k in (2, 32):
-        print(i18n.t("prints08.untrained", k=f"{k:2d}", u=rnn_lab.recall_accuracy(untrained, k) < 0.5,
-                     t=recall["accuracy"]["attention"][KS.index(k)] > 0.5))
-#%% md en
-## Exercise 1: the RNN, one step after another
+        print(f"[en]k = {k:2d}   untrained attention below 0.5: {rnn_lab.recall_accuracy(untrained, k) < 0.5}   trained attention above 0.5: {recall['accuracy']['attention'][KS.index(k)] > 0.5}[zh]k = {k:2d}   未训练的注意力低于 0.5：{rnn_lab.recall_accuracy(untrained, k) < 0.5}   训练后的注意力高于 0.5：{recall['accuracy']['attention'][KS.index(k)] > 0.5}")
 
-Write the recurrent network yourself: `my_rnn_forward(xs, params)` takes inputs $(T, D_{in})$ and the weights
-`params.w_x` $(D_{in}, D_h)$, `params.w_h` $(D_h, D_h)$, `params.b` $(D_h,)$, and returns every hidden state
-$(T, D_h)$, with $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ and $h_{-1} = 0$. Notice that you cannot avoid the loop.
-#%% md zh
-## 练习 1：RNN，一步接一步
 
-亲手写一个循环神经网络：`my_rnn_forward(xs, params)` 接收输入 $(T, D_{in})$ 和权重 `params.w_x` $(D_{in}, D_h)$、
-`params.w_h` $(D_h, D_h)$、`params.b` $(D_h,)$，返回每一步的隐藏状态 $(T, D_h)$，其中 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$，
-$h_{-1} = 0$。注意：这个循环是省不掉的。
-#%% code
+# %% [markdown] lang="en"
+# ## Exercise 1: the RNN, one step after another
+#
+# Write the recurrent network yourself: `my_rnn_forward(xs, params)` takes inputs $(T, D_{in})$ and the weights
+# `params.w_x` $(D_{in}, D_h)$, `params.w_h` $(D_h, D_h)$, `params.b` $(D_h,)$, and returns every hidden state
+# $(T, D_h)$, with $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ and $h_{-1} = 0$. Notice that you cannot avoid the loop.
+
+# %% [markdown] lang="zh"
+# ## 练习 1：RNN，一步接一步
+#
+# 亲手写一个循环神经网络：`my_rnn_forward(xs, params)` 接收输入 $(T, D_{in})$ 和权重 `params.w_x` $(D_{in}, D_h)$、
+# `params.w_h` $(D_h, D_h)$、`params.b` $(D_h,)$，返回每一步的隐藏状态 $(T, D_h)$，其中 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$，
+# $h_{-1} = 0$。注意：这个循环是省不掉的。
+
+# %%
 def my_rnn_forward(xs, params):
     """xs (T, D_in) -> hidden states (T, D_h): h_t = tanh(x_t W_x + h_(t-1) W_h + b), h_(-1) = 0"""
     raise NotImplementedError("carry h through a loop over t")
 
 checks.check_rnn_forward(my_rnn_forward)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_rnn_forward(xs, params):
-    h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
-    states = []
-    for x_t in xs:                                         # step t waits for step t - 1
-        h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
-        states.append(h)
-    return np.stack(states)                                # (T, D_h)
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
 
-```python
-def my_rnn_forward(xs, params):
-    h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
-    states = []
-    for x_t in xs:                                         # step t waits for step t - 1
-        h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
-        states.append(h)
-    return np.stack(states)                                # (T, D_h)
-```
-</details>
-#%% md en
-## Exercise 2: the gradient along the chain
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_rnn_forward(xs, params):
+#     h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
+#     states = []
+#     for x_t in xs:                                         # step t waits for step t - 1
+#         h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
+#         states.append(h)
+#     return np.stack(states)                                # (T, D_h)
+# ```
+# </details>
 
-How much does the last state move when the first input moves? Write `my_rnn_gradient(xs, params)` returning the
-Jacobian $\partial h_{T-1} / \partial x_0$, shape $(D_h, D_{in})$, by the chain rule:
-$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$ and each later step multiplies on the left by
-$J_t = \text{diag}(1 - h_t^2)\, W_h^\top$. Then look at its norm for a long chain: that product of $T - 1$ factors is
-the fading you measured with finite differences above.
-#%% md zh
-## 练习 2：沿着链条的梯度
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_rnn_forward(xs, params):
+#     h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
+#     states = []
+#     for x_t in xs:                                         # step t waits for step t - 1
+#         h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
+#         states.append(h)
+#     return np.stack(states)                                # (T, D_h)
+# ```
+# </details>
 
-第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回雅可比矩阵
-$\partial h_{T-1} / \partial x_0$，形状为 $(D_h, D_{in})$：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
-之后每一步在左边再乘上 $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$。然后看看链条很长时它的范数：这 $T - 1$ 个因子的乘积，
-就是上面用有限差分测到的那种衰减。
-#%% code
+# %% [markdown] lang="en"
+# ## Exercise 2: the gradient along the chain
+#
+# How much does the last state move when the first input moves? Write `my_rnn_gradient(xs, params)` returning the
+# Jacobian $\partial h_{T-1} / \partial x_0$, shape $(D_h, D_{in})$, by the chain rule:
+# $\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$ and each later step multiplies on the left by
+# $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$. Then look at its norm for a long chain: that product of $T - 1$ factors is
+# the fading you measured with finite differences above.
+
+# %% [markdown] lang="zh"
+# ## 练习 2：沿着链条的梯度
+#
+# 第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回雅可比矩阵
+# $\partial h_{T-1} / \partial x_0$，形状为 $(D_h, D_{in})$：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
+# 之后每一步在左边再乘上 $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$。然后看看链条很长时它的范数：这 $T - 1$ 个因子的乘积，
+# 就是上面用有限差分测到的那种衰减。
+
+# %%
 def my_rnn_gradient(xs, params):
     """xs (T, D_in) -> d h_(T-1) / d x_0, shape (D_h, D_in), by the chain rule"""
     raise NotImplementedError("start from d h_0 / d x_0, then multiply by J_t for t = 1 .. T-1")
 
 checks.check_rnn_gradient(my_rnn_gradient)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_rnn_gradient(xs, params):
-    hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
-    jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
-    for h_t in hs[1:]:
-        jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
-    return jac
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_rnn_gradient(xs, params):
+#     hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
+#     jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
+#     for h_t in hs[1:]:
+#         jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
+#     return jac
+# ```
+# </details>
 
-```python
-def my_rnn_gradient(xs, params):
-    hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
-    jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
-    for h_t in hs[1:]:
-        jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
-    return jac
-```
-</details>
-#%% md en
-## Self-test (Q8)
-#%% md zh
-## 自测题（Q8）
-#%% code
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_rnn_gradient(xs, params):
+#     hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
+#     jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
+#     for h_t in hs[1:]:
+#         jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
+#     return jac
+# ```
+# </details>
+
+# %% [markdown] lang="en"
+# ## Self-test (Q8)
+
+# %% [markdown] lang="zh"
+# ## 自测题（Q8）
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.quiz_widget("q8")
-#%% md en
-## Summary
 
-- **Path length:** in an RNN, token $s$ reaches position $T$ through $T - s$ hand-offs; in attention, in one step.
-  The RNN's influence is a product of $T - s$ factors $W_h G_t$: with $\|W_h\| = 0.9$ each hand-off keeps about 0.6,
-  and at distance 40 the early token moves the last output by $3 \times 10^{-9}$; with $\|W_h\| = 3$ it explodes
-  ($10^4$). One attention layer: 0.109 at every distance, set by content, not by position.
-- **Parallelism:** an RNN over $n$ positions needs $n$ rounds even with unlimited hardware (32 positions: exactly 32
-  rounds), attention one; its $n^2$ scores are one matrix product. That is what makes Transformers fast to train.
-- **Trained:** on "recall the first token after $k$ distractors", a plain RNN fails after a few tokens, a GRU holds on
-  much longer (to $k = 16$ here) but not to $k = 32$, one attention layer solves every $k$ within a few dozen
-  batches. Gated RNNs ease retention but keep the long path and the sequential steps (10 positions, 10 rounds).
-- **Cost:** $n d^2$ against $n^2 d$: attention is more expensive from $n = d$ on (exactly $n = d$ against a GRU),
-  and stores $n^2$ weights per head. It replaces the RNN on long sequences because of the short path and the
-  parallelism, not because it is cheaper (Q8).
+# %% [markdown] lang="en"
+# ## Summary
+#
+# - **Path length:** in an RNN, token $s$ reaches position $T$ through $T - s$ hand-offs; in attention, in one step.
+#   The RNN's influence is a product of $T - s$ factors $W_h G_t$: with $\|W_h\| = 0.9$ each hand-off keeps about 0.6,
+#   and at distance 40 the early token moves the last output by $3 \times 10^{-9}$; with $\|W_h\| = 3$ it explodes
+#   ($10^4$). One attention layer: 0.109 at every distance, set by content, not by position.
+# - **Parallelism:** an RNN over $n$ positions needs $n$ rounds even with unlimited hardware (32 positions: exactly 32
+#   rounds), attention one; its $n^2$ scores are one matrix product. That is what makes Transformers fast to train.
+# - **Trained:** on "recall the first token after $k$ distractors", a plain RNN fails after a few tokens, a GRU holds on
+#   much longer (to $k = 16$ here) but not to $k = 32$, one attention layer solves every $k$ within a few dozen
+#   batches. Gated RNNs ease retention but keep the long path and the sequential steps (10 positions, 10 rounds).
+# - **Cost:** $n d^2$ against $n^2 d$: attention is more expensive from $n = d$ on (exactly $n = d$ against a GRU),
+#   and stores $n^2$ weights per head. It replaces the RNN on long sequences because of the short path and the
+#   parallelism, not because it is cheaper (Q8).
+#
+# **Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb): what $n^2$ means in seconds and bytes, and why context windows are limited.
 
-**Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb): what $n^2$ means in seconds and bytes, and why context windows are limited.
-#%% md zh
-## 小结
-
-- **路径长度：** 在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才能到达位置 $T$；在注意力里只要一步。
-  RNN 的影响是 $T - s$ 个因子 $W_h G_t$ 的乘积：$\|W_h\| = 0.9$ 时，每接力一次只保留约 0.6，距离为 40 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$；
-  $\|W_h\| = 3$ 时则会爆炸（$10^4$）。一层注意力：每个距离上都是 0.109，由内容决定，而不是由位置决定。
-- **并行：** RNN 处理 $n$ 个位置，即使硬件无限也需要 $n$ 轮（32 个位置：恰好 32 轮），注意力只要一轮；它的 $n^2$ 个分数就是一次矩阵乘法。
-  这正是 Transformer 训练得快的原因。
-- **训练对比：** 在“隔着 $k$ 个干扰 token 记住第一个 token”的任务上，普通 RNN 几个 token 之后就失败了；GRU 坚持得久得多（这里到 $k = 16$），
-  但撑不到 $k = 32$；一层注意力在每个 $k$ 上都能解决，而且几十个批次就学会了。门控 RNN 缓解了信息保留问题，但长路径和顺序计算依旧（10 个位置，10 轮）。
-- **代价：** $n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵（和 GRU 相比恰好是 $n = d$），而且每个头要存 $n^2$ 个权重。
-  它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
-
-**下一节：** [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)：$n^2$ 换算成秒和字节意味着什么，以及为什么上下文窗口是有限的。
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# - **路径长度：** 在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才能到达位置 $T$；在注意力里只要一步。
+#   RNN 的影响是 $T - s$ 个因子 $W_h G_t$ 的乘积：$\|W_h\| = 0.9$ 时，每接力一次只保留约 0.6，距离为 40 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$；
+#   $\|W_h\| = 3$ 时则会爆炸（$10^4$）。一层注意力：每个距离上都是 0.109，由内容决定，而不是由位置决定。
+# - **并行：** RNN 处理 $n$ 个位置，即使硬件无限也需要 $n$ 轮（32 个位置：恰好 32 轮），注意力只要一轮；它的 $n^2$ 个分数就是一次矩阵乘法。
+#   这正是 Transformer 训练得快的原因。
+# - **训练对比：** 在“隔着 $k$ 个干扰 token 记住第一个 token”的任务上，普通 RNN 几个 token 之后就失败了；GRU 坚持得久得多（这里到 $k = 16$），
+#   但撑不到 $k = 32$；一层注意力在每个 $k$ 上都能解决，而且几十个批次就学会了。门控 RNN 缓解了信息保留问题，但长路径和顺序计算依旧（10 个位置，10 轮）。
+# - **代价：** $n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵（和 GRU 相比恰好是 $n = d$），而且每个头要存 $n^2$ 个权重。
+#   它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
+#
+# **下一节：** [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)：$n^2$ 换算成秒和字节意味着什么，以及为什么上下文窗口是有限的。

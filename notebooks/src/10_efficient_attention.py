@@ -1,34 +1,46 @@
-#%% md en
-# 10 · Efficient attention
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
-**After this notebook you will be able to**
-- compute attention one block of keys at a time with an **online softmax** (a running maximum, a running sum, a rescaled accumulator), the idea behind FlashAttention, and show that the output is the same as the plain formula's;
-- measure the peak memory of both: it grows like $T^2$ for the plain formula and like $T$ for the tiled one;
-- explain why fused kernels do not hand back the weight matrix;
-- count the pairs that sliding-window and sparse patterns compute, and show what they change: a key outside the window gets weight exactly 0;
-- compute linear attention (a kernel feature map), measure its memory against softmax attention's, and how far its weights are from softmax's;
-- run the verification method of the tutorial “注意力机制” on a task whose answer is known (a "needle" among distractors at 1K, 4K and 16K tokens): task accuracy by needle position, peak memory, throughput and p95 latency;
-- say what to check first when speed rises and long-range accuracy falls: the visible range and the mask, then the kernels.
+# %% [markdown] lang="en"
+# # 10 · Efficient attention
+#
+# **After this notebook you will be able to**
+# - compute attention one block of keys at a time with an **online softmax** (a running maximum, a running sum, a rescaled accumulator), the idea behind FlashAttention, and show that the output is the same as the plain formula's;
+# - measure the peak memory of both: it grows like $T^2$ for the plain formula and like $T$ for the tiled one;
+# - explain why fused kernels do not hand back the weight matrix;
+# - count the pairs that sliding-window and sparse patterns compute, and show what they change: a key outside the window gets weight exactly 0;
+# - compute linear attention (a kernel feature map), measure its memory against softmax attention's, and how far its weights are from softmax's;
+# - run the verification method of the tutorial “注意力机制” on a task whose answer is known (a "needle" among distractors at 1K, 4K and 16K tokens): task accuracy by needle position, peak memory, throughput and p95 latency;
+# - say what to check first when speed rises and long-range accuracy falls: the visible range and the mask, then the kernels.
+#
+# **What you should know first:** the stable softmax, which subtracts the maximum ([03 · Softmax](03_softmax.ipynb));
+# masks and sliding windows ([04 · Masking](04_masking.ipynb)); why attention costs $n^2$ pairs ([09 · Cost and the context window](09_cost_and_context_window.ipynb)).
 
-**What you should know first:** the stable softmax, which subtracts the maximum ([03 · Softmax](03_softmax.ipynb));
-masks and sliding windows ([04 · Masking](04_masking.ipynb)); why attention costs $n^2$ pairs ([09 · Cost and the context window](09_cost_and_context_window.ipynb)).
-#%% md zh
-# 10 · 高效注意力
+# %% [markdown] lang="zh"
+# # 10 · 高效注意力
+#
+# **学完本节，你将能够**
+# - 用**在线 softmax**（一个当前最大值、一个当前累计和、一个会被重新缩放的累加器）一块一块地处理 Key，算出注意力。这正是 FlashAttention 背后的思路。你还会验证，它的输出与普通公式完全相同；
+# - 测量两者的峰值内存：普通公式随 $T^2$ 增长，分块计算只随 $T$ 增长；
+# - 解释为什么融合内核（fused kernel）不返回权重矩阵；
+# - 数出滑动窗口和稀疏模式要计算多少对，并看清它们改变了什么：窗口之外的 Key 权重恰好为 0；
+# - 算出线性注意力（一个核特征映射），测量它与 softmax 注意力的内存，以及它的权重离 softmax 的权重有多远；
+# - 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“针（needle）”）执行《注意力机制》一文的验证方法：按针的位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
+# - 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和 mask，再查内核。
+#
+# **需要的基础：** 减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 与滑动窗口（见 [04 · Mask 机制](04_masking.ipynb)）；
+# 注意力为什么要计算 $n^2$ 对（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
 
-**学完本节，你将能够**
-- 用**在线 softmax**（一个当前最大值、一个当前累计和、一个会被重新缩放的累加器）一块一块地处理 Key，算出注意力。这正是 FlashAttention 背后的思路。你还会验证，它的输出与普通公式完全相同；
-- 测量两者的峰值内存：普通公式随 $T^2$ 增长，分块计算只随 $T$ 增长；
-- 解释为什么融合内核（fused kernel）不返回权重矩阵；
-- 数出滑动窗口和稀疏模式要计算多少对，并看清它们改变了什么：窗口之外的 Key 权重恰好为 0；
-- 算出线性注意力（一个核特征映射），测量它与 softmax 注意力的内存，以及它的权重离 softmax 的权重有多远；
-- 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“针（needle）”）执行《注意力机制》一文的验证方法：按针的位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
-- 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和 mask，再查内核。
-
-**需要的基础：** 减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 与滑动窗口（见 [04 · Mask 机制](04_masking.ipynb)）；
-注意力为什么要计算 $n^2$ 对（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
-#%% code
-LANG = "__LANG__"  # language of this edition: "en" or "zh"
-%matplotlib inline
+# %%
+LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+# %matplotlib inline
 import inspect
 import matplotlib.pyplot as plt
 import numpy as np
@@ -43,403 +55,450 @@ i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
 np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 MiB = 2 ** 20
-#%% md en
-## Where the memory goes
 
-The plain formula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ is computed in three steps, and the middle one is the
-problem: the scores $QK^\top$ and the weights form a $(T, T)$ matrix, one number per pair of tokens. The **output**
-is only $(T, D)$. So almost all of the memory goes to an intermediate result that nobody asked for.
-With $D = 32$ and float32 (4 bytes a number):
-#%% md zh
-## 内存花在了哪里
+# %% [markdown] lang="en"
+# ## Where the memory goes
+#
+# The plain formula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ is computed in three steps, and the middle one is the
+# problem: the scores $QK^\top$ and the weights form a $(T, T)$ matrix, one number per pair of tokens. The **output**
+# is only $(T, D)$. So almost all of the memory goes to an intermediate result that nobody asked for.
+# With $D = 32$ and float32 (4 bytes a number):
 
-普通公式 $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ 分三步计算，问题出在中间那一步：分数 $QK^\top$ 和权重是一个 $(T, T)$ 矩阵，
-每一对 token 占一个数。而**输出**只有 $(T, D)$。也就是说，几乎所有内存都花在了一个没人要的中间结果上。
-取 $D = 32$、float32（每个数 4 字节）：
-#%% code
+# %% [markdown] lang="zh"
+# ## 内存花在了哪里
+#
+# 普通公式 $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ 分三步计算，问题出在中间那一步：分数 $QK^\top$ 和权重是一个 $(T, T)$ 矩阵，
+# 每一对 token 占一个数。而**输出**只有 $(T, D)$。也就是说，几乎所有内存都花在了一个没人要的中间结果上。
+# 取 $D = 32$、float32（每个数 4 字节）：
+
+# %%
 D = 32                                                  # width of queries, keys and values in this notebook
-print(i18n.t("prints10.mem_head"))
+print("[en]     T    weights (T, T)    output (T, D)   weights / output[zh]     T      权重 (T, T)      输出 (T, D)        权重 / 输出")
 for T in (1024, 4096, 16384):
     weights_bytes, output_bytes = T * T * 4, T * D * 4
     print(f"{T:>6}   {weights_bytes / MiB:10.1f} MiB   {output_bytes / MiB:10.3f} MiB   {weights_bytes // output_bytes:>10,}")
-#%% md en
-At 16K tokens the weights take 1 GiB per head and per layer, for an output of 2 MiB. But look at what one output
-row needs: the softmax of **its own** row of scores, then a weighted sum of the values. If the row could be
-processed in pieces, a piece of keys at a time, the $(T, T)$ matrix would never have to exist. The obstacle is the
-softmax: its denominator $\sum_j e^{s_j}$ needs every score of the row, and the stable version (notebook 03) also
-subtracts the row's **maximum**, which is only known at the end.
 
-## The online softmax
+# %% [markdown] lang="en"
+# At 16K tokens the weights take 1 GiB per head and per layer, for an output of 2 MiB. But look at what one output
+# row needs: the softmax of **its own** row of scores, then a weighted sum of the values. If the row could be
+# processed in pieces, a piece of keys at a time, the $(T, T)$ matrix would never have to exist. The obstacle is the
+# softmax: its denominator $\sum_j e^{s_j}$ needs every score of the row, and the stable version (notebook 03) also
+# subtracts the row's **maximum**, which is only known at the end.
+#
+# ## The online softmax
+#
+# Take one query, its scores $s_1 \dots s_T$ and values $v_1 \dots v_T$. Its output is
+#
+# $$o = \frac{\sum_j e^{s_j - m}\, v_j}{\sum_j e^{s_j - m}}$$
+#
+# for **any** constant $m$: it cancels between the numerator and the denominator (the shift invariance of notebook 03).
+# Choosing $m = \max_j s_j$ only keeps every exponent $\le 0$, so nothing overflows. Now split the keys into blocks and
+# carry three numbers along:
+#
+# 1. after the first block: $m$ = its largest score, $\ell = \sum_j e^{s_j - m}$, $a = \sum_j e^{s_j - m} v_j$ (sums over the block);
+# 2. a new block arrives with a larger maximum, $m' = \max(m, \max_{\text{block}} s_j)$. What was summed so far used
+#    the old $m$; multiplying by $e^{m - m'} \le 1$ moves it to the new one, since $e^{s_j - m} e^{m - m'} = e^{s_j - m'}$:
+#    $$\ell' = e^{m - m'}\,\ell + \sum_{\text{block}} e^{s_j - m'}, \qquad a' = e^{m - m'}\,a + \sum_{\text{block}} e^{s_j - m'}\, v_j ;$$
+# 3. after the last block, $o = a / \ell$.
+#
+# Every step is exact: the same sums, grouped differently. Ten keys in blocks of four (the last block is shorter):
 
-Take one query, its scores $s_1 \dots s_T$ and values $v_1 \dots v_T$. Its output is
+# %% [markdown] lang="zh"
+# 在 16K 个 token 时，每个头、每一层的权重就要 1 GiB，而输出只有 2 MiB。再看一行输出真正需要什么：
+# **它自己那一行**分数的 softmax，然后对 Value 加权求和。如果这一行能分段处理，每次只处理一段 Key，那么 $(T, T)$ 矩阵就根本不必存在。
+# 障碍在 softmax：它的分母 $\sum_j e^{s_j}$ 需要这一行的全部分数；稳定版本（见 03 节）还要减去这一行的**最大值**，而最大值要到最后才知道。
+#
+# ## 在线 softmax
+#
+# 取一个 Query，它的分数是 $s_1 \dots s_T$，对应的 Value 是 $v_1 \dots v_T$。它的输出是
+#
+# $$o = \frac{\sum_j e^{s_j - m}\, v_j}{\sum_j e^{s_j - m}}$$
+#
+# 其中 $m$ 可以是**任意**常数：它在分子和分母中相互抵消（即 03 节的平移不变性）。取 $m = \max_j s_j$ 只是为了让每个指数都 $\le 0$，从而不会溢出。
+# 现在把 Key 分成若干块，一路只带着三个量往前走：
+#
+# 1. 处理完第一块后：$m$ 是这一块中最大的分数，$\ell = \sum_j e^{s_j - m}$，$a = \sum_j e^{s_j - m} v_j$（都只对这一块求和）；
+# 2. 新的一块到来，最大值可能更大：$m' = \max(m, \max_{\text{块内}} s_j)$。之前累加的结果用的是旧的 $m$；
+#    乘以 $e^{m - m'} \le 1$ 就能换算到新的基准，因为 $e^{s_j - m} e^{m - m'} = e^{s_j - m'}$：
+#    $$\ell' = e^{m - m'}\,\ell + \sum_{\text{块内}} e^{s_j - m'}, \qquad a' = e^{m - m'}\,a + \sum_{\text{块内}} e^{s_j - m'}\, v_j$$
+# 3. 最后一块处理完后，$o = a / \ell$。
+#
+# 每一步都是精确的：求的是同样的和，只是分组方式不同。下面是十个 Key、每块四个的例子（最后一块较短）：
 
-$$o = \frac{\sum_j e^{s_j - m}\, v_j}{\sum_j e^{s_j - m}}$$
-
-for **any** constant $m$: it cancels between the numerator and the denominator (the shift invariance of notebook 03).
-Choosing $m = \max_j s_j$ only keeps every exponent $\le 0$, so nothing overflows. Now split the keys into blocks and
-carry three numbers along:
-
-1. after the first block: $m$ = its largest score, $\ell = \sum_j e^{s_j - m}$, $a = \sum_j e^{s_j - m} v_j$ (sums over the block);
-2. a new block arrives with a larger maximum, $m' = \max(m, \max_{\text{block}} s_j)$. What was summed so far used
-   the old $m$; multiplying by $e^{m - m'} \le 1$ moves it to the new one, since $e^{s_j - m} e^{m - m'} = e^{s_j - m'}$:
-   $$\ell' = e^{m - m'}\,\ell + \sum_{\text{block}} e^{s_j - m'}, \qquad a' = e^{m - m'}\,a + \sum_{\text{block}} e^{s_j - m'}\, v_j ;$$
-3. after the last block, $o = a / \ell$.
-
-Every step is exact: the same sums, grouped differently. Ten keys in blocks of four (the last block is shorter):
-#%% md zh
-在 16K 个 token 时，每个头、每一层的权重就要 1 GiB，而输出只有 2 MiB。再看一行输出真正需要什么：
-**它自己那一行**分数的 softmax，然后对 Value 加权求和。如果这一行能分段处理，每次只处理一段 Key，那么 $(T, T)$ 矩阵就根本不必存在。
-障碍在 softmax：它的分母 $\sum_j e^{s_j}$ 需要这一行的全部分数；稳定版本（见 03 节）还要减去这一行的**最大值**，而最大值要到最后才知道。
-
-## 在线 softmax
-
-取一个 Query，它的分数是 $s_1 \dots s_T$，对应的 Value 是 $v_1 \dots v_T$。它的输出是
-
-$$o = \frac{\sum_j e^{s_j - m}\, v_j}{\sum_j e^{s_j - m}}$$
-
-其中 $m$ 可以是**任意**常数：它在分子和分母中相互抵消（即 03 节的平移不变性）。取 $m = \max_j s_j$ 只是为了让每个指数都 $\le 0$，从而不会溢出。
-现在把 Key 分成若干块，一路只带着三个量往前走：
-
-1. 处理完第一块后：$m$ 是这一块中最大的分数，$\ell = \sum_j e^{s_j - m}$，$a = \sum_j e^{s_j - m} v_j$（都只对这一块求和）；
-2. 新的一块到来，最大值可能更大：$m' = \max(m, \max_{\text{块内}} s_j)$。之前累加的结果用的是旧的 $m$；
-   乘以 $e^{m - m'} \le 1$ 就能换算到新的基准，因为 $e^{s_j - m} e^{m - m'} = e^{s_j - m'}$：
-   $$\ell' = e^{m - m'}\,\ell + \sum_{\text{块内}} e^{s_j - m'}, \qquad a' = e^{m - m'}\,a + \sum_{\text{块内}} e^{s_j - m'}\, v_j$$
-3. 最后一块处理完后，$o = a / \ell$。
-
-每一步都是精确的：求的是同样的和，只是分组方式不同。下面是十个 Key、每块四个的例子（最后一块较短）：
-#%% code
+# %%
 scores = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])    # one query against 10 keys
 values = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1], [-1, 1], [0, 0], [3, 1], [1, 3]], dtype=float)
 trace = efficient_lab.online_softmax_trace(scores, values, block_size=4)
-print(i18n.t("prints10.trace_head"))
+print("[en]block  keys  block max   running max m   rescale e^(m_old - m)   running sum l   output so far a / l[zh]   块  Key   块内最大值   当前最大值 m   重新缩放 e^(m_old - m)   当前累计和 l   目前的输出 a / l")
 for b, step in enumerate(trace):
     keys = f"{step['start']}-{step['start'] + len(step['scores']) - 1}"
     print(f"{b + 1:>5}  {keys:<5} {step['block_max']:8.2f}   {step['max']:13.2f}   {step['rescale']:21.3f}"
           f"   {step['sum']:13.3f}   {step['output']}")
 print("softmax(scores) @ values =", ac.softmax(scores) @ values,
-      "  " + i18n.t("prints10.equal"), np.allclose(trace[-1]["output"], ac.softmax(scores) @ values))
-#%% md en
-Read the columns. The maximum rises twice (1.0 → 2.5 → 3.1), and each time the old sum is scaled down
-(by 0.223, then 0.549) before the new block is added. The "output so far" is the answer the query would give if the
-keys stopped there; it changes with every block, and after the last one it equals the plain
-`softmax(scores) @ values` exactly.
+      "  " + "[en]equal:[zh]相等：", np.allclose(trace[-1]["output"], ac.softmax(scores) @ values))
 
-### Tiled attention in the library
+# %% [markdown] lang="en"
+# Read the columns. The maximum rises twice (1.0 → 2.5 → 3.1), and each time the old sum is scaled down
+# (by 0.223, then 0.549) before the new block is added. The "output so far" is the answer the query would give if the
+# keys stopped there; it changes with every block, and after the last one it equals the plain
+# `softmax(scores) @ values` exactly.
+#
+# ### Tiled attention in the library
+#
+# `ac.tiled_attention` runs this recurrence on whole blocks of queries at once: one matrix product gives a tile of
+# scores (a block of queries × `block_size` keys), four passes over the tile update $m$, $\ell$ and $a$, and a second
+# product adds the tile's values. Read the loop; the docstring also says why it returns no weights.
 
-`ac.tiled_attention` runs this recurrence on whole blocks of queries at once: one matrix product gives a tile of
-scores (a block of queries × `block_size` keys), four passes over the tile update $m$, $\ell$ and $a$, and a second
-product adds the tile's values. Read the loop; the docstring also says why it returns no weights.
-#%% md zh
-读一读这几列。最大值上升了两次（1.0 → 2.5 → 3.1），每次上升时，旧的累加和都要先缩小（先乘 0.223，再乘 0.549），再加上新一块的贡献。
-“目前的输出”是假如 Key 到此为止，这个 Query 会给出的答案；它随每一块而变化，最后一块处理完后，与普通的 `softmax(scores) @ values` 完全相等。
+# %% [markdown] lang="zh"
+# 读一读这几列。最大值上升了两次（1.0 → 2.5 → 3.1），每次上升时，旧的累加和都要先缩小（先乘 0.223，再乘 0.549），再加上新一块的贡献。
+# “目前的输出”是假如 Key 到此为止，这个 Query 会给出的答案；它随每一块而变化，最后一块处理完后，与普通的 `softmax(scores) @ values` 完全相等。
+#
+# ### 库里的分块注意力
+#
+# `ac.tiled_attention` 把这个递推同时用在一整块 Query 上：一次矩阵乘法得到一个分数块（一块 Query × `block_size` 个 Key），
+# 在这个块上扫描四遍来更新 $m$、$\ell$ 和 $a$，再用第二次矩阵乘法把这一块的 Value 加进来。读一读这个循环；文档字符串里也解释了它为什么不返回权重。
 
-### 库里的分块注意力
-
-`ac.tiled_attention` 把这个递推同时用在一整块 Query 上：一次矩阵乘法得到一个分数块（一块 Query × `block_size` 个 Key），
-在这个块上扫描四遍来更新 $m$、$\ell$ 和 $a$，再用第二次矩阵乘法把这一块的 Value 加进来。读一读这个循环；文档字符串里也解释了它为什么不返回权重。
-#%% code
+# %%
 print(inspect.getsource(ac.tiled_attention))
-#%% md en
-Now the claim "identical output": random queries, keys and values at $T = 1024$, in float64 and float32, with and
-without a mask, and with a block size (100) that does not divide $T$:
-#%% md zh
-现在验证“输出完全相同”这个说法：在 $T = 1024$ 时取随机的 Query、Key、Value，分别用 float64 和 float32，加或不加 mask，
-并且用一个不能整除 $T$ 的块大小（100）：
-#%% code
+
+# %% [markdown] lang="en"
+# Now the claim "identical output": random queries, keys and values at $T = 1024$, in float64 and float32, with and
+# without a mask, and with a block size (100) that does not divide $T$:
+
+# %% [markdown] lang="zh"
+# 现在验证“输出完全相同”这个说法：在 $T = 1024$ 时取随机的 Query、Key、Value，分别用 float64 和 float32，加或不加 mask，
+# 并且用一个不能整除 $T$ 的块大小（100）：
+
+# %%
 T = 1024
 q, k, v = rng.standard_normal((3, T, D))                       # (T, D) each, float64
 for dtype, digits in ((np.float64, 12), (np.float32, 6)):
     qd, kd, vd = q.astype(dtype), k.astype(dtype), v.astype(dtype)
-    for name, mask in ((i18n.t("prints10.no_mask"), None), (i18n.t("prints10.causal"), ac.causal_mask(T))):
+    for name, mask in (("[en]no mask[zh]不加 mask", None), ("[en]causal mask[zh]因果 mask", ac.causal_mask(T))):
         naive, weights = ac.scaled_dot_product_attention(qd, kd, vd, mask=mask)      # holds the (T, T) weights
         tiled = ac.tiled_attention(qd, kd, vd, mask=mask, block_size=100)            # never does
         diff = np.abs(tiled - naive).max()
-        print(f"{np.dtype(dtype).name:<8}", pad(name, 12), i18n.t("prints10.tiled_diff", d=f"{diff:.{digits}f}", n=digits, t=tiled.dtype))
-#%% md en
-Zero to 12 decimals in float64 and to 6 in float32: the difference is rounding (the sums are added in another order),
-nothing more. Tiled attention is **not an approximation**.
+        print(f"{np.dtype(dtype).name:<8}", pad(name, 12), f"[en]max |tiled - naive| = {diff:.{digits}f}   ({digits} decimals)   dtype {tiled.dtype}[zh]max |分块 - 朴素| = {diff:.{digits}f}   （{digits} 位小数）   dtype {tiled.dtype}")
 
-## Peak memory: $T^2$ against $T$
+# %% [markdown] lang="en"
+# Zero to 12 decimals in float64 and to 6 in float32: the difference is rounding (the sums are added in another order),
+# nothing more. Tiled attention is **not an approximation**.
+#
+# ## Peak memory: $T^2$ against $T$
+#
+# `efficient_lab.traced_peak` runs a function under Python's `tracemalloc`, which sees every NumPy buffer, and returns
+# the largest amount of memory that was alive at once during the call (the inputs, made before, are not counted).
+# The plain formula runs where its weights fit in 256 MiB; at 16K tokens it would need 1 GiB, so the analytic count
+# stands in. The measurement runs on one BLAS thread (`efficient_lab.blas_threads(1)`): fixing the hardware is part
+# of a fair measurement, and memory does not depend on the speed of the machine.
 
-`efficient_lab.traced_peak` runs a function under Python's `tracemalloc`, which sees every NumPy buffer, and returns
-the largest amount of memory that was alive at once during the call (the inputs, made before, are not counted).
-The plain formula runs where its weights fit in 256 MiB; at 16K tokens it would need 1 GiB, so the analytic count
-stands in. The measurement runs on one BLAS thread (`efficient_lab.blas_threads(1)`): fixing the hardware is part
-of a fair measurement, and memory does not depend on the speed of the machine.
-#%% md zh
-float64 下精确到 12 位小数、float32 下精确到 6 位小数，差都是 0：差别只是舍入（同样的数按不同顺序相加），仅此而已。分块注意力**不是近似**。
+# %% [markdown] lang="zh"
+# float64 下精确到 12 位小数、float32 下精确到 6 位小数，差都是 0：差别只是舍入（同样的数按不同顺序相加），仅此而已。分块注意力**不是近似**。
+#
+# ## 峰值内存：$T^2$ 对 $T$
+#
+# `efficient_lab.traced_peak` 在 Python 的 `tracemalloc` 下运行一个函数。tracemalloc 能看到每一块 NumPy 缓冲区，
+# 于是可以返回这次调用过程中同时占用的最大内存（调用之前就已创建的输入不计在内）。普通公式只在权重不超过 256 MiB 时才实际运行；
+# 16K 个 token 时它需要 1 GiB，所以改用理论值。测量时只用一个 BLAS 线程（`efficient_lab.blas_threads(1)`）：固定硬件是公平测量的一部分，而内存本身不取决于机器的速度。
 
-## 峰值内存：$T^2$ 对 $T$
-
-`efficient_lab.traced_peak` 在 Python 的 `tracemalloc` 下运行一个函数。tracemalloc 能看到每一块 NumPy 缓冲区，
-于是可以返回这次调用过程中同时占用的最大内存（调用之前就已创建的输入不计在内）。普通公式只在权重不超过 256 MiB 时才实际运行；
-16K 个 token 时它需要 1 GiB，所以改用理论值。测量时只用一个 BLAS 线程（`efficient_lab.blas_threads(1)`）：固定硬件是公平测量的一部分，而内存本身不取决于机器的速度。
-#%% code
+# %%
 with efficient_lab.blas_threads(1):
     rows = efficient_lab.memory_rows([1024, 2048, 4096, 16384], d=D, naive_limit_bytes=256 * MiB)
-print(i18n.t("prints10.rows_head"))
+print("[en]     T   naive, analytic   naive, measured   tiled, measured   tiled per token[zh]     T      朴素，理论值       朴素，实测        分块，实测     分块，每个 token")
 for r in rows:
-    measured = i18n.t("prints10.not_run") if r["naive_peak"] is None else f"{r['naive_peak'] / MiB:.1f} MiB"
+    measured = "[en](not run)[zh]（未运行）" if r["naive_peak"] is None else f"{r['naive_peak'] / MiB:.1f} MiB"
     print(f"{r['T']:>6}   {r['naive_analytic'] / MiB:11.1f} MiB   {pad(measured, 15, 'right')}   {r['tiled_peak'] / MiB:11.1f} MiB"
           f"   {r['tiled_per_token'] / 1024:9.2f} KiB")
 ax = efficient_lab.plot_memory(rows)
-#%% md en
-The measured naive peaks sit on the analytic line: the weights are the memory. Each doubling of $T$ multiplies
-them by about 4 (4.3 → 16.5 → 65.0 MiB). The tiled peaks grow much more slowly, and at 16K tokens it needs about 6 MiB
-where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it is a fixed tile
-of scores (at most 1 MiB, whatever $T$) and the rest is linear: the scaled copy of $Q$ and the output, $T \times D$
-numbers each. Peak memory is $O(T)$ instead of $O(T^2)$.
 
-Two notes. First, the **compute** is still $O(T^2)$: every pair is still scored, once; only the storage is gone
-(the timings in the last section show it). Second, `ac.scaled_dot_product_attention(..., need_weights=False)` also
-avoids the $(T, T)$ matrix, by taking blocks of queries; but each block still needs **all** keys at once.
-Tiling over the keys is what lets a GPU kernel keep a tile in its small, fast on-chip memory for any $T$: that is
-FlashAttention, and the saving in memory traffic is where its speed comes from.
+# %% [markdown] lang="en"
+# The measured naive peaks sit on the analytic line: the weights are the memory. Each doubling of $T$ multiplies
+# them by about 4 (4.3 → 16.5 → 65.0 MiB). The tiled peaks grow much more slowly, and at 16K tokens it needs about 6 MiB
+# where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it is a fixed tile
+# of scores (at most 1 MiB, whatever $T$) and the rest is linear: the scaled copy of $Q$ and the output, $T \times D$
+# numbers each. Peak memory is $O(T)$ instead of $O(T^2)$.
+#
+# Two notes. First, the **compute** is still $O(T^2)$: every pair is still scored, once; only the storage is gone
+# (the timings in the last section show it). Second, `ac.scaled_dot_product_attention(..., need_weights=False)` also
+# avoids the $(T, T)$ matrix, by taking blocks of queries; but each block still needs **all** keys at once.
+# Tiling over the keys is what lets a GPU kernel keep a tile in its small, fast on-chip memory for any $T$: that is
+# FlashAttention, and the saving in memory traffic is where its speed comes from.
+#
+# ### Why fused kernels do not hand back the weights
+#
+# In the trace above, the weight of key 0 could be read after the first block as $e^{s_0 - m}/\ell$ with the
+# running values of that moment. Compare it with its final value:
 
-### Why fused kernels do not hand back the weights
+# %% [markdown] lang="zh"
+# 实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就大约乘以 4（4.3 → 16.5 → 65.0 MiB）。
+# 分块实现的峰值增长慢得多：在 16K 个 token 时只需约 6 MiB，而普通公式需要 1 GiB。按每个 token 平均，分块的开销甚至在下降，
+# 因为其中一部分是大小有上限的分数块（最多 1 MiB，与 $T$ 无关），其余部分是线性的：缩放后的 $Q$ 副本和输出，各 $T \times D$ 个数。
+# 峰值内存从 $O(T^2)$ 变成了 $O(T)$。
+#
+# 有两点要注意。第一，**计算量**仍然是 $O(T^2)$：每一对照样要打一次分，省掉的只是存储（最后一节的计时会显示这一点）。
+# 第二，`ac.scaled_dot_product_attention(..., need_weights=False)` 通过一次处理一块 Query，也避免了 $(T, T)$ 矩阵；
+# 但每一块 Query 仍然要同时用到**全部** Key。对 Key 分块，才能让 GPU 内核无论 $T$ 多大，都把一个分数块放在又小又快的片上内存里：
+# 这就是 FlashAttention，它的速度正来自省下的内存读写。
+#
+# ### 为什么融合内核不返回权重
+#
+# 在上面的追踪里，处理完第一块之后，就可以用当时的当前值读出 Key 0 的权重 $e^{s_0 - m}/\ell$。把它和最终值比较一下：
 
-In the trace above, the weight of key 0 could be read after the first block as $e^{s_0 - m}/\ell$ with the
-running values of that moment. Compare it with its final value:
-#%% md zh
-实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就大约乘以 4（4.3 → 16.5 → 65.0 MiB）。
-分块实现的峰值增长慢得多：在 16K 个 token 时只需约 6 MiB，而普通公式需要 1 GiB。按每个 token 平均，分块的开销甚至在下降，
-因为其中一部分是大小有上限的分数块（最多 1 MiB，与 $T$ 无关），其余部分是线性的：缩放后的 $Q$ 副本和输出，各 $T \times D$ 个数。
-峰值内存从 $O(T^2)$ 变成了 $O(T)$。
-
-有两点要注意。第一，**计算量**仍然是 $O(T^2)$：每一对照样要打一次分，省掉的只是存储（最后一节的计时会显示这一点）。
-第二，`ac.scaled_dot_product_attention(..., need_weights=False)` 通过一次处理一块 Query，也避免了 $(T, T)$ 矩阵；
-但每一块 Query 仍然要同时用到**全部** Key。对 Key 分块，才能让 GPU 内核无论 $T$ 多大，都把一个分数块放在又小又快的片上内存里：
-这就是 FlashAttention，它的速度正来自省下的内存读写。
-
-### 为什么融合内核不返回权重
-
-在上面的追踪里，处理完第一块之后，就可以用当时的当前值读出 Key 0 的权重 $e^{s_0 - m}/\ell$。把它和最终值比较一下：
-#%% code
+# %%
 first, last = trace[0], trace[-1]
 early = np.exp(first["scores"] - first["max"]) / first["sum"]          # weights of keys 0-3 after block 1
 final = ac.softmax(scores)[:4]                                         # their true weights
-print(pad(i18n.t("prints10.early"), 40), early, " " + i18n.t("prints10.sum"), f"{early.sum():.3f}")
-print(pad(i18n.t("prints10.final"), 40), final, " " + i18n.t("prints10.sum"), f"{final.sum():.3f}")
+print(pad("[en]weights of keys 0-3 known after block 1:[zh]第 1 块之后就能读出的 Key 0–3 的权重：", 40), early, " " + "[en]sum[zh]和", f"{early.sum():.3f}")
+print(pad("[en]their final weights:[zh]它们的最终权重：", 40), final, " " + "[en]sum[zh]和", f"{final.sum():.3f}")
 lse = last["max"] + np.log(last["sum"])                                # log-sum-exp of the whole row: 2 numbers kept
-print(i18n.t("prints10.lse", l=f"{lse:.3f}"), np.exp(scores[:4] - lse))
+print(f"[en]recomputed from the saved log-sum-exp L = m + log l = {lse:.3f}:[zh]由保存下来的 log-sum-exp L = m + log l = {lse:.3f} 重新算出：", np.exp(scores[:4] - lse))
 out, w = ac.scaled_dot_product_attention(q, k, v, need_weights=False)
-print(i18n.t("prints10.need_weights"), w)
-print(i18n.t("prints10.would_take", m=f"{16384 ** 2 * 4 / MiB:,.0f}"))
-#%% md en
-The early weights sum to 1 over the first four keys and are all wrong: a weight is only final when the last block
-has been seen, because $m$ and $\ell$ keep changing until then. To return the weights, a kernel would have to keep
-all $T \times T$ of them, which is exactly the memory it was built to avoid. So fused kernels return the output only
-(here, `need_weights=False` gives `None`). When the weights are needed, for example in FlashAttention's backward
-pass, they are **recomputed** tile by tile from the scores and the two numbers saved per row, $L = m + \log \ell$:
-the last line above matches the final weights. To look at weights in this course, use
-`scaled_dot_product_attention`, which computes them explicitly.
+print("[en]scaled_dot_product_attention(..., need_weights=False) returns weights:[zh]scaled_dot_product_attention(..., need_weights=False) 返回的权重：", w)
+print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB:,.0f} MiB per head[zh]T = 16384 时，float32 的权重每个头要占 {16384 ** 2 * 4 / MiB:,.0f} MiB")
 
-## Sliding windows and sparse patterns: fewer pairs, another view
+# %% [markdown] lang="en"
+# The early weights sum to 1 over the first four keys and are all wrong: a weight is only final when the last block
+# has been seen, because $m$ and $\ell$ keep changing until then. To return the weights, a kernel would have to keep
+# all $T \times T$ of them, which is exactly the memory it was built to avoid. So fused kernels return the output only
+# (here, `need_weights=False` gives `None`). When the weights are needed, for example in FlashAttention's backward
+# pass, they are **recomputed** tile by tile from the scores and the two numbers saved per row, $L = m + \log \ell$:
+# the last line above matches the final weights. To look at weights in this course, use
+# `scaled_dot_product_attention`, which computes them explicitly.
+#
+# ## Sliding windows and sparse patterns: fewer pairs, another view
+#
+# Tiling keeps every pair and only stores less. The other family of speed-ups **computes fewer pairs**: a sliding
+# window lets token $i$ see only the tokens with $|i - j| < W$, and sparse patterns (Longformer, BigBird) add a few
+# global tokens that see and are seen by everything. Below: 16 tokens under full attention, a window of $W = 3$, and the window plus one
+# global token. The pairs are counted from the masks.
 
-Tiling keeps every pair and only stores less. The other family of speed-ups **computes fewer pairs**: a sliding
-window lets token $i$ see only the tokens with $|i - j| < W$, and sparse patterns (Longformer, BigBird) add a few
-global tokens that see and are seen by everything. Below: 16 tokens under full attention, a window of $W = 3$, and the window plus one
-global token. The pairs are counted from the masks.
-#%% md zh
-提前读出的权重在前四个 Key 上加起来等于 1，却全都是错的：只有看完最后一块，权重才是最终值，因为在那之前 $m$ 和 $\ell$ 一直在变。
-要返回权重，内核就得保存全部 $T \times T$ 个权重，而这正是它本来要省掉的内存。所以融合内核只返回输出（这里 `need_weights=False` 返回 `None`）。
-确实需要权重时（例如 FlashAttention 的反向传播），就从分数和每行保存的两个数 $L = m + \log \ell$ 出发，逐块**重新计算**：
-上面最后一行与最终权重完全一致。在本课程中想看权重，请用 `scaled_dot_product_attention`，它会显式地把权重算出来。
+# %% [markdown] lang="zh"
+# 提前读出的权重在前四个 Key 上加起来等于 1，却全都是错的：只有看完最后一块，权重才是最终值，因为在那之前 $m$ 和 $\ell$ 一直在变。
+# 要返回权重，内核就得保存全部 $T \times T$ 个权重，而这正是它本来要省掉的内存。所以融合内核只返回输出（这里 `need_weights=False` 返回 `None`）。
+# 确实需要权重时（例如 FlashAttention 的反向传播），就从分数和每行保存的两个数 $L = m + \log \ell$ 出发，逐块**重新计算**：
+# 上面最后一行与最终权重完全一致。在本课程中想看权重，请用 `scaled_dot_product_attention`，它会显式地把权重算出来。
+#
+# ## 滑动窗口与稀疏模式：算的对更少，看到的范围也变了
+#
+# 分块计算保留了每一对，只是存得更少。另一类加速方法则**少算一些对**：滑动窗口只让 token $i$ 看到满足 $|i - j| < W$ 的 token；
+# 稀疏模式（Longformer、BigBird）再加上几个全局 token，它们能看到所有位置，所有位置也都能看到它们。
+# 下面是 16 个 token 的三种模式：全局注意力、窗口 $W = 3$，以及窗口加一个全局 token。配对数直接从 mask 里数出来。
 
-## 滑动窗口与稀疏模式：算的对更少，看到的范围也变了
-
-分块计算保留了每一对，只是存得更少。另一类加速方法则**少算一些对**：滑动窗口只让 token $i$ 看到满足 $|i - j| < W$ 的 token；
-稀疏模式（Longformer、BigBird）再加上几个全局 token，它们能看到所有位置，所有位置也都能看到它们。
-下面是 16 个 token 的三种模式：全局注意力、窗口 $W = 3$，以及窗口加一个全局 token。配对数直接从 mask 里数出来。
-#%% code
+# %%
 T_small, W_small = 16, 3
 patterns = [np.ones((T_small, T_small), dtype=bool),
             ac.sliding_window_mask(T_small, W_small, causal=False),         # |i - j| < 3
             efficient_lab.local_global_mask(T_small, W_small, n_global=1)]  # + token 0 sees and is seen by all
 counts = [int(p.sum()) for p in patterns]
-titles = [i18n.t("efficient_lab.pattern_full", n=counts[0]),
-          i18n.t("efficient_lab.pattern_window", w=W_small, n=counts[1]),
-          i18n.t("efficient_lab.pattern_sparse", n=counts[2])]
-print(i18n.t("prints10.pairs", c=counts, f=efficient_lab.window_pairs(T_small, W_small)))
+titles = [f"[en]full: {counts[0]} pairs[zh]全局：{counts[0]} 对",
+          f"[en]window W = {W_small}: {counts[1]} pairs[zh]窗口 W = {W_small}：{counts[1]} 对",
+          f"[en]window + global token: {counts[2]} pairs[zh]窗口 + 全局 token：{counts[2]} 对"]
+print(f"[en]pairs: {counts}   window pairs by formula: {efficient_lab.window_pairs(T_small, W_small)}[zh]配对数：{counts}   按公式算的窗口配对数：{efficient_lab.window_pairs(T_small, W_small)}")
 fig = masking_lab.plot_mask_grid(patterns, titles=titles)
-#%% md en
-At long lengths the saving is large. With $W = 256$, each token sees at most $2W - 1 = 511$ tokens (itself included), so the count
-grows like $T$, not $T^2$:
-#%% md zh
-序列越长，省下的越多。取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token（包括它自己），所以配对数随 $T$ 线性增长，而不是随 $T^2$：
-#%% code
+
+# %% [markdown] lang="en"
+# At long lengths the saving is large. With $W = 256$, each token sees at most $2W - 1 = 511$ tokens (itself included), so the count
+# grows like $T$, not $T^2$:
+
+# %% [markdown] lang="zh"
+# 序列越长，省下的越多。取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token（包括它自己），所以配对数随 $T$ 线性增长，而不是随 $T^2$：
+
+# %%
 W = 256                                                          # the window used in the rest of the notebook
-print(i18n.t("prints10.pairs_head"))
+print("[en]       T          full pairs     window pairs (W = 256)   share[zh]       T          全局配对数        窗口配对数（W = 256）   占比")
 for T in (1024, 4096, 16384, 131072):
     full_pairs, window_pairs = T * T, efficient_lab.window_pairs(T, W)
     print(f"{T:>8,}   {full_pairs:>17,}   {window_pairs:>22,}   {100 * window_pairs / full_pairs:5.1f}%")
-#%% md en
-But fewer pairs means a **different computation**. A window is a mask, and a mask changes what a query can see.
-Take the query at position 12 of the 16 tokens, and give the key at position 2 the best score by far: with full
-attention it wins; with the window, it is not in the visible range and its weight is exactly 0, however good its score.
-#%% md zh
-但是少算配对就意味着**换了一种计算**。窗口就是一个 mask，而 mask 改变的是 Query 能看到什么。
-取 16 个 token 中位置 12 的 Query，让位置 2 的 Key 得到遥遥领先的最高分：全局注意力下它胜出；用了窗口之后，它不在可见范围内，
-分数再高，权重也恰好为 0。
-#%% code
+
+# %% [markdown] lang="en"
+# But fewer pairs means a **different computation**. A window is a mask, and a mask changes what a query can see.
+# Take the query at position 12 of the 16 tokens, and give the key at position 2 the best score by far: with full
+# attention it wins; with the window, it is not in the visible range and its weight is exactly 0, however good its score.
+
+# %% [markdown] lang="zh"
+# 但是少算配对就意味着**换了一种计算**。窗口就是一个 mask，而 mask 改变的是 Query 能看到什么。
+# 取 16 个 token 中位置 12 的 Query，让位置 2 的 Key 得到遥遥领先的最高分：全局注意力下它胜出；用了窗口之后，它不在可见范围内，
+# 分数再高，权重也恰好为 0。
+
+# %%
 row = rng.normal(size=T_small)                                   # one query's scores, position 12
 row[2] = 6.0                                                     # key 2 matches best, by far
 query = 12
 window_row = ac.sliding_window_mask(T_small, W_small, causal=False)[query]
-print(i18n.t("prints10.visible_keys"), np.flatnonzero(window_row))
-print(i18n.t("prints10.full_w", w=f"{ac.softmax(row)[2]:.3f}"))
-print(i18n.t("prints10.window_w", w=f"{ac.softmax(row, mask=window_row)[2]:.3f}"))
-#%% md en
-### A window kernel that computes only its band
+print("[en]visible keys in the window:[zh]窗口中可见的 Key：", np.flatnonzero(window_row))
+print(f"[en]full attention:   weight of key 2 = {ac.softmax(row)[2]:.3f}[zh]全局注意力：   Key 2 的权重 = {ac.softmax(row)[2]:.3f}")
+print(f"[en]sliding window:   weight of key 2 = {ac.softmax(row, mask=window_row)[2]:.3f}[zh]滑动窗口：     Key 2 的权重 = {ac.softmax(row, mask=window_row)[2]:.3f}")
 
-Applying a window mask to the full $(T, T)$ scores would save nothing. `efficient_lab.sliding_window_attention`
-takes the queries a block at a time and fetches only the keys their window can reach, so it computes about
-$T(2W - 1)$ scores. It must give the same result as the full computation with the library's window mask:
-#%% md zh
-### 只计算带状区域的窗口内核
+# %% [markdown] lang="en"
+# ### A window kernel that computes only its band
+#
+# Applying a window mask to the full $(T, T)$ scores would save nothing. `efficient_lab.sliding_window_attention`
+# takes the queries a block at a time and fetches only the keys their window can reach, so it computes about
+# $T(2W - 1)$ scores. It must give the same result as the full computation with the library's window mask:
 
-如果先算出完整的 $(T, T)$ 分数，再套上窗口 mask，什么也省不下来。`efficient_lab.sliding_window_attention` 一次处理一块 Query，
-只取出它们的窗口能够到的那些 Key，所以只计算大约 $T(2W - 1)$ 个分数。它的结果必须与“完整计算 + 库里的窗口 mask”完全一致：
-#%% code
+# %% [markdown] lang="zh"
+# ### 只计算带状区域的窗口内核
+#
+# 如果先算出完整的 $(T, T)$ 分数，再套上窗口 mask，什么也省不下来。`efficient_lab.sliding_window_attention` 一次处理一块 Query，
+# 只取出它们的窗口能够到的那些 Key，所以只计算大约 $T(2W - 1)$ 个分数。它的结果必须与“完整计算 + 库里的窗口 mask”完全一致：
+
+# %%
 T = 1024
 q, k, v = rng.standard_normal((3, T, D))
 banded = efficient_lab.sliding_window_attention(q, k, v, W)                                   # only the band
 reference, _ = ac.scaled_dot_product_attention(q, k, v, mask=ac.sliding_window_mask(T, W, causal=False))
-print(i18n.t("prints10.banded", d=f"{np.abs(banded - reference).max():.12f}"))
-#%% md en
-### Linear attention: a feature map instead of the softmax
+print(f"[en]max |banded - full with window mask| = {np.abs(banded - reference).max():.12f}[zh]max |带状计算 - 完整计算加窗口 mask| = {np.abs(banded - reference).max():.12f}")
 
-The tutorials name a third way out of $n^2$: **linear attention**. Replace the similarity $e^{q \cdot k/\sqrt{d}}$ by a
-product of feature maps, $\phi(q) \cdot \phi(k)$ with $\phi(x) = \text{elu}(x) + 1 > 0$ (Katharopoulos et al., 2020).
-Then the sums over the keys can be done **first**, once for all queries:
+# %% [markdown] lang="en"
+# ### Linear attention: a feature map instead of the softmax
+#
+# The tutorials name a third way out of $n^2$: **linear attention**. Replace the similarity $e^{q \cdot k/\sqrt{d}}$ by a
+# product of feature maps, $\phi(q) \cdot \phi(k)$ with $\phi(x) = \text{elu}(x) + 1 > 0$ (Katharopoulos et al., 2020).
+# Then the sums over the keys can be done **first**, once for all queries:
+#
+# $$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \sum_j \phi(k_j)},$$
+#
+# a $(d_k, d_v)$ matrix and a $(d_k,)$ vector, so no $(T, T)$ matrix ever exists: the cost is $O(T d_k d_v)$, linear
+# in $T$. Three measurements: the regrouped form gives the same output as forming its weights explicitly; its peak memory
+# against softmax attention's; and how far its weights are from softmax's.
 
-$$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \sum_j \phi(k_j)},$$
+# %% [markdown] lang="zh"
+# ### 线性注意力：用特征映射代替 softmax
+#
+# 几篇教程都提到了摆脱 $n^2$ 的第三条路：**线性注意力**。把相似度 $e^{q \cdot k/\sqrt{d}}$ 换成两个特征映射的乘积
+# $\phi(q) \cdot \phi(k)$，其中 $\phi(x) = \text{elu}(x) + 1 > 0$（Katharopoulos 等，2020）。这样，对 Key 的求和就可以**先**做，
+# 而且所有 Query 共用一次：
+#
+# $$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \sum_j \phi(k_j)}$$
+#
+# 只需要一个 $(d_k, d_v)$ 矩阵和一个 $(d_k,)$ 向量，$(T, T)$ 矩阵从头到尾都不存在：计算量是 $O(T d_k d_v)$，随 $T$ 线性增长。
+# 下面测三件事：重新组合的算法与显式算出权重的结果是否相同；它与 softmax 注意力的峰值内存；以及它的权重与 softmax 的权重相差多远。
 
-a $(d_k, d_v)$ matrix and a $(d_k,)$ vector, so no $(T, T)$ matrix ever exists: the cost is $O(T d_k d_v)$, linear
-in $T$. Three measurements: the regrouped form gives the same output as forming its weights explicitly; its peak memory
-against softmax attention's; and how far its weights are from softmax's.
-#%% md zh
-### 线性注意力：用特征映射代替 softmax
-
-几篇教程都提到了摆脱 $n^2$ 的第三条路：**线性注意力**。把相似度 $e^{q \cdot k/\sqrt{d}}$ 换成两个特征映射的乘积
-$\phi(q) \cdot \phi(k)$，其中 $\phi(x) = \text{elu}(x) + 1 > 0$（Katharopoulos 等，2020）。这样，对 Key 的求和就可以**先**做，
-而且所有 Query 共用一次：
-
-$$\text{out}_i = \frac{\phi(q_i)\,\sum_j \phi(k_j)^\top v_j}{\phi(q_i) \cdot \sum_j \phi(k_j)}$$
-
-只需要一个 $(d_k, d_v)$ 矩阵和一个 $(d_k,)$ 向量，$(T, T)$ 矩阵从头到尾都不存在：计算量是 $O(T d_k d_v)$，随 $T$ 线性增长。
-下面测三件事：重新组合的算法与显式算出权重的结果是否相同；它与 softmax 注意力的峰值内存；以及它的权重与 softmax 的权重相差多远。
-#%% code
+# %%
 print(inspect.getsource(linear_lab.linear_attention))
 q_l, k_l, v_l = np.random.default_rng(1).standard_normal((3, 512, D))          # its own seed
 same = np.allclose(linear_lab.linear_attention(q_l, k_l, v_l), linear_lab.linear_weights(q_l, k_l) @ v_l)
-print(i18n.t("prints10.regrouped"), same)
+print("[en]regrouped == explicit weights @ V:[zh]重新组合的算法 == 显式权重 @ V：", same)
 with efficient_lab.blas_threads(1):
     for T_l in (1024, 2048, 4096, 8192):
         q_l, k_l, v_l = np.random.default_rng(T_l).standard_normal((3, T_l, D)).astype(np.float32)
         _, soft_peak = efficient_lab.traced_peak(ac.scaled_dot_product_attention, q_l, k_l, v_l)
         _, lin_peak = efficient_lab.traced_peak(linear_lab.linear_attention, q_l, k_l, v_l)
-        print(i18n.t("linear_lab.peak", t=T_l, soft=soft_peak / MiB, lin=lin_peak / MiB))
-#%% code
-# NBVAL_IGNORE_OUTPUT
+        print(f"[en]T = {T_l:>5,}: peak memory  softmax {soft_peak / MiB:>7.1f} MiB   linear {lin_peak / MiB:>5.2f} MiB[zh]T = {T_l:>5,}：峰值内存  softmax {soft_peak / MiB:>7.1f} MiB   线性 {lin_peak / MiB:>5.2f} MiB")
+
+# %%
+# MEASUREMENT
 # (wall-clock time: different on every run, so nbval does not compare this cell)
 with efficient_lab.blas_threads(1):
     for T_l in (1024, 2048, 4096):
         q_l, k_l, v_l = np.random.default_rng(T_l).standard_normal((3, T_l, D)).astype(np.float32)
         t_soft = best_time(ac.scaled_dot_product_attention, q_l, k_l, v_l)
         t_lin = best_time(linear_lab.linear_attention, q_l, k_l, v_l)
-        print(i18n.t("prints10.lin_time", t=f"{T_l:>5,}", s=f"{1e3 * t_soft:7.2f}", l=f"{1e3 * t_lin:6.2f}"))
-#%% md en
-Softmax attention's peak memory grows four-fold per doubling (the weights); linear attention's doubles, and stays a
-few MiB. The timings (not compared by the tests, they depend on the machine) show the same slopes. Now the price:
-#%% md zh
-softmax 注意力的峰值内存每翻倍一次涨四倍（因为要存权重）；线性注意力只翻倍，始终只有几 MiB。耗时（测试不比较这一格，它取决于机器）
-也呈现同样的斜率。下面看代价：
-#%% code
+        print(f"[en]T = {T_l:>5,}: softmax {1e3 * t_soft:7.2f} ms   linear {1e3 * t_lin:6.2f} ms[zh]T = {T_l:>5,}：softmax {1e3 * t_soft:7.2f} ms   线性 {1e3 * t_lin:6.2f} ms")
+
+# %% [markdown] lang="en"
+# Softmax attention's peak memory grows four-fold per doubling (the weights); linear attention's doubles, and stays a
+# few MiB. The timings (not compared by the tests, they depend on the machine) show the same slopes. Now the price:
+
+# %% [markdown] lang="zh"
+# softmax 注意力的峰值内存每翻倍一次涨四倍（因为要存权重）；线性注意力只翻倍，始终只有几 MiB。耗时（测试不比较这一格，它取决于机器）
+# 也呈现同样的斜率。下面看代价：
+
+# %%
 q_l, k_l = np.random.default_rng(2).standard_normal((2, 256, D))
 dist = linear_lab.weight_distance(q_l, k_l)
-print(i18n.t("linear_lab.distance", t=256, tv=dist["tv"], ms=dist["max_softmax"], ml=dist["max_linear"], u=1 / 256))
+print(f"[en]T = {256}: distance from softmax's weights (total variation) {dist['tv']:.2f}; largest weight per row: softmax {dist['max_softmax']:.3f}, linear {dist['max_linear']:.3f} (uniform {1 / 256:.4f})[zh]T = {256}：与 softmax 权重的距离（总变差）{dist['tv']:.2f}；每行最大权重：softmax {dist['max_softmax']:.3f}，线性 {dist['max_linear']:.3f}（均匀分布 {1 / 256:.4f}）")
 q_n, k_n = linear_lab.planted_key(t=1024, d=D, strength=10.0, position=300)   # the needle of the next section
 soft_w = ac.scaled_dot_product_attention(q_n, k_n, k_n)[1][0]
 lin_w = linear_lab.linear_weights(q_n, k_n)[0]
-print(i18n.t("linear_lab.needle", soft=soft_w[300], lin=lin_w[300], u=1 / 1024))
-#%% md en
-On random vectors the two sets of weights differ by about a third of their mass, and linear attention's largest
-weight is close to uniform. On a planted match, the needle of the next section, softmax gives it nearly all the
-weight (1.000), linear attention about twice the uniform share (0.002): the feature map cannot make one key win the
-way $e^{17.7}$ does. Linear attention is a different function, not a faster softmax: it keeps every pair in view
-at linear cost, and loses the sharp lookups that the needle task needs.
-#%% md zh
-在随机向量上，两组权重大约有三分之一的质量不同，线性注意力每行最大的权重已经接近均匀分布。换成一个植入的匹配——下一节里的针——
-softmax 几乎把全部权重（1.000）都给了它，线性注意力却只给了大约两倍于均匀分布的份额（0.002）：特征映射没法像 $e^{17.7}$ 那样
-让一个 Key 一枝独秀。线性注意力是另一种函数，而不是更快的 softmax：它以线性的代价让所有位置对都保持可见，却失去了针任务所需要的那种精确查找。
-#%% md en
-## The verification method of the tutorial “注意力机制”
+print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.4f}; uniform would be {1 / 1024:.4f}[zh]针的权重：softmax {soft_w[300]:.4f}，线性 {lin_w[300]:.4f}；均匀分布时是 {1 / 1024:.4f}")
 
-The tutorial says how to check that an optimisation really works: *fix the model weights, the numeric precision, the
-batch and the hardware; at input lengths such as 1K, 4K and 16K, record task accuracy, peak memory, throughput and
-p95 latency; put the key evidence at different positions in the sequence.* We run it on a task whose answer is
-known, comparing full attention (tiled) with a sliding window of $W = 256$.
+# %% [markdown] lang="en"
+# On random vectors the two sets of weights differ by about a third of their mass, and linear attention's largest
+# weight is close to uniform. On a planted match, the needle of the next section, softmax gives it nearly all the
+# weight (1.000), linear attention about twice the uniform share (0.002): the feature map cannot make one key win the
+# way $e^{17.7}$ does. Linear attention is a different function, not a faster softmax: it keeps every pair in view
+# at linear cost, and loses the sharp lookups that the needle task needs.
 
-### The task: a needle among distractors
+# %% [markdown] lang="zh"
+# 在随机向量上，两组权重大约有三分之一的质量不同，线性注意力每行最大的权重已经接近均匀分布。换成一个植入的匹配——下一节里的针——
+# softmax 几乎把全部权重（1.000）都给了它，线性注意力却只给了大约两倍于均匀分布的份额（0.002）：特征映射没法像 $e^{17.7}$ 那样
+# 让一个 Key 一枝独秀。线性注意力是另一种函数，而不是更快的 softmax：它以线性的代价让所有位置对都保持可见，却失去了针任务所需要的那种精确查找。
 
-A document of $T$ tokens. Every token has a random key and a value that names one of 16 answers. The question is
-the **last** token's query. One token, the **needle**, has a key that matches the question: its score
-$(10^2/\sqrt{32} \approx 17.7)$ stands far above the distractors' (random, standard deviation about 1.8). Its value is
-the answer. The output of the question is right when its largest entry names the needle's answer; guessing gives
-$1/16 \approx 0.06$. Everything is seeded: weights (here, the keys and values themselves), precision (float32),
-batch (one document per request), hardware (one BLAS thread).
-#%% md zh
-## 《注意力机制》一文的验证方法
+# %% [markdown] lang="en"
+# ## The verification method of the tutorial “注意力机制”
+#
+# The tutorial says how to check that an optimisation really works: *fix the model weights, the numeric precision, the
+# batch and the hardware; at input lengths such as 1K, 4K and 16K, record task accuracy, peak memory, throughput and
+# p95 latency; put the key evidence at different positions in the sequence.* We run it on a task whose answer is
+# known, comparing full attention (tiled) with a sliding window of $W = 256$.
+#
+# ### The task: a needle among distractors
+#
+# A document of $T$ tokens. Every token has a random key and a value that names one of 16 answers. The question is
+# the **last** token's query. One token, the **needle**, has a key that matches the question: its score
+# $(10^2/\sqrt{32} \approx 17.7)$ stands far above the distractors' (random, standard deviation about 1.8). Its value is
+# the answer. The output of the question is right when its largest entry names the needle's answer; guessing gives
+# $1/16 \approx 0.06$. Everything is seeded: weights (here, the keys and values themselves), precision (float32),
+# batch (one document per request), hardware (one BLAS thread).
 
-原教程讲了怎样检验一项优化是否真的有效：*固定模型权重、数值精度、batch 和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
-并把关键证据放到序列的不同位置。* 下面在一个答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的滑动窗口。
+# %% [markdown] lang="zh"
+# ## 《注意力机制》一文的验证方法
+#
+# 原教程讲了怎样检验一项优化是否真的有效：*固定模型权重、数值精度、batch 和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
+# 并把关键证据放到序列的不同位置。* 下面在一个答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的滑动窗口。
+#
+# ### 任务：在干扰项中找针
+#
+# 一篇有 $T$ 个 token 的文档。每个 token 有一个随机的 Key，还有一个 Value，指明 16 个答案中的某一个。问题是**最后一个** token 的 Query。
+# 其中有一个 token，即 **针**，它的 Key 与问题相匹配：它的分数（$10^2/\sqrt{32} \approx 17.7$）远远高于干扰项的分数（随机，标准差约 1.8）。
+# 它的 Value 就是答案。如果问题的输出中最大的那一项正好指向针的答案，就算答对；瞎猜的正确率是 $1/16 \approx 0.06$。
+# 一切都由种子固定：权重（这里直接就是 Key 和 Value）、精度（float32）、batch（每个请求一篇文档）、硬件（一个 BLAS 线程）。
 
-### 任务：在干扰项中找针
-
-一篇有 $T$ 个 token 的文档。每个 token 有一个随机的 Key，还有一个 Value，指明 16 个答案中的某一个。问题是**最后一个** token 的 Query。
-其中有一个 token，即 **针**，它的 Key 与问题相匹配：它的分数（$10^2/\sqrt{32} \approx 17.7$）远远高于干扰项的分数（随机，标准差约 1.8）。
-它的 Value 就是答案。如果问题的输出中最大的那一项正好指向针的答案，就算答对；瞎猜的正确率是 $1/16 \approx 0.06$。
-一切都由种子固定：权重（这里直接就是 Key 和 Value）、精度（float32）、batch（每个请求一篇文档）、硬件（一个 BLAS 线程）。
-#%% code
+# %%
 doc = efficient_lab.needle_document(1024, n_trials=20, d=D, seed=0)    # 20 documents of 1,024 tokens
 k_doc, v_doc = efficient_lab.plant_needle(doc, 300)                     # needle at position 300
 scores_last = (doc["q"] @ np.swapaxes(k_doc, -1, -2))[:, 0] / np.sqrt(D)   # (20, T): the question's scores
 others = np.delete(scores_last, 300, axis=1)
-print(i18n.t("prints10.needle_score", n=f"{scores_last[0, 300]:.2f}", m=f"{others.mean():.2f}", s=f"{others.std():.2f}",
-             l=f"{others.max():.2f}"))
-print(i18n.t("prints10.doc_shapes", k=k_doc.shape, v=v_doc.shape), doc["answer"])
-#%% md en
-### Try it: window size and needle distance
+print(f"[en]needle score {scores_last[0, 300]:.2f};  distractors: mean {others.mean():.2f}, std {others.std():.2f}, largest {others.max():.2f}[zh]针的分数 {scores_last[0, 300]:.2f}；干扰项：均值 {others.mean():.2f}，标准差 {others.std():.2f}，最大 {others.max():.2f}")
+print(f"[en]keys (N, T, d): {k_doc.shape}   values (N, T, C): {v_doc.shape}   answers of the 20 documents:[zh]Key (N, T, d)：{k_doc.shape}   Value (N, T, C)：{v_doc.shape}   20 篇文档的答案：", doc["answer"])
 
-The question sits at the last position, so with a window it sees the $W$ tokens before it (itself included). Move the
-needle away from the question and shrink the window: as soon as the distance reaches $W$ the needle leaves the
-visible range, its weight drops to exactly 0, and the answer becomes a guess. The grey line is full attention,
-which finds the needle at any distance. The last line counts the pairs each method computes for all 512 queries.
-#%% md zh
-### 动手试试：窗口大小与针的距离
+# %% [markdown] lang="en"
+# ### Try it: window size and needle distance
+#
+# The question sits at the last position, so with a window it sees the $W$ tokens before it (itself included). Move the
+# needle away from the question and shrink the window: as soon as the distance reaches $W$ the needle leaves the
+# visible range, its weight drops to exactly 0, and the answer becomes a guess. The grey line is full attention,
+# which finds the needle at any distance. The last line counts the pairs each method computes for all 512 queries.
 
-问题位于最后一个位置，所以加了窗口后，它只能看到自己之前的 $W$ 个 token（包括它自己）。把针移得离问题远一些，再把窗口缩小：
-一旦距离达到 $W$，针就离开了可见范围，它的权重变成恰好为 0，答案也就只能靠猜。灰线是全局注意力，无论距离多远都能找到针。
-最后一行数出每种方法为全部 512 个 Query 计算了多少对。
-#%% code
+# %% [markdown] lang="zh"
+# ### 动手试试：窗口大小与针的距离
+#
+# 问题位于最后一个位置，所以加了窗口后，它只能看到自己之前的 $W$ 个 token（包括它自己）。把针移得离问题远一些，再把窗口缩小：
+# 一旦距离达到 $W$，针就离开了可见范围，它的权重变成恰好为 0，答案也就只能靠猜。灰线是全局注意力，无论距离多远都能找到针。
+# 最后一行数出每种方法为全部 512 个 Query 计算了多少对。
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 widgets.window_retrieval_widget(512, window=128, distance=200)
-#%% md en
-### Accuracy by needle position at 1K, 4K and 16K
 
-Now the full measurement: the needle at seven depths in the document (0% = the first token, 99% = just before the
-question), 20 documents per cell. Only the last token's output matters for the answer, and in one layer it depends
-only on its own query and all keys and values, so we compute that one row (the next section checks that it equals
-the last row of a full pass).
-#%% md zh
-### 1K、4K、16K 下按针的位置统计的正确率
+# %% [markdown] lang="en"
+# ### Accuracy by needle position at 1K, 4K and 16K
+#
+# Now the full measurement: the needle at seven depths in the document (0% = the first token, 99% = just before the
+# question), 20 documents per cell. Only the last token's output matters for the answer, and in one layer it depends
+# only on its own query and all keys and values, so we compute that one row (the next section checks that it equals
+# the last row of a full pass).
 
-现在做完整的测量：把针放在文档中的七个深度上（0% 是第一个 token，99% 紧挨在问题之前），每个格子用 20 篇文档。
-答案只取决于最后一个 token 的输出，而在一层注意力里，这个输出只取决于它自己的 Query 和全部 Key、Value，
-所以我们只算这一行（下一节会验证，它与完整前向计算的最后一行相同）。
-#%% code
+# %% [markdown] lang="zh"
+# ### 1K、4K、16K 下按针的位置统计的正确率
+#
+# 现在做完整的测量：把针放在文档中的七个深度上（0% 是第一个 token，99% 紧挨在问题之前），每个格子用 20 篇文档。
+# 答案只取决于最后一个 token 的输出，而在一层注意力里，这个输出只取决于它自己的 Query 和全部 Key、Value，
+# 所以我们只算这一行（下一节会验证，它与完整前向计算的最后一行相同）。
+
+# %%
 depths = np.array([0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.99])
 lengths = (1024, 4096, 16384)
 docs, accuracy = {}, {}
@@ -449,39 +508,42 @@ with efficient_lab.blas_threads(1):
         result = efficient_lab.needle_accuracy(docs[T], efficient_lab.depth_positions(T, depths), window=W)
         for method in efficient_lab.METHODS:
             accuracy[method, T] = result[method]
-print(pad(i18n.t("prints10.depth"), 28) + "".join(f"{100 * x:>7g}%" for x in depths))
+print(pad("[en]depth of the needle:[zh]针的深度：", 28) + "".join(f"{100 * x:>7g}%" for x in depths))
 for T in lengths:
-    print(f"T = {T:>6,}  " + pad(i18n.t("prints10.distance"), 16) + "".join(f"{T - 1 - p:>8,}" for p in efficient_lab.depth_positions(T, depths)))
+    print(f"T = {T:>6,}  " + pad("[en]needle distance:[zh]针的距离：", 16) + "".join(f"{T - 1 - p:>8,}" for p in efficient_lab.depth_positions(T, depths)))
     for method in efficient_lab.METHODS:
-        print(f"           {method:<6} " + pad(i18n.t("prints10.accuracy"), 9) + "".join(f"{a:8.2f}" for a in accuracy[method, T]))
+        print(f"           {method:<6} " + pad("[en]accuracy:[zh]正确率：", 9) + "".join(f"{a:8.2f}" for a in accuracy[method, T]))
 ax = efficient_lab.plot_accuracy_by_position(depths, accuracy, chance=1 / 16)
-#%% md en
-Full attention answers every question at every position and every length. The window answers only when the needle
-is within 256 tokens of the question: at 1K that is the last quarter of the document (depths 80% to 99%), at 4K and
-16K only the 99% column. Everywhere else it guesses: 0.05 or 0.15 with 20 documents, around the chance level
-$1/16 \approx 0.06$, and the same number in every column of a row, because beyond the window the needle's position
-changes nothing the question can see. Its accuracy does not fade with distance; it falls off a cliff at the edge of
-the window.
 
-### Peak memory, throughput and p95 latency
+# %% [markdown] lang="en"
+# Full attention answers every question at every position and every length. The window answers only when the needle
+# is within 256 tokens of the question: at 1K that is the last quarter of the document (depths 80% to 99%), at 4K and
+# 16K only the 99% column. Everywhere else it guesses: 0.05 or 0.15 with 20 documents, around the chance level
+# $1/16 \approx 0.06$, and the same number in every column of a row, because beyond the window the needle's position
+# changes nothing the question can see. Its accuracy does not fade with distance; it falls off a cliff at the edge of
+# the window.
+#
+# ### Peak memory, throughput and p95 latency
+#
+# The cost of one request: the whole document through the layer (all $T$ queries, as when a prompt is read), with
+# each method. One run is traced for peak memory; then as many timed runs as fit in about 0.6 s (at least 3).
+# Throughput is tokens per second of the median run; p95 latency is the 95th percentile of the run times. Timings
+# depend on the machine and its load, so this cell's output is not checked; memory does not, and is printed below.
 
-The cost of one request: the whole document through the layer (all $T$ queries, as when a prompt is read), with
-each method. One run is traced for peak memory; then as many timed runs as fit in about 0.6 s (at least 3).
-Throughput is tokens per second of the median run; p95 latency is the 95th percentile of the run times. Timings
-depend on the machine and its load, so this cell's output is not checked; memory does not, and is printed below.
-#%% md zh
-全局注意力在每个位置、每种长度下都答对了所有问题。窗口只有在针离问题不到 256 个 token 时才答得对：
-在 1K 时是文档的最后四分之一（深度 80% 到 99%），在 4K 和 16K 时只剩 99% 这一列。其余各处都只能瞎猜：20 篇文档中答对的比例是 0.05 或 0.15，
-在随机猜测的水平 $1/16 \approx 0.06$ 附近；而且同一行里每一列的数都一样，因为针一旦落在窗口之外，它放在哪里，问题都看不到任何区别。
-它的正确率不是随距离慢慢衰减，而是在窗口边缘断崖式下跌。
+# %% [markdown] lang="zh"
+# 全局注意力在每个位置、每种长度下都答对了所有问题。窗口只有在针离问题不到 256 个 token 时才答得对：
+# 在 1K 时是文档的最后四分之一（深度 80% 到 99%），在 4K 和 16K 时只剩 99% 这一列。其余各处都只能瞎猜：20 篇文档中答对的比例是 0.05 或 0.15，
+# 在随机猜测的水平 $1/16 \approx 0.06$ 附近；而且同一行里每一列的数都一样，因为针一旦落在窗口之外，它放在哪里，问题都看不到任何区别。
+# 它的正确率不是随距离慢慢衰减，而是在窗口边缘断崖式下跌。
+#
+# ### 峰值内存、吞吐量与 p95 延迟
+#
+# 一次请求的代价：用每种方法让整篇文档通过这一层（全部 $T$ 个 Query，就像读入一段提示词时那样）。先跟踪一次运行来测峰值内存；
+# 然后在大约 0.6 秒内尽量多跑几次计时（至少 3 次）。吞吐量取中位数那次运行的每秒 token 数；p95 延迟是各次运行时间的第 95 百分位数。
+# 计时取决于机器和它当时的负载，所以这个单元格的输出不做比对；内存则不受影响，在下面单独打印。
 
-### 峰值内存、吞吐量与 p95 延迟
-
-一次请求的代价：用每种方法让整篇文档通过这一层（全部 $T$ 个 Query，就像读入一段提示词时那样）。先跟踪一次运行来测峰值内存；
-然后在大约 0.6 秒内尽量多跑几次计时（至少 3 次）。吞吐量取中位数那次运行的每秒 token 数；p95 延迟是各次运行时间的第 95 百分位数。
-计时取决于机器和它当时的负载，所以这个单元格的输出不做比对；内存则不受影响，在下面单独打印。
-#%% code
-# NBVAL_IGNORE_OUTPUT
+# %%
+# MEASUREMENT
 # (wall-clock timings)
 costs, answers_prefill = {}, {}
 with efficient_lab.blas_threads(1):
@@ -491,220 +553,240 @@ with efficient_lab.blas_threads(1):
             run = efficient_lab.measure_prefill(method, Q, K, V, window=W)
             costs[method, T] = {**efficient_lab.cost_summary(T, run["seconds"]), "peak_bytes": run["peak_bytes"]}
             answers_prefill[method, T] = run["output"][-1]                  # the question's output (C,)
-print(i18n.t("prints10.cost_head"))
+print("[en]     T  method   runs   throughput (tokens/s)   median latency   p95 latency[zh]     T  方法     次数     吞吐量（token/秒）       延迟中位数      p95 延迟")
 for T in lengths:
     for method in efficient_lab.METHODS:
         c = costs[method, T]
         print(f"{T:>6,}  {method:<6}  {c['runs']:>4}   {c['tokens_per_s']:>21,.0f}   {c['median_ms']:11.1f} ms"
               f"   {c['p95_ms']:8.1f} ms")
-#%% code
-print(i18n.t("prints10.peak_head"))
+
+# %%
+print("[en]     T  method   peak memory   full pass: answer right (needle at 50%)[zh]     T  方法       峰值内存    完整前向：答对了吗（针在 50%）")
 for T in lengths:
     for method in efficient_lab.METHODS:
         right = int(answers_prefill[method, T].argmax()) == int(docs[T]["answer"][0])
         print(f"{T:>6,}  {method:<6}  {costs[method, T]['peak_bytes'] / MiB:7.1f} MiB   {right}")
-#%% md en
-Both methods need little memory: tiled attention never holds the $(T, T)$ matrix, and the window kernel holds one
-band tile. The difference is in time. Full attention still scores all $T^2$ pairs, so each 4× longer document takes
-roughly 16× longer and its throughput falls; the window scores about $T(2W - 1)$ pairs, so its time grows like $T$
-and its throughput stays roughly flat. At 16K the window is many times faster. And in the full pass, with the needle
-in the middle (50%), full attention answers right and the window does not: the same result as the single-row
-computation of the accuracy table.
 
-### When speed rises and accuracy falls: check the visible range first
+# %% [markdown] lang="en"
+# Both methods need little memory: tiled attention never holds the $(T, T)$ matrix, and the window kernel holds one
+# band tile. The difference is in time. Full attention still scores all $T^2$ pairs, so each 4× longer document takes
+# roughly 16× longer and its throughput falls; the window scores about $T(2W - 1)$ pairs, so its time grows like $T$
+# and its throughput stays roughly flat. At 16K the window is many times faster. And in the full pass, with the needle
+# in the middle (50%), full attention answers right and the window does not: the same result as the single-row
+# computation of the accuracy table.
+#
+# ### When speed rises and accuracy falls: check the visible range first
+#
+# This is the situation the tutorial warns about: a change makes the system much faster, and long-range accuracy
+# drops. Before suspecting the kernels, check what each query can **see**. For every cell of the table, is the needle
+# within the window of the question (distance $< W$)?
 
-This is the situation the tutorial warns about: a change makes the system much faster, and long-range accuracy
-drops. Before suspecting the kernels, check what each query can **see**. For every cell of the table, is the needle
-within the window of the question (distance $< W$)?
-#%% md zh
-两种方法需要的内存都不多：分块注意力从不保存 $(T, T)$ 矩阵，窗口内核也只保存一个带状分块。差别在时间上。
-全局注意力仍然要给全部 $T^2$ 对打分，所以文档每长 4 倍，耗时大约长 16 倍，吞吐量随之下降；窗口只给大约 $T(2W - 1)$ 对打分，
-耗时随 $T$ 线性增长，吞吐量大致持平。在 16K 时，窗口要快好多倍。而在完整的前向计算里，针放在正中间（50%）时，
-全局注意力答对了，窗口没有：这与正确率表里只算一行的结果一致。
+# %% [markdown] lang="zh"
+# 两种方法需要的内存都不多：分块注意力从不保存 $(T, T)$ 矩阵，窗口内核也只保存一个带状分块。差别在时间上。
+# 全局注意力仍然要给全部 $T^2$ 对打分，所以文档每长 4 倍，耗时大约长 16 倍，吞吐量随之下降；窗口只给大约 $T(2W - 1)$ 对打分，
+# 耗时随 $T$ 线性增长，吞吐量大致持平。在 16K 时，窗口要快好多倍。而在完整的前向计算里，针放在正中间（50%）时，
+# 全局注意力答对了，窗口没有：这与正确率表里只算一行的结果一致。
+#
+# ### 速度提高、正确率下降时：先查可见范围
+#
+# 这正是原教程提醒的情形：一项改动让系统快了很多，长距离的正确率却下降了。在怀疑内核之前，先检查每个 Query 能**看到**什么。
+# 对正确率表中的每一格，针是否落在问题的窗口之内（距离 $< W$）？
 
-### 速度提高、正确率下降时：先查可见范围
-
-这正是原教程提醒的情形：一项改动让系统快了很多，长距离的正确率却下降了。在怀疑内核之前，先检查每个 Query 能**看到**什么。
-对正确率表中的每一格，针是否落在问题的窗口之内（距离 $< W$）？
-#%% code
+# %%
 for T in lengths:
     distance = T - 1 - efficient_lab.depth_positions(T, depths)
     visible = distance < W
     window_acc = accuracy["window", T]
-    print(f"T = {T:>6,}  " + i18n.t("prints10.visible", v=visible.astype(int)),
+    print(f"T = {T:>6,}  " + f"[en]needle visible: {visible.astype(int)}   window accuracy 1.00 exactly where visible:[zh]针是否可见：{visible.astype(int)}   窗口正确率恰好在可见处为 1.00：",
           bool(((window_acc == 1.0) == visible).all()))
 q1, k1, v1 = (x[None] for x in efficient_lab.prefill_inputs(docs[1024], 300))                 # (1, T, ...)
 last_row = efficient_lab.prefill("full", q1[0], k1[0], v1[0])[-1]
 single = efficient_lab.answer_last_query({**docs[1024], "q": q1[:, -1:]}, k1, v1, "full")[0]
-print(i18n.t("prints10.last_row", d=f"{np.abs(last_row - single).max():.6f}"))
-#%% md en
-The visible range explains every number in the table: accuracy is 1.00 exactly where the needle is inside the window,
-and chance everywhere else. And the kernels are not to blame: the banded window kernel equals the full computation
-with the library's window mask (the difference printed in the window section was 0 to 12 decimals), tiled attention
-equals the plain formula, and answering from the question's row alone equals the last row of the full pass.
-So the order of the checks is: **first the visible range and the mask, then the kernels.** A wrong visible range
-(a window too short, a mask built for the wrong length, a causal mask where a bidirectional one was meant) gives
-fast, confident, wrong answers that no kernel test will catch, because the kernel is computing exactly what it was told.
+print(f"[en]last row of the full pass vs the question alone: max difference {np.abs(last_row - single).max():.6f}[zh]完整前向的最后一行与单独计算问题：最大差 {np.abs(last_row - single).max():.6f}")
 
-Note also what an attention heatmap would not tell you: the window's weights still sum to 1 and look like a sharp,
-plausible pattern on the nearby tokens. Only the accuracy on a task with a known answer, at several lengths and
-positions, shows that the needle is out of reach.
 
-## Misconceptions
+# %% [markdown] lang="en"
+# The visible range explains every number in the table: accuracy is 1.00 exactly where the needle is inside the window,
+# and chance everywhere else. And the kernels are not to blame: the banded window kernel equals the full computation
+# with the library's window mask (the difference printed in the window section was 0 to 12 decimals), tiled attention
+# equals the plain formula, and answering from the question's row alone equals the last row of the full pass.
+# So the order of the checks is: **first the visible range and the mask, then the kernels.** A wrong visible range
+# (a window too short, a mask built for the wrong length, a causal mask where a bidirectional one was meant) gives
+# fast, confident, wrong answers that no kernel test will catch, because the kernel is computing exactly what it was told.
+#
+# Note also what an attention heatmap would not tell you: the window's weights still sum to 1 and look like a sharp,
+# plausible pattern on the nearby tokens. Only the accuracy on a task with a known answer, at several lengths and
+# positions, shows that the needle is out of reach.
+#
+# ## Misconceptions
+#
+# - **"FlashAttention is an approximation."** No: the online softmax regroups the same sums, and the output equals the
+#   plain formula's (0 to 12 decimals above). Sliding windows and sparse patterns are the ones that change the result,
+#   because they change the mask.
+# - **"FlashAttention makes attention linear."** No: it makes the **memory** linear. Every pair is still scored; the
+#   time still grows like $T^2$ (the throughput table). What it saves is storing and moving the $(T, T)$ matrix.
+# - **"A window is free speed."** It trades reach for speed: a key more than $W - 1$ positions away gets weight exactly
+#   0. Stacking layers lets information hop window by window, but a single layer cannot see past its window, and our
+#   needle at distance 3,276 is out of reach.
 
-- **"FlashAttention is an approximation."** No: the online softmax regroups the same sums, and the output equals the
-  plain formula's (0 to 12 decimals above). Sliding windows and sparse patterns are the ones that change the result,
-  because they change the mask.
-- **"FlashAttention makes attention linear."** No: it makes the **memory** linear. Every pair is still scored; the
-  time still grows like $T^2$ (the throughput table). What it saves is storing and moving the $(T, T)$ matrix.
-- **"A window is free speed."** It trades reach for speed: a key more than $W - 1$ positions away gets weight exactly
-  0. Stacking layers lets information hop window by window, but a single layer cannot see past its window, and our
-  needle at distance 3,276 is out of reach.
-#%% md zh
-可见范围解释了表中的每一个数：针在窗口之内的格子，正确率恰好是 1.00，其余各处都是瞎猜的水平。内核也没有问题：
-带状窗口内核与“完整计算 + 库里的窗口 mask”相等（窗口一节打印的差值在 12 位小数内为 0），分块注意力与普通公式相等，
-只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和 mask，再查内核。**
-可见范围错了（窗口太短、mask 按错误的长度构造、本该用双向 mask 却用了因果 mask），得到的就是又快、又自信、却错误的答案，
-而任何内核测试都发现不了，因为内核严格地算出了它被要求算的东西。
+# %% [markdown] lang="zh"
+# 可见范围解释了表中的每一个数：针在窗口之内的格子，正确率恰好是 1.00，其余各处都是瞎猜的水平。内核也没有问题：
+# 带状窗口内核与“完整计算 + 库里的窗口 mask”相等（窗口一节打印的差值在 12 位小数内为 0），分块注意力与普通公式相等，
+# 只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和 mask，再查内核。**
+# 可见范围错了（窗口太短、mask 按错误的长度构造、本该用双向 mask 却用了因果 mask），得到的就是又快、又自信、却错误的答案，
+# 而任何内核测试都发现不了，因为内核严格地算出了它被要求算的东西。
+#
+# 还要留意注意力热图无法告诉你的事：窗口内的权重依然加起来等于 1，看上去像是集中在附近 token 上的一个清晰、合理的模式。
+# 只有在答案已知的任务上，在多种长度和多个位置测出的正确率，才能说明针根本够不着。
+#
+# ## 常见误解
+#
+# - **“FlashAttention 是一种近似。”** 不是：在线 softmax 只是把同样的和重新分组，输出与普通公式相等（上面的差值在 12 位小数内为 0）。
+#   真正改变结果的是滑动窗口和稀疏模式，因为它们改变了 mask。
+# - **“FlashAttention 让注意力变成了线性复杂度。”** 不是：它让**内存**变成线性。每一对仍然要打分，耗时仍随 $T^2$ 增长（见吞吐量表）。
+#   它省下的是 $(T, T)$ 矩阵的存储和搬运。
+# - **“窗口是白捡的速度。”** 它是用可达范围换速度：距离超过 $W - 1$ 的 Key 权重恰好为 0。堆叠多层可以让信息一个窗口一个窗口地接力传递，
+#   但单独一层看不到窗口之外，我们放在距离 3,276 处的针就够不着。
 
-还要留意注意力热图无法告诉你的事：窗口内的权重依然加起来等于 1，看上去像是集中在附近 token 上的一个清晰、合理的模式。
-只有在答案已知的任务上，在多种长度和多个位置测出的正确率，才能说明针根本够不着。
+# %% [markdown] lang="en"
+# ## Exercise: the causal window
+#
+# Write `my_sliding_window_mask(T, window)`, the causal window of Mistral and of `ac.sliding_window_mask(T, window)`:
+# query $i$ sees keys $i - \text{window} + 1, \dots, i$, that is `window` keys, itself included. The checker names a
+# window one key too wide, a window that also looks ahead, a missing diagonal and an inverted mask.
 
-## 常见误解
+# %% [markdown] lang="zh"
+# ## 练习：因果窗口
+#
+# 写一个 `my_sliding_window_mask(T, window)`，也就是 Mistral 以及 `ac.sliding_window_mask(T, window)` 所用的因果窗口：
+# Query $i$ 能看到第 $i - \text{window} + 1$ 到 $i$ 个 Key，共 `window` 个，包括它自己。检查器能指出：窗口宽了一个 Key、
+# 窗口还往前看、漏掉了对角线、mask 取反了。
 
-- **“FlashAttention 是一种近似。”** 不是：在线 softmax 只是把同样的和重新分组，输出与普通公式相等（上面的差值在 12 位小数内为 0）。
-  真正改变结果的是滑动窗口和稀疏模式，因为它们改变了 mask。
-- **“FlashAttention 让注意力变成了线性复杂度。”** 不是：它让**内存**变成线性。每一对仍然要打分，耗时仍随 $T^2$ 增长（见吞吐量表）。
-  它省下的是 $(T, T)$ 矩阵的存储和搬运。
-- **“窗口是白捡的速度。”** 它是用可达范围换速度：距离超过 $W - 1$ 的 Key 权重恰好为 0。堆叠多层可以让信息一个窗口一个窗口地接力传递，
-  但单独一层看不到窗口之外，我们放在距离 3,276 处的针就够不着。
-#%% md en
-## Exercise: the causal window
-
-Write `my_sliding_window_mask(T, window)`, the causal window of Mistral and of `ac.sliding_window_mask(T, window)`:
-query $i$ sees keys $i - \text{window} + 1, \dots, i$, that is `window` keys, itself included. The checker names a
-window one key too wide, a window that also looks ahead, a missing diagonal and an inverted mask.
-#%% md zh
-## 练习：因果窗口
-
-写一个 `my_sliding_window_mask(T, window)`，也就是 Mistral 以及 `ac.sliding_window_mask(T, window)` 所用的因果窗口：
-Query $i$ 能看到第 $i - \text{window} + 1$ 到 $i$ 个 Key，共 `window` 个，包括它自己。检查器能指出：窗口宽了一个 Key、
-窗口还往前看、漏掉了对角线、mask 取反了。
-#%% code
+# %%
 def my_sliding_window_mask(T, window):
     """-> (T, T) bool: True where query i may attend to key j, that is 0 <= i - j < window"""
     raise NotImplementedError("compare i - j with 0 and with window")
 
 checks.check_sliding_window_mask(my_sliding_window_mask)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_sliding_window_mask(T, window):
-    gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
-    return (gap >= 0) & (gap < window)                      # the past, window keys deep
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
 
-```python
-def my_sliding_window_mask(T, window):
-    gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
-    return (gap >= 0) & (gap < window)                      # the past, window keys deep
-```
-</details>
-#%% md en
-## Stretch exercise: attention with an online softmax
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_sliding_window_mask(T, window):
+#     gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
+#     return (gap >= 0) & (gap < window)                      # the past, window keys deep
+# ```
+# </details>
 
-Write the tiled algorithm of this notebook yourself: `my_online_attention(q, k, v, block_size)` returns
-$\text{softmax}(QK^\top/\sqrt{d_k})V$ for `q` $(T_q, d_k)$, `k` $(T_k, d_k)$, `v` $(T_k, d_v)$, taking the keys
-`block_size` at a time and keeping only a running maximum $m$, a running sum $\ell$ and an accumulator per query row.
-The checker compares the output with the library's, feeds it keys whose maximum rises block after block, an uneven
-last block and scores near 1000, and then **measures your peak memory** at $T = 1024$: it must stay below half of the
-$(T_q, T_k)$ score matrix (8 MiB in float64), so the full matrix is not allowed, not even for a moment.
-#%% md zh
-## 挑战练习：用在线 softmax 做注意力
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_sliding_window_mask(T, window):
+#     gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
+#     return (gap >= 0) & (gap < window)                      # the past, window keys deep
+# ```
+# </details>
 
-亲手写出本节的分块算法：`my_online_attention(q, k, v, block_size)` 对 `q` $(T_q, d_k)$、`k` $(T_k, d_k)$、`v` $(T_k, d_v)$
-返回 $\text{softmax}(QK^\top/\sqrt{d_k})V$，每次只取 `block_size` 个 Key，每个 Query 行只保留当前最大值 $m$、当前累计和 $\ell$
-和一个累加器。检查器会把输出与库的结果比较，喂给它最大值逐块上升的 Key、长度不足的最后一块以及接近 1000 的分数，
-然后在 $T = 1024$ 时**测量你的峰值内存**：它必须低于 $(T_q, T_k)$ 分数矩阵的一半（float64 下是 8 MiB），
-所以完整的矩阵一刻也不许出现。
-#%% code
+# %% [markdown] lang="en"
+# ## Stretch exercise: attention with an online softmax
+#
+# Write the tiled algorithm of this notebook yourself: `my_online_attention(q, k, v, block_size)` returns
+# $\text{softmax}(QK^\top/\sqrt{d_k})V$ for `q` $(T_q, d_k)$, `k` $(T_k, d_k)$, `v` $(T_k, d_v)$, taking the keys
+# `block_size` at a time and keeping only a running maximum $m$, a running sum $\ell$ and an accumulator per query row.
+# The checker compares the output with the library's, feeds it keys whose maximum rises block after block, an uneven
+# last block and scores near 1000, and then **measures your peak memory** at $T = 1024$: it must stay below half of the
+# $(T_q, T_k)$ score matrix (8 MiB in float64), so the full matrix is not allowed, not even for a moment.
+
+# %% [markdown] lang="zh"
+# ## 挑战练习：用在线 softmax 做注意力
+#
+# 亲手写出本节的分块算法：`my_online_attention(q, k, v, block_size)` 对 `q` $(T_q, d_k)$、`k` $(T_k, d_k)$、`v` $(T_k, d_v)$
+# 返回 $\text{softmax}(QK^\top/\sqrt{d_k})V$，每次只取 `block_size` 个 Key，每个 Query 行只保留当前最大值 $m$、当前累计和 $\ell$
+# 和一个累加器。检查器会把输出与库的结果比较，喂给它最大值逐块上升的 Key、长度不足的最后一块以及接近 1000 的分数，
+# 然后在 $T = 1024$ 时**测量你的峰值内存**：它必须低于 $(T_q, T_k)$ 分数矩阵的一半（float64 下是 8 MiB），
+# 所以完整的矩阵一刻也不许出现。
+
+# %%
 def my_online_attention(q, k, v, block_size):
     """q (Tq, Dk), k (Tk, Dk), v (Tk, Dv) -> (Tq, Dv), one block of keys at a time, never the (Tq, Tk) scores"""
     raise NotImplementedError("m, l, acc per row; for each block: new max, rescale, add, ...; finally acc / l")
 
 checks.check_online_attention(my_online_attention)
-#%% md en
-<details><summary>Show a solution (try first!)</summary>
 
-```python
-def my_online_attention(q, k, v, block_size):
-    q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
-    m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
-    l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
-    acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
-    for start in range(0, len(k), block_size):
-        s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
-        m_new = np.maximum(m, s.max(axis=1, keepdims=True))
-        rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
-        p = np.exp(s - m_new)
-        l = l * rescale + p.sum(axis=1, keepdims=True)
-        acc = acc * rescale + p @ v[start:start + block_size]
-        m = m_new
-    return acc / l
-```
-</details>
-#%% md zh
-<details><summary>查看参考答案（先自己试试！）</summary>
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def my_online_attention(q, k, v, block_size):
+#     q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
+#     m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
+#     l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
+#     acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
+#     for start in range(0, len(k), block_size):
+#         s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
+#         m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+#         rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
+#         p = np.exp(s - m_new)
+#         l = l * rescale + p.sum(axis=1, keepdims=True)
+#         acc = acc * rescale + p @ v[start:start + block_size]
+#         m = m_new
+#     return acc / l
+# ```
+# </details>
 
-```python
-def my_online_attention(q, k, v, block_size):
-    q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
-    m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
-    l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
-    acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
-    for start in range(0, len(k), block_size):
-        s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
-        m_new = np.maximum(m, s.max(axis=1, keepdims=True))
-        rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
-        p = np.exp(s - m_new)
-        l = l * rescale + p.sum(axis=1, keepdims=True)
-        acc = acc * rescale + p @ v[start:start + block_size]
-        m = m_new
-    return acc / l
-```
-</details>
-#%% md en
-## Summary
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def my_online_attention(q, k, v, block_size):
+#     q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
+#     m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
+#     l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
+#     acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
+#     for start in range(0, len(k), block_size):
+#         s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
+#         m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+#         rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
+#         p = np.exp(s - m_new)
+#         l = l * rescale + p.sum(axis=1, keepdims=True)
+#         acc = acc * rescale + p @ v[start:start + block_size]
+#         m = m_new
+#     return acc / l
+# ```
+# </details>
 
-- The **online softmax** carries a running maximum $m$, a running sum $\ell$ and an accumulator $a$ through blocks of
-  keys, rescaling by $e^{m - m'}$ when the maximum rises; $a / \ell$ is the exact softmax output. In our trace the
-  maximum rose 1.0 → 2.5 → 3.1 and the result matched `softmax(scores) @ values`.
-- `ac.tiled_attention` equals `ac.scaled_dot_product_attention` (0 to 12 decimals in float64, 6 in float32) and holds
-  one tile of scores instead of the $(T, T)$ weights: peak memory about 6 MiB instead of 1 GiB at 16K tokens,
-  $O(T)$ instead of $O(T^2)$. The compute is still $O(T^2)$.
-- Fused kernels do not return weights: no weight is final before the last block, and keeping them would cost the
-  memory they save. Weights are recomputed from the saved log-sum-exp when needed.
-- Sliding windows and sparse patterns compute fewer pairs (at 16K with $W = 256$, 3.1% of them) but change the
-  visible range: a key outside the window gets weight exactly 0.
-- The verification method, on a needle task with a known answer at 1K, 4K and 16K: full attention is right at every
-  position; the window is right only within 256 tokens of the question and at chance elsewhere, while it is many times
-  faster. When speed rises and long-range accuracy falls, check the visible range and the mask first, then the kernels.
+# %% [markdown] lang="en"
+# ## Summary
+#
+# - The **online softmax** carries a running maximum $m$, a running sum $\ell$ and an accumulator $a$ through blocks of
+#   keys, rescaling by $e^{m - m'}$ when the maximum rises; $a / \ell$ is the exact softmax output. In our trace the
+#   maximum rose 1.0 → 2.5 → 3.1 and the result matched `softmax(scores) @ values`.
+# - `ac.tiled_attention` equals `ac.scaled_dot_product_attention` (0 to 12 decimals in float64, 6 in float32) and holds
+#   one tile of scores instead of the $(T, T)$ weights: peak memory about 6 MiB instead of 1 GiB at 16K tokens,
+#   $O(T)$ instead of $O(T^2)$. The compute is still $O(T^2)$.
+# - Fused kernels do not return weights: no weight is final before the last block, and keeping them would cost the
+#   memory they save. Weights are recomputed from the saved log-sum-exp when needed.
+# - Sliding windows and sparse patterns compute fewer pairs (at 16K with $W = 256$, 3.1% of them) but change the
+#   visible range: a key outside the window gets weight exactly 0.
+# - The verification method, on a needle task with a known answer at 1K, 4K and 16K: full attention is right at every
+#   position; the window is right only within 256 tokens of the question and at chance elsewhere, while it is many times
+#   faster. When speed rises and long-range accuracy falls, check the visible range and the mask first, then the kernels.
+#
+# **Next:** [11 · Review](11_review.ipynb): the eight self-test questions in one place, and the map of what comes after attention.
 
-**Next:** [11 · Review](11_review.ipynb): the eight self-test questions in one place, and the map of what comes after attention.
-#%% md zh
-## 小结
-
-- **在线 softmax** 在各块 Key 之间一路带着当前最大值 $m$、当前累计和 $\ell$ 和累加器 $a$；最大值上升时乘以 $e^{m - m'}$ 重新缩放；
-  $a / \ell$ 就是精确的 softmax 输出。在我们的追踪里，最大值从 1.0 → 2.5 → 3.1，结果与 `softmax(scores) @ values` 一致。
-- `ac.tiled_attention` 与 `ac.scaled_dot_product_attention` 相等（float64 下 12 位小数内差为 0，float32 下 6 位），它只保存一个分数块，
-  而不是 $(T, T)$ 的权重：16K 个 token 时峰值内存约 6 MiB，而不是 1 GiB，从 $O(T^2)$ 变成 $O(T)$。计算量仍是 $O(T^2)$。
-- 融合内核不返回权重：最后一块之前，没有哪个权重是最终值；要保存它们，就得付出它们本来省下的内存。需要时，从保存的 log-sum-exp 重新计算权重。
-- 滑动窗口和稀疏模式少算了许多对（16K、$W = 256$ 时只算 3.1%），却改变了可见范围：窗口之外的 Key 权重恰好为 0。
-- 在答案已知的针任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
-  其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和 mask，再查内核。
-
-**下一节：** [11 · 总复习](11_review.ipynb)：八道自测题集中在一起，以及注意力之后要学的内容地图。
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# - **在线 softmax** 在各块 Key 之间一路带着当前最大值 $m$、当前累计和 $\ell$ 和累加器 $a$；最大值上升时乘以 $e^{m - m'}$ 重新缩放；
+#   $a / \ell$ 就是精确的 softmax 输出。在我们的追踪里，最大值从 1.0 → 2.5 → 3.1，结果与 `softmax(scores) @ values` 一致。
+# - `ac.tiled_attention` 与 `ac.scaled_dot_product_attention` 相等（float64 下 12 位小数内差为 0，float32 下 6 位），它只保存一个分数块，
+#   而不是 $(T, T)$ 的权重：16K 个 token 时峰值内存约 6 MiB，而不是 1 GiB，从 $O(T^2)$ 变成 $O(T)$。计算量仍是 $O(T^2)$。
+# - 融合内核不返回权重：最后一块之前，没有哪个权重是最终值；要保存它们，就得付出它们本来省下的内存。需要时，从保存的 log-sum-exp 重新计算权重。
+# - 滑动窗口和稀疏模式少算了许多对（16K、$W = 256$ 时只算 3.1%），却改变了可见范围：窗口之外的 Key 权重恰好为 0。
+# - 在答案已知的针任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
+#   其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和 mask，再查内核。
+#
+# **下一节：** [11 · 总复习](11_review.ipynb)：八道自测题集中在一起，以及注意力之后要学的内容地图。

@@ -1,35 +1,47 @@
-#%% md en
-# 11 · Review
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
-This last notebook puts the course back together: one attention step that uses every idea at once, the eight
-self-test questions in one place, the two summary tables of the source tutorials, and a map of what comes next.
+# %% [markdown] lang="en"
+# # 11 · Review
+#
+# This last notebook puts the course back together: one attention step that uses every idea at once, the eight
+# self-test questions in one place, the two summary tables of the source tutorials, and a map of what comes next.
+#
+# **After this notebook you will be able to**
+# - run one multi-head causal attention step with positions and say what every shape and every number in it means;
+# - answer the eight self-test questions, and for each one find the notebook and the widget that demonstrates it;
+# - compare attention with an RNN row by row (path, long-range dependencies, parallelism, cost, memory, position);
+# - explain self-attention, Query/Key/Value, multi-head attention and the $O(n^2)$ cost to a developer in one sentence each;
+# - place attention between its prerequisites and the topics that build on it (the Transformer block, context windows, FlashAttention).
+#
+# **What you should know first:** notebooks [01](01_query_key_value.ipynb)–[07](07_position.ipynb); notebooks 08–10
+# (RNN, cost, efficient attention) help with the second half, and every row below links to the one that shows it.
 
-**After this notebook you will be able to**
-- run one multi-head causal attention step with positions and say what every shape and every number in it means;
-- answer the eight self-test questions, and for each one find the notebook and the widget that demonstrates it;
-- compare attention with an RNN row by row (path, long-range dependencies, parallelism, cost, memory, position);
-- explain self-attention, Query/Key/Value, multi-head attention and the $O(n^2)$ cost to a developer in one sentence each;
-- place attention between its prerequisites and the topics that build on it (the Transformer block, context windows, FlashAttention).
+# %% [markdown] lang="zh"
+# # 11 · 总复习
+#
+# 最后这一节把整套课程重新拼起来：一步用上所有概念的注意力计算、集中在一处的八道自测题、两份原教程的总结表，以及一张“接下来学什么”的概念图。
+#
+# **学完本节，你将能够**
+# - 跑通一步带位置编码的多头因果注意力，说清其中每个形状、每个数字的含义；
+# - 回答八道自测题，并为每一道找到演示它的 notebook 和控件；
+# - 逐行比较注意力与 RNN（信息传递路径、长距离依赖、并行性、计算复杂度、内存、位置信息）；
+# - 用一句话分别向开发者解释自注意力、Query/Key/Value、多头注意力和 $O(n^2)$ 复杂度；
+# - 把注意力放进知识版图：它需要哪些先修知识，又通向哪些主题（Transformer 层、上下文窗口、FlashAttention）。
+#
+# **需要的基础：** 第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节（RNN、计算代价、高效注意力）有助于理解后半部分，
+# 下面每一行都链接到演示它的那一节。
 
-**What you should know first:** notebooks [01](01_query_key_value.ipynb)–[07](07_position.ipynb); notebooks 08–10
-(RNN, cost, efficient attention) help with the second half, and every row below links to the one that shows it.
-#%% md zh
-# 11 · 总复习
-
-最后这一节把整套课程重新拼起来：一步用上所有概念的注意力计算、集中在一处的八道自测题、两份原教程的总结表，以及一张“接下来学什么”的概念图。
-
-**学完本节，你将能够**
-- 跑通一步带位置编码的多头因果注意力，说清其中每个形状、每个数字的含义；
-- 回答八道自测题，并为每一道找到演示它的 notebook 和控件；
-- 逐行比较注意力与 RNN（信息传递路径、长距离依赖、并行性、计算复杂度、内存、位置信息）；
-- 用一句话分别向开发者解释自注意力、Query/Key/Value、多头注意力和 $O(n^2)$ 复杂度；
-- 把注意力放进知识版图：它需要哪些先修知识，又通向哪些主题（Transformer 层、上下文窗口、FlashAttention）。
-
-**需要的基础：** 第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节（RNN、计算代价、高效注意力）有助于理解后半部分，
-下面每一行都链接到演示它的那一节。
-#%% code
-LANG = "__LANG__"  # language of this edition: "en" or "zh"
-%matplotlib inline
+# %%
+LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+# %matplotlib inline
 import numpy as np
 from IPython.display import Markdown
 import attention_core as ac
@@ -40,438 +52,473 @@ from attention_core.labs.nb11_review import review
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from a seed
 np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
-#%% md en
-## The whole course in one attention step
 
-Seven words, *the cat sat because it was tired*, go through one self-attention layer of a decoder. Every piece of the
-course is in it: each word gets a vector (a seeded random embedding, $D = 8$), a **sinusoidal position** is added
-(07), the sum is projected three times into **Query, Key and Value** (01) and split into **two heads** of width
-$d_k = D / H = 4$ (06); each head scores every query against every key, **divides by $\sqrt{d_k}$** (02), adds the
-**causal mask** (04), turns each row into weights with **softmax** (03) and mixes the values; the heads are
-concatenated and projected with $W^O$. The causal chain of notebook 01, once more: representation → content
-comparison → weights → weighted sum → new representation.
+# %% [markdown] lang="en"
+# ## The whole course in one attention step
+#
+# Seven words, *the cat sat because it was tired*, go through one self-attention layer of a decoder. Every piece of the
+# course is in it: each word gets a vector (a seeded random embedding, $D = 8$), a **sinusoidal position** is added
+# (07), the sum is projected three times into **Query, Key and Value** (01) and split into **two heads** of width
+# $d_k = D / H = 4$ (06); each head scores every query against every key, **divides by $\sqrt{d_k}$** (02), adds the
+# **causal mask** (04), turns each row into weights with **softmax** (03) and mixes the values; the heads are
+# concatenated and projected with $W^O$. The causal chain of notebook 01, once more: representation → content
+# comparison → weights → weighted sum → new representation.
+#
+# Nothing here is new code: `review.recap_step` only calls `ac.sinusoidal_encoding`, `ac.causal_mask` and
+# `ac.multi_head_attention`, and keeps every intermediate so we can look at it.
 
-Nothing here is new code: `review.recap_step` only calls `ac.sinusoidal_encoding`, `ac.causal_mask` and
-`ac.multi_head_attention`, and keeps every intermediate so we can look at it.
-#%% md zh
-## 一步注意力，串起整套课程
+# %% [markdown] lang="zh"
+# ## 一步注意力，串起整套课程
+#
+# 七个词 *the cat sat because it was tired* 经过解码器里的一层自注意力。课程里的每一块都在其中：每个词先变成一个向量
+# （固定种子的随机词向量，$D = 8$），再加上**正弦位置编码**（07 节）；和向量被投影三次，得到 **Query、Key、Value**（01 节），
+# 并拆成宽度为 $d_k = D / H = 4$ 的**两个头**（06 节）；每个头让每个 Query 与每个 Key 打分，**除以 $\sqrt{d_k}$**（02 节），
+# 加上**因果 mask**（04 节），用 **softmax** 把每一行变成权重（03 节），再对 Value 加权求和；最后把各头的结果拼接起来，乘以 $W^O$。
+# 这就是 01 节的那条因果链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
+#
+# 这里没有任何新写的注意力代码：`review.recap_step` 只调用 `ac.sinusoidal_encoding`、`ac.causal_mask` 和 `ac.multi_head_attention`，
+# 并把每个中间结果保留下来，方便我们逐个查看。
 
-七个词 *the cat sat because it was tired* 经过解码器里的一层自注意力。课程里的每一块都在其中：每个词先变成一个向量
-（固定种子的随机词向量，$D = 8$），再加上**正弦位置编码**（07 节）；和向量被投影三次，得到 **Query、Key、Value**（01 节），
-并拆成宽度为 $d_k = D / H = 4$ 的**两个头**（06 节）；每个头让每个 Query 与每个 Key 打分，**除以 $\sqrt{d_k}$**（02 节），
-加上**因果 mask**（04 节），用 **softmax** 把每一行变成权重（03 节），再对 Value 加权求和；最后把各头的结果拼接起来，乘以 $W^O$。
-这就是 01 节的那条因果链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
-
-这里没有任何新写的注意力代码：`review.recap_step` 只调用 `ac.sinusoidal_encoding`、`ac.causal_mask` 和 `ac.multi_head_attention`，
-并把每个中间结果保留下来，方便我们逐个查看。
-#%% code
+# %%
 recap = review.recap_step(("the", "cat", "sat", "because", "it", "was", "tired"), d_model=8, n_heads=2, seed=0)
 T, D, H = len(recap.tokens), recap.params.d_model, recap.n_heads
-print(pad(i18n.t("prints11.tokens"), 18), recap.tokens)
-print(pad(i18n.t("prints11.embeddings"), 18), recap.x.shape, "  (T, D)")
-print(pad(i18n.t("prints11.pe"), 18), recap.pe.shape, "  (T, D)   PE[0] =", recap.pe[0])
+print(pad("[en]tokens[zh]token", 18), recap.tokens)
+print(pad("[en]x  embeddings[zh]x  嵌入", 18), recap.x.shape, "  (T, D)")
+print(pad("[en]PE sinusoidal[zh]PE 正弦编码", 18), recap.pe.shape, "  (T, D)   PE[0] =", recap.pe[0])
 print(pad("h = x + PE", 18), recap.h.shape)
-print(pad(i18n.t("prints11.per_head"), 18), recap.q.shape, recap.k.shape, recap.v.shape, "  (H, T, d_k)")
-print(pad(i18n.t("prints11.causal"), 18), recap.mask.shape, "  " + i18n.t("prints11.may_attend"))
-print(pad(i18n.t("prints11.weights"), 18), recap.weights.shape, "  (H, T, T)")
-print(pad(i18n.t("prints11.output"), 18), recap.output.shape, "  " + i18n.t("prints11.one_per_token"))
-#%% md en
-The weights of both heads, one heatmap each (row = the query token, column = the key token it reads):
-#%% md zh
-两个头的权重，各画一张热图（行是发出 Query 的词，列是被读取的 Key 所在的词）：
-#%% code
+print(pad("[en]Q, K, V per head[zh]每个头的 Q、K、V", 18), recap.q.shape, recap.k.shape, recap.v.shape, "  (H, T, d_k)")
+print(pad("[en]causal mask[zh]因果 mask", 18), recap.mask.shape, "  " + "[en]True = may attend[zh]True = 可以关注")
+print(pad("[en]weights[zh]权重", 18), recap.weights.shape, "  (H, T, T)")
+print(pad("[en]output[zh]输出", 18), recap.output.shape, "  " + "[en](T, D): one new vector per token[zh](T, D)：每个 token 一个新向量")
+
+# %% [markdown] lang="en"
+# The weights of both heads, one heatmap each (row = the query token, column = the key token it reads):
+
+# %% [markdown] lang="zh"
+# 两个头的权重，各画一张热图（行是发出 Query 的词，列是被读取的 Key 所在的词）：
+
+# %%
 fig = plots.head_grid(recap.weights, list(recap.tokens))
-#%% md en
-Three things are visible before any check: everything above the diagonal is 0 (the mask: no token reads the future);
-the first row is a single 1.00 (*the* can only read itself); and the two heads spread their weights differently
-over the same seven words, although nothing was designed: the projections are random. (A 0.00 *below* the diagonal
-is rounding: those weights are small but positive, as Q5 below shows.)
 
-The next cell measures one fact per self-test question on these very numbers (✓ = the fact holds). The value column
-comes first; the number in brackets is the notebook that teaches it.
-#%% md zh
-不做任何检查也能看出三件事：对角线以上全是 0（这是 mask：没有哪个词能读到未来）；第一行只有一个 1.00（*the* 只能读它自己）；
-两个头对同样七个词的权重分配各不相同，尽管这里什么都没有刻意设计，投影矩阵完全是随机的。（对角线*以下*出现的 0.00 只是四舍五入的结果：
-这些权重很小，但都是正数，下面的 Q5 会说明。）
+# %% [markdown] lang="en"
+# Three things are visible before any check: everything above the diagonal is 0 (the mask: no token reads the future);
+# the first row is a single 1.00 (*the* can only read itself); and the two heads spread their weights differently
+# over the same seven words, although nothing was designed: the projections are random. (A 0.00 *below* the diagonal
+# is rounding: those weights are small but positive, as Q5 below shows.)
+#
+# The next cell measures one fact per self-test question on these very numbers (✓ = the fact holds). The value column
+# comes first; the number in brackets is the notebook that teaches it.
 
-下一个单元格在这组数字上为每道自测题测量一个事实（✓ 表示成立）。先列数值，括号里是讲解它的那一节。
-#%% code
+# %% [markdown] lang="zh"
+# 不做任何检查也能看出三件事：对角线以上全是 0（这是 mask：没有哪个词能读到未来）；第一行只有一个 1.00（*the* 只能读它自己）；
+# 两个头对同样七个词的权重分配各不相同，尽管这里什么都没有刻意设计，投影矩阵完全是随机的。（对角线*以下*出现的 0.00 只是四舍五入的结果：
+# 这些权重很小，但都是正数，下面的 Q5 会说明。）
+#
+# 下一个单元格在这组数字上为每道自测题测量一个事实（✓ 表示成立）。先列数值，括号里是讲解它的那一节。
+
+# %%
 checks = review.recap_checks(recap)
 print(review.format_checks(checks))
-print(i18n.t("prints11.all_hold"), all(c.ok for c in checks))
-#%% md en
-Read it line by line, with the question each line answers:
+print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 
-- **Q1:** the same function gives square $T \times T$ weights when Q, K and V all come from this sentence
-  (self-attention) and $3 \times T$ weights when three queries come from another sequence (cross-attention).
-- **Q2:** the scores are divided by $\sqrt{d_k} = 2$ before softmax; without it their spread would grow with $d_k$.
-- **Q3:** two heads of width 4, not one of width 8; the heads' weights differ by up to 0.934 on the same words.
-- **Q4:** the 42 masked weights are exactly 0, so changing the last token moves none of the earlier outputs
-  (0.0): the same computation works at inference, one token at a time.
-- **Q5:** every row sums to 1, yet the smallest visible weight is about $10^{-3}$, not 0: softmax is dense.
-- **Q6:** the output is exactly the weighted mix of the values (then $W^O$): a weight is a mixing share, not an explanation.
-- **Q7:** without a mask and without positions, shuffling the words only reorders the outputs (0.0 beyond that);
-  with positions added, the outputs change (0.468).
-- **Q8:** *tired* reads *the* six positions back in this one step, in both heads; an RNN would need six steps.
-- **n²:** the weights tensor holds $H \cdot T^2 = 98$ numbers; twice the words, four times the numbers.
-#%% md zh
-逐行读一遍，每一行对应一道自测题：
+# %% [markdown] lang="en"
+# Read it line by line, with the question each line answers:
+#
+# - **Q1:** the same function gives square $T \times T$ weights when Q, K and V all come from this sentence
+#   (self-attention) and $3 \times T$ weights when three queries come from another sequence (cross-attention).
+# - **Q2:** the scores are divided by $\sqrt{d_k} = 2$ before softmax; without it their spread would grow with $d_k$.
+# - **Q3:** two heads of width 4, not one of width 8; the heads' weights differ by up to 0.934 on the same words.
+# - **Q4:** the 42 masked weights are exactly 0, so changing the last token moves none of the earlier outputs
+#   (0.0): the same computation works at inference, one token at a time.
+# - **Q5:** every row sums to 1, yet the smallest visible weight is about $10^{-3}$, not 0: softmax is dense.
+# - **Q6:** the output is exactly the weighted mix of the values (then $W^O$): a weight is a mixing share, not an explanation.
+# - **Q7:** without a mask and without positions, shuffling the words only reorders the outputs (0.0 beyond that);
+#   with positions added, the outputs change (0.468).
+# - **Q8:** *tired* reads *the* six positions back in this one step, in both heads; an RNN would need six steps.
+# - **n²:** the weights tensor holds $H \cdot T^2 = 98$ numbers; twice the words, four times the numbers.
 
-- **Q1：** 同一个函数，当 Q、K、V 都来自这句话时（自注意力）给出 $T \times T$ 的方阵权重；当三个 Query 来自另一个序列时（交叉注意力）给出 $3 \times T$ 的权重。
-- **Q2：** 分数在 softmax 之前除以 $\sqrt{d_k} = 2$；不除的话，分数的离散程度会随 $d_k$ 增大。
-- **Q3：** 两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
-- **Q4：** 42 个被 mask 的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
-- **Q5：** 每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
-- **Q6：** 输出恰好是 Value 按权重的混合（再乘 $W^O$）：权重是混合的份额，不是对结论的解释。
-- **Q7：** 不加 mask、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
-- **Q8：** *tired* 在这一步里直接读到六个位置之前的 *the*，两个头都是如此；RNN 需要走六步。
-- **n²：** 权重张量有 $H \cdot T^2 = 98$ 个数；词数翻倍，数量变为四倍。
-#%% md en
-## The eight self-test questions
+# %% [markdown] lang="zh"
+# 逐行读一遍，每一行对应一道自测题：
+#
+# - **Q1：** 同一个函数，当 Q、K、V 都来自这句话时（自注意力）给出 $T \times T$ 的方阵权重；当三个 Query 来自另一个序列时（交叉注意力）给出 $3 \times T$ 的权重。
+# - **Q2：** 分数在 softmax 之前除以 $\sqrt{d_k} = 2$；不除的话，分数的离散程度会随 $d_k$ 增大。
+# - **Q3：** 两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
+# - **Q4：** 42 个被 mask 的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
+# - **Q5：** 每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
+# - **Q6：** 输出恰好是 Value 按权重的混合（再乘 $W^O$）：权重是混合的份额，不是对结论的解释。
+# - **Q7：** 不加 mask、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
+# - **Q8：** *tired* 在这一步里直接读到六个位置之前的 *the*，两个头都是如此；RNN 需要走六步。
+# - **n²：** 权重张量有 $H \cdot T^2 = 98$ 个数；词数翻倍，数量变为四倍。
 
-All eight questions of the source tutorial, with the sub-questions that make you compute or write something. Open a
-question, answer, press **Check**; each one says why an answer is right or wrong, shows the tutorial's reference
-answer, and ends with a “Try it” line naming the notebook, section and widget to go back to.
-#%% md zh
-## 八道自测题
+# %% [markdown] lang="en"
+# ## The eight self-test questions
+#
+# All eight questions of the source tutorial, with the sub-questions that make you compute or write something. Open a
+# question, answer, press **Check**; each one says why an answer is right or wrong, shows the tutorial's reference
+# answer, and ends with a “Try it” line naming the notebook, section and widget to go back to.
 
-原教程的全部八道题，连同需要你动手计算或写代码的子题。展开一道题，作答，点 **检查答案**；每道题都会说明答案为什么对或错，
-给出原教程的参考答案，最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
-#%% code
+# %% [markdown] lang="zh"
+# ## 八道自测题
+#
+# 原教程的全部八道题，连同需要你动手计算或写代码的子题。展开一道题，作答，点 **检查答案**；每道题都会说明答案为什么对或错，
+# 给出原教程的参考答案，最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
+
+# %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
 quiz.review_quiz()
-#%% md en
-### Where each question is demonstrated
 
-The table is built from the same question file as the quiz (`quiz.load_questions()`), so it cannot drift from it:
-each link opens the notebook of this edition, and hovering over it shows the quiz's “Try it” line
-(`quiz.pointer_text`). ↳ marks a sub-question; a question that a notebook adds beyond the eight comes last (you
-answer it in that notebook).
-#%% md zh
-### 每道题在哪里演示
+# %% [markdown] lang="en"
+# ### Where each question is demonstrated
+#
+# The table is built from the same question file as the quiz (`quiz.load_questions()`), so it cannot drift from it:
+# each link opens the notebook of this edition, and hovering over it shows the quiz's “Try it” line
+# (`quiz.pointer_text`). ↳ marks a sub-question; a question that a notebook adds beyond the eight comes last (you
+# answer it in that notebook).
 
-这张表和上面的自测题读的是同一个题目文件（`quiz.load_questions()`），所以两者不会对不上：每个链接打开本版本对应的 notebook，
-鼠标悬停在链接上会显示自测题里的“动手试试”提示（`quiz.pointer_text`）。↳ 表示子题；某一节在八道题之外另加的题目排在最后（在那一节里作答）。
-#%% code
+# %% [markdown] lang="zh"
+# ### 每道题在哪里演示
+#
+# 这张表和上面的自测题读的是同一个题目文件（`quiz.load_questions()`），所以两者不会对不上：每个链接打开本版本对应的 notebook，
+# 鼠标悬停在链接上会显示自测题里的“动手试试”提示（`quiz.pointer_text`）。↳ 表示子题；某一节在八道题之外另加的题目排在最后（在那一节里作答）。
+
+# %%
 Markdown(review.question_table(LANG))
-#%% md en
-## Attention versus RNN
 
-The comparison table of “Transformer Attention 机制入门：从直觉到公式”, with the notebook that shows each row.
+# %% [markdown] lang="en"
+# ## Attention versus RNN
+#
+# The comparison table of “Transformer Attention 机制入门：从直觉到公式”, with the notebook that shows each row.
+#
+# | Aspect | RNN | Transformer attention | shown in |
+# |---|---|---|---|
+# | Path between two positions | along the time steps, one after another: length $O(n)$ | any two positions in one step: $O(1)$ | [08](08_attention_vs_rnn.ipynb); [00](00_start_here.ipynb) (refresher 4) |
+# | Long-range dependencies | gradients tend to vanish or explode along the chain | passed directly through the weight $\alpha_{ij}$ | [08](08_attention_vs_rnn.ipynb) |
+# | Parallelism | must compute the time steps in order | the whole sequence at once | [08](08_attention_vs_rnn.ipynb) |
+# | Compute per layer | $O(n \cdot d^2)$ (one step at a time) | $O(n^2 \cdot d)$ (the $n^2$ term of self-attention) | [08](08_attention_vs_rnn.ipynb), [09](09_cost_and_context_window.ipynb) |
+# | Memory | a hidden state, kept throughout | an $n \times n$ weight matrix to store | [09](09_cost_and_context_window.ipynb), [10](10_efficient_attention.ipynb) |
+# | Position | ordered by construction | needs an extra position encoding | [07](07_position.ipynb) |
+#
+# **The core trade-off:** the RNN trades a sequential inductive bias for cost that is linear in the length; the
+# Transformer trades all-pairs attention for direct long-range interaction and parallelism. For long sequences
+# attention's $O(n^2)$ becomes the bottleneck, which is where Longformer, Linformer, FlashAttention and linear attention
+# start (notebook 10 computes sliding windows, FlashAttention's tiling and linear attention). The two compute columns, counted for a width of $d = 512$:
 
-| Aspect | RNN | Transformer attention | shown in |
-|---|---|---|---|
-| Path between two positions | along the time steps, one after another: length $O(n)$ | any two positions in one step: $O(1)$ | [08](08_attention_vs_rnn.ipynb); [00](00_start_here.ipynb) (refresher 4) |
-| Long-range dependencies | gradients tend to vanish or explode along the chain | passed directly through the weight $\alpha_{ij}$ | [08](08_attention_vs_rnn.ipynb) |
-| Parallelism | must compute the time steps in order | the whole sequence at once | [08](08_attention_vs_rnn.ipynb) |
-| Compute per layer | $O(n \cdot d^2)$ (one step at a time) | $O(n^2 \cdot d)$ (the $n^2$ term of self-attention) | [08](08_attention_vs_rnn.ipynb), [09](09_cost_and_context_window.ipynb) |
-| Memory | a hidden state, kept throughout | an $n \times n$ weight matrix to store | [09](09_cost_and_context_window.ipynb), [10](10_efficient_attention.ipynb) |
-| Position | ordered by construction | needs an extra position encoding | [07](07_position.ipynb) |
+# %% [markdown] lang="zh"
+# ## 注意力与 RNN
+#
+# 《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列：演示这一行的 notebook。
+#
+# | 维度 | RNN | Transformer Attention | 演示 |
+# |---|---|---|---|
+# | 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | [08](08_attention_vs_rnn.ipynb)；[00](00_start_here.ipynb)（快速回顾 4） |
+# | 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | [08](08_attention_vs_rnn.ipynb) |
+# | 并行性 | 必须按时间步顺序算 | 整序列可并行 | [08](08_attention_vs_rnn.ipynb) |
+# | 计算复杂度 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（自注意力的 $n^2$ 项） | [08](08_attention_vs_rnn.ipynb)、[09](09_cost_and_context_window.ipynb) |
+# | 内存 | 隐藏状态，常驻显存 | 需存 $n \times n$ 注意力矩阵 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
+# | 位置信息 | 天然有序 | 需要额外 position encoding | [07](07_position.ipynb) |
+#
+# **核心取舍：** RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
+# Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
+# （10 节亲手算了滑动窗口、FlashAttention 的分块计算和线性注意力）。
+# 下面按宽度 $d = 512$ 把两列计算量数一数：
 
-**The core trade-off:** the RNN trades a sequential inductive bias for cost that is linear in the length; the
-Transformer trades all-pairs attention for direct long-range interaction and parallelism. For long sequences
-attention's $O(n^2)$ becomes the bottleneck, which is where Longformer, Linformer, FlashAttention and linear attention
-start (notebook 10 computes sliding windows, FlashAttention's tiling and linear attention). The two compute columns, counted for a width of $d = 512$:
-#%% md zh
-## 注意力与 RNN
-
-《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列：演示这一行的 notebook。
-
-| 维度 | RNN | Transformer Attention | 演示 |
-|---|---|---|---|
-| 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | [08](08_attention_vs_rnn.ipynb)；[00](00_start_here.ipynb)（快速回顾 4） |
-| 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | [08](08_attention_vs_rnn.ipynb) |
-| 并行性 | 必须按时间步顺序算 | 整序列可并行 | [08](08_attention_vs_rnn.ipynb) |
-| 计算复杂度 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（自注意力的 $n^2$ 项） | [08](08_attention_vs_rnn.ipynb)、[09](09_cost_and_context_window.ipynb) |
-| 内存 | 隐藏状态，常驻显存 | 需存 $n \times n$ 注意力矩阵 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
-| 位置信息 | 天然有序 | 需要额外 position encoding | [07](07_position.ipynb) |
-
-**核心取舍：** RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
-Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
-（10 节亲手算了滑动窗口、FlashAttention 的分块计算和线性注意力）。
-下面按宽度 $d = 512$ 把两列计算量数一数：
-#%% code
+# %%
 print(f"{'n':>6}  {'RNN n·d²':>10}  {'attn n²·d':>10}  {'ratio':>6}  {'steps RNN/attn':>14}  {'path RNN/attn':>13}  {'n×n weights':>12}")
 for r in review.complexity_rows(d_model=512, lengths=(128, 512, 2048, 8192)):
     steps, path = f"{r['rnn_steps']} / {r['attention_steps']}", f"{r['rnn_path']} / {r['attention_path']}"
     print(f"{r['n']:6d}  {r['rnn_ops']:10.2e}  {r['attention_ops']:10.2e}  {r['attention_ops'] / r['rnn_ops']:6.2f}"
           f"  {steps:>14}  {path:>13}  {r['pairs']:12,d}")
-#%% md en
-Below $n = d$ attention does fewer multiply-adds than the RNN; at $n = d = 512$ they are equal; at $n = 8192$ attention
-does 16 times more. Yet the RNN's 8192 steps must run one after another, while attention's work is one batch of
-matrix products with a path of length 1. Which one is faster on real hardware is a measurement, not a formula:
-notebook 08 times both, and 09 measures the $n \times n$ memory.
-#%% md zh
-当 $n < d$ 时，注意力的乘加次数比 RNN 少；$n = d = 512$ 时两者相等；$n = 8192$ 时注意力多出 16 倍。但 RNN 的 8192 步必须一步接一步地算，
-而注意力的计算是一批矩阵乘法，路径长度始终为 1。实际硬件上谁更快要靠测量，而不是靠公式：08 节给两者计时，09 节测量 $n \times n$ 矩阵的内存。
-#%% md en
-## Four ideas for developers
 
-The summary table of “Transformer 自注意力机制：直觉理解，不需要数学” (section 1.7), with where each idea is shown.
+# %% [markdown] lang="en"
+# Below $n = d$ attention does fewer multiply-adds than the RNN; at $n = d = 512$ they are equal; at $n = 8192$ attention
+# does 16 times more. Yet the RNN's 8192 steps must run one after another, while attention's work is one batch of
+# matrix products with a path of length 1. Which one is faster on real hardware is a measurement, not a formula:
+# notebook 08 times both, and 09 measures the $n \times n$ memory.
 
-| Concept | Core intuition | Why it matters to a developer | shown in |
-|---|---|---|---|
-| Self-attention | every word looks directly at every other word and blends them by weight | explains why an LLM can resolve references across a long text | [01](01_query_key_value.ipynb), [05](05_self_and_cross_attention.ipynb) |
-| Query / Key / Value | Q asks “what do I need?”, K says “what do I have?”, V is the actual content | the three roles of the attention computation | [01](01_query_key_value.ipynb) |
-| Multi-head attention | several views at once (reference, syntax, meaning) | explains why an LLM can capture several relations at the same time | [06](06_multi_head_attention.ipynb) |
-| $O(n^2)$ cost | double the sequence, four times the computation | the fundamental reason a context window is limited | [09](09_cost_and_context_window.ipynb), [10](10_efficient_attention.ipynb) |
+# %% [markdown] lang="zh"
+# 当 $n < d$ 时，注意力的乘加次数比 RNN 少；$n = d = 512$ 时两者相等；$n = 8192$ 时注意力多出 16 倍。但 RNN 的 8192 步必须一步接一步地算，
+# 而注意力的计算是一批矩阵乘法，路径长度始终为 1。实际硬件上谁更快要靠测量，而不是靠公式：08 节给两者计时，09 节测量 $n \times n$ 矩阵的内存。
 
-The last row in numbers, with the tutorials' own examples (1K and 100K tokens):
-#%% md zh
-## 开发者需要记住的四个概念
+# %% [markdown] lang="en"
+# ## Four ideas for developers
+#
+# The summary table of “Transformer 自注意力机制：直觉理解，不需要数学” (section 1.7), with where each idea is shown.
+#
+# | Concept | Core intuition | Why it matters to a developer | shown in |
+# |---|---|---|---|
+# | Self-attention | every word looks directly at every other word and blends them by weight | explains why an LLM can resolve references across a long text | [01](01_query_key_value.ipynb), [05](05_self_and_cross_attention.ipynb) |
+# | Query / Key / Value | Q asks “what do I need?”, K says “what do I have?”, V is the actual content | the three roles of the attention computation | [01](01_query_key_value.ipynb) |
+# | Multi-head attention | several views at once (reference, syntax, meaning) | explains why an LLM can capture several relations at the same time | [06](06_multi_head_attention.ipynb) |
+# | $O(n^2)$ cost | double the sequence, four times the computation | the fundamental reason a context window is limited | [09](09_cost_and_context_window.ipynb), [10](10_efficient_attention.ipynb) |
+#
+# The last row in numbers, with the tutorials' own examples (1K and 100K tokens):
 
-《Transformer 自注意力机制：直觉理解，不需要数学》（1.7 节）的小结表，外加一列：演示它的 notebook。
+# %% [markdown] lang="zh"
+# ## 开发者需要记住的四个概念
+#
+# 《Transformer 自注意力机制：直觉理解，不需要数学》（1.7 节）的小结表，外加一列：演示它的 notebook。
+#
+# | 概念 | 核心直觉 | 对开发者的意义 | 演示 |
+# |---|---|---|---|
+# | 自注意力 | 每个词直接看所有其他词，加权融合 | 解释为什么 LLM 能理解长距离指代关系 | [01](01_query_key_value.ipynb)、[05](05_self_and_cross_attention.ipynb) |
+# | Query/Key/Value | Q 在问“我需要什么”，K 在说“我有什么”，V 是实际内容 | 理解注意力计算的三个角色 | [01](01_query_key_value.ipynb) |
+# | 多头注意力 | 同时从多个角度看（指代/语法/语义） | 解释为什么 LLM 能同时捕捉多维关系 | [06](06_multi_head_attention.ipynb) |
+# | O(n²) 复杂度 | 序列长度翻倍，计算量翻四倍 | Context window 有限的根本原因 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
+#
+# 用数字看最后一行，取原教程自己的例子（1K 和 100K 个 token）：
 
-| 概念 | 核心直觉 | 对开发者的意义 | 演示 |
-|---|---|---|---|
-| 自注意力 | 每个词直接看所有其他词，加权融合 | 解释为什么 LLM 能理解长距离指代关系 | [01](01_query_key_value.ipynb)、[05](05_self_and_cross_attention.ipynb) |
-| Query/Key/Value | Q 在问“我需要什么”，K 在说“我有什么”，V 是实际内容 | 理解注意力计算的三个角色 | [01](01_query_key_value.ipynb) |
-| 多头注意力 | 同时从多个角度看（指代/语法/语义） | 解释为什么 LLM 能同时捕捉多维关系 | [06](06_multi_head_attention.ipynb) |
-| O(n²) 复杂度 | 序列长度翻倍，计算量翻四倍 | Context window 有限的根本原因 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
-
-用数字看最后一行，取原教程自己的例子（1K 和 100K 个 token）：
-#%% code
+# %%
 pairs = {r["n"]: r["pairs"] for r in review.complexity_rows(d_model=64, lengths=(1_000, 2_000, 10_000, 100_000))}
 for n, p in pairs.items():
-    print(i18n.t("prints11.pairs", n=f"{n:7,d}", p=f"{p:18,d}", e=f"{p:.0e}"))
-print(i18n.t("prints11.growth", a=pairs[2_000] // pairs[1_000], b=pairs[10_000] // pairs[1_000]))
-#%% md en
-A thousand tokens make about a million pairs, a hundred thousand tokens about ten billion. That, and not a lack of
-engineering effort, is why context windows are limited; sparse and sliding-window attention compute fewer pairs
-(changing what each token can see), and FlashAttention computes all of them without ever storing the $n \times n$ matrix
-(notebooks 09 and 10).
-#%% md zh
-一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。上下文窗口之所以有限，根源在这里，而不是工程上偷懒；
-稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），FlashAttention 则计算全部位置对，
-却从不存下整个 $n \times n$ 矩阵（见 09 节和 10 节）。
-#%% md en
-## Misreadings to avoid
+    print(f"[en]n = {n:7,d} tokens -> {p:18,d} pairs  ({p:.0e})[zh]n = {n:7,d} 个 token -> {p:18,d} 个位置对（{p:.0e}）")
+print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the tokens -> {pairs[10_000] // pairs[1_000]}x[zh]token 数 × 2 -> 位置对 × {pairs[2_000] // pairs[1_000]}；token 数 × 10 -> × {pairs[10_000] // pairs[1_000]}")
 
-Each of these sentences sounds right and is wrong; the second column is the evidence, measured in this course.
+# %% [markdown] lang="en"
+# A thousand tokens make about a million pairs, a hundred thousand tokens about ten billion. That, and not a lack of
+# engineering effort, is why context windows are limited; sparse and sliding-window attention compute fewer pairs
+# (changing what each token can see), and FlashAttention computes all of them without ever storing the $n \times n$ matrix
+# (notebooks 09 and 10).
 
-| Misreading | What was measured instead | where |
-|---|---|---|
-| “Softmax picks one token.” | every visible weight above is positive (the smallest about $10^{-3}$); only a mask makes exact zeros | [03](03_softmax.ipynb), [04](04_masking.ipynb) |
-| “A large weight explains the prediction.” | a weight is the share of one value in one mix, in one head and one layer; residuals, other heads and later layers change the result | [01](01_query_key_value.ipynb) |
-| “The mask is a training trick.” | generating token by token with a KV cache gives exactly the outputs of the full masked computation | [04](04_masking.ipynb) |
-| “More heads are always better.” | with $d_{model}$ fixed, each head gets narrower ($d_k = d_{model}/h$) and the weights tensor grows with $h$ | [06](06_multi_head_attention.ipynb) |
-| “Attention prefers nearby words.” | without positions, biases or windows the average weight is the same at every distance | [07](07_position.ipynb) |
-| “Q, K and V are three different inputs.” | in self-attention they are three projections of one sequence; cross-attention takes K and V from a second one | [05](05_self_and_cross_attention.ipynb) |
-| “FlashAttention removes the $n^2$ cost.” | it removes the $n \times n$ memory and most memory traffic; the number of pairs computed stays $n^2$ | [10](10_efficient_attention.ipynb) |
-| “Lost in the middle is just diluted weights.” | a position effect with several causes (training data, position encoding, attention patterns), measured separately from the $n^2$ cost | [09](09_cost_and_context_window.ipynb) |
-#%% md zh
-## 需要避开的误解
+# %% [markdown] lang="zh"
+# 一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。上下文窗口之所以有限，根源在这里，而不是工程上偷懒；
+# 稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），FlashAttention 则计算全部位置对，
+# 却从不存下整个 $n \times n$ 矩阵（见 09 节和 10 节）。
 
-下面每句话听起来都对，其实都不对；第二列是本课程实测过的证据。
+# %% [markdown] lang="en"
+# ## Misreadings to avoid
+#
+# Each of these sentences sounds right and is wrong; the second column is the evidence, measured in this course.
+#
+# | Misreading | What was measured instead | where |
+# |---|---|---|
+# | “Softmax picks one token.” | every visible weight above is positive (the smallest about $10^{-3}$); only a mask makes exact zeros | [03](03_softmax.ipynb), [04](04_masking.ipynb) |
+# | “A large weight explains the prediction.” | a weight is the share of one value in one mix, in one head and one layer; residuals, other heads and later layers change the result | [01](01_query_key_value.ipynb) |
+# | “The mask is a training trick.” | generating token by token with a KV cache gives exactly the outputs of the full masked computation | [04](04_masking.ipynb) |
+# | “More heads are always better.” | with $d_{model}$ fixed, each head gets narrower ($d_k = d_{model}/h$) and the weights tensor grows with $h$ | [06](06_multi_head_attention.ipynb) |
+# | “Attention prefers nearby words.” | without positions, biases or windows the average weight is the same at every distance | [07](07_position.ipynb) |
+# | “Q, K and V are three different inputs.” | in self-attention they are three projections of one sequence; cross-attention takes K and V from a second one | [05](05_self_and_cross_attention.ipynb) |
+# | “FlashAttention removes the $n^2$ cost.” | it removes the $n \times n$ memory and most memory traffic; the number of pairs computed stays $n^2$ | [10](10_efficient_attention.ipynb) |
+# | “Lost in the middle is just diluted weights.” | a position effect with several causes (training data, position encoding, attention patterns), measured separately from the $n^2$ cost | [09](09_cost_and_context_window.ipynb) |
 
-| 误解 | 实际测到的是 | 出处 |
-|---|---|---|
-| “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $10^{-3}$）；只有 mask 才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
-| “权重大就说明它决定了预测结果。” | 权重只是某一层、某一个头里，一次混合中某个 Value 所占的份额；残差连接、其他头和后续层都会继续改变结果 | [01](01_query_key_value.ipynb) |
-| “mask 只是训练时的技巧。” | 用 KV cache 逐个 token 生成，结果与完整的带 mask 计算完全一致 | [04](04_masking.ipynb) |
-| “头越多越好。” | $d_{model}$ 固定时，头越多每个头越窄（$d_k = d_{model}/h$），权重张量也随 $h$ 增大 | [06](06_multi_head_attention.ipynb) |
-| “注意力天生偏爱近处的词。” | 没有位置编码、偏置或窗口时，各个距离上的平均权重都一样 | [07](07_position.ipynb) |
-| “Q、K、V 是三个不同的输入。” | 自注意力里它们是同一个序列的三个投影；交叉注意力的 K、V 才来自另一个序列 | [05](05_self_and_cross_attention.ipynb) |
-| “FlashAttention 消除了 $n^2$ 的代价。” | 它省掉的是 $n \times n$ 矩阵的显存和大部分数据搬运；要计算的位置对仍然是 $n^2$ 个 | [10](10_efficient_attention.ipynb) |
-| “中间迷失就是权重被摊薄了。” | 它是一种位置偏差，成因有多种（训练分布、位置表示、注意模式），与 $n^2$ 代价分开测量 | [09](09_cost_and_context_window.ipynb) |
-#%% md en
-## The concept map
+# %% [markdown] lang="zh"
+# ## 需要避开的误解
+#
+# 下面每句话听起来都对，其实都不对；第二列是本课程实测过的证据。
+#
+# | 误解 | 实际测到的是 | 出处 |
+# |---|---|---|
+# | “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $10^{-3}$）；只有 mask 才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
+# | “权重大就说明它决定了预测结果。” | 权重只是某一层、某一个头里，一次混合中某个 Value 所占的份额；残差连接、其他头和后续层都会继续改变结果 | [01](01_query_key_value.ipynb) |
+# | “mask 只是训练时的技巧。” | 用 KV cache 逐个 token 生成，结果与完整的带 mask 计算完全一致 | [04](04_masking.ipynb) |
+# | “头越多越好。” | $d_{model}$ 固定时，头越多每个头越窄（$d_k = d_{model}/h$），权重张量也随 $h$ 增大 | [06](06_multi_head_attention.ipynb) |
+# | “注意力天生偏爱近处的词。” | 没有位置编码、偏置或窗口时，各个距离上的平均权重都一样 | [07](07_position.ipynb) |
+# | “Q、K、V 是三个不同的输入。” | 自注意力里它们是同一个序列的三个投影；交叉注意力的 K、V 才来自另一个序列 | [05](05_self_and_cross_attention.ipynb) |
+# | “FlashAttention 消除了 $n^2$ 的代价。” | 它省掉的是 $n \times n$ 矩阵的显存和大部分数据搬运；要计算的位置对仍然是 $n^2$ 个 | [10](10_efficient_attention.ipynb) |
+# | “中间迷失就是权重被摊薄了。” | 它是一种位置偏差，成因有多种（训练分布、位置表示、注意模式），与 $n^2$ 代价分开测量 | [09](09_cost_and_context_window.ipynb) |
 
-Where attention sits: the prerequisites it is built from, its core ideas, and the topics that build on it
-(the last column of the source tutorial, split as it splits them: next, then further). The number in brackets is the
-notebook that covers it here.
+# %% [markdown] lang="en"
+# ## The concept map
+#
+# Where attention sits: the prerequisites it is built from, its core ideas, and the topics that build on it
+# (the last column of the source tutorial, split as it splits them: next, then further). The number in brackets is the
+# notebook that covers it here.
+#
+# ```mermaid
+# flowchart TB
+#   subgraph PRE["Prerequisites"]
+#     direction TB
+#     dot["Vectors and the dot product (00)"]
+#     smx["Softmax (00, 03)"]
+#     proj["A neural network layer as a learned projection (00)"]
+#     rnn["RNN (00, 08)"]
+#   end
+#   subgraph CORE["Core ideas"]
+#     direction TB
+#     qkv["Query, Key, Value (01, 02)"]
+#     sc["Self- vs cross-attention (05)"]
+#     path["Path length and parallelism (08)"]
+#     mh["Multi-head attention (06)"]
+#     cost["n² cost (09)"]
+#   end
+#   subgraph NEXT["Next topics"]
+#     direction TB
+#     block["Transformer block (12)"]
+#     pos["Position encoding (07)"]
+#     vg["Vanishing gradients (00, 08)"]
+#     ctx["Context window (09)"]
+#     mid["Lost in the middle (09)"]
+#   end
+#   subgraph FAR["Further"]
+#     direction TB
+#     law["Scaling laws"]
+#     llm["Large language models"]
+#     fa["FlashAttention and inference optimisation (10)"]
+#   end
+#   dot --> qkv
+#   smx --> qkv
+#   proj --> qkv
+#   proj --> mh
+#   rnn --> path
+#   qkv --> sc
+#   qkv --> mh
+#   sc --> path
+#   path --> cost
+#   sc --> pos
+#   mh --> block
+#   sc --> block
+#   path --> vg
+#   cost --> ctx
+#   ctx --> mid
+#   path --> law
+#   block --> llm
+#   law --> llm
+#   cost --> fa
+# ```
+#
+# The same map as a list, in case the diagram does not render where you read this:
+#
+# - **Prerequisites:** vectors and the dot product ([00](00_start_here.ipynb)) · softmax ([00](00_start_here.ipynb),
+#   [03](03_softmax.ipynb)) · a neural network layer as a learned projection ([00](00_start_here.ipynb)) ·
+#   the RNN ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)).
+# - **Core ideas:** Query, Key, Value ([01](01_query_key_value.ipynb), [02](02_scaled_dot_product.ipynb)) →
+#   self- vs cross-attention ([05](05_self_and_cross_attention.ipynb)) → path length and parallelism
+#   ([08](08_attention_vs_rnn.ipynb)) → multi-head attention ([06](06_multi_head_attention.ipynb)) →
+#   the $n^2$ cost ([09](09_cost_and_context_window.ipynb)).
+# - **Next topics:** the Transformer block (attention plus feed-forward layers, residuals and normalisation, stacked;
+#   trained and measured in [12](12_trained_transformer.ipynb)) ·
+#   position encoding ([07](07_position.ipynb)) · vanishing gradients ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)) ·
+#   the context window ([09](09_cost_and_context_window.ipynb)) · lost in the middle ([09](09_cost_and_context_window.ipynb)).
+# - **Further:** scaling laws · large language models · FlashAttention and inference optimisation ([10](10_efficient_attention.ipynb)).
 
-```mermaid
-flowchart TB
-  subgraph PRE["Prerequisites"]
-    direction TB
-    dot["Vectors and the dot product (00)"]
-    smx["Softmax (00, 03)"]
-    proj["A neural network layer as a learned projection (00)"]
-    rnn["RNN (00, 08)"]
-  end
-  subgraph CORE["Core ideas"]
-    direction TB
-    qkv["Query, Key, Value (01, 02)"]
-    sc["Self- vs cross-attention (05)"]
-    path["Path length and parallelism (08)"]
-    mh["Multi-head attention (06)"]
-    cost["n² cost (09)"]
-  end
-  subgraph NEXT["Next topics"]
-    direction TB
-    block["Transformer block (12)"]
-    pos["Position encoding (07)"]
-    vg["Vanishing gradients (00, 08)"]
-    ctx["Context window (09)"]
-    mid["Lost in the middle (09)"]
-  end
-  subgraph FAR["Further"]
-    direction TB
-    law["Scaling laws"]
-    llm["Large language models"]
-    fa["FlashAttention and inference optimisation (10)"]
-  end
-  dot --> qkv
-  smx --> qkv
-  proj --> qkv
-  proj --> mh
-  rnn --> path
-  qkv --> sc
-  qkv --> mh
-  sc --> path
-  path --> cost
-  sc --> pos
-  mh --> block
-  sc --> block
-  path --> vg
-  cost --> ctx
-  ctx --> mid
-  path --> law
-  block --> llm
-  law --> llm
-  cost --> fa
-```
+# %% [markdown] lang="zh"
+# ## 概念图
+#
+# 注意力在知识版图中的位置：它由哪些先修知识搭成、核心概念有哪些、又通向哪些主题（按原教程的划分：紧邻的延伸方向，以及更远的学习方向）。
+# 括号里是本课程讲解它的那一节。
+#
+# ```mermaid
+# flowchart TB
+#   subgraph PRE["先修知识"]
+#     direction TB
+#     dot["向量与点积（00）"]
+#     smx["softmax（00、03）"]
+#     proj["神经网络：可学习的投影（00）"]
+#     rnn["循环神经网络 RNN（00、08）"]
+#   end
+#   subgraph CORE["核心概念"]
+#     direction TB
+#     qkv["Query、Key、Value（01、02）"]
+#     sc["自注意力与交叉注意力（05）"]
+#     path["路径长度与并行计算（08）"]
+#     mh["多头注意力（06）"]
+#     cost["平方级开销 n²（09）"]
+#   end
+#   subgraph NEXT["紧邻的延伸方向"]
+#     direction TB
+#     block["Transformer 层（12）"]
+#     pos["位置编码（07）"]
+#     vg["梯度消失（00、08）"]
+#     ctx["上下文窗口（09）"]
+#     mid["中间迷失（09）"]
+#   end
+#   subgraph FAR["更远的学习方向"]
+#     direction TB
+#     law["缩放定律"]
+#     llm["大语言模型"]
+#     fa["FlashAttention 等推理优化（10）"]
+#   end
+#   dot --> qkv
+#   smx --> qkv
+#   proj --> qkv
+#   proj --> mh
+#   rnn --> path
+#   qkv --> sc
+#   qkv --> mh
+#   sc --> path
+#   path --> cost
+#   sc --> pos
+#   mh --> block
+#   sc --> block
+#   path --> vg
+#   cost --> ctx
+#   ctx --> mid
+#   path --> law
+#   block --> llm
+#   law --> llm
+#   cost --> fa
+# ```
+#
+# 如果你阅读的地方显示不出这张图，下面是同样内容的列表：
+#
+# - **先修知识：** 向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
+#   神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
+# - **核心概念：** Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
+#   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
+#   （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
+# - **紧邻的延伸方向：** Transformer 层（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量）· 位置编码（[07](07_position.ipynb)）·
+#   梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
+#   中间迷失（[09](09_cost_and_context_window.ipynb)）。
+# - **更远的学习方向：** 缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
 
-The same map as a list, in case the diagram does not render where you read this:
+# %% [markdown] lang="en"
+# ## What to read next
+#
+# The reading list of the source tutorial, with what each one adds to this course:
+#
+# - Vaswani et al., [*Attention Is All You Need*](https://arxiv.org/abs/1706.03762), NeurIPS 2017: the original paper.
+#   Read section 3.2 (scaled dot-product and multi-head attention; footnote 4 is the variance argument of notebook 02)
+#   and section 4 (why self-attention: the complexity and path-length table behind notebook 08).
+# - Jay Alammar, [*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/): the classic
+#   illustrated walk through a whole Transformer, encoder and decoder; the natural next step after this course.
+# - 3Blue1Brown, [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
+#   (Deep Learning, chapter 6): the same Query/Key/Value geometry in animation, with masking, context size and cross-attention.
+# - Phuong and Hutter (DeepMind), [*Formal Algorithms for Transformers*](https://arxiv.org/abs/2207.09238), 2022: every
+#   algorithm written out as precise pseudocode; the rigorous reference once the intuition is in place.
 
-- **Prerequisites:** vectors and the dot product ([00](00_start_here.ipynb)) · softmax ([00](00_start_here.ipynb),
-  [03](03_softmax.ipynb)) · a neural network layer as a learned projection ([00](00_start_here.ipynb)) ·
-  the RNN ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)).
-- **Core ideas:** Query, Key, Value ([01](01_query_key_value.ipynb), [02](02_scaled_dot_product.ipynb)) →
-  self- vs cross-attention ([05](05_self_and_cross_attention.ipynb)) → path length and parallelism
-  ([08](08_attention_vs_rnn.ipynb)) → multi-head attention ([06](06_multi_head_attention.ipynb)) →
-  the $n^2$ cost ([09](09_cost_and_context_window.ipynb)).
-- **Next topics:** the Transformer block (attention plus feed-forward layers, residuals and normalisation, stacked;
-  trained and measured in [12](12_trained_transformer.ipynb)) ·
-  position encoding ([07](07_position.ipynb)) · vanishing gradients ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)) ·
-  the context window ([09](09_cost_and_context_window.ipynb)) · lost in the middle ([09](09_cost_and_context_window.ipynb)).
-- **Further:** scaling laws · large language models · FlashAttention and inference optimisation ([10](10_efficient_attention.ipynb)).
-#%% md zh
-## 概念图
+# %% [markdown] lang="zh"
+# ## 进一步阅读
+#
+# 原教程给出的阅读清单，以及每一篇能在本课程之外补上什么：
+#
+# - Vaswani et al.，[*Attention Is All You Need*](https://arxiv.org/abs/1706.03762)，NeurIPS 2017（原论文）。
+#   重点读 3.2 节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第 4 节（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
+# - Jay Alammar，[*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/)（图解经典）：
+#   用图一步步走完整个 Transformer 的编码器和解码器，是学完本课程后最自然的下一步。
+# - 3Blue1Brown 的 Attention 视频 [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
+#   （深度学习系列第 6 章，直观可视化）：用动画呈现同样的 Query/Key/Value 几何，也讲到 mask、上下文长度和交叉注意力。
+# - Phuong、Hutter（DeepMind），[*Formal Algorithms for Transformers*](https://arxiv.org/abs/2207.09238)，2022（推导严谨）：
+#   把每个算法都写成精确的伪代码，建立直觉之后可作为严谨的参考。
 
-注意力在知识版图中的位置：它由哪些先修知识搭成、核心概念有哪些、又通向哪些主题（按原教程的划分：紧邻的延伸方向，以及更远的学习方向）。
-括号里是本课程讲解它的那一节。
+# %% [markdown] lang="en"
+# ## Summary
+#
+# - One multi-head causal attention step uses every idea of the course: embeddings plus sinusoidal positions, three
+#   projections into Q, K and V, $H = 2$ heads of $d_k = 4$, scores divided by $\sqrt{d_k}$, the causal mask, softmax, the
+#   weighted sum, concatenation and $W^O$. Measured on it: rows sum to 1, the 42 masked weights are exactly 0, earlier
+#   outputs do not move when the last token changes, and the last token reads the first in one step.
+# - The eight self-test questions are in one accordion, and the table above links each to its notebook, section and widget.
+# - Attention versus RNN: path $O(1)$ vs $O(n)$, parallel vs sequential, $O(n^2 d)$ vs $O(n d^2)$ (equal at $n = d$),
+#   an $n \times n$ matrix vs a hidden state, and position that must be added vs order for free.
+# - For developers: self-attention (every word reads every word), Query/Key/Value (ask, offer, content),
+#   multi-head (several views at once), $O(n^2)$ (1K tokens ≈ 1M pairs, 100K ≈ 10G: why context windows are limited).
+# - Next on the map: the Transformer block, position encoding, vanishing gradients, context windows, lost in the middle;
+#   then scaling laws, large language models and FlashAttention.
+#
+# **Next:** back to the start, [00 · Start here](00_start_here.ipynb): the map of the course, now with every notebook
+# written. Pick the topic whose question you found hardest and run its widget again.
 
-```mermaid
-flowchart TB
-  subgraph PRE["先修知识"]
-    direction TB
-    dot["向量与点积（00）"]
-    smx["softmax（00、03）"]
-    proj["神经网络：可学习的投影（00）"]
-    rnn["循环神经网络 RNN（00、08）"]
-  end
-  subgraph CORE["核心概念"]
-    direction TB
-    qkv["Query、Key、Value（01、02）"]
-    sc["自注意力与交叉注意力（05）"]
-    path["路径长度与并行计算（08）"]
-    mh["多头注意力（06）"]
-    cost["平方级开销 n²（09）"]
-  end
-  subgraph NEXT["紧邻的延伸方向"]
-    direction TB
-    block["Transformer 层（12）"]
-    pos["位置编码（07）"]
-    vg["梯度消失（00、08）"]
-    ctx["上下文窗口（09）"]
-    mid["中间迷失（09）"]
-  end
-  subgraph FAR["更远的学习方向"]
-    direction TB
-    law["缩放定律"]
-    llm["大语言模型"]
-    fa["FlashAttention 等推理优化（10）"]
-  end
-  dot --> qkv
-  smx --> qkv
-  proj --> qkv
-  proj --> mh
-  rnn --> path
-  qkv --> sc
-  qkv --> mh
-  sc --> path
-  path --> cost
-  sc --> pos
-  mh --> block
-  sc --> block
-  path --> vg
-  cost --> ctx
-  ctx --> mid
-  path --> law
-  block --> llm
-  law --> llm
-  cost --> fa
-```
-
-如果你阅读的地方显示不出这张图，下面是同样内容的列表：
-
-- **先修知识：** 向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
-  神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
-- **核心概念：** Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
-  （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
-  （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
-- **紧邻的延伸方向：** Transformer 层（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量）· 位置编码（[07](07_position.ipynb)）·
-  梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
-  中间迷失（[09](09_cost_and_context_window.ipynb)）。
-- **更远的学习方向：** 缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
-#%% md en
-## What to read next
-
-The reading list of the source tutorial, with what each one adds to this course:
-
-- Vaswani et al., [*Attention Is All You Need*](https://arxiv.org/abs/1706.03762), NeurIPS 2017: the original paper.
-  Read section 3.2 (scaled dot-product and multi-head attention; footnote 4 is the variance argument of notebook 02)
-  and section 4 (why self-attention: the complexity and path-length table behind notebook 08).
-- Jay Alammar, [*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/): the classic
-  illustrated walk through a whole Transformer, encoder and decoder; the natural next step after this course.
-- 3Blue1Brown, [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
-  (Deep Learning, chapter 6): the same Query/Key/Value geometry in animation, with masking, context size and cross-attention.
-- Phuong and Hutter (DeepMind), [*Formal Algorithms for Transformers*](https://arxiv.org/abs/2207.09238), 2022: every
-  algorithm written out as precise pseudocode; the rigorous reference once the intuition is in place.
-#%% md zh
-## 进一步阅读
-
-原教程给出的阅读清单，以及每一篇能在本课程之外补上什么：
-
-- Vaswani et al.，[*Attention Is All You Need*](https://arxiv.org/abs/1706.03762)，NeurIPS 2017（原论文）。
-  重点读 3.2 节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第 4 节（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
-- Jay Alammar，[*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/)（图解经典）：
-  用图一步步走完整个 Transformer 的编码器和解码器，是学完本课程后最自然的下一步。
-- 3Blue1Brown 的 Attention 视频 [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
-  （深度学习系列第 6 章，直观可视化）：用动画呈现同样的 Query/Key/Value 几何，也讲到 mask、上下文长度和交叉注意力。
-- Phuong、Hutter（DeepMind），[*Formal Algorithms for Transformers*](https://arxiv.org/abs/2207.09238)，2022（推导严谨）：
-  把每个算法都写成精确的伪代码，建立直觉之后可作为严谨的参考。
-#%% md en
-## Summary
-
-- One multi-head causal attention step uses every idea of the course: embeddings plus sinusoidal positions, three
-  projections into Q, K and V, $H = 2$ heads of $d_k = 4$, scores divided by $\sqrt{d_k}$, the causal mask, softmax, the
-  weighted sum, concatenation and $W^O$. Measured on it: rows sum to 1, the 42 masked weights are exactly 0, earlier
-  outputs do not move when the last token changes, and the last token reads the first in one step.
-- The eight self-test questions are in one accordion, and the table above links each to its notebook, section and widget.
-- Attention versus RNN: path $O(1)$ vs $O(n)$, parallel vs sequential, $O(n^2 d)$ vs $O(n d^2)$ (equal at $n = d$),
-  an $n \times n$ matrix vs a hidden state, and position that must be added vs order for free.
-- For developers: self-attention (every word reads every word), Query/Key/Value (ask, offer, content),
-  multi-head (several views at once), $O(n^2)$ (1K tokens ≈ 1M pairs, 100K ≈ 10G: why context windows are limited).
-- Next on the map: the Transformer block, position encoding, vanishing gradients, context windows, lost in the middle;
-  then scaling laws, large language models and FlashAttention.
-
-**Next:** back to the start, [00 · Start here](00_start_here.ipynb): the map of the course, now with every notebook
-written. Pick the topic whose question you found hardest and run its widget again.
-#%% md zh
-## 小结
-
-- 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，三个投影得到 Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，
-  分数除以 $\sqrt{d_k}$，因果 mask，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被 mask 的权重严格为 0，
-  改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
-- 八道自测题集中在一个折叠面板里，上面的表格把每道题链接到演示它的 notebook、小节和控件。
-- 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），
-  $n \times n$ 矩阵对隐藏状态，需要额外加入位置信息对天然有序。
-- 给开发者的四个概念：自注意力（每个词直接看所有词）、Query/Key/Value（提问、自我介绍、实际内容）、
-  多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的根本原因）。
-- 概念图上的下一站：Transformer 层、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
-
-**下一节：** 回到起点 [00 · 从这里开始](00_start_here.ipynb)：课程地图上的每一节现在都已完成。挑一道你觉得最难的自测题，回到它的那一节，再动手玩一遍控件。
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，三个投影得到 Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，
+#   分数除以 $\sqrt{d_k}$，因果 mask，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被 mask 的权重严格为 0，
+#   改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
+# - 八道自测题集中在一个折叠面板里，上面的表格把每道题链接到演示它的 notebook、小节和控件。
+# - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），
+#   $n \times n$ 矩阵对隐藏状态，需要额外加入位置信息对天然有序。
+# - 给开发者的四个概念：自注意力（每个词直接看所有词）、Query/Key/Value（提问、自我介绍、实际内容）、
+#   多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的根本原因）。
+# - 概念图上的下一站：Transformer 层、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
+#
+# **下一节：** 回到起点 [00 · 从这里开始](00_start_here.ipynb)：课程地图上的每一节现在都已完成。挑一道你觉得最难的自测题，回到它的那一节，再动手玩一遍控件。
