@@ -37,7 +37,7 @@
 # “神经网络层就是可学习的投影”、RNN）在下面各有一屏的快速回顾。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import numpy as np
 import attention_core as ac
@@ -47,7 +47,7 @@ from attention_core.teaching.tables import pad
 from attention_core.labs.nb00_start_here import widgets
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
 
 # %% [markdown] lang="en"
 # ## How to use this collection
@@ -192,7 +192,7 @@ widgets.dot_product_widget()
 scores = np.array([2.0, 1.0, 0.0])
 weights = ac.softmax(scores)
 print(pad("[en]scores[zh]分数", 8) + ":", scores)
-print(pad("[en]weights[zh]权重", 8) + ":", weights.round(3), f" {"[en]sum[zh]和"} =", weights.sum().round(6))
+print(pad("[en]weights[zh]权重", 8) + ":", weights.round(3), f"[en] sum =[zh] 和 =", weights.sum().round(6))
 
 # %% [markdown] lang="en"
 # ## Refresher 3: a layer is a learned projection
@@ -209,7 +209,7 @@ print(pad("[en]weights[zh]权重", 8) + ":", weights.round(3), f" {"[en]sum[zh]�
 # 同一个输入，三种角色。
 
 # %%
-x = rng.normal(size=4)                          # one token, D = 4
+x = rng.normal(size=4)                          # [en] one token, D = 4 [zh] 一个 token，D = 4
 params = ac.init_multihead(d_model=4, n_heads=1, seed=0, bias=False)
 q, k, v = x @ params.w_q, x @ params.w_k, x @ params.w_v
 print("x =", x.round(2))

@@ -31,7 +31,7 @@
 # **需要的基础：** 点积和 softmax（见 [00 · 从这里开始](00_start_here.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 import numpy as np
@@ -41,7 +41,7 @@ from attention_core.teaching.tables import pad
 from attention_core.labs.nb01_query_key_value import coreference, widgets
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
 
 # %% [markdown] lang="en"
 # ## Three roles: a question, a label, the contents
@@ -80,13 +80,13 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 # 下面的实验把这种分工摆在眼前：只改 Value，权重纹丝不动；只改 Key，权重随之改变。
 
 # %%
-q = np.array([[1.0, 0.0]])                        # one query, Dk = 2
-k = np.array([[1.0, 0.0], [0.0, 1.0]])            # two keys
-v = np.array([[2.0, 0.0], [0.0, 4.0]])            # two values, Dv = 2
+q = np.array([[1.0, 0.0]])                        # [en] one query, Dk = 2 [zh] 一个 Query，Dk = 2
+k = np.array([[1.0, 0.0], [0.0, 1.0]])            # [en] two keys [zh] 两个 Key
+v = np.array([[2.0, 0.0], [0.0, 4.0]])            # [en] two values, Dv = 2 [zh] 两个 Value，Dv = 2
 
 out, w = ac.scaled_dot_product_attention(q, k, v)
-out_new_v, w_new_v = ac.scaled_dot_product_attention(q, k, v * 10)                  # change only the values
-out_new_k, w_new_k = ac.scaled_dot_product_attention(q, k[::-1], v)                # swap only the keys
+out_new_v, w_new_v = ac.scaled_dot_product_attention(q, k, v * 10)                  # [en] change only the values [zh] 只改 Value
+out_new_k, w_new_k = ac.scaled_dot_product_attention(q, k[::-1], v)                # [en] swap only the keys [zh] 只交换 Key
 show = lambda x: np.array2string(np.asarray(x)[0], precision=3, floatmode="fixed", separator=", ")
 for key, (w_, out_) in (("[en]original[zh]原始", (w, out)), ("[en]values x 10[zh]Value × 10", (w_new_v, out_new_v)),
                         ("[en]keys swapped[zh]交换 Key", (w_new_k, out_new_k))):
@@ -108,13 +108,13 @@ for key, (w_, out_) in (("[en]original[zh]原始", (w, out)), ("[en]values x 10[
 # 下面每一步，都对应公式 $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$ 里的一小段。
 
 # %%
-scores = q @ k.T                                   # 1. match: one dot product per key
-scaled = scores / np.sqrt(q.shape[-1])            # 2. scale by sqrt(d) = sqrt(2)
-weights = ac.softmax(scaled)                      # 3. softmax: non-negative, sums to 1
-output = weights @ v                              # 4. mix the values with the weights
+scores = q @ k.T                                   # [en] 1. match: one dot product per key [zh] 1. 匹配：每个 Key 一个点积
+scaled = scores / np.sqrt(q.shape[-1])            # [en] 2. scale by sqrt(d) = sqrt(2) [zh] 2. 除以 sqrt(d) = sqrt(2) 来缩放
+weights = ac.softmax(scaled)                      # [en] 3. softmax: non-negative, sums to 1 [zh] 3. softmax：非负，和为 1
+output = weights @ v                              # [en] 4. mix the values with the weights [zh] 4. 用权重混合各个 Value
 print(pad("[en]scores[zh]分数" + "  [q·k1, q·k2]", 24), "=", show(scores))
 print(pad("[en]scaled[zh]缩放" + "  / sqrt(2)", 24), "=", show(scaled))
-print(pad("[en]weights[zh]权重" + "  softmax", 24), "=", show(weights), f"  {"[en]sum[zh]和"} = {weights.sum():.3f}")
+print(pad("[en]weights[zh]权重" + "  softmax", 24), "=", show(weights), f"[en]  sum = {weights.sum():.3f}[zh]  和 = {weights.sum():.3f}")
 print(pad("[en]output[zh]输出" + "  α1·v1 + α2·v2", 24), "=", show(output))
 print("[en]same as the library:[zh]与库的结果相同：", np.allclose(output, ac.scaled_dot_product_attention(q, k, v)[0]))
 
@@ -172,7 +172,7 @@ widgets.attention_step_widget(q=[1.0, 0.0], keys=k, values=v)
 
 # %%
 query = np.array([[2.0, 0.0]])
-neutral = np.tile([[0.0, 1.0]], (8, 1))                 # eight keys that do not match
+neutral = np.tile([[0.0, 1.0]], (8, 1))                 # [en] eight keys that do not match [zh] 八个不匹配的 Key
 match = np.array([[2.0, 0.0]])
 for where in (0, 4, 8):
     keys = np.insert(neutral, where, match, axis=0)     # (9, 2)
@@ -251,11 +251,11 @@ coreference.matrix_table(params, "w_k2")
 twins = [(tired, wide), (coreference.coreference_example("zh_animal_tired"),
                          coreference.coreference_example("zh_animal_wide"))]
 for first, second in twins:
-    changed = [a != b for a, b in zip(first.tokens, second.tokens)].index(True)   # the one word that differs
+    changed = [a != b for a, b in zip(first.tokens, second.tokens)].index(True)   # [en] the one word that differs [zh] 唯一不同的那个词
     rows, row_names = [], []
     for example in (first, second):
         result = coreference.resolve(example)
-        rows.append(result.weights[1][result.pronoun])          # the pronoun's step-2 weights (T,)
+        rows.append(result.weights[1][result.pronoun])          # [en] the pronoun's step-2 weights (T,) [zh] 代词在第 2 步的权重 (T,)
         row_names.append(f"{example.tokens[result.pronoun]} (... {example.tokens[changed]})")
         print(f"{example.tokens[changed]:>5s}: {example.tokens[result.pronoun]} -> "
               f"{example.tokens[result.antecedent]} ({rows[-1].max():.2f})")
@@ -276,8 +276,9 @@ for first, second in twins:
 for name in ("xiaohong_she", "xiaoming_he", "zh_animal_tired", "zh_animal_wide"):
     example = coreference.coreference_example(name)
     result = coreference.resolve(example)
+    weight = result.weights[1][result.pronoun].max()
     print(f"{example.tokens[result.pronoun]} -> {example.tokens[result.antecedent]}   "
-          f"{f"[en](weight {result.weights[1][result.pronoun].max():.2f})[zh]（权重 {result.weights[1][result.pronoun].max():.2f}）"}   {''.join(example.tokens)}")
+          f"[en](weight {weight:.2f})   {''.join(example.tokens)}[zh]（权重 {weight:.2f}）   {''.join(example.tokens)}")
 
 # %% [markdown] lang="en"
 # **Is it real?** Flip one feature and the attention must follow. Below we claim that 小明 is female too:
@@ -306,7 +307,7 @@ for example in (she, both_female):
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-coreference.coreference_widget()   # opens on a sentence in this edition's language
+coreference.coreference_widget()   # [en] opens on a sentence in this edition's language [zh] 打开时显示一个本版语言的句子
 
 
 # %% [markdown] lang="en"
@@ -340,8 +341,9 @@ coreference.coreference_widget()   # opens on a sentence in this edition's langu
 
 # %%
 def my_weighted_sum(weights, v):
-    """weights (..., Tq, Tk), v (..., Tk, Dv) -> (..., Tq, Dv): row i is sum_j weights[i, j] * v[j]"""
-    raise NotImplementedError("one line is enough")
+    """[en] weights (..., Tq, Tk), v (..., Tk, Dv) -> (..., Tq, Dv): row i is sum_j weights[i, j] * v[j]
+    [zh] weights (..., Tq, Tk)，v (..., Tk, Dv) -> (..., Tq, Dv)：第 i 行是 sum_j weights[i, j] * v[j]"""
+    raise NotImplementedError("[en]one line is enough[zh]一行就够了")
 
 checks.check_weighted_sum(my_weighted_sum)
 
@@ -378,7 +380,7 @@ checks.check_weighted_sum(my_weighted_sum)
 # 初学者第一次写时，常常忘了缩放。下面就是这样一个版本；检查器会用上面的例题和几种边界情况运行它，并用大白话指出哪里不对：
 
 # %%
-def attention_without_scale(q, k, v):             # a common first attempt
+def attention_without_scale(q, k, v):             # [en] a common first attempt [zh] 常见的第一次尝试
     weights = ac.softmax(q @ k.T)
     return weights @ v, weights
 
@@ -397,12 +399,14 @@ checks.check_attention(attention_without_scale)
 
 # %%
 def my_attention(q, k, v):
-    """q (..., Tq, Dk), k (..., Tk, Dk), v (..., Tk, Dv) -> (output (..., Tq, Dv), weights (..., Tq, Tk))"""
-    # 1. scores: compare every query with every key (hint: k.swapaxes(-1, -2) works for batches, k.T does not)
-    # 2. scale the scores by 1 / sqrt(d_k)
-    # 3. softmax over the last axis (ac.softmax)
-    # 4. mix the values with the weights; return (output, weights)
-    raise NotImplementedError("write the four steps above")
+    """[en] q (..., Tq, Dk), k (..., Tk, Dk), v (..., Tk, Dv) -> (output (..., Tq, Dv), weights (..., Tq, Tk))
+    [zh] q (..., Tq, Dk)，k (..., Tk, Dk)，v (..., Tk, Dv) -> (output (..., Tq, Dv)，weights (..., Tq, Tk))"""
+    # [en] 1. scores: compare every query with every key (hint: k.swapaxes(-1, -2) works for batches, k.T does not)
+    # [zh] 1. 分数：每个 Query 与每个 Key 比较（提示：k.swapaxes(-1, -2) 对批量也适用，k.T 不行）
+    # [en] 2. scale the scores by 1 / sqrt(d_k) [zh] 2. 把分数乘以 1 / sqrt(d_k) 来缩放
+    # [en] 3. softmax over the last axis (ac.softmax) [zh] 3. 在最后一个轴上做 softmax（ac.softmax）
+    # [en] 4. mix the values with the weights; return (output, weights) [zh] 4. 用权重混合各个 Value；返回 (output, weights)
+    raise NotImplementedError("[en]write the four steps above[zh]写出上面的四步")
 
 checks.check_attention(my_attention)
 
@@ -427,7 +431,7 @@ checks.check_attention(my_attention)
 # def my_attention(q, k, v):
 #     d_k = q.shape[-1]
 #     scores = q @ k.swapaxes(-1, -2)                # (..., Tq, Tk)
-#     weights = ac.softmax(scores / np.sqrt(d_k))    # each row sums to 1
+#     weights = ac.softmax(scores / np.sqrt(d_k))    # 每一行的和为 1
 #     return weights @ v, weights                    # (..., Tq, Dv), (..., Tq, Tk)
 # ```
 # </details>
@@ -455,7 +459,7 @@ checks.check_attention(ac.scaled_dot_product_attention)
 # %%
 q6 = np.array([[1.5, 0.0]])
 k6 = np.array([[1.5, 0.0], [0.0, 1.5]])
-v6 = np.array([[0.0, 0.0], [5.0, 5.0]])               # the heavily weighted token carries a zero value
+v6 = np.array([[0.0, 0.0], [5.0, 5.0]])               # [en] the heavily weighted token carries a zero value [zh] 权重大的那个 token，Value 是零
 out6, w6 = ac.scaled_dot_product_attention(q6, k6, v6)
 for key, value in (("[en]weights[zh]权重", w6.round(3)), ("[en]contributions[zh]各自的贡献", (w6[0][:, None] * v6).round(3).tolist()),
                    ("[en]output[zh]输出", out6.round(3))):
