@@ -33,7 +33,7 @@
 # 以及方差的两条性质（下文会复习）：独立项之和的方差等于各项方差之和；$\text{Var}(cX) = c^2\,\text{Var}(X)$。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 import numpy as np
@@ -43,7 +43,7 @@ from attention_core.teaching.tables import pad
 from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
 
 # %% [markdown] lang="en"
 # ## The formula, step by step
@@ -84,19 +84,19 @@ rng = np.random.default_rng(0)  # every random number in this notebook comes fro
 # 下面在一个小的随机例子上走一遍：4 个 token，Key 的维度 $d_k = 8$，Value 的维度 $d_v = 3$。
 
 # %%
-n, d_k, d_v = 4, 8, 3                               # 4 tokens, keys of width 8, values of width 3
-Q = rng.standard_normal((n, d_k))                   # (n, d_k): one query per token
-K = rng.standard_normal((n, d_k))                   # (n, d_k): one key per token
-V = rng.standard_normal((n, d_v))                   # (n, d_v): one value per token
+n, d_k, d_v = 4, 8, 3                               # [en] 4 tokens, keys of width 8, values of width 3 [zh] 4 个 token，Key 宽 8，Value 宽 3
+Q = rng.standard_normal((n, d_k))                   # [en] (n, d_k): one query per token [zh] (n, d_k)：每个 token 一个 Query
+K = rng.standard_normal((n, d_k))                   # [en] (n, d_k): one key per token [zh] (n, d_k)：每个 token 一个 Key
+V = rng.standard_normal((n, d_v))                   # [en] (n, d_v): one value per token [zh] (n, d_v)：每个 token 一个 Value
 
-raw = ac.attention_scores(Q, K, scale=1.0)          # Q K^T, entry [i, j] = q_i · k_j   (n, n)
-scaled = ac.attention_scores(Q, K)                  # Q K^T / sqrt(d_k), the default scale   (n, n)
-weights = ac.softmax(scaled)                        # softmax over each row   (n, n)
-output = weights @ V                                # row i mixes the values with row i's weights   (n, d_v)
+raw = ac.attention_scores(Q, K, scale=1.0)          # [en] Q K^T, entry [i, j] = q_i · k_j   (n, n) [zh] Q K^T，第 [i, j] 项 = q_i · k_j   (n, n)
+scaled = ac.attention_scores(Q, K)                  # [en] Q K^T / sqrt(d_k), the default scale   (n, n) [zh] Q K^T / sqrt(d_k)，默认的缩放   (n, n)
+weights = ac.softmax(scaled)                        # [en] softmax over each row   (n, n) [zh] 对每一行做 softmax   (n, n)
+output = weights @ V                                # [en] row i mixes the values with row i's weights   (n, d_v) [zh] 第 i 行用第 i 行的权重混合各个 Value   (n, d_v)
 
 for name, x in [("Q", Q), ("K", K), ("V", V), ("Q K^T", raw), ("/ sqrt(d_k)", scaled),
-                ("softmax", weights), ("output", output)]:
-    print(f"{name:12s}", f"[en]shape {x.shape}[zh]形状 {x.shape}")
+                ("softmax", weights), ("[en]output[zh]输出", output)]:
+    print(pad(name, 12), f"[en]shape {x.shape}[zh]形状 {x.shape}")
 print("scaled = raw / sqrt(8):", np.allclose(scaled, raw / np.sqrt(d_k)))
 print("[en]row sums of the weights:[zh]权重每一行之和：", weights.sum(axis=1).round(3))
 out_lib, w_lib = ac.scaled_dot_product_attention(Q, K, V)
@@ -145,20 +145,22 @@ print(f"[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_produc
 # ```
 
 # %%
-flow_rng = np.random.default_rng(1)                 # its own seed: the numbers below stay as they were
+flow_rng = np.random.default_rng(1)                 # [en] its own seed: the numbers below stay as they were [zh] 单独的种子：下面的数字保持原样
 d_model = 6
-X = flow_rng.standard_normal((n, d_model))          # (n, d_model): one row per token
-W_q, W_k = flow_rng.standard_normal((2, d_model, d_k))   # (d_model, d_k) each
+X = flow_rng.standard_normal((n, d_model))          # [en] (n, d_model): one row per token [zh] (n, d_model)：每个 token 一行
+W_q, W_k = flow_rng.standard_normal((2, d_model, d_k))   # [en] (d_model, d_k) each [zh] 各为 (d_model, d_k)
 W_v = flow_rng.standard_normal((d_model, d_v))      # (d_model, d_v)
-Qx, Kx, Vx = X @ W_q, X @ W_k, X @ W_v              # the three projections of the same X
+Qx, Kx, Vx = X @ W_q, X @ W_k, X @ W_v              # [en] the three projections of the same X [zh] 同一个 X 的三个投影
 S = ac.attention_scores(Qx, Kx)                     # Q K^T / sqrt(d_k)   (n, n)
-mask = ac.causal_mask(n)                            # the optional mask (here: causal), True = may attend   (n, n)
-S_masked = np.where(mask, S, -np.inf)               # what softmax sees: hidden scores are -inf   (n, n)
-alpha = ac.softmax(S, mask=mask)                    # row by row; hidden positions get weight 0   (n, n)
+# [en] the optional mask (here: causal), True = may attend   (n, n)
+# [zh] 可选的掩码（这里是因果掩码），True = 可以关注   (n, n)
+mask = ac.causal_mask(n)
+S_masked = np.where(mask, S, -np.inf)               # [en] what softmax sees: hidden scores are -inf   (n, n) [zh] softmax 看到的：被遮住的分数是 -inf   (n, n)
+alpha = ac.softmax(S, mask=mask)                    # [en] row by row; hidden positions get weight 0   (n, n) [zh] 逐行计算；被遮住的位置权重为 0   (n, n)
 new = alpha @ Vx                                    # (n, d_v)
 for arrow, a in [("X", X), ("X W^Q = Q", Qx), ("X W^K = K", Kx), ("X W^V = V", Vx), ("Q K^T / sqrt(d_k)", S),
-                 ("mask", S_masked), ("softmax -> alpha", alpha), ("alpha V", new)]:
-    print(f"{arrow:20s} {a.shape}")
+                 ("[en]mask[zh]掩码", S_masked), ("softmax -> alpha", alpha), ("alpha V", new)]:
+    print(pad(arrow, 20), a.shape)
 print("[en]rows of alpha sum to 1:[zh]alpha 的每一行之和为 1：", np.allclose(alpha.sum(axis=1), 1))
 
 # %% [markdown] lang="en"
@@ -195,8 +197,9 @@ ax = plots.attention_heatmap(weights)
 
 # %%
 def my_scaled_scores(q, k):
-    """q (..., Tq, Dk), k (..., Tk, Dk) -> Q K^T / sqrt(Dk)  (..., Tq, Tk)"""
-    raise NotImplementedError("compare every query with every key, then scale")
+    """[en] q (..., Tq, Dk), k (..., Tk, Dk) -> Q K^T / sqrt(Dk)  (..., Tq, Tk)
+    [zh] q (..., Tq, Dk)，k (..., Tk, Dk) -> Q K^T / sqrt(Dk)  (..., Tq, Tk)"""
+    raise NotImplementedError("[en]compare every query with every key, then scale[zh]让每个 Query 与每个 Key 比较，再缩放")
 
 checks.check_scaled_scores(my_scaled_scores)
 
@@ -216,7 +219,7 @@ checks.check_scaled_scores(my_scaled_scores)
 #
 # ```python
 # def my_scaled_scores(q, k):
-#     return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # swap only the last two axes
+#     return q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])   # 只交换最后两个轴
 # ```
 # `k.T` 会把批量数组的**所有**轴都倒过来：$(B, H, T, d_k) \to (d_k, T, H, B)$；`swapaxes(-1, -2)`
 # 只把每个 $(T_k, d_k)$ 矩阵转成 $(d_k, T_k)$，批量维度保持不动。
@@ -312,8 +315,9 @@ fig = scaling.plot_dot_product_histograms(result)
 
 # %%
 def my_dot_product_variance(d_k, n_samples, seed):
-    """-> (variance of q·k, variance of q·k / sqrt(d_k)) over n_samples random pairs of width d_k"""
-    raise NotImplementedError("draw q and k, take the dot products, measure their variance")
+    """[en] -> (variance of q·k, variance of q·k / sqrt(d_k)) over n_samples random pairs of width d_k
+    [zh] -> （q·k 的方差，q·k / sqrt(d_k) 的方差），基于 n_samples 对宽度为 d_k 的随机向量"""
+    raise NotImplementedError("[en]draw q and k, take the dot products, measure their variance[zh]抽取 q 和 k，算出点积，再测它们的方差")
 
 checks.check_dot_product_variance(my_dot_product_variance)
 
@@ -338,7 +342,7 @@ checks.check_dot_product_variance(my_dot_product_variance)
 #     rng = np.random.default_rng(seed)
 #     q = rng.standard_normal((n_samples, d_k))      # (N, d_k)
 #     k = rng.standard_normal((n_samples, d_k))      # (N, d_k)
-#     dots = (q * k).sum(axis=1)                     # one dot product per pair   (N,)
+#     dots = (q * k).sum(axis=1)                     # 每对向量一个点积   (N,)
 #     return dots.var(), (dots / np.sqrt(d_k)).var()
 # ```
 # </details>
@@ -363,9 +367,9 @@ checks.check_dot_product_variance(my_dot_product_variance)
 # %%
 for gap in (1.0, 10.0):
     print(f"[en]two keys, scores [{gap:g}, 0]: the winner's weight is {ac.softmax(np.array([gap, 0.0]))[0]:.5f}[zh]两个 Key，分数为 [{gap:g}, 0]：胜出者的权重是 {ac.softmax(np.array([gap, 0.0]))[0]:.5f}")
-row_raw = scaling.softmax_saturation(1024, scaled=False, seed=0)       # one query, 16 keys
-row_scaled = scaling.softmax_saturation(1024, scaled=True, seed=0)     # the same vectors, divided by sqrt(1024)
-best = np.argsort(row_raw["scores"][0])[::-1][:3]                      # the three best keys
+row_raw = scaling.softmax_saturation(1024, scaled=False, seed=0)       # [en] one query, 16 keys [zh] 一个 Query，16 个 Key
+row_scaled = scaling.softmax_saturation(1024, scaled=True, seed=0)     # [en] the same vectors, divided by sqrt(1024) [zh] 同样的向量，除以 sqrt(1024)
+best = np.argsort(row_raw["scores"][0])[::-1][:3]                      # [en] the three best keys [zh] 分数最高的三个 Key
 for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best + 1),
                    (f"[en]scores q·k[zh]分数 q·k", row_raw["scores"][0][best].round(1)),
                    ("[en]weights, no scaling[zh]权重，不缩放", row_raw["weights"][0][best].round(3)),
@@ -405,11 +409,12 @@ eps = 1e-6
 for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
     p = ac.softmax(s)
     jac = scaling.softmax_jacobian(p)                                  # diag(p) - p p^T   (3, 3)
-    # column j: how all three weights move when score j moves (central differences)
+    # [en] column j: how all three weights move when score j moves (central differences)
+    # [zh] 第 j 列：分数 j 变动时，三个权重各自怎样变（中心差分）
     numeric = np.stack([(ac.softmax(s + eps * e) - ac.softmax(s - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
-    with np.printoptions(precision=5, suppress=True):                  # 0.00005, not 5e-05
+    with np.printoptions(precision=5, suppress=True):                  # [en] 0.00005, not 5e-05 [zh] 显示 0.00005，而不是 5e-05
         print(f"[en]scores {s}  weights {p}  ‖J‖ = {np.linalg.norm(jac):.5f}  matches finite differences: {np.allclose(jac, numeric, atol=1e-8)}[zh]分数 {s}  权重 {p}  ‖J‖ = {np.linalg.norm(jac):.5f}  与有限差分一致：{np.allclose(jac, numeric, atol=1e-8)}")
-        print(jac.round(4) + 0.0)                                      # + 0.0 prints -0.0 as 0.0
+        print(jac.round(4) + 0.0)                                      # [en] + 0.0 prints -0.0 as 0.0 [zh] 加 0.0 让 -0.0 显示成 0.0
 
 # %% [markdown] lang="en"
 # **Measured over many rows.** For each width, 1000 random rows of 16 scores: the average largest weight, the
@@ -422,7 +427,7 @@ for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
 
 # %%
 table = scaling.saturation_table((1, 4, 16, 64, 256, 1024), n_rows=1000, n_keys=16, seed=0)
-def head(width):                                      # the column titles, right-aligned by display width
+def head(width):                                      # [en] the column titles, right-aligned by display width [zh] 列标题，按显示宽度右对齐
     return (pad("[en]max weight[zh]最大权重", width, "right") + " " + pad("[en]one-hot[zh]近 one-hot", 8, "right")
             + " " + pad("‖J‖", 7, "right"))
 print("        ------------ q·k -----------    ------- q·k / sqrt(d_k) -------")
@@ -479,8 +484,8 @@ widgets.scaling_widget(d_k=64, scaled=False)
 # 缩放控制的只是分数之间拉开多大距离，也就是 softmax 把它们区分得有多“尖锐”。在 $d_k = 256$ 下用 1000 行来测量：
 
 # %%
-rows_raw = scaling.softmax_saturation(256, scaled=False, seed=1, n_rows=1000)     # (1000, 16) scores
-rows_scaled = scaling.softmax_saturation(256, scaled=True, seed=1, n_rows=1000)   # the same, divided by 16
+rows_raw = scaling.softmax_saturation(256, scaled=False, seed=1, n_rows=1000)     # [en] (1000, 16) scores [zh] (1000, 16) 个分数
+rows_scaled = scaling.softmax_saturation(256, scaled=True, seed=1, n_rows=1000)   # [en] the same, divided by 16 [zh] 同样的分数，除以 16
 print(pad("[en]same best key in every row:[zh]每一行的最佳 Key 都相同：", 30), np.array_equal(rows_raw["argmax"], rows_scaled["argmax"]))
 print(pad("[en]same ranking of all 16 keys:[zh]16 个 Key 的排名完全相同：", 30),
       np.array_equal(np.argsort(rows_raw["scores"]), np.argsort(rows_scaled["scores"])))
@@ -543,7 +548,7 @@ print("[en]largest weight:[zh]最大权重：", f"[en](uniform over 16 keys: {1 
 print("  d_k   " + pad("q·k / sqrt(d_k)", 31, "right") + pad("q·k / d_k", 12, "right"))
 for d in (4, 64, 1024):
     s = scaling.softmax_saturation(d, scaled=True, seed=0, n_rows=1000)          # q·k / sqrt(d_k)
-    by_d = scaling.saturation_stats(ac.softmax(s["scores"] / np.sqrt(d)))       # divided once more: q·k / d_k
+    by_d = scaling.saturation_stats(ac.softmax(s["scores"] / np.sqrt(d)))       # [en] divided once more: q·k / d_k [zh] 再除一次：q·k / d_k
     print(f"{d:5d}   {s['max_weight']:31.3f} {by_d['max_weight'].mean():11.3f}")
 
 # %% [markdown] lang="en"
