@@ -79,9 +79,10 @@ nbval: setup
 	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-p no:cacheprovider notebooks/en notebooks/zh
 
-## make notebooks: rebuild both editions from notebooks/src and store fresh outputs
+## make notebooks: rebuild both editions from notebooks/src; executes only notebooks whose code or library
+## changed (a markdown edit keeps every output). NB=03 limits it to one notebook; FORCE=1 executes anyway.
 notebooks: setup
-	$(PY) tools/build_notebooks.py --execute $(NB)
+	$(PY) tools/build_notebooks.py $(if $(FORCE),--force) $(if $(filter command line,$(origin NB)),$(NB))
 
 ## make train: retrain notebook 12's two small models (torch on the CPU, seeded and deterministic, about a
 ## minute); writes attention_core/data/models/*.npz and *.json, which the notebooks only load

@@ -40,11 +40,12 @@
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import numpy as np
+
 import attention_core as ac
 from attention_core.core import rnn
+from attention_core.labs.nb00_start_here import widgets
 from attention_core.teaching import environment, i18n
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb00_start_here import widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
@@ -192,7 +193,7 @@ widgets.dot_product_widget()
 scores = np.array([2.0, 1.0, 0.0])
 weights = ac.softmax(scores)
 print(pad("[en]scores[zh]分数", 8) + ":", scores)
-print(pad("[en]weights[zh]权重", 8) + ":", weights.round(3), f"[en] sum =[zh] 和 =", weights.sum().round(6))
+print(pad("[en]weights[zh]权重", 8) + ":", weights.round(3), "[en] sum =[zh] 和 =", weights.sum().round(6))
 
 # %% [markdown] lang="en"
 # ## Refresher 3: a layer is a learned projection

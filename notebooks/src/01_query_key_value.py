@@ -34,11 +34,13 @@
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
+
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb01_query_key_value import coreference, widgets
 from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb01_query_key_value import coreference, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
@@ -233,7 +235,7 @@ coreference.feature_table(tired)
 # %%
 params = coreference.default_params()
 step1 = coreference.resolve(tired).pronoun_weights(step=1)
-print(f"[en]step 1, 'it' attends to:[zh]第 1 步，“it”关注的是：", {token: round(w, 2) for token, w in step1.items() if w > 0.05})
+print("[en]step 1, 'it' attends to:[zh]第 1 步，“it”关注的是：", {token: round(w, 2) for token, w in step1.items() if w > 0.05})
 coreference.matrix_table(params, "w_q2")
 
 # %%

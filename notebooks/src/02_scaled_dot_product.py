@@ -36,11 +36,13 @@
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
+
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
@@ -100,7 +102,7 @@ for name, x in [("Q", Q), ("K", K), ("V", V), ("Q K^T", raw), ("/ sqrt(d_k)", sc
 print("scaled = raw / sqrt(8):", np.allclose(scaled, raw / np.sqrt(d_k)))
 print("[en]row sums of the weights:[zh]权重每一行之和：", weights.sum(axis=1).round(3))
 out_lib, w_lib = ac.scaled_dot_product_attention(Q, K, V)
-print(f"[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product_attention 的结果相同：", np.allclose(output, out_lib) and np.allclose(weights, w_lib))
+print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product_attention 的结果相同：", np.allclose(output, out_lib) and np.allclose(weights, w_lib))
 
 # %% [markdown] lang="en"
 # ### The whole pipeline as one picture
@@ -371,9 +373,9 @@ row_raw = scaling.softmax_saturation(1024, scaled=False, seed=0)       # [en] on
 row_scaled = scaling.softmax_saturation(1024, scaled=True, seed=0)     # [en] the same vectors, divided by sqrt(1024) [zh] 同样的向量，除以 sqrt(1024)
 best = np.argsort(row_raw["scores"][0])[::-1][:3]                      # [en] the three best keys [zh] 分数最高的三个 Key
 for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best + 1),
-                   (f"[en]scores q·k[zh]分数 q·k", row_raw["scores"][0][best].round(1)),
+                   ("[en]scores q·k[zh]分数 q·k", row_raw["scores"][0][best].round(1)),
                    ("[en]weights, no scaling[zh]权重，不缩放", row_raw["weights"][0][best].round(3)),
-                   (f"[en]scores q·k / sqrt(1024)[zh]分数 q·k / sqrt(1024)", row_scaled["scores"][0][best].round(2)),
+                   ("[en]scores q·k / sqrt(1024)[zh]分数 q·k / sqrt(1024)", row_scaled["scores"][0][best].round(2)),
                    ("[en]weights, scaled[zh]权重，缩放后", row_scaled["weights"][0][best].round(3))):
     print(pad(label, 24), row)
 

@@ -34,17 +34,18 @@
 # **需要的基础：** 一步注意力的流程：打分 → 权重 → 对 Value 加权求和（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb03_softmax import dropout_lab, softmax_lab, widgets
 from attention_core.teaching import checks, i18n, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb03_softmax import dropout_lab, softmax_lab, widgets
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## From scores to weights
@@ -70,12 +71,12 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 # 整个 notebook 都使用同一组五个分数。
 
 # %%
-scores = np.array([2.0, 1.0, 0.5, 0.0, -1.0])     # one query against five tokens
-steps = softmax_lab.softmax_steps(scores, shift=False)   # the textbook formula, step by step
+scores = np.array([2.0, 1.0, 0.5, 0.0, -1.0])     # [en] one query against five tokens [zh] 一个 Query 对五个 token 的分数
+steps = softmax_lab.softmax_steps(scores, shift=False)   # [en] the textbook formula, step by step [zh] 课本公式，一步一步算
 print(pad("[en]scores[zh]分数" + " x", 24), "=", scores)
 print(pad("[en]1. exponentiate[zh]1. 取指数" + " e^x", 24), "=", steps["exp"])
 print(pad("[en]2. add up[zh]2. 求和" + " Σ e^x", 24), "=", f"{steps['sum'][0]:.3f}")
-print(pad("[en]3. divide: weights[zh]3. 相除：权重", 24), "=", steps["weights"], f"  {"[en]sum[zh]和"} = {steps['weights'].sum():.3f}")
+print(pad("[en]3. divide: weights[zh]3. 相除：权重", 24), "=", steps["weights"], f"[en]  sum = {steps['weights'].sum():.3f}[zh]  和 = {steps['weights'].sum():.3f}")
 print("[en]same as ac.softmax:[zh]与 ac.softmax 的结果相同：", np.allclose(steps["weights"], ac.softmax(scores)))
 
 
@@ -118,8 +119,8 @@ def report(name, w):
 report("[en]raw scores[zh]原始分数", scores)
 report("[en]scores / sum[zh]分数 / 总和", scores / scores.sum())
 report("softmax", ac.softmax(scores))
-balanced = np.array([1.0, -1.0])                      # scores that add up to 0
-with np.errstate(divide="ignore", invalid="ignore"):  # the division by zero is the point here
+balanced = np.array([1.0, -1.0])                      # [en] scores that add up to 0 [zh] 加起来为 0 的分数
+with np.errstate(divide="ignore", invalid="ignore"):  # [en] the division by zero is the point here [zh] 这里要看的正是除以零
     report("[1, -1] / sum", balanced / balanced.sum())
 report("softmax [1, -1]", ac.softmax(balanced))
 
@@ -159,7 +160,7 @@ print(f"[en]softmax([30, -30, 3, 0]): smallest weight {extreme.min():.1e} > 0, l
 
 p = ac.softmax(scores)
 J = softmax_lab.softmax_jacobian(p)                                        # (5, 5)
-J_fd = softmax_lab.finite_difference_jacobian(ac.softmax, scores)           # (5, 5), from calls only
+J_fd = softmax_lab.finite_difference_jacobian(ac.softmax, scores)           # [en] (5, 5), from calls only [zh] (5, 5)，只靠调用函数得到
 print("J = diag(p) - p p^T =")
 print(J)
 print("[en]agrees with finite differences:[zh]与有限差分一致：", np.allclose(J, J_fd, atol=1e-8))
@@ -239,7 +240,7 @@ values = np.array([[2.0, 0.0], [0.0, 4.0], [-2.0, 1.0], [-1.0, -2.0], [2.0, -2.0
 random_scores = rng.normal(scale=2.0, size=(300, 5))                                   # (300, Tk)
 outputs = ac.softmax(random_scores) @ values                                           # (300, Dv)
 hull = softmax_lab.convex_hull_2d(values)
-raw_mix = scores @ values                                                              # raw scores as weights
+raw_mix = scores @ values                                                              # [en] raw scores as weights [zh] 把原始分数直接当权重
 print("[en]all 300 softmax outputs inside the hull:[zh]300 个 softmax 输出全都在凸包之内：", bool(softmax_lab.inside_convex_hull(outputs, hull).all()))
 print(pad("[en]output for our five scores:[zh]本节五个分数的输出：", 28), ac.softmax(scores) @ values,
       " " + "[en]inside:[zh]在凸包内：", softmax_lab.inside_convex_hull(ac.softmax(scores) @ values, hull))
@@ -280,7 +281,7 @@ print("[en]scale: softmax(k · x)[zh]缩放：softmax(k · x)")
 for k in (0.1, 0.5, 1.0, 2.0, 10.0):
     print(f"[en]  k = {k:4.1f}   weights {ac.softmax(k * scores)}[zh]  k = {k:4.1f}   权重 {ac.softmax(k * scores)}")
 noise = rng.normal(size=5)
-print("[en]random noise:[zh]随机噪声：", noise, "-> softmax", ac.softmax(noise), f" {"[en]sum[zh]和"} = {ac.softmax(noise).sum():.3f}")
+print("[en]random noise:[zh]随机噪声：", noise, "-> softmax", ac.softmax(noise), f"[en] sum = {ac.softmax(noise).sum():.3f}[zh] 和 = {ac.softmax(noise).sum():.3f}")
 
 # %% [markdown] lang="en"
 # Softmax only sees the **differences** between scores ($e^{x_i + c} / \sum_j e^{x_j + c} = e^{x_i} / \sum_j e^{x_j}$),
@@ -358,9 +359,9 @@ widgets.temperature_widget(scores, temperature=1.0)
 big = np.array([100.0, 90.0], dtype=np.float32)
 print(f"[en]float32 largest number {np.finfo(np.float32).max:.3e};  ln of it = {np.log(np.finfo(np.float32).max):.2f}[zh]float32 能表示的最大数 {np.finfo(np.float32).max:.3e}；它的对数 = {np.log(np.finfo(np.float32).max):.2f}")
 naive = softmax_lab.softmax_steps(big, shift=False, dtype="float32")       # exp(x) / sum(exp(x))
-print(pad("[en]naive[zh]课本公式", 10), "e^x =", naive["exp"], f"  {"[en]sum[zh]和"} =", naive["sum"],
-      f"  {"[en]weights[zh]权重"} =", naive["weights"])
-print(pad("ac.softmax", 22), f"{"[en]weights[zh]权重"} =", np.array2string(ac.softmax(big), precision=6, floatmode="fixed"),
+print(pad("[en]naive[zh]课本公式", 10), "e^x =", naive["exp"], "[en]  sum =[zh]  和 =", naive["sum"],
+      "[en]  weights =[zh]  权重 =", naive["weights"])
+print(pad("ac.softmax", 22), "[en]weights =[zh]权重 =", np.array2string(ac.softmax(big), precision=6, floatmode="fixed"),
       " dtype", ac.softmax(big).dtype)
 print("[en]float64 only moves the cliff: naive [100, 90] ->[zh]float64 只是把悬崖挪远了：课本公式 [100, 90] ->", softmax_lab.naive_softmax([100.0, 90.0], dtype="float64"),
       "  " + "[en]naive [1000, 990] ->[zh]课本公式 [1000, 990] ->", softmax_lab.naive_softmax([1000.0, 990.0], dtype="float64"))
@@ -380,7 +381,7 @@ print("[en]and a low temperature falls off it: naive softmax(x / 0.01) ->[zh]而
 # %%
 stable = softmax_lab.softmax_steps(big, shift=True, dtype="float32")       # exp(x - max) / sum(exp(x - max))
 print("x - max =", stable["shifted"])
-print("e^(x - max) =", np.array2string(stable["exp"], precision=6, floatmode="fixed"), f"  {"[en]sum[zh]和"} = {stable['sum'][0]:.6f}")
+print("e^(x - max) =", np.array2string(stable["exp"], precision=6, floatmode="fixed"), f"[en]  sum = {stable['sum'][0]:.6f}[zh]  和 = {stable['sum'][0]:.6f}")
 print("[en]weights[zh]权重", "=", np.array2string(stable["weights"], precision=6, floatmode="fixed"),
       "  " + "[en]same as ac.softmax:[zh]与 ac.softmax 的结果相同：", np.allclose(stable["weights"], ac.softmax(big)))
 low_t = softmax_lab.softmax_steps(scores, temperature=0.01, shift=True, dtype="float32")
@@ -405,9 +406,9 @@ print("T = 0.01, float32:", low_t["weights"], "  " + "[en]all finite:[zh]全是�
 for T in (100, 1, 0.1, 0.01):
     w = ac.softmax(scores, temperature=T)
     print(f"[en]T = {T:<5g} smallest weight {w.min():.2e}   weights above 1%: {(w > 0.01).sum()}   exact zeros: {(w == 0).sum()}[zh]T = {T:<5g} 最小权重 {w.min():.2e}   超过 1% 的权重：{(w > 0.01).sum()} 个   严格为 0：{(w == 0).sum()} 个")
-many = rng.normal(scale=3.0, size=(1000, 8))                                # 1000 random score rows
+many = rng.normal(scale=3.0, size=(1000, 8))                                # [en] 1000 random score rows [zh] 1000 行随机分数
 print(f"[en]1000 random rows of 8 scores: smallest weight anywhere {ac.softmax(many).min():.2e} > 0[zh]1000 行随机分数（每行 8 个）：所有权重中最小的是 {ac.softmax(many).min():.2e} > 0")
-print("[en]a mask makes exact zeros:[zh]mask 才会产生严格的 0：", ac.softmax(scores, mask=np.array([True, False, True, False, True])))
+print("[en]a mask makes exact zeros:[zh]掩码才会产生严格的 0：", ac.softmax(scores, mask=np.array([True, False, True, False, True])))
 print("[en]floating-point underflow: softmax([0, -800]) =[zh]浮点下溢：softmax([0, -800]) =", ac.softmax(np.array([0.0, -800.0])))
 
 # %% [markdown] lang="en"
@@ -472,7 +473,7 @@ quiz.quiz_widget("q5b")
 # 第一次写时，通常会照着公式原样抄下来。它对小的分数没问题，但检查器也会试大的分数：
 
 # %%
-def softmax_first_try(x):                         # the formula as printed: no max subtracted
+def softmax_first_try(x):                         # [en] the formula as printed: no max subtracted [zh] 照抄公式：没有减去最大值
     e = np.exp(x)
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -490,11 +491,13 @@ checks.check_softmax(softmax_first_try)
 
 # %%
 def my_softmax(x):
-    """x (..., N) -> weights (..., N): softmax along the last axis, stable for large scores."""
-    # 1. subtract each row's maximum (keepdims=True keeps the shape for broadcasting)
-    # 2. exponentiate
-    # 3. divide by the sum along the last axis
-    raise NotImplementedError("write the three steps above")
+    """[en] x (..., N) -> weights (..., N): softmax along the last axis, stable for large scores.
+    [zh] x (..., N) -> weights (..., N)：沿最后一个轴做 softmax，分数很大时也要数值稳定。"""
+    # [en] 1. subtract each row's maximum (keepdims=True keeps the shape for broadcasting)
+    # [zh] 1. 每一行减去该行的最大值（keepdims=True 保留形状，便于广播）
+    # [en] 2. exponentiate [zh] 2. 取指数
+    # [en] 3. divide by the sum along the last axis [zh] 3. 除以沿最后一个轴的总和
+    raise NotImplementedError("[en]write the three steps above[zh]写出上面的三步")
 
 checks.check_softmax(my_softmax)
 
@@ -516,9 +519,9 @@ checks.check_softmax(my_softmax)
 #
 # ```python
 # def my_softmax(x):
-#     shifted = x - x.max(axis=-1, keepdims=True)       # every exponent <= 0: no overflow
-#     e = np.exp(shifted)                               # (..., N), each in (0, 1]
-#     return e / e.sum(axis=-1, keepdims=True)          # each row sums to 1
+#     shifted = x - x.max(axis=-1, keepdims=True)       # 每个指数都 <= 0：不会溢出
+#     e = np.exp(shifted)                               # (..., N)，每个都在 (0, 1] 内
+#     return e / e.sum(axis=-1, keepdims=True)          # 每一行的和为 1
 # ```
 # </details>
 #
@@ -544,8 +547,9 @@ checks.check_softmax(ac.softmax)
 
 # %%
 def my_softmax_t(x, temperature):
-    """x (..., N), temperature > 0 -> softmax(x / temperature) along the last axis"""
-    raise NotImplementedError("divide, then a stable softmax")
+    """[en] x (..., N), temperature > 0 -> softmax(x / temperature) along the last axis
+    [zh] x (..., N)，temperature > 0 -> 沿最后一个轴的 softmax(x / temperature)"""
+    raise NotImplementedError("[en]divide, then a stable softmax[zh]先除，再做数值稳定的 softmax")
 
 checks.check_temperature_softmax(my_softmax_t)
 
@@ -567,8 +571,8 @@ checks.check_temperature_softmax(my_softmax_t)
 #
 # ```python
 # def my_softmax_t(x, temperature):
-#     z = x / temperature                                # divide first ...
-#     z = z - z.max(axis=-1, keepdims=True)              # ... then shift: every exponent <= 0
+#     z = x / temperature                                # 先除……
+#     z = z - z.max(axis=-1, keepdims=True)              # ……再平移：每个指数都 <= 0
 #     e = np.exp(z)
 #     return e / e.sum(axis=-1, keepdims=True)
 # ```

@@ -40,11 +40,13 @@
 LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import inspect
+
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb04_masking import masking_lab, widgets
 from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad as pad_text
-from attention_core.labs.nb04_masking import masking_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
@@ -151,7 +153,7 @@ row = 2
 for key, name in (("[en]scores[zh]分数", "scores"), ("[en]+ additive mask[zh]+ 加性 mask", "masked"),
                   ("[en]- row max[zh]- 行最大值", "shifted"), ("[en]exp[zh]exp", "exp")):
     print(pad_text(key, 16), steps[name][row] if name != "scores" else scores[row])
-print(pad_text("[en]weights[zh]权重", 16), steps["weights"][row], f"  {"[en]sum[zh]和"} = {steps['weights'][row].sum():.3f}")
+print(pad_text("[en]weights[zh]权重", 16), steps["weights"][row], f"[en]  sum = {steps['weights'][row].sum():.3f}[zh]  和 = {steps['weights'][row].sum():.3f}")
 
 # %%
 out, weights = ac.scaled_dot_product_attention(q, k, v, mask=mask)   # (T, Dv), (T, T)

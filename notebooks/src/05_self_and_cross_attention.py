@@ -40,11 +40,13 @@
 LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import inspect
+
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb05_self_and_cross_attention import context_lab, cross_lab, widgets
 from attention_core.teaching import checks, i18n, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb05_self_and_cross_attention import context_lab, cross_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -41,11 +41,13 @@
 LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import inspect
+
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb06_multi_head_attention import heads_lab, pronoun_lab, published, widgets
 from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb06_multi_head_attention import heads_lab, pronoun_lab, published, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -42,10 +42,11 @@ LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb07_position import position_lab, widgets
 from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb07_position import position_lab, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

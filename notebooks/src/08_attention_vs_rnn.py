@@ -38,14 +38,16 @@
 LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import inspect
+
 import numpy as np
+
 import attention_core as ac
 from attention_core import backends
 from attention_core.core import rnn
-from attention_core.teaching import checks, i18n, quiz
-from attention_core.teaching.tables import pad
 from attention_core.labs.nb07_position import position_lab
 from attention_core.labs.nb08_attention_vs_rnn import rnn_lab, widgets
+from attention_core.teaching import checks, i18n, quiz
+from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

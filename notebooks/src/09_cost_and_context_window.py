@@ -43,10 +43,11 @@ LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
+
 import attention_core as ac
+from attention_core.labs.nb09_cost_and_context_window import cost_lab, kv_cache, widgets
 from attention_core.teaching import checks, i18n, quiz, tables
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb09_cost_and_context_window import cost_lab, kv_cache, widgets
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

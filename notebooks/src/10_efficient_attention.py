@@ -42,14 +42,15 @@
 LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import inspect
-import matplotlib.pyplot as plt
+
 import numpy as np
+
 import attention_core as ac
-from attention_core.teaching import checks, i18n
-from attention_core.teaching.tables import pad
-from attention_core.teaching.measure import best_time
 from attention_core.labs.nb04_masking import masking_lab
 from attention_core.labs.nb10_efficient_attention import efficient_lab, linear_lab, widgets
+from attention_core.teaching import checks, i18n
+from attention_core.teaching.measure import best_time
+from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -44,10 +44,10 @@ LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import numpy as np
 from IPython.display import Markdown
-import attention_core as ac
+
+from attention_core.labs.nb11_review import review
 from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
-from attention_core.labs.nb11_review import review
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from a seed

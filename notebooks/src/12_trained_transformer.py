@@ -49,14 +49,23 @@
 LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
 # %matplotlib inline
 import inspect
-import numpy as np
+
 import matplotlib.pyplot as plt
+import numpy as np
+
 import attention_core as ac
 from attention_core.core import transformer as tr
-from attention_core.teaching import i18n, plots, quiz
 from attention_core.labs.nb01_query_key_value import coreference
-from attention_core.labs.nb12_trained_transformer import (checks, corpora, experiments, figures, load_trained,
-                                                          questions, widgets)
+from attention_core.labs.nb12_trained_transformer import (
+    checks,
+    corpora,
+    experiments,
+    figures,
+    load_trained,
+    questions,
+    widgets,
+)
+from attention_core.teaching import i18n, plots, quiz
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed

@@ -12,11 +12,4 @@ STRINGS: dict[str, dict[str, str]] = {
                          "zh": "为零：两个向量互相垂直（无关）"},
     "widgets.dot_negative": {"en": "negative: the vectors point in opposite directions",
                              "zh": "为负：两个向量方向相反"},
-    "prints00.same": {"en": "same direction", "zh": "方向相同"},
-    "prints00.right_angle": {"en": "right angle", "zh": "互相垂直"},
-    "prints00.opposite": {"en": "opposite", "zh": "方向相反"},
-    "prints00.dot": {"en": "dot = {d}   cosine = {c}", "zh": "点积 = {d}   余弦 = {c}"},
-    "prints00.scores": {"en": "scores", "zh": "分数"},
-    "prints00.weights": {"en": "weights", "zh": "权重"},
-    "prints00.sum": {"en": "sum", "zh": "和"},
 }

@@ -27,9 +27,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_weight": {"en": "attention weight (layer {layer}, head {head})",
                         "zh": "注意力权重（第 {layer} 层第 {head} 个头）"},
     "nb12.fig_effect": {"en": "drop of P({word}) when the word is removed", "zh": "去掉这个词后 P({word}) 的下降"},
-    "nb12.fig_handset": {"en": "hand-set model of 01, step 2: “it”", "zh": "01 节的手工模型，第 2 步：“it”"},
-    "nb12.fig_trained": {"en": "trained, “…too {word}”: L{layer}H{head}",
-                         "zh": "训练出来的模型，“…too {word}”：L{layer}H{head}"},
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
