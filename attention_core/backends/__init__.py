@@ -170,6 +170,14 @@ def from_torch_mha(module):
     return load_torch_ops().from_torch_mha(module)
 
 
+def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None):
+    """The decoder's torch twin (`torch_decoder.TorchDecoder`, a trainable nn.Module) holding the
+    weights of DecoderParams or of a flat {name: array} dict (then n_heads is needed)."""
+    load_torch_ops()
+    return importlib.import_module("attention_core.backends.torch_decoder").to_torch_decoder(
+        weights, n_heads, dtype=dtype, device=device)
+
+
 @dataclass(frozen=True)
 class BackendReport:
     """What this machine offers: the versions, the CUDA devices, and where backend="auto" computes.

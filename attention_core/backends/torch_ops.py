@@ -11,8 +11,10 @@ out of place, so autograd can follow. Tested equal to `reference_attention` to 1
 
 What lives here: devices and conversion; the softmax and attention steps written with torch
 operations; the fused kernel (`F.scaled_dot_product_attention`); the projections of multi-head
-attention; RoPE's rotation; the translation to and from `nn.MultiheadAttention`. split_heads,
-merge_heads and combine_masks are the library's functions themselves, called on tensors.
+attention (`attend_heads` also takes tensors as weights, for the decoder's trainable twin in
+`torch_decoder.py`); layer norm and GELU; RoPE's rotation; the translation to and from
+`nn.MultiheadAttention`. split_heads, merge_heads and combine_masks are the library's functions
+themselves, called on tensors.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from attention_core.core import masks as core_masks
 from attention_core.core import multihead as core_multihead
 from attention_core.core import validation as V
 from attention_core.core.positional import rope_frequencies
+from attention_core.core.transformer import LN_EPS
 
 # ---- devices ---------------------------------------------------------------------------------
 
@@ -271,12 +274,37 @@ def merge_heads(x, *, device) -> torch.Tensor:
     return core_multihead.merge_heads(as_float_tensor(x, "x", device, min_ndim=3))
 
 
-def _project(x: torch.Tensor, w: np.ndarray, b: np.ndarray) -> torch.Tensor:
-    """x @ w + b with NumPy's type promotion (float32 x, float64 weights -> float64)."""
-    dtype = torch.promote_types(x.dtype, torch_dtype(w.dtype))
-    w_t = _from_numpy(w, x.device).to(dtype)                       # (D_in, D_out)
-    b_t = _from_numpy(b, x.device).to(dtype)                       # (D_out,)
-    return x.to(dtype) @ w_t + b_t                                 # (..., T, D_out)
+def _project(x: torch.Tensor, w, b) -> torch.Tensor:
+    """x @ w + b with NumPy's type promotion (float32 x, float64 weights -> float64). w and b are
+    NumPy arrays (copied to x's device) or tensors (used as they are, so autograd reaches them)."""
+    w_t = w if is_tensor(w) else _from_numpy(w, x.device)          # (D_in, D_out)
+    b_t = b if is_tensor(b) else _from_numpy(b, x.device)          # (D_out,)
+    dtype = torch.promote_types(x.dtype, w_t.dtype)
+    return x.to(dtype) @ w_t.to(dtype) + b_t.to(dtype)             # (..., T, D_out)
+
+
+MHA_NAMES = ("w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o")
+
+
+def attend_heads(query, key, value, weights, n_heads: int, mask=None, head_mask=None):
+    """The steps of core.multihead.multi_head_attention on checked tensors, with the projections
+    named as in MultiHeadParams: `weights` maps w_q, b_q, ... w_o, b_o to arrays or tensors (a
+    trainable model passes its nn.Parameters). mask: boolean (..., Tq, Tk) tensor, True = may attend.
+    Returns (output (..., Tq, D), weights (..., H, Tq, Tk))."""
+    w, h = weights, n_heads
+    q = core_multihead.split_heads(_project(query, w["w_q"], w["b_q"]), h)     # (..., H, Tq, Dh)
+    k = core_multihead.split_heads(_project(key, w["w_k"], w["b_k"]), h)       # (..., H, Tk, Dh)
+    v = core_multihead.split_heads(_project(value, w["w_v"], w["b_v"]), h)     # (..., H, Tk, Dh)
+    if mask is not None:
+        mask = mask.unsqueeze(-3)                                  # (..., 1, Tq, Tk): same for every head
+    q, k, v, mask, scale = attention_inputs(q, k, v, mask, None, q.device)
+    heads, attn = explicit_attention(q, k, v, mask, scale)         # (..., H, Tq, Dh), (..., H, Tq, Tk)
+    if head_mask is not None:
+        hm = as_float_tensor(head_mask, "head_mask", q.device, ndim=1)
+        core_multihead.check_head_mask(hm, h)
+        heads = heads * hm[:, None, None].to(heads.dtype)
+    output = _project(core_multihead.merge_heads(heads), w["w_o"], w["b_o"])   # (..., Tq, D)
+    return output, attn
 
 
 def multi_head_attention(query, key, value, params, mask=None, head_mask=None, *, device):
@@ -286,20 +314,23 @@ def multi_head_attention(query, key, value, params, mask=None, head_mask=None, *
                for name, x in (("query", query), ("key", key), ("value", value))]
     mask = None if mask is None else as_bool_tensor(mask, "mask", device)
     core_multihead.check_mha_inputs(*tensors, params, mask)
-    query, key, value = tensors
-    h = params.n_heads
-    q = core_multihead.split_heads(_project(query, params.w_q, params.b_q), h)   # (..., H, Tq, Dh)
-    k = core_multihead.split_heads(_project(key, params.w_k, params.b_k), h)     # (..., H, Tk, Dh)
-    v = core_multihead.split_heads(_project(value, params.w_v, params.b_v), h)   # (..., H, Tk, Dh)
-    if mask is not None:
-        mask = mask.unsqueeze(-3)                                  # (..., 1, Tq, Tk): same for every head
-    heads, weights = scaled_dot_product_attention(q, k, v, mask=mask, device=device)   # (..., H, Tq, Dh)
-    if head_mask is not None:
-        hm = as_float_tensor(head_mask, "head_mask", device, ndim=1)
-        core_multihead.check_head_mask(hm, h)
-        heads = heads * hm[:, None, None].to(heads.dtype)
-    output = _project(core_multihead.merge_heads(heads), params.w_o, params.b_o)   # (..., Tq, D)
-    return output, weights
+    return attend_heads(*tensors, {n: getattr(params, n) for n in MHA_NAMES}, params.n_heads, mask, head_mask)
+
+
+# ---- layer norm and GELU (the Transformer block's other two steps) ------------------------------
+
+
+def layer_norm(x: torch.Tensor, gamma, beta, eps: float = LN_EPS) -> torch.Tensor:
+    """core.transformer.layer_norm's formula in torch, step for step (biased variance):
+    (x - mean) / sqrt(var + eps) * gamma + beta over the last axis. x (..., D); gamma, beta (D,)."""
+    mean = x.mean(-1, keepdim=True)                                # (..., 1)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)                 # (..., 1), biased
+    return (x - mean) / torch.sqrt(var + eps) * gamma + beta       # (..., D)
+
+
+def gelu(x: torch.Tensor) -> torch.Tensor:
+    """core.transformer.gelu: the tanh form (GPT-2's), torch's own kernel for it."""
+    return F.gelu(x, approximate="tanh")
 
 
 # ---- masks and positions ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """attention_core.core.transformer: layer norm, feed-forward, the pre-LN block and the causal decoder,
-unit by unit, and the NumPy forward against the torch twin on the committed trained weights."""
+unit by unit (the torch twin against this forward: test_torch_decoder.py)."""
 import math
 
 import numpy as np
@@ -133,26 +133,3 @@ def test_decoder_from_dict_names_missing_and_misshaped_arrays(small):
     with pytest.raises(ValueError, match=r"l0_b_q: expected shape \(16,\)"):
         tr.decoder_from_dict(flat, 4)
 
-
-# --- the torch twin, on the trained weights -----------------------------------------------------
-@pytest.mark.parametrize("name", ["induction", "coreference"])
-def test_numpy_forward_equals_the_torch_twin_on_the_trained_weights(name):
-    torch = pytest.importorskip("torch")
-    from attention_core.labs.nb12_trained_transformer import load_trained, training
-    m = load_trained(name)
-    weights = tr.decoder_to_dict(m.params)
-    assert all(v.dtype == np.float32 for v in weights.values())
-    twin = training.torch_decoder(weights, m.n_heads)
-    assert set(dict(twin.named_parameters())) == {f"p.{k}" for k in weights}      # the same parameter names
-    ids = np.random.default_rng(0).integers(0, len(m.vocab), (8, m.params.max_len))
-    with torch.no_grad():
-        lt, wt = twin(torch.as_tensor(ids))
-    ln, wn = tr.decoder_forward(m.params, ids)
-    assert ln.dtype == np.float32 and wn.shape == tuple(wt.shape) == (8, m.n_layers, m.n_heads) + ids.shape[-1:] * 2
-    np.testing.assert_allclose(ln, lt.numpy(), atol=1e-5, rtol=0)
-    np.testing.assert_allclose(wn, wt.numpy(), atol=1e-5, rtol=0)
-    mask = np.ones((m.n_layers, m.n_heads), np.float32)
-    mask[-1, 0] = 0
-    with torch.no_grad():
-        lt2, _ = twin(torch.as_tensor(ids), head_mask=torch.as_tensor(mask))
-    np.testing.assert_allclose(tr.decoder_forward(m.params, ids, head_mask=mask)[0], lt2.numpy(), atol=1e-5, rtol=0)

@@ -4,11 +4,13 @@ deterministic on the CPU, with a progress bar and a loss curve; writes data/mode
     python -m attention_core.labs.nb12_trained_transformer.training          # both models (make train)
     python -m attention_core.labs.nb12_trained_transformer.training induction --steps 200 --out /tmp/m
 
-The twin holds the SAME flat parameters as the NumPy model (`parameter_shapes`: tok_emb, l0_w_q,
-...), starts from the same NumPy-seeded values (`init_decoder`) and computes the same formulas with
-torch operations, so its trained weights load into `decoder_forward` unchanged (a test checks the two
-forwards agree to 1e-5 in float32). torch is imported inside the functions: the rest of the lab, and
-every notebook, works without it. Notebooks never train; they load the committed files.
+The twin is the backend's `TorchDecoder` (`backends/torch_decoder.py`): it holds the SAME flat
+parameters as the NumPy model (`parameter_shapes`: tok_emb, l0_w_q, ...), starts from the same
+NumPy-seeded values (`init_decoder`) and computes with the backend's attention and layer norm, so its
+trained weights load into `decoder_forward` unchanged (tests check the two forwards agree to 1e-5 in
+float32). This module holds only the data, the loop and the files. torch is imported inside the
+functions: the rest of the lab, and every notebook, works without it. Notebooks never train; they
+load the committed files.
 """
 from __future__ import annotations
 
@@ -43,58 +45,11 @@ LOG_EVERY = 20
 
 # --- the torch twin ---------------------------------------------------------------------------
 def torch_decoder(weights: dict, n_heads: int):
-    """A torch.nn.Module holding `weights` (flat name -> array) as parameters of the same names."""
-    import torch
-
-    class TorchDecoder(torch.nn.Module):
-        """The twin of core.transformer.decoder_forward, formula for formula."""
-
-        def __init__(self):
-            super().__init__()
-            self.n_heads = n_heads
-            self.names = list(weights)
-            self.p = torch.nn.ParameterDict({k: torch.nn.Parameter(torch.tensor(np.asarray(v)))
-                                             for k, v in weights.items()})
-            self.n_layers = sum(1 for k in weights if k.endswith("_w_q"))
-
-        @staticmethod
-        def _ln(x, g, b):
-            mean = x.mean(-1, keepdim=True)
-            var = ((x - mean) ** 2).mean(-1, keepdim=True)                 # biased, as layer_norm
-            return (x - mean) / torch.sqrt(var + tr.LN_EPS) * g + b
-
-        @staticmethod
-        def _heads(z, w, b, h):
-            b_, t_, d = z.shape
-            return (z @ w + b).view(b_, t_, h, d // h).transpose(1, 2)                      # (B, H, T, Dh)
-
-        def forward(self, ids, head_mask=None):
-            p, h = self.p, self.n_heads
-            t = ids.shape[-1]
-            x = p["tok_emb"][ids] + p["pos_emb"][:t]                       # (B, T, D)
-            causal = torch.ones(t, t, dtype=torch.bool).tril()             # True = may attend
-            maps = []
-            for i in range(self.n_layers):
-                g = {name: p[f"l{i}_{name}"] for name in tr._BLOCK_NAMES}
-                z = self._ln(x, g["ln1_g"], g["ln1_b"])
-                b_, t_, d = z.shape
-                q, k, v = (self._heads(z, g[f"w_{n}"], g[f"b_{n}"], h) for n in "qkv")    # (B, H, T, Dh) each
-                scores = (q * (1.0 / math.sqrt(d // h))) @ k.transpose(-1, -2)            # (B, H, T, T)
-                w = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
-                o = w @ v                                                                  # (B, H, T, Dh)
-                if head_mask is not None:
-                    o = o * head_mask[i][:, None, None]
-                x = x + o.transpose(1, 2).reshape(b_, t_, d) @ g["w_o"] + g["b_o"]
-                z2 = self._ln(x, g["ln2_g"], g["ln2_b"])
-                x = x + torch.nn.functional.gelu(z2 @ g["w_1"] + g["b_1"], approximate="tanh") @ g["w_2"] + g["b_2"]
-                maps.append(w)
-            logits = self._ln(x, p["lnf_g"], p["lnf_b"]) @ p["w_out"] + p["b_out"]        # (B, T, V)
-            return logits, torch.stack(maps, dim=1)                                        # (B, L, H, T, T)
-
-        def numpy_weights(self) -> dict:
-            return {k: self.p[k].detach().cpu().numpy().copy() for k in self.names}
-
-    return TorchDecoder()
+    """The backend's TorchDecoder holding `weights` (flat name -> array) as parameters of the same
+    names (`backends.torch_decoder`: the library's attention and layer norm, tested equal to
+    decoder_forward)."""
+    from attention_core.backends import to_torch_decoder
+    return to_torch_decoder(weights, n_heads)
 
 
 def _setup_torch(seed: int):
