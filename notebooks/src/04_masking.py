@@ -37,7 +37,7 @@
 # 一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -49,8 +49,8 @@ from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad as pad_text
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## Why hide the future
@@ -95,14 +95,14 @@ for t in range(len(tokens) - 1):
 # 本节最后那两层各用了两个头，但这里的结论与头数无关。）
 
 # %%
-x = rng.normal(size=(6, 8))                                  # (T=6, D=8): stand-ins for the tokens' embeddings
-layer = ac.init_multihead(d_model=8, n_heads=1, seed=0)      # one attention layer, one head, seeded weights
-q = x @ layer.w_q + layer.b_q                                # (T, Dk): what each token looks for
-k = x @ layer.w_k + layer.b_k                                # (T, Dk): how each token can be found
-v = x @ layer.w_v + layer.b_v                                # (T, Dv): what each token hands over
+x = rng.normal(size=(6, 8))                                  # [en] (T=6, D=8): stand-ins for the tokens' embeddings [zh] (T=6, D=8)：代替各 token 的嵌入
+layer = ac.init_multihead(d_model=8, n_heads=1, seed=0)      # [en] one attention layer, one head, seeded weights [zh] 一层注意力，一个头，权重由种子生成
+q = x @ layer.w_q + layer.b_q                                # [en] (T, Dk): what each token looks for [zh] (T, Dk)：每个 token 要找什么
+k = x @ layer.w_k + layer.b_k                                # [en] (T, Dk): how each token can be found [zh] (T, Dk)：每个 token 凭什么被找到
+v = x @ layer.w_v + layer.b_v                                # [en] (T, Dv): what each token hands over [zh] (T, Dv)：每个 token 交出什么
 scores = ac.attention_scores(q, k)                           # (Tq, Tk) = Q K^T / sqrt(Dk)
-one_head = ac.multi_head_attention(x, x, x, layer)[0]        # (T, D): the layer, as the package runs it
-by_hand = ac.scaled_dot_product_attention(q, k, v)[0] @ layer.w_o + layer.b_o   # attention of 01-02, then W_o
+one_head = ac.multi_head_attention(x, x, x, layer)[0]        # [en] (T, D): the layer, as the package runs it [zh] (T, D)：包里实际运行的这一层
+by_hand = ac.scaled_dot_product_attention(q, k, v)[0] @ layer.w_o + layer.b_o   # [en] attention of 01-02, then W_o [zh] 01-02 的注意力，再乘 W_o
 print("[en]one head = softmax(Q K^T / sqrt(d_k)) V, then W_o:[zh]一个头 = softmax(Q K^T / sqrt(d_k)) V，再乘 W_o：", np.allclose(one_head, by_hand))
 print(scores)
 
@@ -129,10 +129,10 @@ print(scores)
 # `ac.additive_mask` 把它变成要加到分数上的数。
 
 # %%
-mask = ac.causal_mask(6)                                     # (Tq, Tk) bool, True = may attend
-print("[en]boolean mask (1 = may attend):[zh]布尔 mask（1 = 可以关注）：")
+mask = ac.causal_mask(6)                                     # [en] (Tq, Tk) bool, True = may attend [zh] (Tq, Tk) 布尔型，True = 可以关注
+print("[en]boolean mask (1 = may attend):[zh]布尔掩码（1 = 可以关注）：")
 print(mask.astype(int))
-print("[en]additive mask (added to the scores):[zh]加性 mask（加到分数上）：")
+print("[en]additive mask (added to the scores):[zh]加性掩码（加到分数上）：")
 print(ac.additive_mask(mask))
 
 # %%
@@ -148,9 +148,9 @@ ax = plots.plot_mask(mask, tokens)
 # 而 $e^{-\infty} = 0$ 严格成立。这些 0 不是碰巧舍入成 0 的小数，而是构造上就是 0；可见位置的权重之和依然是 1。
 
 # %%
-steps = masking_lab.masked_softmax_steps(scores, mask)       # every intermediate, (T, T) each
+steps = masking_lab.masked_softmax_steps(scores, mask)       # [en] every intermediate, (T, T) each [zh] 每个中间结果，各为 (T, T)
 row = 2
-for key, name in (("[en]scores[zh]分数", "scores"), ("[en]+ additive mask[zh]+ 加性 mask", "masked"),
+for key, name in (("[en]scores[zh]分数", "scores"), ("[en]+ additive mask[zh]+ 加性掩码", "masked"),
                   ("[en]- row max[zh]- 行最大值", "shifted"), ("[en]exp[zh]exp", "exp")):
     print(pad_text(key, 16), steps[name][row] if name != "scores" else scores[row])
 print(pad_text("[en]weights[zh]权重", 16), steps["weights"][row], f"[en]  sum = {steps['weights'][row].sum():.3f}[zh]  和 = {steps['weights'][row].sum():.3f}")
@@ -174,7 +174,7 @@ ax = plots.attention_heatmap(weights, tokens)
 
 # %%
 for name, fill in (("-10", -10.0), ("-1e9", -1e9), ("-inf", -np.inf)):
-    w = masking_lab.naive_masked_softmax(scores, mask, fill=fill)        # hidden scores set to `fill`
+    w = masking_lab.naive_masked_softmax(scores, mask, fill=fill)        # [en] hidden scores set to `fill` [zh] 被遮住的分数设为 `fill`
     print(f"[en]fill {name:>5}: largest weight on a future key = {w[~mask].max():.1e}[zh]填充 {name:>5}：未来 Key 上的最大权重 = {w[~mask].max():.1e}")
 
 
@@ -200,16 +200,16 @@ def run_layer(x, mask=None):
 
 no_mask = masking_lab.influence_matrix(lambda z: run_layer(z), x, seed=1)              # (T, T)
 causal = masking_lab.influence_matrix(lambda z: run_layer(z, mask), x, seed=1)         # (T, T)
-s = 4                                                         # replace token 4 ("the")
+s = 4                                                         # [en] replace token 4 ("the") [zh] 替换 token 4（"the"）
 print(f"[en]replace token {s} ({repr(tokens[s])}): change of each output t = 0..5[zh]替换 token {s}（{repr(tokens[s])}）：每个输出 t = 0..5 的变化")
-print("  " + pad_text("[en]no mask[zh]不加 mask", 12), no_mask[:, s])
-print("  " + pad_text("[en]causal mask[zh]因果 mask", 12), causal[:, s])
-print(f"[en]largest change of an output by a LATER token:  no mask {no_mask[~mask].max():.3f}   causal mask {causal[~mask].max():.3f}[zh]某个输出因它后面的 token 而产生的最大变化：不加 mask {no_mask[~mask].max():.3f}   因果 mask {causal[~mask].max():.3f}")
-print("[en]non-zero pattern of the causal table == the causal mask:[zh]因果表中非零的位置 == 因果 mask：", np.array_equal(causal > 0, mask))
+print("  " + pad_text("[en]no mask[zh]不加掩码", 12), no_mask[:, s])
+print("  " + pad_text("[en]causal mask[zh]因果掩码", 12), causal[:, s])
+print(f"[en]largest change of an output by a LATER token:  no mask {no_mask[~mask].max():.3f}   causal mask {causal[~mask].max():.3f}[zh]某个输出因它后面的 token 而产生的最大变化：不加掩码 {no_mask[~mask].max():.3f}   因果掩码 {causal[~mask].max():.3f}")
+print("[en]non-zero pattern of the causal table == the causal mask:[zh]因果表中非零的位置 == 因果掩码：", np.array_equal(causal > 0, mask))
 
 # %%
 fig = masking_lab.plot_influence([no_mask, causal], tokens,
-                                 titles=["[en]no mask[zh]不加 mask", "[en]causal mask[zh]因果 mask"])
+                                 titles=["[en]no mask[zh]不加掩码", "[en]causal mask[zh]因果掩码"])
 
 # %% [markdown] lang="en"
 # Without a mask every cell is non-zero: replacing "the" (token 4) moves the output of "The" (position 0) by 0.144.
@@ -238,10 +238,10 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # `ac.padding_mask(lengths)` 的形状是 $(B, 1, T_k)$，每条序列一行，并沿该序列的所有 Query 广播。
 
 # %%
-sequences = [rng.normal(size=(n, 8)) for n in (6, 4, 2)]     # three sequences of lengths 6, 4, 2
-batch, lengths = masking_lab.pad_batch(sequences)             # (B=3, T=6, D=8), zeros appended
+sequences = [rng.normal(size=(n, 8)) for n in (6, 4, 2)]     # [en] three sequences of lengths 6, 4, 2 [zh] 三条序列，长度为 6、4、2
+batch, lengths = masking_lab.pad_batch(sequences)             # [en] (B=3, T=6, D=8), zeros appended [zh] (B=3, T=6, D=8)，末尾补 0
 pad = ac.padding_mask(lengths)                               # (B, 1, Tk)
-print(f"[en]lengths {lengths}   batch {batch.shape}   padding mask {pad.shape}[zh]长度 {lengths}   批次 {batch.shape}   padding mask {pad.shape}")
+print(f"[en]lengths {lengths}   batch {batch.shape}   padding mask {pad.shape}[zh]长度 {lengths}   批次 {batch.shape}   填充掩码 {pad.shape}")
 print(pad.astype(int))
 
 # %% [markdown] lang="en"
@@ -253,11 +253,11 @@ print(pad.astype(int))
 
 # %%
 with_pad, _ = ac.multi_head_attention(batch, batch, batch, layer, mask=pad)     # (B, T, D)
-without, w_without = ac.multi_head_attention(batch, batch, batch, layer)        # pads visible; (B, H, T, T)
+without, w_without = ac.multi_head_attention(batch, batch, batch, layer)        # [en] pads visible; (B, H, T, T) [zh] 填充可见；(B, H, T, T)
 for b, seq in enumerate(sequences):
-    alone = run_layer(seq)                                                       # (T_b, D), no padding at all
+    alone = run_layer(seq)                                                       # [en] (T_b, D), no padding at all [zh] (T_b, D)，完全没有填充
     n = len(seq)
-    print(f"[en]sequence {b} (length {n}): max |batch - alone| with padding mask {np.abs(with_pad[b, :n] - alone).max():.3f},  without {np.abs(without[b, :n] - alone).max():.3f}  (weight on the pads without: up to {w_without[b, 0, :n, n:].sum(axis=-1).max():.2f})[zh]序列 {b}（长度 {n}）：max |批次 - 单独| 加 padding mask 时 {np.abs(with_pad[b, :n] - alone).max():.3f}，不加时 {np.abs(without[b, :n] - alone).max():.3f}（不加时落在填充上的权重最多 {w_without[b, 0, :n, n:].sum(axis=-1).max():.2f}）")
+    print(f"[en]sequence {b} (length {n}): max |batch - alone| with padding mask {np.abs(with_pad[b, :n] - alone).max():.3f},  without {np.abs(without[b, :n] - alone).max():.3f}  (weight on the pads without: up to {w_without[b, 0, :n, n:].sum(axis=-1).max():.2f})[zh]序列 {b}（长度 {n}）：max |批次 - 单独| 加填充掩码时 {np.abs(with_pad[b, :n] - alone).max():.3f}，不加时 {np.abs(without[b, :n] - alone).max():.3f}（不加时落在填充上的权重最多 {w_without[b, 0, :n, n:].sum(axis=-1).max():.2f}）")
 
 # %% [markdown] lang="en"
 # With the padding mask the batched outputs are the sequences' own outputs (difference 0.000); without it, the
@@ -286,12 +286,12 @@ for b, seq in enumerate(sequences):
 
 # %%
 both = ac.combine_masks(ac.causal_mask(6), pad)                                  # (B, Tq, Tk)
-print(f"[en]causal {ac.causal_mask(6).shape} AND padding {pad.shape} -> {both.shape}[zh]因果 {ac.causal_mask(6).shape} 与 padding {pad.shape} 相与 -> {both.shape}")
+print(f"[en]causal {ac.causal_mask(6).shape} AND padding {pad.shape} -> {both.shape}[zh]因果掩码 {ac.causal_mask(6).shape} 与填充掩码 {pad.shape} 相与 -> {both.shape}")
 print("[en]keys visible to each query of sequence 1 (length 4):[zh]序列 1（长度 4）中每个 Query 可见的 Key 数：", both[1].sum(axis=1))
 window = ac.combine_masks(ac.causal_mask(6), ac.sliding_window_mask(6, 3, causal=False))
-print("[en]causal AND symmetric window 3 == causal sliding window 3:[zh]因果 mask 与对称窗口 3 相与 == 因果滑动窗口 3：", np.array_equal(window, ac.sliding_window_mask(6, 3)))
-words = [tokens, ["A", "dog", "ran", "home"], ["Hi", "there"]]                  # each sequence's own words
-padded_words = [w + ["<pad>"] * (len(tokens) - len(w)) for w in words]            # ... and its pads
+print("[en]causal AND symmetric window 3 == causal sliding window 3:[zh]因果掩码与对称窗口 3 相与 == 因果滑动窗口 3：", np.array_equal(window, ac.sliding_window_mask(6, 3)))
+words = [tokens, ["A", "dog", "ran", "home"], ["Hi", "there"]]                  # [en] each sequence's own words [zh] 每条序列自己的词
+padded_words = [w + ["<pad>"] * (len(tokens) - len(w)) for w in words]            # [en] ... and its pads [zh] ……以及它的填充
 fig = masking_lab.plot_mask_grid(list(both), padded_words,
                                  titles=[f"[en]sequence {b}, length {n}[zh]序列 {b}，长度 {n}" for b, n in enumerate(lengths)])
 
@@ -311,7 +311,7 @@ fig = masking_lab.plot_mask_grid(list(both), padded_words,
 # 后面是 3 个真实 token；它的 Query 0、1、2 什么都看不见。
 
 # %%
-left_pad = ac.padding_mask([6, 3])[..., ::-1]                 # (B=2, 1, Tk): real tokens at the END of each row
+left_pad = ac.padding_mask([6, 3])[..., ::-1]                 # [en] (B=2, 1, Tk): real tokens at the END of each row [zh] (B=2, 1, Tk)：真实 token 在每行的末尾
 left_both = ac.combine_masks(ac.causal_mask(6), left_pad)    # (B, Tq, Tk)
 print("[en]sequence 1, left-padded + causal (1 = may attend):[zh]序列 1，在左侧填充 + 因果（1 = 可以关注）：")
 print(left_both[1].astype(int))
@@ -329,7 +329,7 @@ print("[en]keys visible to each query:[zh]每个 Query 可见的 Key 数：", le
 
 # %%
 m1 = left_both[1]                                                                 # (Tq, Tk)
-naive_out, naive_w = masking_lab.naive_masked_attention(x, x, x, m1)             # the hand-written formula
+naive_out, naive_w = masking_lab.naive_masked_attention(x, x, x, m1)             # [en] the hand-written formula [zh] 手写的公式
 lib_out, lib_w = ac.scaled_dot_product_attention(x, x, x, mask=m1)               # attention_core
 print("[en]naive weights, rows 0-3:[zh]朴素写法的权重，行 0–3（从 0 编号）：")
 print(naive_w[:4])
@@ -349,7 +349,7 @@ print(f"[en]attention_core output rows 0-2 all zero: {bool((lib_out[:3] == 0).al
 # 用 $-10^9$ 填充能避开 NaN，却会悄悄地把空行平均分给那些明明不许看的 Key（包括未来的 token）：
 
 # %%
-naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # a second layer
+naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # [en] a second layer [zh] 第二层
 lib_2, _ = ac.scaled_dot_product_attention(lib_out, lib_out, lib_out, mask=m1)
 for n_layer, (a, b) in ((1, (naive_out, lib_out)), (2, (naive_2, lib_2))):
     print(f"[en]rows with NaN after layer {n_layer}:  naive {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}[zh]第 {n_layer} 层之后含 NaN 的行：朴素写法 {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}")
@@ -414,12 +414,12 @@ widgets.mask_widget(labels=tokens, scores=scores)
 print(inspect.getsource(masking_lab.decode_with_kv_cache))
 
 # %%
-full = masking_lab.stacked_attention(x, layer, mask=ac.causal_mask(6))          # all six tokens, one pass, masked
-cached, steps = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1])      # prompt of 4, then 1 + 1
+full = masking_lab.stacked_attention(x, layer, mask=ac.causal_mask(6))          # [en] all six tokens, one pass, masked [zh] 全部六个 token，一次算完，加掩码
+cached, steps = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1])      # [en] prompt of 4, then 1 + 1 [zh] 4 个 token 的提示，再 1 + 1
 for n, step in enumerate(steps, 1):
-    print(f"[en]step {n}: queries {step['start']}..{step['stop'] - 1}, mask {step['mask'].shape}:[zh]第 {n} 步：Query {step['start']}..{step['stop'] - 1}，mask {step['mask'].shape}：",
+    print(f"[en]step {n}: queries {step['start']}..{step['stop'] - 1}, mask {step['mask'].shape}:[zh]第 {n} 步：Query {step['start']}..{step['stop'] - 1}，掩码 {step['mask'].shape}：",
           step["mask"].astype(int).tolist())
-print("max |cached - full| =", np.round(np.abs(cached - full).max(), 12))
+print("[en]max |cached - full| =[zh]max |缓存 - 完整| =", np.round(np.abs(cached - full).max(), 12))
 for chunks in ([1, 1, 1, 1, 1, 1], [3, 3], [2, 3, 1]):
     other, _ = masking_lab.decode_with_kv_cache(x, layer, chunks=chunks)
     print(f"[en]chunks {chunks}: max |cached - full| =[zh]分组 {chunks}：max |缓存 - 完整| =", np.round(np.abs(other - full).max(), 12))
@@ -446,11 +446,11 @@ ax = masking_lab.plot_cache_steps(steps, tokens)
 # %%
 no_mask_run, _ = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1], causal=False)
 print("[en]one layer,  |difference| per position:[zh]一层，每个位置的 |差|：", np.abs(no_mask_run - full).max(axis=1))
-layers = [ac.init_multihead(d_model=8, n_heads=2, seed=s) for s in (0, 1)]       # a stack of two layers
+layers = [ac.init_multihead(d_model=8, n_heads=2, seed=s) for s in (0, 1)]       # [en] a stack of two layers [zh] 两层叠在一起
 full_2 = masking_lab.stacked_attention(x, layers, mask=ac.causal_mask(6))
 cached_2, _ = masking_lab.decode_with_kv_cache(x, layers, chunks=[4, 1, 1])
 no_mask_2, _ = masking_lab.decode_with_kv_cache(x, layers, chunks=[4, 1, 1], causal=False)
-print("[en]two layers, with the mask: max |cached - full| =[zh]两层，加 mask：max |缓存 - 完整| =", np.round(np.abs(cached_2 - full_2).max(), 12))
+print("[en]two layers, with the mask: max |cached - full| =[zh]两层，加掩码：max |缓存 - 完整| =", np.round(np.abs(cached_2 - full_2).max(), 12))
 print("[en]two layers, |difference| per position:[zh]两层，每个位置的 |差|：", np.abs(no_mask_2 - full_2).max(axis=1))
 
 # %% [markdown] lang="en"
@@ -500,7 +500,7 @@ quiz.quiz_widget("q4b")
 
 # %%
 def causal_mask_first_try(T):
-    return np.triu(np.ones((T, T), dtype=bool))    # the upper triangle: j >= i
+    return np.triu(np.ones((T, T), dtype=bool))    # [en] the upper triangle: j >= i [zh] 上三角：j >= i
 
 checks.check_causal_mask(causal_mask_first_try)
 
@@ -516,9 +516,10 @@ checks.check_causal_mask(causal_mask_first_try)
 
 # %%
 def causal_mask(T):
-    """T -> (T, T) boolean mask: True where query i may attend to key j, that is j <= i."""
-    # a lower triangle of True, diagonal included
-    raise NotImplementedError("build the (T, T) boolean lower triangle")
+    """[en] T -> (T, T) boolean mask: True where query i may attend to key j, that is j <= i.
+    [zh] T -> (T, T) 布尔掩码：Query i 可以关注 Key j（即 j <= i）处为 True。"""
+    # [en] a lower triangle of True, diagonal included [zh] 由 True 组成的下三角，包括对角线
+    raise NotImplementedError("[en]build the (T, T) boolean lower triangle[zh]构造 (T, T) 的布尔下三角")
 
 checks.check_causal_mask(causal_mask)
 
@@ -540,9 +541,9 @@ checks.check_causal_mask(causal_mask)
 #
 # ```python
 # def causal_mask(T):
-#     i = np.arange(T)[:, None]          # (T, 1): query positions
-#     j = np.arange(T)[None, :]          # (1, T): key positions
-#     return j <= i                      # (T, T) bool; or np.tril(np.ones((T, T), dtype=bool))
+#     i = np.arange(T)[:, None]          # (T, 1)：Query 的位置
+#     j = np.arange(T)[None, :]          # (1, T)：Key 的位置
+#     return j <= i                      # (T, T) 布尔型；也可以写 np.tril(np.ones((T, T), dtype=bool))
 # ```
 # </details>
 #
@@ -568,8 +569,9 @@ checks.check_causal_mask(ac.causal_mask)
 
 # %%
 def my_padding_mask(lengths, max_len):
-    """lengths (B,) ints, max_len -> (B, 1, max_len) bool: True where key j of sequence b is real (j < lengths[b])"""
-    raise NotImplementedError("compare the key positions with each length")
+    """[en] lengths (B,) ints, max_len -> (B, 1, max_len) bool: True where key j of sequence b is real (j < lengths[b])
+    [zh] lengths (B,) 整数，max_len -> (B, 1, max_len) 布尔型：序列 b 的 Key j 是真实 token（j < lengths[b]）处为 True"""
+    raise NotImplementedError("[en]compare the key positions with each length[zh]把 Key 的位置与每条序列的长度比较")
 
 checks.check_padding_mask(my_padding_mask)
 
@@ -589,9 +591,9 @@ checks.check_padding_mask(my_padding_mask)
 #
 # ```python
 # def my_padding_mask(lengths, max_len):
-#     j = np.arange(max_len)[None, :]              # (1, Tk): key positions
-#     real = j < np.asarray(lengths)[:, None]      # (B, Tk): True on the real tokens
-#     return real[:, None, :]                      # (B, 1, Tk): broadcasts over the queries
+#     j = np.arange(max_len)[None, :]              # (1, Tk)：Key 的位置
+#     real = j < np.asarray(lengths)[:, None]      # (B, Tk)：真实 token 处为 True
+#     return real[:, None, :]                      # (B, 1, Tk)：沿所有 Query 广播
 # ```
 # </details>
 
