@@ -22,33 +22,65 @@ import numpy as np
 
 from .masks import causal_mask
 from .multihead import MultiHeadParams, multi_head_attention
-from .validation import as_bool_mask, as_float_array, as_generator, describe, positive_int
+from .validation import (
+    as_bool_mask,
+    as_float_array,
+    as_generator,
+    check_axis,
+    check_finite_result,
+    check_flag,
+    describe,
+    float_dtype,
+    positive_int,
+)
 
 LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
 
 
-def layer_norm(x, gamma, beta, eps: float = LN_EPS) -> np.ndarray:
+def layer_norm(x, gamma, beta, eps: float = LN_EPS, *, names: tuple = ("gamma", "beta")) -> np.ndarray:
     """LN(x) = (x - mean) / sqrt(var + eps) * gamma + beta over the last axis (biased variance,
-    as torch.nn.LayerNorm). x (..., D); gamma, beta (D,)."""
+    as torch.nn.LayerNorm). x (..., D); gamma, beta (D,).
+
+    Precision: the statistics are computed in float64 on each row divided by a power of two near its
+    largest magnitude (exact, and LN does not change under it: eps is divided by the square), so the
+    variance of 1e200s (or of float32's 3e38s) cannot overflow and an eps below the dtype's smallest
+    number (1e-50 in float32) is not rounded to 0. The result comes back in the inputs' dtype.
+    names: what gamma and beta are called in errors (a decoder's "lnf_g", "lnf_b")."""
     x = as_float_array(x, "x")
     d = x.shape[-1]
-    gamma = as_float_array(gamma, "gamma", ndim=1)
-    beta = as_float_array(beta, "beta", ndim=1)
-    for name, p in (("gamma", gamma), ("beta", beta)):
+    if d == 0 or x.size == 0:
+        raise ValueError(f"x: expected at least one number on the last axis, got an empty array of shape {x.shape}")
+    gamma = as_float_array(gamma, names[0], ndim=1)
+    beta = as_float_array(beta, names[1], ndim=1)
+    for name, p in zip(names, (gamma, beta)):
         if p.shape != (d,):
             raise ValueError(f"{name}: expected shape ({d},) (the last axis of x), got {p.shape}")
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not eps > 0:
-        raise ValueError(f"eps: expected a small number > 0, got {describe(eps)}")
-    mean = x.mean(axis=-1, keepdims=True)                                  # (..., 1)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)                   # (..., 1), biased
-    return (x - mean) / np.sqrt(var + x.dtype.type(eps)) * gamma + beta    # (..., D)
+    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real) or not 0 < eps < math.inf:
+        raise ValueError(f"eps: expected a small finite number > 0, got {describe(eps)}")
+    out_dtype = np.result_type(x.dtype, gamma.dtype, beta.dtype)
+    x64 = x.astype(np.float64)
+    _, exponent = np.frexp(np.abs(x64).max(axis=-1, keepdims=True))      # (..., 1): row max < 2**exponent
+    shift = np.maximum(exponent - 1, -1021)                              # row / 2**shift lies in [-2, 2]
+    xs = np.ldexp(x64, -shift)                                           # exact: a power of two
+    mean = xs.mean(axis=-1, keepdims=True)                               # (..., 1)
+    dev = xs - mean                                                      # (..., D)
+    var = (dev * dev).mean(axis=-1, keepdims=True)                       # (..., 1), biased
+    with np.errstate(over="ignore"):                                     # eps / scale**2: 0 or inf at the ends
+        denom = np.sqrt(var + np.ldexp(float(eps), -2 * shift))          # inf (a subnormal row): the row is 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(denom > 0, dev / denom, 0.0)                        # a constant row is all 0, not 0 / 0
+    with np.errstate(over="ignore"):
+        out = (z * gamma + beta).astype(out_dtype)                       # (..., D)
+    check_finite_result(out, f"layer_norm: LN(x) * {names[0]} + {names[1]}", out_dtype.name)
+    return out
 
 
 def gelu(x) -> np.ndarray:
     """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (torch's approximate='tanh')."""
     x = as_float_array(x, "x", min_ndim=0)
     c = x.dtype.type(math.sqrt(2.0 / math.pi))
-    return x.dtype.type(0.5) * x * (1 + np.tanh(c * (x + x.dtype.type(0.044715) * x ** 3)))
+    with np.errstate(over="ignore"):            # x**3 beyond the dtype is +-inf: tanh is then +-1, as meant
+        return x.dtype.type(0.5) * x * (1 + np.tanh(c * (x + x.dtype.type(0.044715) * x ** 3)))
 
 
 def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
@@ -64,10 +96,18 @@ def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
         raise ValueError(f"w_1: expected shape ({d}, F) (D = last axis of x), got {w_1.shape}")
     if w_2.shape != (f, d):
         raise ValueError(f"w_2: expected shape ({f}, {d}) (F from w_1, D from x), got {w_2.shape}")
+    b_1 = as_float_array(b_1, "b_1", ndim=1)                              # finite, like the weights
+    b_2 = as_float_array(b_2, "b_2", ndim=1)
     for name, b, n in (("b_1", b_1, f), ("b_2", b_2, d)):
-        if np.shape(b) != (n,):
+        if b.shape != (n,):
             raise ValueError(f"{name}: expected shape ({n},), got {describe(b)}")
-    return gelu(x @ w_1 + b_1) @ w_2 + b_2                                 # (..., T, F) -> (..., T, D)
+    dtype = np.result_type(x, w_1, b_1, w_2, b_2).name
+    with np.errstate(over="ignore", invalid="ignore"):
+        hidden = x @ w_1 + b_1                                             # (..., T, F)
+        check_finite_result(hidden, "feed_forward: x @ w_1 + b_1", dtype)
+        out = gelu(hidden) @ w_2 + b_2                                     # (..., T, D)
+    check_finite_result(out, "feed_forward: GELU(x W_1 + b_1) @ w_2 + b_2", dtype)
+    return out
 
 
 @dataclass(frozen=True)
@@ -90,11 +130,16 @@ def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     Returns (x_out (..., T, D), weights (..., H, T, T))."""
     if not isinstance(block, BlockParams):
         raise TypeError(f"block: expected BlockParams, got {type(block).__name__}")
-    h = layer_norm(x, block.ln1_g, block.ln1_b)                            # (..., T, D)
+    h = layer_norm(x, block.ln1_g, block.ln1_b, names=("ln1_g", "ln1_b"))  # (..., T, D)
     attn_out, weights = multi_head_attention(h, h, h, block.attn, mask=mask, head_mask=head_mask)
-    x = x + attn_out                                                       # residual 1
-    x = x + feed_forward(layer_norm(x, block.ln2_g, block.ln2_b),         # residual 2
-                         block.w_1, block.b_1, block.w_2, block.b_2)
+    with np.errstate(over="ignore"):
+        x = x + attn_out                                                   # residual 1
+    check_finite_result(x, "transformer_block: the residual stream x + attention", x.dtype.name)
+    ffn = feed_forward(layer_norm(x, block.ln2_g, block.ln2_b, names=("ln2_g", "ln2_b")),
+                       block.w_1, block.b_1, block.w_2, block.b_2)
+    with np.errstate(over="ignore"):
+        x = x + ffn                                                        # residual 2
+    check_finite_result(x, "transformer_block: the residual stream x + feed-forward", x.dtype.name)
     return x, weights
 
 
@@ -158,6 +203,7 @@ def init_decoder(vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_f
     n_layers = positive_int(n_layers, "n_layers")
     d_ff = positive_int(d_ff, "d_ff", minimum=0)          # 0: no feed-forward (attention only)
     max_len = positive_int(max_len, "max_len")
+    dtype = float_dtype(dtype)                             # an integer dtype would round every weight to 0
     if d_model % n_heads:
         raise ValueError(f"n_heads: d_model={d_model} is not divisible by n_heads={n_heads}")
     rng = as_generator(seed)
@@ -222,19 +268,23 @@ def decoder_to_dict(params: DecoderParams) -> dict:
     return out
 
 
-def check_ids(ids, vocab_size: int, max_len: int) -> np.ndarray:
+def check_ids(ids, vocab_size: int, max_len: int, name: str = "ids") -> np.ndarray:
     """Token ids as an integer array (T,) or (B, T) with 0 <= id < V and 1 <= T <= T_max."""
     if isinstance(ids, (str, bytes)):
-        raise TypeError(f"ids: expected integer token ids, got the text {ids!r}; encode it first")
-    arr = np.asarray(ids)
+        raise TypeError(f"{name}: expected integer token ids, got the text {describe(ids)[4:]}; encode it first")
+    try:
+        arr = np.asarray(ids)
+    except (ValueError, TypeError):                          # ragged lists
+        raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}") from None
     if arr.dtype.kind not in "iu" or arr.ndim not in (1, 2):
-        raise TypeError(f"ids: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
+        raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
     t = arr.shape[-1]
     if t == 0 or t > max_len:
-        raise ValueError(f"ids: expected 1..{max_len} tokens (the model's max_len), got {t}")
+        raise ValueError(f"{name}: expected 1..{max_len} tokens (the model's max_len), got {t}")
     if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
         bad = arr[(arr < 0) | (arr >= vocab_size)]
-        raise ValueError(f"ids: token ids must lie in 0..{vocab_size - 1} (the vocabulary), got {bad[:5].tolist()}")
+        raise ValueError(f"{name}: token ids must lie in 0..{vocab_size - 1} (the vocabulary), "
+                         f"got {bad[:5].tolist()}")
     return arr.astype(np.int64)
 
 
@@ -245,7 +295,10 @@ def embed(ids, tok_emb, pos_emb) -> np.ndarray:
     if tok_emb.shape[1] != pos_emb.shape[1]:
         raise ValueError(f"tok_emb and pos_emb: expected the same width D, got {tok_emb.shape} and {pos_emb.shape}")
     ids = check_ids(ids, tok_emb.shape[0], pos_emb.shape[0])
-    return tok_emb[ids] + pos_emb[: ids.shape[-1]]                         # (..., T, D)
+    with np.errstate(over="ignore"):
+        x = tok_emb[ids] + pos_emb[: ids.shape[-1]]                        # (..., T, D)
+    check_finite_result(x, "embed: tok_emb[ids] + pos_emb", x.dtype.name)
+    return x
 
 
 def _layer_masks(extra, n_layers: int, t: int):
@@ -273,14 +326,25 @@ def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=Non
     """
     if not isinstance(params, DecoderParams):
         raise TypeError(f"params: expected DecoderParams (see decoder_from_dict), got {type(params).__name__}")
+    return_hidden = check_flag(return_hidden, "return_hidden")
     n_layers, n_heads = params.n_layers, params.n_heads
     x = embed(ids, params.tok_emb, params.pos_emb)                         # (..., T, D)
-    t = x.shape[-2]
+    t, d = x.shape[-2], x.shape[-1]
+    w_out = as_float_array(params.w_out, "w_out", ndim=2)                 # params may be built by hand
+    b_out = as_float_array(params.b_out, "b_out", ndim=1)
+    if w_out.shape[0] != d or b_out.shape != (w_out.shape[1],):
+        raise ValueError(f"w_out, b_out: expected shapes (D, V) and (V,) with D = {d}, got {w_out.shape} "
+                         f"and {b_out.shape}")
     if head_mask is not None:
         head_mask = as_float_array(head_mask, "head_mask", ndim=2)
         if head_mask.shape != (n_layers, n_heads):
             raise ValueError(f"head_mask: expected shape (L, H) = ({n_layers}, {n_heads}), got {head_mask.shape}")
-        head_mask = head_mask.astype(x.dtype)
+        with np.errstate(over="ignore"):
+            cast = head_mask.astype(x.dtype)
+        if not np.isfinite(cast).all():
+            raise ValueError(f"head_mask: {np.abs(head_mask).max():.3g} is beyond the largest {x.dtype.name} "
+                             f"number ({float(np.finfo(x.dtype).max):.3g}), the model's dtype")
+        head_mask = cast
     masks = _layer_masks(attn_mask, n_layers, t)
     hidden, weights = [x], []
     for i, block in enumerate(params.blocks):
@@ -288,7 +352,9 @@ def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=Non
                                  head_mask=None if head_mask is None else head_mask[i])   # w (..., H, T, T)
         hidden.append(x)
         weights.append(w)
-    logits = layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out   # (..., T, V)
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = layer_norm(x, params.lnf_g, params.lnf_b, names=("lnf_g", "lnf_b")) @ w_out + b_out  # (..., T, V)
+    check_finite_result(logits, "decoder_forward: the logits LN_f(x) @ w_out + b_out", logits.dtype.name)
     weights = np.stack(weights, axis=-4)                                   # (..., L, H, T, T)
     if return_hidden:
         return logits, weights, np.stack(hidden, axis=-3)                  # (..., L + 1, T, D)
@@ -296,7 +362,15 @@ def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=Non
 
 
 def log_softmax(logits, axis: int = -1) -> np.ndarray:
-    """log p = x - logsumexp(x), stable (the max is subtracted first)."""
+    """log p = x - logsumexp(x), stable (the max is subtracted first). A log-probability beyond the
+    dtype (logits more than its largest number apart) raises FloatingPointError instead of -inf."""
     x = as_float_array(logits, "logits")
-    shifted = x - x.max(axis=axis, keepdims=True)
+    axis = check_axis(axis, x.ndim)
+    if x.size == 0:
+        raise ValueError(f"logits: expected at least one number, got an empty array of shape {x.shape}")
+    with np.errstate(over="ignore"):
+        shifted = x - x.max(axis=axis, keepdims=True)
+    if not np.isfinite(shifted).all():
+        raise FloatingPointError(f"log_softmax: a log-probability is beyond the largest {x.dtype.name} number "
+                                 "(logits further apart than that); scale the logits down")
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))

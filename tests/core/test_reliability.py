@@ -293,3 +293,207 @@ def test_torch_settings_are_validated_like_numpy(torch_module):
         ac.additive_mask(torch_module.ones(2, 2, dtype=torch_module.bool), dtype=np.int32)
     with pytest.raises(ValueError, match="empty"):
         ac.softmax(torch_module.zeros(0))
+
+
+# ---- 5. the Transformer parts (core.transformer): the same rules --------------------------------------------
+from attention_core.core import transformer as tr  # noqa: E402
+
+
+def _ln(x, dtype=np.float64, **kw):
+    x = np.asarray(x, dtype)
+    d = x.shape[-1]
+    return tr.layer_norm(x, np.ones(d, dtype), np.zeros(d, dtype), **kw)
+
+
+def _tiny(dtype=np.float64, scale=1.0):
+    """A one-block decoder (V 5, D 4, H 2, F 4, T_max 4) with its embeddings scaled by `scale`."""
+    w = tr.init_decoder(5, 4, 2, 1, 4, 4, seed=0, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        w = {k: (v * scale if k in ("tok_emb", "pos_emb") else v).astype(dtype) for k, v in w.items()}
+    return tr.decoder_from_dict(w, 2)
+
+
+def _replace(params, **fields):
+    import dataclasses
+    return dataclasses.replace(params, **fields)
+
+
+TRANSFORMER_OVERFLOW = [
+    ("embed 1e308 tables", lambda: tr.embed([0, 1], np.full((3, 2), 1e308), np.full((4, 2), 1e308)), "float64"),
+    ("embed float32 3e38", lambda: tr.embed([0], np.full((1, 2), 3e38, np.float32), np.full((1, 2), 3e38, np.float32)),
+     "float32"),
+    ("log_softmax 1e308 apart", lambda: tr.log_softmax([1e308, -1e308]), "float64"),
+    ("feed_forward x W_1 overflows", lambda: tr.feed_forward(np.full((2, 3), 1e200), np.full((3, 4), 1e200),
+                                                             np.zeros(4), np.ones((4, 3)), np.zeros(3)), "float64"),
+    ("feed_forward float32 1e20", lambda: tr.feed_forward(*(np.full(s, 1e20, np.float32) for s in
+                                                            ((2, 3), (3, 4), (4,), (4, 3), (3,)))), "float32"),
+    ("layer_norm gamma 1.5e308", lambda: tr.layer_norm([[1.0, -1.0, 3.0, 0.0]], np.full(4, 1.5e308), np.zeros(4)),
+     "float64"),
+    ("layer_norm float16 gain 1e4", lambda: tr.layer_norm(np.array([[1, -1, 3, 0]], np.float16),
+                                                          np.full(4, 6e4, np.float16), np.zeros(4, np.float16)),
+     "float16"),
+    ("decoder float32 embeddings 3e38", lambda: tr.decoder_forward(_replace(
+        _tiny(np.float32), tok_emb=np.full((5, 4), 3e38, np.float32), pos_emb=np.full((4, 4), 3e38, np.float32)),
+        [0, 1, 2]), "float32"),
+]
+
+
+@pytest.mark.parametrize("call, dtype", [c[1:] for c in TRANSFORMER_OVERFLOW], ids=[c[0] for c in TRANSFORMER_OVERFLOW])
+def test_transformer_overflow_raises_a_clear_error(call, dtype):
+    with pytest.raises(FloatingPointError, match=rf"(overflowed|beyond the largest) {dtype}") as info:
+        call()
+    assert "attention_core" in traceback.extract_tb(info.tb)[-1].filename
+
+
+TRANSFORMER_FINITE = [
+    # (id, call, expected values or None: finite is enough)
+    ("layer_norm 1e200 rows", lambda: _ln([[1e200, -1e200, 1.0, 2.0]]), [[2 ** 0.5, -(2 ** 0.5), 0.0, 0.0]]),
+    ("layer_norm float32 3e38", lambda: _ln([[3e38, -3e38, 1.0, 2.0]], np.float32), [[2 ** 0.5, -(2 ** 0.5), 0, 0]]),
+    ("layer_norm float16 6e4", lambda: _ln([[6e4, -6e4, 1.0, 2.0]], np.float16), [[2 ** 0.5, -(2 ** 0.5), 0, 0]]),
+    ("layer_norm float32 eps 1e-50, constant row", lambda: _ln([[1.0, 1.0, 1.0]], np.float32, eps=1e-50), [[0, 0, 0]]),
+    ("layer_norm float32 eps 1e-50", lambda: _ln([[1.0, 2.0, 3.0]], np.float32, eps=1e-50),
+     [[-(1.5 ** 0.5), 0.0, 1.5 ** 0.5]]),
+    ("layer_norm eps 5e-324, constant 1e-300", lambda: _ln([[1e-300, 1e-300]], eps=5e-324), [[0.0, 0.0]]),
+    ("layer_norm subnormal row", lambda: _ln([[5e-324, 0.0]]), [[0.0, 0.0]]),          # var + eps: eps wins
+    ("layer_norm tiny spread, tiny eps", lambda: _ln([[1e-160, -1e-160]], eps=5e-324), [[1.0, -1.0]]),
+    ("layer_norm eps dwarfs the variance", lambda: _ln([[1e-300, -1e-300]], eps=1e-320), [[1e-140, -1e-140]]),
+    ("gelu float16 6e4 and -6e4", lambda: tr.gelu(np.array([6e4, -6e4], np.float16)), [6e4, 0.0]),
+    ("gelu float64 1e300", lambda: tr.gelu(np.array([1e300, -1e300])), [1e300, 0.0]),
+    ("log_softmax float16 logits", lambda: tr.log_softmax(np.array([6e4, 0.0], np.float16)), None),
+    ("decoder float32 embeddings 1e30", lambda: tr.decoder_forward(_tiny(np.float32, 1e30), [0, 1, 2]), None),
+    ("decoder float16", lambda: tr.decoder_forward(_tiny(np.float16), [0, 1, 2, 3]), None),
+    ("decoder head_mask 1e20 float32", lambda: tr.decoder_forward(_tiny(np.float32), [0, 1], head_mask=np.full((1, 2), 1e20)),
+     None),
+]
+
+
+@pytest.mark.parametrize("call, expected", [c[1:] for c in TRANSFORMER_FINITE], ids=[c[0] for c in TRANSFORMER_FINITE])
+def test_transformer_parts_give_finite_results(call, expected):
+    out = call()
+    parts = out if isinstance(out, tuple) else (out,)
+    assert finite(*parts)
+    if expected is not None:
+        np.testing.assert_allclose(np.asarray(out, np.float64), expected, rtol=2e-3, atol=1e-4 * (np.max(np.abs(
+            expected)) >= 1e-100))
+
+
+def test_layer_norm_float32_matches_float64_where_the_old_formula_broke():
+    x = np.array([[3e38, 1e38, -2e38, 5.0], [1.0, 2.0, 3.0, 4.0]], np.float32)
+    g, b = np.array([1.0, 2.0, 0.5, -1.0]), np.array([0.1, 0.0, -0.2, 0.3])
+    got = tr.layer_norm(x, g.astype(np.float32), b.astype(np.float32))
+    x64 = x.astype(np.float64) / 1e38                                     # LN is scale-invariant (eps aside)
+    ref = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True)) * g + b
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-6)
+    assert got.dtype == np.float32
+
+
+def test_decoder_head_mask_1e20_gives_the_float64_answer():
+    p32 = _tiny(np.float32)
+    p64 = tr.decoder_from_dict({k: v.astype(np.float64) for k, v in tr.decoder_to_dict(p32).items()}, 2)
+    mask = np.full((1, 2), 1e20)
+    ids = [0, 3, 1, 2]
+    l32, _ = tr.decoder_forward(p32, ids, head_mask=mask)
+    l64, _ = tr.decoder_forward(p64, ids, head_mask=mask)
+    assert l32[-1].argmax() == l64[-1].argmax()
+    np.testing.assert_allclose(l32, l64, rtol=1e-3, atol=1e-3)
+
+
+_P = _tiny()
+TRANSFORMER_SETTINGS = [
+    ("feed_forward inf b_1", lambda: tr.feed_forward(np.ones((2, 3)), np.ones((3, 4)), [np.inf] * 4, np.ones((4, 3)),
+                                                     np.zeros(3)), ValueError, ["b_1", "NaN or infinity"]),
+    ("feed_forward nan b_2", lambda: tr.feed_forward(np.ones((2, 3)), np.ones((3, 4)), np.zeros(4), np.ones((4, 3)),
+                                                     [np.nan] * 3), ValueError, ["b_2", "NaN or infinity"]),
+    ("feed_forward string b_1", lambda: tr.feed_forward(np.ones((2, 3)), np.ones((3, 4)), "abcd", np.ones((4, 3)),
+                                                        np.zeros(3)), TypeError, ["b_1", "real numbers"]),
+    ("block inf b_2", lambda: tr.transformer_block(np.ones((3, 4)), _replace(_P.blocks[0], b_2=np.full(4, np.inf))),
+     ValueError, ["b_2", "NaN or infinity"]),
+    ("block inf b_1", lambda: tr.transformer_block(np.ones((3, 4)), _replace(_P.blocks[0], b_1=np.full(4, -np.inf))),
+     ValueError, ["b_1", "NaN or infinity"]),
+    ("block nan ln2 gain", lambda: tr.transformer_block(np.ones((3, 4)), _replace(_P.blocks[0], ln2_g=np.full(4, np.nan))),
+     ValueError, ["ln2_g", "NaN"]),
+    ("decoder nan w_out", lambda: tr.decoder_forward(_replace(_P, w_out=np.full((4, 5), np.nan)), [0, 1]), ValueError,
+     ["w_out", "NaN or infinity"]),
+    ("decoder inf b_out", lambda: tr.decoder_forward(_replace(_P, b_out=np.full(5, np.inf)), [0, 1]), ValueError,
+     ["b_out", "NaN or infinity"]),
+    ("decoder w_out shape", lambda: tr.decoder_forward(_replace(_P, w_out=np.zeros((3, 5))), [0, 1]), ValueError,
+     ["w_out", "(D, V)", "(3, 5)"]),
+    ("decoder nan final LN", lambda: tr.decoder_forward(_replace(_P, lnf_b=np.full(4, np.nan)), [0, 1]), ValueError,
+     ["lnf_b", "NaN"]),
+    ("decoder return_hidden string", lambda: tr.decoder_forward(_P, [0, 1], return_hidden="no"), TypeError,
+     ["return_hidden", "True or False", "'no'"]),
+    ("decoder return_hidden 1", lambda: tr.decoder_forward(_P, [0, 1], return_hidden=1), TypeError, ["return_hidden"]),
+    ("decoder head_mask beyond float32", lambda: tr.decoder_forward(_tiny(np.float32), [0, 1],
+                                                                    head_mask=np.full((1, 2), 1e39)),
+     ValueError, ["head_mask", "beyond the largest float32"]),
+    ("decoder head_mask inf", lambda: tr.decoder_forward(_P, [0], head_mask=np.full((1, 2), np.inf)), ValueError,
+     ["head_mask", "NaN or infinity"]),
+    ("decoder ids float", lambda: tr.decoder_forward(_P, [0.5, 1.0]), TypeError, ["ids", "integer token ids"]),
+    ("decoder ids ragged", lambda: tr.decoder_forward(_P, [[0], [1, 2]]), TypeError, ["ids", "integer token ids"]),
+    ("decoder ids too long", lambda: tr.decoder_forward(_P, [0] * 5), ValueError, ["ids", "1..4 tokens"]),
+    ("init_decoder int64", lambda: tr.init_decoder(5, 4, 2, 1, 4, 4, dtype=np.int64), TypeError, ["dtype", "int64"]),
+    ("init_decoder bool", lambda: tr.init_decoder(5, 4, 2, 1, 4, 4, dtype=bool), TypeError, ["dtype", "float"]),
+    ("layer_norm eps inf", lambda: _ln([[1.0, 2.0]], eps=float("inf")), ValueError, ["eps", "finite"]),
+    ("layer_norm eps 0", lambda: _ln([[1.0, 2.0]], eps=0.0), ValueError, ["eps", "> 0"]),
+    ("layer_norm eps True", lambda: _ln([[1.0, 2.0]], eps=True), ValueError, ["eps", "bool"]),
+    ("layer_norm empty row", lambda: _ln(np.zeros((2, 0))), ValueError, ["x", "empty", "(2, 0)"]),
+    ("layer_norm gamma shape", lambda: tr.layer_norm(np.ones((2, 3)), np.ones(2), np.zeros(3)), ValueError,
+     ["gamma", "(3,)"]),
+    ("log_softmax empty", lambda: tr.log_softmax([]), ValueError, ["logits", "empty"]),
+    ("log_softmax axis", lambda: tr.log_softmax([1.0, 2.0], axis=3), ValueError, ["axis", "out of range"]),
+    ("log_softmax nan", lambda: tr.log_softmax([1.0, float("nan")]), ValueError, ["logits", "NaN"]),
+    ("gelu string", lambda: tr.gelu("1.0"), TypeError, ["x", "real numbers"]),
+]
+
+
+@pytest.mark.parametrize("call, error, words", [c[1:] for c in TRANSFORMER_SETTINGS],
+                         ids=[c[0] for c in TRANSFORMER_SETTINGS])
+def test_transformer_inputs_get_a_clear_error(call, error, words):
+    test_bad_settings_and_inputs_get_a_clear_error(call, error, words)
+
+
+def test_the_transformer_table_is_large():
+    assert len(TRANSFORMER_OVERFLOW) + len(TRANSFORMER_FINITE) + len(TRANSFORMER_SETTINGS) >= 45
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(DTYPES), st.data(), st.integers(1, 6), st.integers(0, 999))
+def test_layer_norm_is_finite_and_normalised_at_any_magnitude(dtype, data, d, seed):
+    magnitude = data.draw(magnitudes(dtype))
+    rng = np.random.default_rng(seed)
+    with np.errstate(over="ignore"):
+        x = (rng.uniform(-1, 1, (3, d)) * magnitude).astype(dtype)
+    if not finite(x):
+        return
+    out = _ln(x, dtype)
+    assert out.dtype == dtype and finite(out)
+    x64 = x.astype(np.float64)
+    spread = x64.max(-1) - x64.min(-1)
+    out64 = out.astype(np.float64)
+    np.testing.assert_allclose(out64.mean(-1), 0.0, atol=5e-3 * max(1, d))
+    clear = spread > 1e-2 * np.abs(x64).max(-1)                      # rows whose variance dwarfs eps and rounding
+    clear &= np.abs(x64).max(-1) > 1e-1
+    if d > 1 and clear.any():
+        np.testing.assert_allclose(out64[clear].std(-1), 1.0, rtol=2e-2)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(DTYPES), st.data(), st.integers(1, 4), st.booleans())
+def test_decoder_gives_finite_logits_or_a_clear_error(dtype, data, t, hidden):
+    scale = data.draw(magnitudes(dtype))
+    params = _tiny(dtype, scale)
+    ids = data.draw(st.lists(st.integers(0, 4), min_size=t, max_size=t))
+    if not finite(params.tok_emb, params.pos_emb):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            tr.decoder_forward(params, ids)
+        return
+    try:
+        out = tr.decoder_forward(params, ids, return_hidden=hidden)
+    except FloatingPointError as exc:
+        assert dtype.__name__ in str(exc) and ("overflowed" in str(exc) or "beyond the largest" in str(exc))
+        return
+    assert len(out) == (3 if hidden else 2) and finite(*out)
+    logits, weights = out[:2]
+    assert logits.shape == (t, 5) and weights.shape == (1, 2, t, t)
+    np.testing.assert_allclose(weights.astype(np.float64).sum(-1), 1.0, atol=2e-2)
+    assert finite(tr.log_softmax(logits))
