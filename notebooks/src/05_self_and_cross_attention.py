@@ -37,7 +37,7 @@
 # [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -49,8 +49,8 @@ from attention_core.teaching import checks, i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=2, suppress=True)  # arrays print with 2 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 decimals [zh] 数组打印时保留 2 位小数
 
 # %% [markdown] lang="en"
 # ## Where Q, K and V come from
@@ -121,17 +121,17 @@ np.set_printoptions(precision=2, suppress=True)  # arrays print with 2 decimals
 
 # %%
 T_q, T_k, D, D_k, D_v = 5, 6, 8, 4, 4
-x_enc = rng.normal(size=(T_k, D))                 # encoder output: the English sentence, 6 tokens
-x_dec = rng.normal(size=(T_q, D))                 # decoder states: the Chinese sentence, 5 tokens
+x_enc = rng.normal(size=(T_k, D))                 # [en] encoder output: the English sentence, 6 tokens [zh] 编码器输出：英文句子，6 个 token
+x_dec = rng.normal(size=(T_q, D))                 # [en] decoder states: the Chinese sentence, 5 tokens [zh] 解码器状态：中文句子，5 个 token
 w_q, w_k, w_v = (rng.normal(size=(D, d)) / np.sqrt(D) for d in (D_k, D_k, D_v))
 
-q = x_dec @ w_q                                   # (Tq, Dk) queries from the decoder
-k = x_enc @ w_k                                   # (Tk, Dk) keys from the encoder
-v = x_enc @ w_v                                   # (Tk, Dv) values from the encoder
+q = x_dec @ w_q                                   # [en] (Tq, Dk) queries from the decoder [zh] (Tq, Dk) 来自解码器的 Query
+k = x_enc @ w_k                                   # [en] (Tk, Dk) keys from the encoder [zh] (Tk, Dk) 来自编码器的 Key
+v = x_enc @ w_v                                   # [en] (Tk, Dv) values from the encoder [zh] (Tk, Dv) 来自编码器的 Value
 out, weights = ac.scaled_dot_product_attention(q, k, v)
 for name, array in [("X_dec", x_dec), ("X_enc", x_enc), ("Q = X_dec W_q", q), ("K = X_enc W_k", k),
-                    ("V = X_enc W_v", v), ("weights", weights), ("output", out)]:
-    print(f"{name:<15} {array.shape}")
+                    ("V = X_enc W_v", v), ("[en]weights[zh]权重", weights), ("[en]output[zh]输出", out)]:
+    print(pad(name, 15), array.shape)
 print("[en]each row of the weights sums to[zh]权重每一行之和：", weights.sum(axis=-1))
 
 # %% [markdown] lang="en"
@@ -158,10 +158,10 @@ print(f"[en]self-attention on the English sentence: weights {weights_self.shape}
 
 # %%
 params = ac.init_multihead(d_model=D, n_heads=2, seed=0)
-out_x, w_x = ac.multi_head_attention(x_dec, x_enc, x_enc, params)      # cross: query != key = value
-out_s, w_s = ac.multi_head_attention(x_enc, x_enc, x_enc, params)      # self: one sequence, three roles
-print(f"[en]cross: output {out_x.shape}  weights (H, Tq, Tk) {w_x.shape}[zh]交叉：输出 {out_x.shape}  权重 (H, Tq, Tk) {w_x.shape}")
-print(f"[en]self : output {out_s.shape}  weights (H, T, T)   {w_s.shape}[zh]自身：输出 {out_s.shape}  权重 (H, T, T)   {w_s.shape}")
+out_x, w_x = ac.multi_head_attention(x_dec, x_enc, x_enc, params)      # [en] cross: query != key = value [zh] 交叉注意力：Query != Key = Value
+out_s, w_s = ac.multi_head_attention(x_enc, x_enc, x_enc, params)      # [en] self: one sequence, three roles [zh] 自注意力：一个序列，三种角色
+print(f"[en]cross: output {out_x.shape}  weights (H, Tq, Tk) {w_x.shape}[zh]交叉注意力：输出 {out_x.shape}  权重 (H, Tq, Tk) {w_x.shape}")
+print(f"[en]self : output {out_s.shape}  weights (H, T, T)   {w_s.shape}[zh]自注意力：  输出 {out_s.shape}  权重 (H, T, T)   {w_s.shape}")
 
 # %% [markdown] lang="en"
 # Rows do not depend on each other: each decoder token's row needs only its own query and all of the keys. So a
@@ -175,7 +175,7 @@ print(f"[en]self : output {out_s.shape}  weights (H, T, T)   {w_s.shape}[zh]自�
 # （解码器的**自**注意力才需要，见 04 节）。
 
 # %%
-for generated in (1, 3, 5):                       # the decoder has written 1, 3, then 5 tokens
+for generated in (1, 3, 5):                       # [en] the decoder has written 1, 3, then 5 tokens [zh] 解码器已写出 1、3、5 个 token
     _, w_partial = ac.scaled_dot_product_attention(q[:generated], k, v)   # (generated, Tk)
     print(f"[en]{generated} token(s) written: weights {w_partial.shape}, same rows as the full computation: {np.allclose(w_partial, weights[:generated])}[zh]已写出 {generated} 个 token：权重 {w_partial.shape}，与完整计算的对应行相同：{np.allclose(w_partial, weights[:generated])}")
 
@@ -251,7 +251,7 @@ ax = cross_lab.plot_alignment(w_zh, chinese, english)
 
 # %%
 by_content = cross_lab.alignment(w_zh, chinese, english)
-by_position = dict(zip(chinese.tokens, english.tokens))          # i-th Chinese word <-> i-th English word
+by_position = dict(zip(chinese.tokens, english.tokens))          # [en] i-th Chinese word <-> i-th English word [zh] 第 i 个中文词 <-> 第 i 个英文词
 for word in chinese.tokens:
     print(pad(word, 4, "right") + ":", f"[en]by content {by_content[word]:<4} by position {by_position[word]:<4} translates {gold[word]}[zh]按内容 {by_content[word]:<4} 按位置 {by_position[word]:<4} 译自 {gold[word]}")
 print(f"[en]correct by content: {sum(by_content[w] == gold[w] for w in gold)} of 5; by position: {sum(by_position[w] == gold[w] for w in gold)} of 5[zh]按内容对齐答对 {sum(by_content[w] == gold[w] for w in gold)} 个（共 5 个）；按位置：{sum(by_position[w] == gold[w] for w in gold)} 个")
@@ -338,9 +338,9 @@ inner.table("w_q")
 inner.table("w_k")
 
 # %%
-out_en, w_en = cross_lab.attend(english, english, inner)          # the same sentence in both places
+out_en, w_en = cross_lab.attend(english, english, inner)          # [en] the same sentence in both places [zh] 两处都是同一个句子
 print(f"[en]weights {w_en.shape} (square: the sentence looks at itself)[zh]权重 {w_en.shape}（方阵：句子在看它自己）")
-for i, word in enumerate(english.tokens):                          # each row: the keys that take > 0.3
+for i, word in enumerate(english.tokens):                          # [en] each row: the keys that take > 0.3 [zh] 每一行：权重 > 0.3 的 Key
     row = w_en[i]
     print(f"{word:>4} -> " + ", ".join(f"{english.tokens[j]} ({row[j]:.2f})" for j in np.flatnonzero(row > 0.3)))
 ax = cross_lab.plot_alignment(w_en, english, english, mode="self")
@@ -444,11 +444,11 @@ print(inspect.getsource(cross_lab.attend))
 # *sat* 这个词提问时找的是 `agent`（施事者），被匹配时回应的却是 `action`（动作）；它交出去的是自己的意思 `sit`：
 
 # %%
-x_sat = english.x[english.tokens.index("sat")]                      # (F,) one row of the one input
+x_sat = english.x[english.tokens.index("sat")]                      # [en] (F,) one row of the one input [zh] (F,) 同一个输入中的一行
 named = lambda vec, names: {n: round(float(a), 1) for n, a in zip(names, vec) if a}
-print("query  x W_q:", named(x_sat @ inner.w_q, cross_lab.SELF_AXES))
-print("key    x W_k:", named(x_sat @ inner.w_k, cross_lab.SELF_AXES))
-print("value  x W_v:", named(x_sat @ inner.w_v, cross_lab.FEATURES))
+print("[en]query  x W_q:[zh]Query  x W_q:", named(x_sat @ inner.w_q, cross_lab.SELF_AXES))
+print("[en]key    x W_k:[zh]Key    x W_k:", named(x_sat @ inner.w_k, cross_lab.SELF_AXES))
+print("[en]value  x W_v:[zh]Value  x W_v:", named(x_sat @ inner.w_v, cross_lab.FEATURES))
 
 # %% [markdown] lang="en"
 # **Two sources, not three.** In cross-attention Q comes from the decoder, but K and V both come from the encoder
@@ -461,7 +461,7 @@ print("value  x W_v:", named(x_sat @ inner.w_v, cross_lab.FEATURES))
 
 # %%
 try:
-    ac.multi_head_attention(x_dec, x_enc, x_dec, params)             # keys from the encoder, values from the decoder
+    ac.multi_head_attention(x_dec, x_enc, x_dec, params)             # [en] keys from the encoder, values from the decoder [zh] Key 来自编码器，Value 来自解码器
 except ValueError as err:
     print("ValueError:", err)
 
@@ -500,8 +500,9 @@ quiz.quiz_widget("q1")
 
 # %%
 def my_self_attention(x, w_q, w_k, w_v):
-    """x (..., T, D) -> (output (..., T, Dv), weights (..., T, T)); Q, K, V all projected from x"""
-    raise NotImplementedError("project x three ways, then attend")
+    """[en] x (..., T, D) -> (output (..., T, Dv), weights (..., T, T)); Q, K, V all projected from x
+    [zh] x (..., T, D) -> (output (..., T, Dv), weights (..., T, T))；Q、K、V 都由 x 投影得到"""
+    raise NotImplementedError("[en]project x three ways, then attend[zh]把 x 做三种投影，再计算注意力")
 
 checks.check_self_attention(my_self_attention)
 
@@ -521,7 +522,7 @@ checks.check_self_attention(my_self_attention)
 #
 # ```python
 # def my_self_attention(x, w_q, w_k, w_v):
-#     q, k, v = x @ w_q, x @ w_k, x @ w_v           # three roles from the same x
+#     q, k, v = x @ w_q, x @ w_k, x @ w_v           # 三种角色来自同一个 x
 #     return ac.scaled_dot_product_attention(q, k, v)
 # ```
 # </details>
@@ -541,8 +542,9 @@ checks.check_self_attention(my_self_attention)
 
 # %%
 def my_cross_attention(x_dec, x_enc, w_q, w_k, w_v):
-    """x_dec (Tq, D), x_enc (Tk, D) -> (output (Tq, Dv), weights (Tq, Tk))"""
-    raise NotImplementedError("which sequence gives the queries, which the keys and values?")
+    """[en] x_dec (Tq, D), x_enc (Tk, D) -> (output (Tq, Dv), weights (Tq, Tk))
+    [zh] x_dec (Tq, D)，x_enc (Tk, D) -> (output (Tq, Dv)，weights (Tq, Tk))"""
+    raise NotImplementedError("[en]which sequence gives the queries, which the keys and values?[zh]哪个序列提供 Query，哪个提供 Key 和 Value？")
 
 checks.check_cross_attention(my_cross_attention)
 
@@ -563,9 +565,9 @@ checks.check_cross_attention(my_cross_attention)
 #
 # ```python
 # def my_cross_attention(x_dec, x_enc, w_q, w_k, w_v):
-#     q = x_dec @ w_q                                # the decoder asks ...
-#     k, v = x_enc @ w_k, x_enc @ w_v                # ... the encoder is looked up
-#     return ac.scaled_dot_product_attention(q, k, v)   # no causal mask: the source is all known
+#     q = x_dec @ w_q                                # 解码器提问……
+#     k, v = x_enc @ w_k, x_enc @ w_v                # ……在编码器里查找
+#     return ac.scaled_dot_product_attention(q, k, v)   # 不加因果掩码：原文全部已知
 # ```
 # 和练习 1 比较：最后一行完全相同，只是来源不同。
 # </details>
