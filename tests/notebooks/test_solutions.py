@@ -1,0 +1,89 @@
+"""Every shown solution passes its checker, and every starting skeleton gets the checker's "not done yet".
+
+An exercise is a code cell that defines a function whose body raises NotImplementedError and calls a
+`checks.check_*` on it; its solution is the ```python block of the <details> that follows, in both
+editions. The test runs the notebook's setup cell (so `np`, `ac` and the notebook's `checks` are the
+learner's), then:
+- the skeleton cell as the learner first meets it: the checker must answer (no crash) and fail,
+  naming NotImplementedError;
+- the solution block, then the same checker call: it must pass, in both editions' solution blocks.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from attention_core.teaching import i18n
+from attention_core.teaching.notebook_source import parse_source, resolve_code
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+CHECK_CALL = re.compile(r"^(?:print\()?(checks\.check_\w+\(.*\))\)?\s*$", re.M)
+SOLUTION = re.compile(r"<details>.*?```python\n(.*?)```", re.S)
+
+
+def _python(code: str) -> str:
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.split("\n"))
+
+
+def exercises():
+    """(id, setup code, skeleton code, check call, {lang: solution code}) for every exercise of the course."""
+    found = []
+    for path in SOURCES:
+        cells = parse_source(path.read_text(encoding="utf-8"), path.name)
+        setup = next(text for kind, _, text in cells if kind == "code")
+        for i, (kind, _, text) in enumerate(cells):
+            if kind != "code" or "raise NotImplementedError" not in text:
+                continue
+            calls = CHECK_CALL.findall(resolve_code(text, "en"))
+            if not calls:
+                continue
+            solutions = {}
+            for kind2, lang, md in cells[i + 1:i + 5]:
+                m = SOLUTION.search(md) if kind2 == "md" else None
+                if m and lang not in solutions:
+                    solutions[lang] = m.group(1)
+            found.append(pytest.param(setup, text, calls[-1], solutions, id=f"{path.stem[:2]}-cell{i}-{calls[-1][7:40]}"))
+    return found
+
+
+EXERCISES = exercises()
+
+
+def _namespace(setup: str, lang: str) -> dict:
+    ns: dict = {}
+    exec(compile(_python(resolve_code(setup, lang)), "<setup>", "exec"), ns)   # noqa: S102 - the course's own code
+    return ns
+
+
+def test_the_course_has_its_exercises():
+    assert len(EXERCISES) >= 22
+
+
+@pytest.mark.parametrize("setup, skeleton, call, solutions", EXERCISES)
+def test_skeleton_gets_not_done_yet_and_solutions_pass(setup, skeleton, call, solutions):
+    assert set(solutions) == {"en", "zh"}, f"{call}: no solution block in {sorted({'en', 'zh'} - set(solutions))}"
+    try:
+        for lang in ("en", "zh"):
+            ns = _namespace(setup, lang)
+            code = _python(resolve_code(skeleton, lang))
+            body = CHECK_CALL.sub("", code)                   # define the skeleton, then judge it here
+            exec(compile(body, "<skeleton>", "exec"), ns)     # noqa: S102
+            verdict = eval(call, ns)                          # noqa: S307
+            assert not verdict.passed, f"{lang}: the untouched skeleton passes {call}"
+            assert "NotImplementedError" in verdict.message, f"{lang}: {verdict.message}"
+            exec(compile(solutions[lang], "<solution>", "exec"), ns)   # noqa: S102
+            verdict = eval(call, ns)                          # noqa: S307
+            assert verdict.passed, f"{lang} solution fails {call}: {verdict.message}"
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("setup, skeleton, call, solutions", EXERCISES)
+def test_both_editions_show_the_same_solution_code(setup, skeleton, call, solutions):
+    """The zh block may translate its comments; its code is the English block's."""
+    def code_only(text):
+        return [re.sub(r"\s*#.*$", "", line).rstrip() for line in text.splitlines() if re.sub(r"#.*", "", line).strip()]
+    assert code_only(solutions["en"]) == code_only(solutions["zh"]), call
