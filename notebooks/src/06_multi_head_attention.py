@@ -38,7 +38,7 @@
 # **需要的基础：** 缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -50,8 +50,8 @@ from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## One head, one way of looking
@@ -106,24 +106,25 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 # `ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
 
 # %%
-p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # W_q, W_k, W_v, W_o: (8, 8); biases: (8,)
-x = rng.normal(size=(2, 5, 8))                        # (B, T, D): 2 sequences of 5 tokens
+p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # [en] W_q, W_k, W_v, W_o: (8, 8); biases: (8,) [zh] W_q、W_k、W_v、W_o：(8, 8)；偏置：(8,)
+x = rng.normal(size=(2, 5, 8))                        # [en] (B, T, D): 2 sequences of 5 tokens [zh] (B, T, D)：2 条序列，每条 5 个 token
 
-q = x @ p.w_q + p.b_q                                 # (B, T, D)     1. project (self-attention: x three times)
+q = x @ p.w_q + p.b_q                                 # [en] (B, T, D)     1. project (self-attention: x three times) [zh] (B, T, D)     1. 投影（自注意力：x 用三次）
 k = x @ p.w_k + p.b_k
 v = x @ p.w_v + p.b_v
-qh, kh, vh = (ac.split_heads(t, p.n_heads) for t in (q, k, v))   # (B, H, T, Dh)  2. split
+qh, kh, vh = (ac.split_heads(t, p.n_heads) for t in (q, k, v))   # [en] (B, H, T, Dh)  2. split [zh] (B, H, T, Dh)  2. 拆分
 print("x", x.shape, "-> q", q.shape, "-> split_heads", qh.shape, "  d_k =", p.d_head)
 print("[en]head index 1 (the second head) is just columns 4..7 of q:[zh]索引为 1 的头（第 2 个头）就是 q 的列 4..7：", np.array_equal(qh[:, 1], q[..., 4:8]))
 
 # %%
-heads, weights = ac.scaled_dot_product_attention(qh, kh, vh)    # 3. attend in each head
-concat = ac.merge_heads(heads)                                  # 4. concatenate the heads again
-out = concat @ p.w_o + p.b_o                                    # 5. mix them with W_o
-print("heads", heads.shape, " weights", weights.shape, "-> merge_heads", concat.shape, "-> output", out.shape)
+heads, weights = ac.scaled_dot_product_attention(qh, kh, vh)    # [en] 3. attend in each head [zh] 3. 在每个头里计算注意力
+concat = ac.merge_heads(heads)                                  # [en] 4. concatenate the heads again [zh] 4. 把各个头重新拼接起来
+out = concat @ p.w_o + p.b_o                                    # [en] 5. mix them with W_o [zh] 5. 用 W_o 混合它们
+print("[en]heads[zh]各头输出", heads.shape, "[en] weights[zh] 权重", weights.shape, "-> merge_heads", concat.shape,
+      "[en]-> output[zh]-> 输出", out.shape)
 print("[en]merge_heads undoes split_heads:[zh]merge_heads 是 split_heads 的逆运算：", np.array_equal(ac.merge_heads(qh), q))
 
-out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # the library, in one call
+out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # [en] the library, in one call [zh] 库函数，一次调用
 print("[en]same as ac.multi_head_attention:[zh]与 ac.multi_head_attention 的结果相同：", np.allclose(out, out_lib), np.allclose(weights, weights_lib))
 
 # %% [markdown] lang="en"
@@ -165,7 +166,7 @@ print(inspect.getsource(ac.multi_head_attention))
 # 下面用一个因果 mask 来验证，再看看忘了 `~` 会发生什么。
 
 # %%
-causal = ac.causal_mask(5)                                        # (T, T), True = may attend
+causal = ac.causal_mask(5)                                        # [en] (T, T), True = may attend [zh] (T, T)，True = 可以关注
 out_np, w_np = ac.multi_head_attention(x, x, x, p, mask=causal)
 if ac.backends.torch_available():
     import torch
@@ -259,12 +260,12 @@ heads_lab.head_matrix(demo, 2, "w_k")
 
 # %%
 p6 = demo.params
-q3 = ac.split_heads(demo.x @ p6.w_q + p6.b_q, p6.n_heads)[2]               # head 3's queries (T, Dh = 11)
-k3 = ac.split_heads(demo.x @ p6.w_k + p6.b_k, p6.n_heads)[2]               # head 3's keys (T, 11)
+q3 = ac.split_heads(demo.x @ p6.w_q + p6.b_q, p6.n_heads)[2]               # [en] head 3's queries (T, Dh = 11) [zh] 头 3 的 Query (T, Dh = 11)
+k3 = ac.split_heads(demo.x @ p6.w_k + p6.b_k, p6.n_heads)[2]               # [en] head 3's keys (T, 11) [zh] 头 3 的 Key (T, 11)
 sat = demo.tokens.index("sat")
-raw3 = q3[sat] @ k3.T                                                       # raw q·k of "sat" with every key
+raw3 = q3[sat] @ k3.T                                                       # [en] raw q·k of "sat" with every key [zh] "sat" 与每个 Key 的原始 q·k
 for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("on")):
-    print(f"sat · {demo.tokens[j]:<4} raw {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}")
+    print(f"[en]sat · {demo.tokens[j]:<4} raw {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}[zh]sat · {demo.tokens[j]:<4} 原始 {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}")
 
 # %% [markdown] lang="en"
 # Head 1 relies on a property of the position code: one fixed matrix $R$ turns the code of position $p$ into the
@@ -276,13 +277,13 @@ for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("
 # （每一对数各自往回转一步）。下面先验证这一点，再运行这一层：
 
 # %%
-pe = heads_lab.position_code(10)                                            # (T, 6), the position features
+pe = heads_lab.position_code(10)                                            # [en] (T, 6), the position features [zh] (T, 6)，位置特征
 R = heads_lab.shift_back_one()                                              # (6, 6)
 print("[en]PE[p] @ R == PE[p - 1] for every p:[zh]对每个 p 都有 PE[p] @ R == PE[p - 1]：", np.allclose(pe[1:] @ R, pe[:-1]))
 
 out6, w6 = ac.multi_head_attention(demo.x, demo.x, demo.x, demo.params)   # (T, D), (H, T, T)
 names = demo.head_names()
-for i in (2, 4, 8):                                                         # sat, the (second), was
+for i in (2, 4, 8):                                                         # [en] sat, the (second), was [zh] sat、（第二个）the、was
     looks = [f"{demo.tokens[w6[h, i].argmax()]} ({w6[h, i].max():.2f})" for h in range(4)]
     print(f"{demo.tokens[i]:>4s} ->", " | ".join(f"{n}: {lk}" for n, lk in zip(names, looks)))
 
@@ -395,7 +396,7 @@ for r in rows:
 # %%
 other = heads_lab.sentence_demo("the cat on the mat sat".split())
 sat = other.tokens.index("sat")
-for only, off in ((3, (3,)), (4, (2,))):                          # keep one of the twins: switch the other off
+for only, off in ((3, (3,)), (4, (2,))):                          # [en] keep one of the twins: switch the other off [zh] 双胞胎头只留一个：关掉另一个
     out_only, _, _ = heads_lab.ablate(other, off)
     print(f"[en]the cat on the mat sat -> head {only} alone writes subj =[zh]the cat on the mat sat -> 只有头 {only} 时写入的 subj =", heads_lab.read_slot(other, out_only, "subj", sat)[0])
 
@@ -433,10 +434,11 @@ for only, off in ((3, (3,)), (4, (2,))):                          # keep one of 
 # 几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
 
 # %%
+view_names = {"syntax": "[en]syntax[zh]语法", "semantics": "[en]semantics[zh]语义", "position": "[en]position[zh]位置"}
 for view in pronoun_lab.VIEWS:
     w_view, _ = pronoun_lab.view_weights(view)
-    top = [j for j in np.argsort(w_view)[::-1][:2] if w_view[j] > 0.01]   # the one or two tokens it takes from
-    print(f"{view:<9} it -> " + ", ".join(f"{pronoun_lab.TOKENS[j]} ({w_view[j]:.2f})" for j in top))
+    top = [j for j in np.argsort(w_view)[::-1][:2] if w_view[j] > 0.01]   # [en] the one or two tokens it takes from [zh] 它取信息的那一两个 token
+    print(pad(view_names[view], 9), "it -> " + ", ".join(f"{pronoun_lab.TOKENS[j]} ({w_view[j]:.2f})" for j in top))
 pronoun_lab.views_table()
 
 # %% [markdown] lang="en"
@@ -491,7 +493,7 @@ except ValueError as err:
 # 而“前一个词”这种模式几乎要求每个 Query 都有不同的最爱（这里 10 个 Query 中要有 9 个各不相同）。在 2000 个随机的头上试一试：
 
 # %%
-scores_1 = rng.normal(size=(10, 1)) @ rng.normal(size=(1, 10))           # a d_k = 1 head: (T, T)
+scores_1 = rng.normal(size=(10, 1)) @ rng.normal(size=(1, 10))           # [en] a d_k = 1 head: (T, T) [zh] 一个 d_k = 1 的头：(T, T)
 print("[en]rank of a d_k = 1 score matrix:[zh]d_k = 1 的分数矩阵的秩：", np.linalg.matrix_rank(scores_1))
 for d_k in (1, 2, 4):
     print(f"[en]2000 random heads with d_k = {d_k}: at most {heads_lab.distinct_favourites(d_k)} different favourite keys[zh]2000 个 d_k = {d_k} 的随机头：最多只有 {heads_lab.distinct_favourites(d_k)} 个不同的“最爱” Key")
@@ -602,7 +604,7 @@ quiz.quiz_widget("q3")
 # %%
 def split_heads_first_try(x, n_heads):
     *lead, T, D = x.shape
-    return x.reshape(*lead, n_heads, T, D // n_heads)      # the right shape ...
+    return x.reshape(*lead, n_heads, T, D // n_heads)      # [en] the right shape ... [zh] 形状是对的……
 
 checks.check_split_heads(split_heads_first_try)
 
@@ -617,7 +619,7 @@ checks.check_split_heads(split_heads_first_try)
 # %%
 def my_split_heads(x, n_heads):
     """x (..., T, D) -> (..., H, T, D/H)"""
-    raise NotImplementedError("reshape the last axis into (H, Dh), then move H in front of T")
+    raise NotImplementedError("[en]reshape the last axis into (H, Dh), then move H in front of T[zh]把最后一个轴变形为 (H, Dh)，再把 H 移到 T 前面")
 
 checks.check_split_heads(my_split_heads)
 
@@ -639,7 +641,7 @@ checks.check_split_heads(my_split_heads)
 # ```python
 # def my_split_heads(x, n_heads):
 #     *lead, T, D = x.shape
-#     x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh): cut each row into H pieces
+#     x = x.reshape(*lead, T, n_heads, D // n_heads)          # (..., T, H, Dh)：把每一行切成 H 段
 #     return x.swapaxes(-2, -3)                               # (..., H, T, Dh)
 # ```
 # </details>
@@ -659,7 +661,7 @@ checks.check_split_heads(my_split_heads)
 # %%
 def my_merge_heads(x):
     """x (..., H, T, Dh) -> (..., T, H*Dh)"""
-    raise NotImplementedError("undo my_split_heads, step by step in reverse")
+    raise NotImplementedError("[en]undo my_split_heads, step by step in reverse[zh]撤销 my_split_heads：把它的步骤倒过来做")
 
 checks.check_merge_heads(my_merge_heads)
 
@@ -701,8 +703,9 @@ checks.check_merge_heads(my_merge_heads)
 
 # %%
 def my_multi_head_attention(x, params):
-    """x (..., T, D), params: MultiHeadParams -> output (..., T, D) of self-attention"""
-    raise NotImplementedError("project, split, attend, merge, project")
+    """[en] x (..., T, D), params: MultiHeadParams -> output (..., T, D) of self-attention
+    [zh] x (..., T, D)，params：MultiHeadParams -> 自注意力的输出 (..., T, D)"""
+    raise NotImplementedError("[en]project, split, attend, merge, project[zh]投影、拆分、计算注意力、合并、再投影")
 
 checks.check_multi_head_attention(my_multi_head_attention)
 
@@ -729,7 +732,7 @@ checks.check_multi_head_attention(my_multi_head_attention)
 #     q = ac.split_heads(x @ params.w_q + params.b_q, h)      # (..., H, T, Dh)
 #     k = ac.split_heads(x @ params.w_k + params.b_k, h)
 #     v = ac.split_heads(x @ params.w_v + params.b_v, h)
-#     heads, _ = ac.scaled_dot_product_attention(q, k, v)     # scaled by sqrt(Dh), head by head
+#     heads, _ = ac.scaled_dot_product_attention(q, k, v)     # 每个头分别按 sqrt(Dh) 缩放
 #     return ac.merge_heads(heads) @ params.w_o + params.b_o  # (..., T, D)
 # ```
 # </details>
