@@ -38,7 +38,7 @@
 # softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 就是给分数加上 $-\infty$（见 [04 · Mask 机制](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
@@ -49,8 +49,8 @@ from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## Self-attention ignores order
@@ -71,19 +71,20 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 # 下面用一个真实的层来检验：两个头，带着各自的投影 $W^Q, W^K, W^V, W^O$（用种子生成的随机权重，相当于训练之前），作用在六个随机的 token 向量上。
 
 # %%
-D = 16                                                  # model width
+D = 16                                                  # [en] model width [zh] 模型宽度
 params = ac.init_multihead(d_model=D, n_heads=2, seed=0)
 
 def self_attention(x):
-    """One self-attention layer: Q, K and V all come from the same x (T, D) -> output (T, D)."""
+    """[en] One self-attention layer: Q, K and V all come from the same x (T, D) -> output (T, D).
+    [zh] 一层自注意力：Q、K 和 V 都来自同一个 x (T, D) -> 输出 (T, D)。"""
     out, _ = ac.multi_head_attention(x, x, x, params)
     return out
 
-x = rng.normal(size=(6, D))                             # six tokens, (T=6, D)
+x = rng.normal(size=(6, D))                             # [en] six tokens, (T=6, D) [zh] 六个 token，(T=6, D)
 out = self_attention(x)
 for _ in range(3):
-    perm = rng.permutation(6)                           # a shuffle of the six positions
-    shuffled_out = self_attention(x[perm])              # run the layer on the shuffled tokens
+    perm = rng.permutation(6)                           # [en] a shuffle of the six positions [zh] 把六个位置打乱
+    shuffled_out = self_attention(x[perm])              # [en] run the layer on the shuffled tokens [zh] 在打乱后的 token 上运行这一层
     gap = np.abs(out[perm] - shuffled_out).max()
     print(f"[en]shuffle {perm}:  max |out[perm] - attention(x[perm])| = {gap:.0e}[zh]打乱 {perm}：max |out[perm] - attention(x[perm])| = {gap:.0e}")
 
@@ -134,10 +135,11 @@ for _ in range(3):
 # 给每个词一个向量，让两句话通过同一个层。下面把每个词的输出（16 个数中的前 4 个）和它在另一句里的输出并排打印：
 
 # %%
-embed = {word: rng.normal(size=D) for word in ("dog", "bites", "man")}   # one vector per word
+embed = {word: rng.normal(size=D) for word in ("dog", "bites", "man")}   # [en] one vector per word [zh] 每个词一个向量
 
 def sentence(text):
-    """The (T, D) input of a sentence: its words' vectors in order."""
+    """[en] The (T, D) input of a sentence: its words' vectors in order.
+    [zh] 一个句子的 (T, D) 输入：按顺序排列的词向量。"""
     return np.stack([embed[word] for word in text.split()])
 
 def compare(layer):
@@ -186,8 +188,8 @@ compare(self_attention)
 
 # %%
 T, D_pe = 50, 64
-pe = ac.sinusoidal_encoding(T, D_pe)                     # (T, D): row p is the vector added at position p
-omega = position_lab.sinusoidal_frequencies(D_pe)        # (D/2,) speed of each (sin, cos) pair
+pe = ac.sinusoidal_encoding(T, D_pe)                     # [en] (T, D): row p is the vector added at position p [zh] (T, D)：第 p 行是加在位置 p 上的向量
+omega = position_lab.sinusoidal_frequencies(D_pe)        # [en] (D/2,) speed of each (sin, cos) pair [zh] (D/2,) 每对 (sin, cos) 的转速
 print(f"[en]table shape {pe.shape}   values in [{pe.min():.3f}, {pe.max():.3f}][zh]表的形状 {pe.shape}   取值范围 [{pe.min():.3f}, {pe.max():.3f}]")
 print("PE[0, :6] =", pe[0, :6], " (sin 0 = 0, cos 0 = 1)")
 print("PE[1, :6] =", pe[1, :6])
@@ -230,8 +232,8 @@ ax = plots.plot_positional_encoding(pe)
 
 # %%
 for k in (1, 3, 10):
-    M = position_lab.sinusoidal_shift_matrix(D_pe, k)          # (D, D), built from k alone
-    moved = pe[: T - k] @ M.T                                   # M_k PE[p] for p = 0 .. T-k-1, (T-k, D)
+    M = position_lab.sinusoidal_shift_matrix(D_pe, k)          # [en] (D, D), built from k alone [zh] (D, D)，只由 k 构造
+    moved = pe[: T - k] @ M.T                                   # [en] M_k PE[p] for p = 0 .. T-k-1, (T-k, D) [zh] p = 0 .. T-k-1 时的 M_k PE[p]，(T-k, D)
     err = np.abs(moved - pe[k:]).max()
     print(f"[en]k = {k:2d}: max |M_k PE[p] - PE[p+k]| over all {T - k} positions p = {err:.0e}[zh]k = {k:2d}：在全部 {T - k} 个位置 p 上，max |M_k PE[p] - PE[p+k]| = {err:.0e}")
 M3 = position_lab.sinusoidal_shift_matrix(D_pe, 3)
@@ -286,11 +288,11 @@ widgets.positional_widget(T=T, D=D_pe, position=5, dim=2)
 # `ac.learned_position_table` 给出这样一张表在训练开始前的样子：一些很小的随机数。把它在不同位置之间的点积与正弦表比一比：
 
 # %%
-learned = ac.learned_position_table(T, D_pe, seed=0)               # (T, D), before training
+learned = ac.learned_position_table(T, D_pe, seed=0)               # [en] (T, D), before training [zh] (T, D)，训练之前
 gram_sin = pe @ pe.T                                                 # (T, T): PE[m] . PE[n]
 gram_learned = learned @ learned.T                                   # (T, T)
 for name, g in (("[en]sinusoidal[zh]正弦表", gram_sin), ("[en]learned (untrained)[zh]可学习表（未训练）", gram_learned)):
-    spread = position_lab.diagonal_spread(g) / np.abs(g).max()       # 0: depends on the offset n - m only
+    spread = position_lab.diagonal_spread(g) / np.abs(g).max()       # [en] 0: depends on the offset n - m only [zh] 0：只取决于偏移 n - m
     print(pad(name, 20), f"[en]spread along a diagonal / largest entry = {spread:.3f}[zh]沿对角线的离散程度 / 最大元素 = {spread:.3f}")
 print("[en]sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:[zh]正弦表 PE[p] . PE[p+3]，p = 0、10、40：", np.round([gram_sin[p, p + 3] for p in (0, 10, 40)], 3),
       f"= sum cos(3 w_i) = {np.cos(3 * omega).sum():.3f}")
@@ -307,10 +309,10 @@ print("[en]sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:[zh]正弦表 PE[p] . PE
 # %%
 print(f"[en]learned table: {learned.shape}  rows for positions 0 .. {len(learned) - 1}[zh]可学习表：{learned.shape}  只有位置 0 .. {len(learned) - 1} 的行")
 try:
-    learned[T]                                          # position T = 50: one past the end
+    learned[T]                                          # [en] position T = 50: one past the end [zh] 位置 T = 50：刚好越过末尾
 except IndexError as exc:
     print("learned[50] ->", type(exc).__name__ + ":", exc)
-longer = ac.sinusoidal_encoding(T + 50, D_pe)           # the formula works for any position
+longer = ac.sinusoidal_encoding(T + 50, D_pe)           # [en] the formula works for any position [zh] 公式对任何位置都适用
 print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]正弦表：位置 50 也有一行；前 50 行保持不变：", np.array_equal(longer[:T], pe))
 
 
@@ -336,7 +338,8 @@ print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]�
 
 # %%
 def with_position(layer):
-    """The same layer, with the sinusoidal table added to its input first."""
+    """[en] The same layer, with the sinusoidal table added to its input first.
+    [zh] 同一层，只是先把正弦位置编码加到输入上。"""
     return lambda x: layer(x + ac.sinusoidal_encoding(len(x), x.shape[-1]))
 
 for name, layer in (("[en]without position[zh]不加位置", self_attention),
@@ -381,14 +384,14 @@ compare(with_position(self_attention))
 # 分数取决于**偏移** $n - m$，而不是 $m$ 和 $n$ 本身。用 `ac.apply_rope` 把同一个 Query 和同一个 Key 放到许多对位置上验证一下：
 
 # %%
-q = rng.normal(size=8)                                  # one query, Dh = 8
-k = rng.normal(size=8)                                  # one key
+q = rng.normal(size=8)                                  # [en] one query, Dh = 8 [zh] 一个 Query，Dh = 8
+k = rng.normal(size=8)                                  # [en] one key [zh] 一个 Key
 print("[en]  m     n   n-m   RoPE score[zh]  m     n   n-m   RoPE 分数")
 for m, n in [(0, 3), (5, 8), (20, 23), (997, 1000), (3, 0), (8, 5), (1000, 997), (0, 0), (500, 500)]:
     print(f"{m:4d}  {n:4d}  {n - m:3d}   {position_lab.rope_score(q, k, m, n):8.4f}")
-print(f"formula q^T R(3θ) k = {position_lab.rope_relative_score(q, k, 3):.4f},  "
+print("[en]formula[zh]公式", f"q^T R(3θ) k = {position_lab.rope_relative_score(q, k, 3):.4f},  "
       f"R(-3θ): {position_lab.rope_relative_score(q, k, -3):.4f},  R(0) = q·k: {q @ k:.4f}")
-rotated = ac.apply_rope(np.tile(q, (4, 1)), np.array([0.0, 1.0, 50.0, 1000.0]))   # q at 4 positions, (4, Dh)
+rotated = ac.apply_rope(np.tile(q, (4, 1)), np.array([0.0, 1.0, 50.0, 1000.0]))   # [en] q at 4 positions, (4, Dh) [zh] q 在 4 个位置上，(4, Dh)
 print(f"[en]norm of q: {np.linalg.norm(q):.4f}   after rotation to 0, 1, 50, 1000:[zh]q 的长度：{np.linalg.norm(q):.4f}   旋转到位置 0、1、50、1000 之后：", np.linalg.norm(rotated, axis=1).round(4))
 
 # %% [markdown] lang="en"
@@ -408,7 +411,7 @@ print(f"[en]norm of q: {np.linalg.norm(q):.4f}   after rotation to 0, 1, 50, 100
 # 以及我们这组 $q$、$k$ 的 RoPE 分数。
 
 # %%
-rope_scores = position_lab.rope_score_matrix(q, k, 32)             # (32, 32): q at m against k at n
+rope_scores = position_lab.rope_score_matrix(q, k, 32)             # [en] (32, 32): q at m against k at n [zh] (32, 32)：位置 m 的 q 对位置 n 的 k
 print(f"[en]spread along a diagonal / largest entry: sinusoidal {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}, learned {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}, RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}[zh]沿对角线的离散程度 / 最大元素：正弦表 {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}，可学习表 {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}，RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}")
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="compressed")
 titles = ("[en]sinusoidal table: PE[m] · PE[n][zh]正弦表：PE[m] · PE[n]", "[en]learned table (untrained): L[m] · L[n][zh]可学习表（未训练）：L[m] · L[n]", "[en]RoPE: q_m · k_n[zh]RoPE 分数：q_m · k_n")
@@ -444,16 +447,16 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 # $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.5；因果窗口含 3 个 Key：Query 自己和它前面两个）：
 
 # %%
-scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # one query's content scores, Tk = 8
+scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # [en] one query's content scores, Tk = 8 [zh] 一个 Query 的内容分数，Tk = 8
 query = 5
 print(pad("[en]bias -0.5|5 - j|[zh]偏置 -0.5|5 - j|", 16) + ":", position_lab.distance_bias(8, 0.5)[query])
-print(pad("[en]causal mask[zh]因果 mask", 16) + ":", ac.causal_mask(8)[query].astype(int), " " + "[en](1 = visible)[zh]（1 = 可见）")
+print(pad("[en]causal mask[zh]因果掩码", 16) + ":", ac.causal_mask(8)[query].astype(int), " " + "[en](1 = visible)[zh]（1 = 可见）")
 print(pad("[en]window of 3[zh]宽度为 3 的窗口", 16) + ":", ac.sliding_window_mask(8, 3)[query].astype(int))
 print()
 variants = position_lab.score_row_variants(scores, query, slope=0.5, window=3)
 print(pad("[en]key j[zh]Key j", 24) + "".join(f"{j:>7d}" for j in range(8)))
 for name, v in variants.items():
-    label = position_lab.variant_label(name)                       # aligned by display width (Chinese: 2 columns)
+    label = position_lab.variant_label(name)                       # [en] aligned by display width (Chinese: 2 columns) [zh] 按显示宽度对齐（汉字占 2 列）
     print(pad(label, 22) + "s " + "".join(f"{s:7.2f}" for s in v["scores"]))
     print(pad("", 22) + "w " + "".join(f"{w:7.3f}" for w in v["weights"]))
 
@@ -549,8 +552,9 @@ ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 
 # %%
 def my_sinusoidal_encoding(n_positions, d_model):
-    """-> (n_positions, d_model): sin in the even columns, cos in the odd ones, one frequency per pair"""
-    raise NotImplementedError("angles = position / 10000^(2i / d_model)")
+    """[en] -> (n_positions, d_model): sin in the even columns, cos in the odd ones, one frequency per pair
+    [zh] -> (n_positions, d_model)：偶数列放 sin，奇数列放 cos，每对列一个频率"""
+    raise NotImplementedError("[en]angles = position / 10000^(2i / d_model)[zh]角度 = 位置 / 10000^(2i / d_model)")
 
 checks.check_sinusoidal_encoding(my_sinusoidal_encoding)
 
@@ -576,8 +580,8 @@ checks.check_sinusoidal_encoding(my_sinusoidal_encoding)
 # ```python
 # def my_sinusoidal_encoding(n_positions, d_model):
 #     pos = np.arange(n_positions)[:, None]                  # (T, 1)
-#     two_i = np.arange(0, d_model, 2)[None, :]              # (1, D/2): 0, 2, 4, ...
-#     angles = pos / 10000 ** (two_i / d_model)              # (T, D/2): one frequency per pair
+#     two_i = np.arange(0, d_model, 2)[None, :]              # (1, D/2)：0, 2, 4, ...
+#     angles = pos / 10000 ** (two_i / d_model)              # (T, D/2)：每对列一个频率
 #     pe = np.zeros((n_positions, d_model))
 #     pe[:, 0::2] = np.sin(angles)
 #     pe[:, 1::2] = np.cos(angles)
@@ -604,14 +608,15 @@ checks.check_sinusoidal_encoding(my_sinusoidal_encoding)
 
 # %%
 def my_rope(x, positions):
-    """x (..., T, Dh), positions (T,) -> x with each pair (2i, 2i+1) of row t turned by positions[t] * theta_i"""
+    """[en] x (..., T, Dh), positions (T,) -> x with each pair (2i, 2i+1) of row t turned by positions[t] * theta_i
+    [zh] x (..., T, Dh)，positions (T,) -> 把第 t 行的每对 (2i, 2i+1) 旋转 positions[t] * theta_i 之后的 x"""
     raise NotImplementedError("(a, b) -> (a cos - b sin, a sin + b cos)")
 
 print(checks.check_rope(my_rope))
 q_r, k_r = rng.normal(size=(1, 8)), rng.normal(size=(1, 8))
-try:                                                   # the property: only the offset n - m matters
+try:                                                   # [en] the property: only the offset n - m matters [zh] 要验证的性质：只有偏移 n - m 起作用
     same_offset = [float(my_rope(q_r, np.array([m]))[0] @ my_rope(k_r, np.array([m + 3]))[0]) for m in (0, 10, 500)]
-    print("q_m · k_(m+3) for m = 0, 10, 500:", np.round(same_offset, 6))
+    print("[en]q_m · k_(m+3) for m = 0, 10, 500:[zh]q_m · k_(m+3)，m = 0、10、500：", np.round(same_offset, 6))
 except NotImplementedError:
     print("[en](write my_rope first: then this line shows the same number three times)[zh]（先写好 my_rope：之后这一行会把同一个数显示三次）")
 
@@ -638,10 +643,10 @@ except NotImplementedError:
 # ```python
 # def my_rope(x, positions):
 #     d = x.shape[-1]
-#     theta = 10000.0 ** (-np.arange(0, d, 2) / d)           # (Dh/2,) one speed per pair
+#     theta = 10000.0 ** (-np.arange(0, d, 2) / d)           # (Dh/2,) 每对一个转速
 #     angle = np.asarray(positions, float)[:, None] * theta  # (T, Dh/2)
 #     cos, sin = np.cos(angle), np.sin(angle)
-#     a, b = x[..., 0::2], x[..., 1::2]                      # the pairs (2i, 2i+1)
+#     a, b = x[..., 0::2], x[..., 1::2]                      # 成对的 (2i, 2i+1)
 #     out = np.empty_like(x, dtype=float)
 #     out[..., 0::2] = a * cos - b * sin
 #     out[..., 1::2] = a * sin + b * cos
