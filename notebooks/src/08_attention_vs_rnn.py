@@ -35,7 +35,7 @@
 # 注意力本身为什么看不见顺序（见 [07 · 位置信息](07_position.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -50,8 +50,8 @@ from attention_core.teaching import checks, i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## Two ways to pass information along
@@ -80,7 +80,9 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 
 # %%
 print(inspect.getsource(rnn.rnn_forward))
-print(inspect.getsource(rnn_lab.path_length))       # the hops are a definition of the structure, not a measurement
+# [en] the hops are a definition of the structure, not a measurement
+# [zh] 跳数是由结构定义出来的，不是测量出来的
+print(inspect.getsource(rnn_lab.path_length))
 
 # %% [markdown] lang="en"
 # A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as
@@ -136,11 +138,11 @@ print(inspect.getsource(rnn_lab.path_length))       # the hops are a definition 
 # （随时间反向传播乘的正是这些因子）。`rnn_lab.rnn_input_jacobians` 计算这个乘积，再用有限差分（只调用 `rnn_forward`）来验证它。
 
 # %%
-D = 16                                                        # input and hidden width
+D = 16                                                        # [en] input and hidden width [zh] 输入和隐藏状态的宽度
 chain = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.9)       # ||W_h|| = 0.9
-xs = rng.normal(size=(48, D))                                 # one sequence, (T=48, D)
-J = rnn_lab.rnn_input_jacobians(chain, xs)                    # (T, D, D): d h_47 / d x_s for every s
-last_state = lambda x: rnn.rnn_forward(x, chain)              # (T, D) -> all hidden states (T, D)
+xs = rng.normal(size=(48, D))                                 # [en] one sequence, (T=48, D) [zh] 一条序列，(T=48, D)
+J = rnn_lab.rnn_input_jacobians(chain, xs)                    # [en] (T, D, D): d h_47 / d x_s for every s [zh] (T, D, D)：每个 s 的 d h_47 / d x_s
+last_state = lambda x: rnn.rnn_forward(x, chain)              # [en] (T, D) -> all hidden states (T, D) [zh] (T, D) -> 所有隐藏状态 (T, D)
 print(f"||W_h|| = {np.linalg.norm(chain.w_h, 2):.3f}   ||W_x|| = {np.linalg.norm(chain.w_x, 2):.3f}")
 print("[en] T - s   ||dh_T/dx_s||   bound ||W_x||·0.9^(T-s)   = finite differences[zh] T - s   ||dh_T/dx_s||   上界 ||W_x||·0.9^(T-s)    = 有限差分")
 for gap in (0, 1, 5, 10, 20, 40):
@@ -175,7 +177,8 @@ for gap in (0, 1, 5, 10, 20, 40):
 # （`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
 
 # %%
-curves = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=0.9, seed=0)   # exact for the RNN, finite differences for attention
+# [en] exact for the RNN, finite differences for attention [zh] RNN 用精确值，注意力用有限差分
+curves = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=0.9, seed=0)
 print("[en]   k   RNN        attention[zh]   k   RNN        注意力")
 for k in (1, 2, 5, 10, 20, 40, 47):
     print(f"{k:4d}   {curves['rnn'][k - 1]:<9.3g}  {curves['attention'][k - 1]:.3g}")
@@ -280,14 +283,14 @@ for n in (8, 64, 256):
 # 再按随机顺序一个 Query 一个 Query 地算一遍：
 
 # %%
-x = rng.normal(size=(32, D))                                   # 32 positions, (T, D)
+x = rng.normal(size=(32, D))                                   # [en] 32 positions, (T, D) [zh] 32 个位置，(T, D)
 rounds = rnn_lab.parallel_rounds(rnn_lab.rnn_step(chain), x, np.zeros(D))
 print("[en]RNN: positions right after each round:[zh]RNN：每一轮之后算对的位置数：", rounds["correct"])
 print("[en]RNN: rounds needed for 32 positions:[zh]RNN：32 个位置需要的轮数：", rounds["rounds"])
 
-full, _ = ac.scaled_dot_product_attention(x, x, x)             # all 32 outputs in one call, (T, D)
+full, _ = ac.scaled_dot_product_attention(x, x, x)             # [en] all 32 outputs in one call, (T, D) [zh] 一次调用得到全部 32 个输出，(T, D)
 one_by_one = np.empty_like(full)
-for t in rng.permutation(32):                                  # any order: no position waits for another
+for t in rng.permutation(32):                                  # [en] any order: no position waits for another [zh] 任意顺序：没有哪个位置要等别的位置
     one_by_one[t] = ac.scaled_dot_product_attention(x[t:t + 1], x, x)[0][0]
 print("[en]attention: one call = 32 separate calls in a random order:[zh]注意力：一次调用 = 按随机顺序分开调用 32 次：", np.allclose(full, one_by_one))
 
@@ -370,7 +373,7 @@ ax = rnn_lab.plot_timings(timings)
 # %%
 if backends.torch_available():
     import torch
-    torch.set_num_threads(1)                                    # one thread: the same numbers on every run
+    torch.set_num_threads(1)                                    # [en] one thread: the same numbers on every run [zh] 单线程：每次运行的数字都相同
     tokens, target = rnn_lab.recall_batch(4, 3, torch.Generator().manual_seed(0))
     print("[en]three sequences at k = 4 (symbols 0-7, distractors 8-15, question 16):[zh]k = 4 时的三个序列（符号 0–7，干扰项 8–15，提问 16）：")
     print(tokens.numpy(), " " + "[en]answers:[zh]答案：", target.numpy())
@@ -400,8 +403,9 @@ KS = (2, 4, 8, 16, 32)
 recall = rnn_lab.recall_comparison(KS, seed=0) if backends.torch_available() else None
 if recall is not None:
     print("k            " + "".join(f"{k:>7d}" for k in KS))
+    kind_names = {"rnn": "rnn", "gru": "gru", "attention": "[en]attention[zh]注意力"}
     for kind in rnn_lab.MODEL_KINDS:
-        print(f"{kind:<10} " + pad("[en]acc[zh]准确率", 6) + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
+        print(pad(kind_names[kind], 10) + " " + pad("[en]acc[zh]准确率", 6) + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
         print(f"{'':<10} " + pad("[en]steps[zh]步数", 6) + "".join(f"{s:7d}" for s in recall["steps"][kind])
               + f"   ({recall['seconds'][kind]:.1f} s)")
     print("[en]largest k solved (accuracy >= 0.9 at every k up to it):[zh]解决了的最大 k（直到它为止每个 k 的准确率都 >= 0.9）：",
@@ -457,7 +461,7 @@ if recall is not None:
     step, embed = rnn_lab.recurrent_step(gru)
     tokens, _ = rnn_lab.recall_batch(k, 1, torch.Generator().manual_seed(1))
     gru_rounds = rnn_lab.parallel_rounds(step, embed(tokens[0]), np.zeros(32), tol=1e-5)
-    print(f"trained GRU, k = {k}: {len(tokens[0])} positions need {gru_rounds['rounds']} rounds (= k + 2)")
+    print(f"[en]trained GRU, k = {k}: {len(tokens[0])} positions need {gru_rounds['rounds']} rounds (= k + 2)[zh]训练后的 GRU，k = {k}：{len(tokens[0])} 个位置需要 {gru_rounds['rounds']} 轮（= k + 2）")
     print(f"[en]hand-offs from the symbol to the question: rounds − 1 = {gru_rounds['rounds'] - 1}; in attention: 1 (one query-key match)[zh]从符号到提问的接力次数：轮数 − 1 = {gru_rounds['rounds'] - 1}；注意力：1（一次 Query–Key 匹配）")
 
 # %% [markdown] lang="en"
@@ -505,7 +509,7 @@ if recall is not None:
 # 注意力要用 $d$ 维点积比较每一对位置（$n^2 d$）。当 $n^2 d = n d^2$，也就是 $n = d$ 时，两者相等。
 
 # %%
-print("   d       n     RNN n·d²    attention n²·d   attention / RNN")
+print("[en]   d       n     RNN n·d²    attention n²·d   attention / RNN[zh]   d       n     RNN n·d²       注意力 n²·d   注意力 / RNN")
 for d in (64, 512):
     for n in (16, d, 4096, 32768):
         rnn_macs = rnn_lab.layer_macs("rnn", n, d)["recurrence"]
@@ -526,14 +530,15 @@ ax = rnn_lab.plot_macs(ds=(64, 512))
 # 一层注意力要做 $4 n d^2$（投影 $W^Q, W^K, W^V, W^O$）再加 $2 n^2 d$（分数，以及对 Value 的加权求和）：
 
 # %%
+kind_labels = {"attention": "[en]attention[zh]注意力"}
 for d in (64, 512):
     n = d
     counts = {kind: rnn_lab.layer_macs(kind, n, d)["total"] for kind in rnn_lab.KINDS}
-    print(f"d = {d}, n = d: " + ", ".join(f"{kind} {macs:.3g}" for kind, macs in counts.items()))
+    print(f"d = {d}, n = d: " + ", ".join(f"{kind_labels.get(kind, kind)} {macs:.3g}" for kind, macs in counts.items()))
     for kind in ("gru", "lstm"):
         print("   " + f"[en]attention's multiply-adds reach the {kind}'s at n = {rnn_lab.crossover_length(d, kind)}[zh]注意力的乘加次数在 n = {rnn_lab.crossover_length(d, kind)} 时追上 {kind}")
     at_one = {kind: rnn_lab.layer_macs(kind, 1, d)["total"] for kind in ("attention", "rnn")}
-    if rnn_lab.crossover_length(d, "rnn") == 1:                         # costlier from the very first token
+    if rnn_lab.crossover_length(d, "rnn") == 1:                         # [en] costlier from the very first token [zh] 从第一个 token 起就更贵
         print("   " + f"[en]attention costs more than the plain RNN at every n (n = 1: {at_one['attention']:.3g} against {at_one['rnn']:.3g})[zh]在任何 n 上，注意力都比普通 RNN 贵（n = 1 时：{at_one['attention']:.3g} 对 {at_one['rnn']:.3g}）")
 
 # %% [markdown] lang="en"
@@ -609,8 +614,9 @@ if recall is not None:
 
 # %%
 def my_rnn_forward(xs, params):
-    """xs (T, D_in) -> hidden states (T, D_h): h_t = tanh(x_t W_x + h_(t-1) W_h + b), h_(-1) = 0"""
-    raise NotImplementedError("carry h through a loop over t")
+    """[en] xs (T, D_in) -> hidden states (T, D_h): h_t = tanh(x_t W_x + h_(t-1) W_h + b), h_(-1) = 0
+    [zh] xs (T, D_in) -> 隐藏状态 (T, D_h)：h_t = tanh(x_t W_x + h_(t-1) W_h + b)，h_(-1) = 0"""
+    raise NotImplementedError("[en]carry h through a loop over t[zh]在对 t 的循环里把 h 一步步传下去")
 
 checks.check_rnn_forward(my_rnn_forward)
 
@@ -636,7 +642,7 @@ checks.check_rnn_forward(my_rnn_forward)
 # def my_rnn_forward(xs, params):
 #     h = np.zeros(params.w_h.shape[0])                      # h_(-1) = 0
 #     states = []
-#     for x_t in xs:                                         # step t waits for step t - 1
+#     for x_t in xs:                                         # 第 t 步要等第 t - 1 步
 #         h = np.tanh(x_t @ params.w_x + h @ params.w_h + params.b)
 #         states.append(h)
 #     return np.stack(states)                                # (T, D_h)
@@ -662,8 +668,9 @@ checks.check_rnn_forward(my_rnn_forward)
 
 # %%
 def my_rnn_gradient(xs, params):
-    """xs (T, D_in) -> d h_(T-1) / d x_0, shape (D_h, D_in), by the chain rule"""
-    raise NotImplementedError("start from d h_0 / d x_0, then multiply by J_t for t = 1 .. T-1")
+    """[en] xs (T, D_in) -> d h_(T-1) / d x_0, shape (D_h, D_in), by the chain rule
+    [zh] xs (T, D_in) -> d h_(T-1) / d x_0，形状 (D_h, D_in)，用链式法则求"""
+    raise NotImplementedError("[en]start from d h_0 / d x_0, then multiply by J_t for t = 1 .. T-1[zh]从 d h_0 / d x_0 出发，再依次乘以 t = 1 .. T-1 的 J_t")
 
 checks.check_rnn_gradient(my_rnn_gradient)
 
@@ -685,10 +692,10 @@ checks.check_rnn_gradient(my_rnn_gradient)
 #
 # ```python
 # def my_rnn_gradient(xs, params):
-#     hs = rnn.rnn_forward(xs, params)                       # (T, D_h): the states the slopes need
+#     hs = rnn.rnn_forward(xs, params)                       # (T, D_h)：求斜率要用到的隐藏状态
 #     jac = np.diag(1 - hs[0] ** 2) @ params.w_x.T           # d h_0 / d x_0   (D_h, D_in)
 #     for h_t in hs[1:]:
-#         jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t on the left: the last step first
+#         jac = np.diag(1 - h_t ** 2) @ params.w_h.T @ jac   # J_t 乘在左边：最后一步在最前面
 #     return jac
 # ```
 # </details>
