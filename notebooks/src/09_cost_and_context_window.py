@@ -39,7 +39,7 @@
 # 了解 08 节（注意力与 RNN）里的复杂度表会更好。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
@@ -50,8 +50,8 @@ from attention_core.teaching import checks, i18n, quiz, tables
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## Counting the pairs
@@ -69,7 +69,7 @@ np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
 
 # %%
 for n in (6, 12, 24):
-    x = rng.normal(size=(n, 8))                                     # (T, D): n tokens
+    x = rng.normal(size=(n, 8))                                     # [en] (T, D): n tokens [zh] (T, D)：n 个 token
     _, w = ac.scaled_dot_product_attention(x, x, x)                 # w: (Tq, Tk) = (n, n)
     print(f"[en]n = {n:2d}: weights {w.shape}, {w.size:4d} pairs = n² = {cost_lab.pair_count(n)}[zh]n = {n:2d}：权重 {w.shape}，{w.size:4d} 个位置对 = n² = {cost_lab.pair_count(n)}")
 
@@ -194,7 +194,7 @@ ax = cost_lab.plot_flops(4096, mark=131_072)
 
 # %%
 sizes = (256, 512, 1024, 2048, 4096)
-memory = cost_lab.measure_sweep(sizes, d_k=64, timing=False)                 # peak memory only
+memory = cost_lab.measure_sweep(sizes, d_k=64, timing=False)                 # [en] peak memory only [zh] 只测峰值内存
 print(f"{'n':>5}  " + pad("[en]peak MiB[zh]峰值 MiB", 9, "right") + f"  {'n²·4':>11}  " + pad("[en]peak / previous[zh]峰值 / 上一行", 15, "right"))
 previous = None
 for r in memory:
@@ -406,8 +406,9 @@ tables.Table(values, models, columns, digits=3)
 
 # %%
 def my_kv_decode(q, k, v):
-    """q, k (T, Dk), v (T, Dv) -> outputs (T, Dv) of step-by-step decoding with a KV cache"""
-    raise NotImplementedError("for t in range(T): append k[t], v[t]; attend with q[t] over the cache")
+    """[en] q, k (T, Dk), v (T, Dv) -> outputs (T, Dv) of step-by-step decoding with a KV cache
+    [zh] q、k (T, Dk)，v (T, Dv) -> 用 KV 缓存逐步解码得到的输出 (T, Dv)"""
+    raise NotImplementedError("[en]for t in range(T): append k[t], v[t]; attend with q[t] over the cache[zh]for t in range(T)：追加 k[t]、v[t]；再用 q[t] 对缓存计算注意力")
 
 checks.check_kv_cache_decode(my_kv_decode)
 
@@ -434,10 +435,10 @@ checks.check_kv_cache_decode(my_kv_decode)
 # def my_kv_decode(q, k, v):
 #     keys, values, outputs = [], [], []
 #     for t in range(len(q)):
-#         keys.append(k[t])                                  # the cache grows by one token ...
+#         keys.append(k[t])                                  # 缓存增加一个 token……
 #         values.append(v[t])
 #         out, _ = ac.scaled_dot_product_attention(q[t:t + 1], np.array(keys), np.array(values))
-#         outputs.append(out[0])                             # ... and step t sees keys 0 .. t
+#         outputs.append(out[0])                             # ……第 t 步看到 Key 0 .. t
 #     return np.array(outputs)                               # (T, Dv)
 # ```
 # </details>
@@ -458,8 +459,8 @@ checks.check_kv_cache_decode(my_kv_decode)
 
 # %%
 def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
-    """-> bytes of the KV cache of one sequence"""
-    raise NotImplementedError("count the numbers the cache keeps, then the bytes")
+    """[en] -> bytes of the KV cache of one sequence [zh] -> 一条序列的 KV 缓存的字节数"""
+    raise NotImplementedError("[en]count the numbers the cache keeps, then the bytes[zh]先数缓存里存了多少个数，再算字节数")
 
 checks.check_kv_cache_bytes(my_kv_cache_bytes)
 
@@ -477,7 +478,7 @@ checks.check_kv_cache_bytes(my_kv_cache_bytes)
 #
 # ```python
 # def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
-#     return 2 * n_layers * n_kv_heads * d_head * n_tokens * bytes_per_number   # K and V: the 2
+#     return 2 * n_layers * n_kv_heads * d_head * n_tokens * bytes_per_number   # K 和 V：那个 2
 # ```
 # </details>
 
@@ -506,7 +507,7 @@ checks.check_kv_cache_bytes(my_kv_cache_bytes)
 
 # %%
 n = 256
-content_only = cost_lab.planted_key_weights(n, d_k=16, seed=0)               # (256,): one weight per position
+content_only = cost_lab.planted_key_weights(n, d_k=16, seed=0)               # [en] (256,): one weight per position [zh] (256,)：每个位置一个权重
 print(f"[en]n = {n}: weight on the matching key at positions 0, 64, 128, 192, 255:[zh]n = {n}：匹配的 Key 位于位置 0、64、128、192、255 时的权重：", content_only[[0, 64, 128, 192, 255]])
 print("[en]the same at every position:[zh]每个位置都相同：", bool(np.allclose(content_only, content_only[0], rtol=0, atol=1e-12)))
 print("[en]more keys, more dilution (weight at the start, middle, end):[zh]Key 越多，摊得越薄（开头、中间、结尾的权重）：")
