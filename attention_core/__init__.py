@@ -14,7 +14,7 @@ The package is four layers, each importing only the ones before it (a test walks
 Dimension names used everywhere: B batch, H heads, Tq/Tk query/key length, Dk/Dv widths,
 D model width, Dh = D / H per head.
 """
-from attention_core.backends import compute, from_torch_mha, table, to_torch_mha
+from attention_core.backends import compute, from_torch_mha, load_gpt2, table, to_torch_decoder, to_torch_mha
 from attention_core.core import attention as _attention
 from attention_core.core import masks as _masks
 from attention_core.core import multihead as _multihead
@@ -37,7 +37,7 @@ from attention_core.core.transformer import (
                                              transformer_block,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # The library's functions, each routed once: tensors in -> torch, NumPy in -> NumPy (see backends).
 softmax = compute(_softmax.softmax, "softmax", ("x", "mask"))
@@ -69,5 +69,5 @@ __all__ = [
     "to_torch_mha", "from_torch_mha",
     "sinusoidal_encoding", "rope_frequencies", "apply_rope", "learned_position_table",
     "layer_norm", "feed_forward", "transformer_block", "embed", "decoder_forward", "init_decoder",
-    "decoder_from_dict", "decoder_to_dict", "BlockParams", "DecoderParams",
+    "decoder_from_dict", "decoder_to_dict", "BlockParams", "DecoderParams", "to_torch_decoder", "load_gpt2",
 ]

@@ -178,6 +178,13 @@ def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None):
         weights, n_heads, dtype=dtype, device=device)
 
 
+def load_gpt2(source="gpt2", *, download: bool = False, cache_dir=None, dtype=None):
+    """Hugging Face GPT-2 weights as DecoderParams (`gpt2.load_gpt2`): from a transformers model object,
+    a folder written by save_pretrained, or a hub name (downloaded only with download=True)."""
+    return importlib.import_module("attention_core.backends.gpt2").load_gpt2(
+        source, download=download, cache_dir=cache_dir, dtype=dtype)
+
+
 @dataclass(frozen=True)
 class BackendReport:
     """What this machine offers: the versions, the CUDA devices, and where backend="auto" computes.
