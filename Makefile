@@ -88,7 +88,7 @@ notebooks: setup
 ## minute); writes attention_core/data/models/*.npz and *.json, which the notebooks only load
 .PHONY: train
 train: setup
-	$(PY) -m attention_core.labs.nb12_trained_transformer.training
+	$(PY) -m attention_core.labs.nb12_trained_transformer.training --overwrite-shipped
 
 ## make bench: measure speed and memory (writes benchmarks/results.json)
 bench: setup

@@ -12,6 +12,8 @@ Two tables of cases (builders, state functions) and hypothesis properties over m
 from __future__ import annotations
 
 import html
+import json
+import os
 import re
 from decimal import Decimal, localcontext
 
@@ -361,11 +363,371 @@ def test_error_messages_of_builders_come_from_the_package():
 
     widget_base.error_html = spy
     try:
-        for builder, kwargs, _ in BUILDER_CASES:
+        for builder, kwargs, _ in BUILDER_CASES + NB12_BUILDERS:     # NB12_BUILDERS: notebook 12, below
             builder(**kwargs)
     finally:
         widget_base.error_html = original
-    assert len(seen) == len(BUILDER_CASES)
-    outside = [(type(e).__name__, str(e)[:60]) for e in seen if not widget_base._in_our_words(e)]
+    assert len(seen) == len(BUILDER_CASES + NB12_BUILDERS)
+    outside = [(type(e).__name__, str(e)[:60]) for e in seen if not widget_base.in_our_words(e)]
     assert not outside, outside
     assert i18n.get_language() == "en"
+
+
+# --- notebook 12: the trained models, their loader, experiments and widgets ------------------------------------
+from attention_core.labs.nb12_trained_transformer import experiments as E12  # noqa: E402
+from attention_core.labs.nb12_trained_transformer import load_trained  # noqa: E402
+from attention_core.labs.nb12_trained_transformer import model as M12  # noqa: E402
+from attention_core.labs.nb12_trained_transformer import widgets as W12  # noqa: E402
+
+CO, IND = load_trained("coreference"), load_trained("induction")
+_CO_IDS = CO.encode(CO.query_input("the dog didn't cross the road because it was too wide"))
+
+NB12_BUILDERS = [
+    (W12.sentence_widget, {"model": None}, "model: expected a trained model (load_trained('coreference'))"),
+    (W12.sentence_widget, {"model": "coreference"}, "model: expected a trained model"),
+    (W12.sentence_widget, {"model": IND}, "model: expected the coreference model"),
+    (W12.sentence_widget, {"model": CO, "sentence": 3}, "sentence: expected a string of space-separated words"),
+    (W12.sentence_widget, {"model": CO, "sentence": ["it", 3]}, "sentence: expected a string"),
+    (W12.sentence_widget, {"model": CO, "sentence": "zzz qqq"}, "text: 2 word(s) not in the vocabulary"),
+    (W12.sentence_widget, {"model": CO, "sentence": ""}, "text: expected at least one word"),
+    (W12.sentence_widget, {"model": CO, "sentence": "the dog was tired"}, "sentence: no pronoun"),
+    (W12.sentence_widget, {"model": CO, "dpi": 0}, "dpi"),
+    (W12.head_picker_widget, {"model": None}, "model: expected a trained model"),
+    (W12.head_picker_widget, {"model": CO}, "model: expected the induction model"),
+    (W12.head_picker_widget, {"model": IND, "dpi": "abc"}, "dpi: expected a positive number"),
+]
+
+
+@pytest.mark.parametrize("builder, kwargs, words", NB12_BUILDERS,
+                         ids=[f"{b.__name__}-{sorted(k)}-{i}" for i, (b, k, _) in enumerate(NB12_BUILDERS)])
+def test_nb12_builders_never_raise_and_say_why(builder, kwargs, words):
+    _check_panel(builder(**kwargs), words)
+
+
+def test_a_failed_sentence_takes_the_old_picture_and_prediction_off_the_screen():
+    panel = W12.sentence_widget(CO)
+    image = panel.images["weights"]
+    assert panel.message.value == "" and panel.readout.value and image.layout.visibility == "visible"
+    panel.controls["sentence"].value = "zzz the dog"
+    assert ERROR_COLOR in panel.message.value and "'zzz'" in _text(panel)
+    assert panel.readout.value == "" and image.layout.visibility == "hidden"
+    panel.controls["sentence"].value = "the dog didn't cross the road because it was too wide"
+    assert panel.message.value == "" and "road" in panel.readout.value and image.layout.visibility == "visible"
+
+
+def test_a_sentence_given_as_words_is_joined():
+    panel = W12.sentence_widget(CO, sentence=["it"])
+    assert panel.message.value == "" and panel.controls["sentence"].value == "it"
+    assert panel.state["tokens"][-2:] == ["|", "it"]
+
+
+NB12_STATES = [
+    (E12.previous_token_score, ([[1.0]],), {}, (ValueError, "weights: expected at least 2 tokens")),
+    (E12.previous_token_score, (np.zeros((2, 3)),), {}, (ValueError, "weights: expected self-attention maps")),
+    (E12.previous_token_score, ([1.0, 0.0],), {}, (ValueError, "weights: expected at least 2 dimension")),
+    (E12.previous_token_score, (np.full((3, 3), NAN),), {}, (ValueError, "weights: contains NaN or infinity")),
+    (E12.previous_token_score, (np.tril(np.full((3, 3), 1e308)),), {}, "finite"),
+    (E12.induction_score, (np.eye(4), 0), {}, (ValueError, "half: expected an integer >= 1, got 0")),
+    (E12.induction_score, (np.eye(4), -1), {}, (ValueError, "half: expected an integer >= 1, got -1")),
+    (E12.induction_score, (np.eye(4), 3), {}, (ValueError, "half: the two copies of 3 tokens need T >= 6")),
+    (E12.induction_score, (np.eye(4), 1.5), {}, (TypeError, "half: expected an integer >= 1, got float 1.5")),
+    (E12.induction_score, (np.eye(4), "2"), {}, (TypeError, "half: expected an integer")),
+    (E12.induction_score, ([[1.0]], 1), {}, (ValueError, "weights: expected at least 2 tokens")),
+    (E12.induction_score, (np.eye(4), 2), {}, "finite"),
+    (E12.cosine, ([0.0, 0.0], [1.0, 1.0]), {}, (ValueError, "a: a zero vector has no direction")),
+    (E12.cosine, ([1.0, 1.0], [0.0, 0.0]), {}, (ValueError, "b: a zero vector has no direction")),
+    (E12.cosine, ([1e200, 1e200], [1e200, 1e200]), {}, "finite"),
+    (E12.cosine, ([1e-320, 0.0], [1e-320, 1e-320]), {}, "finite"),
+    (E12.cosine, ([1.0, 2.0], [1.0, 2.0, 3.0]), {}, (ValueError, "a and b: expected two vectors of the same length")),
+    (E12.cosine, ([], []), {}, (ValueError, "a: expected at least one number")),
+    (E12.cosine, ([1.0, INF], [1.0, 1.0]), {}, (ValueError, "a: contains NaN or infinity")),
+    (E12.cosine, ("ab", [1.0, 1.0]), {}, (TypeError, "a: expected an array of real numbers")),
+    (E12.eval_sequences, (0,), {}, (ValueError, "n: expected an integer >= 1, got 0")),
+    (E12.eval_sequences, (2,), {"seed": "abc"}, (TypeError, "seed: expected an integer >= 0")),
+    (E12.eval_sequences, (2,), {"half": 0}, (ValueError, "half: expected an integer >= 1")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": [0]},
+     (ValueError, "sequence: expected one sequence of at least 2")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": []}, (TypeError, "sequence: expected integer token ids")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": [0] * 25}, (ValueError, "sequence: expected 1..24")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": [0.5, 1.5]}, (TypeError, "sequence: expected integer token ids")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": [99, 1]}, (ValueError, "sequence: token ids must lie in 0..25")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": "AB"}, (TypeError, "sequence: expected integer token ids")),
+    (W12.head_picker_state, (IND, 5, 0), {}, (ValueError, "layer: expected an integer in 0..1")),
+    (W12.head_picker_state, (IND, 0, True), {}, (ValueError, "head: expected an integer in 0..3")),
+    (W12.head_picker_state, (None, 0, 0), {}, (TypeError, "model: expected a trained model")),
+    (W12.head_picker_state, (CO, 0, 0), {}, (ValueError, "model: expected the induction model")),
+    (W12.sentence_state, (CO, 3), {}, (TypeError, "sentence: expected a string")),
+    (W12.sentence_state, (CO, "the dog was tired because it"), {"ablated": [(9, 9)]},
+     (ValueError, "layer: expected an integer in 0..1")),
+    (W12.sentence_state, (CO, "the dog was tired because it"), {"ablated": [3]},
+     (ValueError, "ablated: expected (layer, head) pairs")),
+    (W12.sentence_state, (IND, "A B"), {}, (ValueError, "model: expected the coreference model")),
+    (CO.forward, (_CO_IDS,), {"return_hidden": "no"},
+     (TypeError, "return_hidden: expected True or False, got str 'no'")),
+    (CO.forward, (_CO_IDS,), {"return_hidden": 0}, (TypeError, "return_hidden: expected True or False")),
+    (CO.forward, (_CO_IDS,), {"head_mask": np.full((2, 2), 1e20)}, "finite"),
+    (CO.forward, (_CO_IDS,), {"head_mask": np.full((2, 2), 1e39)},
+     (ValueError, "head_mask: 1e+39 is beyond the largest float32")),
+    (CO.forward, (_CO_IDS,), {"head_mask": np.full((2, 2), NAN)}, (ValueError, "head_mask: contains NaN")),
+    (CO.forward, (_CO_IDS,), {"head_mask": np.ones(2)}, (ValueError, "head_mask: expected 2 dimension")),
+    (CO.forward, (_CO_IDS,), {"attn_mask": np.ones((3, 3))}, (TypeError, "attn_mask: expected a boolean array")),
+    (CO.forward, ([[0, 1], [2]],), {}, (TypeError, "ids: expected integer token ids")),
+    (CO.encode, ("",), {}, (ValueError, "text: expected at least one word")),
+    (CO.encode, (" ".join(f"w{i}" for i in range(10_000)),), {}, (ValueError, "'w9' and 9990 more (it knows")),
+    (CO.encode, (["dog", 3],), {}, (TypeError, "text: expected a string of space-separated words or a list of words")),
+    (CO.next_token_probs, (_CO_IDS,), {"head_mask": np.full((2, 2), 1e30)}, "finite"),
+    (CO.decode, ([999],), {}, (ValueError, "ids: token ids must lie in 0..")),
+    (load_trained, ("gpt2",), {}, (ValueError, "name: expected one of ('induction', 'coreference'), got str 'gpt2'")),
+    (load_trained, (None,), {}, (ValueError, "name: expected one of")),
+]
+
+
+@pytest.mark.parametrize("fn, args, kwargs, expected", NB12_STATES,
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(NB12_STATES)])
+def test_nb12_functions_give_finite_numbers_or_a_clear_error(fn, args, kwargs, expected):
+    test_state_functions_give_finite_numbers_or_a_clear_error(fn, args, kwargs, expected)
+
+
+def test_the_head_mask_that_fooled_float32_now_gives_the_float64_answer():
+    hm = np.full((2, 2), 1e20)
+    w64 = {k: v.astype(np.float64) for k, v in M12.tr.decoder_to_dict(CO.params).items()}
+    m64 = M12.TrainedModel("coreference", w64, CO.manifest)
+    l32, _ = CO.forward(_CO_IDS, head_mask=hm)
+    l64, _ = m64.forward(_CO_IDS, head_mask=hm)
+    assert CO.vocab[int(l32[-1].argmax())] == CO.vocab[int(l64[-1].argmax())] == "road"
+
+
+def test_cosine_is_exact_at_the_extremes():
+    assert E12.cosine([1e200, 1e200], [1e200, 1e200]) == pytest.approx(1.0, abs=1e-15)
+    assert E12.cosine([1e-320, 0.0], [0.0, 1e-320]) == 0.0
+    assert E12.cosine([1e308, -1e308], [-1e308, 1e308]) == pytest.approx(-1.0, abs=1e-15)
+
+
+def test_an_encoding_error_stays_short():
+    with pytest.raises(ValueError) as info:
+        CO.encode(" ".join(f"w{i}" for i in range(10_000)))
+    assert len(str(info.value)) < 400
+    with pytest.raises(ValueError) as info:
+        CO.encode("x" * 100_000)
+    assert len(str(info.value)) < 400
+
+
+@given(st.lists(_numbers(), min_size=2, max_size=2), st.lists(_numbers(), min_size=2, max_size=2))
+@example([1e200, 1e200], [1e200, 1e200])
+@example([1e-300, 0.0], [1e-300, 1e-300])
+def test_nb12_cosine_is_finite_and_right_at_any_magnitude(a, b):
+    c = E12.cosine(a, b)
+    assert -1.0 <= c <= 1.0 and c == pytest.approx(_exact_cos(a, b), abs=1e-9)
+
+
+@given(st.integers(2, 12), st.integers(-3, 8), st.integers(0, 999))
+def test_nb12_head_scores_are_means_of_weights_or_say_why(t, half, seed):
+    rng = np.random.default_rng(seed)
+    w = np.tril(rng.random((t, t)) + 1e-3)
+    w = w / w.sum(-1, keepdims=True)
+    prev = E12.previous_token_score(w)
+    assert 0.0 <= prev <= 1.0
+    if 1 <= half <= t // 2:
+        assert 0.0 <= E12.induction_score(w, half) <= 1.0
+    else:
+        with pytest.raises(ValueError, match="half"):
+            E12.induction_score(w, half)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_numbers(-30, 38).map(abs), st.sampled_from(("coreference", "induction")))
+@example(1e20, "coreference")
+@example(3.4e38, "coreference")
+def test_trained_models_give_finite_logits_for_any_head_mask(scale, name):
+    model = CO if name == "coreference" else IND
+    ids = _CO_IDS if name == "coreference" else E12.eval_sequences(1, seed=3)[0]
+    mask = np.full((model.n_layers, model.n_heads), scale)
+    try:
+        logits, weights = model.forward(ids, head_mask=mask)
+    except ValueError as exc:
+        assert "head_mask" in str(exc) and scale > np.finfo(np.float32).max
+        return
+    except FloatingPointError as exc:
+        assert "float32" in str(exc) and scale > 1e30
+        return
+    assert np.isfinite(logits).all() and np.isfinite(weights).all()
+    np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-4)
+
+
+# --- the loader: a corrupt file is named, handles are closed, a loaded model cannot be corrupted -----------------
+def _model_files(tmp_path, name="coreference"):
+    npz, js = M12._files(name)
+    a, b = tmp_path / f"{name}.npz", tmp_path / f"{name}.json"
+    a.write_bytes(npz.read_bytes())
+    b.write_text(js.read_text(encoding="utf-8"), encoding="utf-8")
+    return a, b
+
+
+def _rewrite_npz(path, change):
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    change(arrays)
+    np.savez(path, **arrays)
+
+
+def _rewrite_json(path, change):
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    change(manifest)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+CORRUPT = [
+    ("npz truncated", lambda a, b: a.write_bytes(a.read_bytes()[:200]), "npz", "not a readable .npz weights file"),
+    ("npz cut in the middle", lambda a, b: a.write_bytes(a.read_bytes()[: a.stat().st_size // 2]), "npz",
+     "not a readable .npz weights file"),
+    ("npz empty", lambda a, b: a.write_bytes(b""), "npz", "not a readable .npz weights file"),
+    ("npz is text", lambda a, b: a.write_text("hello"), "npz", "not a readable .npz weights file"),
+    ("npz holds a pickle", lambda a, b: np.savez(a, tok_emb=np.array([{"x": 1}], dtype=object)), "npz",
+     "not a readable .npz weights file"),
+    ("npz misses an array", lambda a, b: _rewrite_npz(a, lambda w: w.pop("l0_w_q")), "npz", "l0_w_q"),
+    ("npz has NaN", lambda a, b: _rewrite_npz(a, lambda w: w["w_out"].fill(np.nan)), "npz", "w_out: contains NaN"),
+    ("npz wrong shape", lambda a, b: _rewrite_npz(a, lambda w: w.update(b_out=np.zeros(3, np.float32))), "npz",
+     "b_out: expected shape"),
+    ("json truncated", lambda a, b: b.write_text(b.read_text(encoding="utf-8")[:100], encoding="utf-8"), "json",
+     "not a readable model manifest (JSON)"),
+    ("json not UTF-8", lambda a, b: b.write_bytes(b"\xff\xfe{"), "json", "not a readable model manifest"),
+    ("json a list", lambda a, b: b.write_text("[1, 2]"), "json", "expected a JSON object (the manifest), got list"),
+    ("json no vocab", lambda a, b: _rewrite_json(b, lambda m: m.pop("vocab")), "json", "has no 'vocab'"),
+    ("json no config", lambda a, b: _rewrite_json(b, lambda m: m.pop("config")), "json", "has no 'config'"),
+    ("json n_heads a string", lambda a, b: _rewrite_json(b, lambda m: m["config"].update(n_heads="2")), "json",
+     "config.n_heads must be an integer >= 1, got '2'"),
+    ("json vocab of numbers", lambda a, b: _rewrite_json(b, lambda m: m.update(vocab=list(range(144)))), "json",
+     "list of words"),
+    ("json vocab too short", lambda a, b: _rewrite_json(b, lambda m: m.update(vocab=m["vocab"][:-1])), "npz",
+     "words in the vocabulary, but the weights have"),
+]
+
+
+@pytest.mark.parametrize("corrupt, which, words", [c[1:] for c in CORRUPT], ids=[c[0] for c in CORRUPT])
+def test_a_corrupt_model_file_is_named_with_what_is_wrong(tmp_path, corrupt, which, words):
+    a, b = _model_files(tmp_path)
+    corrupt(a, b)
+    with pytest.raises(M12.ModelFileError) as info:
+        M12.from_files(a, b)
+    message = str(info.value)
+    assert str(a if which == "npz" else b) in message and words in message, message
+    assert "make train" in message
+    for phrase in ("Traceback", "Error("):
+        assert phrase not in message
+
+
+def test_load_trained_names_a_corrupt_shipped_file(tmp_path, monkeypatch):
+    a, b = _model_files(tmp_path)
+    a.write_bytes(a.read_bytes()[:300])
+    monkeypatch.setattr(M12, "_files", lambda name: (a, b))
+    monkeypatch.setattr(M12, "_CACHE", {})
+    with pytest.raises(M12.ModelFileError, match=rf"{a}: not a readable \.npz weights file"):
+        load_trained("coreference")
+
+
+def _open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files through /proc (Linux)")
+def test_the_loader_closes_its_files_on_every_path(tmp_path, monkeypatch):
+    (tmp_path / "good").mkdir()
+    (tmp_path / "bad").mkdir()
+    good_a, good_b = _model_files(tmp_path / "good")
+    bad_a, _ = _model_files(tmp_path / "bad")
+    bad_a.write_bytes(bad_a.read_bytes()[: bad_a.stat().st_size // 2])
+    monkeypatch.setattr(M12, "_CACHE", {})
+    before = _open_files()
+    for _ in range(20):
+        M12.from_files(good_a, good_b)
+        with pytest.raises(M12.ModelFileError):
+            M12.from_files(bad_a, good_b)
+        M12._CACHE.clear()
+        load_trained("induction")
+    assert _open_files() == before
+
+
+def test_a_loaded_model_cannot_corrupt_the_next_one():
+    a = load_trained("coreference")
+    with pytest.raises(ValueError, match="read-only"):
+        a.params.tok_emb[0, 0] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        a.params.blocks[0].attn.w_q[:] = 0.0
+    a.vocab.append("extra")
+    a.manifest["config"]["n_heads"] = 99
+    a.manifest["metrics"].clear()
+    b = load_trained("coreference")
+    assert b is not a and len(b.vocab) == b.params.vocab_size and b.config["n_heads"] == 2 and b.manifest["metrics"]
+    assert b.referent("the dog didn't cross the road because it was too wide") == "road"
+
+
+# --- the training command: it never writes over the shipped models unasked, and checks its arguments first -------
+_PROBE = r"""
+import contextlib, io, json, sys
+from attention_core.labs.nb12_trained_transformer import training
+out = []
+for argv in json.loads(sys.argv[1]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            training.main(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+    out.append([code, err.getvalue()])
+print(json.dumps({"results": out, "torch": "torch" in sys.modules}))
+"""
+BAD_TRAINING = [
+    (["induction", "--steps", "1"], "say where to write: --out DIR for a new run, or --overwrite-shipped"),
+    ([], "say where to write"),
+    (["induction", "--steps", "0", "--out", "{tmp}"], "--steps: expected an integer >= 1, got 0"),
+    (["induction", "--steps", "-3", "--out", "{tmp}"], "--steps: expected an integer >= 1, got -3"),
+    (["induction", "--steps", "2.5", "--out", "{tmp}"], "--steps: expected an integer >= 1, got '2.5'"),
+    (["inductoin", "--out", "{tmp}"], "unknown model name(s) ['inductoin']"),
+    (["induction", "gpt2", "--steps", "1", "--out", "{tmp}"], "unknown model name(s) ['gpt2']"),
+    (["--out", "{tmp}", "--overwrite-shipped"], "not allowed with argument --out"),
+    (["induction", "--out", "{file}"], "exists and is not a folder"),
+]
+
+
+def test_bad_training_commands_stop_before_torch_and_write_nothing(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "a_file").write_text("x")
+    argvs = [[a.format(tmp=tmp_path / "out", file=tmp_path / "a_file") for a in argv] for argv, _ in BAD_TRAINING]
+    proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(argvs)], capture_output=True, text=True,
+                          timeout=120)
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    for (argv, words), (code, err) in zip(BAD_TRAINING, report["results"]):
+        assert code == 2 and words in err, (argv, code, err)
+        assert "Traceback" not in err
+    assert not report["torch"], "torch was imported before the arguments were checked"
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_manifest_records_the_full_command_line(tmp_path):
+    pytest.importorskip("torch")
+    from attention_core.labs.nb12_trained_transformer import training
+    out = tmp_path / "my run"
+    assert training.main(["induction", "--steps", "2", "--out", str(out)]) == 0
+    manifest = json.loads((out / "induction.json").read_text(encoding="utf-8"))
+    assert manifest["command"] == ("python -m attention_core.labs.nb12_trained_transformer.training "
+                                   f"induction --steps 2 --out '{out}'")
+    assert manifest["steps"] == 2 and len(manifest["loss_curve"]) == 1
+    model = M12.from_files(out / "induction.npz", out / "induction.json")
+    assert np.isfinite(model.forward(E12.eval_sequences(1)[0])[0]).all()
+
+
+def test_the_default_command_of_train_names_its_steps():
+    from attention_core.labs.nb12_trained_transformer import training
+    with pytest.raises(ValueError, match="steps: expected an integer >= 1, got 0"):
+        training.train("induction", steps=0)
+    with pytest.raises(TypeError, match="steps: expected an integer"):
+        training.train("induction", steps="10")
+
+
+def test_make_train_is_the_one_that_overwrites_the_shipped_models():
+    from pathlib import Path
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    recipe = makefile.split("\ntrain: setup", 1)[1].split("\n\n", 1)[0]
+    assert "nb12_trained_transformer.training --overwrite-shipped" in recipe

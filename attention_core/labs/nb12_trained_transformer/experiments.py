@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core import transformer as tr
+from attention_core.core.validation import as_float_array, as_generator, describe, positive_int
 
 from . import corpora
 
@@ -23,22 +24,42 @@ HALF = (corpora.INDUCTION_LEN - 1) // 2     # 11: test sequences of 22 tokens, e
 # --- induction ----------------------------------------------------------------------------------
 def eval_sequences(n: int = EVAL_N, half: int = HALF, seed: int = EVAL_SEED) -> np.ndarray:
     """(N, 2 * half) fresh repeated random sequences."""
-    return corpora.repeated_sequences(np.random.default_rng(seed), n, half)
+    n, half = positive_int(n, "n"), positive_int(half, "half")
+    return corpora.repeated_sequences(as_generator(seed), n, half)
+
+
+def _attention_maps(weights) -> np.ndarray:
+    """weights (..., T, T) with T >= 2 (a score over an empty set of queries would be NaN)."""
+    w = as_float_array(weights, "weights", min_ndim=2)
+    if w.shape[-1] != w.shape[-2]:
+        raise ValueError(f"weights: expected self-attention maps (..., T, T), got shape {w.shape}")
+    if w.shape[-1] < 2:
+        raise ValueError(f"weights: expected at least 2 tokens (a query t and its key t - 1), got shape {w.shape}")
+    return w
 
 
 def previous_token_score(weights, axis_t: tuple = (-2, -1)) -> np.ndarray:
     """Mean weight of query t on key t - 1 (t >= 1): weights (..., T, T) -> (...)."""
-    w = np.asarray(weights)
+    w = _attention_maps(weights)
     t = w.shape[-1]
-    return w[..., np.arange(1, t), np.arange(0, t - 1)].mean(axis=-1)
+    return _mean(w[..., np.arange(1, t), np.arange(0, t - 1)])
 
 
 def induction_score(weights, half: int) -> np.ndarray:
     """Mean weight of query t in the second copy on key t - half + 1, the token right AFTER the
     earlier occurrence of token t (what an induction head copies): weights (..., 2h, 2h) -> (...)."""
-    w = np.asarray(weights)
+    w = _attention_maps(weights)
+    half = positive_int(half, "half")
+    if 2 * half > w.shape[-1]:
+        raise ValueError(f"half: the two copies of {half} tokens need T >= {2 * half}, but weights has "
+                         f"T = {w.shape[-1]} (expected half in 1..{w.shape[-1] // 2})")
     q = np.arange(half, 2 * half)
-    return w[..., q, q - half + 1].mean(axis=-1)
+    return _mean(w[..., q, q - half + 1])
+
+
+def _mean(x) -> np.ndarray:
+    """Mean over the last axis as a sum of x / n: finite for any finite x (a sum of 1e308s is not)."""
+    return (x / x.shape[-1]).sum(axis=-1)
 
 
 def head_scores(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
@@ -152,9 +173,24 @@ def referent_head(model, split=None) -> dict:
     return {"layer": int(layer), "head": int(head), "mean_weight": mean_w, "argmax_accuracy": acc}
 
 
+def unit(a, name: str = "a") -> np.ndarray:
+    """a / |a| in float64, computed on a / max|a| so that neither 1e200s nor 1e-200s overflow or vanish."""
+    a = as_float_array(a, name).astype(np.float64)
+    if a.shape[-1] == 0:
+        raise ValueError(f"{name}: expected at least one number, got an empty array of shape {a.shape}")
+    top = np.abs(a).max(axis=-1, keepdims=True)
+    if not (top > 0).all():
+        raise ValueError(f"{name}: a zero vector has no direction, so its cosine is undefined")
+    a = a / top
+    return a / np.linalg.norm(a, axis=-1, keepdims=True)
+
+
 def cosine(a, b) -> float:
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    """cos(a, b) of two vectors of the same length, from unit vectors (finite at any magnitude)."""
+    ua, ub = unit(a, "a"), unit(b, "b")
+    if ua.ndim != 1 or ua.shape != ub.shape:
+        raise ValueError(f"a and b: expected two vectors of the same length, got {describe(a)} and {describe(b)}")
+    return float(np.clip(ua @ ub, -1.0, 1.0))
 
 
 def bank_similarity(model, lang: str) -> dict:
@@ -166,8 +202,7 @@ def bank_similarity(model, lang: str) -> dict:
     if len(set(last.tolist())) != 1:
         raise ValueError("bank sentences of one language must all have the same length")
     _, _, hidden = model.forward(ids, return_hidden=True)             # (N, L+1, T, D)
-    h = hidden[:, :, last[0]].astype(float)                            # (N, L+1, D)
-    h = h / np.linalg.norm(h, axis=-1, keepdims=True)
+    h = unit(hidden[:, :, last[0]], "hidden")                          # (N, L+1, D)
     sims = np.einsum("nld,mld->lnm", h, h)                             # (L+1, N, N)
     sense = np.array([ex.answer for ex in examples])
     same = sense[:, None] == sense[None, :]

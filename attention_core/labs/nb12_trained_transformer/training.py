@@ -1,8 +1,12 @@
 """Training of notebook 12's two models: the torch twin of `core.transformer`, seeded and
 deterministic on the CPU, with a progress bar and a loss curve; writes data/models/<name>.npz + .json.
 
-    python -m attention_core.labs.nb12_trained_transformer.training          # both models (make train)
+    python -m attention_core.labs.nb12_trained_transformer.training --overwrite-shipped   # both (make train)
     python -m attention_core.labs.nb12_trained_transformer.training induction --steps 200 --out /tmp/m
+
+The shipped models are replaced only on request (`--overwrite-shipped`, which `make train` passes);
+any other run names its folder with `--out`. Every argument is checked before torch is imported, and
+the manifest records the command line that made it.
 
 The twin is the backend's `TorchDecoder` (`backends/torch_decoder.py`): it holds the SAME flat
 parameters as the NumPy model (`parameter_shapes`: tok_emb, l0_w_q, ...), starts from the same
@@ -17,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -24,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.core import transformer as tr
+from attention_core.core.validation import positive_int
 
 from . import corpora
 
@@ -41,6 +48,7 @@ CONFIGS = {
                         seed=0, check_steps=150),
 }
 LOG_EVERY = 20
+COMMAND = "python -m attention_core.labs.nb12_trained_transformer.training"
 
 
 # --- the torch twin ---------------------------------------------------------------------------
@@ -94,15 +102,22 @@ def _coref_tensors(torch, examples, vocab):
 
 
 def train(name: str, *, steps: int | None = None, stop_after: int | None = None, progress: bool = True,
-          stream=None) -> dict:
+          stream=None, command: str | None = None) -> dict:
     """Train model `name` (a key of CONFIGS) and return {"weights", "manifest"} (nothing is written).
 
     stop_after: stop after this many steps of the full schedule and return {"step", "loss"} only
-    (the manifest's "check" records the loss of the full run at its check_steps: a test reruns that)."""
+    (the manifest's "check" records the loss of the full run at its check_steps: a test reruns that).
+    command: the command line the manifest records (default: the one that trains this name with these steps)."""
     if name not in CONFIGS:
         raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
     cfg = dict(CONFIGS[name])
-    steps = cfg["steps"] if steps is None else int(steps)
+    if steps is not None:
+        steps = positive_int(steps, "steps")
+    if stop_after is not None:
+        stop_after = positive_int(stop_after, "stop_after")
+    if command is None:
+        command = " ".join([COMMAND, name] + ([] if steps is None else ["--steps", str(steps)]))
+    steps = cfg["steps"] if steps is None else steps
     torch = _setup_torch(cfg["seed"])
     rng = np.random.default_rng(cfg["seed"])
     init = tr.init_decoder(cfg["vocab_size"], cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"],
@@ -148,7 +163,7 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
     seconds = time.perf_counter() - start
     weights = model.numpy_weights()
     manifest = {
-        "name": name, "command": f"python -m attention_core.labs.nb12_trained_transformer.training {name}",
+        "name": name, "command": command,
         "make": "make train", "seed": cfg["seed"], "corpus_version": corpora.CORPUS_VERSION, "steps": steps,
         "config": {k: cfg[k] for k in ("kind", "vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len",
                                        "batch", "lr", "weight_decay")},
@@ -193,16 +208,57 @@ def default_out_dir() -> Path:
     return Path(data.__file__).resolve().parent / "models"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Train notebook 12's models (seeded, deterministic, CPU).")
-    ap.add_argument("names", nargs="*", default=list(CONFIGS), help=f"models to train (default: {list(CONFIGS)})")
-    ap.add_argument("--steps", type=int, default=None, help="override the number of steps (quick checks)")
-    ap.add_argument("--out", default=None, help="output folder (default: the package's data/models)")
+def _steps(text: str) -> int:
+    """--steps: an integer >= 1 (argparse turns this ValueError into a usage error, not a traceback)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def parse_args(argv) -> argparse.Namespace:
+    """Every argument checked (names, steps, the output folder) before anything is trained or torch imported."""
+    ap = argparse.ArgumentParser(prog=COMMAND, description="Train notebook 12's models (seeded, deterministic, CPU).")
+    ap.add_argument("names", nargs="*", metavar="NAME",
+                    help=f"models to train, of {list(CONFIGS)} (default: both)")
+    ap.add_argument("--steps", type=_steps, default=None, help="override the number of steps (quick checks)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--out", default=None, help="output folder for <name>.npz and <name>.json")
+    where.add_argument("--overwrite-shipped", action="store_true",
+                       help="replace the shipped models in the package's data/models (what make train does)")
     args = ap.parse_args(argv)
-    out = Path(args.out) if args.out else default_out_dir()
+    unknown = [n for n in args.names if n not in CONFIGS]
+    if unknown:
+        ap.error(f"unknown model name(s) {unknown}: expected names of {list(CONFIGS)}")
+    args.names = list(dict.fromkeys(args.names)) or list(CONFIGS)
+    if args.out is None and not args.overwrite_shipped:
+        ap.error(f"say where to write: --out DIR for a new run, or --overwrite-shipped to replace the shipped "
+                 f"models in {default_out_dir()} (make train does that)")
+    out = default_out_dir() if args.overwrite_shipped else Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        ap.error(f"--out: {out} exists and is not a folder")
+    parent = next((p for p in (out, *out.parents) if p.exists()), None)
+    if parent is None or not os.access(parent, os.W_OK):
+        ap.error(f"--out: cannot write into {out} ({parent} is not writable)")
+    args.out_dir = out
+    return args
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    try:
+        import torch  # noqa: F401 -- checked here, after the arguments, so a typo never waits for torch
+    except ImportError:
+        raise SystemExit("training needs torch: pip install torch==2.13.0 (the CPU wheel is enough)") from None
+    command = " ".join([COMMAND, *map(shlex.quote, argv)])
+    out = args.out_dir
     total = time.perf_counter()
     for name in args.names:
-        result = train(name, steps=args.steps)
+        result = train(name, steps=args.steps, command=command)
         npz, js = save(result, out)
         print(f"{name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
     print(f"total {time.perf_counter() - total:.1f} s")

@@ -11,9 +11,10 @@ import numpy as np
 from attention_core.core import transformer as tr
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch
+from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_panel, watch
 
 from . import corpora, experiments
+from .model import check_model
 
 
 def _check_head(model, layer, head) -> tuple[int, int]:
@@ -39,8 +40,15 @@ def head_picker_state(model, layer: int, head: int, sequence=None, scores=None) 
     """One learned head of the induction model on one repeated sequence: its (T, T) weights, its
     previous-token and induction scores (on fresh sequences), the loss on the repeated half with
     this head switched off, and where query `t` of the second copy looks."""
+    check_model(model, "induction")
     layer, head = _check_head(model, layer, head)
-    seq = experiments.eval_sequences(1, seed=7)[0] if sequence is None else np.asarray(sequence)
+    if sequence is None:
+        seq = experiments.eval_sequences(1, seed=7)[0]
+    else:
+        seq = tr.check_ids(sequence, model.params.vocab_size, model.params.max_len, name="sequence")
+        if seq.ndim != 1 or len(seq) < 2:
+            raise ValueError(f"sequence: expected one sequence of at least 2 tokens (two copies of a half), "
+                             f"got shape {seq.shape}")
     scores = experiments.head_scores(model) if scores is None else scores
     _, w = model.forward(seq)                                         # (L, H, T, T)
     weights = w[layer, head]
@@ -53,18 +61,20 @@ def head_picker_state(model, layer: int, head: int, sequence=None, scores=None) 
 
 def head_picker_widget(model, *, dpi: int = DPI) -> Panel:
     """Menu of every learned head (layer, head) -> its heatmap on a repeated sequence and its scores."""
-    try:
+    try:                                             # the whole set-up: a widget must not die
+        check_model(model, "induction")
         scores = experiments.head_scores(model)
         seq = experiments.eval_sequences(1, seed=7)[0]
         s0 = head_picker_state(model, 0, 0, seq, scores)
         view = HeatmapView(s0["weights"], s0["tokens"], annotate=False, dpi=dpi, scale=0.7)
+        options = [(i18n.t("nb12.layer_head", layer=l, head=h), (l, h))
+                   for l in range(model.n_layers) for h in range(model.n_heads)]
+        pick = widgets.Dropdown(options=options, value=(0, 0), description=i18n.t("nb12.head_menu"))
+        panel = Panel([pick, view.widget], name="head picker", controls={"head": pick},
+                      images={"weights": view.widget})
+        panel.children += (panel.readout, panel.message)
     except Exception as exc:  # noqa: BLE001 -- a widget must not die
-        return _error_panel(exc)
-    options = [(i18n.t("nb12.layer_head", layer=l, head=h), (l, h))
-               for l in range(model.n_layers) for h in range(model.n_heads)]
-    pick = widgets.Dropdown(options=options, value=(0, 0), description=i18n.t("nb12.head_menu"))
-    panel = Panel([pick, view.widget], name="head picker", controls={"head": pick}, images={"weights": view.widget})
-    panel.children += (panel.readout, panel.message)
+        return error_panel(exc)
 
     def compute():
         s = head_picker_state(model, *pick.value, seq, scores)
@@ -73,13 +83,29 @@ def head_picker_widget(model, *, dpi: int = DPI) -> Panel:
                                                  ind=f"{s['induction']:.2f}"))
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, _clearing(panel, view, compute))
+
+
+def _clearing(panel: Panel, view: HeatmapView, compute):
+    """compute, but a failure also takes the last picture and numbers off the screen (they belong to
+    other settings; beside the red message they would read as the answer to this one)."""
+    def guarded():
+        try:
+            s = compute()
+        except Exception:
+            view.widget.layout.visibility = "hidden"
+            panel.readout.value = ""
+            raise
+        view.widget.layout.visibility = "visible"
+        return s
+    return guarded
 
 
 # --- the coreference model: a sentence, a head, ablations --------------------------------------------
 def sentence_state(model, sentence, layer: int = 0, head: int = 0, ablated=(), top: int = 3) -> dict:
     """The coreference model on `sentence | pronoun` (or `| bank`): the chosen head's (T, T)
     weights, the final query word's row, and the top predictions with and without the ablated heads."""
+    check_model(model, "coreference")
     layer, head = _check_head(model, layer, head)
     if not isinstance(sentence, (str, list, tuple)):
         raise TypeError(f"sentence: expected a string of space-separated words, got {describe(sentence)}")
@@ -114,25 +140,28 @@ def sentence_widget(model, sentence: str | None = None, *, dpi: int = DPI) -> Pa
     """Type (or pick) a sentence in the model's vocabulary, choose a layer and a head, tick heads to
     switch them off: the heatmap, the pronoun's row and the prediction follow. Unknown words show
     a red message naming them."""
-    try:
+    try:                                             # the whole set-up: a widget must not die
+        check_model(model, "coreference")
         examples = example_sentences()
-        sentence = examples[0] if sentence is None else sentence
+        sentence = examples[0] if sentence is None else _sentence_text(sentence)
         view = HeatmapView(None, dpi=dpi, scale=0.8)
+        text = widgets.Combobox(value=sentence, options=examples, ensure_option=False,
+                                description=i18n.t("nb12.sentence"), layout={"width": "95%"}, continuous_update=False)
+        layer = widgets.Dropdown(options=[(str(i), i) for i in range(model.n_layers)], value=0,
+                                 description=i18n.t("nb12.layer"))
+        head = widgets.Dropdown(options=[(str(i), i) for i in range(model.n_heads)], value=0,
+                                description=i18n.t("nb12.head"))
+        boxes = {(l, h): widgets.Checkbox(value=False, description=f"L{l}H{h}", indent=False,
+                                          layout={"width": "70px"})
+                 for l in range(model.n_layers) for h in range(model.n_heads)}
+        controls = {"sentence": text, "layer": layer, "head": head,
+                    **{f"off L{l}H{h}": b for (l, h), b in boxes.items()}}
+        ablate_row = widgets.HBox([widgets.Label(i18n.t("nb12.switch_off"))] + list(boxes.values()))
+        panel = Panel([text, widgets.HBox([layer, head]), ablate_row, view.widget], name="sentence",
+                      controls=controls, images={"weights": view.widget})
+        panel.children += (panel.readout, panel.message)
     except Exception as exc:  # noqa: BLE001 -- a widget must not die
-        return _error_panel(exc)
-    text = widgets.Combobox(value=sentence, options=examples, ensure_option=False, description=i18n.t("nb12.sentence"),
-                            layout={"width": "95%"}, continuous_update=False)
-    layer = widgets.Dropdown(options=[(str(i), i) for i in range(model.n_layers)], value=0,
-                             description=i18n.t("nb12.layer"))
-    head = widgets.Dropdown(options=[(str(i), i) for i in range(model.n_heads)], value=0,
-                            description=i18n.t("nb12.head"))
-    boxes = {(l, h): widgets.Checkbox(value=False, description=f"L{l}H{h}", indent=False, layout={"width": "70px"})
-             for l in range(model.n_layers) for h in range(model.n_heads)}
-    controls = {"sentence": text, "layer": layer, "head": head, **{f"off L{l}H{h}": b for (l, h), b in boxes.items()}}
-    ablate_row = widgets.HBox([widgets.Label(i18n.t("nb12.switch_off"))] + list(boxes.values()))
-    panel = Panel([text, widgets.HBox([layer, head]), ablate_row, view.widget], name="sentence", controls=controls,
-                  images={"weights": view.widget})
-    panel.children += (panel.readout, panel.message)
+        return error_panel(exc)
 
     def compute():
         s = sentence_state(model, text.value, layer.value, head.value,
@@ -143,4 +172,14 @@ def sentence_widget(model, sentence: str | None = None, *, dpi: int = DPI) -> Pa
                                + (html.escape(i18n.t("nb12.baseline", word=s["baseline"])) if s["ablated"] else ""))
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, _clearing(panel, view, compute))
+
+
+def _sentence_text(sentence) -> str:
+    """The text box's value: a string, or a list of words joined by spaces."""
+    if isinstance(sentence, str):
+        return sentence
+    if isinstance(sentence, (list, tuple)) and all(isinstance(w, str) for w in sentence):
+        return " ".join(sentence)
+    raise TypeError(f"sentence: expected a string of space-separated words (or a list of words), "
+                    f"got {describe(sentence)}")
