@@ -39,7 +39,7 @@
 # 注意力为什么要计算 $n^2$ 对（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -47,14 +47,14 @@ import numpy as np
 
 import attention_core as ac
 from attention_core.labs.nb04_masking import masking_lab
-from attention_core.labs.nb10_efficient_attention import efficient_lab, linear_lab, widgets
-from attention_core.teaching import checks, i18n
+from attention_core.labs.nb10_efficient_attention import checks, efficient_lab, linear_lab, widgets
+from attention_core.teaching import i18n
 from attention_core.teaching.measure import best_time
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 MiB = 2 ** 20
 
 # %% [markdown] lang="en"
@@ -73,7 +73,7 @@ MiB = 2 ** 20
 # 取 $D = 32$、float32（每个数 4 字节）：
 
 # %%
-D = 32                                                  # width of queries, keys and values in this notebook
+D = 32                                                  # [en] width of queries, keys and values in this notebook [zh] 本 notebook 中 Query、Key 和 Value 的宽度
 print("[en]     T    weights (T, T)    output (T, D)   weights / output[zh]     T      权重 (T, T)      输出 (T, D)        权重 / 输出")
 for T in (1024, 4096, 16384):
     weights_bytes, output_bytes = T * T * 4, T * D * 4
@@ -127,7 +127,7 @@ for T in (1024, 4096, 16384):
 # 每一步都是精确的：求的是同样的和，只是分组方式不同。下面是十个 Key、每块四个的例子（最后一块较短）：
 
 # %%
-scores = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])    # one query against 10 keys
+scores = np.array([0.5, 1.0, -0.3, 0.2, 2.5, 0.1, 1.7, -1.0, 3.1, 0.4])    # [en] one query against 10 keys [zh] 一个 Query 对 10 个 Key 的分数
 values = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1], [-1, 1], [0, 0], [3, 1], [1, 3]], dtype=float)
 trace = efficient_lab.online_softmax_trace(scores, values, block_size=4)
 print("[en]block  keys  block max   running max m   rescale e^(m_old - m)   running sum l   output so far a / l[zh]   块  Key   块内最大值   当前最大值 m   重新缩放 e^(m_old - m)   当前累计和 l   目前的输出 a / l")
@@ -172,12 +172,12 @@ print(inspect.getsource(ac.tiled_attention))
 
 # %%
 T = 1024
-q, k, v = rng.standard_normal((3, T, D))                       # (T, D) each, float64
+q, k, v = rng.standard_normal((3, T, D))                       # [en] (T, D) each, float64 [zh] 各为 (T, D)，float64
 for dtype, digits in ((np.float64, 12), (np.float32, 6)):
     qd, kd, vd = q.astype(dtype), k.astype(dtype), v.astype(dtype)
-    for name, mask in (("[en]no mask[zh]不加 mask", None), ("[en]causal mask[zh]因果 mask", ac.causal_mask(T))):
-        naive, weights = ac.scaled_dot_product_attention(qd, kd, vd, mask=mask)      # holds the (T, T) weights
-        tiled = ac.tiled_attention(qd, kd, vd, mask=mask, block_size=100)            # never does
+    for name, mask in (("[en]no mask[zh]不加掩码", None), ("[en]causal mask[zh]因果掩码", ac.causal_mask(T))):
+        naive, weights = ac.scaled_dot_product_attention(qd, kd, vd, mask=mask)      # [en] holds the (T, T) weights [zh] 会存下 (T, T) 的权重
+        tiled = ac.tiled_attention(qd, kd, vd, mask=mask, block_size=100)            # [en] never does [zh] 从不存下
         diff = np.abs(tiled - naive).max()
         print(f"{np.dtype(dtype).name:<8}", pad(name, 12), f"[en]max |tiled - naive| = {diff:.{digits}f}   ({digits} decimals)   dtype {tiled.dtype}[zh]max |分块 - 朴素| = {diff:.{digits}f}   （{digits} 位小数）   dtype {tiled.dtype}")
 
@@ -247,11 +247,11 @@ ax = efficient_lab.plot_memory(rows)
 
 # %%
 first, last = trace[0], trace[-1]
-early = np.exp(first["scores"] - first["max"]) / first["sum"]          # weights of keys 0-3 after block 1
-final = ac.softmax(scores)[:4]                                         # their true weights
-print(pad("[en]weights of keys 0-3 known after block 1:[zh]第 1 块之后就能读出的 Key 0–3 的权重：", 40), early, " " + "[en]sum[zh]和", f"{early.sum():.3f}")
-print(pad("[en]their final weights:[zh]它们的最终权重：", 40), final, " " + "[en]sum[zh]和", f"{final.sum():.3f}")
-lse = last["max"] + np.log(last["sum"])                                # log-sum-exp of the whole row: 2 numbers kept
+early = np.exp(first["scores"] - first["max"]) / first["sum"]          # [en] weights of keys 0-3 after block 1 [zh] 第 1 块之后 Key 0–3 的权重
+final = ac.softmax(scores)[:4]                                         # [en] their true weights [zh] 它们真正的权重
+print(pad("[en]weights of keys 0-3 known after block 1:[zh]第 1 块之后就能读出的 Key 0–3 的权重：", 40), early, " " + "[en]sum[zh]总和", f"{early.sum():.3f}")
+print(pad("[en]their final weights:[zh]它们的最终权重：", 40), final, " " + "[en]sum[zh]总和", f"{final.sum():.3f}")
+lse = last["max"] + np.log(last["sum"])                                # [en] log-sum-exp of the whole row: 2 numbers kept [zh] 整行的 log-sum-exp：只需保存 2 个数
 print(f"[en]recomputed from the saved log-sum-exp L = m + log l = {lse:.3f}:[zh]由保存下来的 log-sum-exp L = m + log l = {lse:.3f} 重新算出：", np.exp(scores[:4] - lse))
 out, w = ac.scaled_dot_product_attention(q, k, v, need_weights=False)
 print("[en]scaled_dot_product_attention(..., need_weights=False) returns weights:[zh]scaled_dot_product_attention(..., need_weights=False) 返回的权重：", w)
@@ -289,7 +289,7 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 T_small, W_small = 16, 3
 patterns = [np.ones((T_small, T_small), dtype=bool),
             ac.sliding_window_mask(T_small, W_small, causal=False),         # |i - j| < 3
-            efficient_lab.local_global_mask(T_small, W_small, n_global=1)]  # + token 0 sees and is seen by all
+            efficient_lab.local_global_mask(T_small, W_small, n_global=1)]  # [en] + token 0 sees and is seen by all [zh] + token 0 能看到所有位置，也被所有位置看到
 counts = [int(p.sum()) for p in patterns]
 titles = [f"[en]full: {counts[0]} pairs[zh]全局：{counts[0]} 对",
           f"[en]window W = {W_small}: {counts[1]} pairs[zh]窗口 W = {W_small}：{counts[1]} 对",
@@ -305,7 +305,7 @@ fig = masking_lab.plot_mask_grid(patterns, titles=titles)
 # 序列越长，省下的越多。取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token（包括它自己），所以配对数随 $T$ 线性增长，而不是随 $T^2$：
 
 # %%
-W = 256                                                          # the window used in the rest of the notebook
+W = 256                                                          # [en] the window used in the rest of the notebook [zh] 本 notebook 后面都用这个窗口
 print("[en]       T          full pairs     window pairs (W = 256)   share[zh]       T          全局配对数        窗口配对数（W = 256）   占比")
 for T in (1024, 4096, 16384, 131072):
     full_pairs, window_pairs = T * T, efficient_lab.window_pairs(T, W)
@@ -322,8 +322,8 @@ for T in (1024, 4096, 16384, 131072):
 # 分数再高，权重也恰好为 0。
 
 # %%
-row = rng.normal(size=T_small)                                   # one query's scores, position 12
-row[2] = 6.0                                                     # key 2 matches best, by far
+row = rng.normal(size=T_small)                                   # [en] one query's scores, position 12 [zh] 一个 Query 的分数，位置 12
+row[2] = 6.0                                                     # [en] key 2 matches best, by far [zh] Key 2 的匹配度遥遥领先
 query = 12
 window_row = ac.sliding_window_mask(T_small, W_small, causal=False)[query]
 print("[en]visible keys in the window:[zh]窗口中可见的 Key：", np.flatnonzero(window_row))
@@ -346,9 +346,9 @@ print(f"[en]sliding window:   weight of key 2 = {ac.softmax(row, mask=window_row
 # %%
 T = 1024
 q, k, v = rng.standard_normal((3, T, D))
-banded = efficient_lab.sliding_window_attention(q, k, v, W)                                   # only the band
+banded = efficient_lab.sliding_window_attention(q, k, v, W)                                   # [en] only the band [zh] 只算带状区域
 reference, _ = ac.scaled_dot_product_attention(q, k, v, mask=ac.sliding_window_mask(T, W, causal=False))
-print(f"[en]max |banded - full with window mask| = {np.abs(banded - reference).max():.12f}[zh]max |带状计算 - 完整计算加窗口 mask| = {np.abs(banded - reference).max():.12f}")
+print(f"[en]max |banded - full with window mask| = {np.abs(banded - reference).max():.12f}[zh]max |带状计算 - 完整计算加窗口掩码| = {np.abs(banded - reference).max():.12f}")
 
 # %% [markdown] lang="en"
 # ### Linear attention: a feature map instead of the softmax
@@ -377,7 +377,7 @@ print(f"[en]max |banded - full with window mask| = {np.abs(banded - reference).m
 
 # %%
 print(inspect.getsource(linear_lab.linear_attention))
-q_l, k_l, v_l = np.random.default_rng(1).standard_normal((3, 512, D))          # its own seed
+q_l, k_l, v_l = np.random.default_rng(1).standard_normal((3, 512, D))          # [en] its own seed [zh] 单独的种子
 same = np.allclose(linear_lab.linear_attention(q_l, k_l, v_l), linear_lab.linear_weights(q_l, k_l) @ v_l)
 print("[en]regrouped == explicit weights @ V:[zh]重新组合的算法 == 显式权重 @ V：", same)
 with efficient_lab.blas_threads(1):
@@ -409,7 +409,7 @@ with efficient_lab.blas_threads(1):
 q_l, k_l = np.random.default_rng(2).standard_normal((2, 256, D))
 dist = linear_lab.weight_distance(q_l, k_l)
 print(f"[en]T = {256}: distance from softmax's weights (total variation) {dist['tv']:.2f}; largest weight per row: softmax {dist['max_softmax']:.3f}, linear {dist['max_linear']:.3f} (uniform {1 / 256:.4f})[zh]T = {256}：与 softmax 权重的距离（总变差）{dist['tv']:.2f}；每行最大权重：softmax {dist['max_softmax']:.3f}，线性 {dist['max_linear']:.3f}（均匀分布 {1 / 256:.4f}）")
-q_n, k_n = linear_lab.planted_key(t=1024, d=D, strength=10.0, position=300)   # the needle of the next section
+q_n, k_n = linear_lab.planted_key(t=1024, d=D, strength=10.0, position=300)   # [en] the needle of the next section [zh] 下一节的那根针
 soft_w = ac.scaled_dot_product_attention(q_n, k_n, k_n)[1][0]
 lin_w = linear_lab.linear_weights(q_n, k_n)[0]
 print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.4f}; uniform would be {1 / 1024:.4f}[zh]针的权重：softmax {soft_w[300]:.4f}，线性 {lin_w[300]:.4f}；均匀分布时是 {1 / 1024:.4f}")
@@ -457,9 +457,9 @@ print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.
 # 一切都由种子固定：权重（这里直接就是 Key 和 Value）、精度（float32）、batch（每个请求一篇文档）、硬件（一个 BLAS 线程）。
 
 # %%
-doc = efficient_lab.needle_document(1024, n_trials=20, d=D, seed=0)    # 20 documents of 1,024 tokens
-k_doc, v_doc = efficient_lab.plant_needle(doc, 300)                     # needle at position 300
-scores_last = (doc["q"] @ np.swapaxes(k_doc, -1, -2))[:, 0] / np.sqrt(D)   # (20, T): the question's scores
+doc = efficient_lab.needle_document(1024, n_trials=20, d=D, seed=0)    # [en] 20 documents of 1,024 tokens [zh] 20 篇文档，每篇 1,024 个 token
+k_doc, v_doc = efficient_lab.plant_needle(doc, 300)                     # [en] needle at position 300 [zh] 针在位置 300
+scores_last = (doc["q"] @ np.swapaxes(k_doc, -1, -2))[:, 0] / np.sqrt(D)   # [en] (20, T): the question's scores [zh] (20, T)：问题的分数
 others = np.delete(scores_last, 300, axis=1)
 print(f"[en]needle score {scores_last[0, 300]:.2f};  distractors: mean {others.mean():.2f}, std {others.std():.2f}, largest {others.max():.2f}[zh]针的分数 {scores_last[0, 300]:.2f}；干扰项：均值 {others.mean():.2f}，标准差 {others.std():.2f}，最大 {others.max():.2f}")
 print(f"[en]keys (N, T, d): {k_doc.shape}   values (N, T, C): {v_doc.shape}   answers of the 20 documents:[zh]Key (N, T, d)：{k_doc.shape}   Value (N, T, C)：{v_doc.shape}   20 篇文档的答案：", doc["answer"])
@@ -503,6 +503,7 @@ widgets.window_retrieval_widget(512, window=128, distance=200)
 depths = np.array([0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.99])
 lengths = (1024, 4096, 16384)
 docs, accuracy = {}, {}
+method_names = {"full": "[en]full[zh]全局", "window": "[en]window[zh]窗口"}
 with efficient_lab.blas_threads(1):
     for T in lengths:
         docs[T] = efficient_lab.needle_document(T, n_trials=20, d=D, seed=T)
@@ -513,7 +514,7 @@ print(pad("[en]depth of the needle:[zh]针的深度：", 28) + "".join(f"{100 * 
 for T in lengths:
     print(f"T = {T:>6,}  " + pad("[en]needle distance:[zh]针的距离：", 16) + "".join(f"{T - 1 - p:>8,}" for p in efficient_lab.depth_positions(T, depths)))
     for method in efficient_lab.METHODS:
-        print(f"           {method:<6} " + pad("[en]accuracy:[zh]正确率：", 9) + "".join(f"{a:8.2f}" for a in accuracy[method, T]))
+        print(f"           {pad(method_names[method], 6)} " + pad("[en]accuracy:[zh]正确率：", 9) + "".join(f"{a:8.2f}" for a in accuracy[method, T]))
 ax = efficient_lab.plot_accuracy_by_position(depths, accuracy, chance=1 / 16)
 
 # %% [markdown] lang="en"
@@ -553,12 +554,12 @@ with efficient_lab.blas_threads(1):
         for method in efficient_lab.METHODS:
             run = efficient_lab.measure_prefill(method, Q, K, V, window=W)
             costs[method, T] = {**efficient_lab.cost_summary(T, run["seconds"]), "peak_bytes": run["peak_bytes"]}
-            answers_prefill[method, T] = run["output"][-1]                  # the question's output (C,)
+            answers_prefill[method, T] = run["output"][-1]                  # [en] the question's output (C,) [zh] 问题的输出 (C,)
 print("[en]     T  method   runs   throughput (tokens/s)   median latency   p95 latency[zh]     T  方法     次数     吞吐量（token/秒）       延迟中位数      p95 延迟")
 for T in lengths:
     for method in efficient_lab.METHODS:
         c = costs[method, T]
-        print(f"{T:>6,}  {method:<6}  {c['runs']:>4}   {c['tokens_per_s']:>21,.0f}   {c['median_ms']:11.1f} ms"
+        print(f"{T:>6,}  {pad(method_names[method], 6)}  {c['runs']:>4}   {c['tokens_per_s']:>21,.0f}   {c['median_ms']:11.1f} ms"
               f"   {c['p95_ms']:8.1f} ms")
 
 # %%
@@ -566,7 +567,7 @@ print("[en]     T  method   peak memory   full pass: answer right (needle at 50%
 for T in lengths:
     for method in efficient_lab.METHODS:
         right = int(answers_prefill[method, T].argmax()) == int(docs[T]["answer"][0])
-        print(f"{T:>6,}  {method:<6}  {costs[method, T]['peak_bytes'] / MiB:7.1f} MiB   {right}")
+        print(f"{T:>6,}  {pad(method_names[method], 6)}  {costs[method, T]['peak_bytes'] / MiB:7.1f} MiB   {right}")
 
 # %% [markdown] lang="en"
 # Both methods need little memory: tiled attention never holds the $(T, T)$ matrix, and the window kernel holds one
@@ -665,8 +666,9 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 
 # %%
 def my_sliding_window_mask(T, window):
-    """-> (T, T) bool: True where query i may attend to key j, that is 0 <= i - j < window"""
-    raise NotImplementedError("compare i - j with 0 and with window")
+    """[en] -> (T, T) bool: True where query i may attend to key j, that is 0 <= i - j < window
+    [zh] -> (T, T) 布尔型：Query i 可以关注 Key j（即 0 <= i - j < window）处为 True"""
+    raise NotImplementedError("[en]compare i - j with 0 and with window[zh]把 i - j 与 0 和 window 比较")
 
 checks.check_sliding_window_mask(my_sliding_window_mask)
 
@@ -687,7 +689,7 @@ checks.check_sliding_window_mask(my_sliding_window_mask)
 # ```python
 # def my_sliding_window_mask(T, window):
 #     gap = np.arange(T)[:, None] - np.arange(T)[None, :]     # i - j, (T, T)
-#     return (gap >= 0) & (gap < window)                      # the past, window keys deep
+#     return (gap >= 0) & (gap < window)                      # 过去的 window 个 Key
 # ```
 # </details>
 
@@ -712,8 +714,9 @@ checks.check_sliding_window_mask(my_sliding_window_mask)
 
 # %%
 def my_online_attention(q, k, v, block_size):
-    """q (Tq, Dk), k (Tk, Dk), v (Tk, Dv) -> (Tq, Dv), one block of keys at a time, never the (Tq, Tk) scores"""
-    raise NotImplementedError("m, l, acc per row; for each block: new max, rescale, add, ...; finally acc / l")
+    """[en] q (Tq, Dk), k (Tk, Dk), v (Tk, Dv) -> (Tq, Dv), one block of keys at a time, never the (Tq, Tk) scores
+    [zh] q (Tq, Dk)，k (Tk, Dk)，v (Tk, Dv) -> (Tq, Dv)，每次处理一块 Key，从不存下 (Tq, Tk) 的分数"""
+    raise NotImplementedError("[en]m, l, acc per row; for each block: new max, rescale, add, ...; finally acc / l[zh]每行一组 m、l、acc；对每一块：新的最大值、重新缩放、累加……；最后 acc / l")
 
 checks.check_online_attention(my_online_attention)
 
@@ -743,14 +746,14 @@ checks.check_online_attention(my_online_attention)
 #
 # ```python
 # def my_online_attention(q, k, v, block_size):
-#     q = q / np.sqrt(q.shape[-1])                             # fold the scale into q
-#     m = np.full((len(q), 1), -np.inf)                        # running maximum   (Tq, 1)
-#     l = np.zeros((len(q), 1))                                # running sum       (Tq, 1)
-#     acc = np.zeros((len(q), v.shape[-1]))                    # accumulator       (Tq, Dv)
+#     q = q / np.sqrt(q.shape[-1])                             # 把缩放并入 q
+#     m = np.full((len(q), 1), -np.inf)                        # 当前最大值   (Tq, 1)
+#     l = np.zeros((len(q), 1))                                # 当前累计和   (Tq, 1)
+#     acc = np.zeros((len(q), v.shape[-1]))                    # 累加器       (Tq, Dv)
 #     for start in range(0, len(k), block_size):
-#         s = q @ k[start:start + block_size].T                # one block of scores (Tq, B)
+#         s = q @ k[start:start + block_size].T                # 一块分数 (Tq, B)
 #         m_new = np.maximum(m, s.max(axis=1, keepdims=True))
-#         rescale = np.exp(m - m_new)                          # <= 1: old sums to the new maximum
+#         rescale = np.exp(m - m_new)                          # <= 1：把旧的和换算到新的最大值下
 #         p = np.exp(s - m_new)
 #         l = l * rescale + p.sum(axis=1, keepdims=True)
 #         acc = acc * rescale + p @ v[start:start + block_size]
