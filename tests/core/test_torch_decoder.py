@@ -92,6 +92,20 @@ def test_the_twin_equals_decoder_forward_on_the_shipped_models(name, dtype):
         np.testing.assert_array_equal(a, weights[k])
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_the_twin_on_cuda_equals_decoder_forward():
+    params = random_decoder(11, 16, 4, 2, 32, 12, np.float32)
+    twin = backends.to_torch_decoder(params, device="cuda")
+    ids = np.random.default_rng(1).integers(0, 11, (3, 12))
+    with torch.no_grad():
+        lt, wt = twin(torch.as_tensor(ids, device="cuda"), head_mask=np.ones((2, 4), np.float32))
+    assert lt.device.type == "cuda"
+    logits, weights = tr.decoder_forward(params, ids)
+    close(lt.cpu(), logits, np.float32)
+    close(wt.cpu(), weights, np.float32)
+
+
 def test_gradients_reach_every_parameter_and_training_does_not_touch_the_callers_arrays():
     flat = tr.init_decoder(9, 8, 2, 2, 16, 6, seed=3, dtype=np.float64)
     before = {k: a.copy() for k, a in flat.items()}
