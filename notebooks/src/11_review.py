@@ -40,7 +40,7 @@
 # 下面每一行都链接到演示它的那一节。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import numpy as np
 from IPython.display import Markdown
@@ -50,8 +50,8 @@ from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from a seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本 notebook 的所有随机数都来自种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## The whole course in one attention step
@@ -87,7 +87,7 @@ print(pad("[en]x  embeddings[zh]x  嵌入", 18), recap.x.shape, "  (T, D)")
 print(pad("[en]PE sinusoidal[zh]PE 正弦编码", 18), recap.pe.shape, "  (T, D)   PE[0] =", recap.pe[0])
 print(pad("h = x + PE", 18), recap.h.shape)
 print(pad("[en]Q, K, V per head[zh]每个头的 Q、K、V", 18), recap.q.shape, recap.k.shape, recap.v.shape, "  (H, T, d_k)")
-print(pad("[en]causal mask[zh]因果 mask", 18), recap.mask.shape, "  " + "[en]True = may attend[zh]True = 可以关注")
+print(pad("[en]causal mask[zh]因果掩码", 18), recap.mask.shape, "  " + "[en]True = may attend[zh]True = 可以关注")
 print(pad("[en]weights[zh]权重", 18), recap.weights.shape, "  (H, T, T)")
 print(pad("[en]output[zh]输出", 18), recap.output.shape, "  " + "[en](T, D): one new vector per token[zh](T, D)：每个 token 一个新向量")
 
@@ -224,7 +224,7 @@ Markdown(review.question_table(LANG))
 # 下面按宽度 $d = 512$ 把两列计算量数一数：
 
 # %%
-print(f"{'n':>6}  {'RNN n·d²':>10}  {'attn n²·d':>10}  {'ratio':>6}  {'steps RNN/attn':>14}  {'path RNN/attn':>13}  {'n×n weights':>12}")
+print("[en]     n    RNN n·d²   attn n²·d   ratio  steps RNN/attn  path RNN/attn   n×n weights[zh]     n    RNN n·d² 注意力 n²·d    比值 步数 RNN/注意力 路径 RNN/注意力      n×n 权重")
 for r in review.complexity_rows(d_model=512, lengths=(128, 512, 2048, 8192)):
     steps, path = f"{r['rnn_steps']} / {r['attention_steps']}", f"{r['rnn_path']} / {r['attention_path']}"
     print(f"{r['n']:6d}  {r['rnn_ops']:10.2e}  {r['attention_ops']:10.2e}  {r['attention_ops'] / r['rnn_ops']:6.2f}"
