@@ -24,7 +24,8 @@ def test_titles_come_from_the_sources():
 
 def test_a_source_title_is_its_first_heading_and_unknown_stems_are_refused():
     cells = notebook_source.parse_source('# %% [markdown] lang="en"\n# # 08 · Attention and the RNN\n#\n# text\n\n'
-                                         '# %% [markdown] lang="zh"\n# # 08 · 注意力与循环网络\n\n# %%\n# 08 · not a title\n')
+                                         '# %% [markdown] lang="zh"\n# # 08 · 注意力与循环网络\n\n'
+                                         '# %%\n# 08 · not a title\n')
     assert notebook_source.source_title(cells, "en") == "Attention and the RNN"
     assert notebook_source.source_title(cells, "zh") == "注意力与循环网络"
     assert review.notebook_title("09_cost_and_context_window", "zh") == "计算代价与上下文窗口"

@@ -1,4 +1,4 @@
-"""Every notebook 01-10 has at least two exercises graded by a `checks.check_*` helper, each with its
+"""Every notebook 01-10 has at least two exercises graded by a `checks.check_*` helper of its lab, each with its
 solution hidden in a <details> block right after it; notebooks 06, 07 and 10 have a stretch exercise;
 every checker of the exercises' contract is used by some notebook."""
 import re
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_core.teaching import checks
+from attention_core.teaching.checks import lab_checker
 from attention_core.teaching.notebook_source import parse_source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def test_each_notebook_has_two_exercises_with_hidden_solutions(nn):
     assert len(found) >= 2, f"notebook {nn}: {len(found)} exercises graded by a checker"
     assert len({name for name, _ in found}) >= 2, f"notebook {nn}: the exercises use one checker only"
     for name, i in found:
-        assert callable(getattr(checks, name)), name
+        assert callable(lab_checker(SOURCES[nn].stem, name)), name          # the checker is its own lab's
         after = [text for kind, lang, text in cells[i + 1:i + 5] if kind == "md"]
         assert any("<details>" in text for text in after), f"notebook {nn} cell {i}: no <details> solution after it"
         both = [lang for kind, lang, text in cells[i + 1:i + 5] if kind == "md" and "<details>" in text]

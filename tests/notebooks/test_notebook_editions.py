@@ -83,7 +83,8 @@ def test_a_mistyped_marker_is_refused_with_file_and_line():
     ("x = 1  # [en] why [zh] 为什么", "x = 1  # why", "x = 1  # 为什么"),
     ("# [en] only English\n# [zh] 只有中文\nx = 1", "# only English\nx = 1", "# 只有中文\nx = 1"),
     ("x = 1  # [en] only English", "x = 1  # only English", "x = 1"),
-    ('def f():\n    """[en] Return it.\n    [zh] 返回它。"""', 'def f():\n    """Return it."""', 'def f():\n    """返回它。"""'),
+    ('def f():\n    """[en] Return it.\n    [zh] 返回它。"""',
+     'def f():\n    """Return it."""', 'def f():\n    """返回它。"""'),
     ("%matplotlib inline\ny = '[en]a[zh]b'", "%matplotlib inline\ny = 'a'", "%matplotlib inline\ny = 'b'"),
     ('s = "no markers, [brackets] fine"', 's = "no markers, [brackets] fine"', 's = "no markers, [brackets] fine"'),
 ])
@@ -93,8 +94,8 @@ def test_per_edition_words_resolve(code, en, zh):
     assert resolve_code(code, "zh") == zh
 
 
-@pytest.mark.parametrize("code", ['"[zh]中文[en]English"', '"[en]only English"', '"[en]a[zh]b[zh]c"', "# [zh] 中 [en] E",
-                                  "x = 1  # see [en] later"])
+@pytest.mark.parametrize("code", ['"[zh]中文[en]English"', '"[en]only English"', '"[en]a[zh]b[zh]c"',
+                                  "# [zh] 中 [en] E", "x = 1  # see [en] later"])
 def test_malformed_per_edition_words_are_refused(code):
     from attention_core.teaching.notebook_source import SourceFormatError, resolve_code
     with pytest.raises(SourceFormatError):

@@ -45,7 +45,8 @@ def exercises():
                 m = SOLUTION.search(md) if kind2 == "md" else None
                 if m and lang not in solutions:
                     solutions[lang] = m.group(1)
-            found.append(pytest.param(setup, text, calls[-1], solutions, id=f"{path.stem[:2]}-cell{i}-{calls[-1][7:40]}"))
+            name = f"{path.stem[:2]}-cell{i}-{calls[-1][7:40]}"
+            found.append(pytest.param(setup, text, calls[-1], solutions, id=name))
     return found
 
 
@@ -54,7 +55,7 @@ EXERCISES = exercises()
 
 def _namespace(setup: str, lang: str) -> dict:
     ns: dict = {}
-    exec(compile(_python(resolve_code(setup, lang)), "<setup>", "exec"), ns)   # noqa: S102 - the course's own code
+    exec(compile(_python(resolve_code(setup, lang)), "<setup>", "exec"), ns)
     return ns
 
 
@@ -70,12 +71,12 @@ def test_skeleton_gets_not_done_yet_and_solutions_pass(setup, skeleton, call, so
             ns = _namespace(setup, lang)
             code = _python(resolve_code(skeleton, lang))
             body = CHECK_CALL.sub("", code)                   # define the skeleton, then judge it here
-            exec(compile(body, "<skeleton>", "exec"), ns)     # noqa: S102
-            verdict = eval(call, ns)                          # noqa: S307
+            exec(compile(body, "<skeleton>", "exec"), ns)
+            verdict = eval(call, ns)
             assert not verdict.passed, f"{lang}: the untouched skeleton passes {call}"
             assert "NotImplementedError" in verdict.message, f"{lang}: {verdict.message}"
-            exec(compile(solutions[lang], "<solution>", "exec"), ns)   # noqa: S102
-            verdict = eval(call, ns)                          # noqa: S307
+            exec(compile(solutions[lang], "<solution>", "exec"), ns)
+            verdict = eval(call, ns)
             assert verdict.passed, f"{lang} solution fails {call}: {verdict.message}"
     finally:
         i18n.set_language("en")
