@@ -57,6 +57,25 @@ def test_webfont_css_covers_chinese_and_keeps_latin_on_the_theme_fonts():
     assert "U+0000" not in css and "U+0041" not in css                # Latin is not drawn by the CJK face
 
 
+def test_webfont_css_reaches_form_controls_and_slide_headings_tables_and_code():
+    """Chromium does not let controls inherit the page's font, and reveal.js styles headings, tables and code
+    with its own stacks: each of those gets the CJK face first (issue 16: boxes in dropdowns and slides)."""
+    import re
+    css = re.sub(r"/\*.*?\*/", "", lab_setup.webfont_css("fonts/x.otf"), flags=re.S)
+    rules = re.findall(r"([^{}]+)\{([^{}]*)\}", css)
+    first = {}
+    for selectors, body in rules:
+        family = re.search(r"font-family:\s*([^;]+);", body)
+        for sel in selectors.split(","):
+            sel = sel.strip()
+            if family and sel:
+                first[sel] = family.group(1)
+    for element in ("input", "select", "option", "textarea", "button"):
+        assert first.get(f"html {element}", "").startswith(f'"{lab_setup.FONT_FAMILY}"'), element
+    for element in ("h1", "h2", "h3", "h4", "h5", "h6", "table", "th", "td", "pre", "code"):
+        assert first.get(f"html .reveal {element}", "").startswith(f'"{lab_setup.FONT_FAMILY}"'), element
+
+
 def test_config_sets_the_interface_language(tmp_path, monkeypatch):
     monkeypatch.setattr(lab_setup, "webfont", lambda folder, name="x": folder)   # no 16 MB font here
     lab_setup.config(tmp_path, "zh")
@@ -69,6 +88,18 @@ def test_config_sets_the_interface_language(tmp_path, monkeypatch):
     ('<link rel="stylesheet" href="//cdn.example/x.css">', True),
     ("<script type=module>import m from 'https://cdn.example/m.mjs';</script>", True),
     ('<script src="../assets/require.js"></script><a href="https://arxiv.org/abs/1706.03762">paper</a>', False),
+    ('<img srcset="a.png 1x, https://cdn.example/b.png 2x">', True),
+    ("<picture><source srcset='//cdn.example/b.webp'></picture>", True),
+    ('<img srcset="a.png 1x, b.png 2x" src="a.png">', False),
+    ('<iframe src="https://www.youtube.com/embed/x"></iframe>', True),
+    ('<style>@import url("https://fonts.example/css");</style>', True),
+    ("<style>@import 'https://cdn.example/x.css';</style>", True),
+    ('<div style="background: url(//cdn.example/y.png)"></div>', True),
+    ('<div style="background: url(data:image/png;base64,AAAA)"></div>', False),
+    ('<video poster="https://cdn.example/p.png" src="v.mp4"></video>', True),
+    ('<object data="https://cdn.example/y.svg"></object>', True),
+    ('<script>import("https://cdn.example/m.js")</script>', True),
+    ("<p>written at http://example.com, not loaded</p>", False),
 ])
 def test_the_site_build_refuses_pages_that_load_from_the_network(page, remote):
     if remote:
@@ -84,3 +115,72 @@ def test_links_between_notebooks_point_at_the_exported_pages():
     assert 'href="02_scaled_dot_product.html#Softmax"' in out and "https://x.org/a.ipynb" in out
     assert 'href="02_scaled_dot_product.slides.html"' in build_site._fix_links('<a href="02_scaled_dot_product.ipynb">',
                                                                                "slides")
+
+
+# --- the working copy's state: atomic, a corrupt one rebuilt, every backup kept, "newer" only when it is ----------
+def test_a_notebook_only_the_learner_changed_is_kept_without_saying_the_course_is_newer(course, capsys):
+    src, dest = course
+    lab_setup.copy(dest=dest, source=src)
+    (dest / "en" / "01_a.ipynb").write_text('{"mine": 1}')
+    for _ in range(2):                                               # every later `make lab`
+        assert lab_setup.copy(dest=dest, source=src) == []
+        assert "newer" not in capsys.readouterr().out
+    assert (dest / "en" / "01_a.ipynb").read_text() == '{"mine": 1}'
+    (src / "en" / "01_a.ipynb").write_text('{"v": 2}')                # now the course changes too
+    assert lab_setup.copy(dest=dest, source=src) == ["en/01_a.ipynb"]
+    assert "kept your changed my-notebooks/en/01_a.ipynb (the course's version is newer" in capsys.readouterr().out
+    assert (dest / "en" / "01_a.ipynb").read_text() == '{"mine": 1}'
+
+
+@pytest.mark.parametrize("state", ['{"en/01_a.ipynb": "ab', "", "[1, 2]", '{"en/01_a.ipynb": 3}', "\udcff"])
+def test_a_corrupt_state_file_is_rebuilt_and_loses_nothing(course, capsys, state):
+    src, dest = course
+    lab_setup.copy(dest=dest, source=src)
+    (dest / "zh" / "01_a.ipynb").write_text('{"mine": true}')
+    (dest / ".copied.json").write_text(state, errors="surrogateescape")
+    (src / "en" / "01_a.ipynb").write_text('{"v": 2}')
+    kept = lab_setup.copy(dest=dest, source=src)
+    out = capsys.readouterr().out
+    assert "my-notebooks/.copied.json was" in out and "rebuilt it" in out and "Traceback" not in out
+    assert kept == ["en/01_a.ipynb", "zh/01_a.ipynb"]                 # unknown base: every differing copy is kept
+    assert "it differs from the course's version" in out
+    assert (dest / "zh" / "01_a.ipynb").read_text() == '{"mine": true}'
+    state = json.loads((dest / ".copied.json").read_text())          # valid again; the kept ones' base unknown
+    assert isinstance(state, dict) and "zh/01_a.ipynb" not in state
+    assert lab_setup.copy(dest=dest, source=src) == kept and "rebuilt" not in capsys.readouterr().out
+
+
+def test_the_state_file_is_written_atomically(course, monkeypatch):
+    src, dest = course
+    lab_setup.copy(dest=dest, source=src)
+    before = (dest / ".copied.json").read_text()
+
+    def crash(_src, _dst):
+        raise OSError("disk full")
+    monkeypatch.setattr(lab_setup.os, "replace", crash)
+    (src / "en" / "01_a.ipynb").write_text('{"v": 3}')
+    with pytest.raises(OSError, match="disk full"):
+        lab_setup.copy(dest=dest, source=src)
+    assert (dest / ".copied.json").read_text() == before             # the old state, whole
+    monkeypatch.undo()
+    lab_setup.copy(dest=dest, source=src)                            # and the next run is fine
+    state = json.loads((dest / ".copied.json").read_text())
+    assert state["en/01_a.ipynb"] == lab_setup._digest(src / "en" / "01_a.ipynb")
+
+
+def test_lab_reset_keeps_every_earlier_backup(course, capsys):
+    src, dest = course
+    lab_setup.copy(dest=dest, source=src)
+    for i in range(1, 4):
+        (dest / "en" / "01_a.ipynb").write_text(f'{{"edit": {i}}}')
+        lab_setup.copy(reset=True, dest=dest, source=src)
+    names = {1: "my-notebooks.bak", 2: "my-notebooks.bak.2", 3: "my-notebooks.bak.3"}
+    for i, name in names.items():
+        assert (dest.parent / name / "en" / "01_a.ipynb").read_text() == f'{{"edit": {i}}}'
+    assert "moved your copy to my-notebooks.bak.3/" in capsys.readouterr().out
+    assert (dest / "en" / "01_a.ipynb").read_text() == (src / "en" / "01_a.ipynb").read_text()
+
+
+def test_numbered_backups_are_ignored_by_git():
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "/my-notebooks.bak/" in ignored and "/my-notebooks.bak.*/" in ignored

@@ -44,9 +44,15 @@ TEMPLATES = SITE_PKG / "templates"
 EDITIONS = ("en", "zh")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MATHJAX_CONFIG = "TeX-AMS_CHTML-full,Safe"
-# A remote script or stylesheet in a page (links to papers in the prose are fine: they load nothing).
-REMOTE_ASSET = re.compile(r"""<(?:script|link|img)\b[^>]*?\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
-REMOTE_IMPORT = re.compile(r"""\bimport\b[^;]*?from\s*["'](?:https?:)?//""", re.I)
+# Anything a page would load from the network (links to papers in the prose are fine: they load nothing):
+# scripts, stylesheets, images and frames by src/href/data/poster, every candidate of a srcset, CSS
+# @import and url(), and JavaScript module imports.
+_REMOTE = r"""["']?\s*(?:https?:)?//"""
+REMOTE_ASSET = re.compile(r"""<(?:script|link|img|iframe|frame|source|video|audio|track|embed|object|image|use"""
+                          r"""|input)\b[^>]*?\b(?:src|href|xlink:href|data|poster)\s*=\s*""" + _REMOTE, re.I)
+REMOTE_SRCSET = re.compile(r"""\b(?:image)?srcset\s*=\s*(?:"[^"]*?|'[^']*?|)(?:https?:)?//""", re.I)
+REMOTE_CSS = re.compile(r"""@import\s+(?:url\(\s*)?""" + _REMOTE + r"""|\burl\(\s*""" + _REMOTE, re.I)
+REMOTE_IMPORT = re.compile(r"""\bimport\b[^;]*?from\s*["'](?:https?:)?//|\bimport\s*\(\s*["'](?:https?:)?//""", re.I)
 HEADINGS = {"#": "slide", "##": "slide", "###": "subslide"}
 TITLES = {"en": "Attention Lab: attention in Transformers, step by step",
           "zh": "Attention Lab：一步一步理解 Transformer 的注意力"}
@@ -150,7 +156,8 @@ def _fix_links(page: str, kind: str) -> str:
 
 
 def check_offline(path: Path, page: str) -> None:
-    bad = REMOTE_ASSET.findall(page) + REMOTE_IMPORT.findall(page)
+    bad = [m.group(0)[-80:] for rx in (REMOTE_ASSET, REMOTE_SRCSET, REMOTE_CSS, REMOTE_IMPORT)
+           for m in rx.finditer(page)]
     if bad:
         raise SystemExit(f"{path}: still loads from the network: {bad[:3]}")
 

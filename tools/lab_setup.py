@@ -17,14 +17,19 @@ from its own folder.
 The working copy: `make lab` serves `my-notebooks/` (ignored by git), never the committed notebooks, so
 running, saving and autosave leave `git status` clean. `copy` adds notebooks that are missing and
 refreshes those the learner has not changed since they were copied (a new version after `git pull`);
-a notebook the learner changed is kept, and named. `copy --reset` moves the copy to my-notebooks.bak/
-(replacing an older backup) and starts again from the committed notebooks.
+a notebook the learner changed is kept (and named when the course's version of it changed too: the
+state file records the digest of the course version each copy started from). `copy --reset` moves the
+copy to my-notebooks.bak/ (my-notebooks.bak.2/, .3/, ... when an earlier backup is there: none is ever
+overwritten) and starts again from the committed notebooks. The state file, my-notebooks/.copied.json,
+is written atomically; a corrupt one is rebuilt (every notebook that differs from the course's is then
+kept as the learner's), with a line that says so.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -68,6 +73,21 @@ def webfont_css(font_url: str) -> str:
 body, .jp-RenderedHTMLCommon, .widget-html-content, .widget-label, .widget-readout, .widget-button,
 .widget-toggle-button, .jupyter-button, .jp-Notebook, .reveal {{
   font-family: {stack};
+}}
+/* Form controls do not inherit the page's font (Chromium draws them with its own default, Arial, which has
+   no Chinese): dropdowns, their options, text boxes, text areas and buttons, in Lab, Voila and the site. */
+html input, html select, html option, html optgroup, html textarea, html button,
+html .widget-dropdown > select, html .widget-text input, html .widget-textarea textarea,
+html .widget-combobox input, html .widget-select select {{
+  font-family: {stack};
+}}
+/* reveal.js themes give headings, tables and code their own stacks: the CJK face goes first there too. */
+html .reveal h1, html .reveal h2, html .reveal h3, html .reveal h4, html .reveal h5, html .reveal h6,
+html .reveal table, html .reveal th, html .reveal td, html .reveal p, html .reveal li {{
+  font-family: {stack};
+}}
+html pre, html code, html kbd, html samp, html .reveal pre, html .reveal code, html .reveal pre code {{
+  font-family: "{FONT_FAMILY}", {CODE_STACK};
 }}
 """
 
@@ -118,16 +138,51 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def next_backup(dest: Path) -> Path:
+    """my-notebooks.bak, then my-notebooks.bak.2, .3, ...: the first name not taken."""
+    backup = dest.with_name(dest.name + ".bak")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = dest.with_name(f"{dest.name}.bak.{n}")
+    return backup
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a file so that a reader (or a crash) sees the old content or the new, never half of it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_state(path: Path) -> dict:
+    """{notebook: digest of the course version it was copied from}; a corrupt file is reported and
+    rebuilt from scratch (nothing is lost: a notebook that differs from the course's is then kept)."""
+    if not path.exists():
+        return {}
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(state, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in state.items()):
+            return state
+        problem = "not a table of notebooks and digests"
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = f"unreadable ({exc.__class__.__name__}: {exc})"
+    print(f"{path.parent.name}/{path.name} was {problem}; rebuilt it: notebooks that differ from the course's "
+          "are kept as yours")
+    return {}
+
+
 def copy(reset: bool = False, dest: Path = WORK_COPY, source: Path = ROOT / "notebooks") -> list[str]:
-    """Refresh the working copy; returns the notebooks kept because the learner changed them."""
+    """Refresh the working copy; returns the notebooks kept although the course's version changed
+    (the learner changed them too). A notebook only the learner changed is kept without a word."""
     if reset and dest.exists():
-        backup = dest.with_name(dest.name + ".bak")
-        shutil.rmtree(backup, ignore_errors=True)
+        backup = next_backup(dest)
         dest.rename(backup)
         print(f"moved your copy to {backup.relative_to(dest.parent)}/")
-    manifest_path = dest / ".copied.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    kept = []
+    dest.mkdir(parents=True, exist_ok=True)
+    state_path = dest / ".copied.json"
+    state = read_state(state_path)
+    kept, unknown = [], set()
     for edition in EDITIONS:
         for nb in sorted((source / edition).glob("*.ipynb")):
             rel = f"{edition}/{nb.name}"
@@ -136,17 +191,20 @@ def copy(reset: bool = False, dest: Path = WORK_COPY, source: Path = ROOT / "not
             if target.exists():
                 mine = _digest(target)
                 if mine == new:
-                    manifest[rel] = new
+                    state[rel] = new
                     continue
-                if mine != manifest.get(rel):          # the learner changed it: never overwrite
-                    kept.append(rel)
+                if mine != state.get(rel):             # the learner changed it: never overwrite
+                    if state.get(rel) != new:          # ... and the course changed (or is unknown): say so
+                        kept.append(rel)
+                        unknown.update([rel] if rel not in state else [])
                     continue
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(nb, target)
-            manifest[rel] = new
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+            state[rel] = new
+    write_atomically(state_path, json.dumps(state, indent=1, sort_keys=True))
     for rel in kept:
-        print(f"kept your changed {dest.name}/{rel} (the course's version is newer: `make lab-reset` takes it)")
+        why = "it differs from the course's version" if rel in unknown else "the course's version is newer"
+        print(f"kept your changed {dest.name}/{rel} ({why}: `make lab-reset` takes it)")
     return kept
 
 
