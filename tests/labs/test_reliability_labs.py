@@ -245,6 +245,8 @@ STATE_CASES += [                       # the labs' experiment functions under th
     (E10.needle_document, (64, 2), {"strength": 1e300, "dtype": "float64"},
      (FloatingPointError, "largest float64 number")),
     (E10.needle_document, (64, 2), {"strength": 1e-30}, "finite"),
+    (E10.memory_rows, ([8],), {"dtype": "int8"}, (TypeError, "dtype: expected a float dtype (float16, float32")),
+    (E10.memory_rows, ([8],), {"dtype": bool}, (TypeError, "dtype: expected a float dtype")),
 ]
 
 

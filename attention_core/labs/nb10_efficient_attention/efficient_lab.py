@@ -19,7 +19,14 @@ import numpy as np
 from attention_core.core.attention import scaled_dot_product_attention, validate_attention_inputs
 from attention_core.core.masks import sliding_window_mask
 from attention_core.core.tiled import tiled_attention
-from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.core.validation import (
+    as_float_array,
+    as_generator,
+    describe,
+    float_dtype,
+    positive_float,
+    positive_int,
+)
 from attention_core.teaching import i18n, plots
 
 # notebook 10 calls efficient_lab.traced_peak and efficient_lab.blas_threads: re-exported here
@@ -74,7 +81,7 @@ def memory_rows(lengths, d: int = 32, *, block_size: int = 128, seed: int = 0, d
     returns the (T, T) weights; it is only run when naive_bytes(T) <= naive_limit_bytes (else None).
     Each row: T, naive_analytic, naive_peak, tiled_peak (bytes), and tiled_per_token (bytes / T).
     """
-    dtype = np.dtype(dtype)
+    dtype = float_dtype(dtype)                          # int8 would round q, k, v to 0 and measure nothing
     rows = []
     for t in lengths:
         t = positive_int(t, "lengths")
@@ -270,7 +277,7 @@ def plot_memory(rows, ax=None, **kwargs):
     analytic count where it was not run) and tiled measured. kwargs go to `ax.plot`. Returns the Axes."""
     if not rows:
         raise ValueError("rows: expected at least one row from memory_rows, got none")
-    ax = plots._new_axes(ax, (6.4, 3.8))
+    ax = plots.new_axes(ax, (6.4, 3.8))
     t = np.array([r["T"] for r in rows], dtype=float)
     analytic = np.array([r["naive_analytic"] for r in rows]) / MIB
     measured = [(r["T"], r["naive_peak"] / MIB) for r in rows if r["naive_peak"] is not None]
@@ -304,7 +311,7 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
     depths = as_float_array(depths, "depths", ndim=1)
     if not accuracy:
         raise ValueError("accuracy: expected at least one (method, T) curve, got none")
-    ax = plots._new_axes(ax, (9.0, 3.8))
+    ax = plots.new_axes(ax, (9.0, 3.8))
     lengths = sorted({t for _, t in accuracy})
     markers = "osD^v"
     x = np.arange(depths.size)
