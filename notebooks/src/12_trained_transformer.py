@@ -46,7 +46,7 @@
 # **需要的基础：** 多头注意力和消融实验（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）、因果 mask（见 [04 · Mask 机制](04_masking.ipynb)）和位置嵌入（见 [07 · 位置信息](07_position.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -66,11 +66,14 @@ from attention_core.labs.nb12_trained_transformer import (
     widgets,
 )
 from attention_core.teaching import i18n, plots, quiz
+from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from this seed
-np.set_printoptions(precision=3, suppress=True)  # arrays print with 3 decimals
-induction = load_trained("induction")      # trained once by `make train`; loaded, never trained here
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
+# [en] trained once by `make train`; loaded, never trained here
+# [zh] 由 `make train` 训练过一次；这里只加载，从不训练
+induction = load_trained("induction")
 coref = load_trained("coreference")
 print(induction)
 print(coref)
@@ -118,24 +121,24 @@ print(inspect.getsource(tr.transformer_block))
 
 # %%
 sentence = "the animal didn't cross the street because it was too tired"
-tokens = coref.query_input(sentence)                     # sentence | it
+tokens = coref.query_input(sentence)                     # [en] sentence | it [zh] 句子 | it
 ids = coref.encode(tokens)                               # (T,)
 p = coref.params
-x = tr.embed(ids, p.tok_emb, p.pos_emb)                  # (T, D): word + position
-print("tokens", len(tokens), " ids", ids.shape, "-> embed", x.shape, " vocabulary", len(coref.vocab))
+x = tr.embed(ids, p.tok_emb, p.pos_emb)                  # [en] (T, D): word + position [zh] (T, D)：词 + 位置
+print("[en]tokens[zh]token 数", len(tokens), " ids", ids.shape, "-> embed", x.shape, "[en] vocabulary[zh] 词表大小", len(coref.vocab))
 block = p.blocks[0]
-h = tr.layer_norm(x, block.ln1_g, block.ln1_b)            # (T, D), each row mean 0, variance 1
+h = tr.layer_norm(x, block.ln1_g, block.ln1_b)            # [en] (T, D), each row mean 0, variance 1 [zh] (T, D)，每行均值 0、方差 1
 attn, w0 = ac.multi_head_attention(h, h, h, block.attn, mask=ac.causal_mask(len(ids)))   # (T, D), (H, T, T)
-x1 = x + attn                                            # residual 1
+x1 = x + attn                                            # [en] residual 1 [zh] 残差连接 1
 ffn = tr.feed_forward(tr.layer_norm(x1, block.ln2_g, block.ln2_b), block.w_1, block.b_1, block.w_2, block.b_2)
-x2 = x1 + ffn                                            # residual 2
-print("layer norm", h.shape, " attention", attn.shape, " weights", w0.shape, " W_1", block.w_1.shape,
-      " feed-forward", ffn.shape)
-print("same as tr.transformer_block:", np.allclose(x2, tr.transformer_block(x, block, mask=ac.causal_mask(len(ids)))[0],
+x2 = x1 + ffn                                            # [en] residual 2 [zh] 残差连接 2
+print("[en]layer norm[zh]层归一化", h.shape, "[en] attention[zh] 注意力", attn.shape, "[en] weights[zh] 权重", w0.shape,
+      " W_1", block.w_1.shape, "[en] feed-forward[zh] 前馈层", ffn.shape)
+print("[en]same as tr.transformer_block:[zh]与 tr.transformer_block 的结果相同：", np.allclose(x2, tr.transformer_block(x, block, mask=ac.causal_mask(len(ids)))[0],
                                                    atol=1e-5))
-logits, weights = coref.forward(ids)                     # the whole decoder
-print("decoder: logits", logits.shape, " every attention map", weights.shape, "(L, H, T, T)")
-print("answer after '| it':", coref.vocab[int(logits[-1].argmax())])
+logits, weights = coref.forward(ids)                     # [en] the whole decoder [zh] 整个解码器
+print("[en]decoder: logits[zh]解码器：logits", logits.shape, "[en] every attention map[zh] 所有注意力图", weights.shape, "(L, H, T, T)")
+print("[en]answer after '| it':[zh]“| it”之后的答案：", coref.vocab[int(logits[-1].argmax())])
 
 # %% [markdown] lang="en"
 # `forward` returns the logits and **every** attention map, $(L, H, T, T)$: nothing is hidden inside the model, so we
@@ -178,15 +181,15 @@ print("answer after '| it':", coref.vocab[int(logits[-1].argmax())])
 for row in corpora.induction_batch(rng, 3):
     print(" ".join(corpora.INDUCTION_VOCAB[i] for i in row))
 split = corpora.coreference_split()
-print("sentences: train", len(split.train), " held out", len(split.test),
-      " shared sentences:", len({e.text for e in split.train} & {e.text for e in split.test}))
+print("[en]sentences: train[zh]句子：训练", len(split.train), "[en] held out[zh] 留作测试", len(split.test),
+      "[en] shared sentences:[zh] 两者共有的句子：", len({e.text for e in split.train} & {e.text for e in split.test}))
 for a, b in (corpora.twins(split.test, "it", "zh")[0], corpora.twins(split.test, "person", "en")[0],
              corpora.twins(split.test, "bank", "en")[0]):
-    print(f"  {' '.join(a.model_input())}  -> {a.answer}   |   twin: ...{b.tokens[-1]}  -> {b.answer}")
+    print(f"[en]  {' '.join(a.model_input())}  -> {a.answer}   |   twin: ...{b.tokens[-1]}  -> {b.answer}[zh]  {' '.join(a.model_input())}  -> {a.answer}   |   孪生句：...{b.tokens[-1]}  -> {b.answer}")
 for m in (induction, coref):
     man = m.manifest
-    print(f"{m.name}: `{man['command']}`  seed {man['seed']}, {man['steps']} steps, {man['corpus_version']}, "
-          f"torch {man['torch_version']}")
+    print(f"[en]{m.name}: `{man['command']}`  seed {man['seed']}, {man['steps']} steps, {man['corpus_version']}, [zh]{m.name}：`{man['command']}`  种子 {man['seed']}，{man['steps']} 步，{man['corpus_version']}，"
+          + f"torch {man['torch_version']}")
 
 # %%
 ax = figures.plot_loss_curves([induction, coref])
@@ -230,14 +233,14 @@ ax = figures.plot_loss_curves([induction, coref])
 # 一个把权重平均摊开的头，得分大约是 $1/t$，在这里不到 0.1。
 
 # %%
-scores = experiments.head_scores(induction)                # (L, H) each, on 200 fresh sequences
-print("previous-token score")
+scores = experiments.head_scores(induction)                # [en] (L, H) each, on 200 fresh sequences [zh] 各为 (L, H)，在 200 条新序列上测得
+print("[en]previous-token score[zh]“前一个 token”得分")
 print(experiments.head_table(scores["previous"]))
-print("\ninduction score")
+print("[en]\ninduction score[zh]\ninduction 得分")
 print(experiments.head_table(scores["induction"]))
 
 # %%
-seq = experiments.eval_sequences(1, seed=7)[0]              # 11 random letters, twice
+seq = experiments.eval_sequences(1, seed=7)[0]              # [en] 11 random letters, twice [zh] 11 个随机字母，重复两遍
 letters = induction.decode(seq)
 _, w_ind = induction.forward(seq)                           # (L, H, T, T)
 prev_head = int(scores["previous"][0].argmax())
@@ -285,7 +288,7 @@ widgets.head_picker_widget(induction)
 # %%
 rows = experiments.ablation_table(induction)
 base = rows[0]["loss"]
-print(f"{'switched off':<14}{'loss (nats)':>12}{'change':>9}")
+print("[en]switched off   loss (nats)   change[zh]关掉的头      损失（nats）     变化")
 for r in rows:
     print(f"{r['ablated']:<14}{r['loss']:>12.3f}{r['loss'] - base:>+9.3f}")
 
@@ -326,8 +329,8 @@ for r in rows:
 # %%
 for lang in ("en", "zh"):
     acc = experiments.twin_accuracy(coref, lang)
-    print(f"{lang}: {acc['sentences']} held-out pronoun sentences, accuracy {acc['accuracy']:.1%};"
-          f" {acc['twins']} twins, both sentences right in {acc['both_right']:.1%}")
+    print(f"[en]{lang}: {acc['sentences']} held-out pronoun sentences, accuracy {acc['accuracy']:.1%};[zh]{lang}：{acc['sentences']} 个留作测试的代词句，准确率 {acc['accuracy']:.1%}；"
+          + f"[en] {acc['twins']} twins, both sentences right in {acc['both_right']:.1%}[zh]{acc['twins']} 对孪生句，两句都对的占 {acc['both_right']:.1%}")
 for s in ("The animal didn't cross the street because it was too tired",
           "The animal didn't cross the street because it was too wide",
           "动物 没有 过 马路 ， 因为 它 太 累 了", "动物 没有 过 马路 ， 因为 它 太 宽 了",
@@ -350,9 +353,9 @@ for s in ("The animal didn't cross the street because it was too tired",
 
 # %%
 rh = experiments.referent_head(coref)
-print("mean weight of the final pronoun on the right answer")
+print("[en]mean weight of the final pronoun on the right answer[zh]句末代词落在正确答案上的平均权重")
 print(experiments.head_table(rh["mean_weight"]))
-print("\nhow often the answer is the word the head weights most")
+print("[en]\nhow often the answer is the word the head weights most[zh]\n头权重最大的词恰好是答案的比例")
 print(experiments.head_table(rh["argmax_accuracy"]))
 
 # %% [markdown] lang="en"
@@ -375,8 +378,8 @@ for s in ("the animal didn't cross the street because it was too tired",
     _, w = coref.forward(coref.encode(toks))
     rows_fig.append((f"[en]trained, “…too {toks[-3]}”: L{rh['layer']}H{rh['head']}[zh]训练出来的模型，“…too {toks[-3]}”：L{rh['layer']}H{rh['head']}",
                      toks[:-2], w[rh["layer"], rh["head"], -1, :-2]))
-    print(f"{toks[-3]:>6}: L{rh['layer']}H{rh['head']} weight on animal {w[rh['layer'], rh['head'], -1, 1]:.2f},"
-          f" on street {w[rh['layer'], rh['head'], -1, 5]:.2f};  answer {coref.referent(s)}")
+    print(f"[en]{toks[-3]:>6}: L{rh['layer']}H{rh['head']} weight on animal {w[rh['layer'], rh['head'], -1, 1]:.2f},[zh]{toks[-3]:>6}：L{rh['layer']}H{rh['head']} 在 animal 上的权重 {w[rh['layer'], rh['head'], -1, 1]:.2f}，"
+          + f"[en] on street {w[rh['layer'], rh['head'], -1, 5]:.2f};  answer {coref.referent(s)}[zh]在 street 上 {w[rh['layer'], rh['head'], -1, 5]:.2f}；答案 {coref.referent(s)}")
 axes = figures.plot_rows(rows_fig)
 
 # %% [markdown] lang="en"
@@ -434,10 +437,10 @@ sims = {}
 for lang in ("en", "zh"):
     s = experiments.bank_similarity(coref, lang)
     sims[corpora.BANK[lang]] = s
-    print(f"{corpora.BANK[lang]} ({s['n_sentences']} sentences, senses {' / '.join(s['senses'])})")
+    print(f"[en]{corpora.BANK[lang]} ({s['n_sentences']} sentences, senses {' / '.join(s['senses'])})[zh]{corpora.BANK[lang]}（{s['n_sentences']} 个句子，词义 {' / '.join(s['senses'])}）")
     for i, (same, other) in enumerate(zip(s["same"], s["other"])):
         where = "[en]embedding[zh]嵌入层" if i == 0 else f"[en]after layer {i}[zh]第 {i} 层之后"
-        print(f"  {where:<15} same sense {same:.3f}   other sense {other:.3f}")
+        print("  " + pad(where, 15), f"[en]same sense {same:.3f}   other sense {other:.3f}[zh]同一词义 {same:.3f}   另一词义 {other:.3f}")
 ax = figures.plot_bank_similarity(sims)
 
 # %% [markdown] lang="en"
@@ -467,15 +470,16 @@ ax = figures.plot_bank_similarity(sims)
 
 # %%
 q6 = experiments.weight_vs_removal(coref, "the animal didn't cross the street because it was too tired")
-print(f"answer: {q6['answer']} (p = {q6['p_answer']:.3f}); weights of '| it' in L{q6['layer']}H{q6['head']}")
-print(f"{'word':>8} {'weight':>8} {'drop of p':>10}   answer without the word")
+print(f"[en]answer: {q6['answer']} (p = {q6['p_answer']:.3f}); weights of '| it' in L{q6['layer']}H{q6['head']}[zh]答案：{q6['answer']}（p = {q6['p_answer']:.3f}）；L{q6['layer']}H{q6['head']} 中“| it”的权重")
+print("[en]    word   weight  drop of p   answer without the word[zh]      词     权重   p 的下降   去掉这个词后的答案")
 for r in q6["rows"]:
     print(f"{r['word']:>8} {r['weight']:>8.2f} {r['effect']:>10.3f}   {r['answer_without']}")
 d = experiments.disagreement(q6)
-print("largest weight:", d["top_weight"]["word"], "  largest effect:", d["top_effect"]["word"], "  disagree:", d["disagree"])
+print("[en]largest weight:[zh]权重最大：", d["top_weight"]["word"], "[en]  largest effect:[zh]  影响最大：", d["top_effect"]["word"],
+      "[en]  disagree:[zh]  两者不一致：", d["disagree"])
 ids_q6 = coref.encode(q6["tokens"])
-probs = coref.next_token_probs(ids_q6, attn_mask=experiments.removal_mask(len(ids_q6), 1))   # 'animal' removed
-print("without 'animal', the model's top guesses:",
+probs = coref.next_token_probs(ids_q6, attn_mask=experiments.removal_mask(len(ids_q6), 1))   # [en] 'animal' removed [zh] 去掉 'animal'
+print("[en]without 'animal', the model's top guesses:[zh]去掉 'animal' 之后，模型最有把握的几个猜测：",
       ", ".join(f"{coref.vocab[i]} {probs[i]:.3f}" for i in np.argsort(-probs)[:4]))
 
 # %%
@@ -525,7 +529,7 @@ widgets.sentence_widget(coref)
 # %%
 for off in ([], [(1, 0)], [(1, 1)], [(1, 0), (1, 1)]):
     st = widgets.sentence_state(coref, "the animal didn't cross the street because it was too tired", 1, 0, off)
-    print(f"off {str(off):<18} ->", ", ".join(f"{w} {p:.2f}" for w, p in st["top"]))
+    print(f"[en]off {str(off):<18} ->[zh]关掉 {str(off):<18} ->", ", ".join(f"{w} {p:.2f}" for w, p in st["top"]))
 
 # %% [markdown] lang="en"
 # Switching off L1H0, the head that fetches *animal*, lowers its probability from 1.00 to 0.74 (*horse* rises to
@@ -580,8 +584,8 @@ quiz.quiz_widget(questions.EXTRA["x12c"])
 
 # %%
 def induction_score_first_try(w, half):
-    q = np.arange(half, 2 * half)              # the queries of the second copy
-    return w[q, q - half].mean()               # the earlier occurrence itself
+    q = np.arange(half, 2 * half)              # [en] the queries of the second copy [zh] 第二遍的 Query
+    return w[q, q - half].mean()               # [en] the earlier occurrence itself [zh] 前一次出现的位置本身
 
 checks.check_induction_score(induction_score_first_try)
 
@@ -595,8 +599,9 @@ checks.check_induction_score(induction_score_first_try)
 
 # %%
 def induction_score(w, half):
-    """w (T, T) weights of one head on `half` tokens repeated twice -> mean weight on key t - half + 1."""
-    raise NotImplementedError("average w[t, t - half + 1] over t = half .. 2 * half - 1")
+    """[en] w (T, T) weights of one head on `half` tokens repeated twice -> mean weight on key t - half + 1.
+    [zh] w：一个头在重复两遍的 `half` 个 token 上的 (T, T) 权重 -> Key t - half + 1 上的平均权重。"""
+    raise NotImplementedError("[en]average w[t, t - half + 1] over t = half .. 2 * half - 1[zh]对 t = half .. 2 * half - 1 求 w[t, t - half + 1] 的平均")
 
 checks.check_induction_score(induction_score)
 
@@ -639,16 +644,15 @@ checks.check_induction_score(experiments.induction_score)
 
 # %%
 m = induction.manifest["metrics"]
-print(f"induction model: best previous-token score {scores['previous'].max():.2f} (L0H{prev_head}), best induction "
-      f"score {scores['induction'].max():.2f} (L1H{ind_head}); repeated-half loss {base:.2f} nats")
-print("  ablation (loss on the repeated half):", ", ".join(f"{r['ablated']} {r['loss']:.2f}" for r in rows))
+print(f"[en]induction model: best previous-token score {scores['previous'].max():.2f} (L0H{prev_head}), best induction score {scores['induction'].max():.2f} (L1H{ind_head}); repeated-half loss {base:.2f} nats[zh]induction 模型：最高的“前一个 token”得分 {scores['previous'].max():.2f}（L0H{prev_head}），最高的 induction 得分 {scores['induction'].max():.2f}（L1H{ind_head}）；重复那一半上的损失 {base:.2f} nats")
+print("[en]  ablation (loss on the repeated half):[zh]  关掉头（重复那一半上的损失）：", ", ".join(f"{r['ablated']} {r['loss']:.2f}" for r in rows))
 for lang in ("en", "zh"):
     a = experiments.twin_accuracy(coref, lang)
-    print(f"coreference, held-out twins, {lang}: {a['accuracy']:.1%} of {a['sentences']} sentences")
+    print(f"[en]coreference, held-out twins, {lang}: {a['accuracy']:.1%} of {a['sentences']} sentences[zh]指代模型，留作测试的孪生句，{lang}：{a['sentences']} 个句子中答对 {a['accuracy']:.1%}")
 for word, s in sims.items():
-    print(f"{word}: cosine same / other sense: embedding {s['same'][0]:.2f} / {s['other'][0]:.2f}, "
-          + ", ".join(f"layer {i} {a:.3f} / {b:.3f}" for i, (a, b) in enumerate(zip(s['same'][1:], s['other'][1:]), 1)))
-print("manifests agree with what was measured:", np.isclose(m["best_induction_score"], scores["induction"].max(), atol=1e-4),
+    print(f"[en]{word}: cosine same / other sense: embedding {s['same'][0]:.2f} / {s['other'][0]:.2f}, [zh]{word}：同一 / 另一词义的余弦：嵌入层 {s['same'][0]:.2f} / {s['other'][0]:.2f}，"
+          + "[en], [zh]，".join(f"[en]layer {i} {a:.3f} / {b:.3f}[zh]第 {i} 层 {a:.3f} / {b:.3f}" for i, (a, b) in enumerate(zip(s['same'][1:], s['other'][1:]), 1)))
+print("[en]manifests agree with what was measured:[zh]manifest 与实测结果一致：", np.isclose(m["best_induction_score"], scores["induction"].max(), atol=1e-4),
       coref.manifest["metrics"]["test_pronoun_zh"] == experiments.twin_accuracy(coref, "zh")["accuracy"])
 
 # %% [markdown] lang="en"
