@@ -173,12 +173,13 @@ def from_torch_mha(module):
     return load_torch_ops().from_torch_mha(module)
 
 
-def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None):
+def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None, causal=True):
     """The decoder's torch twin (`torch_decoder.TorchDecoder`, a trainable nn.Module) holding the
-    weights of DecoderParams or of a flat {name: array} dict (then n_heads is needed)."""
+    weights of DecoderParams or of a flat {name: array} dict (then n_heads is needed); causal=False
+    builds the same stack as an encoder (no causal mask)."""
     load_torch_ops()
     return importlib.import_module("attention_core.backends.torch_decoder").to_torch_decoder(
-        weights, n_heads, dtype=dtype, device=device)
+        weights, n_heads, dtype=dtype, device=device, causal=causal)
 
 
 def load_gpt2(source="gpt2", *, download: bool = False, cache_dir=None, dtype=None):

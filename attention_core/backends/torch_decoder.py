@@ -28,15 +28,19 @@ BLOCK_NAMES = tuple(k.removeprefix("l0_") for k in tr.parameter_shapes(1, 1, 1, 
 
 
 class TorchDecoder(torch.nn.Module):
-    """A causal decoder whose parameters are `self.p[name]`, name as in `parameter_shapes`.
+    """A causal decoder whose parameters are `self.p[name]`, name as in `parameter_shapes`
+    (causal=False: the same stack as an encoder, every token reading every token; decoder_forward's causal=False).
 
     TorchDecoder(weights, n_heads): weights a flat {name: array} dict (`init_decoder`,
     `decoder_to_dict`) or DecoderParams (then n_heads comes from it). dtype: cast every parameter
     (default: keep the arrays' dtype); device: where the parameters live.
     """
 
-    def __init__(self, weights, n_heads: int | None = None, *, dtype=None, device=None):
+    def __init__(self, weights, n_heads: int | None = None, *, dtype=None, device=None, causal: bool = True):
         super().__init__()
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal: expected True (a decoder) or False (an encoder), got {describe(causal)}")
+        self.causal = causal                                    # False: an encoder, no causal mask
         if isinstance(weights, tr.DecoderParams):
             n_heads = weights.n_heads if n_heads is None else n_heads
             weights = tr.decoder_to_dict(weights)
@@ -74,7 +78,8 @@ class TorchDecoder(torch.nn.Module):
     def _masks(self, attn_mask, t: int) -> list:
         """The causal mask of each layer, ANDed with an optional boolean (T, T) or (L, T, T) mask."""
         dev = self.p["tok_emb"].device
-        causal = torch.as_tensor(causal_mask(t), device=dev)                         # (T, T), True = may attend
+        causal = torch.as_tensor(causal_mask(t) if self.causal else np.ones((t, t), dtype=bool),
+                                 device=dev)                                         # (T, T), True = may attend
         if attn_mask is None:
             return [causal] * self.n_layers
         extra = torch_ops.as_bool_tensor(attn_mask, "attn_mask", dev)
@@ -126,8 +131,9 @@ class TorchDecoder(torch.nn.Module):
         return tr.decoder_from_dict(self.numpy_weights(), self.n_heads)
 
 
-def to_torch_decoder(weights, n_heads: int | None = None, *, dtype=None, device=None) -> TorchDecoder:
-    """TorchDecoder(weights, n_heads, dtype=, device=) (see there)."""
+def to_torch_decoder(weights, n_heads: int | None = None, *, dtype=None, device=None,
+                     causal: bool = True) -> TorchDecoder:
+    """TorchDecoder(weights, n_heads, dtype=, device=, causal=) (see there; causal=False: an encoder)."""
     if n_heads is not None:
         n_heads = positive_int(n_heads, "n_heads")
-    return TorchDecoder(weights, n_heads, dtype=dtype, device=device)
+    return TorchDecoder(weights, n_heads, dtype=dtype, device=device, causal=causal)

@@ -301,10 +301,11 @@ def embed(ids, tok_emb, pos_emb) -> np.ndarray:
     return x
 
 
-def _layer_masks(extra, n_layers: int, t: int):
+def _layer_masks(extra, n_layers: int, t: int, causal: bool = True):
     """The causal mask of every layer, ANDed with an optional extra boolean mask: None, (T, T)
-    (all layers) or (L, T, T) (one per layer); with a batch, (B, T, T) or (B, L, T, T)."""
-    causal = causal_mask(t)                                                # (T, T)
+    (all layers) or (L, T, T) (one per layer); with a batch, (B, T, T) or (B, L, T, T).
+    causal=False (an encoder, which reads the whole sequence): every key allowed, then the extra mask."""
+    causal = causal_mask(t) if causal else np.ones((t, t), dtype=bool)    # (T, T)
     if extra is None:
         return [causal] * n_layers
     extra = as_bool_mask(extra, "attn_mask")
@@ -315,8 +316,12 @@ def _layer_masks(extra, n_layers: int, t: int):
     return [extra & causal] * n_layers
 
 
-def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=None, return_hidden: bool = False):
+def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=None, return_hidden: bool = False,
+                    causal: bool = True):
     """Run the causal decoder on token ids (T,) or (B, T).
+
+    causal=False runs the same stack as an encoder (no causal mask: every token reads every token;
+    attn_mask then hides padding).
 
     head_mask: optional (L, H) numbers multiplying each head's output (0 ablates it).
     attn_mask: optional boolean (T, T) or (L, T, T), True = may attend, ANDed with the causal mask
@@ -345,7 +350,8 @@ def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=Non
             raise ValueError(f"head_mask: {np.abs(head_mask).max():.3g} is beyond the largest {x.dtype.name} "
                              f"number ({float(np.finfo(x.dtype).max):.3g}), the model's dtype")
         head_mask = cast
-    masks = _layer_masks(attn_mask, n_layers, t)
+    causal = check_flag(causal, "causal")
+    masks = _layer_masks(attn_mask, n_layers, t, causal)
     hidden, weights = [x], []
     for i, block in enumerate(params.blocks):
         x, w = transformer_block(x, block, mask=masks[i],
