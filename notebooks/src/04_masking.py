@@ -44,7 +44,7 @@ import inspect
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb04_masking import masking_lab, widgets
+from attention_core.labs.nb04_masking import decision, masking_lab, widgets
 from attention_core.teaching import checks, i18n, plots, quiz
 from attention_core.teaching.tables import pad as pad_text
 
@@ -137,6 +137,88 @@ print(ac.additive_mask(mask))
 
 # %%
 ax = plots.plot_mask(mask, tokens)
+
+# %% [markdown] lang="en"
+# ### The mask as a decision, pair by pair
+#
+# The same tutorial draws the rule as a second flowchart, next to the pipeline flowchart of notebook 02: the query at
+# position $i$ asks one question of every key $j$. In this JupyterLab it renders as a diagram; a viewer without Mermaid
+# shows its text, which reads the same way.
+#
+# ```mermaid
+# flowchart TD
+#     A["query at position i"] --> B{"key position j ≤ i?"}
+#     B -- yes --> C["score normally: q_i · k_j / √d_k"]
+#     B -- no --> D["fill −∞"]
+#     C --> E["softmax of row i"]
+#     D --> E
+#     E --> F["weights only from the past"]
+# ```
+#
+# `decision.causal_decision(scores, i, j)` follows one pair through it and returns the branch taken and the row of
+# weights that comes out. Two pairs of the six tokens, one on each branch:
+
+# %% [markdown] lang="zh"
+# ### 把 mask 看成一次判断，一对一对地来
+#
+# 同一篇教程在 02 节那张流程图旁边，还把这条规则画成了第二张流程图：位置 $i$ 的 Query 对每个 Key $j$ 只问一个问题。
+# 在这个 JupyterLab 里它会显示成图；不支持 Mermaid 的查看器会显示它的文字，按同样的顺序读就行。
+#
+# ```mermaid
+# flowchart TD
+#     A["位置 i 的 Query"] --> B{"Key 的位置 j ≤ i？"}
+#     B -- 是 --> C["正常打分：q_i · k_j / √d_k"]
+#     B -- 否 --> D["填 -∞"]
+#     C --> E["对第 i 行做 Softmax"]
+#     D --> E
+#     E --> F["权重仅来自过去"]
+# ```
+#
+# `decision.causal_decision(scores, i, j)` 带着一对位置走一遍这张图，返回它走的分支，以及最后得到的那一行权重。
+# 六个 token 中的两对，各走一条分支：
+
+# %%
+for i, j in ((4, 2), (2, 4)):
+    pair = decision.causal_decision(scores, i, j)                # [en] one (query, key) pair through the flowchart [zh] 一对 (Query, Key) 走一遍流程图
+    branch = "[en]j <= i: score normally[zh]j <= i：正常打分" if pair["branch"] == "score" else "[en]j > i: fill -inf[zh]j > i：填 -inf"
+    print(f"i = {i}, j = {j}: {branch};", f"[en]score {pair['score']:.3f} -> softmax sees {pair['masked_score']:.3f}[zh]分数 {pair['score']:.3f} -> softmax 看到的是 {pair['masked_score']:.3f}")
+    print("[en]   row of weights:[zh]   这一行的权重：", pair["weights"], f"[en] weight of key {j} = {pair['weight']:.3f}, sum {pair['weights'].sum():.3f}[zh] Key {j} 的权重 = {pair['weight']:.3f}，和为 {pair['weights'].sum():.3f}")
+ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 4), tokens)
+
+# %% [markdown] lang="en"
+# Both branches meet in the softmax of row $i$: the pair $(4, 2)$ keeps its score and gets a positive weight, the pair
+# $(2, 4)$ gets $-\infty$ and a weight of exactly 0, and either way the row sums to 1 over the keys $0 \dots i$.
+#
+# **Try it.** Choose $i$ and $j$. The highlighted path is the branch the pair takes; the bars are the whole row $i$
+# after softmax, key $j$ in orange. Before you move a slider, predict: for $i = 0$, how many bars are not $-\infty$?
+# Which $j$ can never be filled with $-\infty$, whatever $i$ is?
+
+# %% [markdown] lang="zh"
+# 两条分支在第 $i$ 行的 softmax 处汇合：$(4, 2)$ 这一对保留分数，得到一个正的权重；$(2, 4)$ 这一对得到 $-\infty$，权重严格为 0；
+# 无论哪种情况，这一行在 Key $0 \dots i$ 上的权重之和都是 1。
+#
+# **动手试试。** 选择 $i$ 和 $j$。高亮的路径就是这一对走的分支；柱状图是第 $i$ 行经过 softmax 之后的整行权重，Key $j$ 标成橙色。
+# 拖动滑块之前先预测一下：$i = 0$ 时，有几根柱子不是 $-\infty$？哪个 $j$ 不管 $i$ 取多少，都永远不会被填成 $-\infty$？
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
+decision.causal_decision_widget(scores, tokens, i=2, j=4)
+
+# %% [markdown] lang="en"
+# <details><summary>Check your predictions</summary>
+#
+# For $i = 0$ only key 0 is visible: one bar, with weight exactly 1. Key $j = 0$ is never filled, since $0 \le i$ for
+# every $i$: the first token is visible to every query, and the diagonal ($j = i$) is always kept too.
+# </details>
+
+# %% [markdown] lang="zh"
+# <details><summary>核对你的预测</summary>
+#
+# $i = 0$ 时只有 Key 0 可见：只有一根柱子，权重严格为 1。Key $j = 0$ 永远不会被填：对每个 $i$ 都有 $0 \le i$，
+# 所以第一个 token 对每个 Query 都可见；对角线（$j = i$）也总是保留的。
+# </details>
+
 
 # %% [markdown] lang="en"
 # Now follow one query, "sat" (row 2), through softmax. Its three hidden scores become $-\infty$; after subtracting the
