@@ -1,6 +1,7 @@
 """The check of notebook 12's exercise: `check_induction_score(fn)` judges a learner's induction score."""
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -12,6 +13,16 @@ from . import experiments
 
 CHECK_NAME = "check_induction_score"
 ATOL = 1e-6
+
+
+def _finite_number(x) -> bool:
+    """A real number that float64 holds: 10**400 is not (float() overflows), a Fraction is."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except (OverflowError, ValueError, TypeError):
+        return False
 
 
 def _cases(model):
@@ -43,7 +54,7 @@ def check_induction_score(fn, model=None, lang: str | None = None) -> CheckResul
                                                     case=case))
         if isinstance(got, np.ndarray) and got.size == 1:
             got = got.item()
-        if isinstance(got, bool) or not isinstance(got, numbers.Real) or not np.isfinite(got):
+        if not _finite_number(got):
             return CheckResult(CHECK_NAME, False, t("nb12.check_not_number", lang, got=repr(got)[:60], case=case))
         got = float(got)
         if abs(got - want) > ATOL:
