@@ -622,8 +622,8 @@ checks.check_induction_score(induction_score)
 #
 # ```python
 # def induction_score(w, half):
-#     q = np.arange(half, 2 * half)              # queries of the second copy
-#     return w[q, q - half + 1].mean()           # keys right after the earlier occurrence
+#     q = np.arange(half, 2 * half)              # 第二遍的 Query
+#     return w[q, q - half + 1].mean()           # 紧跟在前一次出现之后的 Key
 # ```
 # </details>
 #
