@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from attention_core.core.softmax import _exp_shifted_inplace, compute_dtype
+from attention_core.core.softmax import compute_dtype, exp_shifted_inplace
 from attention_core.core.validation import (
     as_bool_mask,
     as_float_array,
@@ -107,7 +107,7 @@ def _attention_blocks(q, k, v, mask, scale: float, need_weights: bool):
         block = weights[..., start:stop, :] if need_weights else buffer[..., :stop - start, :]
         with np.errstate(over="ignore", invalid="ignore"):
             np.matmul(q[..., start:stop, :], k_t, out=block)                    # (..., rows, Tk)
-        total = _exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :],
+        total = exp_shifted_inplace(block, -1, mask=None if mask is None else mask[..., start:stop, :],
                                      overflow_check=q.dtype.name)                # overflow -> a clear error
         out = output[..., start:stop, :]                                         # (..., rows, Dv)
         if need_weights:

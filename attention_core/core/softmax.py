@@ -63,12 +63,12 @@ def compute_dtype(dtype) -> np.dtype:
 
 def _softmax_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None) -> np.ndarray:
     """Softmax that overwrites `scores` (a float array we own); shared with attention for speed."""
-    total = _exp_shifted_inplace(scores, axis, temperature, mask)
+    total = exp_shifted_inplace(scores, axis, temperature, mask)
     scores /= total
     return scores
 
 
-def _exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None,
+def exp_shifted_inplace(scores: np.ndarray, axis: int, temperature: float = 1.0, mask=None,
                          overflow_check: str | None = None) -> np.ndarray:
     """Overwrite `scores` with exp((x - row max) / T), masked entries 0, and return the row sums.
 

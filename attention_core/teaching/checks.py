@@ -1,14 +1,24 @@
-"""Learner checks (ARENA style): run a learner's function against attention_core and say what is wrong.
+"""Checker machinery (ARENA style), course-agnostic: run a learner's function and say what is wrong.
 
-    from attention_core.teaching.checks import check_softmax
-    check_softmax(my_softmax)     # -> a CheckResult that shows in the notebook, in the i18n language
-    check_softmax(my_softmax, lang="zh")      # or in the language you pass
+Every lab's checkers (`labs/nbNN_<notebook>/checks.py`) are built from these pieces:
 
-Each check tries normal and edge cases (large logits, rectangular shapes, batches, masks) and
-stops at the first problem, naming it in plain words ("weights[2] sums to 1.37, not 1").
-The learner's bugs never raise here: their exceptions (SystemExit and KeyboardInterrupt included)
-are caught and reported, and each call of their function has a time limit (`timeout=`, in seconds,
-TIMEOUT_S by default; see `_call` for how it is enforced). The names do not start with `test_`, so
+    def check_double(fn, lang=None, *, timeout=TIMEOUT_S):
+        def body():
+            x = np.arange(3.0)
+            case = describe(x=x)                                     # "x.shape=(3,)"
+            out = as_array(call_learner(fn, case, x), case)          # None, tuples, complex, non-arrays named
+            expect_shape(out, x.shape, "output", case)
+            expect_close(out, 2 * x, "output", case)                 # raises Fail with an i18n key
+            return msg("lab.double.ok")
+        return run_check("check_double", body, lang, timeout, fn)    # -> CheckResult, in `lang`
+
+A check stops at the first problem, a `Fail` (an i18n key and its fields), and puts it in words in
+the language asked for. The learner's bugs never raise here: `call_learner` catches their exceptions
+(SystemExit and KeyboardInterrupt included), gives each call a time limit (`timeout=`, in seconds,
+TIMEOUT_S by default) and reports edits of the inputs in place. Shared diagnoses: `as_array`,
+`expect_shape` (with the K Q^T hint), `expect_finite`, `rows_sum_to_one` (names the wrong axis or row),
+`expect_close`, `first_difference` (the first differing row and both values), `same`, `diagnose` (a
+known mistake's answer), `bool_mask`. The names of checkers start with `check_`, never `test_`, so
 pytest never collects them.
 """
 from __future__ import annotations
@@ -16,8 +26,7 @@ from __future__ import annotations
 import contextvars
 import ctypes
 import html
-import inspect
-import math
+import importlib
 import re
 import signal
 import threading
@@ -26,14 +35,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.core.attention import attention_scores, scaled_dot_product_attention
-from attention_core.core.masks import causal_mask
-from attention_core.core.softmax import softmax
-from attention_core.core.validation import check_flag, positive_float
+from attention_core.core.validation import positive_float
 from attention_core.teaching import i18n
 
-# This module's UI strings, English and Chinese side by side (registered with i18n on import).
+# The machinery's UI strings, English and Chinese side by side (registered with i18n on import);
+# each lab's checkers keep theirs in the lab's strings.py.
 STRINGS: dict[str, dict[str, str]] = {
+
     "checks.what.output": {"en": "output", "zh": "输出"},
     "checks.what.weights": {"en": "weights", "zh": "权重"},
     "checks.what.scores": {"en": "scores", "zh": "分数"},
@@ -76,8 +84,6 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "你的{what}形状是 {got}，应该是 {expected}（{case}）。{hint}"},
     "checks.hint.kq": {"en": " Did you multiply K by Q^T (K Q^T) instead of Q K^T?",
                        "zh": "你是不是算成了 K·Qᵀ，而不是 Q·Kᵀ？"},
-    "checks.hint.times_k": {"en": " Did you multiply the weights by K instead of V?",
-                            "zh": "你是不是用权重乘了 K，而不是 V？"},
     "checks.not_finite": {"en": "Your {what} contains NaN or inf ({case}).",
                           "zh": "你的{what}里出现了 NaN 或 inf（{case}）。"},
     "checks.negative": {"en": "Your {what} has a negative entry ({value}), but softmax weights are never negative "
@@ -97,112 +103,13 @@ STRINGS: dict[str, dict[str, str]] = {
                    "zh": "你的{what}之和是 {value}，不是 1：要把各个指数除以它们的总和（{case}）。"},
     "checks.values": {"en": "For {case}, you returned {what} = {got}, but it should be {expected}.",
                       "zh": "对于 {case}，你返回的{what} = {got}，应该是 {expected}。"},
-    "checks.softmax.batch": {"en": "Your softmax works on 1-D and 2-D inputs but not on a batch ({case}): {detail} "
-                                   "Use axis=-1 (the last axis) so that any number of leading dimensions works.",
-                             "zh": "你的 softmax 对一维、二维输入正确，但对批量输入不对（{case}）：{detail}"
-                                   "请用 axis=-1（最后一个轴），这样前面有多少维都能处理。"},
-    "checks.softmax.overflow": {"en": "Overflow: for {case} your softmax returns NaN or inf, because exp(1000) is inf "
-                                      "in floating point. Subtract each row's maximum before exp "
-                                      "(the shift does not change softmax).",
-                                "zh": "溢出：对于 {case}，你的 softmax 返回了 NaN 或 inf，因为浮点数里 exp(1000) 就是 "
-                                      "inf。"
-                                      "请在取 exp 之前减去每一行的最大值（这个平移不改变 softmax 的结果）。"},
-    "checks.softmax.global_max": {"en": "For {case}, the first row is fine but the second underflows to 0/0: you "
-                                        "subtracted the maximum of the whole array. Subtract each row's own maximum: "
-                                        "x.max(axis=-1, keepdims=True).",
-                                  "zh": "对于 {case}，第一行没问题，第二行却下溢成 0/0：你减去的是整个数组的最大值。"
-                                        "应该减去每一行自己的最大值：x.max(axis=-1, keepdims=True)。"},
-    "checks.softmax.ok": {"en": "All good: right values on 1-D, 2-D and batched inputs, every row sums to 1, "
-                                "and logits of ±1000 and ±1e4 do not overflow.",
-                          "zh": "全部通过：一维、二维和批量输入的数值都正确，每一行之和为 1，"
-                                "±1000 和 ±1e4 的大分数也不会溢出。"},
-    "checks.scale.none": {"en": "You did not scale ({case}): divide Q K^T by sqrt(d_k) before softmax. With d_k = 2 "
-                                "the scores should be [0.707, 0] and the weights [0.670, 0.330].",
-                          "zh": "你没有做缩放（{case}）：softmax 之前要把 Q·Kᵀ 除以 √d_k。d_k = 2 时，"
-                                "分数应为 [0.707, 0]，权重应为 [0.670, 0.330]。"},
-    "checks.scale.by_dk": {"en": "You divided by d_k instead of sqrt(d_k) ({case}): the scores should be [0.707, 0], "
-                                 "not [0.5, 0].",
-                           "zh": "你除以的是 d_k，而不是 √d_k（{case}）：分数应为 [0.707, 0]，不是 [0.5, 0]。"},
-    "checks.scale.multiplied": {"en": "You multiplied by sqrt(d_k) instead of dividing by it ({case}).",
-                                "zh": "你把分数乘以了 √d_k，应该是除以它（{case}）。"},
-    "checks.batch_transpose": {"en": "Your function works on 2-D inputs but not on a batch ({case}): {detail} "
-                                     "For batched arrays use k.swapaxes(-1, -2) instead of k.T (which reverses "
-                                     "every axis), and softmax over axis=-1.",
-                               "zh": "你的函数对二维输入正确，但对批量输入不对（{case}）：{detail}"
-                                     "批量数组请用 k.swapaxes(-1, -2)，不要用 k.T（它会把所有轴都倒过来），"
-                                     "softmax 沿 axis=-1。"},
-    "checks.scores.ok": {"en": "All good: Q K^T / sqrt(d_k) with shape (Tq, Tk), on the worked example of notebook 01, "
-                               "a rectangular case and a batch.",
-                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，01 节的例题、长宽不等的情形和批量输入都正确。"
-                               ""},
-    "checks.attention.not_pair": {"en": "Your function should return a pair (output, weights), like "
-                                        "attention_core.scaled_dot_product_attention ({case}). If your exercise "
-                                        "returns only the output, use check_attention(fn, returns=\"output\").",
-                                  "zh": "你的函数应该像 attention_core.scaled_dot_product_attention 一样返回 "
-                                        "(output, weights) 二元组（{case}）。如果练习只要求返回输出，"
-                                        "请用 check_attention(fn, returns=\"output\")。"},
-    "checks.attention.output": {"en": "Your weights are right but your output is not weights @ V ({case}).",
-                                "zh": "你的权重是对的，但输出不等于 weights @ V（{case}）。"},
-    "checks.attention.times_k": {"en": "Your output is weights @ K ({case}): the weighted sum runs over the values V; "
-                                       "K only decides how much each position gives.",
-                                 "zh": "你的输出是 weights @ K（{case}）：加权求和的对象是 V；"
-                                       "K 只决定每个位置贡献多少。"},
-    "checks.softmax.no_exp": {"en": "For {case} you returned x / x.sum(): softmax exponentiates first, "
-                                    "exp(x) / exp(x).sum(), so negative scores still get positive weights.",
-                              "zh": "对于 {case}，你返回的是 x / x.sum()：softmax 要先取指数，"
-                                    "exp(x) / exp(x).sum()，这样负分数也能得到正的权重。"},
-    "checks.attention.overflow": {"en": "Your {what} contains NaN or inf for large scores ({case}): use a stable "
-                                        "softmax that subtracts each row's maximum (attention_core.softmax does).",
-                                  "zh": "分数很大时，你的{what}出现了 NaN 或 inf（{case}）：请使用数值稳定的 "
-                                        "softmax，"
-                                        "先减去每一行的最大值（attention_core.softmax 就是这样做的）。"},
-    "checks.attention.ok": {"en": "All good: the worked example of notebook 01 ([0.670, 0.330] -> [1.340, 1.321]), "
-                                  "rectangular shapes, large scores and batches match attention_core.",
-                            "zh": "全部通过：01 节的例题（[0.670, 0.330] -> [1.340, 1.321]）、长宽不等的形状、"
-                                  "很大的分数和批量输入都与 attention_core 一致。"},
-    "checks.attention.no_mask_tested": {"en": "(The mask was not tested: your function has no `mask` parameter.)",
-                                        "zh": "（没有检查 mask：你的函数没有 `mask` 参数。）"},
-    "checks.mask.ignored": {"en": "Your output does not change when a causal mask is passed ({case}): the mask is "
-                                  "ignored. Set the scores of hidden keys (mask == False) to -inf before softmax.",
-                            "zh": "传入因果 mask 后你的输出没有任何变化（{case}）：mask 被忽略了。"
-                                  "请在 softmax 之前把被屏蔽位置（mask == False）的分数设为 -inf。"},
-    "checks.mask.inverted": {"en": "Your weights are zero exactly where the mask is True ({case}). In attention_core, "
-                                   "True means \"may attend\": hide the keys where the mask is False.",
-                             "zh": "你的权重恰好在 mask 为 True 的位置是 0（{case}）。在 attention_core 里 True 表示"
-                                   "“可以关注”：应该屏蔽 mask 为 False 的位置。"},
-    "checks.mask.leak": {"en": "Query {i} gives weight {value} to key {j}, which the mask hides ({case}): masked "
-                               "positions must get weight exactly 0. Fill their scores with -inf before softmax.",
-                         "zh": "Query {i}（从 0 编号）给被屏蔽的 Key {j} 分配了 {value} 的权重（{case}）："
-                               "被屏蔽的位置权重必须严格为 0。请在 softmax 之前把它们的分数填成 -inf。"},
-    "checks.mask.after_softmax": {"en": "Masked weights are 0 but the rows no longer sum to 1 ({case}): you applied "
-                                        "the mask after softmax. Apply it to the scores, before softmax.",
-                                  "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的 "
-                                        "mask。"
-                                        "应该在 softmax 之前作用在分数上。"},
-    "checks.mask.additive": {"en": "You returned an additive mask (0 and -inf) for {case}; this exercise asks for the "
-                                   "boolean mask (True = may attend). attention_core.additive_mask turns one into the "
-                                   "other.",
-                             "zh": "你对 {case} 返回的是加性 mask（0 和 -inf）；这个练习要的是布尔 mask"
-                                   "（True = 可以关注）。attention_core.additive_mask 可以把后者转换成前者。"},
-    "checks.mask.dtype": {"en": "Your mask has dtype {dtype} for {case}; return a boolean array (True = may attend), "
-                                "for example with .astype(bool) or np.tril(np.ones((T, T), dtype=bool)).",
-                          "zh": "你的 mask 对 {case} 的 dtype 是 {dtype}；请返回布尔数组（True = 可以关注），"
-                                "例如用 .astype(bool) 或 np.tril(np.ones((T, T), dtype=bool))。"},
-    "checks.mask.bool_inverted": {"en": "Your mask is True where the key lies in the future ({case}): attention_core's "
-                                        "convention is True = may attend. Invert it with ~.",
-                                  "zh": "你的 mask 在“未来”的位置是 True（{case}）：attention_core 的约定是 "
-                                        "True = 可以关注。用 ~ 取反即可。"},
-    "checks.mask.upper": {"en": "Your mask lets query i see keys j >= i, that is the future ({case}): the causal mask "
-                                "is the lower triangle, j <= i (np.tril, not np.triu).",
-                          "zh": "你的 mask 让 Query i 看到 j >= i 的 Key，也就是未来（{case}）：因果 mask 是下三"
-                                "角，"
-                                "j <= i（用 np.tril，不是 np.triu）。"},
-    "checks.mask.no_diagonal": {"en": "Your mask hides the diagonal ({case}): each position must see itself, "
-                                      "so use j <= i, not j < i.",
-                                "zh": "你的 mask 把对角线也屏蔽了（{case}）：每个位置必须能看到自己，"
-                                      "应该用 j <= i，而不是 j < i。"},
-    "checks.mask.ok": {"en": "All good: a boolean lower-triangular (T, T) mask, diagonal included, for T = 1, 4 and 7.",
-                       "zh": "全部通过：T = 1、4、7 时都是包含对角线的布尔下三角 (T, T) mask。"},
+    # the words of the exercises' {what} fields, and the boolean-mask diagnosis
+    "exercises.what.output": {"en": "output", "zh": "输出"},
+    "exercises.what.weights": {"en": "weights", "zh": "权重"},
+    "exercises.what.mask": {"en": "mask", "zh": "mask"},
+    "exercises.mask.dtype": {"en": "Your mask has dtype {dtype} ({case}); return a boolean array (True = may "
+                                   "attend).",
+                             "zh": "你的 mask 的 dtype 是 {dtype}（{case}）；请返回布尔数组（True = 可以关注）。"},
 }
 i18n.register(STRINGS)
 
@@ -233,13 +140,13 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
-class _Msg:
-    """A message not yet in words: an i18n key and its fields (a field may itself be a _Msg)."""
+class Message:
+    """A message not yet in words: an i18n key and its fields (a field may itself be a Message)."""
     key: str
     fields: dict
 
     def text(self, lang: str, outer: bool = True) -> str:
-        fields = {k: v.text(lang, outer=False) if isinstance(v, _Msg) else v for k, v in self.fields.items()}
+        fields = {k: v.text(lang, outer=False) if isinstance(v, Message) else v for k, v in self.fields.items()}
         text = i18n.t(self.key, lang, **fields)
         if not outer:
             return text
@@ -248,8 +155,9 @@ class _Msg:
         return text.replace(_GAP, "")
 
 
-def _msg(key: str, **fields) -> _Msg:
-    return _Msg(key, fields)
+def msg(key: str, **fields) -> Message:
+    """A check's verdict or a {what} word, put in words later, in the language of the check."""
+    return Message(key, fields)
 
 
 _GAP = "\u2063"                  # invisible separator: where code may need a space inside Chinese text
@@ -257,26 +165,26 @@ _GAP = "\u2063"                  # invisible separator: where code may need a sp
 _WHAT = {"output": "checks.what.output", "weights": "checks.what.weights", "scores": "checks.what.scores"}
 
 
-class _Fail(Exception):
+class Fail(Exception):
     """Raised inside a check to stop at the first problem, with an i18n key and its fields."""
 
     def __init__(self, key: str, **fields):
         super().__init__(key)
         what = fields.get("what")
         if isinstance(what, str):                  # a word translated, or code kept as code (spaced in Chinese)
-            fields["what"] = _msg(_WHAT[what]) if what in _WHAT else _msg("checks.what.code", name=what)
+            fields["what"] = msg(_WHAT[what]) if what in _WHAT else msg("checks.what.code", name=what)
         self.key, self.fields = key, fields
 
     @property
-    def message(self) -> _Msg:
-        return _Msg(self.key, self.fields)
+    def message(self) -> Message:
+        return Message(self.key, self.fields)
 
 
-_NO_FUNCTION = object()          # _run's default: the check takes no learner's function to validate
+_NO_FUNCTION = object()          # run_check's default: the check takes no learner's function to validate
 
 
-def _run(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCTION) -> CheckResult:
-    """Run a check's body; its verdict (one _Msg, or several sentences) is put in words in `lang`.
+def run_check(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCTION) -> CheckResult:
+    """Run a check's body; its verdict (one Message, or several sentences) is put in words in `lang`.
 
     timeout: seconds each call of the learner's function may take (None: no limit); fn: the
     learner's function, if given checked to be one before anything runs.
@@ -286,10 +194,10 @@ def _run(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCTION) 
     token = _LIMIT_S.set(limit)
     try:
         if fn is not _NO_FUNCTION and not callable(fn):
-            raise _Fail("checks.not_function", name=name, got=type(fn).__name__)
+            raise Fail("checks.not_function", name=name, got=type(fn).__name__)
         said = body()
         passed = True
-    except _Fail as fail:
+    except Fail as fail:
         said, passed = fail.message, False
     finally:
         _LIMIT_S.reset(token)
@@ -363,11 +271,11 @@ def _seconds(limit: float) -> str:
     return f"{limit:g}"
 
 
-def _fmt(a) -> str:
+def format_array(a) -> str:
     return np.array2string(np.asarray(a, dtype=float), precision=3, suppress_small=True, separator=", ")
 
 
-def _call(fn, case: str, *args, **kwargs):
+def call_learner(fn, case: str, *args, **kwargs):
     """Call the learner's function on copies of the inputs, within the check's time limit; report
     exceptions (SystemExit and KeyboardInterrupt included), time-outs and in-place edits."""
     copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
@@ -386,339 +294,138 @@ def _call(fn, case: str, *args, **kwargs):
         else:
             out = _with_thread(call, limit)
     except _TimeUp as up:
-        more = _msg("checks.still_running") if up.args == ("abandoned",) else ""
-        raise _Fail("checks.timeout", seconds=_seconds(limit), case=case, more=more) from None
+        more = msg("checks.still_running") if up.args == ("abandoned",) else ""
+        raise Fail("checks.timeout", seconds=_seconds(limit), case=case, more=more) from None
     except SystemExit:
-        raise _Fail("checks.exited", case=case) from None
+        raise Fail("checks.exited", case=case) from None
     except KeyboardInterrupt:
-        raise _Fail("checks.interrupted", case=case) from None
+        raise Fail("checks.interrupted", case=case) from None
     except Exception as exc:                         # noqa: BLE001 -- the learner's bug, reported
-        raise _Fail("checks.raised", exc=f"{type(exc).__name__}: {exc}"[:300], case=case) from None
+        raise Fail("checks.raised", exc=f"{type(exc).__name__}: {exc}"[:300], case=case) from None
     for before, after in zip(args, copies):
         if isinstance(before, np.ndarray) and not np.array_equal(before, after):
-            raise _Fail("checks.mutated", case=case)
+            raise Fail("checks.mutated", case=case)
     return out
 
 
-def _array(out, case: str, what: str = "output") -> np.ndarray:
+def as_array(out, case: str, what: str = "output") -> np.ndarray:
     """The learner's return value as an array, or a failure that says why it is not one."""
     if out is None:
-        raise _Fail("checks.returned_none", case=case)
+        raise Fail("checks.returned_none", case=case)
     if isinstance(out, tuple):
-        raise _Fail("checks.returned_tuple", n=len(out), case=case)
+        raise Fail("checks.returned_tuple", n=len(out), case=case)
     if hasattr(out, "detach"):                       # a torch tensor
         out = out.detach().cpu().numpy()
     if np.iscomplexobj(out) or isinstance(out, complex):
-        raise _Fail("checks.complex", case=case)
+        raise Fail("checks.complex", case=case)
     try:
         arr = np.asarray(out)
     except Exception:                                # noqa: BLE001
         arr = np.asarray(None, dtype=object)
     if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise _Fail("checks.not_array", got=type(out).__name__, case=case)
+        raise Fail("checks.not_array", got=type(out).__name__, case=case)
     return arr
 
 
-def _shape(arr, expected, what: str, case: str, hint: str = "") -> None:
+def expect_shape(arr, expected, what: str, case: str, hint: str = "") -> None:
     expected = tuple(expected)
     if arr.shape != expected and not hint and what in ("scores", "weights") and len(expected) >= 2 \
             and expected[-1] != expected[-2] and arr.shape == expected[:-2] + expected[:-3:-1]:
         hint = "checks.hint.kq"                      # (Tk, Tq) instead of (Tq, Tk)
     if arr.shape != expected:
-        raise _Fail("checks.shape", what=what, got=arr.shape, expected=tuple(expected), case=case,
-                    hint=_msg(hint) if hint else "")
+        raise Fail("checks.shape", what=what, got=arr.shape, expected=tuple(expected), case=case,
+                    hint=msg(hint) if hint else "")
 
 
-def _finite(arr, what: str, case: str, key: str = "checks.not_finite") -> None:
+def expect_finite(arr, what: str, case: str, key: str = "checks.not_finite") -> None:
     if not np.isfinite(arr.astype(float)).all():
-        raise _Fail(key, what=what, case=case)
+        raise Fail(key, what=what, case=case)
 
 
-def _rows_sum_to_one(w, what: str, case: str) -> None:
+def rows_sum_to_one(w, what: str, case: str) -> None:
     """Weights along the last axis must be non-negative and sum to 1; name the wrong axis if so."""
     w = w.astype(float)
     if (w < -ATOL).any():
-        raise _Fail("checks.negative", what=what, value=f"{w.min():.3g}", case=case)
+        raise Fail("checks.negative", what=what, value=f"{w.min():.3g}", case=case)
     sums = w.sum(axis=-1)
     if np.allclose(sums, 1, atol=1e-5):
         return
     if w.ndim >= 2 and np.allclose(w.sum(axis=-2), 1, atol=1e-5):
-        raise _Fail("checks.wrong_axis", what=what, case=case)
+        raise Fail("checks.wrong_axis", what=what, case=case)
     if w.ndim >= 2 and np.isclose(w.sum(), 1, atol=1e-5):
-        raise _Fail("checks.global_sum", what=what, case=case)
+        raise Fail("checks.global_sum", what=what, case=case)
     if sums.ndim == 0:
-        raise _Fail("checks.sum", what=what, value=f"{float(sums):.3g}", case=case)
+        raise Fail("checks.sum", what=what, value=f"{float(sums):.3g}", case=case)
     flat = sums.reshape(-1)
     i = int(np.argmax(np.abs(flat - 1)))
     index = ", ".join(str(int(j)) for j in np.unravel_index(i, sums.shape)) if sums.ndim else ""
-    raise _Fail("checks.row_sum", what=what, index=index, value=f"{flat[i]:.3g}", case=case)
+    raise Fail("checks.row_sum", what=what, index=index, value=f"{flat[i]:.3g}", case=case)
 
 
-def _close(got, expected, what: str, case: str) -> None:
+def expect_close(got, expected, what: str, case: str) -> None:
     if not np.allclose(got.astype(float), expected, atol=1e-5, rtol=1e-4):
-        raise _Fail("checks.values", what=what, got=_fmt(got), expected=_fmt(expected), case=case)
+        raise Fail("checks.values", what=what, got=format_array(got), expected=format_array(expected), case=case)
 
 
-def _case(**arrays) -> str:
+def describe(**arrays) -> str:
     """A language-neutral description of the inputs, e.g. "q.shape=(4, 5), k.shape=(3, 5)"."""
     return ", ".join(f"{n}.shape={np.shape(a)}" for n, a in arrays.items())
 
 
-# --- softmax ---------------------------------------------------------------------------------------
+# --- comparisons shared by the exercises' checkers -------------------------------------------------
 
-def check_softmax(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
-    """Check fn(x) -> softmax of x along the last axis (1-D, 2-D and batched x, large logits)."""
-    def body():
-        x = np.array([2.0, 1.0, 0.0])
-        case = "x = [2, 1, 0]"
-        out = _array(_call(fn, case, x), case)
-        _shape(out, x.shape, "softmax(x)", case)
-        _finite(out, "softmax(x)", case)
-        if np.allclose(out, x / x.sum(), atol=1e-6):
-            raise _Fail("checks.softmax.no_exp", case=case)
-        _rows_sum_to_one(out, "softmax(x)", case)
-        _close(out, softmax(x), "softmax(x)", case)
-
-        x = np.random.default_rng(0).normal(size=(3, 4))            # (3, 4)
-        case = _case(x=x)
-        out = _array(_call(fn, case, x), case)
-        _shape(out, x.shape, "softmax(x)", case)
-        _finite(out, "softmax(x)", case)
-        _rows_sum_to_one(out, "softmax(x)", case)
-        _close(out, softmax(x), "softmax(x)", case)
-
-        x = np.random.default_rng(1).normal(size=(2, 3, 4))         # (B, T, N)
-        case = _case(x=x)
-        try:
-            out = _array(_call(fn, case, x), case)
-            _shape(out, x.shape, "softmax(x)", case)
-            _rows_sum_to_one(out, "softmax(x)", case)
-            _close(out, softmax(x), "softmax(x)", case)
-        except _Fail as fail:
-            raise _Fail("checks.softmax.batch", case=case, detail=fail.message) from None
-
-        x = np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -1002.0]])
-        case = "x = [[1000, 999, 998], [-1000, -1001, -1002]]"
-        out = _array(_call(fn, case, x), case).astype(float)
-        if not np.isfinite(out[0]).all():
-            raise _Fail("checks.softmax.overflow", case=case)
-        if not np.isfinite(out[1]).all() or not np.isclose(out[1].sum(), 1, atol=1e-5):
-            raise _Fail("checks.softmax.global_max", case=case)
-        _close(out, softmax(x), "softmax(x)", case)
-
-        x = np.array([1e4, 0.0, -1e4])
-        case = "x = [1e4, 0, -1e4]"
-        out = _array(_call(fn, case, x), case)
-        _finite(out, "softmax(x)", case, key="checks.softmax.overflow")
-        _close(out, softmax(x), "softmax(x)", case)
-        return _msg("checks.softmax.ok")
-    return _run("check_softmax", body, lang, timeout, fn)
+W_OUTPUT, W_WEIGHTS, W_MASK = "exercises.what.output", "exercises.what.weights", "exercises.what.mask"
 
 
-# --- scores and attention --------------------------------------------------------------------------
-
-_SEED_Q = np.array([[1.0, 0.0]])                  # (Tq=1, Dk=2): the worked example of seed 002
-_SEED_K = np.array([[1.0, 0.0], [0.0, 1.0]])      # (Tk=2, Dk=2)
-_SEED_V = np.array([[2.0, 0.0], [0.0, 4.0]])      # (Tk=2, Dv=2)
-_SEED_QK_CASE = "q = [[1, 0]], k = [[1, 0], [0, 1]]"
-_SEED_CASE = _SEED_QK_CASE + ", v = [[2, 0], [0, 4]]"
+def run_exercise(name: str, body, lang, timeout, fn) -> CheckResult:
+    """run_check for the exercises' checkers, whose timeout=None means the default limit
+    (TIMEOUT_S), not no limit."""
+    return run_check(name, body, lang, TIMEOUT_S if timeout is None else timeout, fn)
 
 
-def _scale_variants(q, k):
-    """Common scaling mistakes -> the i18n key that explains each one."""
-    raw = np.matmul(q, np.swapaxes(k, -1, -2))
-    dk = q.shape[-1]
-    return {"checks.scale.none": raw, "checks.scale.by_dk": raw / dk,
-            "checks.scale.multiplied": raw * math.sqrt(dk)}
+def same(a, b, atol: float = 1e-6) -> bool:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=1e-5))
 
 
-def _diagnose_scale(got, make, case: str) -> None:
-    """If `got` equals `make(scores)` for a mis-scaled variant of the seed example, say which."""
-    for key, scores in _scale_variants(_SEED_Q, _SEED_K).items():
-        if np.allclose(got.astype(float), make(scores), atol=1e-4):
-            raise _Fail(key, case=case)
+def diagnose(got, variants: dict, case: str, ref=None, **fields) -> None:
+    """If the learner's answer equals a known mistake's answer (one that differs from the right
+    answer `ref` on this input), fail with that mistake's message."""
+    for key, wrong in variants.items():
+        if wrong is not None and same(got, wrong) and not (ref is not None and same(wrong, ref)):
+            raise Fail(key, case=case, **fields)
 
 
-def check_scaled_scores(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
-    """Check fn(q, k) -> Q K^T / sqrt(Dk), shape (..., Tq, Tk)."""
-    def body():
-        case = _SEED_QK_CASE
-        out = _array(_call(fn, case, _SEED_Q, _SEED_K), case)
-        _shape(out, (1, 2), "scores", case)
-        _diagnose_scale(out, lambda s: s, case)
-        _close(out, attention_scores(_SEED_Q, _SEED_K), "scores", case)
-
-        rng = np.random.default_rng(0)
-        q, k = rng.normal(size=(4, 5)), rng.normal(size=(3, 5))      # (Tq, Dk), (Tk, Dk)
-        case = _case(q=q, k=k)
-        out = _array(_call(fn, case, q, k), case)
-        hint = "checks.hint.kq" if out.shape == (3, 4) else ""
-        _shape(out, (4, 3), "scores", case, hint)
-        _close(out, attention_scores(q, k), "scores", case)
-
-        q, k = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5))   # (B, H, T, Dk)
-        case = _case(q=q, k=k)
-        try:
-            out = _array(_call(fn, case, q, k), case)
-            _shape(out, (2, 3, 4, 6), "scores", case)
-            _close(out, attention_scores(q, k), "scores", case)
-        except _Fail as fail:
-            raise _Fail("checks.batch_transpose", case=case, detail=fail.message) from None
-        return _msg("checks.scores.ok")
-    return _run("check_scaled_scores", body, lang, timeout, fn)
+def bool_mask(out, case: str) -> np.ndarray:
+    if out.dtype != bool:
+        raise Fail("exercises.mask.dtype", dtype=str(out.dtype), case=case)
+    return out
 
 
-def _accepts_mask(fn) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return "mask" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+def first_difference(got, expected, name: str, case: str) -> None:
+    """Fail at the first index of axis 0 where two arrays of the same shape differ, naming it
+    (`mask[2]`) and showing both values there."""
+    if np.array_equal(got, expected):
+        return
+    axes = tuple(range(1, got.ndim))
+    i = int(np.argmax((got != expected).any(axis=axes) if axes else got != expected))
+    raise Fail("checks.values", what=f"{name}[{i}]", got=str(np.reshape(got[i], -1).tolist()),
+               expected=str(np.reshape(expected[i], -1).tolist()), case=case)
 
 
-def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None,
-                    lang: str | None = None, timeout=TIMEOUT_S) -> CheckResult:
-    """Check fn(q, k, v[, mask=]) against attention_core.scaled_dot_product_attention.
+def lab_checker(notebook: str, name: str):
+    """The checker `name` of notebook `notebook`'s lab ("04_masking" -> labs.nb04_masking.checks).
 
-    returns="both": fn must return (output, weights) like the library; "output": just the output.
-    test_mask: also check a causal boolean mask (True = may attend); None = when fn takes `mask`.
+    Course data (a quiz question) names checkers; they are found here by name when asked for, so
+    this course-agnostic layer never imports a lab in its code.
     """
-    if returns not in ("both", "output"):
-        raise ValueError(f"returns: expected 'both' or 'output', got {returns!r}")
-    test_mask = _accepts_mask(fn) if test_mask is None else check_flag(test_mask, "test_mask")
-
-    def run(case, q, k, v, **kw):
-        out = _call(fn, case, q, k, v, **kw)
-        if returns == "output":
-            return _array(out, case), None
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise _Fail("checks.attention.not_pair", case=case)
-        return _array(out[0], case), _array(out[1], case)
-
-    def body():
-        # 1. The worked example of seed 002 / notebook 01: weights [0.670, 0.330], output [1.340, 1.321].
-        ref_out, ref_w = scaled_dot_product_attention(_SEED_Q, _SEED_K, _SEED_V)
-        out, w = run(_SEED_CASE, _SEED_Q, _SEED_K, _SEED_V)
-        _shape(out, (1, 2), "output", _SEED_CASE)
-        if w is not None:
-            _shape(w, (1, 2), "weights", _SEED_CASE)
-            _finite(w, "weights", _SEED_CASE)
-            _rows_sum_to_one(w, "weights", _SEED_CASE)
-            _diagnose_scale(w, lambda s: softmax(s), _SEED_CASE)
-            _close(w, ref_w, "weights", _SEED_CASE)
-        else:
-            _diagnose_scale(out, lambda s: softmax(s) @ _SEED_V, _SEED_CASE)
-        if np.allclose(out, ref_w @ _SEED_K, atol=1e-5):
-            raise _Fail("checks.attention.times_k", case=_SEED_CASE)
-        _close(out, ref_out, "output", _SEED_CASE)
-
-        # 2. Rectangular: Tq=4, Tk=3, Dk=5, Dv=2 exposes swapped products and axes.
-        rng = np.random.default_rng(0)
-        q, k, v = rng.normal(size=(4, 5)), rng.normal(size=(3, 5)), rng.normal(size=(3, 2))
-        case = _case(q=q, k=k, v=v)
-        ref_out, ref_w = scaled_dot_product_attention(q, k, v)
-        out, w = run(case, q, k, v)
-        if w is not None:
-            _shape(w, (4, 3), "weights", case, "checks.hint.kq" if w.shape == (3, 4) else "")
-            _finite(w, "weights", case)
-            _rows_sum_to_one(w, "weights", case)
-            _close(w, ref_w, "weights", case)
-        _shape(out, (4, 2), "output", case, "checks.hint.times_k" if out.shape == (4, 5) else "")
-        if w is None and np.allclose(out, softmax(attention_scores(q, k), axis=0) @ v, atol=1e-5):
-            raise _Fail("checks.wrong_axis", what="softmax", case=case)
-        if w is not None and not np.allclose(out, ref_out, atol=1e-5):
-            raise _Fail("checks.attention.output", case=case)
-        _close(out, ref_out, "output", case)
-
-        # 3. Large scores: a naive exp overflows to inf and inf/inf = NaN.
-        q = np.array([[60.0, 60.0, 0.0, 0.0]])
-        k = np.array([[60.0, 60.0, 0.0, 0.0], [0.0, 0.0, 60.0, 60.0], [-60.0, -60.0, 0.0, 0.0]])
-        v = np.array([[1.0], [2.0], [3.0]])
-        case = "q = [[60, 60, 0, 0]], k = [[60, 60, 0, 0], [0, 0, 60, 60], [-60, -60, 0, 0]] (score 3600)"
-        ref_out, ref_w = scaled_dot_product_attention(q, k, v)
-        out, w = run(case, q, k, v)
-        for arr in (out, w):
-            if arr is not None:
-                _finite(arr, "output" if arr is out else "weights", case, key="checks.attention.overflow")
-        _close(out, ref_out, "output", case)
-
-        # 4. A batch (B, H, T, D): k.T would reverse every axis; swapaxes(-1, -2) is what is meant.
-        q, k, v = (rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5)),
-                   rng.normal(size=(2, 3, 6, 2)))
-        case = _case(q=q, k=k, v=v)
-        ref_out, ref_w = scaled_dot_product_attention(q, k, v)
-        try:
-            out, w = run(case, q, k, v)
-            _shape(out, ref_out.shape, "output", case)
-            _close(out, ref_out, "output", case)
-            if w is not None:
-                _close(w, ref_w, "weights", case)
-        except _Fail as fail:
-            raise _Fail("checks.batch_transpose", case=case, detail=fail.message) from None
-
-        if not test_mask:
-            return _msg("checks.attention.ok"), _msg("checks.attention.no_mask_tested")
-        # 5. A causal mask (True = may attend): masked keys must get weight exactly 0.
-        q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
-        mask = causal_mask(4)                                            # (Tq, Tk)
-        case = _case(q=q, k=k, v=v) + ", mask = causal_mask(4)"
-        ref_out, ref_w = scaled_dot_product_attention(q, k, v, mask=mask)
-        out, w = run(case, q, k, v, mask=mask.copy())
-        unmasked_out, _ = scaled_dot_product_attention(q, k, v)
-        if np.allclose(out, unmasked_out, atol=1e-6):
-            raise _Fail("checks.mask.ignored", case=case)
-        if w is not None:
-            _shape(w, (4, 4), "weights", case)
-            ok_rows = np.isfinite(w).all(axis=-1)                        # -inf everywhere -> NaN row
-            w_ok, m_ok = w[ok_rows], mask[ok_rows]
-            if w_ok.size and np.allclose(w_ok[m_ok], 0, atol=1e-9) and (np.abs(w_ok[~m_ok]) > 1e-9).any():
-                raise _Fail("checks.mask.inverted", case=case)
-            _finite(w, "weights", case)
-            leak = np.argwhere(~mask & (np.abs(w) > 1e-9))
-            if len(leak):
-                i, j = (int(n) for n in leak[0])
-                raise _Fail("checks.mask.leak", i=i, j=j, value=f"{w[i, j]:.3g}", case=case)
-            if not np.allclose(w.sum(-1), 1, atol=1e-5):
-                raise _Fail("checks.mask.after_softmax", case=case)
-            _close(w, ref_w, "weights", case)
-        else:
-            inv_out, _ = scaled_dot_product_attention(q, k, v, mask=~mask | np.eye(4, dtype=bool))
-            if np.allclose(out, inv_out, atol=1e-6):
-                raise _Fail("checks.mask.inverted", case=case)
-        _close(out, ref_out, "output", case)
-        return _msg("checks.attention.ok")
-    return _run("check_attention", body, lang, timeout, fn)
-
-
-# --- causal mask -----------------------------------------------------------------------------------
-
-def check_causal_mask(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
-    """Check fn(T) -> boolean (T, T) look-ahead mask, True where query i may attend to key j <= i."""
-    def body():
-        for n in (4, 1, 7):
-            case = f"T = {n}"
-            out = _array(_call(fn, case, n), case)
-            _shape(out, (n, n), "mask", case)
-            ref = causal_mask(n)
-            if out.dtype != bool:
-                vals = out.astype(float)
-                if np.isneginf(vals).any() or (vals < 0).any():
-                    raise _Fail("checks.mask.additive", case=case)
-                raise _Fail("checks.mask.dtype", dtype=str(out.dtype), case=case)
-            if np.array_equal(out, ref):
-                continue
-            eye = np.eye(n, dtype=bool)
-            if np.array_equal(out, ~ref):
-                raise _Fail("checks.mask.bool_inverted", case=case)
-            if np.array_equal(out, ref.T):
-                raise _Fail("checks.mask.upper", case=case)
-            if np.array_equal(out, ref & ~eye):
-                raise _Fail("checks.mask.no_diagonal", case=case)
-            i = int(np.argmax((out != ref).any(axis=1)))
-            raise _Fail("checks.values", what=f"mask[{i}]", got=str(out[i].tolist()),
-                        expected=str(ref[i].tolist()), case=case)
-        return _msg("checks.mask.ok")
-    return _run("check_causal_mask", body, lang, timeout, fn)
-
-from attention_core.teaching.exercise_checks import *  # noqa: E402, F403 -- the exercises' checkers, re-exported
-# (exercise_checks.__all__; imported last, see exercise_checks)
+    if not (isinstance(name, str) and name.startswith("check_")):
+        raise ValueError(f"name: expected the name of a checker, check_..., got {name!r}")
+    try:
+        module = importlib.import_module(f"attention_core.labs.nb{notebook}.checks")
+    except ModuleNotFoundError:
+        raise LookupError(f"notebook {notebook!r} has no lab with checkers") from None
+    fn = getattr(module, name, None)
+    if not callable(fn) or getattr(fn, "__module__", None) != module.__name__:     # its own, not an import
+        raise LookupError(f"the lab of notebook {notebook!r} has no checker {name!r}")
+    return fn

@@ -46,7 +46,7 @@ NOTE_COLOR = "#555555"        # secondary marks and text: −∞ cells, annotati
 
 
 # --- validation -------------------------------------------------------------------------------
-def _matrix(x, name: str) -> np.ndarray:
+def as_matrix(x, name: str) -> np.ndarray:
     """A finite float matrix (Tq, Tk); a 1-D input is one query row."""
     arr = as_float_array(x, name)
     if arr.ndim == 1:
@@ -59,7 +59,7 @@ def _matrix(x, name: str) -> np.ndarray:
     return arr
 
 
-def _labels(labels, n: int, name: str, axis: str):
+def tick_labels(labels, n: int, name: str, axis: str):
     """None or a list of n strings."""
     if labels is None:
         return None
@@ -72,15 +72,15 @@ def _labels(labels, n: int, name: str, axis: str):
     return labels
 
 
-def _token_labels(x_labels, y_labels, tq: int, tk: int):
+def token_labels(x_labels, y_labels, tq: int, tk: int):
     """Validated key (column) and query (row) labels; a square matrix reuses the key labels for rows."""
-    x_labels = _labels(x_labels, tk, "x_labels", "key (column)")
+    x_labels = tick_labels(x_labels, tk, "x_labels", "key (column)")
     if y_labels is None and x_labels is not None and tq == tk:
         y_labels = x_labels
-    return x_labels, _labels(y_labels, tq, "y_labels", "query (row)")
+    return x_labels, tick_labels(y_labels, tq, "y_labels", "query (row)")
 
 
-def _annotate_flag(annotate, shape, limit: int = ANNOTATE_MAX) -> bool:
+def annotate_flag(annotate, shape, limit: int = ANNOTATE_MAX) -> bool:
     if annotate == "auto":
         return max(shape) <= limit
     if not isinstance(annotate, (bool, np.bool_)):
@@ -88,7 +88,7 @@ def _annotate_flag(annotate, shape, limit: int = ANNOTATE_MAX) -> bool:
     return bool(annotate)
 
 
-def _new_axes(ax, figsize):
+def new_axes(ax, figsize):
     use_cjk_font()
     if ax is not None:
         return ax
@@ -188,11 +188,11 @@ def attention_heatmap(weights, x_labels=None, y_labels=None, ax=None, annotate="
     annotate: write each value in its cell ("auto": when both sides <= 12), in black or white,
     whichever contrasts with the cell. kwargs go to `ax.imshow`. Returns the Axes.
     """
-    weights = _matrix(weights, "weights")
+    weights = as_matrix(weights, "weights")
     tq, tk = weights.shape
-    x_labels, y_labels = _token_labels(x_labels, y_labels, tq, tk)
-    do_annotate = _annotate_flag(annotate, weights.shape)
-    ax = _new_axes(ax, heatmap_figsize(tq, tk))
+    x_labels, y_labels = token_labels(x_labels, y_labels, tq, tk)
+    do_annotate = annotate_flag(annotate, weights.shape)
+    ax = new_axes(ax, heatmap_figsize(tq, tk))
     im = heatmap_frame(ax, weights.shape, x_labels, y_labels, cmap=cmap, vmin=vmin, vmax=vmax,
                        colorbar=colorbar, title=title, **kwargs)
     im.set_data(weights)
@@ -218,12 +218,12 @@ def head_grid(weights, labels=None, *, y_labels=None, ncols=None, head_titles=No
         hint = "; for a batch (B, H, Tq, Tk) pick one sequence: weights[0]" if weights.ndim == 4 else ""
         raise ValueError(f"weights: expected a non-empty (H, Tq, Tk) array, got shape {weights.shape}{hint}")
     h, tq, tk = weights.shape
-    labels = _labels(labels, tk, "labels", "key (column)")
+    labels = tick_labels(labels, tk, "labels", "key (column)")
     if y_labels is None and labels is not None and tq == tk:
         y_labels = labels
-    y_labels = _labels(y_labels, tq, "y_labels", "query (row)")
-    head_titles = _labels(head_titles, h, "head_titles", "head")
-    do_annotate = _annotate_flag(annotate, (tq, tk), limit=8)
+    y_labels = tick_labels(y_labels, tq, "y_labels", "query (row)")
+    head_titles = tick_labels(head_titles, h, "head_titles", "head")
+    do_annotate = annotate_flag(annotate, (tq, tk), limit=8)
     if ncols is None:
         ncols = min(h, 4)
     elif isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
@@ -326,7 +326,7 @@ def plot_vectors_2d(vectors, ax=None, *, show_dot="auto", colors=None, limit=Non
     colors = list(colors) if colors is not None else [COLORS[i % len(COLORS)] for i in range(len(vecs))]
     if len(colors) != len(vecs):
         raise ValueError(f"colors: expected {len(vecs)} colours (one per vector), got {len(colors)}")
-    ax = _new_axes(ax, (5, 5))
+    ax = new_axes(ax, (5, 5))
     labels, arrays = list(vecs), np.array(list(vecs.values()))        # (N, 2)
     lim = vector_limit(arrays) if limit is None else positive_float(limit, "limit")
     if lim > MAX_LIMIT:
@@ -379,7 +379,7 @@ def plot_positional_encoding(table, ax=None, *, cmap=SIGNED_CMAP, vmin=None, vma
         bound = float(np.abs(table).max()) or 1.0
         vmin = -bound if vmin is None else vmin
         vmax = bound if vmax is None else vmax
-    ax = _new_axes(ax, (8, 4.5))
+    ax = new_axes(ax, (8, 4.5))
     im = ax.imshow(table, cmap=cmap, vmin=vmin, vmax=vmax, **{"aspect": "auto", "interpolation": "nearest",
                                                                **kwargs})
     ax.set_xlabel(i18n.t("plots.dimension"), fontsize=FONT["label"])
@@ -416,9 +416,9 @@ def plot_mask(mask, x_labels=None, y_labels=None, ax=None, *, annotate="auto", l
         raise ValueError(f"mask: expected a non-empty (Tq, Tk) mask, got shape {np.shape(mask)}"
                          + ("; pick one sequence first, e.g. mask[0]" if arr.ndim > 2 else ""))
     tq, tk = arr.shape
-    x_labels, y_labels = _token_labels(x_labels, y_labels, tq, tk)
-    do_annotate = _annotate_flag(annotate, arr.shape)
-    ax = _new_axes(ax, heatmap_figsize(tq, tk, colorbar=False))
+    x_labels, y_labels = token_labels(x_labels, y_labels, tq, tk)
+    do_annotate = annotate_flag(annotate, arr.shape)
+    ax = new_axes(ax, heatmap_figsize(tq, tk, colorbar=False))
     im = heatmap_frame(ax, arr.shape, x_labels, y_labels, cmap=ListedColormap(MASK_COLORS), vmin=0, vmax=1,
                        colorbar=False, title=title, **kwargs)
     im.set_data(arr.astype(float))

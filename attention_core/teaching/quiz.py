@@ -114,7 +114,7 @@ class Question:
     mistakes: tuple = ()                       # number: typical wrong values
     hint: dict | None = None                   # number and code
     explanation: dict | None = None            # number: shown when right
-    check: str | None = None                   # code: name of the attention_core.checks function
+    check: str | None = None                   # code: name of a checker of the pointer notebook's lab
     call: str | None = None                    # code: how to check in a cell
 
     @property
@@ -206,8 +206,11 @@ def _question(raw: dict, ids: set) -> Question:
                         hint=_bilingual(raw.get("hint"), f"{qid}.hint"),
                         explanation=_bilingual(raw.get("explanation"), f"{qid}.explanation"))
     check = raw.get("check")
-    if not isinstance(check, str) or not check.startswith("check_") or not callable(getattr(checks, check, None)):
-        raise QuizDataError(f"{qid}.check: expected the name of a function in attention_core.checks, got {check!r}")
+    try:
+        checks.lab_checker(pointer.notebook, check)         # the lab of the question's notebook has it
+    except (ValueError, LookupError):
+        raise QuizDataError(f"{qid}.check: expected the name of a checker in the lab of notebook "
+                            f"{pointer.notebook}, got {check!r}") from None
     return Question(**common, check=check, call=raw.get("call") or f"{check}(your_function)",
                     hint=_bilingual(raw.get("hint"), f"{qid}.hint"))
 
@@ -375,7 +378,7 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
 
     choice: an option index, a list of indices (select-all questions), a letter "A".., or the
     option's text; number: a number or a string such as "0.665"; code: the learner's function,
-    judged by the attention_core.checks function the question names.
+    judged by the checker the question names, from the lab of the question's notebook.
     """
     q = get_question(question)
     lang = i18n.resolve_language(lang)
@@ -417,7 +420,7 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
         return Feedback(False, i18n.t("quiz.number_wrong", lang, value=f"{value:g}", hint=q.hint[lang]))
     if not callable(answer):
         return Feedback(False, i18n.t("quiz.expected_function", lang, got=type(answer).__name__))
-    result = getattr(checks, q.check)(answer, lang=lang)
+    result = checks.lab_checker(q.pointer.notebook, q.check)(answer, lang=lang)
     return Feedback(result.passed, result.message)
 
 

@@ -157,7 +157,7 @@ class HeatmapView:
 
     def __init__(self, weights=None, labels=None, *, y_labels=None, annotate="auto", cmap=plots.WEIGHTS_CMAP,
                  vmin=0.0, vmax=1.0, title=None, fmt="{:.2f}", dpi: int = DPI, scale: float = 0.8):
-        self.widget = _image()
+        self.widget = png_image()
         dpi = check_dpi(dpi)
         self.options = dict(annotate=annotate, cmap=cmap, vmin=vmin, vmax=vmax, title=title)
         self.fmt, self.dpi, self.scale = fmt, dpi, scale
@@ -171,17 +171,21 @@ class HeatmapView:
     def figure(self):
         return None if self.live is None else self.live.fig
 
+    def rebuild(self) -> None:
+        """Draw the figure anew at the next update (after a change of `options`, e.g. a new title)."""
+        self._key = None
+
     def update(self, weights, labels=None, *, y_labels=None, mask=None) -> bytes:
         """Show new weights (and optionally new labels / mask); returns the PNG bytes shown."""
-        weights = plots._matrix(weights, "weights")
+        weights = plots.as_matrix(weights, "weights")
         tq, tk = weights.shape
         check_side(max(tq, tk), "weights", f"shape {weights.shape}")
         if labels is None and self._key is not None and self._key[0] == weights.shape:
             labels, y_labels = self._key[1], self._key[2]         # same shape: keep the labels
-        labels = plots._labels(labels, tk, "labels", "key (column)")
+        labels = plots.tick_labels(labels, tk, "labels", "key (column)")
         if y_labels is None and labels is not None and tq == tk:
             y_labels = labels
-        y_labels = plots._labels(y_labels, tq, "y_labels", "query (row)")
+        y_labels = plots.tick_labels(y_labels, tq, "y_labels", "query (row)")
         if mask is not None:
             mask = np.asarray(mask)
             if mask.dtype != bool:
@@ -212,7 +216,7 @@ class HeatmapView:
                                          vmin=self.options["vmin"], vmax=self.options["vmax"], colorbar=True,
                                          title=self.options["title"])
         self.image.set_visible(False)                       # its cells are painted by _paint instead
-        self.annotate = plots._annotate_flag(self.options["annotate"], shape)
+        self.annotate = plots.annotate_flag(self.options["annotate"], shape)
         self.stamps = TextStamps(plots.cell_fontsize(shape), self.dpi)
         self.live.after_draw.append(self._paint)
 
@@ -265,7 +269,7 @@ _LIBRARIES = tuple({Path(sysconfig.get_paths()[key]).resolve()
                    for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
-def _in_our_words(exc: BaseException) -> bool:
+def in_our_words(exc: BaseException) -> bool:
     """False when `exc` comes from inside NumPy, matplotlib or Python itself ("zero-size array...",
     "Singular matrix", "index 5 is out of bounds"), whose words mean nothing to a learner: raised
     in an installed library, or in attention_core by anything but a `raise` statement (an index or
@@ -288,7 +292,7 @@ def _in_our_words(exc: BaseException) -> bool:
 def plain_message(exc: BaseException) -> str:
     """What went wrong, for a learner: our own message, or a plain sentence in the current language
     instead of the text of an error from deep inside a library."""
-    return str(exc) if _in_our_words(exc) else i18n.t("common.not_drawable")
+    return str(exc) if in_our_words(exc) else i18n.t("common.not_drawable")
 
 
 def error_html(exc: BaseException) -> str:
@@ -306,12 +310,12 @@ def _refresh(panel: Panel, compute) -> None:
         panel.message.value = error_html(exc)
 
 
-def _error_panel(exc: BaseException) -> Panel:
+def error_panel(exc: BaseException) -> Panel:
     message = widgets.HTML(error_html(exc))
     return Panel([message], message=message)
 
 
-def _watch(panel: Panel, compute) -> Panel:
+def watch(panel: Panel, compute) -> Panel:
     for control in panel.controls.values():
         control.observe(lambda _change: _refresh(panel, compute), names="value")
     _refresh(panel, compute)
@@ -327,7 +331,7 @@ def widget_builder(build):
         try:
             return build(*args, **kwargs)
         except Exception as exc:                   # noqa: BLE001 -- a widget must not die
-            return _error_panel(exc)
+            return error_panel(exc)
     return guarded
 
 
@@ -379,17 +383,17 @@ class _PngImage(widgets.Image):
         return "Image(png)"
 
 
-def _image() -> widgets.Image:
+def png_image() -> widgets.Image:
     """An image shown at its natural size: it shrinks with a narrow notebook instead of overflowing it,
     and is never stretched to the width of its box (flex-start: a VBox would stretch it, blurring text)."""
     return _PngImage(format="png", layout={"max_width": "100%", "height": "auto", "align_self": "flex-start"})
 
 
-def _title(key: str, **fields) -> widgets.HTML:
+def title_html(key: str, **fields) -> widgets.HTML:
     return widgets.HTML(f"<b>{html.escape(i18n.t(key, **fields))}</b>")
 
 
-def _slider(description, value, limit, step=0.1):
+def float_slider(description, value, limit, step=0.1):
     limit = check_range(limit)
     return widgets.FloatSlider(value=float(np.clip(value, -limit, limit)), min=-limit, max=limit, step=step,
                                description=description, readout_format=".2f", continuous_update=True,
@@ -407,13 +411,13 @@ def slider_layout(description: str, track_px: int = 240) -> dict:
     return {"width": f"{int(label + track_px + 70)}px", "max_width": "100%"}
 
 
-def _nice_limit(values, factor: float = 1.5) -> float:
+def nice_limit(values, factor: float = 1.5) -> float:
     """Slider half-range: factor x the largest magnitude, rounded up to a whole number (at least 2)."""
     top = factor * float(np.abs(values).max(initial=0.0))
     return float(max(2, math.ceil(top))) if math.isfinite(top) else math.inf     # inf: check_range says so
 
 
-def _side_position(v, lim: float):
+def side_position(v, lim: float):
     """Where to label an arrow that may overlap another one: beside its middle, not at its tip."""
     v = np.asarray(v, dtype=float)
     norm = float(np.hypot(*v))
@@ -423,7 +427,7 @@ def _side_position(v, lim: float):
     return v / 2 + 0.09 * lim * side
 
 
-def _fmt(x, digits: int = 3) -> str:
+def fmt_num(x, digits: int = 3) -> str:
     """A number, or a vector as [a, b], for readouts."""
     arr = np.asarray(x, dtype=float)
     if arr.ndim == 0:

@@ -38,8 +38,8 @@ import inspect
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb01_query_key_value import coreference, widgets
-from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.labs.nb01_query_key_value import checks, coreference, widgets
+from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

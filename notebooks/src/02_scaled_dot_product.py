@@ -40,8 +40,8 @@ import inspect
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb02_scaled_dot_product import scaling, widgets
-from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.labs.nb02_scaled_dot_product import checks, scaling, widgets
+from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

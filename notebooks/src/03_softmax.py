@@ -39,8 +39,8 @@ LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb03_softmax import dropout_lab, softmax_lab, widgets
-from attention_core.teaching import checks, i18n, quiz
+from attention_core.labs.nb03_softmax import checks, dropout_lab, softmax_lab, widgets
+from attention_core.teaching import i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

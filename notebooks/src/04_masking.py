@@ -44,8 +44,8 @@ import inspect
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb04_masking import decision, masking_lab, widgets
-from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.labs.nb04_masking import checks, decision, masking_lab, widgets
+from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad as pad_text
 
 i18n.set_language(LANG)
@@ -218,7 +218,6 @@ decision.causal_decision_widget(scores, tokens, i=2, j=4)
 # $i = 0$ 时只有 Key 0 可见：只有一根柱子，权重严格为 1。Key $j = 0$ 永远不会被填：对每个 $i$ 都有 $0 \le i$，
 # 所以第一个 token 对每个 Query 都可见；对角线（$j = i$）也总是保留的。
 # </details>
-
 
 # %% [markdown] lang="en"
 # Now follow one query, "sat" (row 2), through softmax. Its three hidden scores become $-\infty$; after subtracting the

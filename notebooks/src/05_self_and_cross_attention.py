@@ -44,8 +44,8 @@ import inspect
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb05_self_and_cross_attention import context_lab, cross_lab, widgets
-from attention_core.teaching import checks, i18n, quiz
+from attention_core.labs.nb05_self_and_cross_attention import checks, context_lab, cross_lab, widgets
+from attention_core.teaching import i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

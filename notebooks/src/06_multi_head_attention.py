@@ -45,8 +45,8 @@ import inspect
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb06_multi_head_attention import heads_lab, pronoun_lab, published, widgets
-from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.labs.nb06_multi_head_attention import checks, heads_lab, pronoun_lab, published, widgets
+from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

@@ -44,8 +44,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb07_position import position_lab, widgets
-from attention_core.teaching import checks, i18n, plots, quiz
+from attention_core.labs.nb07_position import checks, position_lab, widgets
+from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

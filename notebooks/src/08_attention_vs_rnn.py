@@ -45,8 +45,8 @@ import attention_core as ac
 from attention_core import backends
 from attention_core.core import rnn
 from attention_core.labs.nb07_position import position_lab
-from attention_core.labs.nb08_attention_vs_rnn import rnn_lab, widgets
-from attention_core.teaching import checks, i18n, quiz
+from attention_core.labs.nb08_attention_vs_rnn import checks, rnn_lab, widgets
+from attention_core.teaching import i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

@@ -45,8 +45,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb09_cost_and_context_window import cost_lab, kv_cache, widgets
-from attention_core.teaching import checks, i18n, quiz, tables
+from attention_core.labs.nb09_cost_and_context_window import checks, cost_lab, kv_cache, widgets
+from attention_core.teaching import i18n, quiz, tables
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)

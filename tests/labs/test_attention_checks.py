@@ -1,16 +1,15 @@
-"""The learner checks accept correct code and name each typical mistake in plain words."""
+"""The checkers of attention itself (notebooks 01-04's labs) accept correct code and name each typical
+mistake in plain words; a quiz question finds its checker in the lab of its notebook."""
 import numpy as np
 import pytest
 
 import attention_core as ac
+from attention_core.labs.nb01_query_key_value.checks import check_attention
+from attention_core.labs.nb02_scaled_dot_product.checks import check_scaled_scores
+from attention_core.labs.nb03_softmax.checks import check_softmax
+from attention_core.labs.nb04_masking.checks import check_causal_mask
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (
-    CheckResult,
-    check_attention,
-    check_causal_mask,
-    check_scaled_scores,
-    check_softmax,
-)
+from attention_core.teaching.checks import CheckResult, lab_checker
 
 pytestmark = pytest.mark.usefixtures("english")   # messages are compared in English
 
@@ -202,3 +201,20 @@ def test_causal_mask():
     assert_fails(check_causal_mask(lambda t: np.where(np.tril(np.ones((t, t))) > 0, 0.0, -np.inf)), "additive")
     assert_fails(check_causal_mask(lambda t: np.tril(np.ones((t, t + 1), dtype=bool))), "shape (4, 5)")
     assert_fails(check_causal_mask(lambda t: [][t]), "raised IndexError")
+
+
+# --- finding a lab's checker by name (the quiz bank names them) ------------------------------------
+
+def test_a_checker_is_found_in_the_lab_of_its_notebook():
+    assert lab_checker("04_masking", "check_causal_mask") is check_causal_mask
+    assert lab_checker("01_query_key_value", "check_attention") is check_attention
+    with pytest.raises(LookupError, match="no checker 'check_softmax'"):
+        lab_checker("04_masking", "check_softmax")                       # notebook 03's, not 04's
+    with pytest.raises(LookupError, match="no checker 'check_flag'"):
+        lab_checker("01_query_key_value", "check_flag")                  # imported there, not its own
+    with pytest.raises(LookupError, match="no checker 'check_scaled_scores'"):
+        lab_checker("01_query_key_value", "check_scaled_scores")
+    with pytest.raises(LookupError, match="no lab with checkers"):
+        lab_checker("00_start_here", "check_causal_mask")
+    with pytest.raises(ValueError, match="check_"):
+        lab_checker("04_masking", "test_mask")

@@ -1,11 +1,26 @@
-"""The exercises' checkers pass a right implementation, written as a learner would, and name each
-usual mistake in plain words, in both languages."""
+"""The exercises' checkers of notebooks 01-10 (each in its notebook's lab, `labs/nbNN_<notebook>/checks.py`)
+pass a right implementation, written as a learner would, and name each usual mistake in plain words, in
+both languages."""
+import importlib
+import inspect
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import attention_core as ac
-from attention_core.teaching import checks, exercise_checks, i18n
+from attention_core.labs.nb08_attention_vs_rnn.checks import rnn_jacobian as reference_jacobian
 from attention_core.teaching.checks import CheckResult
+from attention_core.teaching.notebook_source import notebook_titles
+
+# Each lab's checkers, by name: the notebook is the lab's, and the name says which one.
+LAB_CHECKS = {stem: importlib.import_module(f"attention_core.labs.nb{stem}.checks")
+              for stem in notebook_titles() if "01" <= stem[:2] <= "10"}
+CHECKERS = {name: fn for module in LAB_CHECKS.values() for name, fn in vars(module).items()
+            if name.startswith("check_") and inspect.isfunction(fn) and fn.__module__ == module.__name__}
+# the checkers of attention itself, tested in test_attention_checks.py
+MAIN = {"check_attention", "check_scaled_scores", "check_softmax", "check_causal_mask"}
 
 
 def assert_passes(result):
@@ -20,9 +35,9 @@ def assert_fails(result, *fragments):
         assert fragment in result.message, result.message
 
 
-def test_every_checker_is_re_exported_by_checks():
-    for name in exercise_checks.__all__:
-        assert getattr(checks, name) is getattr(exercise_checks, name)
+def test_each_lab_has_its_own_checkers():
+    assert all(any(n.startswith("check_") for n in vars(m)) for m in LAB_CHECKS.values()), sorted(LAB_CHECKS)
+    assert len(LAB_CHECKS) == 10 and MAIN < set(CHECKERS)
 
 
 # --- learner-style implementations ------------------------------------------------------------------
@@ -260,51 +275,51 @@ CASES = {
 
 
 def test_every_checker_has_cases():
-    assert sorted(CASES) == sorted(exercise_checks.__all__)
+    assert sorted(CASES) == sorted(set(CHECKERS) - MAIN)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_right_answer_passes(name, lang):
-    assert_passes(getattr(checks, name)(CASES[name][0]))
+    assert_passes(CHECKERS[name](CASES[name][0]))
 
 
 @pytest.mark.parametrize("name, index", [(n, i) for n in sorted(CASES) for i in range(len(CASES[n][1]))])
 def test_each_usual_mistake_is_named(name, index):
     wrong, fragment = CASES[name][1][index]
-    assert_fails(getattr(checks, name)(wrong, lang="en"), fragment)
+    assert_fails(CHECKERS[name](wrong, lang="en"), fragment)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_mistake_is_explained_in_chinese(name):
     wrong, _ = CASES[name][1][0]
-    result = getattr(checks, name)(wrong, lang="zh")
+    result = CHECKERS[name](wrong, lang="zh")
     assert not result.passed
     assert any("\u4e00" <= ch <= "\u9fff" for ch in result.message), result.message
 
 
 def test_the_what_words_are_translated():
-    result = checks.check_weighted_sum(lambda w, v: w @ v + 1, lang="zh")
+    result = CHECKERS["check_weighted_sum"](lambda w, v: w @ v + 1, lang="zh")
     assert "你返回的输出 =" in result.message and "output" not in result.message, result.message
-    result = checks.check_split_heads(lambda x, h: split_good(x, h) + 1, lang="zh")
+    result = CHECKERS["check_split_heads"](lambda x, h: split_good(x, h) + 1, lang="zh")
     assert "的多头张量 =" in result.message and "的 heads" not in result.message, result.message
 
 
 def test_the_library_passes_its_own_checkers():
-    assert_passes(checks.check_split_heads(ac.split_heads))
-    assert_passes(checks.check_merge_heads(ac.merge_heads))
-    assert_passes(checks.check_padding_mask(ac.padding_mask))
-    assert_passes(checks.check_sinusoidal_encoding(ac.sinusoidal_encoding))
-    assert_passes(checks.check_rope(ac.apply_rope))
-    assert_passes(checks.check_sliding_window_mask(ac.sliding_window_mask))
-    assert_passes(checks.check_multi_head_attention(lambda x, p: ac.multi_head_attention(x, x, x, p)))
-    assert_passes(checks.check_online_attention(lambda q, k, v, b: ac.tiled_attention(q, k, v, block_size=b)))
+    assert_passes(CHECKERS["check_split_heads"](ac.split_heads))
+    assert_passes(CHECKERS["check_merge_heads"](ac.merge_heads))
+    assert_passes(CHECKERS["check_padding_mask"](ac.padding_mask))
+    assert_passes(CHECKERS["check_sinusoidal_encoding"](ac.sinusoidal_encoding))
+    assert_passes(CHECKERS["check_rope"](ac.apply_rope))
+    assert_passes(CHECKERS["check_sliding_window_mask"](ac.sliding_window_mask))
+    assert_passes(CHECKERS["check_multi_head_attention"](lambda x, p: ac.multi_head_attention(x, x, x, p)))
+    assert_passes(CHECKERS["check_online_attention"](lambda q, k, v, b: ac.tiled_attention(q, k, v, block_size=b)))
 
 
 def test_not_implemented_is_reported_not_raised():
     def stub(*args):
         raise NotImplementedError("write it")
-    for name in exercise_checks.__all__:
-        result = getattr(checks, name)(stub, lang="en")
+    for name in sorted(CASES):
+        result = CHECKERS[name](stub, lang="en")
         assert not result.passed and "NotImplementedError" in result.message, (name, result.message)
 
 
@@ -312,7 +327,7 @@ def test_the_jacobian_reference_matches_finite_differences():
     from attention_core.core.rnn import init_rnn, rnn_forward
     p = init_rnn(3, 4, seed=0, recurrent_scale=0.9)
     xs = np.random.default_rng(3).normal(size=(7, 3))
-    jac = exercise_checks._rnn_jacobian(xs, p)
+    jac = reference_jacobian(xs, p)
     eps, fd = 1e-6, np.zeros((4, 3))
     for i in range(3):
         moved = xs.copy()
@@ -321,6 +336,10 @@ def test_the_jacobian_reference_matches_finite_differences():
     assert np.allclose(jac, fd, atol=1e-5)
 
 
-def test_strings_are_registered_in_both_languages():
-    for key in exercise_checks.STRINGS:
-        assert set(i18n.STRINGS[key]) == {"en", "zh"}
+def test_importing_one_labs_checkers_registers_their_words():
+    """A fresh interpreter that imports only notebook 05's checkers can put every verdict in words."""
+    code = ("from attention_core.labs.nb05_self_and_cross_attention import checks\n"
+            "r = checks.check_cross_attention(lambda *a: None, lang='zh')\n"
+            "print(r.passed, r.message)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("False 你的函数") and "return" in out, out

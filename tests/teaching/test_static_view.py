@@ -6,7 +6,7 @@ import pytest
 
 from attention_core.teaching import i18n, quiz
 from attention_core.teaching.static_view import StaticVBox, first_png, static_html
-from attention_core.teaching.widget_base import Panel, _image, slider_layout
+from attention_core.teaching.widget_base import Panel, png_image, slider_layout
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -58,7 +58,7 @@ def test_quiz_collections_have_static_html(maker):
 
 
 def test_images_are_not_stretched_and_long_labels_get_room():
-    assert _image().layout.align_self == "flex-start"      # a VBox would otherwise stretch the PNG
+    assert png_image().layout.align_self == "flex-start"      # a VBox would otherwise stretch the PNG
     long, short = slider_layout("needle distance (tokens before the question)"), slider_layout("W")
     assert int(long["width"][:-2]) - int(short["width"][:-2]) > 250
     assert int(slider_layout("窗口")["width"][:-2]) > int(slider_layout("ab")["width"][:-2])

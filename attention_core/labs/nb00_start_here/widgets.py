@@ -13,12 +13,12 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _fmt,
-    _image,
-    _slider,
-    _title,
-    _watch,
+    error_panel,
+    float_slider,
+    fmt_num,
+    png_image,
+    title_html,
+    watch,
     widget_builder,
 )
 
@@ -73,8 +73,8 @@ def dot_product_widget(a=(1.0, 0.5), b=(0.5, 1.0), *, limit: float = 3.0, dpi: i
         if start["a"].shape != (2,):
             raise ValueError(f"a: expected 2 numbers (x, y), got shape {start['a'].shape}")
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
-    controls = {f"{name}{axis}": _slider(f"{name} {'xy'[axis]}", start[name][axis], limit)
+        return error_panel(exc)
+    controls = {f"{name}{axis}": float_slider(f"{name} {'xy'[axis]}", start[name][axis], limit)
                 for name in "ab" for axis in (0, 1)}
     live = LiveFigure((4.6, 4.6), dpi=dpi)
     ax = live.fig.add_subplot()
@@ -84,8 +84,8 @@ def dot_product_widget(a=(1.0, 0.5), b=(0.5, 1.0), *, limit: float = 3.0, dpi: i
                                     scale_units="xy", scale=1, width=0.014))
     tips = [live.animate(ax.text(0, 0, name, color=c, fontsize=plots.FONT["label"] + 2, ha="center",
                                  va="center")) for name, c in zip("ab", plots.COLORS)]
-    image = _image()
-    panel = Panel([_title("widgets.dot_title"), widgets.HBox([image, widgets.VBox(list(controls.values()))])],
+    image = png_image()
+    panel = Panel([title_html("widgets.dot_title"), widgets.HBox([image, widgets.VBox(list(controls.values()))])],
                   name="dot_product", controls=controls, images={"vectors": image})
     panel.children += (panel.readout, panel.message)
 
@@ -104,10 +104,10 @@ def dot_product_widget(a=(1.0, 0.5), b=(0.5, 1.0), *, limit: float = 3.0, dpi: i
                    "widgets.dot_negative" if cos < -1e-9 else "widgets.dot_zero")
         panel.readout.value = (
             "<div style='font-size:15px'>" + html.escape(i18n.t(
-                "widgets.dot_readout", dot=_fmt(s["dot"], 2), na=_fmt(s["norm_a"], 2), nb=_fmt(s["norm_b"], 2),
-                cos=undefined if s["cos"] is None else _fmt(s["cos"], 2),
+                "widgets.dot_readout", dot=fmt_num(s["dot"], 2), na=fmt_num(s["norm_a"], 2), nb=fmt_num(s["norm_b"], 2),
+                cos=undefined if s["cos"] is None else fmt_num(s["cos"], 2),
                 angle=undefined if s["angle_deg"] is None else f"{s['angle_deg']:.0f}°"))
             + "<br>" + html.escape(i18n.t(meaning)) + "</div>")
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

@@ -15,15 +15,15 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _fmt,
-    _image,
-    _nice_limit,
-    _side_position,
-    _slider,
-    _title,
-    _watch,
     check_range,
+    error_panel,
+    float_slider,
+    fmt_num,
+    nice_limit,
+    png_image,
+    side_position,
+    title_html,
+    watch,
     widget_builder,
 )
 
@@ -57,19 +57,19 @@ def _step_table(s, names) -> str:
     """HTML table: one column per key, one row per step of the computation."""
     cell = "padding:2px 10px;text-align:right;font-family:monospace"
     head = "".join(f"<th style='{cell}'>{html.escape(n)}</th>" for n in names)
-    rows = [("widgets.key", {}, [_fmt(k, 2) for k in s["keys"]]),
-            ("widgets.score", {}, [_fmt(x) for x in s["scores"]]),
-            ("widgets.scaled", {"d": s["d"]}, [_fmt(x) for x in s["scaled"]]),
-            ("widgets.weight", {}, [_fmt(x) for x in s["weights"]]),
-            ("widgets.value", {}, [_fmt(v, 2) for v in s["values"]]),
-            (None, {}, [_fmt(c) for c in s["contributions"]])]
+    rows = [("widgets.key", {}, [fmt_num(k, 2) for k in s["keys"]]),
+            ("widgets.score", {}, [fmt_num(x) for x in s["scores"]]),
+            ("widgets.scaled", {"d": s["d"]}, [fmt_num(x) for x in s["scaled"]]),
+            ("widgets.weight", {}, [fmt_num(x) for x in s["weights"]]),
+            ("widgets.value", {}, [fmt_num(v, 2) for v in s["values"]]),
+            (None, {}, [fmt_num(c) for c in s["contributions"]])]
     body = ""
     for key, fields, cells in rows:
         label = "α·v" if key is None else i18n.t(key, **fields)
         body += (f"<tr><th style='padding:2px 10px;text-align:left'>{html.escape(label)}</th>"
                  + "".join(f"<td style='{cell}'>{c}</td>" for c in cells) + "</tr>")
-    output = html.escape(i18n.t("widgets.output")) + f" = <b>{_fmt(s['output'])}</b>"
-    total = html.escape(i18n.t("widgets.sum_check", total=_fmt(s["weights"].sum())))
+    output = html.escape(i18n.t("widgets.output")) + f" = <b>{fmt_num(s['output'])}</b>"
+    total = html.escape(i18n.t("widgets.sum_check", total=fmt_num(s["weights"].sum())))
     return (f"<table style='font-size:15px;border-collapse:collapse'><tr><th></th>{head}</tr>{body}</table>"
             f"<div style='font-size:16px;margin-top:6px'>{output} &nbsp; "
             f"<span style='color:#666'>{total}</span></div>")
@@ -87,19 +87,19 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         edit_values = check_flag(edit_values, "edit_values")
         s0 = attention_step_state(q, keys, values)
         tk, dk, dv = s0["keys"].shape[0], s0["d"], s0["values"].shape[1]
-        names = [f"k{j + 1}" for j in range(tk)] if labels is None else plots._labels(labels, tk, "labels", "key")
+        names = [f"k{j + 1}" for j in range(tk)] if labels is None else plots.tick_labels(labels, tk, "labels", "key")
         if limit is None:       # slider ranges: 1.5x the largest input, q/keys and values apart
             qk = np.concatenate([s0["q"], s0["keys"].ravel()])
-            q_limit = check_range(_nice_limit(qk), "q and keys", largest=np.abs(qk).max())
-            v_limit = check_range(_nice_limit(s0["values"], factor=1.2), "values", largest=np.abs(s0["values"]).max())
+            q_limit = check_range(nice_limit(qk), "q and keys", largest=np.abs(qk).max())
+            v_limit = check_range(nice_limit(s0["values"], factor=1.2), "values", largest=np.abs(s0["values"]).max())
         else:
             q_limit = v_limit = check_range(limit, "limit")
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     keys_arr = s0["keys"]
-    controls = {f"q{i}": _slider(f"q[{i}]", s0["q"][i], q_limit) for i in range(dk)}
+    controls = {f"q{i}": float_slider(f"q[{i}]", s0["q"][i], q_limit) for i in range(dk)}
     if edit_values:
-        controls.update({f"v{j}_{i}": _slider(f"v{j + 1}[{i}]", s0["values"][j, i], v_limit)
+        controls.update({f"v{j}_{i}": float_slider(f"v{j + 1}[{i}]", s0["values"][j, i], v_limit)
                          for j in range(tk) for i in range(dv)})
     panels = (["query"] if dk == 2 else []) + ["weights"] + (["values"] if dv == 2 else [])
     live = LiveFigure((3.3 * len(panels), 3.6), dpi=dpi)
@@ -146,8 +146,8 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
                                             scale_units="xy", scale=1, width=0.018))
         dyn["out_tip"] = live.animate(ax.text(0, 0, "Σαv", color=plots.COLORS[2], fontsize=plots.FONT["label"],
                                               ha="center", va="center"))
-    image = _image()
-    panel = Panel([_title("widgets.step_title"), image, widgets.HBox(
+    image = png_image()
+    panel = Panel([title_html("widgets.step_title"), image, widgets.HBox(
         [widgets.VBox([c for n, c in controls.items() if n.startswith("q")]),
          widgets.VBox([c for n, c in controls.items() if n.startswith("v")])])],
         name="attention_step", controls=controls, images={"step": image})
@@ -160,7 +160,7 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         s = attention_step_state(qv, keys_arr, vv)
         if "q" in dyn:
             dyn["q"].set_UVC([s["q"][0]], [s["q"][1]])
-            dyn["q_tip"].set_position(_side_position(s["q"], 1.15 * q_limit))
+            dyn["q_tip"].set_position(side_position(s["q"], 1.15 * q_limit))
         for bar, text, w in zip(bars, dyn["bar_text"], s["weights"]):
             bar.set_height(w)
             text.set_position((bar.get_x() + bar.get_width() / 2, w + 0.01))
@@ -178,4 +178,4 @@ def attention_step_widget(q=(1.0, 0.0), keys=((1.0, 0.0), (0.0, 1.0)), values=((
         panel.readout.value = _step_table(s, names)
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

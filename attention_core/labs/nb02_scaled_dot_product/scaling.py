@@ -35,7 +35,7 @@ def _seed(seed) -> int:
     return int(seed)
 
 
-def _dk_values(d_k_values) -> tuple[int, ...]:
+def dk_values(d_k_values) -> tuple[int, ...]:
     if isinstance(d_k_values, (str, bytes)) or not hasattr(d_k_values, "__iter__"):
         raise TypeError(f"d_k_values: expected a list of integers >= 1, got {describe(d_k_values)}")
     values = tuple(positive_int(d, "d_k_values") for d in d_k_values)
@@ -74,7 +74,7 @@ def random_dot_products(d_k: int, n_samples: int = 20000, seed: int = 0) -> np.n
 
 
 @lru_cache(maxsize=32)
-def _cached_dot_products(d_k: int, n_samples: int, seed: int) -> np.ndarray:
+def cached_dot_products(d_k: int, n_samples: int, seed: int) -> np.ndarray:
     """random_dot_products, cached and read-only (the widget revisits the same Dk)."""
     out = random_dot_products(d_k, n_samples, seed)
     out.setflags(write=False)
@@ -88,7 +88,7 @@ def dot_product_variance(d_k_values=DK_VALUES, n_samples: int = 20000, seed: int
     d_k (M,), variance (M,) (expected: Dk), std (M,) (expected: sqrt(Dk)),
     variance_scaled (M,) (expected: 1) and samples (M, n_samples), the raw q·k values.
     """
-    widths = _dk_values(d_k_values)
+    widths = dk_values(d_k_values)
     samples = np.stack([random_dot_products(d, n_samples, seed) for d in widths])   # (M, N)
     d_k = np.array(widths)
     variance = samples.var(axis=1)
@@ -169,7 +169,7 @@ def saturation_table(d_k_values=DK_VALUES, n_rows: int = 1000, n_keys: int = 16,
     max_weight, entropy, jacobian_norm (row means over n_rows rows of n_keys keys) and saturated
     (the share of those rows that are nearly one-hot).
     """
-    widths = _dk_values(d_k_values)
+    widths = dk_values(d_k_values)
     table = {"d_k": np.array(widths), "n_keys": positive_int(n_keys, "n_keys", minimum=2)}
     for name, scaled in (("raw", False), ("scaled", True)):
         runs = [softmax_saturation(d, scaled, seed, n_keys=n_keys, n_rows=n_rows) for d in widths]

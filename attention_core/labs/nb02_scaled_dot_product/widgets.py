@@ -14,12 +14,12 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _fmt,
-    _image,
-    _title,
-    _watch,
     check_count,
+    error_panel,
+    fmt_num,
+    png_image,
+    title_html,
+    watch,
     widget_builder,
 )
 
@@ -41,7 +41,7 @@ def scaling_state(d_k: int, scaled: bool, *, seed: int = 0, n_samples: int = 600
     n_keys = check_count(n_keys, "n_keys", maximum=MAX_KEYS)
     n_samples = check_count(n_samples, "n_samples", minimum=2, maximum=MAX_SAMPLES)
     row = scaling.softmax_saturation(d_k, scaled, seed, n_keys=n_keys)            # validates d_k, scaled, seed
-    raw = scaling._cached_dot_products(row["d_k"], n_samples, seed)
+    raw = scaling.cached_dot_products(row["d_k"], n_samples, seed)
     dots = raw * row["scale"]                                                     # (n_samples,)
     variance = float(dots.var())
     return {"d_k": row["d_k"], "scaled": row["scaled"], "scale": row["scale"], "dot_products": dots,
@@ -58,15 +58,15 @@ def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK
     for random unit-variance vectors, on one fixed axis, so its spread is visible. Right: the softmax
     weights of one row of n_keys such scores; the readout gives the largest weight, the entropy and
     the Jacobian norm of softmax."""
-    from attention_core.labs.nb02_scaled_dot_product.scaling import SATURATED, _dk_values
+    from attention_core.labs.nb02_scaled_dot_product.scaling import SATURATED, dk_values
     try:
-        options = _dk_values(d_k_values)
+        options = dk_values(d_k_values)
         if d_k not in options:
             raise ValueError(f"d_k: expected one of {options}, got {describe(d_k)}")
         s0 = scaling_state(d_k, scaled, seed=seed, n_samples=n_samples, n_keys=n_keys)
         bins = check_count(bins, "bins", minimum=4, maximum=1000)
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     dk_slider = widgets.SelectionSlider(options=list(options), value=d_k, description=i18n.t("scaling.d_k"),
                                         continuous_update=True, style={"description_width": "initial"},
                                         layout={"width": "420px"})
@@ -99,8 +99,8 @@ def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK
     plots.reference_line(w_ax, y=1 / n)     # the uniform level
     w_bars = w_ax.bar(range(n), np.zeros(n), color=plots.COLORS[0])
     live.animate(*w_bars)
-    image = _image()
-    panel = Panel([_title("scaling.title", n=n), image, widgets.HBox([dk_slider, mode])], name="scaling",
+    image = png_image()
+    panel = Panel([title_html("scaling.title", n=n), image, widgets.HBox([dk_slider, mode])], name="scaling",
                   controls={"d_k": dk_slider, "scaled": mode}, images={"scaling": image})
     panel.children += (panel.readout, panel.message)
 
@@ -121,9 +121,9 @@ def scaling_widget(d_k: int = 64, scaled: bool = False, *, d_k_values=SCALING_DK
         image.value = live.render()
         verdict = "scaling.saturated" if s["max_weight"] >= SATURATED else "scaling.healthy"
         panel.readout.value = ("<div style='font-size:15px'>" + html.escape(i18n.t(
-            "scaling.readout", var=_fmt(s["variance"], 2), std=_fmt(s["std"], 2), max=_fmt(s["max_weight"]),
-            h=_fmt(s["entropy"]), hmax=_fmt(s["max_entropy"]), j=_fmt(s["jacobian_norm"]),
-            juni=_fmt(s["uniform_jacobian_norm"]))) + "<br>" + html.escape(i18n.t(verdict)) + "</div>")
+            "scaling.readout", var=fmt_num(s["variance"], 2), std=fmt_num(s["std"], 2), max=fmt_num(s["max_weight"]),
+            h=fmt_num(s["entropy"]), hmax=fmt_num(s["max_entropy"]), j=fmt_num(s["jacobian_norm"]),
+            juni=fmt_num(s["uniform_jacobian_norm"]))) + "<br>" + html.escape(i18n.t(verdict)) + "</div>")
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

@@ -152,9 +152,9 @@ def plot_competition(scores, index: int, values, ax=None, *, labels=None, show_a
     weights = competition_sweep(scores, index, values)                         # (V, N)
     values = np.asarray(values, dtype=float)
     n = weights.shape[1]
-    names = [str(j) for j in range(n)] if labels is None else plots._labels(labels, n, "labels", "score")
+    names = [str(j) for j in range(n)] if labels is None else plots.tick_labels(labels, n, "labels", "score")
     scores = np.asarray(scores, dtype=float)
-    ax = plots._new_axes(ax, (6.4, 3.6))
+    ax = plots.new_axes(ax, (6.4, 3.6))
     for j in range(n):
         tag = i18n.t("softmax_lab.varied") if j == index % n else f"{scores[j]:g}"
         ax.plot(values, weights[:, j], color=plots.COLORS[j % len(plots.COLORS)],
@@ -177,8 +177,8 @@ def plot_temperature_sweep(scores, temperatures, ax=None, *, labels=None, **kwar
         raise ValueError("temperatures: expected numbers > 0")
     weights = np.stack([softmax(scores, temperature=float(t)) for t in temps])  # (len(T), N)
     n = scores.size
-    names = [str(j) for j in range(n)] if labels is None else plots._labels(labels, n, "labels", "score")
-    ax = plots._new_axes(ax, (6.4, 3.6))
+    names = [str(j) for j in range(n)] if labels is None else plots.tick_labels(labels, n, "labels", "score")
+    ax = plots.new_axes(ax, (6.4, 3.6))
     for j in range(n):
         ax.plot(temps, weights[:, j], color=plots.COLORS[j % len(plots.COLORS)], linewidth=2,
                 label=f"{names[j]} ({scores[j]:g})", **kwargs)
@@ -198,9 +198,9 @@ def plot_convex_combination(values, outputs, ax=None, *, outside=None, labels=No
     values = as_float_array(values, "values", ndim=2)
     outputs = np.atleast_2d(as_float_array(outputs, "outputs"))
     names = [f"v{j + 1}" for j in range(len(values))] if labels is None else \
-        plots._labels(labels, len(values), "labels", "value")
+        plots.tick_labels(labels, len(values), "labels", "value")
     hull = convex_hull_2d(values)
-    ax = plots._new_axes(ax, (5.2, 4.6))
+    ax = plots.new_axes(ax, (5.2, 4.6))
     closed = np.vstack([hull, hull[:1]])
     ax.fill(closed[:, 0], closed[:, 1], color=plots.COLORS[5], alpha=0.15, zorder=0)
     ax.plot(closed[:, 0], closed[:, 1], color=plots.COLORS[0], linewidth=1.5, zorder=1,

@@ -14,10 +14,10 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _fmt,
-    _image,
-    _watch,
+    error_panel,
+    fmt_num,
+    png_image,
+    watch,
     widget_builder,
 )
 
@@ -50,12 +50,12 @@ def temperature_widget(scores=(2.0, 1.0, 0.5, 0.0, -1.0), labels=None, *, temper
     try:
         s0 = temperature_state(scores, temperature)
         n = s0["scores"].size
-        names = [str(j) for j in range(n)] if labels is None else plots._labels(labels, n, "labels", "score")
+        names = [str(j) for j in range(n)] if labels is None else plots.tick_labels(labels, n, "labels", "score")
         lo, hi = math.log10(positive_float(t_min, "t_min")), math.log10(positive_float(t_max, "t_max"))
         if lo >= hi:
             raise ValueError(f"t_min, t_max: expected t_min < t_max, got {t_min} and {t_max}")
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     slider = widgets.FloatLogSlider(value=float(np.clip(s0["temperature"], t_min, t_max)), base=10, min=lo, max=hi,
                                     step=0.01, description=i18n.t("widgets.temperature"), readout_format=".3g",
                                     continuous_update=True, style={"description_width": "initial"},
@@ -70,7 +70,7 @@ def temperature_widget(scores=(2.0, 1.0, 0.5, 0.0, -1.0), labels=None, *, temper
     live.animate(*bars)
     texts = [live.animate(ax.text(j, 0, "", ha="center", va="bottom", fontsize=plots.FONT["tick"] - 1))
              for j in range(n)]
-    image = _image()
+    image = png_image()
     panel = Panel([image, slider, widgets.HTML(html.escape(i18n.t("widgets.temp_hint")))],
                   name="temperature", controls={"temperature": slider}, images={"weights": image})
     panel.children += (panel.readout, panel.message)
@@ -83,8 +83,9 @@ def temperature_widget(scores=(2.0, 1.0, 0.5, 0.0, -1.0), labels=None, *, temper
             text.set_text(f"{w:.2f}")
         image.value = live.render()
         panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
-            "widgets.temp_readout", max=_fmt(s["max_weight"]), h=_fmt(s["entropy"]), hmax=_fmt(s["max_entropy"]))) \
+            "widgets.temp_readout", max=fmt_num(s["max_weight"]), h=fmt_num(s["entropy"]),
+            hmax=fmt_num(s["max_entropy"]))) \
             + "</div>"
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

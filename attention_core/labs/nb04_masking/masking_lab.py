@@ -226,7 +226,7 @@ def plot_mask_grid(masks, labels=None, *, titles=None, fig=None):
         while arr.ndim > 2 and arr.shape[0] == 1:
             arr = arr[0]
         arrays.append(arr if arr.ndim == 2 else arr.reshape(1, -1))
-    titles = plots._labels(titles, len(arrays), "titles", "mask")
+    titles = plots.tick_labels(titles, len(arrays), "titles", "mask")
     per_panel = labels is not None and len(labels) > 0 and isinstance(labels[0], (list, tuple))
     if per_panel and len(labels) != len(arrays):
         raise ValueError(f"labels: expected one list of tokens per mask ({len(arrays)}), got {len(labels)}")
@@ -260,10 +260,10 @@ def plot_influence(influences, labels=None, *, titles=None, fig=None, fmt="{:.2f
     """
     if not isinstance(influences, (list, tuple)) or not influences:
         raise TypeError(f"influences: expected a non-empty list of (T, T) matrices, got {describe(influences)}")
-    mats = [plots._matrix(m, f"influences[{i}]") for i, m in enumerate(influences)]
+    mats = [plots.as_matrix(m, f"influences[{i}]") for i, m in enumerate(influences)]
     if any((m < 0).any() for m in mats):
         raise ValueError("influences: expected non-negative changes (from influence_matrix)")
-    titles = plots._labels(titles, len(mats), "titles", "matrix")
+    titles = plots.tick_labels(titles, len(mats), "titles", "matrix")
     vmax = max(float(m.max()) for m in mats) or 1.0
     from matplotlib import colormaps
     cmap = colormaps["Oranges"].with_extremes(bad=plots.MASK_COLORS[0])   # exact zeros (masked out) grey
@@ -276,7 +276,7 @@ def plot_influence(influences, labels=None, *, titles=None, fig=None, fmt="{:.2f
     axes = fig.subplots(1, len(mats), squeeze=False)[0]
     for n, (ax, m) in enumerate(zip(axes, mats)):
         tq, tk = m.shape
-        x_labels, y_labels = plots._token_labels(labels, None, tq, tk) if labels is not None else (None, None)
+        x_labels, y_labels = plots.token_labels(labels, None, tq, tk) if labels is not None else (None, None)
         shown = np.ma.masked_equal(m, 0.0)                          # exact zeros drawn grey
         im = plots.heatmap_frame(ax, m.shape, x_labels, y_labels, cmap=cmap, vmin=0.0, vmax=vmax,
                                  colorbar=False, title=titles[n] if titles else None,
@@ -315,11 +315,11 @@ def plot_cache_steps(steps, labels=None, ax=None, *, title=None):
         if m.shape != (stop - start, stop):
             raise ValueError(f"steps: step {n} has a mask of shape {m.shape}, expected {(stop - start, stop)}")
         code[start:stop, :stop] = np.where(m, n, 0)                 # 0: hidden by the mask
-    x_labels, y_labels = plots._token_labels(labels, None, t, t)
+    x_labels, y_labels = plots.token_labels(labels, None, t, t)
     colors = ["#FFFFFF", plots.MASK_COLORS[0]] + [plots.COLORS[(n - 1) % len(plots.COLORS)]
                                                   for n in range(1, len(steps) + 1)]
     width, height = plots.heatmap_figsize(t, t, colorbar=False)
-    ax = plots._new_axes(ax, (width + 3.2, height))                 # room for the legend on the right
+    ax = plots.new_axes(ax, (width + 3.2, height))                 # room for the legend on the right
     im = plots.heatmap_frame(ax, (t, t), x_labels, y_labels, cmap=ListedColormap(colors), vmin=-1.5,
                              vmax=len(steps) + 0.5, colorbar=False, title=title)
     im.set_data(code)

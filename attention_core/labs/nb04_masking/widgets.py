@@ -14,9 +14,9 @@ from attention_core.teaching.widget_base import (
     DPI,
     HeatmapView,
     Panel,
-    _error_panel,
-    _watch,
     check_side,
+    error_panel,
+    watch,
     widget_builder,
 )
 
@@ -33,7 +33,7 @@ def mask_state(kind: str, scores, length=None, window=None) -> dict:
     of `window` keys), "causal_padding" (both). Returns mask (T, T) bool (True = visible),
     weights (T, T) = softmax(scores, mask) and visible (T,) = keys each query may see.
     """
-    scores = plots._matrix(scores, "scores")
+    scores = plots.as_matrix(scores, "scores")
     t = scores.shape[1]
     if scores.shape[0] != t:
         raise ValueError(f"scores: expected a square (T, T) matrix, got shape {scores.shape}")
@@ -64,12 +64,12 @@ def mask_widget(T: int = 6, labels=None, *, scores=None, seed: int = 0, dpi: int
         if scores is None:
             t = check_side(T, "T")
             scores = as_generator(seed).normal(size=(t, t))                 # (T, T), seeded
-        scores = plots._matrix(scores, "scores")
+        scores = plots.as_matrix(scores, "scores")
         t = mask_state("none", scores)["mask"].shape[0]
-        labels = plots._labels(labels, t, "labels", "token")
+        labels = plots.tick_labels(labels, t, "labels", "token")
         view = HeatmapView(None, labels, dpi=dpi)
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     kind = widgets.Dropdown(options=[(i18n.t(MASK_LABELS[k]), k) for k in MASK_KINDS], value="causal",
                             description=i18n.t("widgets.mask_kind"))
     length = widgets.IntSlider(value=max(1, t - 2), min=1, max=t, description=i18n.t("widgets.length"),
@@ -92,4 +92,4 @@ def mask_widget(T: int = 6, labels=None, *, scores=None, seed: int = 0, dpi: int
             i18n.t("widgets.mask_readout", counts=counts)) + "</div>"
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

@@ -8,7 +8,7 @@ import numpy as np
 
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch, widget_builder
+from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_panel, watch, widget_builder
 
 
 # --- 05: self- and cross-attention ------------------------------------------------------------
@@ -72,7 +72,7 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
         cross_attention_state(pair, mode, order, query, seed=seed)           # bad arguments: a message, not a figure
         view = HeatmapView(None, dpi=dpi)
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
 
     def words(p, m):
         english, chinese, _ = cross_lab.translation_pair(p)
@@ -117,7 +117,7 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
         s = cross_attention_state(pair_box.value, mode_box.value, order_box.value, query_box.value, seed=seed)
         if guard["mode"] != s["mode"]:              # a new title: rebuild the figure
             view.options["title"] = i18n.t(cross_lab.MODE_TITLES[s["mode"]])
-            view._key = None
+            view.rebuild()
             guard["mode"] = s["mode"]
         view.update(s["weights"], list(s["key_tokens"]), y_labels=list(s["query_tokens"]))
         row_title = html.escape(i18n.t("cross.row_title", query=s["query_token"]))
@@ -142,4 +142,4 @@ def cross_attention_widget(pair: str = "cat_mat", mode: str = "cross", *, order:
         panel.readout.value = "<div style='font-size:15px'>" + html.escape(line) + "</div>"
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

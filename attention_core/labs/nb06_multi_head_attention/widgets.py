@@ -5,7 +5,7 @@ import ipywidgets as widgets
 
 from attention_core.core.validation import as_float_array
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, _error_panel, _watch, widget_builder
+from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_panel, watch, widget_builder
 
 
 # --- 06: heads --------------------------------------------------------------------------------
@@ -18,10 +18,11 @@ def head_widget(weights, labels=None, *, y_labels=None, head_names=None, dpi: in
         if weights.ndim != 3 or weights.size == 0:
             raise ValueError(f"weights: expected a non-empty (H, Tq, Tk) array, got shape {weights.shape}")
         h = weights.shape[0]
-        names = plots._labels(head_names, h, "head_names", "head") or [i18n.t("plots.head", h=i + 1) for i in range(h)]
+        names = (plots.tick_labels(head_names, h, "head_names", "head")
+                 or [i18n.t("plots.head", h=i + 1) for i in range(h)])
         view = HeatmapView(weights[0], labels, y_labels=y_labels, dpi=dpi)
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     head = widgets.Dropdown(options=[(name, i) for i, name in enumerate(names)], value=0)
     panel = Panel([head, view.widget], name="head", controls={"head": head}, images={"weights": view.widget})
     panel.children += (panel.message,)
@@ -31,4 +32,4 @@ def head_widget(weights, labels=None, *, y_labels=None, head_names=None, dpi: in
         view.update(weights[head.value])
         return {"head": head.value, "weights": weights[head.value]}
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

@@ -201,7 +201,7 @@ def plot_pair_matrix(matrix, ax=None, *, title=None, colorbar: bool = True, **kw
     colorbar = check_flag(colorbar, "colorbar")
     matrix = as_float_array(matrix, "matrix", ndim=2)
     bound = float(np.abs(matrix).max()) or 1.0
-    ax = plots._new_axes(ax, (4.2, 3.6))
+    ax = plots.new_axes(ax, (4.2, 3.6))
     im = ax.imshow(matrix, **{"cmap": plots.SIGNED_CMAP, "vmin": -bound, "vmax": bound,
                               "interpolation": "nearest", **kwargs})
     plots.style_axes(ax, i18n.t("position_lab.pos_n"), i18n.t("position_lab.pos_m"),
@@ -224,8 +224,8 @@ def plot_score_row(variants: dict, ax=None, *, query: int | None = None, names=N
         raise ValueError("variants: expected at least one mechanism, got none")
     keys = list(variants)
     t = len(next(iter(variants.values()))["weights"])
-    names = [str(j) for j in range(t)] if names is None else plots._labels(names, t, "names", "key")
-    ax = plots._new_axes(ax, (8.0, 3.6))
+    names = [str(j) for j in range(t)] if names is None else plots.tick_labels(names, t, "names", "key")
+    ax = plots.new_axes(ax, (8.0, 3.6))
     width = 0.8 / len(keys)
     x = np.arange(t)
     for v, key in enumerate(keys):
@@ -249,7 +249,7 @@ def plot_weight_by_distance(curves: dict, ax=None, *, uniform: float | None = No
 
     uniform draws the level 1/T dashed. kwargs go to `ax.plot`. Returns the Axes.
     """
-    ax = plots._new_axes(ax, (6.4, 3.6))
+    ax = plots.new_axes(ax, (6.4, 3.6))
     for c, (label, weights) in enumerate(curves.items()):
         weights = as_float_array(weights, "curves", ndim=1)
         ax.plot(np.arange(weights.size), weights, **{"marker": "o", "linewidth": 2,

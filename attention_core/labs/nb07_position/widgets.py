@@ -17,13 +17,13 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _fmt,
-    _image,
-    _watch,
     check_count,
     check_range,
+    error_panel,
+    fmt_num,
+    png_image,
     slider_layout,
+    watch,
     widget_builder,
 )
 
@@ -55,7 +55,7 @@ def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, positi
         T, D = check_count(T, "T", maximum=MAX_POSITIONS), check_count(D, "D", maximum=MAX_D_MODEL)
         s0 = positional_state(T, D, min(position, T - 1), min(dim, D - 1), base)
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     t, d = s0["table"].shape
     p_slider = widgets.IntSlider(value=min(position, t - 1), min=0, max=t - 1, description="p",
                                  continuous_update=True)
@@ -76,7 +76,7 @@ def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, positi
     bottom.set_ylabel("PE[p, i]", fontsize=plots.FONT["label"])
     bottom.set_title(i18n.t("widgets.pe_column", i=i_slider.value), fontsize=plots.FONT["label"])
     caption = live.animate(bottom.title)
-    image = _image()
+    image = png_image()
     panel = Panel([image, widgets.HBox([p_slider, i_slider])], name="positional",
                   controls={"position": p_slider, "dim": i_slider}, images={"table": image})
     panel.children += (panel.readout, panel.message)
@@ -92,10 +92,10 @@ def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, positi
         caption.set_text(i18n.t("widgets.pe_column", i=i))
         image.value = live.render()
         panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
-            "widgets.pe_readout", p=p, i=i, v=_fmt(s["value"]), wl=f"{s['wavelength']:.1f}")) + "</div>"
+            "widgets.pe_readout", p=p, i=i, v=fmt_num(s["value"]), wl=f"{s['wavelength']:.1f}")) + "</div>"
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)
 
 
 
@@ -146,7 +146,7 @@ def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query
         max_slope = check_range(max_slope, "max_slope")
         t = s0["scores"].size
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     slope_slider = widgets.FloatSlider(value=float(np.clip(slope, 0, max_slope)), min=0.0, max=max_slope, step=0.05,
                                        description=i18n.t("position_lab.slope"), readout_format=".2f",
                                        continuous_update=True, style={"description_width": "initial"},
@@ -181,7 +181,7 @@ def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query
                    for j in range(t)]
     weight_texts = [live.animate(bottom.text(j, 0, "", ha="center", va="bottom", fontsize=plots.FONT["tick"] - 2))
                     for j in range(t)]
-    image = _image()
+    image = png_image()
     panel = Panel([image, widgets.HBox([slope_slider, window_slider, causal_box])], name="position_bias",
                   controls={"slope": slope_slider, "window": window_slider, "causal": causal_box},
                   images={"row": image})
@@ -200,7 +200,7 @@ def position_bias_widget(scores=(2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8), query
             weight_texts[j].set_text("0" if hidden else f"{w:.2f}")
         image.value = live.render()
         panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
-            "position_lab.readout", n=int(s["visible"].sum()), t=t, j=s["top"], w=_fmt(s["top_weight"]))) + "</div>"
+            "position_lab.readout", n=int(s["visible"].sum()), t=t, j=s["top"], w=fmt_num(s["top_weight"]))) + "</div>"
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

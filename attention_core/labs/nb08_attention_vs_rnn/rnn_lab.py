@@ -152,7 +152,7 @@ def influence_curves(n: int = 48, d: int = 16, recurrent_scale: float = 0.9, see
 def plot_influence(curves: dict, ax=None, *, distance: int | None = None, **kwargs):
     """Influence of the marker on the last output against its distance k, log scale, one line per layer
     (from `influence_curves`). distance marks one k. kwargs go to `ax.plot`. Returns the Axes."""
-    ax = plots._new_axes(ax, (6.4, 3.6))
+    ax = plots.new_axes(ax, (6.4, 3.6))
     ks = curves["distances"]
     for key, color in (("rnn", plots.COLORS[1]), ("attention", plots.COLORS[0])):
         ax.plot(ks, curves[key], color=color, linewidth=2.2, label=i18n.t(MODEL_LABELS[key]), **kwargs)
@@ -260,7 +260,7 @@ def _time_layers(ns, d, repeats, seed) -> dict:
 
 def plot_timings(timings: dict, ax=None, **kwargs):
     """Seconds against n, log-log, one line per layer (from `time_layers`). kwargs go to `ax.plot`."""
-    ax = plots._new_axes(ax, (6.4, 3.6))
+    ax = plots.new_axes(ax, (6.4, 3.6))
     for key, color in (("rnn", plots.COLORS[1]), ("attention", plots.COLORS[0])):
         ax.plot(timings["n"], timings[key], "o-", color=color, linewidth=2, label=i18n.t(MODEL_LABELS[key]), **kwargs)
     ax.set_xscale("log", base=2)
@@ -422,7 +422,7 @@ def largest_solved(ks, accuracy, threshold: float = 0.9):
 def plot_recall(result: dict, ax=None, **kwargs):
     """Accuracy against distance k (log scale), one line per model, chance level dashed
     (from `recall_comparison`). kwargs go to `ax.plot`. Returns the Axes."""
-    ax = plots._new_axes(ax, (6.4, 3.6))
+    ax = plots.new_axes(ax, (6.4, 3.6))
     colors = {"rnn": plots.COLORS[1], "gru": plots.COLORS[2], "attention": plots.COLORS[0]}
     markers = {"rnn": "o", "gru": "s", "attention": "^"}
     for kind, acc in result["accuracy"].items():
@@ -477,7 +477,7 @@ def crossover_length(d: int, recurrent: str = "gru", *, n_max: int = 1 << 20) ->
 def plot_macs(ds=(64, 512), ns=None, ax=None, **kwargs):
     """The growing terms of the table, n d^2 (recurrence) and n^2 d (attention scores), against n,
     log-log, for each width d; the crossover n = d marked. kwargs go to `ax.plot`. Returns the Axes."""
-    ax = plots._new_axes(ax, (6.4, 3.8))
+    ax = plots.new_axes(ax, (6.4, 3.8))
     ns = np.unique(np.round(np.logspace(3, 13, 61, base=2)).astype(int)) if ns is None else np.asarray(ns)
     for i, d in enumerate(ds):
         style = "-" if i == 0 else "--"

@@ -12,10 +12,10 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _image,
-    _watch,
     check_count,
+    error_panel,
+    png_image,
+    watch,
     widget_builder,
 )
 
@@ -65,7 +65,7 @@ def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: i
             raise ValueError(f"max_scale: expected a number from 0.2 to 100, got {max_scale:g}")
         n = s0["n"]
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     k_slider = widgets.IntSlider(value=s0["distance"], min=1, max=n - 1, description=i18n.t("rnn_lab.distance_slider"),
                                  continuous_update=True, style={"description_width": "initial"},
                                  layout={"width": "420px"})
@@ -104,7 +104,7 @@ def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: i
     dots, = bottom.plot([], [], "o", color="black", markersize=6, zorder=5)
     live.animate(rnn_line, cursor, dots)
     plots.style_axes(bottom, i18n.t("rnn_lab.distance"), i18n.t("rnn_lab.influence"), legend={"loc": "lower left"})
-    image = _image()
+    image = png_image()
     panel = Panel([image, k_slider, scale_slider, widgets.HTML(html.escape(i18n.t("rnn_lab.scale_hint")))],
                   name="path_length", controls={"distance": k_slider, "recurrent_scale": scale_slider},
                   images={"path": image})
@@ -137,4 +137,4 @@ def path_length_widget(distance: int = 10, recurrent_scale: float = 0.9, *, n: i
             + "<br>" + html.escape(i18n.t(verdict)) + "</div>"
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

@@ -257,7 +257,7 @@ def plot_flops(d_model, n_values=None, ax=None, *, d_ff=None, mark=None, **kwarg
     kwargs go to the `ax.plot` of the attention line. Returns the Axes."""
     n_values = 2.0 ** np.arange(7, 21) if n_values is None else n_values
     c = cost_curves(n_values, d_model, d_ff=d_ff)
-    ax = plots._new_axes(ax, (6.4, 4.0))
+    ax = plots.new_axes(ax, (6.4, 4.0))
     ax.plot(c["n"], c["attention_flops"], **{"color": plots.COLORS[1], "linewidth": 2.5,
                                              "label": i18n.t("cost_lab.quadratic"), **kwargs})
     ax.plot(c["n"], c["linear_flops"], color=plots.COLORS[0], linewidth=2.5, label=i18n.t("cost_lab.linear"))
@@ -287,7 +287,7 @@ def plot_measured(rows, key: str = "seconds", ax=None, *, label=None, reference:
     y = np.array([r[key] for r in rows], dtype=float)
     if key == "peak_bytes":
         y = y / 2 ** 20
-    ax = plots._new_axes(ax, (5.2, 3.8))
+    ax = plots.new_axes(ax, (5.2, 3.8))
     ax.plot(n, y, **{"marker": "o", "linewidth": 2, "color": plots.COLORS[0],
                      "label": label or i18n.t(MEASURED_LABELS[key][0]), **kwargs})
     if reference:
@@ -306,7 +306,7 @@ def plot_position_weights(curves: dict, ax=None, **kwargs):
     kwargs go to every `ax.plot`. Returns the Axes."""
     if not curves:
         raise ValueError("curves: expected at least one {label: weights} entry")
-    ax = plots._new_axes(ax, (7.0, 3.8))
+    ax = plots.new_axes(ax, (7.0, 3.8))
     for c, (label, weights) in enumerate(curves.items()):
         weights = as_float_array(weights, "curves", ndim=1)
         ax.plot(np.arange(weights.size), weights, **{"linewidth": 2.2, "color": plots.COLORS[c % len(plots.COLORS)],

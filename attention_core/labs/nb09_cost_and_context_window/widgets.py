@@ -12,10 +12,10 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _image,
-    _title,
-    _watch,
+    error_panel,
+    png_image,
+    title_html,
+    watch,
     widget_builder,
 )
 
@@ -68,7 +68,7 @@ def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int =
                              f"and {COST_WIDTHS}, got {n_tokens}, {n_heads}, {d_model}")
         n_layers = positive_int(n_layers, "n_layers")
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     style = {"description_width": "initial"}
     controls = {
         "n": widgets.SelectionSlider(options=[(f"{n:,}", n) for n in CONTEXT_LENGTHS], value=n_tokens,
@@ -110,8 +110,8 @@ def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int =
             left.plot([], [], "o", color=plots.COLORS[0], markersize=7)[0],
             right.plot([], [], "o", color=plots.COLORS[3], markersize=7)[0]]
     live.animate(quad_line, lin_line, mem_line, cross_line, *n_lines, *dots)
-    image = _image()
-    panel = Panel([_title("cost_lab.widget_title"), image, controls["n"],
+    image = png_image()
+    panel = Panel([title_html("cost_lab.widget_title"), image, controls["n"],
                    widgets.HBox([controls["heads"], controls["d_model"], controls["layers"]]), controls["dtype"]],
                   name="context_cost", controls=controls, images={"cost": image})
     panel.children += (panel.readout, panel.message)
@@ -143,4 +143,4 @@ def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int =
                                + "</div>")
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

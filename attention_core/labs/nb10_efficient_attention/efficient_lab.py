@@ -277,7 +277,7 @@ def plot_memory(rows, ax=None, **kwargs):
     analytic count where it was not run) and tiled measured. kwargs go to `ax.plot`. Returns the Axes."""
     if not rows:
         raise ValueError("rows: expected at least one row from memory_rows, got none")
-    ax = plots._new_axes(ax, (6.4, 3.8))
+    ax = plots.new_axes(ax, (6.4, 3.8))
     t = np.array([r["T"] for r in rows], dtype=float)
     analytic = np.array([r["naive_analytic"] for r in rows]) / MIB
     measured = [(r["T"], r["naive_peak"] / MIB) for r in rows if r["naive_peak"] is not None]
@@ -311,7 +311,7 @@ def plot_accuracy_by_position(depths, accuracy: dict, ax=None, *, chance: float 
     depths = as_float_array(depths, "depths", ndim=1)
     if not accuracy:
         raise ValueError("accuracy: expected at least one (method, T) curve, got none")
-    ax = plots._new_axes(ax, (9.0, 3.8))
+    ax = plots.new_axes(ax, (9.0, 3.8))
     lengths = sorted({t for _, t in accuracy})
     markers = "osD^v"
     x = np.arange(depths.size)

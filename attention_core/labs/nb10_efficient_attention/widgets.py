@@ -15,12 +15,12 @@ from attention_core.teaching.widget_base import (
     DPI,
     LiveFigure,
     Panel,
-    _error_panel,
-    _fmt,
-    _image,
-    _watch,
     check_count,
+    error_panel,
+    fmt_num,
+    png_image,
     slider_layout,
+    watch,
     widget_builder,
 )
 
@@ -68,7 +68,7 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
         doc = efficient_lab.needle_document(check_count(T, "T", maximum=MAX_T), 1, seed=seed)
         s0 = window_retrieval_state(window, distance, doc=doc)
     except Exception as exc:                       # noqa: BLE001
-        return _error_panel(exc)
+        return error_panel(exc)
     t = s0["T"]
     style = {"description_width": "initial"}
     window_slider = widgets.IntSlider(value=min(s0["window"], t), min=1, max=t,
@@ -94,7 +94,7 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
     ax.text(t - 1, 1.13, "?", ha="center", va="bottom", fontsize=plots.FONT["label"], clip_on=False)
     ax.legend(fontsize=plots.FONT["tick"] - 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
     live.animate(full_line, window_line, needle_mark)
-    image = _image()
+    image = png_image()
     panel = Panel([image, window_slider, distance_slider], name="window_retrieval",   # one row each: long labels
                   controls={"window": window_slider, "distance": distance_slider}, images={"weights": image})
     panel.children += (panel.readout, panel.message)
@@ -111,7 +111,7 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
         lines = [
             i18n.t("efficient_lab.readout_visible" if s["visible"] else "efficient_lab.readout_hidden",
                    d=s["distance"], w=s["window"]),
-            i18n.t("efficient_lab.readout_weight", ww=_fmt(s["needle_window"]), wf=_fmt(s["needle_full"]),
+            i18n.t("efficient_lab.readout_weight", ww=fmt_num(s["needle_window"]), wf=fmt_num(s["needle_full"]),
                    aw=ok[s["correct_window"]], af=ok[s["correct_full"]]),
             i18n.t("efficient_lab.readout_pairs", t=t, pw=f"{s['pairs_window']:,}", pf=f"{s['pairs_full']:,}",
                    share=f"{100 * s['pairs_window'] / s['pairs_full']:.1f}%"),
@@ -120,4 +120,4 @@ def window_retrieval_widget(T: int = 512, *, window: int = 128, distance: int = 
                                + "</div>")
         return s
 
-    return _watch(panel, compute)
+    return watch(panel, compute)

@@ -1,4 +1,8 @@
-"""The check of notebook 12's exercise: `check_induction_score(fn)` judges a learner's induction score."""
+"""The check of notebook 12's exercise: `check_induction_score(fn)` judges a learner's induction score.
+
+Built from teaching.checks like every lab's checkers: the learner's function is called with a time
+limit on copies of the inputs, and the verdict is put in words in the language asked for.
+"""
 from __future__ import annotations
 
 import math
@@ -6,8 +10,7 @@ import numbers
 
 import numpy as np
 
-from attention_core.teaching.checks import CheckResult
-from attention_core.teaching.i18n import t
+from attention_core.teaching.checks import TIMEOUT_S, CheckResult, Fail, call_learner, msg, run_check
 
 from . import experiments
 
@@ -38,32 +41,39 @@ def _cases(model):
     yield "a random causal matrix, half = 5", w / w.sum(axis=1, keepdims=True), 5
 
 
-def check_induction_score(fn, model=None, lang: str | None = None) -> CheckResult:
+def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
     """Call fn(weights (T, T), half) -> float on learned heads and a random matrix, compare it with
     experiments.induction_score and name the usual mistakes (the same-token offset, every row)."""
     if model is None:
         from .model import load_trained
         model = load_trained("induction")
-    n, worst = 0, 0.0
-    for case, w, half in _cases(model):
-        want = float(experiments.induction_score(w, half))
-        try:
-            got = fn(w.copy(), half)
-        except Exception as exc:  # noqa: BLE001 -- the learner's bug is reported, not raised
-            return CheckResult(CHECK_NAME, False, t("nb12.check_error", lang, err=f"{type(exc).__name__}: {exc}",
-                                                    case=case))
-        if isinstance(got, np.ndarray) and got.size == 1:
-            got = got.item()
-        if not _finite_number(got):
-            return CheckResult(CHECK_NAME, False, t("nb12.check_not_number", lang, got=repr(got)[:60], case=case))
-        got = float(got)
-        if abs(got - want) > ATOL:
-            q = np.arange(half, 2 * half)
-            same = float(w[q, q - half].mean())                            # one step too early
-            diagonal = float(np.diagonal(w, -(half - 1)).mean())          # starts at query half - 1
-            key = ("nb12.check_same_token" if abs(got - same) <= ATOL else
-                   "nb12.check_all_rows" if abs(got - diagonal) <= ATOL else "nb12.check_wrong")
-            return CheckResult(CHECK_NAME, False, t(key, lang, case=case, got=f"{got:.4f}", want=f"{want:.4f}"))
-        n += 1
-        worst = max(worst, abs(got - want))
-    return CheckResult(CHECK_NAME, True, t("nb12.check_ok", lang, n=n, diff=f"{worst:.1e}"))
+
+    def body():
+        n, worst = 0, 0.0
+        for case, w, half in _cases(model):
+            want = float(experiments.induction_score(w, half))
+            try:
+                got = call_learner(fn, case, w, half)
+            except Fail as fail:
+                if fail.key != "checks.raised":
+                    raise
+                # this notebook's own sentence for the learner's exception
+                raise Fail("nb12.check_error", err=fail.fields["exc"], case=case) from None
+            if isinstance(got, np.ndarray) and got.size == 1:
+                got = got.item()
+            if not _finite_number(got):
+                raise Fail("nb12.check_not_number", got=repr(got)[:60], case=case)
+            got = float(got)
+            if abs(got - want) > ATOL:
+                q = np.arange(half, 2 * half)
+                same = float(w[q, q - half].mean())                            # one step too early
+                diagonal = float(np.diagonal(w, -(half - 1)).mean())          # starts at query half - 1
+                if abs(got - same) <= ATOL:
+                    raise Fail("nb12.check_same_token", case=case, got=f"{got:.4f}", want=f"{want:.4f}")
+                if abs(got - diagonal) <= ATOL:
+                    raise Fail("nb12.check_all_rows", case=case, got=f"{got:.4f}", want=f"{want:.4f}")
+                raise Fail("nb12.check_wrong", case=case, got=f"{got:.4f}", want=f"{want:.4f}")
+            n += 1
+            worst = max(worst, abs(got - want))
+        return msg("nb12.check_ok", n=n, diff=f"{worst:.1e}")
+    return run_check(CHECK_NAME, body, lang, timeout, fn)

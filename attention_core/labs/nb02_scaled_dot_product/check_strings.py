@@ -1,0 +1,37 @@
+"""The words of notebook 02's checkers (checks.py), English and Chinese side by side per key.
+
+The shared words (exceptions, time-outs, shapes, values) are teaching.checks's.
+"""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "checks.scores.ok": {"en": "All good: Q K^T / sqrt(d_k) with shape (Tq, Tk), on the worked example of notebook 01, "
+                               "a rectangular case and a batch.",
+                         "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，01 节的例题、长宽不等的情形和批量输入都正确。"
+                               ""},
+    "exercises.var.not_pair": {"en": "Return a pair (variance of the raw dot products, variance of the scaled "
+                                     "ones) of two numbers ({case}).",
+                               "zh": "请返回两个数组成的二元组：（原始点积的方差，缩放后点积的方差）（{case}）。"},
+    "exercises.var.std": {"en": "For {case} you returned {got}, close to sqrt(d_k): that is the standard deviation. "
+                                "The variance is its square (np.var, not np.std).",
+                          "zh": "对于 {case}，你返回了 {got}，接近 √d_k：这是标准差。方差是它的平方（用 np.var，不是 "
+                                "np.std）。"},
+    "exercises.var.mean": {"en": "For {case} the raw variance is {got}, about 1/d_k: you averaged the d_k "
+                                 "products (np.mean) instead of adding them. A dot product is a sum.",
+                           "zh": "对于 {case}，原始方差是 {got}，约为 1/d_k：你把 d_k 个乘积取了平均（np.mean），"
+                                 "而不是相加。点积是求和。"},
+    "exercises.var.raw": {"en": "For {case} the variance of the raw dot products is {got}; it should be close to "
+                                "d_k = {dk} (each of the d_k products has variance 1, and variances of independent "
+                                "terms add up).",
+                          "zh": "对于 {case}，原始点积的方差是 {got}，应该接近 d_k = {dk}"
+                                "（d_k 个乘积各自方差为 1，独立项的方差可以相加）。"},
+    "exercises.var.by_dk": {"en": "For {case} the scaled variance is {got}, about 1/d_k: you divided by d_k. "
+                                  "Divide by sqrt(d_k): variance scales with the square of the factor.",
+                            "zh": "对于 {case}，缩放后的方差是 {got}，约为 1/d_k：你除以的是 d_k。应该除以 √d_k："
+                                  "方差按缩放因子的平方变化。"},
+    "exercises.var.scaled": {"en": "For {case} the variance of the scaled dot products is {got}; dividing by "
+                                   "sqrt(d_k) should bring it back to about 1.",
+                             "zh": "对于 {case}，缩放后点积的方差是 {got}；除以 √d_k 之后应该回到 1 左右。"},
+    "exercises.var.ok": {"en": "All good: the raw variance grows like d_k (4, 64, 512) and the scaled one stays "
+                               "near 1.",
+                         "zh": "全部通过：原始方差随 d_k（4、64、512）线性增长，缩放后的方差始终在 1 左右。"},
+}

@@ -1,0 +1,84 @@
+"""The checkers of notebook 02's exercises: the scaled scores Q K^T / sqrt(d_k) and the variance of q.k."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attention_core.core.attention import attention_scores
+from attention_core.labs.nb01_query_key_value.checks import SEED_K, SEED_Q, SEED_QK_CASE, diagnose_scale
+from attention_core.teaching import i18n
+from attention_core.teaching.checks import (
+    TIMEOUT_S,
+    CheckResult,
+    Fail,
+    as_array,
+    call_learner,
+    describe,
+    expect_close,
+    expect_shape,
+    msg,
+    run_check,
+    run_exercise,
+)
+
+from .check_strings import STRINGS
+
+i18n.register(STRINGS)         # this lab's checkers' own words
+
+
+def check_scaled_scores(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
+    """Check fn(q, k) -> Q K^T / sqrt(Dk), shape (..., Tq, Tk)."""
+    def body():
+        case = SEED_QK_CASE
+        out = as_array(call_learner(fn, case, SEED_Q, SEED_K), case)
+        expect_shape(out, (1, 2), "scores", case)
+        diagnose_scale(out, lambda s: s, case)
+        expect_close(out, attention_scores(SEED_Q, SEED_K), "scores", case)
+
+        rng = np.random.default_rng(0)
+        q, k = rng.normal(size=(4, 5)), rng.normal(size=(3, 5))      # (Tq, Dk), (Tk, Dk)
+        case = describe(q=q, k=k)
+        out = as_array(call_learner(fn, case, q, k), case)
+        hint = "checks.hint.kq" if out.shape == (3, 4) else ""
+        expect_shape(out, (4, 3), "scores", case, hint)
+        expect_close(out, attention_scores(q, k), "scores", case)
+
+        q, k = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5))   # (B, H, T, Dk)
+        case = describe(q=q, k=k)
+        try:
+            out = as_array(call_learner(fn, case, q, k), case)
+            expect_shape(out, (2, 3, 4, 6), "scores", case)
+            expect_close(out, attention_scores(q, k), "scores", case)
+        except Fail as fail:
+            raise Fail("checks.batch_transpose", case=case, detail=fail.message) from None
+        return msg("checks.scores.ok")
+    return run_check("check_scaled_scores", body, lang, timeout, fn)
+
+
+def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | None = None):
+    """Check fn(d_k, n_samples, seed) -> (variance of q.k, variance of q.k / sqrt(d_k)) for q, k with
+    independent standard-normal entries: about d_k and about 1."""
+    def body():
+        for d_k in (64, 512, 4):
+            case = f"d_k = {d_k}, n_samples = 20000, seed = 0"
+            out = call_learner(fn, case, d_k, 20000, 0)
+            try:
+                raw, scaled = (float(x) for x in out)
+            except (TypeError, ValueError):
+                raise Fail("exercises.var.not_pair", case=case) from None
+            got = f"({raw:.3g}, {scaled:.3g})"
+            def near(x, target):
+                return abs(x - target) <= 0.15 * target
+            if not near(raw, d_k):
+                if d_k > 4 and near(raw, math.sqrt(d_k)):
+                    raise Fail("exercises.var.std", got=got, case=case)
+                if d_k > 4 and near(raw, 1.0 / d_k):
+                    raise Fail("exercises.var.mean", got=got, case=case)
+                raise Fail("exercises.var.raw", got=got, dk=d_k, case=case)
+            if not near(scaled, 1.0):
+                if near(scaled, 1.0 / d_k):
+                    raise Fail("exercises.var.by_dk", got=got, case=case)
+                raise Fail("exercises.var.scaled", got=got, case=case)
+        return msg("exercises.var.ok")
+    return run_exercise("check_dot_product_variance", body, lang, timeout, fn)

@@ -1,0 +1,106 @@
+"""The checkers of notebook 03's exercises: softmax (values, axes, batches, overflow) and temperature."""
+from __future__ import annotations
+
+import numpy as np
+
+from attention_core.core.softmax import softmax
+from attention_core.teaching import i18n
+from attention_core.teaching.checks import (
+    TIMEOUT_S,
+    W_WEIGHTS,
+    CheckResult,
+    Fail,
+    as_array,
+    call_learner,
+    describe,
+    diagnose,
+    expect_close,
+    expect_finite,
+    expect_shape,
+    msg,
+    rows_sum_to_one,
+    run_check,
+    run_exercise,
+)
+
+from .check_strings import STRINGS
+
+i18n.register(STRINGS)         # this lab's checkers' own words
+
+
+def check_softmax(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
+    """Check fn(x) -> softmax of x along the last axis (1-D, 2-D and batched x, large logits)."""
+    def body():
+        x = np.array([2.0, 1.0, 0.0])
+        case = "x = [2, 1, 0]"
+        out = as_array(call_learner(fn, case, x), case)
+        expect_shape(out, x.shape, "softmax(x)", case)
+        expect_finite(out, "softmax(x)", case)
+        if np.allclose(out, x / x.sum(), atol=1e-6):
+            raise Fail("checks.softmax.no_exp", case=case)
+        rows_sum_to_one(out, "softmax(x)", case)
+        expect_close(out, softmax(x), "softmax(x)", case)
+
+        x = np.random.default_rng(0).normal(size=(3, 4))            # (3, 4)
+        case = describe(x=x)
+        out = as_array(call_learner(fn, case, x), case)
+        expect_shape(out, x.shape, "softmax(x)", case)
+        expect_finite(out, "softmax(x)", case)
+        rows_sum_to_one(out, "softmax(x)", case)
+        expect_close(out, softmax(x), "softmax(x)", case)
+
+        x = np.random.default_rng(1).normal(size=(2, 3, 4))         # (B, T, N)
+        case = describe(x=x)
+        try:
+            out = as_array(call_learner(fn, case, x), case)
+            expect_shape(out, x.shape, "softmax(x)", case)
+            rows_sum_to_one(out, "softmax(x)", case)
+            expect_close(out, softmax(x), "softmax(x)", case)
+        except Fail as fail:
+            raise Fail("checks.softmax.batch", case=case, detail=fail.message) from None
+
+        x = np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -1002.0]])
+        case = "x = [[1000, 999, 998], [-1000, -1001, -1002]]"
+        out = as_array(call_learner(fn, case, x), case).astype(float)
+        if not np.isfinite(out[0]).all():
+            raise Fail("checks.softmax.overflow", case=case)
+        if not np.isfinite(out[1]).all() or not np.isclose(out[1].sum(), 1, atol=1e-5):
+            raise Fail("checks.softmax.global_max", case=case)
+        expect_close(out, softmax(x), "softmax(x)", case)
+
+        x = np.array([1e4, 0.0, -1e4])
+        case = "x = [1e4, 0, -1e4]"
+        out = as_array(call_learner(fn, case, x), case)
+        expect_finite(out, "softmax(x)", case, key="checks.softmax.overflow")
+        expect_close(out, softmax(x), "softmax(x)", case)
+        return msg("checks.softmax.ok")
+    return run_check("check_softmax", body, lang, timeout, fn)
+
+
+def check_temperature_softmax(fn, lang: str | None = None, *, timeout: float | None = None):
+    """Check fn(x, temperature) -> softmax(x / temperature) along the last axis."""
+    def body():
+        x = np.array([2.0, 1.0, 0.0])
+        for temperature in (0.5, 1.0, 4.0):
+            case = f"x = [2, 1, 0], temperature = {temperature}"
+            out = as_array(call_learner(fn, case, x, temperature), case)
+            expect_shape(out, x.shape, msg(W_WEIGHTS), case)
+            expect_finite(out, msg(W_WEIGHTS), case)
+            if temperature != 1.0:
+                diagnose(out, {"exercises.temp.multiplied": softmax(x * temperature),
+                                "exercises.temp.ignored": softmax(x)}, case, ref=softmax(x / temperature))
+            rows_sum_to_one(out, msg(W_WEIGHTS), case)
+            expect_close(out, softmax(x / temperature), msg(W_WEIGHTS), case)
+        x = np.random.default_rng(0).normal(size=(2, 3, 4))                   # (B, Tq, Tk)
+        case = describe(x=x) + ", temperature = 0.7"
+        out = as_array(call_learner(fn, case, x, 0.7), case)
+        expect_shape(out, x.shape, msg(W_WEIGHTS), case)
+        rows_sum_to_one(out, msg(W_WEIGHTS), case)
+        expect_close(out, softmax(x / 0.7), msg(W_WEIGHTS), case)
+        x = np.array([[3.0, 2.0, 1.0], [0.0, -1.0, -2.0]])
+        case = "x = [[3, 2, 1], [0, -1, -2]], temperature = 0.001"
+        out = as_array(call_learner(fn, case, x, 0.001), case)
+        expect_finite(out, msg(W_WEIGHTS), case, key="exercises.temp.overflow")
+        expect_close(out, softmax(x / 0.001), msg(W_WEIGHTS), case)
+        return msg("exercises.temp.ok")
+    return run_exercise("check_temperature_softmax", body, lang, timeout, fn)

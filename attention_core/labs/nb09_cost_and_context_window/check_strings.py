@@ -1,0 +1,51 @@
+"""The words of notebook 09's checkers (checks.py), English and Chinese side by side per key.
+
+The shared words (exceptions, time-outs, shapes, values) are teaching.checks's.
+"""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "exercises.kv.future": {"en": "Step {t} of your decoding sees a future key ({case}): when token t is generated, "
+                                  "only keys 0 .. t exist. Attend to the cache, not to the whole k.",
+                            "zh": "你解码到位置 {t}（从 0 编号）时看到了未来的 Key（{case}）：生成位置 t 的 token 时，"
+                                  "只有位置 0 到 t 的 Key 存在。"
+                                  "应该只对缓存做注意力，而不是对整个 k。"},
+    "exercises.kv.exclusive": {"en": "Your cache misses the current token ({case}): append k[t] and v[t] to the "
+                                     "cache first, then attend, so that step t sees keys 0 .. t (itself included).",
+                               "zh": "你的缓存里缺了当前 token（{case}）：要先把 k[t] 和 v[t] 放进缓存，再做注意力，"
+                                     "这样位置 t 看到的是位置 0 到 t 的 Key（包括它自己）。"},
+    "exercises.kv.newest_only": {"en": "Each of your steps attends only to its own key ({case}): the cache must keep "
+                                       "every earlier key and value, so step t sees 0 .. t.",
+                                 "zh": "你的每一步只关注了自己的 Key（{case}）：缓存必须保留之前所有的 Key 和 Value，"
+                                       "这样位置 t 才能看到位置 0 到 t。"},
+    "exercises.kv.ok": {"en": "All good: step-by-step decoding with your cache gives exactly the outputs of the full "
+                              "causal computation, for 1, 5 and 12 tokens.",
+                        "zh": "全部通过：用你的缓存逐步解码，1、5、12 个 token 时都与完整的因果计算结果完全相同。"},
+    "exercises.kvbytes.no_two": {"en": "Your count is half the answer ({case}): the cache keeps a Key and a Value "
+                                       "for every token, layer and KV head, so there is a factor 2.",
+                                 "zh": "你的结果只有正确答案的一半（{case}）：缓存为每个 token、每层、每个 KV 头同时存"
+                                       " Key 和 Value，"
+                                       "所以要乘 2。"},
+    "exercises.kvbytes.squared": {"en": "Your count grows with the square of the context ({case}): that is the score "
+                                        "matrix. The cache holds one Key and one Value per token, so it grows "
+                                        "linearly.",
+                                  "zh": "你的结果随上下文长度的平方增长（{case}）：那是分数矩阵。缓存为每个 token 存一"
+                                        "个 Key 和一个 Value，"
+                                        "所以它是线性增长的。"},
+    "exercises.kvbytes.no_layers": {"en": "Your count is one layer's cache ({case}): every layer keeps its own keys "
+                                          "and values; multiply by n_layers.",
+                                    "zh": "你算的是一层的缓存（{case}）：每一层都有自己的 Key 和 Value，要乘以 "
+                                          "n_layers。"},
+    "exercises.kvbytes.bits": {"en": "Your count is 8 times too large ({case}): bytes_per_number is already in "
+                                     "bytes (2 for float16), not bits.",
+                               "zh": "你的结果大了 8 倍（{case}）：bytes_per_number 的单位已经是字节（float16 是 2），"
+                                     "不是比特。"},
+    "exercises.kvbytes.wrong": {"en": "For {case} you returned {got} bytes; the cache holds {expected} "
+                                      "(2 × layers × KV heads × d_head × tokens × bytes).",
+                                "zh": "对于 {case}，你返回了 {got} 字节；缓存实际占 {expected} 字节"
+                                      "（2 × 层数 × KV 头数 × d_head × token 数 × 每个数的字节数）。"},
+    "exercises.kvbytes.ok": {"en": "All good: Llama-2-7B keeps 0.5 MiB per token (2 GiB at 4,096 tokens); Mistral-7B, "
+                                   "with 8 KV heads, a quarter of that per token.",
+                             "zh": "全部通过：Llama-2-7B 每个 token 占 0.5 MiB（4,096 个 token 时 2 GiB）；Mistral-7B "
+                                   "只有 "
+                                   "8 个 KV 头，每个 token 只占它的四分之一。"},
+}
