@@ -1,4 +1,4 @@
-"""The teacher's view (`make present`, tools/present.py) is as strict as `make lab`: probed over HTTP.
+"""The teacher's view (`make present`, tools/present.py) is as strict as `make lab`: both probed over HTTP.
 
 Started as `make present` starts it (127.0.0.1, a free port, the teacher template) on a one-cell notebook,
 then probed like an attacker would: no token, a foreign Host (DNS rebinding), a cross-origin websocket
@@ -73,7 +73,10 @@ def _get(port, path, headers=None, method="GET"):
     resp = conn.getresponse()
     body = resp.read().decode("utf-8", "replace")
     conn.close()
-    return resp.status, dict(resp.getheaders()), body
+    headers = dict(resp.getheaders())
+    # every cookie the server set, as a Cookie header (dict() keeps only the last Set-Cookie)
+    headers["cookies"] = "; ".join(v.split(";")[0] for k, v in resp.getheaders() if k.lower() == "set-cookie")
+    return resp.status, headers, body
 
 
 async def _websocket(port, path, headers):
@@ -95,8 +98,8 @@ def opened(present):
     assert status == 200 and "teacher view up" in body, (status, body[-500:])
     kernel = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', body) or re.search(r"kernel_id=([0-9a-f-]{36})", body)
     assert kernel, "no kernel id in the page"
-    cookie = headers.get("Set-Cookie", "").split(";")[0]
-    assert cookie, "no login cookie was set"
+    cookie = headers["cookies"]
+    assert "username-" in cookie, f"no login cookie was set: {cookie!r}"
     return {"kernel": kernel.group(1), "cookie": cookie, **present}
 
 
@@ -143,3 +146,58 @@ def test_make_present_runs_this_launcher():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile.split("\npresent:", 1)[1].split("\n\n", 1)[0]
     assert "tools/present.py" in recipe and "bin/voila " not in recipe
+
+
+# --- make lab: the same probes on JupyterLab started with make lab's options ------------------------------------
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    import os
+    folder = tmp_path_factory.mktemp("lab")
+    (folder / "root").mkdir()
+    port = _free_port()
+    log = folder / "lab.log"
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(folder / "config"), "JUPYTER_RUNTIME_DIR": str(folder / "rt")}
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--ServerApp.ip=127.0.0.1",     # make lab's options
+           f"--ServerApp.root_dir={folder / 'root'}", f"--port={port}", "--ServerApp.port_retries=0", "--no-browser"]
+    cmd += ["--allow-root"] if os.getuid() == 0 else []
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=folder)
+    try:
+        deadline, token = time.monotonic() + 90, None
+        while time.monotonic() < deadline and token is None and proc.poll() is None:
+            match = re.search(rf"http://127\.0\.0\.1:{port}/lab\?token=([0-9a-f]+)", log.read_text())
+            token = match.group(1) if match else None
+            time.sleep(0.3)
+        assert token, f"JupyterLab printed no URL with a token:\n{log.read_text()[-2000:]}"
+        status, headers, _ = _get(port, f"/lab?token={token}")
+        yield {"port": port, "token": token, "cookie": headers["cookies"]}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_lab_refuses_requests_without_the_token_and_foreign_hosts(lab):
+    port, token = lab["port"], lab["token"]
+    assert _get(port, "/api/kernels")[0] == 403
+    assert _get(port, f"/api/kernels?token={token}")[0] == 200                          # the control
+    assert _get(port, f"/api/kernels?token={token}", {"Host": f"evil.example:{port}"})[0] == 403
+    assert _get(port, "/lab")[0] == 302                                                # to the login form
+
+
+def test_lab_refuses_a_cross_site_post_and_a_cross_origin_websocket(lab):
+    port = lab["port"]
+    assert "username-" in lab["cookie"], f"no login cookie: {lab['cookie']!r}"
+    status, _, _ = _get(port, "/api/kernels", {"Cookie": lab["cookie"]}, method="POST")  # cookie, no XSRF token
+    assert status == 403
+    own = {"Cookie": lab["cookie"], "Origin": f"http://127.0.0.1:{port}"}
+    assert asyncio.run(_websocket(port, "/api/events/subscribe", own)) == 101
+    foreign = {"Cookie": lab["cookie"], "Origin": "http://evil.example"}
+    assert asyncio.run(_websocket(port, "/api/events/subscribe", foreign)) == 403
+
+
+def test_make_lab_serves_on_127_0_0_1_with_its_token_on():
+    recipe = (ROOT / "Makefile").read_text().split("\nlab: setup", 1)[1].split("\n\n", 1)[0]
+    assert "--ServerApp.ip=127.0.0.1" in recipe and "token" not in recipe.replace("token on", "")
