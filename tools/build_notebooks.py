@@ -181,7 +181,7 @@ def library_hash() -> str:
 def without_comments(code: str) -> str:
     """The code with its comments and blank lines removed: what its outputs can depend on."""
     lines = code.split("\n")
-    for kind, (row, col), _ in reversed(list(notebook_source._literal_spans(notebook_source._tokenizable(code)))):
+    for kind, (row, col), _ in reversed(list(notebook_source.literal_spans(notebook_source.tokenizable(code)))):
         if kind == "comment" and not lines[row - 1].lstrip().startswith(("%", "!")):   # magics stay
             lines[row - 1] = lines[row - 1][:col].rstrip()
     return "\n".join(line for line in lines if line.strip())

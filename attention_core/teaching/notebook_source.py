@@ -77,7 +77,7 @@ def parse_source(text: str, name: str = "<source>") -> list[tuple[str, str | Non
     The cells are read by jupytext itself (so they are what JupyterLab shows), after the markers have
     been checked line by line; code text still holds its [en]/[zh] parts (see `resolve_code`).
     """
-    import jupytext   # a build and test requirement, not a run-time one of the package
+    import jupytext  # a build and test requirement, not a run-time one of the package
 
     markers = check_markers(text, name)
     notebook = jupytext.reads(text, fmt="py:percent")
@@ -140,7 +140,7 @@ def _resolve_comment(token: str, lang: str, where: str) -> str | None:
     return "# " + (en if lang == "en" else zh).strip()
 
 
-def _literal_spans(code: str):
+def literal_spans(code: str):
     """(kind, (row, col), (row, col), text) of each string literal and comment, f-strings whole."""
     tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     depth, start = 0, None
@@ -160,7 +160,7 @@ def _literal_spans(code: str):
             yield "comment", tok.start, tok.end
 
 
-def _tokenizable(code: str) -> str:
+def tokenizable(code: str) -> str:
     """The code with IPython magics (`%matplotlib inline`, `!pip`) turned into comments of equal length."""
     return "\n".join("#" + line[1:] if line.lstrip().startswith(("%", "!")) else line for line in code.split("\n"))
 
@@ -173,7 +173,7 @@ def resolve_code(code: str, lang: str, where: str = "<cell>") -> str:
         return code
     lines = code.split("\n")
     try:
-        spans = list(_literal_spans(_tokenizable(code)))
+        spans = list(literal_spans(tokenizable(code)))
     except (tokenize.TokenError, SyntaxError) as exc:
         raise SourceFormatError(f"{where}: the code cannot be tokenized ({exc})") from None
     for kind, (r0, c0), (r1, c1) in reversed(spans):   # from the end, so earlier positions stay valid
