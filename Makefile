@@ -45,7 +45,8 @@ lab: setup
 	JUPYTER_CONFIG_DIR=$(LAB_CONFIG) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(LAB_COPY) \
 		--LabApp.default_url=/lab/tree/$(EDITION)/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
-## make lab-reset: put your working copy aside (my-notebooks.bak/) and start again from the course's notebooks
+## make lab-reset: put your working copy aside (my-notebooks.bak/, then .bak.2/, ...: no backup is overwritten)
+## and start again from the course's notebooks
 lab-reset: setup
 	$(PY) tools/lab_setup.py copy --reset
 
