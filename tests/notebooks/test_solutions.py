@@ -20,7 +20,7 @@ from attention_core.teaching.notebook_source import parse_source, resolve_code
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
-CHECK_CALL = re.compile(r"^(?:print\()?(checks\.check_\w+\(.*\))\)?\s*$", re.M)
+CHECK_CALL = re.compile(r"^(print\()?(checks\.check_\w+\(.*\))\s*$", re.M)
 SOLUTION = re.compile(r"<details>.*?```python\n(.*?)```", re.S)
 
 
@@ -37,7 +37,7 @@ def exercises():
         for i, (kind, _, text) in enumerate(cells):
             if kind != "code" or "raise NotImplementedError" not in text:
                 continue
-            calls = CHECK_CALL.findall(resolve_code(text, "en"))
+            calls = [call[:-1] if printed else call for printed, call in CHECK_CALL.findall(resolve_code(text, "en"))]
             if not calls:
                 continue
             solutions = {}
