@@ -1,5 +1,7 @@
 """Shared test settings: Agg backend, English UI and no open figures per test, a per-language fixture,
-and hypothesis without deadlines (2 shared cores make timings noisy)."""
+and hypothesis without deadlines (2 shared cores make timings noisy). Shared helper functions (a
+widget's PNG bytes, its red message, plain words) are in tests/testkit.py, on the path through this
+folder."""
 import os
 
 import matplotlib

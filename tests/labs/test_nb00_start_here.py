@@ -1,17 +1,9 @@
 """Notebook 00: the dot-product widget (pure state, redraws, a message instead of an exception)."""
 import pytest
+from testkit import image_bytes, is_error
 
 from attention_core.labs.nb00_start_here import widgets as W
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
-
-
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
 
 
 # --- dot product (notebook 00) ----------------------------------------------------------------
@@ -26,14 +18,14 @@ def test_dot_product_state():
 
 def test_dot_product_widget_updates_and_handles_zero_vector():
     panel = W.dot_product_widget()
-    before = _bytes(panel.images["vectors"])
+    before = image_bytes(panel.images["vectors"])
     panel.controls["a0"].value = 0.0
     panel.controls["a1"].value = 0.0
-    assert not _is_error(panel)
+    assert not is_error(panel)
     assert i18n.t("plots.undefined") in panel.readout.value
     # "·" is the dot itself and "|a|" a length, so neither separates the parts of the readout.
     assert panel.readout.value.count("·") == 1 and "; lengths |a|" in panel.readout.value
-    assert _bytes(panel.images["vectors"]) != before
+    assert image_bytes(panel.images["vectors"]) != before
     assert W.dot_product_widget(a=[1, 2, 3]).message.value          # not 2-D: message, no exception
 
 

@@ -3,11 +3,11 @@ import math
 
 import numpy as np
 import pytest
+from testkit import image_bytes, is_error
 
 from attention_core.labs.nb01_query_key_value import coreference as cr
 from attention_core.labs.nb01_query_key_value import widgets as W
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 def antecedent(example, params=None):
@@ -134,14 +134,6 @@ def test_widget_shows_sentences_and_both_steps():
     assert "平均分配" in box.bars.value and "“她”最关注“小红”" in box.bars.value
 
 
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
-
-
 # --- attention step (notebook 01, seed 002's worked example) ----------------------------------
 def test_attention_step_state_reproduces_the_seed_example():
     s = W.attention_step_state([1, 0], [[1, 0], [0, 1]], [[2, 0], [0, 4]])
@@ -163,18 +155,18 @@ def test_attention_step_state_validates():
 
 def test_attention_step_widget_shows_every_number_and_redraws():
     panel = W.attention_step_widget()
-    assert not _is_error(panel)
+    assert not is_error(panel)
     for number in ("1.000", "0.707", "0.670", "0.330", "1.340", "1.321"):
         assert number in panel.readout.value
     assert "(the weights sum to 1.000)" in panel.readout.value
     i18n.set_language("zh")
     assert "（权重之和为 1.000）" in W.attention_step_widget().readout.value
     i18n.set_language("en")
-    before = _bytes(panel.images["step"])
+    before = image_bytes(panel.images["step"])
     assert before.startswith(b"\x89PNG")
     panel.controls["q1"].value = 1.0                       # q = [1, 1]: both keys equally similar
     np.testing.assert_allclose(panel.state["weights"], [0.5, 0.5])
-    assert _bytes(panel.images["step"]) != before
+    assert image_bytes(panel.images["step"]) != before
     panel.controls["v1_1"].value = 2.0                     # v2 = [0, 2]
     np.testing.assert_allclose(panel.state["output"], [1.0, 1.0])
 
@@ -183,18 +175,18 @@ def test_attention_step_widget_extreme_sliders_stay_finite():
     panel = W.attention_step_widget()
     for control in panel.controls.values():
         control.value = control.max
-    assert not _is_error(panel)
+    assert not is_error(panel)
     assert np.isfinite(panel.state["output"]).all()
 
 
 def test_attention_step_widget_bad_inputs_give_a_message():
     panel = W.attention_step_widget(q=[1, 0, 0])
-    assert _is_error(panel) and "Dk" in panel.message.value
+    assert is_error(panel) and "Dk" in panel.message.value
     panel = W.attention_step_widget(labels=["only one"])
-    assert _is_error(panel)
+    assert is_error(panel)
 
 
 def test_attention_step_widget_other_shapes():
     panel = W.attention_step_widget(q=[1, 0, 0], keys=np.eye(3), values=np.eye(3), labels=["a", "b", "c"],
                                     edit_values=False)
-    assert not _is_error(panel) and set(panel.controls) == {"q0", "q1", "q2"}
+    assert not is_error(panel) and set(panel.controls) == {"q0", "q1", "q2"}

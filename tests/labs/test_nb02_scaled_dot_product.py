@@ -5,12 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
+from testkit import image_bytes, is_error
 
 import attention_core as ac
 from attention_core.labs.nb02_scaled_dot_product import scaling
 from attention_core.labs.nb02_scaled_dot_product import widgets as W
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
 
 pytestmark = pytest.mark.usefixtures("english")
 
@@ -155,26 +155,18 @@ def test_scaling_state():
         W.scaling_state(0, True)
 
 
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
-
-
 def test_scaling_widget_redraws_and_reports():
     panel = W.scaling_widget()
-    assert not _is_error(panel) and panel.state["d_k"] == 64 and not panel.state["scaled"]
-    before = _bytes(panel.images["scaling"])
+    assert not is_error(panel) and panel.state["d_k"] == 64 and not panel.state["scaled"]
+    before = image_bytes(panel.images["scaling"])
     assert before.startswith(b"\x89PNG")
     panel.controls["d_k"].value = 1024
     assert panel.state["d_k"] == 1024 and "Saturated" in panel.readout.value
-    saturated = _bytes(panel.images["scaling"])
+    saturated = image_bytes(panel.images["scaling"])
     assert saturated != before
     panel.controls["scaled"].value = True
     assert panel.state["scaled"] and "Not saturated" in panel.readout.value
-    assert _bytes(panel.images["scaling"]) != saturated
+    assert image_bytes(panel.images["scaling"]) != saturated
     assert set(panel.controls["d_k"].options) == set(W.SCALING_DK)
     assert repr(panel) == "<scaling widget>"
 
@@ -182,15 +174,15 @@ def test_scaling_widget_redraws_and_reports():
 def test_scaling_widget_speaks_chinese():
     i18n.set_language("zh")
     panel = W.scaling_widget(d_k=16, scaled=True)
-    assert not _is_error(panel)
+    assert not is_error(panel)
     assert "分数的方差" in panel.readout.value
     assert (i18n.t("scaling.on"), True) in panel.controls["scaled"].options
 
 
 def test_scaling_widget_bad_inputs_give_a_message():
-    assert _is_error(W.scaling_widget(d_k=3))                            # not on the slider
-    assert _is_error(W.scaling_widget(scaled="no"))
-    assert _is_error(W.scaling_widget(d_k_values=[]))
-    assert _is_error(W.scaling_widget(n_keys=1))
+    assert is_error(W.scaling_widget(d_k=3))                            # not on the slider
+    assert is_error(W.scaling_widget(scaled="no"))
+    assert is_error(W.scaling_widget(d_k_values=[]))
+    assert is_error(W.scaling_widget(n_keys=1))
     panel = W.scaling_widget(d_k=3)
     assert "d_k" in panel.message.value

@@ -4,12 +4,12 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from testkit import image_bytes, is_error
 
 from attention_core import softmax
 from attention_core.labs.nb03_softmax import softmax_lab
 from attention_core.labs.nb03_softmax import widgets as W
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.array([2.0, 1.0, 0.5, 0.0, -1.0])
 
@@ -161,14 +161,6 @@ def test_plots_make_their_own_axes_when_none_is_given(lang):
         softmax_lab.plot_competition(SCORES, 0, [0.0, 1.0], labels=["a"])
 
 
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
-
-
 # --- temperature (notebook 03) ----------------------------------------------------------------
 def test_temperature_state_limits():
     cold = W.temperature_state([2.0, 1.0, 0.0], 0.01)
@@ -182,14 +174,14 @@ def test_temperature_state_limits():
 def test_temperature_widget_extremes_and_errors():
     panel = W.temperature_widget()
     slider = panel.controls["temperature"]
-    before = _bytes(panel.images["weights"])
+    before = image_bytes(panel.images["weights"])
     slider.value = 0.01                                               # the slider's lowest setting
-    assert not _is_error(panel) and panel.state["max_weight"] > 0.99
-    assert _bytes(panel.images["weights"]) != before
+    assert not is_error(panel) and panel.state["max_weight"] > 0.99
+    assert image_bytes(panel.images["weights"]) != before
     slider.value = 100.0
-    assert not _is_error(panel)
-    assert _is_error(W.temperature_widget(scores=[]))
-    assert _is_error(W.temperature_widget(t_min=10, t_max=1))
+    assert not is_error(panel)
+    assert is_error(W.temperature_widget(scores=[]))
+    assert is_error(W.temperature_widget(t_min=10, t_max=1))
 
 
 def test_a_failing_callback_becomes_a_message(monkeypatch):
@@ -199,7 +191,7 @@ def test_a_failing_callback_becomes_a_message(monkeypatch):
         raise ValueError("something odd")
     monkeypatch.setattr(W, "temperature_state", broken)     # the module that calls it
     panel.controls["temperature"].value = 2.0                        # must not raise
-    assert _is_error(panel) and "something odd" in panel.message.value
+    assert is_error(panel) and "something odd" in panel.message.value
     monkeypatch.undo()
     panel.controls["temperature"].value = 3.0
     assert panel.message.value == ""

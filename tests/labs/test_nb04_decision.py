@@ -2,18 +2,14 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from testkit import is_error
 
 import attention_core as ac
 from attention_core.labs.nb04_masking import decision
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.random.default_rng(0).normal(size=(6, 6))             # (T, T) scaled scores
 TOKENS = ["The", "cat", "sat", "on", "the", "mat"]
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
 
 
 @pytest.mark.parametrize("i", range(6))
@@ -73,7 +69,7 @@ def test_widget_redraws_for_each_pair_and_reads_out_the_branch(lang):
     i18n.set_language(lang)
     try:
         panel = decision.causal_decision_widget(SCORES, TOKENS, i=2, j=4)
-        assert not _is_error(panel)
+        assert not is_error(panel)
         assert panel.state["branch"] == "fill" and panel.state["weight"] == 0
         assert "−∞" in panel.readout.value
         first = bytes(panel.images["decision"].value)
@@ -89,8 +85,8 @@ def test_widget_redraws_for_each_pair_and_reads_out_the_branch(lang):
 
 
 def test_widget_never_raises_on_bad_settings():
-    assert _is_error(decision.causal_decision_widget(SCORES, TOKENS, i=9))
-    assert _is_error(decision.causal_decision_widget(np.zeros((2, 3))))
-    assert _is_error(decision.causal_decision_widget(SCORES, ["a", "b"]))
-    assert _is_error(decision.causal_decision_widget(T=0))
-    assert not _is_error(decision.causal_decision_widget(T=4, i=3, j=0))
+    assert is_error(decision.causal_decision_widget(SCORES, TOKENS, i=9))
+    assert is_error(decision.causal_decision_widget(np.zeros((2, 3))))
+    assert is_error(decision.causal_decision_widget(SCORES, ["a", "b"]))
+    assert is_error(decision.causal_decision_widget(T=0))
+    assert not is_error(decision.causal_decision_widget(T=4, i=3, j=0))

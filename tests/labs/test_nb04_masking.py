@@ -4,12 +4,12 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from testkit import image_bytes, is_error
 
 import attention_core as ac
 from attention_core.labs.nb04_masking import masking_lab
 from attention_core.labs.nb04_masking import widgets as W
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(6, 8))                                       # (T, D), as in the notebook
@@ -201,14 +201,6 @@ def test_cache_steps_figure(lang):
         masking_lab.plot_cache_steps([])
 
 
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
-
-
 # --- masks (notebook 04) ----------------------------------------------------------------------
 def test_mask_state_kinds():
     scores = np.random.default_rng(0).normal(size=(5, 5))
@@ -230,15 +222,15 @@ def test_mask_state_kinds():
 def test_mask_widget_switches_masks_and_speaks_chinese():
     i18n.set_language("zh")
     panel = W.mask_widget(5, ["小红", "说", "她", "累", "了"])
-    assert not _is_error(panel)
+    assert not is_error(panel)
     kind = panel.controls["kind"]
     assert (i18n.t("widgets.mask_causal", lang="zh"), "causal") in kind.options
-    before = _bytes(panel.images["weights"])
+    before = image_bytes(panel.images["weights"])
     kind.value = "none"
-    assert _bytes(panel.images["weights"]) != before
+    assert image_bytes(panel.images["weights"]) != before
     assert panel.controls["window"].layout.display == "none"
     kind.value = "window"
     panel.controls["window"].value = 1
     np.testing.assert_allclose(panel.state["weights"], np.eye(5))
-    assert _is_error(W.mask_widget(scores=np.zeros((2, 3))))
-    assert _is_error(W.mask_widget(0))
+    assert is_error(W.mask_widget(scores=np.zeros((2, 3))))
+    assert is_error(W.mask_widget(0))

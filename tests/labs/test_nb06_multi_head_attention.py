@@ -5,12 +5,12 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from testkit import image_bytes, is_error
 
 import attention_core as ac
 from attention_core.labs.nb06_multi_head_attention import heads_lab as hl
 from attention_core.labs.nb06_multi_head_attention import widgets as W
 from attention_core.teaching import i18n
-from attention_core.teaching.widget_base import ERROR_COLOR
 
 
 @pytest.fixture(scope="module")
@@ -178,20 +178,12 @@ def test_tradeoff_figure_draws_in_both_languages(lang):
     np.testing.assert_allclose(hl.position_code(30)[1:] @ hl.shift_back_one(), hl.position_code(30)[:-1], atol=1e-12)
 
 
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
-
-
 # --- heads (notebook 06) ----------------------------------------------------------------------
 def test_head_widget_switches_heads():
     w = np.random.default_rng(2).dirichlet(np.ones(4), size=(3, 4))     # (H, T, T)
     panel = W.head_widget(w, ["a", "b", "c", "d"])
-    before = _bytes(panel.images["weights"])
+    before = image_bytes(panel.images["weights"])
     panel.controls["head"].value = 2
     np.testing.assert_array_equal(panel.state["weights"], w[2])
-    assert _bytes(panel.images["weights"]) != before
-    assert _is_error(W.head_widget(w[0]))
+    assert image_bytes(panel.images["weights"]) != before
+    assert is_error(W.head_widget(w[0]))

@@ -5,6 +5,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from testkit import image_bytes, is_error
 
 import attention_core as ac
 from attention_core import sinusoidal_encoding
@@ -14,8 +15,6 @@ from attention_core.teaching import i18n
 from attention_core.teaching.widget_base import ERROR_COLOR
 
 SCORES = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])
-
-
 
 
 # --- order blindness ----------------------------------------------------------------------------------
@@ -178,14 +177,6 @@ def test_position_bias_widget_redraws_and_reports_errors(lang):
     assert ERROR_COLOR in W.position_bias_widget(SCORES, 8).message.value
 
 
-def _bytes(image) -> bytes:
-    return bytes(image.value)
-
-
-def _is_error(panel) -> bool:
-    return ERROR_COLOR in panel.message.value
-
-
 # --- positions (notebook 07) ------------------------------------------------------------------
 def test_positional_state_matches_the_table():
     s = W.positional_state(16, 8, position=3, dim=5)
@@ -200,8 +191,8 @@ def test_positional_state_matches_the_table():
 
 def test_positional_widget_updates():
     panel = W.positional_widget(16, 8)
-    before = _bytes(panel.images["table"])
+    before = image_bytes(panel.images["table"])
     panel.controls["dim"].value = 7
-    assert _bytes(panel.images["table"]) != before
+    assert image_bytes(panel.images["table"]) != before
     assert "PE[5, 7]" in panel.readout.value
-    assert _is_error(W.positional_widget(T=0))
+    assert is_error(W.positional_widget(T=0))

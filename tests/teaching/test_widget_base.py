@@ -5,13 +5,10 @@ import warnings
 
 import numpy as np
 import pytest
+from testkit import image_bytes
 
 from attention_core.teaching import i18n
 from attention_core.teaching import widget_base as W
-
-
-def _bytes(image) -> bytes:
-    return bytes(image.value)
 
 
 # --- HeatmapView ------------------------------------------------------------------------------
@@ -20,12 +17,12 @@ def test_heatmap_view_updates_in_place():
     rng = np.random.default_rng(1)
     w1, w2 = (rng.dirichlet(np.ones(10), size=10) for _ in range(2))
     view = W.HeatmapView(w1, [f"t{i}" for i in range(10)])
-    figure, first = view.figure, _bytes(view.widget)
+    figure, first = view.figure, image_bytes(view.widget)
     assert first.startswith(b"\x89PNG") and Image.open(io.BytesIO(first)).size[0] > 300
     assert view.update(w2) != first and view.figure is figure        # same figure, new picture
     assert view.update(w1) == first                                  # deterministic
     view.update(w1, mask=np.tril(np.ones((10, 10), bool)))
-    assert _bytes(view.widget) != first
+    assert image_bytes(view.widget) != first
     view.update(w1[:4, :4], ["a", "b", "c", "d"])                    # new shape: rebuilt
     assert view.figure is not figure
 
