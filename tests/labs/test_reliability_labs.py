@@ -733,3 +733,66 @@ def test_make_train_is_the_one_that_overwrites_the_shipped_models():
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
     recipe = makefile.split("\ntrain: setup", 1)[1].split("\n\n", 1)[0]
     assert "nb12_trained_transformer.training --overwrite-shipped" in recipe
+
+
+# --- notebook 12's check: the learner's function gets a time limit and cannot break the check ------------------
+def _ind_loops(w, half):
+    while True:
+        pass
+
+
+def _ind_sleeps(w, half):
+    import time
+    time.sleep(60)
+
+
+def _ind_interrupted(w, half):
+    raise KeyboardInterrupt
+
+
+def _ind_exits(w, half):
+    import sys
+    sys.exit(3)
+
+
+INDUCTION_LEARNERS = [
+    (_ind_loops, "did not finish within 0.5 s", "0.5 秒内没有结束"),
+    (_ind_sleeps, "did not finish within 0.5 s", "0.5 秒内没有结束"),
+    (lambda w, half: exit(), "raised SystemExit", "SystemExit"),
+    (_ind_exits, "raised SystemExit", "SystemExit"),
+    (_ind_interrupted, "interrupted (KeyboardInterrupt)", "被中断"),
+    (lambda w, half: 10 ** 400, "expected one number, got 1000", "应当返回一个数"),
+    (lambda w, half: -(10 ** 400), "expected one number, got -1000", "应当返回一个数"),
+    (lambda w, half: __import__("fractions").Fraction(1, 3), "you return 0.3333, expected", "你返回 0.3333"),
+    (lambda w, half: float("nan"), "expected one number, got nan", "应当返回一个数"),
+    (lambda w, half: 1j, "expected one number, got 1j", "应当返回一个数"),
+    (lambda w, half: None, "expected one number, got None", "应当返回一个数"),
+    (lambda w, half: "0.5", "expected one number, got '0.5'", "应当返回一个数"),
+    (lambda w, half: np.array([0.1, 0.2]), "expected one number, got array", "应当返回一个数"),
+    (lambda w, half: 1 / 0, "raised ZeroDivisionError: division by zero", "ZeroDivisionError"),
+    (lambda w, half: (w.fill(0), 0.0)[1], "changed its input in place", "原地修改了输入"),
+    ("not a function", "Pass your function itself", "请传入你写的函数本身"),
+]
+
+
+@pytest.mark.parametrize("fn, en, zh", INDUCTION_LEARNERS, ids=[str(i) for i in range(len(INDUCTION_LEARNERS))])
+def test_check_induction_score_survives_the_learners_function(fn, en, zh):
+    import time
+
+    from attention_core.labs.nb12_trained_transformer.checks import check_induction_score
+    for lang, words in (("en", en), ("zh", zh)):
+        start = time.monotonic()
+        result = check_induction_score(fn, IND, lang=lang, timeout=0.5)
+        assert not result.passed and words in result.message, result.message
+        assert time.monotonic() - start < 3.0
+        for phrase in DEEP:
+            assert phrase not in result.message
+
+
+def test_check_induction_score_takes_a_right_fraction_and_validates_its_timeout():
+    from fractions import Fraction
+
+    from attention_core.labs.nb12_trained_transformer.checks import check_induction_score
+    assert check_induction_score(lambda w, half: Fraction(float(E12.induction_score(w, half))), IND).passed
+    with pytest.raises(ValueError, match="timeout: expected a finite number > 0"):
+        check_induction_score(lambda w, half: 0.0, IND, timeout=0)
