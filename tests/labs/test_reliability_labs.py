@@ -785,7 +785,7 @@ def test_check_induction_score_survives_the_learners_function(fn, en, zh):
         result = check_induction_score(fn, IND, lang=lang, timeout=0.5)
         assert not result.passed and words in result.message, result.message
         assert time.monotonic() - start < 3.0
-        for phrase in DEEP:
+        for phrase in ("Traceback", "Error(", "ufunc"):          # the learner's own exception text is theirs to read
             assert phrase not in result.message
 
 
