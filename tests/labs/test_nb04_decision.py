@@ -1,4 +1,4 @@
-"""attention_core.labs.nb04_masking.decision: the causal-mask flowchart of the tutorial, pair by pair, and its widget."""
+"""nb04_masking.decision: the tutorial's causal-mask flowchart, pair by pair, and its widget."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -48,7 +48,7 @@ def test_bad_inputs_are_named(call, words):
 def test_flowchart_highlights_the_branch_taken(lang):
     i18n.set_language(lang)
     try:
-        for (i, j), taken, other in (((4, 2), "score", "fill"), ((2, 4), "fill", "score")):
+        for (i, j), taken in (((4, 2), "score"), ((2, 4), "fill")):
             ax = decision.plot_decision_flowchart(decision.causal_decision(SCORES, i, j), TOKENS)
             boxes = [p for p in ax.patches if hasattr(p, "get_facecolor")]
             colours = {tuple(np.round(p.get_edgecolor(), 3)) for p in boxes}

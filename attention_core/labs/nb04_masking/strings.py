@@ -1,7 +1,7 @@
 """The UI strings of notebook 04's lab, English and Chinese side by side per key."""
 
 STRINGS: dict[str, dict[str, str]] = {
-    "widgets.mask_kind": {"en": "mask", "zh": "mask"},
+    "widgets.mask_kind": {"en": "mask", "zh": "掩码"},
     "widgets.mask_none": {"en": "none", "zh": "无"},
     "widgets.mask_causal": {"en": "causal (look-ahead)", "zh": "因果（防偷看）"},
     "widgets.mask_padding": {"en": "padding", "zh": "填充"},
@@ -13,8 +13,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "masking_lab.changed_token": {"en": "replaced token s", "zh": "被替换的 token s"},
     "masking_lab.output_position": {"en": "output position t", "zh": "输出位置 t"},
     "masking_lab.change": {"en": "largest change of output t", "zh": "输出 t 的最大变化"},
-    "masking_lab.no_mask": {"en": "no mask", "zh": "不加 mask"},
-    "masking_lab.causal": {"en": "causal mask", "zh": "因果 mask"},
+    "masking_lab.no_mask": {"en": "no mask", "zh": "不加掩码"},
+    "masking_lab.causal": {"en": "causal mask", "zh": "因果掩码"},
     "masking_lab.step": {"en": "step {k}: Tq = {tq} new, Tk = {tk} cached",
                          "zh": "第 {k} 步：新 Tq = {tq}，缓存 Tk = {tk}"},
     "masking_lab.not_cached": {"en": "key not in the cache yet", "zh": "Key 尚未进入缓存"},
@@ -33,7 +33,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "decision.node_past": {"en": "weights only from the past: key {j} gets {w}",
                            "zh": "权重仅来自过去：Key {j} 得到 {w}"},
     "decision.key_axis": {"en": "key position j", "zh": "Key 位置 j"},
-    "decision.row_title": {"en": "weights of row i = {i}: {n} keys visible", "zh": "第 i = {i} 行的权重：{n} 个 Key 可见"},
+    "decision.row_title": {"en": "weights of row i = {i}: {n} keys visible",
+                           "zh": "第 i = {i} 行的权重：{n} 个 Key 可见"},
     "decision.readout_score": {"en": "j = {j} ≤ i = {i}: the score {s} is kept; after softmax key {j} gets "
                                      "weight {w}. Row {i} spreads its weight over its {n} visible keys (sum {total}).",
                                "zh": "j = {j} ≤ i = {i}：分数 {s} 保留；softmax 之后 Key {j} 的权重是 {w}。"
