@@ -239,7 +239,7 @@ def head_grid(weights, labels=None, *, y_labels=None, ncols=None, head_titles=No
         if idx >= h:
             ax.set_visible(False)
             continue
-        head_title = head_titles[idx] if head_titles else i18n.t("plots.head", h=idx + 1)
+        head_title = head_titles[idx] if head_titles else i18n.t("plots.head", h=idx)
         im = heatmap_frame(ax, (tq, tk), labels, y_labels, cmap=cmap, vmin=vmin, vmax=vmax, colorbar=False,
                            title=head_title, xlabel="" if idx // ncols < nrows - 1 else None,
                            ylabel="" if idx % ncols else None, **kwargs)

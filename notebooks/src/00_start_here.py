@@ -113,7 +113,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 01 | [Query、Key、Value：直觉](01_query_key_value.ipynb) | 一步步算完一个注意力例子；“it” 指的是谁 | Q6 |
 # | 02 | [缩放点积注意力与 √d_k](02_scaled_dot_product.ipynb) | 为什么分数要除以 √d_k | Q2 |
 # | 03 | [Softmax](03_softmax.ipynb) | 温度、数值稳定、输出是否稀疏 | Q5 |
-# | 04 | [Mask 机制](04_masking.ipynb) | 掩码（mask）：因果 mask、padding mask；KV cache | Q4 |
+# | 04 | [掩码](04_masking.ipynb) | 因果掩码、填充掩码；KV 缓存 | Q4 |
 # | 05 | [自注意力与交叉注意力](05_self_and_cross_attention.ipynb) | Q、K、V 从哪里来 | Q1 |
 # | 06 | [多头注意力](06_multi_head_attention.ipynb) | 不同的头关注不同的关系 | Q3 |
 # | 07 | [位置信息](07_position.ipynb) | 正弦位置编码、RoPE | Q7 |

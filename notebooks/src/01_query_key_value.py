@@ -138,7 +138,7 @@ print("[en]same as the library:[zh]与库的结果相同：", np.allclose(output
 # （$0.330 \times 4 = 1.320$），而精确的权重是 $0.33024$，$0.33024 \times 4 = 1.321$。
 # 注意输出**不是**把最匹配的 $v_1$ 原样复制过来，而是一种混合：大部分来自 $v_1$，一部分来自 $v_2$。
 #
-# 库里算的是同一件事。下面打印的是它的可读版本 `ac.reference_attention`：检查完输入之后，就是上面那四行（外加一个 mask，第 04 节会讲）。平时调用的 `ac.scaled_dot_product_attention` 是一条更快的路径（按 Query 行分块、原地计算），测试保证它与这个参考实现的结果相同。
+# 库里算的是同一件事。下面打印的是它的可读版本 `ac.reference_attention`：检查完输入之后，就是上面那四行（外加一个掩码，第 04 节会讲）。平时调用的 `ac.scaled_dot_product_attention` 是一条更快的路径（按 Query 行分块、原地计算），测试保证它与这个参考实现的结果相同。
 
 # %%
 print(inspect.getsource(ac.reference_attention))

@@ -139,7 +139,7 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 #     X -->|"× W^V (d_model, d_v)"| V["V (n, d_v)"]
 #     Q --> S["打分 Q Kᵀ / √d_k"]
 #     K -->|"Kᵀ (d_k, n)"| S
-#     S -->|"(n, n)"| M["Mask（可选）"]
+#     S -->|"(n, n)"| M["掩码（可选）"]
 #     M -->|"(n, n)"| SM["Softmax 按行"]
 #     SM -->|"注意力权重 α (n, n)，每行之和为 1"| O["加权求和 α V"]
 #     V -->|"(n, d_v)"| O

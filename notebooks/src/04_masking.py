@@ -23,15 +23,15 @@
 # ([03 · Softmax](03_softmax.ipynb)); one attention step ([01 · Query, Key, Value](01_query_key_value.ipynb)).
 
 # %% [markdown] lang="zh"
-# # 04 · Mask 机制
+# # 04 · 掩码
 #
 # **学完本节，你将能够**
-# - 解释解码器为什么不能看到未来，并构造阻止它“偷看”的因果 mask（look-ahead mask）；
+# - 解释解码器为什么不能看到未来，并构造阻止它“偷看”的因果掩码（look-ahead mask）；
 # - 说明为什么 softmax 之前的 $-\infty$ 分数，在 softmax 之后会变成**严格等于** 0 的权重；
-# - 用 padding mask 把长度不同的序列放进同一批，并把几个 mask 合成一个；
+# - 用填充掩码把长度不同的序列放进同一批，并把几个掩码合成一个；
 # - 说清一个“什么都不能看”的 Query 会发生什么，以及朴素写法为什么会把它变成 NaN；
-# - 用实验证明：不加 mask 时，一个位置的输出会随后面的 token 变化；加了 mask，完全不变；
-# - 亲手跑一遍 KV cache，回答自测题“推理时还需要 mask 吗？”。
+# - 用实验证明：不加掩码时，一个位置的输出会随后面的 token 变化；加了掩码，完全不变；
+# - 亲手跑一遍 KV 缓存，回答自测题“推理时还需要掩码吗？”。
 #
 # **需要的基础：** softmax，以及它自己为什么永远不会给出严格的 0（见 [03 · Softmax](03_softmax.ipynb)）；
 # 一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）。
@@ -61,7 +61,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # position must predict is sitting in the input, a few columns to the right.
 
 # %% [markdown] lang="zh"
-# ## 为什么要遮住未来
+# ## 为什么要屏蔽未来
 #
 # 解码器（Transformer 里负责生成文本的部分）的训练目标是**预测下一个 token**。训练时并不是一个词一个词地喂，
 # 而是把整句话一次性送进去，让每个位置同时预测它的下一个 token。这样训练很快，但也带来一个问题：
@@ -118,13 +118,13 @@ print(scores)
 # token sees itself); `ac.additive_mask` turns it into the numbers that are added to the scores.
 
 # %% [markdown] lang="zh"
-# ## 因果 mask：一步一步来
+# ## 因果掩码：一步一步来
 #
 # 《Transformer Attention 机制入门：从直觉到公式》把规则写成对 softmax 之前的分数做的一次分情况处理：
 #
 # $$\text{masked}_{ij} = \begin{cases} \dfrac{q_i \cdot k_j}{\sqrt{d_k}}, & j \le i \\[4pt] -\infty, & j > i \end{cases}$$
 #
-# 在 `attention_core` 里，mask 是一个布尔数组：Query $i$ **可以**关注 Key $j$ 的位置为 `True`（与 PyTorch 的
+# 在 `attention_core` 里，掩码是一个布尔数组：Query $i$ **可以**关注 Key $j$ 的位置为 `True`（与 PyTorch 的
 # `scaled_dot_product_attention` 约定相同）。`ac.causal_mask(T)` 构造包含对角线的下三角（每个 token 都能看到自己）；
 # `ac.additive_mask` 把它变成要加到分数上的数。
 
@@ -159,7 +159,7 @@ ax = plots.plot_mask(mask, tokens)
 # weights that comes out. Two pairs of the six tokens, one on each branch:
 
 # %% [markdown] lang="zh"
-# ### 把 mask 看成一次判断，一对一对地来
+# ### 把掩码看成一次判断，一对一对地来
 #
 # 同一篇教程在 02 节那张流程图旁边，还把这条规则画成了第二张流程图：位置 $i$ 的 Query 对每个 Key $j$ 只问一个问题。
 # 在这个 JupyterLab 里它会显示成图；不支持 Mermaid 的查看器会显示它的文字，按同样的顺序读就行。
@@ -225,7 +225,7 @@ decision.causal_decision_widget(scores, tokens, i=2, j=4)
 # to 0: they are zeros by construction, and the visible weights still sum to 1.
 
 # %% [markdown] lang="zh"
-# 现在跟着一个 Query，“sat”（行 2，从 0 编号），走一遍 softmax。它被遮住的三个分数变成 $-\infty$；减去行最大值之后仍然是 $-\infty$，
+# 现在跟着一个 Query，“sat”（行 2，从 0 编号），走一遍 softmax。它被屏蔽的三个分数变成 $-\infty$；减去行最大值之后仍然是 $-\infty$，
 # 而 $e^{-\infty} = 0$ 严格成立。这些 0 不是碰巧舍入成 0 的小数，而是构造上就是 0；可见位置的权重之和依然是 1。
 
 # %%
@@ -268,9 +268,9 @@ for name, fill in (("-10", -10.0), ("-1e9", -1e9), ("-inf", -np.inf)):
 # token $s$ is replaced. A cell is **exactly 0** only when output $t$ cannot see token $s$ at all.
 
 # %% [markdown] lang="zh"
-# ## 用实验证明：不加 mask，未来就会泄露
+# ## 用实验证明：不加掩码，未来就会泄露
 #
-# 要验证的说法是：加了因果 mask，位置 $t$ 的输出不依赖 $t$ 之后的任何 token。直接动手检验：
+# 要验证的说法是：加了因果掩码，位置 $t$ 的输出不依赖 $t$ 之后的任何 token。直接动手检验：
 # 把某一个 token 换成另一个（随机的）token，再跑一遍这层注意力，测量每个位置的输出变了多少。
 # 对每个 token 都这样做一遍，就得到一张表：第 $t$ 行、第 $s$ 列记录替换 token $s$ 之后输出 $t$ 的最大变化。
 # 只有当输出 $t$ 完全看不到 token $s$ 时，这一格才**严格为 0**。
@@ -299,9 +299,9 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # in both tables: the last position may see everything anyway.)
 
 # %% [markdown] lang="zh"
-# 不加 mask 时，每一格都不为 0：把 “the”（token 4）换掉，“The”（位置 0）的输出就变了 0.144。
-# 加了因果 mask，整个上三角严格为 0（不只是很小），非零的格子恰好组成 mask 的下三角。
-# mask 不是给模型的提示，而是一堵实打实的墙。（两张表的最后一行相同：最后一个位置本来就能看到全部。）
+# 不加掩码时，每一格都不为 0：把 “the”（token 4）换掉，“The”（位置 0）的输出就变了 0.144。
+# 加了因果掩码，整个上三角严格为 0（不只是很小），非零的格子恰好组成掩码的下三角。
+# 掩码不是给模型的提示，而是一堵实打实的墙。（两张表的最后一行相同：最后一个位置本来就能看到全部。）
 
 # %% [markdown] lang="en"
 # ## Padding: batches of sequences of different lengths
@@ -315,7 +315,7 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # ## Padding：长度不同的一批序列
 #
 # 硬件喜欢规整的矩形：一批数据是一个 $(B, T, D)$ 数组，所以较短的序列要**填充**（padding）到最长的长度。
-# 填充出来的行也是普通的数（这里是 0），注意力会毫不犹豫地把它们混进来。**padding mask** 负责把它们遮住：
+# 填充出来的行也是普通的数（这里是 0），注意力会毫不犹豫地把它们混进来。**填充掩码** 负责把它们屏蔽：
 # `ac.padding_mask(lengths)` 的形状是 $(B, 1, T_k)$，每条序列一行，并沿该序列的所有 Query 广播。
 
 # %%
@@ -330,7 +330,7 @@ print(pad.astype(int))
 # without any padding.
 
 # %% [markdown] lang="zh"
-# 检验 padding mask 的标准是：一条序列在填充后的批次里算出的输出，必须和它单独计算（没有任何填充）时完全一样。
+# 检验填充掩码的标准是：一条序列在填充后的批次里算出的输出，必须和它单独计算（没有任何填充）时完全一样。
 
 # %%
 with_pad, _ = ac.multi_head_attention(batch, batch, batch, layer, mask=pad)     # (B, T, D)
@@ -346,7 +346,7 @@ for b, seq in enumerate(sequences):
 # four rows of zeros. (The outputs at the padded positions themselves are computed too, and simply ignored: the loss skips them.)
 
 # %% [markdown] lang="zh"
-# 加了 padding mask，批次里的输出就是各序列自己的输出（差为 0.000）；不加的话，长度为 2 的序列输出偏差达到 0.865，
+# 加了填充掩码，批次里的输出就是各序列自己的输出（差为 0.000）；不加的话，长度为 2 的序列输出偏差达到 0.865，
 # 因为它的 Query 把大部分注意力（最多 0.74）花在了四行零上。（填充位置本身也会算出输出，只是被直接忽略：损失函数跳过它们。）
 
 # %% [markdown] lang="en"
@@ -358,11 +358,11 @@ for b, seq in enumerate(sequences):
 # of 3 is exactly the causal sliding window `ac.sliding_window_mask(6, 3)`.
 
 # %% [markdown] lang="zh"
-# ### 组合 mask
+# ### 组合掩码
 #
-# 解码器的一批数据两种 mask 都需要：不能看未来，也不能看填充。只有**每个** mask 都允许时，一个 Key 才可见，
-# 所以组合就是逻辑与（AND），并且支持广播：`ac.combine_masks` 把因果 mask $(T_q, T_k)$ 和 padding mask $(B, 1, T_k)$
-# 合成一个 $(B, T_q, T_k)$ 的 mask。同样的“与”还能拼出别的模式：因果 mask 与宽度为 3 的对称窗口相与，
+# 解码器的一批数据两种掩码都需要：不能看未来，也不能看填充。只有**每个** 掩码都允许时，一个 Key 才可见，
+# 所以组合就是逻辑与（AND），并且支持广播：`ac.combine_masks` 把因果掩码 $(T_q, T_k)$ 和填充掩码 $(B, 1, T_k)$
+# 合成一个 $(B, T_q, T_k)$ 的掩码。同样的“与”还能拼出别的模式：因果掩码与宽度为 3 的对称窗口相与，
 # 恰好就是因果滑动窗口 `ac.sliding_window_mask(6, 3)`。
 
 # %%
@@ -387,8 +387,8 @@ fig = masking_lab.plot_mask_grid(list(both), padded_words,
 # %% [markdown] lang="zh"
 # ## 什么都看不见的一行
 #
-# 组合 mask 可能把某个 Query 的**所有** Key 都遮住。这在实践中确实会发生：批量生成时，提示词通常在**左侧**填充，
-# 好让它们都在最后一列结束。再叠加因果 mask，靠前的填充位置能看的 Key 本身也全是填充。下面的序列 1 有 3 个填充位，
+# 组合掩码可能把某个 Query 的**所有** Key 都屏蔽。这在实践中确实会发生：批量生成时，提示词通常在**左侧**填充，
+# 好让它们都在最后一列结束。再叠加因果掩码，靠前的填充位置能看的 Key 本身也全是填充。下面的序列 1 有 3 个填充位，
 # 后面是 3 个真实 token；它的 Query 0、1、2 什么都看不见。
 
 # %%
@@ -443,7 +443,7 @@ print("[en]fill -1e9, row 0:[zh]填充 -1e9，行 0：", masking_lab.naive_maske
 # `tests/core/test_attention.py`.
 
 # %% [markdown] lang="zh"
-# 库里的规则写在它的可读参考实现 `ac.reference_attention` 里，打印在下面（快速路径遵守同一条规则，测试保证两者结果相同）：一整行都被遮住时，行最大值取 0 而不是 $-\infty$，
+# 库里的规则写在它的可读参考实现 `ac.reference_attention` 里，打印在下面（快速路径遵守同一条规则，测试保证两者结果相同）：一整行都被屏蔽时，行最大值取 0 而不是 $-\infty$，
 # 总和取 1 而不是 0，于是结果就是全零。这条规则写在文档字符串里，并由 `tests/core/test_attention.py` 测试。
 
 # %%
@@ -461,9 +461,9 @@ print(inspect.getsource(ac.reference_attention))
 # - **causal + padding**: the AND of the two; with length 1, every query sees only "The".
 
 # %% [markdown] lang="zh"
-# ## 动手试试：选择 mask
+# ## 动手试试：选择掩码
 #
-# 同一组六个 token 的分数，换上各种 mask。灰色格子被遮住（分数为 $-\infty$，权重为 0）；读数显示每个 Query 能看到几个 Key。试试：
+# 同一组六个 token 的分数，换上各种掩码。灰色格子被屏蔽（分数为 $-\infty$，权重为 0）；读数显示每个 Query 能看到几个 Key。试试：
 # - **因果**：第一个 Query 只看到 1 个 Key，最后一个看到全部 6 个；
 # - **填充**，长度设为 4：最后两列对每个 Query 都变灰（填充位自己那几行照样有权重：之后会被忽略）；
 # - **滑动窗口** 3：每个 Query 看到自己和前面 2 个 token，得到一条带状区域而不是三角形（10 节还会讲到它）；
@@ -484,11 +484,11 @@ widgets.mask_widget(labels=tokens, scores=scores)
 # `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`. Here is the whole loop:
 
 # %% [markdown] lang="zh"
-# ## 推理时仍然需要 mask
+# ## 推理时仍然需要掩码
 #
-# 一种常见的看法是：“mask 是训练时的技巧；推理时未来的 token 还不存在，没什么可遮的。”我们按真实模型的方式跑一遍推理：
+# 一种常见的看法是：“掩码是训练时的技巧；推理时未来的 token 还不存在，没什么可遮的。”我们按真实模型的方式跑一遍推理：
 # 提示词（这里是前 4 个 token）**一次性**处理完，之后每个新 token 单独处理。为了不重复计算过去，之前所有 token 的
-# Key 和 Value 都存在 **KV cache** 里；一步里有 $T_q$ 个新 token、缓存中有 $T_k$ 个 Key 时，使用
+# Key 和 Value 都存在 **KV 缓存** 里；一步里有 $T_q$ 个新 token、缓存中有 $T_k$ 个 Key 时，使用
 # `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下：
 
 # %%
@@ -518,11 +518,11 @@ ax = masking_lab.plot_cache_steps(steps, tokens)
 # Take the mask away and see what breaks:
 
 # %% [markdown] lang="zh"
-# 用 cache 逐步解码，得到的输出与完整的带 mask 计算**完全相同**（四舍五入到 12 位小数后差为 0.0），不管 token 怎么分组。
-# 上图把三步画进同一张网格：它们拼在一起，恰好就是因果三角。一次生成一个 token 时，mask 只是一行全 1：
-# 后面的 Key 画的是斜线而不是灰色，因为它们还没进入缓存。这时 cache 本身就是因果 mask，那种看法正是由此而来。
-# 可是提示词那一步（蓝色）需要 mask 的 $-\infty$ 格子：四个 Query 一起处理，和训练时一模一样。
-# 把 mask 拿掉，看看哪里会出问题：
+# 用缓存逐步解码，得到的输出与完整的带掩码计算**完全相同**（四舍五入到 12 位小数后差为 0.0），不管 token 怎么分组。
+# 上图把三步画进同一张网格：它们拼在一起，恰好就是因果三角。一次生成一个 token 时，掩码只是一行全 1：
+# 后面的 Key 画的是斜线而不是灰色，因为它们还没进入缓存。这时缓存本身就是因果掩码，那种看法正是由此而来。
+# 可是提示词那一步（蓝色）需要掩码的 $-\infty$ 格子：四个 Query 一起处理，和训练时一模一样。
+# 把掩码拿掉，看看哪里会出问题：
 
 # %%
 no_mask_run, _ = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1], causal=False)
@@ -545,10 +545,10 @@ print("[en]two layers, |difference| per position:[zh]两层，每个位置的 |�
 # ### Self-test (Q4)
 
 # %% [markdown] lang="zh"
-# 不加 mask，提示词里的位置 0、1、2 就能看到它们后面的 token：它们的输出不再是模型训练时学会产生的那个（偏差最大 3.093）。
+# 不加掩码，提示词里的位置 0、1、2 就能看到它们后面的 token：它们的输出不再是模型训练时学会产生的那个（偏差最大 3.093）。
 # 只有一层时，损害到此为止；可真实模型有很多层，每一层缓存的 Key 和 Value 都是由它下面那一层被污染的状态算出来的。
 # 有两层时，**每个**位置都偏了，包括新生成的两个 token（0.370 和 0.637）：模型接下来生成的内容，建立在它训练时从没见过的状态之上。
-# mask 不是训练专属的技巧，而是自回归结构的一部分，训练和推理都一样。
+# 掩码不是训练专属的技巧，而是自回归结构的一部分，训练和推理都一样。
 #
 # ### 自测题（Q4）
 
@@ -563,9 +563,9 @@ quiz.quiz_widget("q4")
 # The question below asks you to write the mask yourself, as a boolean $(T, T)$ array, and a checker judges it.
 
 # %% [markdown] lang="zh"
-# ## 练习 1：亲手写因果 mask
+# ## 练习 1：亲手写因果掩码
 #
-# 下面这道题请你自己写出这个 mask：一个布尔型的 $(T, T)$ 数组，由检查器来评判。
+# 下面这道题请你自己写出这个掩码：一个布尔型的 $(T, T)$ 数组，由检查器来评判。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -642,9 +642,9 @@ checks.check_causal_mask(ac.causal_mask)
 # True on each sequence's real tokens, False on its pads. The sequences are padded at the **end**, as `pad_batch` did above.
 
 # %% [markdown] lang="zh"
-# ## 练习 2：亲手写 padding mask
+# ## 练习 2：亲手写填充掩码
 #
-# 再来写本节的另一种 mask。`my_padding_mask(lengths, max_len)` 接收一批序列的真实长度（一维整数数组）和填充后的长度，
+# 再来写本节的另一种掩码。`my_padding_mask(lengths, max_len)` 接收一批序列的真实长度（一维整数数组）和填充后的长度，
 # 返回与 `ac.padding_mask` 相同的结果：一个布尔型 $(B, 1, T_k)$ 数组，每条序列的真实 token 处为 True，填充处为 False。
 # 和上面的 `pad_batch` 一样，填充加在序列的**末尾**。
 
@@ -699,13 +699,13 @@ checks.check_padding_mask(my_padding_mask)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 用整句训练的解码器，不能让位置 $t$ 看到 $t$ 之后的 token。因果 mask（`ac.causal_mask`）在 softmax 之前给这些分数加上
+# - 用整句训练的解码器，不能让位置 $t$ 看到 $t$ 之后的 token。因果掩码（`ac.causal_mask`）在 softmax 之前给这些分数加上
 #   $-\infty$（`ac.additive_mask`），$e^{-\infty} = 0$ 使它们的权重严格为 0（六个 token 时，36 个权重里有 15 个 0），而每行之和仍为 1。
-# - 实验证明：不加 mask，替换后面的 token 会改变前面的输出（这里最多 1.499）；加了 mask，变化严格为 0，非零变化的分布恰好就是 mask 本身。
-# - padding mask（`ac.padding_mask`，形状 $(B, 1, T_k)$）让填充后的批次给每条序列算出它自己的输出（差 0.000，而不是 0.865）；
-#   `ac.combine_masks` 对多个 mask 按广播规则取“与”。
+# - 实验证明：不加掩码，替换后面的 token 会改变前面的输出（这里最多 1.499）；加了掩码，变化严格为 0，非零变化的分布恰好就是掩码本身。
+# - 填充掩码（`ac.padding_mask`，形状 $(B, 1, T_k)$）让填充后的批次给每条序列算出它自己的输出（差 0.000，而不是 0.865）；
+#   `ac.combine_masks` 对多个掩码按广播规则取“与”。
 # - 一个什么都不能看的 Query，在 `attention_core` 里得到全零的权重和输出；朴素写法则得到 NaN，并在下一层扩散到每个位置（$0 \times \text{NaN} = \text{NaN}$）。
-# - 推理时仍然需要 mask（Q4）：使用 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)` 的 KV cache 与完整的带 mask 计算结果完全相同；
-#   提示词是一次性处理的，不加 mask 它就会看到自己的未来，在更深的模型里这会污染每一个生成的 token。
+# - 推理时仍然需要掩码（Q4）：使用 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)` 的 KV 缓存与完整的带掩码计算结果完全相同；
+#   提示词是一次性处理的，不加掩码它就会看到自己的未来，在更深的模型里这会污染每一个生成的 token。
 #
 # **下一节：** [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)——Q、K、V 从哪里来，决定了注意力的类型。

@@ -16,7 +16,7 @@
 #   decoder, keys and values from the encoder), and why that, not the formula, is what tells them apart;
 # - give the shape of every step when the two sequences have different lengths: weights $(T_q, T_k)$, not square;
 # - read a cross-attention heatmap of a translation, and show that it aligns words by **meaning**, not by position;
-# - watch one word, 银行, get two different vectors in 银行倒闭 and 银行对岸;
+# - watch one word, 银行, get two different vectors in 银行倒闭 and 银行对面;
 # - answer the self-test question "do Q, K and V always come from different inputs?".
 #
 # **What you should know first:** one attention step and its shapes
@@ -30,7 +30,7 @@
 #   来自编码器），并明白区分二者的是来源，而不是公式；
 # - 在两个序列长度不同时，写出每一步的形状：权重是 $(T_q, T_k)$，不一定是方阵；
 # - 读懂一张翻译任务的交叉注意力热图，并验证它是按**意思**而不是按位置把词对齐的；
-# - 亲眼看到同一个词“银行”在“银行倒闭”和“银行对岸”里得到两个不同的向量；
+# - 亲眼看到同一个词“银行”在“银行倒闭”和“银行对面”里得到两个不同的向量；
 # - 回答自测题“Q、K、V 一定来自不同输入吗？”。
 #
 # **需要的基础：** 一步注意力的计算及其形状（见 [01 · Query、Key、Value](01_query_key_value.ipynb)、
@@ -171,7 +171,7 @@ print(f"[en]self : output {out_s.shape}  weights (H, T, T)   {w_s.shape}[zh]自�
 
 # %% [markdown] lang="zh"
 # 各行之间互不依赖：每个解码器 token 的那一行只需要它自己的 Query 和全部 Key。所以解码器逐词生成译文时，
-# 每一步得到的正是完整计算里的那几行。交叉注意力也不需要因果 mask：在写出第一个中文词之前，整句原文就已经全部已知
+# 每一步得到的正是完整计算里的那几行。交叉注意力也不需要因果掩码：在写出第一个中文词之前，整句原文就已经全部已知
 # （解码器的**自**注意力才需要，见 04 节）。
 
 # %%
@@ -357,23 +357,26 @@ ax = cross_lab.plot_alignment(w_en, english, english, mode="self")
 # 只看内容，冠词分不清紧跟在自己后面的是哪个名词。这正是 07 节要引入位置信息的原因。
 
 # %% [markdown] lang="en"
-# ### One word, two contexts: 银行倒闭 and 银行对岸
+# ### One word, two contexts: 银行倒闭 and 银行对面
 #
 # The tutorial “Transformer 自注意力机制：直觉理解，不需要数学” gives the reason self-attention exists in one line:
 # 银行 (*bank*) should get different representations in 银行倒闭 (*the bank collapsed*) and 银行对岸 (*across from the
-# bank*), and self-attention does it by letting 银行 attend to the words around it. Here it is, computed with the same
+# bank*), and self-attention does it by letting 银行 attend to the words around it. (Editor's note: 对岸 is the far
+# side of a river or sea, so 银行对岸 is not something a Chinese speaker says; we use 银行对面, *across from the bank*,
+# which makes the same point.) Here it is, computed with the same
 # recipe of hand-set features. A bank is both an **organisation** (it can go bankrupt) and a **place** (you can stand
 # across from it), so the embedding of 银行 carries half of each, the same vector in both sentences. Its query asks
-# "what does my context say about me?"; 倒闭 (*to go bankrupt*) answers with the organisation side, 对岸 (*the opposite
-# side*) with the place side; the new vector is the embedding plus what attention brings (a residual connection).
+# "what does my context say about me?"; 倒闭 (*to go bankrupt*) answers with the organisation side, 对面 (*across
+# from*) with the place side; the new vector is the embedding plus what attention brings (a residual connection).
 
 # %% [markdown] lang="zh"
-# ### 同一个词，两种上下文：银行倒闭与银行对岸
+# ### 同一个词，两种上下文：银行倒闭与银行对面
 #
 # 《Transformer 自注意力机制：直觉理解，不需要数学》用一句话说明了自注意力为什么存在：“银行”在“银行倒闭”和“银行对岸”中
-# 应该得到不同的表示，自注意力让“银行”关注周围的词来做到这一点。下面用同样的手工特征把它算出来。银行既是一个**机构**
-# （它会倒闭），也是一个**地点**（你可以站在它的对岸），所以“银行”的嵌入向量两样各占一半，在两句话里是同一个向量。
-# 它的 Query 问的是“上下文怎么说我？”；“倒闭”用“机构”这一面回应，“对岸”用“地点”这一面回应；
+# 应该得到不同的表示，自注意力让“银行”关注周围的词来做到这一点。（编者注：“对岸”指江河湖海的另一边，“银行对岸”不是自然的中文；
+# 这里改用“银行对面”，要说明的道理不变。）下面用同样的手工特征把它算出来。银行既是一个**机构**
+# （它会倒闭），也是一个**地点**（你可以站在它的对面），所以“银行”的嵌入向量两样各占一半，在两句话里是同一个向量。
+# 它的 Query 问的是“上下文怎么说我？”；“倒闭”用“机构”这一面回应，“对面”用“地点”这一面回应；
 # 新的向量等于嵌入向量加上注意力带来的信息（残差连接）。
 
 # %%
@@ -385,13 +388,13 @@ context_lab.bank_table()
 
 # %% [markdown] lang="en"
 # The embedding is the same in both sentences (cosine 1). After one attention step, 银行 leans to the organisation side
-# in 银行倒闭了 (1.5 against 0.5) and to the place side in 银行对岸的公园, and the two vectors are further apart (cosine
+# in 银行倒闭了 (1.5 against 0.5) and to the place side in 银行对面的公园, and the two vectors are further apart (cosine
 # 0.78) than either is from the embedding (0.89): one word, two contextual representations. Notebook 12 measures the
 # same pair in a trained model, layer by layer.
 
 # %% [markdown] lang="zh"
 # 嵌入向量在两句话里完全相同（余弦为 1）。经过一步注意力之后，“银行”在“银行倒闭了”里偏向“机构”一面（1.5 比 0.5），
-# 在“银行对岸的公园”里偏向“地点”一面；这两个向量彼此的距离（余弦 0.78），比它们各自与嵌入向量的距离（0.89）更远：
+# 在“银行对面的公园”里偏向“地点”一面；这两个向量彼此的距离（余弦 0.78），比它们各自与嵌入向量的距离（0.89）更远：
 # 同一个词，两种带上下文的表示。12 节会在一个训练好的模型里逐层测量同一对句子。
 
 # %% [markdown] lang="en"

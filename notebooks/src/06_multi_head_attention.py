@@ -30,7 +30,7 @@
 #
 # **学完本节，你将能够**
 # - 带着每一步的形状走完一层多头注意力：投影、把 $d_{model}$ 拆成 $h$ 个头、各头分别做注意力、拼接、再用 $W^O$ 投影；
-# - 证明在权重相同时，`attention_core` 与 `torch.nn.MultiheadAttention` 算出的数完全一样，并且知道 mask 该怎样正确地交给 torch；
+# - 证明在权重相同时，`attention_core` 与 `torch.nn.MultiheadAttention` 算出的数完全一样，并且知道掩码该怎样正确地交给 torch；
 # - 在一个每个数字都有名字的模型里，读懂关注不同关系的头（前一个词、相同的词、动词 → 主语），并说明为什么在训练出来的模型里，这种分工是学出来的，而不是设计出来的；
 # - 关掉某些头，测量输出变了多少：有些头是冗余的；
 # - 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
@@ -96,6 +96,9 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # $(d_{model}, d_{model})$ matrix $W^Q$ and then cuts the result into $h$ slices of width $d_k = d_{model}/h$;
 # head $i$'s $W_i^Q$ is simply columns $i \cdot d_k, \dots, (i+1) \cdot d_k - 1$ of $W^Q$. `ac.split_heads` does the
 # cut and moves the head axis forward, so that one batched attention call serves every head at once.
+#
+# **Numbering.** Heads and layers are numbered from 0 throughout the course, as their index in the code: head 0 is the
+# first head (`weights[:, 0]`), and "L1H0" in notebook 12 is head 0 of layer 1, the second layer.
 
 # %% [markdown] lang="zh"
 # ## 拆分、各自注意、拼接、投影
@@ -104,6 +107,9 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 它省钱的诀窍在于：这一层**并不**保存 $h$ 套独立的矩阵，而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，
 # 再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
 # `ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
+#
+# **编号约定。** 本课程中的头和层一律从 0 开始编号，与代码里的下标一致：第 0 个头就是第一个头（`weights[:, 0]`），
+# 12 节的“L1H0”指第 1 层（即第二层）的第 0 个头。
 
 # %%
 p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # [en] W_q, W_k, W_v, W_o: (8, 8); biases: (8,) [zh] W_q、W_k、W_v、W_o：(8, 8)；偏置：(8,)
@@ -114,7 +120,7 @@ k = x @ p.w_k + p.b_k
 v = x @ p.w_v + p.b_v
 qh, kh, vh = (ac.split_heads(t, p.n_heads) for t in (q, k, v))   # [en] (B, H, T, Dh)  2. split [zh] (B, H, T, Dh)  2. 拆分
 print("x", x.shape, "-> q", q.shape, "-> split_heads", qh.shape, "  d_k =", p.d_head)
-print("[en]head index 1 (the second head) is just columns 4..7 of q:[zh]索引为 1 的头（第 2 个头）就是 q 的列 4..7：", np.array_equal(qh[:, 1], q[..., 4:8]))
+print("[en]head 1 (numbered from 0) is just columns 4..7 of q:[zh]第 1 个头（从 0 开始编号）就是 q 的列 4..7：", np.array_equal(qh[:, 1], q[..., 4:8]))
 
 # %%
 heads, weights = ac.scaled_dot_product_attention(qh, kh, vh)    # [en] 3. attend in each head [zh] 3. 在每个头里计算注意力
@@ -134,7 +140,7 @@ print("[en]same as ac.multi_head_attention:[zh]与 ac.multi_head_attention 的�
 
 # %% [markdown] lang="zh"
 # 每个头都有自己的 $(T, T)$ 权重矩阵：这一层把它们全部返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，
-# 再加上输入检查、一个所有头共用的可选 mask，以及一个 `head_mask`（后面会用它来关掉某些头）：
+# 再加上输入检查、一个所有头共用的可选掩码，以及一个 `head_mask`（后面会用它来关掉某些头）：
 
 # %%
 print(inspect.getsource(ac.multi_head_attention))
@@ -163,7 +169,7 @@ print(inspect.getsource(ac.multi_head_attention))
 # （torch 把每个矩阵转置存放，还把 $W^Q, W^K, W^V$ 打包成一个 `in_proj_weight`，这些都由这个函数处理）。
 # 有一个陷阱：对布尔型的 `attn_mask`，torch 的 `MultiheadAttention` 把 `True` 理解为**不允许**关注，
 # 与本库（以及 `F.scaled_dot_product_attention`）正好相反——在本库中 `True` 表示“可以关注”。所以我们要传 `~mask`。
-# 下面用一个因果 mask 来验证，再看看忘了 `~` 会发生什么。
+# 下面用一个因果掩码来验证，再看看忘了 `~` 会发生什么。
 
 # %%
 causal = ac.causal_mask(5)                                        # [en] (T, T), True = may attend [zh] (T, T)，True = 可以关注
@@ -189,7 +195,7 @@ else:
 
 # %% [markdown] lang="zh"
 # 两种实现的结果一致，差别只在 float64 的最后几位（权重也逐头一致；这要用 `average_attn_weights=False`，torch 默认会把各头的权重取平均）。
-# 把 mask 弄反之后，第一个 Query 只能看未来，最后一个 Query 什么也看不到：torch 对它返回 `NaN`。
+# 把掩码弄反之后，第一个 Query 只能看未来，最后一个 Query 什么也看不到：torch 对它返回 `NaN`。
 # （本库对被完全屏蔽的行给出全零权重，绝不会悄悄产生 `NaN`，见 04 节。）
 
 # %% [markdown] lang="en"
@@ -220,12 +226,12 @@ heads_lab.feature_table(demo)
 #
 # | head | its query asks | the keys answer with | it hands over (value) |
 # |---|---|---|---|
-# | 1 · previous token | "I want position $p - 1$" (my position code, rotated back by one step) | their position | their word → `prev:*` |
-# | 2 · same word | "I want my own word" | their word | their position → `where*` |
-# | 3 · verb → subject | a verb: "I want a subject"; everyone: "I want my own clause" | their role and clause | their word → `subj:*` |
-# | 4 · nearest noun | "I want something near me"; a verb also: "I want a noun" | their position, their role | their word → `subj:*` |
+# | 0 · previous token | "I want position $p - 1$" (my position code, rotated back by one step) | their position | their word → `prev:*` |
+# | 1 · same word | "I want my own word" | their word | their position → `where*` |
+# | 2 · verb → subject | a verb: "I want a subject"; everyone: "I want my own clause" | their role and clause | their word → `subj:*` |
+# | 3 · nearest noun | "I want something near me"; a verb also: "I want a noun" | their position, their role | their word → `subj:*` |
 #
-# For example, head 3's query and key matrices (the non-zero part of its slice of $W^Q$ and $W^K$; `h3[0]` is
+# For example, head 2's query and key matrices (the non-zero part of its slice of $W^Q$ and $W^K$; `h2[0]` is
 # the first of its 11 columns):
 
 # %% [markdown] lang="zh"
@@ -234,12 +240,12 @@ heads_lab.feature_table(demo)
 #
 # | 头 | 它的 Query 在问 | Key 用什么回应 | 它交出什么（Value） |
 # |---|---|---|---|
-# | 1 · 前一个词 | “我要找位置 $p - 1$”（把我的位置编码往回转一步） | 自己的位置 | 自己是哪个词 → `prev:*` |
-# | 2 · 相同的词 | “我要找和我相同的词” | 自己是哪个词 | 自己的位置 → `where*` |
-# | 3 · 动词 → 主语 | 动词：“我要找主语”；所有词：“我要找同一分句的词” | 自己的角色和分句 | 自己是哪个词 → `subj:*` |
-# | 4 · 最近的名词 | “我要找离我近的词”；动词还要：“我要找名词” | 自己的位置和角色 | 自己是哪个词 → `subj:*` |
+# | 0 · 前一个词 | “我要找位置 $p - 1$”（把我的位置编码往回转一步） | 自己的位置 | 自己是哪个词 → `prev:*` |
+# | 1 · 相同的词 | “我要找和我相同的词” | 自己是哪个词 | 自己的位置 → `where*` |
+# | 2 · 动词 → 主语 | 动词：“我要找主语”；所有词：“我要找同一分句的词” | 自己的角色和分句 | 自己是哪个词 → `subj:*` |
+# | 3 · 最近的名词 | “我要找离我近的词”；动词还要：“我要找名词” | 自己的位置和角色 | 自己是哪个词 → `subj:*` |
 #
-# 例如第 3 个头的 Query 矩阵和 Key 矩阵（它在 $W^Q$ 和 $W^K$ 中那一片的非零部分；`h3[0]` 是它 11 列中的第 1 列）：
+# 例如第 2 个头的 Query 矩阵和 Key 矩阵（它在 $W^Q$ 和 $W^K$ 中那一片的非零部分；`h2[0]` 是它 11 列中的第 0 列）：
 
 # %%
 heads_lab.head_matrix(demo, 2, "w_q")
@@ -260,20 +266,20 @@ heads_lab.head_matrix(demo, 2, "w_k")
 
 # %%
 p6 = demo.params
-q3 = ac.split_heads(demo.x @ p6.w_q + p6.b_q, p6.n_heads)[2]               # [en] head 3's queries (T, Dh = 11) [zh] 头 3 的 Query (T, Dh = 11)
-k3 = ac.split_heads(demo.x @ p6.w_k + p6.b_k, p6.n_heads)[2]               # [en] head 3's keys (T, 11) [zh] 头 3 的 Key (T, 11)
+q2 = ac.split_heads(demo.x @ p6.w_q + p6.b_q, p6.n_heads)[2]               # [en] head 2's queries (T, Dh = 11) [zh] 第 2 个头的 Query (T, Dh = 11)
+k2 = ac.split_heads(demo.x @ p6.w_k + p6.b_k, p6.n_heads)[2]               # [en] head 2's keys (T, 11) [zh] 第 2 个头的 Key (T, 11)
 sat = demo.tokens.index("sat")
-raw3 = q3[sat] @ k3.T                                                       # [en] raw q·k of "sat" with every key [zh] "sat" 与每个 Key 的原始 q·k
+raw2 = q2[sat] @ k2.T                                                       # [en] raw q·k of "sat" with every key [zh] "sat" 与每个 Key 的原始 q·k
 for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("on")):
-    print(f"[en]sat · {demo.tokens[j]:<4} raw {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}[zh]sat · {demo.tokens[j]:<4} 原始 {raw3[j]:5.1f}   / sqrt(11) = {raw3[j] / np.sqrt(11):5.2f}")
+    print(f"[en]sat · {demo.tokens[j]:<4} raw {raw2[j]:5.1f}   / sqrt(11) = {raw2[j] / np.sqrt(11):5.2f}[zh]sat · {demo.tokens[j]:<4} 原始 {raw2[j]:5.1f}   / sqrt(11) = {raw2[j] / np.sqrt(11):5.2f}")
 
 # %% [markdown] lang="en"
-# Head 1 relies on a property of the position code: one fixed matrix $R$ turns the code of position $p$ into the
+# Head 0 relies on a property of the position code: one fixed matrix $R$ turns the code of position $p$ into the
 # code of position $p - 1$, for every $p$ at once (each pair of numbers is turned back by its own step). Checked
 # below; then we run the layer:
 
 # %% [markdown] lang="zh"
-# 第 1 个头依靠的是位置编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码
+# 第 0 个头依靠的是位置编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码
 # （每一对数各自往回转一步）。下面先验证这一点，再运行这一层：
 
 # %%
@@ -291,17 +297,17 @@ for i in (2, 4, 8):                                                         # [e
 fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
 
 # %% [markdown] lang="en"
-# Four heads, four patterns, computed from the same input in the same layer: head 1 is a shifted diagonal (every
-# word looks at its left neighbour; the first word, which has none, looks at itself); head 2 is a diagonal plus the
-# two *the*s finding each other; head 3 is blank but for the two verbs, which find their subjects (*sat* → *cat*,
-# *was* → *it*), while the other words just spread over their clause; head 4 keeps most words on themselves and
+# Four heads, four patterns, computed from the same input in the same layer: head 0 is a shifted diagonal (every
+# word looks at its left neighbour; the first word, which has none, looks at itself); head 1 is a diagonal plus the
+# two *the*s finding each other; head 2 is blank but for the two verbs, which find their subjects (*sat* → *cat*,
+# *was* → *it*), while the other words just spread over their clause; head 3 keeps most words on themselves and
 # sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them apart, so the output of
 # *was* now knows both its neighbour and its subject:
 
 # %% [markdown] lang="zh"
-# 同一层、同一个输入，算出四个头、四种模式：第 1 个头是一条错开一格的对角线（每个词都看它左边的邻居；第一个词没有左邻，只好看自己）；
-# 第 2 个头是一条对角线，外加两个 *the* 互相找到对方；第 3 个头除了两个动词以外几乎没有焦点——两个动词各自找到了主语
-# （*sat* → *cat*，*was* → *it*），其他词只是在自己的分句里平均分配权重；第 4 个头让大多数词看自己，而让每个动词看离它最近的名词。
+# 同一层、同一个输入，算出四个头、四种模式：第 0 个头是一条错开一格的对角线（每个词都看它左边的邻居；第一个词没有左邻，只好看自己）；
+# 第 1 个头是一条对角线，外加两个 *the* 互相找到对方；第 2 个头除了两个动词以外几乎没有焦点——两个动词各自找到了主语
+# （*sat* → *cat*，*was* → *it*），其他词只是在自己的分句里平均分配权重；第 3 个头让大多数词看自己，而让每个动词看离它最近的名词。
 # 每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出同时知道了它的邻居和它的主语：
 
 # %%
@@ -314,13 +320,13 @@ for word in ("sat", "was"):
 # ### Learned, not designed
 #
 # We wrote these rules by hand so that you can read them. A real Transformer starts from **random** weights, and
-# nothing in the architecture says "head 1 tracks the previous token": the layer only offers $h$ subspaces and $h$
+# nothing in the architecture says "head 0 tracks the previous token": the layer only offers $h$ subspaces and $h$
 # routes. Here is the same input through a freshly initialised layer (Xavier-uniform weights, as torch starts):
 
 # %% [markdown] lang="zh"
 # ### 分工是学出来的，不是设计出来的
 #
-# 这些规则是我们手写的，为的是让你能读懂。真正的 Transformer 从**随机**权重开始，架构本身并没有规定“第 1 个头负责跟踪前一个词”：
+# 这些规则是我们手写的，为的是让你能读懂。真正的 Transformer 从**随机**权重开始，架构本身并没有规定“第 0 个头负责跟踪前一个词”：
 # 这一层提供的只是 $h$ 个子空间和 $h$ 条信息通路。下面把同一个输入送进一层刚初始化的多头注意力（Xavier 均匀分布初始化，与 torch 的做法相同）：
 
 # %%
@@ -352,7 +358,7 @@ print("[en]largest weight in each designed head:[zh]每个设计出来的头的�
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-random_names = [f"[en]random {h + 1}[zh]随机 {h + 1}" for h in range(4)]
+random_names = [f"[en]random {h + 4}[zh]随机 {h + 4}" for h in range(4)]
 widgets.head_widget(np.concatenate([w6, w_random]), list(demo.tokens), head_names=names + random_names)
 
 # %% [markdown] lang="en"
@@ -375,28 +381,28 @@ rows = heads_lab.ablation_rows(demo)
 print(pad("[en]ablated heads[zh]去掉的头", 14) + pad("head_mask", 18) + pad("[en]output change[zh]输出变化", 14, "right")
       + pad("[en]subj slot change[zh]主语槽位变化", 18, "right") + "   " + "[en]subject read at sat / was[zh]在 sat / was 读出的主语")
 for r in rows:
-    label = "+".join(str(h + 1) for h in r["heads"]) or "-"
+    label = "+".join(str(h) for h in r["heads"]) or "-"
     read = " / ".join(f"{w} ({s:.2f})" if w else "[en]nothing[zh]无" for w, s in r["subjects"].values())
     print(f"{label:<14}{str(r['head_mask'].astype(int).tolist()):<18}{r['output_change']:>13.0%}"
           f"{r['subject_change']:>18.0%}   {read}")
 
 # %% [markdown] lang="en"
 # Every head carries part of the output (removing any one changes it by 27-66%), but look at what a later layer would
-# read. Heads 3 and 4 reach the subject by different routes (roles and clauses vs. positions and nouns) and write it
+# read. Heads 2 and 3 reach the subject by different routes (roles and clauses vs. positions and nouns) and write it
 # into the same slot. Remove either one and the answer is still *cat* and *it*, at half the strength; remove both
 # and the subject is gone. They are **redundant** on this sentence: either one alone does the job. They are not
 # identical, though: change the sentence so that the nearest noun is not the subject, and they disagree.
 
 # %% [markdown] lang="zh"
 # 每个头都承载了输出的一部分（去掉任何一个，整体输出都会变化 27%–66%），但要看的是后续的层能从中读出什么。
-# 第 3 和第 4 个头通过不同的路线找到主语（一个靠角色和分句，一个靠位置和名词），并写进同一个槽位。去掉其中任何一个，
+# 第 2 个和第 3 个头通过不同的路线找到主语（一个靠角色和分句，一个靠位置和名词），并写进同一个槽位。去掉其中任何一个，
 # 读出的答案仍然是 *cat* 和 *it*，只是强度减半；两个都去掉，主语就没了。在这句话上，它们是**冗余**的：任何一个单独都能完成任务。
 # 不过它们并不完全相同：换一句话，让离动词最近的名词不是主语，它们就会给出不同的答案。
 
 # %%
 other = heads_lab.sentence_demo("the cat on the mat sat".split())
 sat = other.tokens.index("sat")
-for only, off in ((3, (3,)), (4, (2,))):                          # [en] keep one of the twins: switch the other off [zh] 双胞胎头只留一个：关掉另一个
+for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep one of the twins: switch the other off [zh] 双胞胎头只留一个：关掉另一个
     out_only, _, _ = heads_lab.ablate(other, off)
     print(f"[en]the cat on the mat sat -> head {only} alone writes subj =[zh]the cat on the mat sat -> 只有头 {only} 时写入的 subj =", heads_lab.read_slot(other, out_only, "subj", sat)[0])
 
@@ -551,6 +557,14 @@ axes = heads_lab.plot_tradeoff(cost)
 # and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
 
 # %% [markdown] lang="zh"
+# 逐列来读这张表：
+# - **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
+# - **参数量不变**：无论 $h$ 取多少，都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
+# - **权重张量随 $h$ 线性增长**：每个头一个 $(T, T)$ 矩阵，共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB
+#   涨到 $h = 64$ 时的 256 MiB。而且每个元素在 softmax 里还要算一次指数。
+# - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
+#   而 softmax 和显存读写的开销都随 $h$ 增长。
+#
 # 所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
 # 实践中保持不变的是每个头的**宽度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
 # 这样每个头始终保持 64 或 128 宽。下面是公开发表的模型配置：
@@ -568,16 +582,8 @@ published.head_table()
 # ### Self-test (Q3)
 
 # %% [markdown] lang="zh"
-# 逐列来读这张表：
-# - **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
-# - **参数量不变**：无论 $h$ 取多少，都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
-# - **权重张量随 $h$ 线性增长**：每个头一个 $(T, T)$ 矩阵，共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB
-#   涨到 $h = 64$ 时的 256 MiB。而且每个元素在 softmax 里还要算一次指数。
-# - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
-#   而 softmax 和显存读写的开销都随 $h$ 增长。
-#
 # 每一行的 $d_k$ 都是 64 或 128：从原始 Transformer 的 8 个头，到 GPT-3 的 96 个头。有两行的 **KV 头数**少于头数：
-# 在分组查询注意力（grouped-query attention）里，几个 Query 头共用一个 Key/Value 头，09 节的 KV cache 因此按这个比例缩小
+# 在分组 Query 注意力（grouped-query attention）里，几个 Query 头共用一个 Key/Value 头，09 节的 KV 缓存因此按这个比例缩小
 # （Llama-2-70B 是 64 个头里只有 8 个 KV 头）。那 GPT-4 呢？《Transformer 自注意力机制：直觉理解，不需要数学》说它“据传有 128 个注意力头”。
 # OpenAI 没有公开 GPT-4 的架构，所以这个数字只是传闻，我们无法核实；表里只列出公开发表的数字。
 #
@@ -748,7 +754,7 @@ checks.check_multi_head_attention(my_multi_head_attention)
 # - Different heads can attend to different relations in the same layer: in our readable layer, previous token,
 #   same word, verb → subject and nearest noun. In trained models such roles are **learned**, not designed, and
 #   many heads stay mixed.
-# - Heads can be **redundant**: removing head 3 or head 4 leaves the subject readable; removing both erases it.
+# - Heads can be **redundant**: removing head 2 or head 3 leaves the subject readable; removing both erases it.
 # - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite
 #   keys), the parameters stay $4 d_{model}^2 + 4 d_{model}$, and the weights tensor grows as $B \cdot h \cdot T^2$
 #   (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$; published models keep
@@ -767,7 +773,7 @@ checks.check_multi_head_attention(my_multi_head_attention)
 #   torch 的布尔 `attn_mask` 表示**不允许**关注，所以要传 `~mask`。
 # - 同一层中不同的头可以关注不同的关系：在我们这个可读的模型里，分别是前一个词、相同的词、动词 → 主语、最近的名词。
 #   在训练出来的模型里，这种分工是**学出来的**，而不是设计出来的，而且很多头始终是混合的。
-# - 头之间可能**冗余**：去掉第 3 个或第 4 个头，主语仍然读得出来；两个都去掉，主语就消失了。
+# - 头之间可能**冗余**：去掉第 2 个或第 3 个头，主语仍然读得出来；两个都去掉，主语就消失了。
 # - 头数是一种取舍（Q3）：$h$ 越大，$d_k$ 越小（$d_k = 1$ 的头最多只有 2 个“最爱”的 Key）；参数量始终是 $4 d_{model}^2 + 4 d_{model}$；
 #   权重张量按 $B \cdot h \cdot T^2$ 增长（$T = 1024$ 时，从 $h = 1$ 的 4 MiB 涨到 $h = 64$ 的 256 MiB）。$d_{model} = 512$、$h = 8$ 时 $d_k = 64$；
 #   公开发表的模型把 $d_k$ 保持在 64–128，靠增加头数来扩大（GPT-3 有 96 个头；GPT-4 的“128 个头”只是传闻）。

@@ -29,13 +29,13 @@
 # **学完本节，你将能够**
 # - 用实验证明自注意力看不见词序：把输入打乱，输出只会以同样的方式被打乱；
 # - 构造正弦位置编码表，把它读成一组快慢不同的波，并证明“往后挪 $k$ 个位置”在任何位置上都是同一个旋转；
-# - 说清可学习位置表是什么、需要什么（训练）、在哪里止步（它的最后一行）；
+# - 说清可学习位置编码表是什么、需要什么（训练）、在哪里止步（它的最后一行）；
 # - 解释 RoPE 为什么让 Query 与 Key 的分数只取决于二者的相对位置（偏移 n − m），并用数值验证；
-# - 分清在 softmax **之前**改变分数的几种机制：mask、位置偏置、局部窗口；
-# - 回答自测题“Self-attention 是位置无关的，如何弥补？”。
+# - 分清在 softmax **之前**改变分数的几种机制：掩码、位置偏置、局部窗口；
+# - 回答自测题“自注意力是位置无关的，如何弥补？”。
 #
 # **需要的基础：** 一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
-# softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 就是给分数加上 $-\infty$（见 [04 · Mask 机制](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
+# softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码就是给分数加上 $-\infty$（见 [04 · 掩码](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -161,7 +161,7 @@ compare(self_attention)
 # %% [markdown] lang="zh"
 # 逐词完全相同。无论“狗”是咬的一方还是被咬的一方，它的输出都一样，所以后面的任何一层都无法还原到底是谁咬了谁：
 # 两句话给出的是同一**组**输出，只是排列顺序不同。顺序必须被**注入**进去。办法分两大类：把位置加到输入上（正弦表或可学习表，见下文），
-# 或者把位置做进分数里（RoPE、位置偏置、mask、窗口）。
+# 或者把位置做进分数里（RoPE、位置偏置、掩码、窗口）。
 
 # %% [markdown] lang="en"
 # ## Sinusoidal encodings
@@ -282,7 +282,7 @@ widgets.positional_widget(T=T, D=D_pe, position=5, dim=2)
 # before training: small random numbers. Compare its dot products between positions with the sinusoidal table's:
 
 # %% [markdown] lang="zh"
-# ## 可学习的位置表
+# ## 可学习的位置编码表
 #
 # 另一种常见做法（BERT、GPT-2）更简单：一张 $T_{max} \times D$ 的自由参数表，每个位置一行，与模型的其余部分一起训练。
 # `ac.learned_position_table` 给出这样一张表在训练开始前的样子：一些很小的随机数。把它在不同位置之间的点积与正弦表比一比：
@@ -334,7 +334,7 @@ print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]�
 # %% [markdown] lang="zh"
 # ## 加上位置，对称性就被打破
 #
-# 现在把位置表加到输入上，即 $x_p + PE[p]$，再把两个实验各做一遍。打乱时词在移动，位置却留在原地，所以每个词都会配上一个不同的位置向量。
+# 现在把位置编码表加到输入上，即 $x_p + PE[p]$，再把两个实验各做一遍。打乱时词在移动，位置却留在原地，所以每个词都会配上一个不同的位置向量。
 
 # %%
 def with_position(layer):
@@ -439,11 +439,11 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 # 3 keys: the query and the two before it):
 
 # %% [markdown] lang="zh"
-# ## 在 softmax 之前：mask、位置偏置、局部窗口
+# ## 在 softmax 之前：掩码、位置偏置、局部窗口
 #
-# 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**mask** 遮住某些 Key
+# 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**掩码** 屏蔽某些 Key
 # （分数变成 $-\infty$，权重严格为 0）；**位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；
-# **局部窗口**遮住所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是位置 5 上的一个 Query（共 8 个位置，从 0 编号）与各个 Key 的内容分数
+# **局部窗口**屏蔽所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是位置 5 上的一个 Query（共 8 个位置，从 0 编号）与各个 Key 的内容分数
 # $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.5；因果窗口含 3 个 Key：Query 自己和它前面两个）：
 
 # %%
@@ -472,10 +472,10 @@ ax = position_lab.plot_score_row(variants, query=query)
 # every time: **everything that is about position happened before the softmax**, by adding to the scores or hiding keys.
 
 # %% [markdown] lang="zh"
-# 只看内容时，胜出的是 Key 0（权重 0.321），它离 Query 有五个位置远，其次是来自未来的 Key 7。因果 mask 去掉了 Key 6 和 7
+# 只看内容时，胜出的是 Key 0（权重 0.321），它离 Query 有五个位置远，其次是来自未来的 Key 7。因果掩码去掉了 Key 6 和 7
 # （权重严格为 0），其他 Key 分掉了它们的权重，Key 0 升到 0.474。距离偏置不遮任何东西，但 Key 0 的分数从 2.0 降到 $-0.5$，
-# 权重降到 0.074；Query 自己的 Key 5 与 Key 7（内容分数高，相距两个位置）并列第一，都是 0.270。窗口只留下 Key 3 到 5。因果 mask 与偏置合用（解码器里正是这样使用 ALiBi 的），
-# Query 自己拿到 0.427。每一次的内容分数都完全一样：**所有与位置有关的改变都发生在 softmax 之前**，要么给分数加上一个数，要么遮住某些 Key。
+# 权重降到 0.074；Query 自己的 Key 5 与 Key 7（内容分数高，相距两个位置）并列第一，都是 0.270。窗口只留下 Key 3 到 5。因果掩码与偏置合用（解码器里正是这样使用 ALiBi 的），
+# Query 自己拿到 0.427。每一次的内容分数都完全一样：**所有与位置有关的改变都发生在 softmax 之前**，要么给分数加上一个数，要么屏蔽某些 Key。
 
 # %% [markdown] lang="en"
 # ### Try it: slope, window, causal mask
@@ -486,11 +486,11 @@ ax = position_lab.plot_score_row(variants, query=query)
 # Tick the causal mask with slope 0 and watch key 7's weight move to the others.
 
 # %% [markdown] lang="zh"
-# ### 动手试试：斜率、窗口、因果 mask
+# ### 动手试试：斜率、窗口、因果掩码
 #
-# 同一行内容分数（灰色短横），你改动之后的分数（橙色柱；某个 Key 被遮住时显示 $-\infty$），以及权重。
+# 同一行内容分数（灰色短横），你改动之后的分数（橙色柱；某个 Key 被屏蔽时显示 $-\infty$），以及权重。
 # 试试看：一点点调高斜率：到 0.1 时，Key 7（相距两个位置）就已经超过了 Key 0（相距五个位置）；超过 0.5 后，Query 自己的 Key 领先，
-# 到 1.0 时它拿到 0.465。把窗口设为 1（Query 只能看见自己：权重为 1）。斜率为 0 时勾选因果 mask，看 Key 7 的权重如何分给其他 Key。
+# 到 1.0 时它拿到 0.465。把窗口设为 1（Query 只能看见自己：权重为 1）。斜率为 0 时勾选因果掩码，看 Key 7 的权重如何分给其他 Key。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -531,7 +531,7 @@ ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 
 # %% [markdown] lang="zh"
 # 只看内容：每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上偏置（slope 为 0.5），权重随距离下降；加上宽度为 3 的对称窗口（$|i - j| < 3$：两侧各 2 个），距离超过 2 的权重被截为零。
-# 所以“注意力偏爱近处的 token”是某个**模型**的性质（它的位置编码、偏置、mask、窗口，以及训练把它们变成了什么），而不是注意力公式本身的性质。
+# 所以“注意力偏爱近处的 token”是某个**模型**的性质（它的位置编码、偏置、掩码、窗口，以及训练把它们变成了什么），而不是注意力公式本身的性质。
 # 回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
 
 # %% [markdown] lang="en"
@@ -686,12 +686,12 @@ quiz.quiz_widget("q7")
 # ## 小结
 #
 # - 自注意力具有置换等变性：把输入打乱，输出只以同样方式被打乱（实测最大差值约 $10^{-16}$）。“狗咬人”和“人咬狗”里每个词的输出完全相同。
-# - 所以顺序必须被注入（Q7）：把位置表加到输入上，或者把位置做进分数里。
-# - 正弦位置表：由 $(\sin p\omega_i, \cos p\omega_i)$ 组成的维度对，各对的转速按几何级数递减；往后挪 $k$ 个位置，对每个 $p$ 都是同一个旋转 $M_k$
+# - 所以顺序必须被注入（Q7）：把位置编码表加到输入上，或者把位置做进分数里。
+# - 正弦位置编码表：由 $(\sin p\omega_i, \cos p\omega_i)$ 组成的维度对，各对的转速按几何级数递减；往后挪 $k$ 个位置，对每个 $p$ 都是同一个旋转 $M_k$
 #   （误差 $10^{-15}$），因此 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
-# - 可学习位置表：自由参数，训练前没有任何结构，并且在 $T_{max}$ 之后没有行（`learned[50]` 会引发 `IndexError`）。
-# - 加上位置表就打破了对称性：打乱带来的差值从 $10^{-16}$ 变成 0.593。
+# - 可学习位置编码表：自由参数，训练前没有任何结构，并且在 $T_{max}$ 之后没有行（`learned[50]` 会引发 `IndexError`）。
+# - 加上位置编码表就打破了对称性：打乱带来的差值从 $10^{-16}$ 变成 0.593。
 # - RoPE 按位置旋转 $q$ 和 $k$：分数只取决于偏移 $n - m$（在 (0, 3)、(20, 23)、(997, 1000) 上分数相同），而且向量长度不变。
-# - mask、距离偏置和局部窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
+# - 掩码、距离偏置和局部窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
 #
 # **下一节：** [08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)：RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。

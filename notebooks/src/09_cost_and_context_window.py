@@ -31,7 +31,7 @@
 # - 一步步把位置对换算成 FLOPs（$4n^2D$）和字节数（float32 下为 $H n^2 \times 4$），并与一层里的线性部分（$24nD^2$）比较；
 # - 随着 $n$ 增大，实测真实注意力调用的时间和峰值内存，并把它们与理论计数放在一起读；
 # - 解释上下文窗口为什么有上限，以及 FlashAttention 这类内核改变了什么、没改变什么；
-# - 测量推理时 KV cache 随上下文线性增长，并算出真实模型的缓存有多大；
+# - 测量推理时 KV 缓存随上下文线性增长，并算出真实模型的缓存有多大；
 # - 分清“中间迷失”和“权重被摊薄”：摊薄对每个位置一视同仁，位置效应则不然。
 #
 # **需要的基础：** 缩放点积注意力的形状变化 $(n, d_k) \to (n, n)$（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）；
@@ -343,10 +343,10 @@ print(f"[en]log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(siz
 # cache's real bytes and the scores each step computes.
 
 # %% [markdown] lang="zh"
-# ## 推理时：KV cache 随上下文线性增长
+# ## 推理时：KV 缓存随上下文线性增长
 #
 # 生成文本时，还有一项训练时没有的内存开销。解码器一次只产生一个 token，每个新 token 都要关注之前所有的 token，
-# 所以每一层都把到目前为止每个 token 的 **Key 和 Value** 存下来（04 节的 KV cache），而不是重新计算。它的大小是
+# 所以每一层都把到目前为止每个 token 的 **Key 和 Value** 存下来（04 节的 KV 缓存），而不是重新计算。它的大小是
 #
 # $$2 \times \text{层数} \times \text{KV 头数} \times d_{head} \times n \times \text{每个数的字节数}$$
 #
@@ -386,7 +386,7 @@ tables.Table(values, models, columns, digits=3)
 
 # %% [markdown] lang="zh"
 # Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己权重（约 70 亿个参数，float16 下约 13 GB）的好几倍，而这只是一个序列。
-# 分组查询注意力（32 或 64 个 Query 头共用 8 个 KV 头，见 06 节的表）正是 Mistral-7B 和 Llama-2-70B 把它缩小 4 倍和 8 倍的办法。
+# 分组 Query 注意力（32 或 64 个 Query 头共用 8 个 KV 头，见 06 节的表）正是 Mistral-7B 和 Llama-2-70B 把它缩小 4 倍和 8 倍的办法。
 # 所以在推理时，上下文窗口受两件事限制：处理提示词时的 $n^2$，以及一个每生成一个 token 就增长一点、整个生成过程中都必须留在内存里的缓存。
 
 # %% [markdown] lang="en"
@@ -600,8 +600,8 @@ quiz.quiz_widget("p9")
 # - 实测：每翻倍一次，峰值内存趋近 4 倍（× 3.1、3.5、3.8、3.9）（4,096 个 token 时权重占 64.0 MiB）；固定开销淡出之后，时间也沿着 $n^2$ 的斜率增长。
 # - “物理限制，不是工程偷懒”适用于对所有位置对做精确注意力：给所有位置对打分正是注意力的意义所在，只要算的是它，就逃不开 $n^2$。
 #   分块或融合内核（FlashAttention）把内存降到线性、减少了数据搬运，但计算量仍是 $n^2$；只有换一种算法（窗口、稀疏或线性注意力）才会改变它。
-# - 推理时 KV cache **线性**增长：每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数，Llama-2-7B 在 float16 下每个 token 0.5 MiB
-#   （128K 个 token 时 64 GiB）；分组查询注意力能按比例缩小它。
+# - 推理时 KV 缓存 **线性**增长：每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数，Llama-2-7B 在 float16 下每个 token 0.5 MiB
+#   （128K 个 token 时 64 GiB）；分组 Query 注意力能按比例缩小它。
 # - “中间迷失”是位置效应：摊薄让每个位置的权重同样降低（256 个 Key 时无论匹配的 Key 在哪里都是 0.073）；
 #   随位置变化的注意模式（本节的玩具示例：开头偏置 + 近因偏置）才会产生 U 形。
 #

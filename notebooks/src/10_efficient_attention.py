@@ -33,9 +33,9 @@
 # - 数出滑动窗口和稀疏模式要计算多少对，并看清它们改变了什么：窗口之外的 Key 权重恰好为 0；
 # - 算出线性注意力（一个核特征映射），测量它与 softmax 注意力的内存，以及它的权重离 softmax 的权重有多远；
 # - 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“针（needle）”）执行《注意力机制》一文的验证方法：按针的位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
-# - 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和 mask，再查内核。
+# - 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和掩码，再查内核。
 #
-# **需要的基础：** 减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；mask 与滑动窗口（见 [04 · Mask 机制](04_masking.ipynb)）；
+# **需要的基础：** 减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码与滑动窗口（见 [04 · 掩码](04_masking.ipynb)）；
 # 注意力为什么要计算 $n^2$ 对（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
 
 # %%
@@ -167,7 +167,7 @@ print(inspect.getsource(ac.tiled_attention))
 # without a mask, and with a block size (100) that does not divide $T$:
 
 # %% [markdown] lang="zh"
-# 现在验证“输出完全相同”这个说法：在 $T = 1024$ 时取随机的 Query、Key、Value，分别用 float64 和 float32，加或不加 mask，
+# 现在验证“输出完全相同”这个说法：在 $T = 1024$ 时取随机的 Query、Key、Value，分别用 float64 和 float32，加或不加掩码，
 # 并且用一个不能整除 $T$ 的块大小（100）：
 
 # %%
@@ -283,7 +283,7 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 #
 # 分块计算保留了每一对，只是存得更少。另一类加速方法则**少算一些对**：滑动窗口只让 token $i$ 看到满足 $|i - j| < W$ 的 token；
 # 稀疏模式（Longformer、BigBird）再加上几个全局 token，它们能看到所有位置，所有位置也都能看到它们。
-# 下面是 16 个 token 的三种模式：全局注意力、窗口 $W = 3$，以及窗口加一个全局 token。配对数直接从 mask 里数出来。
+# 下面是 16 个 token 的三种模式：全局注意力、窗口 $W = 3$，以及窗口加一个全局 token。配对数直接从掩码里数出来。
 
 # %%
 T_small, W_small = 16, 3
@@ -317,7 +317,7 @@ for T in (1024, 4096, 16384, 131072):
 # attention it wins; with the window, it is not in the visible range and its weight is exactly 0, however good its score.
 
 # %% [markdown] lang="zh"
-# 但是少算配对就意味着**换了一种计算**。窗口就是一个 mask，而 mask 改变的是 Query 能看到什么。
+# 但是少算配对就意味着**换了一种计算**。窗口就是一个掩码，而掩码改变的是 Query 能看到什么。
 # 取 16 个 token 中位置 12 的 Query，让位置 2 的 Key 得到遥遥领先的最高分：全局注意力下它胜出；用了窗口之后，它不在可见范围内，
 # 分数再高，权重也恰好为 0。
 
@@ -340,8 +340,8 @@ print(f"[en]sliding window:   weight of key 2 = {ac.softmax(row, mask=window_row
 # %% [markdown] lang="zh"
 # ### 只计算带状区域的窗口内核
 #
-# 如果先算出完整的 $(T, T)$ 分数，再套上窗口 mask，什么也省不下来。`efficient_lab.sliding_window_attention` 一次处理一块 Query，
-# 只取出它们的窗口能够到的那些 Key，所以只计算大约 $T(2W - 1)$ 个分数。它的结果必须与“完整计算 + 库里的窗口 mask”完全一致：
+# 如果先算出完整的 $(T, T)$ 分数，再套上窗口掩码，什么也省不下来。`efficient_lab.sliding_window_attention` 一次处理一块 Query，
+# 只取出它们的窗口能够到的那些 Key，所以只计算大约 $T(2W - 1)$ 个分数。它的结果必须与“完整计算 + 库里的窗口掩码”完全一致：
 
 # %%
 T = 1024
@@ -633,9 +633,9 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 
 # %% [markdown] lang="zh"
 # 可见范围解释了表中的每一个数：针在窗口之内的格子，正确率恰好是 1.00，其余各处都是瞎猜的水平。内核也没有问题：
-# 带状窗口内核与“完整计算 + 库里的窗口 mask”相等（窗口一节打印的差值在 12 位小数内为 0），分块注意力与普通公式相等，
-# 只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和 mask，再查内核。**
-# 可见范围错了（窗口太短、mask 按错误的长度构造、本该用双向 mask 却用了因果 mask），得到的就是又快、又自信、却错误的答案，
+# 带状窗口内核与“完整计算 + 库里的窗口掩码”相等（窗口一节打印的差值在 12 位小数内为 0），分块注意力与普通公式相等，
+# 只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和掩码，再查内核。**
+# 可见范围错了（窗口太短、掩码按错误的长度构造、本该用双向掩码却用了因果掩码），得到的就是又快、又自信、却错误的答案，
 # 而任何内核测试都发现不了，因为内核严格地算出了它被要求算的东西。
 #
 # 还要留意注意力热图无法告诉你的事：窗口内的权重依然加起来等于 1，看上去像是集中在附近 token 上的一个清晰、合理的模式。
@@ -644,7 +644,7 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 # ## 常见误解
 #
 # - **“FlashAttention 是一种近似。”** 不是：在线 softmax 只是把同样的和重新分组，输出与普通公式相等（上面的差值在 12 位小数内为 0）。
-#   真正改变结果的是滑动窗口和稀疏模式，因为它们改变了 mask。
+#   真正改变结果的是滑动窗口和稀疏模式，因为它们改变了掩码。
 # - **“FlashAttention 让注意力变成了线性复杂度。”** 不是：它让**内存**变成线性。每一对仍然要打分，耗时仍随 $T^2$ 增长（见吞吐量表）。
 #   它省下的是 $(T, T)$ 矩阵的存储和搬运。
 # - **“窗口是白捡的速度。”** 它是用可达范围换速度：距离超过 $W - 1$ 的 Key 权重恰好为 0。堆叠多层可以让信息一个窗口一个窗口地接力传递，
@@ -662,7 +662,7 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 #
 # 写一个 `my_sliding_window_mask(T, window)`，也就是 Mistral 以及 `ac.sliding_window_mask(T, window)` 所用的因果窗口：
 # Query $i$ 能看到第 $i - \text{window} + 1$ 到 $i$ 个 Key，共 `window` 个，包括它自己。检查器能指出：窗口宽了一个 Key、
-# 窗口还往前看、漏掉了对角线、mask 取反了。
+# 窗口还往前看、漏掉了对角线、掩码取反了。
 
 # %%
 def my_sliding_window_mask(T, window):
@@ -791,6 +791,6 @@ checks.check_online_attention(my_online_attention)
 # - 融合内核不返回权重：最后一块之前，没有哪个权重是最终值；要保存它们，就得付出它们本来省下的内存。需要时，从保存的 log-sum-exp 重新计算权重。
 # - 滑动窗口和稀疏模式少算了许多对（16K、$W = 256$ 时只算 3.1%），却改变了可见范围：窗口之外的 Key 权重恰好为 0。
 # - 在答案已知的针任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
-#   其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和 mask，再查内核。
+#   其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和掩码，再查内核。
 #
 # **下一节：** [11 · 总复习](11_review.ipynb)：八道自测题集中在一起，以及注意力之后要学的内容地图。

@@ -73,7 +73,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 七个词 *the cat sat because it was tired* 经过解码器里的一层自注意力。课程里的每一块都在其中：每个词先变成一个向量
 # （固定种子的随机词向量，$D = 8$），再加上**正弦位置编码**（07 节）；和向量被投影三次，得到 **Query、Key、Value**（01 节），
 # 并拆成宽度为 $d_k = D / H = 4$ 的**两个头**（06 节）；每个头让每个 Query 与每个 Key 打分，**除以 $\sqrt{d_k}$**（02 节），
-# 加上**因果 mask**（04 节），用 **softmax** 把每一行变成权重（03 节），再对 Value 加权求和；最后把各头的结果拼接起来，乘以 $W^O$。
+# 加上**因果掩码**（04 节），用 **softmax** 把每一行变成权重（03 节），再对 Value 加权求和；最后把各头的结果拼接起来，乘以 $W^O$。
 # 这就是 01 节的那条因果链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
 #
 # 这里没有任何新写的注意力代码：`review.recap_step` 只调用 `ac.sinusoidal_encoding`、`ac.causal_mask` 和 `ac.multi_head_attention`，
@@ -110,7 +110,7 @@ fig = plots.head_grid(recap.weights, list(recap.tokens))
 # comes first; the number in brackets is the notebook that teaches it.
 
 # %% [markdown] lang="zh"
-# 不做任何检查也能看出三件事：对角线以上全是 0（这是 mask：没有哪个词能读到未来）；第一行只有一个 1.00（*the* 只能读它自己）；
+# 不做任何检查也能看出三件事：对角线以上全是 0（这是掩码：没有哪个词能读到未来）；第一行只有一个 1.00（*the* 只能读它自己）；
 # 两个头对同样七个词的权重分配各不相同，尽管这里什么都没有刻意设计，投影矩阵完全是随机的。（对角线*以下*出现的 0.00 只是四舍五入的结果：
 # 这些权重很小，但都是正数，下面的 Q5 会说明。）
 #
@@ -143,10 +143,10 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # - **Q1：** 同一个函数，当 Q、K、V 都来自这句话时（自注意力）给出 $T \times T$ 的方阵权重；当三个 Query 来自另一个序列时（交叉注意力）给出 $3 \times T$ 的权重。
 # - **Q2：** 分数在 softmax 之前除以 $\sqrt{d_k} = 2$；不除的话，分数的离散程度会随 $d_k$ 增大。
 # - **Q3：** 两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
-# - **Q4：** 42 个被 mask 的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
+# - **Q4：** 42 个被掩码的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
 # - **Q5：** 每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
 # - **Q6：** 输出恰好是 Value 按权重的混合（再乘 $W^O$）：权重是混合的份额，不是对结论的解释。
-# - **Q7：** 不加 mask、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
+# - **Q7：** 不加掩码、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
 # - **Q8：** *tired* 在这一步里直接读到六个位置之前的 *the*，两个头都是如此；RNN 需要走六步。
 # - **n²：** 权重张量有 $H \cdot T^2 = 98$ 个数；词数翻倍，数量变为四倍。
 
@@ -216,7 +216,7 @@ Markdown(review.question_table(LANG))
 # | 并行性 | 必须按时间步顺序算 | 整序列可并行 | [08](08_attention_vs_rnn.ipynb) |
 # | 计算复杂度 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（自注意力的 $n^2$ 项） | [08](08_attention_vs_rnn.ipynb)、[09](09_cost_and_context_window.ipynb) |
 # | 内存 | 隐藏状态，常驻显存 | 需存 $n \times n$ 注意力矩阵 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
-# | 位置信息 | 天然有序 | 需要额外 position encoding | [07](07_position.ipynb) |
+# | 位置信息 | 天然有序 | 需要额外位置编码 | [07](07_position.ipynb) |
 #
 # **核心取舍：** RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
 # Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
@@ -308,9 +308,9 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #
 # | 误解 | 实际测到的是 | 出处 |
 # |---|---|---|
-# | “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $10^{-3}$）；只有 mask 才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
+# | “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $10^{-3}$）；只有掩码才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
 # | “权重大就说明它决定了预测结果。” | 权重只是某一层、某一个头里，一次混合中某个 Value 所占的份额；残差连接、其他头和后续层都会继续改变结果 | [01](01_query_key_value.ipynb) |
-# | “mask 只是训练时的技巧。” | 用 KV cache 逐个 token 生成，结果与完整的带 mask 计算完全一致 | [04](04_masking.ipynb) |
+# | “掩码只是训练时的技巧。” | 用 KV 缓存逐个 token 生成，结果与完整的带掩码计算完全一致 | [04](04_masking.ipynb) |
 # | “头越多越好。” | $d_{model}$ 固定时，头越多每个头越窄（$d_k = d_{model}/h$），权重张量也随 $h$ 增大 | [06](06_multi_head_attention.ipynb) |
 # | “注意力天生偏爱近处的词。” | 没有位置编码、偏置或窗口时，各个距离上的平均权重都一样 | [07](07_position.ipynb) |
 # | “Q、K、V 是三个不同的输入。” | 自注意力里它们是同一个序列的三个投影；交叉注意力的 K、V 才来自另一个序列 | [05](05_self_and_cross_attention.ipynb) |
@@ -486,7 +486,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # - Jay Alammar，[*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/)（图解经典）：
 #   用图一步步走完整个 Transformer 的编码器和解码器，是学完本课程后最自然的下一步。
 # - 3Blue1Brown 的 Attention 视频 [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
-#   （深度学习系列第 6 章，直观可视化）：用动画呈现同样的 Query/Key/Value 几何，也讲到 mask、上下文长度和交叉注意力。
+#   （深度学习系列第 6 章，直观可视化）：用动画呈现同样的 Query/Key/Value 几何，也讲到掩码、上下文长度和交叉注意力。
 # - Phuong、Hutter（DeepMind），[*Formal Algorithms for Transformers*](https://arxiv.org/abs/2207.09238)，2022（推导严谨）：
 #   把每个算法都写成精确的伪代码，建立直觉之后可作为严谨的参考。
 
@@ -512,7 +512,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # ## 小结
 #
 # - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，三个投影得到 Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，
-#   分数除以 $\sqrt{d_k}$，因果 mask，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被 mask 的权重严格为 0，
+#   分数除以 $\sqrt{d_k}$，因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被掩码的权重严格为 0，
 #   改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
 # - 八道自测题集中在一个折叠面板里，上面的表格把每道题链接到演示它的 notebook、小节和控件。
 # - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），

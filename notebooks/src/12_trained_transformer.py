@@ -37,13 +37,13 @@
 # 本节就在本机 CPU 上训练出来的两个小 Transformer 上检验这句话，并且把它们的头在做什么**量出来**。
 #
 # **学完本节，你将能够**
-# - 用已经学过的零件（层归一化、多头注意力、前馈层、残差连接）拼出一个 Transformer block，并跟着形状走完一个小小的因果解码器；
+# - 用已经学过的零件（层归一化、多头注意力、前馈层、残差连接）拼出一个 Transformer 块，并跟着形状走完一个小小的因果解码器；
 # - 量一个头：在新生成的随机序列上算出它的“前一个 token”得分和 induction 得分，再看关掉它之后损失怎样变化；
 # - 验证训练好的模型能在从没见过的 Winograd 孪生句上正确解析代词（英文和中文都有），并看出是哪个头取回了答案；
 # - 逐层展示同一个词（bank、银行）在不同上下文里得到不同的表示；
 # - 在训练好的模型上说明：注意力权重并不等于解释（Q6）。
 #
-# **需要的基础：** 多头注意力和消融实验（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）、因果 mask（见 [04 · Mask 机制](04_masking.ipynb)）和位置嵌入（见 [07 · 位置信息](07_position.ipynb)）。
+# **需要的基础：** 多头注意力和消融实验（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）、因果掩码（见 [04 · 掩码](04_masking.ipynb)）和位置编码（见 [07 · 位置信息](07_position.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -95,9 +95,9 @@ print(coref)
 # Here is the whole block as the library writes it:
 
 # %% [markdown] lang="zh"
-# ## 用学过的零件拼出一个 block
+# ## 用学过的零件拼出一个块
 #
-# 一个 Transformer block 就是注意力再加上它周围的三样东西。**层归一化**（layer norm）把每个 token 的向量重新缩放到均值 0、方差 1
+# 一个 Transformer 块就是注意力再加上它周围的三样东西。**层归一化**（layer norm）把每个 token 的向量重新缩放到均值 0、方差 1
 # （再乘上一个学出来的增益 $\gamma$、加上偏置 $\beta$），这样每一层看到的数值大小都不会漂移。**前馈层**（feed-forward）对每个 token
 # 单独做变换，每个位置用的都是同样的两个矩阵。**残差连接**则把每个子层的输出加到它的输入上，而不是替换掉输入，于是每一层都往同一条
 # “信息流”里写东西。GPT-2 以及此后的大多数模型采用的是“pre-LN”形式：
@@ -105,8 +105,8 @@ print(coref)
 # $$x \leftarrow x + \text{MHA}(\text{LN}_1(x)), \qquad x \leftarrow x + \text{FFN}(\text{LN}_2(x)), \qquad
 # \text{FFN}(z) = \text{GELU}(z W_1 + b_1)\, W_2 + b_2$$
 #
-# 解码器先给 token 做嵌入（一张学出来的词表，加上一张位置表，就像 07 节那样），再用 04 节的因果 mask 跑 $L$ 个 block，
-# 最后再归一化一次，把每个位置映射成词表里每个词的一个分数。下面是库里写出的整个 block：
+# 解码器先给 token 做嵌入（一张学出来的词表，加上一张位置编码表，就像 07 节那样），再用 04 节的因果掩码跑 $L$ 个块，
+# 最后再归一化一次，把每个位置映射成词表里每个词的一个分数。下面是库里写出的整个块：
 
 # %%
 print(inspect.getsource(tr.transformer_block))
@@ -206,6 +206,9 @@ ax = figures.plot_loss_curves([induction, coref])
 # %% [markdown] lang="en"
 # ## Learned heads, measured
 #
+# Layers and heads are numbered from 0, as in notebook 06 and in the code: L1H0 is head 0 of layer 1, the second
+# layer.
+#
 # The induction model has 2 layers of 4 heads and no feed-forward layers (attention only, the classic setting for this
 # experiment). Two kinds of head are known to appear in such models:
 #
@@ -221,6 +224,8 @@ ax = figures.plot_loss_curves([induction, coref])
 
 # %% [markdown] lang="zh"
 # ## 学出来的头：量一量
+#
+# 层和头都从 0 开始编号，与 06 节和代码一致：L1H0 指第 1 层（即第二层）的第 0 个头。
 #
 # induction 模型有 2 层、每层 4 个头，没有前馈层（只有注意力，这是做这个实验的经典设定）。在这类模型里，已知会出现两种头：
 #
@@ -439,20 +444,20 @@ for lang in ("en", "zh"):
     sims[corpora.BANK[lang]] = s
     print(f"[en]{corpora.BANK[lang]} ({s['n_sentences']} sentences, senses {' / '.join(s['senses'])})[zh]{corpora.BANK[lang]}（{s['n_sentences']} 个句子，词义 {' / '.join(s['senses'])}）")
     for i, (same, other) in enumerate(zip(s["same"], s["other"])):
-        where = "[en]embedding[zh]嵌入层" if i == 0 else f"[en]after layer {i}[zh]第 {i} 层之后"
+        where = "[en]embedding[zh]嵌入层" if i == 0 else f"[en]after layer {i - 1}[zh]第 {i - 1} 层之后"   # [en] layers numbered from 0 [zh] 层从 0 开始编号
         print("  " + pad(where, 15), f"[en]same sense {same:.3f}   other sense {other:.3f}[zh]同一词义 {same:.3f}   另一词义 {other:.3f}")
 ax = figures.plot_bank_similarity(sims)
 
 # %% [markdown] lang="en"
 # At the embedding, every *bank* is the same vector (cosine 1.000 for every pair: a word-level table cannot know the
 # context). After one layer, *bank* in two river sentences is still almost the same vector (0.999), while a river
-# *bank* and a money *bank* are nearly unrelated (0.150). For 银行 the separation is gradual: 0.545 after layer 1,
-# 0.225 after layer 2. Same word, same position, different representations: the context did it, through attention.
+# *bank* and a money *bank* are nearly unrelated (0.150). For 银行 the separation is gradual: 0.545 after layer 0,
+# 0.225 after layer 1. Same word, same position, different representations: the context did it, through attention.
 
 # %% [markdown] lang="zh"
 # 在嵌入层，每一个 *bank* 都是同一个向量（任意两句之间余弦都是 1.000：按词查表的嵌入不可能知道上下文）。过了一层之后，两个“河岸”
 # 句子里的 *bank* 几乎仍是同一个向量（0.999），而“河岸”的 *bank* 与“金融”的 *bank* 几乎不再相关（0.150）。“银行”的分离是逐步完成的：
-# 第 1 层之后 0.545，第 2 层之后 0.225。同一个词、同一个位置，表示却不同：这是上下文通过注意力带来的。
+# 第 0 层之后 0.545，第 1 层之后 0.225。同一个词、同一个位置，表示却不同：这是上下文通过注意力带来的。
 
 # %% [markdown] lang="en"
 # ## A weight is not an explanation (Q6), on a trained model
@@ -682,7 +687,7 @@ print("[en]manifests agree with what was measured:[zh]manifest 与实测结果�
 # [11 · Review](11_review.ipynb) (the concept map).
 
 # %% [markdown] lang="zh"
-# - **Transformer block** 就是 pre-LN 的注意力和前馈层，各自加回残差信息流：先 $x + \text{MHA}(\text{LN}(x))$，再 $x + \text{FFN}(\text{LN}(x))$。
+# - **Transformer 块** 就是 pre-LN 的注意力和前馈层，各自加回残差信息流：先 $x + \text{MHA}(\text{LN}(x))$，再 $x + \text{FFN}(\text{LN}(x))$。
 #   `tr.decoder_forward` 返回 logits 和所有注意力图 $(L, H, T, T)$，与训练用的 torch 模型结果一致。
 # - **头的分工是学出来的，不是设计出来的。** 只被训练去预测下一个字母，induction 模型就在第 0 层长出了一个“前一个 token”头（得分 0.73），
 #   在第 1 层长出了四个 induction head（0.58–0.76）。消融实验揭示了分工：“前一个 token”头必不可少（损失 0.59 → 4.00），第 0 层其余的头是冗余的

@@ -1,12 +1,18 @@
 """Chinese text is drawn with a CJK font, asked of Chromium itself (DevTools protocol, CSS.getPlatformFontsForNode):
 a zh heading, a widget label and a quiz option in JupyterLab, and the same text when only the web font the
-course serves can draw it (its `local()` sources removed), so it works on a machine without a CJK font."""
+course serves can draw it (its `local()` sources removed), so it works on a machine without a CJK font: there
+also a dropdown and its options, a sentence typed into a text box (Chromium does not let form controls inherit
+the page's font), and a zh slide deck's heading, table and preformatted text (reveal.js styles them itself)."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from browser_helpers import open_and_run
+from conftest import REPO, _free_port, _start, _stop
 
 from attention_core.teaching import i18n, quiz
 
@@ -17,13 +23,17 @@ CJK_FAMILY = re.compile(r"CJK|Han|Hei|Ming|Song|Kai|WenQuanYi|Noto Sans SC|Sourc
 MARK = "data-font-probe"
 
 
-def fonts_for(page, locator) -> tuple[str, list[dict]]:
+OWN_TEXT = "[...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('')"
+# What a form control shows: a dropdown its chosen option, a text box what was typed into it.
+SHOWN_TEXT = "el.tagName === 'SELECT' ? el.options[el.selectedIndex].text : el.value"
+
+
+def fonts_for(page, locator, text_js: str = OWN_TEXT) -> tuple[str, list[dict]]:
     """(the element's own text, the platform fonts Chromium drew that text with)."""
     for _attempt in range(5):                 # a page that re-renders may replace the element: mark it again
         locator.scroll_into_view_if_needed()
         page.evaluate(f"() => document.querySelectorAll('[{MARK}]').forEach(e => e.removeAttribute('{MARK}'))")
-        text = locator.evaluate(f"""el => {{ el.setAttribute('{MARK}', '1');
-            return [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join(''); }}""")
+        text = locator.evaluate(f"""el => {{ el.setAttribute('{MARK}', '1'); return {text_js}; }}""")
         cdp = page.context.new_cdp_session(page)
         try:
             cdp.send("DOM.enable")
@@ -38,8 +48,8 @@ def fonts_for(page, locator) -> tuple[str, list[dict]]:
     raise AssertionError("the probed element kept leaving the DOM")
 
 
-def assert_cjk_drawn(page, locator, what: str, custom: bool = False) -> None:
-    text, fonts = fonts_for(page, locator)
+def assert_cjk_drawn(page, locator, what: str, custom: bool = False, text_js: str = OWN_TEXT) -> None:
+    text, fonts = fonts_for(page, locator, text_js)
     n = len(CJK.findall(text))
     assert n, f"{what}: no Chinese text in {text!r}"
     ok = [f for f in fonts if (f["isCustomFont"] if custom else CJK_FAMILY.search(f["familyName"]))]
@@ -85,6 +95,87 @@ def test_lab_web_font_alone_draws_chinese(page, lab_server):
     page.wait_for_timeout(500)
     assert_cjk_drawn(page, heading, "zh heading, web font only", custom=True)
     assert font_requests, "the web font file was never fetched"
+
+
+def _web_font_only(page, css_path: str) -> list[str]:
+    """Serve the course's stylesheet without its local() sources; returns the font files the page fetched."""
+    def strip_local(route):
+        response = route.fetch()
+        body = re.sub(r'local\("[^"]*"\),\s*', "", response.text())
+        assert "url(" in body
+        route.fulfill(response=response, body=body)
+    page.route(re.compile(css_path), strip_local)
+    fetched = []
+    page.on("requestfinished", lambda r: fetched.append(r.url) if ".otf" in r.url else None)
+    return fetched
+
+
+def _fonts_loaded(page) -> None:
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=60_000)
+    page.wait_for_timeout(500)
+
+
+def test_lab_web_font_alone_draws_a_dropdown_its_options_and_a_typed_sentence(page, lab_server):
+    """Notebook 12's head menu ("第 0 层 · 第 0 个头") and its sentence box, with a Chinese sentence typed in."""
+    fetched = _web_font_only(page, r"/custom/custom\.css")
+    open_and_run(page, lab_server, "zh/12_trained_transformer.ipynb")
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    menu = panel.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="层")).first
+    _fonts_loaded(page)
+    assert_cjk_drawn(page, menu, "dropdown (its chosen option)", custom=True, text_js=SHOWN_TEXT)
+    families = menu.locator("option").evaluate_all("os => os.map(o => getComputedStyle(o).fontFamily)")
+    assert families and all(f.startswith('"Attention Lab CJK"') for f in families), families
+    box = panel.locator(".widget-combobox input, .widget-text input").first
+    box.scroll_into_view_if_needed()
+    box.fill("猫坐在垫子上")                       # typed, not submitted: what the learner sees while typing
+    assert_cjk_drawn(page, box, "typed sentence", custom=True, text_js=SHOWN_TEXT)
+    assert fetched, "the web font file was never fetched"
+
+
+@pytest.fixture(scope="module")
+def slides_server(tmp_path_factory):
+    """The slides of notebook 00 (both editions, as `make slides` writes them), served from a temporary folder."""
+    out = tmp_path_factory.mktemp("slides")
+    subprocess.run([sys.executable, str(REPO / "tools" / "build_site.py"), "slides", "00", "--out", str(out)],
+                   check=True, cwd=REPO, stdout=subprocess.DEVNULL, timeout=600)
+    port = _free_port()
+    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(out)]
+    proc = _start(cmd, dict(os.environ), out, out / "server.log", f"http://127.0.0.1:{port}/index.html")
+    yield f"http://127.0.0.1:{port}"
+    _stop(proc)
+
+
+def _show_slide_of(page, selector: str):
+    """Go to the slide holding the first element of `selector` with Chinese text; return that element."""
+    index = page.evaluate(f"""() => {{
+        const el = [...document.querySelectorAll({selector!r})].find(e => /[\u4e00-\u9fff]/.test(e.textContent));
+        if (!el) return -1;
+        el.setAttribute('data-slide-target', '1');
+        const section = el.closest('section'), parent = section.parentElement.closest('section');
+        const top = [...document.querySelectorAll('.reveal .slides > section')];
+        const h = top.indexOf(parent || section);
+        const v = parent ? [...parent.children].filter(c => c.tagName === 'SECTION').indexOf(section) : 0;
+        location.hash = `#/${{h}}/${{v}}`;               // the deck keeps its place in the URL (history: true)
+        return h;
+    }}""")
+    assert index >= 0, f"no {selector} with Chinese text in the deck"
+    page.wait_for_timeout(800)                       # the slide transition
+    return page.locator("[data-slide-target]").first
+
+
+def test_slides_web_font_alone_draws_heading_table_and_preformatted_text(page, slides_server):
+    fetched = _web_font_only(page, r"attention-lab-cjk\.css")
+    page.goto(f"{slides_server}/slides/zh/00_start_here.slides.html", timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.reveal.ready') !== null", timeout=60_000)
+    _fonts_loaded(page)
+    assert_cjk_drawn(page, _with_cjk_text(page.locator(".reveal .slides h1")), "slide heading", custom=True)
+    cell = _show_slide_of(page, ".reveal .slides td")
+    assert_cjk_drawn(page, cell, "slide table cell", custom=True)
+    pre = _show_slide_of(page, ".reveal .slides pre")
+    assert_cjk_drawn(page, pre, "slide preformatted output", custom=True,
+                     text_js="el.textContent.replace(/[^\\u4e00-\\u9fff]/g, '')")
+    assert fetched, "the web font file was never fetched"
 
 
 def test_lab_zh_entry_point_has_a_chinese_interface(page, lab_server_zh):

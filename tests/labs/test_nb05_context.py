@@ -1,4 +1,4 @@
-"""Notebook 05's 银行倒闭 / 银行对岸: one embedding, two contextual vectors after self-attention."""
+"""Notebook 05's 银行倒闭 / 银行对面: one embedding, two contextual vectors after self-attention."""
 import numpy as np
 
 from attention_core.labs.nb05_self_and_cross_attention import context_lab
@@ -9,7 +9,7 @@ def test_bank_leans_to_the_side_its_context_cues():
     org, place = (context_lab.FEATURES.index(f) for f in context_lab.SENSES)
     a, b = v["collapse"]["vector"], v["opposite"]["vector"]
     assert a[org] > a[place] and b[place] > b[org]
-    assert v["collapse"]["weights"].argmax() == 1 and v["opposite"]["weights"].argmax() == 1   # 倒闭, 对岸
+    assert v["collapse"]["weights"].argmax() == 1 and v["opposite"]["weights"].argmax() == 1   # 倒闭, 对面
     assert context_lab.cosine(a, b) < context_lab.cosine(a, v["embedding"]) < 1
 
 

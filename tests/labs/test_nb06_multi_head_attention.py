@@ -72,7 +72,7 @@ def test_random_heads_start_almost_uniform(demo):
 
 def test_matrices_and_tables_show_the_rules(demo):
     q3 = hl.head_matrix(demo, 2, "w_q")
-    assert q3.row_names == ["verb", "clause"] and q3.col_names == ["h3[0]", "h3[1]"]
+    assert q3.row_names == ["verb", "clause"] and q3.col_names == ["h2[0]", "h2[1]"]
     np.testing.assert_array_equal(q3.values, [[14, 0], [0, 14]])
     assert hl.head_matrix(demo, 2, "w_k").row_names == ["subject", "clause"]
     table = hl.feature_table(demo)
@@ -87,8 +87,8 @@ def test_matrices_and_tables_show_the_rules(demo):
 
 
 def test_head_names_follow_the_language(demo):
-    assert demo.head_names("en")[0] == "1 · previous token"
-    assert demo.head_names("zh")[2] == "3 · 动词 → 主语"
+    assert demo.head_names("en")[0] == "0 · previous token"   # numbered from 0
+    assert demo.head_names("zh")[2] == "2 · 动词 → 主语"
 
 
 def test_torch_computes_the_same_designed_heads(demo):

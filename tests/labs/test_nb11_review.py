@@ -17,7 +17,7 @@ QUESTIONS = quiz.load_questions()
 
 def test_titles_come_from_the_sources():
     assert review.notebook_title("04_masking", "en") == "Masking"
-    assert review.notebook_title("04_masking", "zh") == "Mask 机制"
+    assert review.notebook_title("04_masking", "zh") == "掩码"
     assert review.notebook_title("01_query_key_value", "zh") == "Query、Key、Value：直觉"
     assert review.notebook_title("00_start_here", "zh") == "从这里开始"
 

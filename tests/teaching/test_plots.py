@@ -133,7 +133,7 @@ def test_head_grid_returns_figure_with_one_heatmap_per_head():
     heads = [ax for ax in fig.axes if ax.images and ax.get_visible()]
     assert len(heads) == 3
     np.testing.assert_allclose(heads[1].images[0].get_array(), w[1])
-    assert heads[0].get_title() == i18n.t("plots.head", h=1)
+    assert heads[0].get_title() == i18n.t("plots.head", h=0)      # heads numbered from 0
 
 
 def test_head_grid_rejects_batched_weights_with_a_hint():

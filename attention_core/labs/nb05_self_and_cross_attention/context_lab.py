@@ -1,10 +1,11 @@
 """One word, two contexts (notebook 05): self-attention gives 银行 a different vector in 银行倒闭 and in
-银行对岸, the example of “Transformer 自注意力机制：直觉理解，不需要数学” for a contextual representation.
+银行对面, the example of “Transformer 自注意力机制：直觉理解，不需要数学” for a contextual representation (the
+tutorial writes 银行对岸, but 对岸 is the far side of water; 对面, across from, is what a Chinese speaker says).
 
 Hand-set features, as in `cross_lab`: the embedding of 银行 (a bank) is the same in both sentences and
 carries both of its sides, an organisation (it can fail) and a place (you can stand across from it).
 Its query asks "what does my context say about me?"; the key of a context word answers when it
-cues one side (倒闭, to go bankrupt, cues an organisation; 对岸, the opposite side, cues a place),
+cues one side (倒闭, to go bankrupt, cues an organisation; 对面, across from, cues a place),
 and its value hands that side over. The new vector is the embedding plus the attention output (a
 residual connection). Shapes: X (T, F), W_q/W_k (F, 1), W_v (F, F), weights (T, T).
 """
@@ -21,10 +22,10 @@ SENSES = ("organisation", "place")
 LEXICON: dict[str, dict[str, float]] = {
     "银行": {"organisation": 0.5, "place": 0.5, "noun": 1.0, "ambiguous": 1.0},
     "倒闭": {"organisation": 1.0, "event": 1.0},          # to go bankrupt: only an organisation does
-    "对岸": {"place": 1.0, "location": 1.0, "noun": 1.0},  # the opposite side: a place
+    "对面": {"place": 1.0, "location": 1.0, "noun": 1.0},  # across from: a place
     "了": {}, "的": {}, "公园": {"place": 1.0, "noun": 1.0},
 }
-SENTENCES = {"collapse": ("银行", "倒闭", "了"), "opposite": ("银行", "对岸", "的", "公园")}
+SENTENCES = {"collapse": ("银行", "倒闭", "了"), "opposite": ("银行", "对面", "的", "公园")}
 
 
 def embed(tokens) -> np.ndarray:
@@ -70,7 +71,7 @@ def bank_vectors(strength: float = 4.0) -> dict:
 
 
 def bank_table(strength: float = 4.0, lang: str | None = None) -> Table:
-    """Rows: 银行's embedding, its vector in 银行倒闭了 and in 银行对岸的公园. Columns: the two sides, then
+    """Rows: 银行's embedding, its vector in 银行倒闭了 and in 银行对面的公园. Columns: the two sides, then
     the cosine with the embedding and with 银行's vector in the other sentence."""
     v = bank_vectors(strength)
     a, b = v["collapse"]["vector"], v["opposite"]["vector"]

@@ -8,10 +8,10 @@ a vector of NAMED features (which word it is, its role, its clause, its position
 empty output slots that the heads write into, residual-stream style. Four heads are set by hand,
 each one a rule a learner can read in its matrices:
 
-    head 1  "previous token"  position features; the query is rotated back by one position
-    head 2  "same word"       word-identity features: every occurrence of my word
-    head 3  "verb -> subject" role features: a verb asks for a subject in its own clause
-    head 4  "nearest noun"    role + position features: a verb asks for the closest noun
+    head 0  "previous token"  position features; the query is rotated back by one position
+    head 1  "same word"       word-identity features: every occurrence of my word
+    head 2  "verb -> subject" role features: a verb asks for a subject in its own clause
+    head 3  "nearest noun"    role + position features: a verb asks for the closest noun
 
 Heads 3 and 4 reach the same answer on this sentence by different routes: they are redundant, and
 ablating one of them (`head_mask`) leaves the subject readable, ablating both erases it.
@@ -57,7 +57,7 @@ def _feature_names() -> tuple[str, ...]:
     words = [f"word:{w}" for w in VOCAB]                                   # one-hot identity
     pos = [f"pos{i}" for i in range(N_POS)]                                # sin/cos pairs
     slots = ([f"prev:{w}" for w in VOCAB] + [f"subj:{w}" for w in VOCAB]    # written by heads 1, 3 + 4
-             + [f"where{i}" for i in range(N_POS)])                        # written by head 2
+             + [f"where{i}" for i in range(N_POS)])                        # written by head 1
     return tuple(words + list(ROLES) + ["clause"] + pos + slots)
 
 
@@ -88,7 +88,7 @@ class HeadsDemo:
 
     def head_names(self, lang: str | None = None) -> list[str]:
         """The four heads' names in the current language (or `lang`), numbered as in the figures."""
-        return [f"{i + 1} · {i18n.t(HEAD_NAMES[key], lang)}" for i, key in enumerate(self.head_keys)]
+        return [f"{i} · {i18n.t(HEAD_NAMES[key], lang)}" for i, key in enumerate(self.head_keys)]
 
 
 def sentence_features(tokens=TOKENS) -> np.ndarray:
@@ -145,30 +145,30 @@ def designed_params(gain: dict | None = None) -> MultiHeadParams:
     w_q, w_k, w_v, w_o = (np.zeros((d, d)) for _ in range(4))
     words, pos = _cols("word:"), _cols("pos")
     c = lambda head, n: [head * dh + j for j in range(n)]                 # noqa: E731 -- head's columns
-    # head 1, previous token: query = my position moved back by one, key = my position; value = my word
+    # head 0, previous token: query = my position moved back by one, key = my position; value = my word
     q1 = c(0, N_POS)
     w_q[np.ix_(pos, q1)] = g["prev"] * _shift_back_one()
     w_k[np.ix_(pos, q1)] = np.eye(N_POS)
     w_v[np.ix_(words, c(0, len(VOCAB)))] = np.eye(len(VOCAB))
     w_o[np.ix_(c(0, len(VOCAB)), SLOTS["prev"])] = np.eye(len(VOCAB))
-    # head 2, same word: query = my word, key = my word; value = my position
+    # head 1, same word: query = my word, key = my word; value = my position
     q2 = c(1, len(VOCAB))
     w_q[np.ix_(words, q2)] = g["same"] * np.eye(len(VOCAB))
     w_k[np.ix_(words, q2)] = np.eye(len(VOCAB))
     w_v[np.ix_(pos, c(1, N_POS))] = np.eye(N_POS)
     w_o[np.ix_(c(1, N_POS), SLOTS["where"])] = np.eye(N_POS)
-    # head 3, verb -> subject: a verb asks "subject?"; everybody prefers its own clause; value = word
+    # head 2, verb -> subject: a verb asks "subject?"; everybody prefers its own clause; value = word
     s, cl = 2 * dh, 2 * dh + 1
     w_q[_col("verb"), s], w_k[_col("subject"), s] = g["subject_role"], 1.0
     w_q[_col("clause"), cl], w_k[_col("clause"), cl] = g["clause"], 1.0
     w_v[np.ix_(words, c(2, len(VOCAB)))] = np.eye(len(VOCAB))
     w_o[np.ix_(c(2, len(VOCAB)), SLOTS["subj"])] = np.eye(len(VOCAB))
-    # head 4, nearest noun: everybody prefers nearby positions; a verb also asks "noun?"; value = word
+    # head 3, nearest noun: everybody prefers nearby positions; a verb also asks "noun?"; value = word
     w_q[np.ix_(pos, c(3, N_POS))] = g["noun_pos"] * np.eye(N_POS)
     w_k[np.ix_(pos, c(3, N_POS))] = np.eye(N_POS)
     w_q[_col("verb"), 3 * dh + N_POS], w_k[_col("nominal"), 3 * dh + N_POS] = g["noun_role"], 1.0
     w_v[np.ix_(words, c(3, len(VOCAB)))] = np.eye(len(VOCAB))
-    w_o[np.ix_(c(3, len(VOCAB)), SLOTS["subj"])] = np.eye(len(VOCAB))   # the same slot as head 3
+    w_o[np.ix_(c(3, len(VOCAB)), SLOTS["subj"])] = np.eye(len(VOCAB))   # the same slot as head 2
     zeros = np.zeros(d)
     return MultiHeadParams(w_q, w_k, w_v, w_o, zeros, zeros, zeros, zeros, n_heads=N_HEADS)
 
@@ -202,7 +202,7 @@ def head_matrix(demo: HeadsDemo, head: int, matrix: str = "w_q") -> Table:
         raise ValueError(f"matrix: expected 'w_q', 'w_k' or 'w_v', got {matrix!r}")
     m = getattr(demo.params, matrix)[:, head * D_HEAD:(head + 1) * D_HEAD]     # (D, Dh)
     rows, cols = np.flatnonzero(np.abs(m).sum(1)), np.flatnonzero(np.abs(m).sum(0))
-    return Table(m[np.ix_(rows, cols)], [FEATURES[i] for i in rows], [f"h{head + 1}[{j}]" for j in cols])
+    return Table(m[np.ix_(rows, cols)], [FEATURES[i] for i in rows], [f"h{head}[{j}]" for j in cols])
 
 
 def read_slot(demo: HeadsDemo, output, slot: str, position: int):

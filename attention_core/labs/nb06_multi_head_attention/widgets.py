@@ -12,14 +12,14 @@ from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_p
 @widget_builder
 def head_widget(weights, labels=None, *, y_labels=None, head_names=None, dpi: int = DPI) -> Panel:
     """Pick one head of weights (H, Tq, Tk) and see its heatmap (notebook 06).
-    head_names: optional H names for the menu (default "head 1", ...)."""
+    head_names: optional H names for the menu (default "head 0", ...: heads are numbered from 0, as their index)."""
     try:
         weights = as_float_array(weights, "weights")
         if weights.ndim != 3 or weights.size == 0:
             raise ValueError(f"weights: expected a non-empty (H, Tq, Tk) array, got shape {weights.shape}")
         h = weights.shape[0]
         names = (plots.tick_labels(head_names, h, "head_names", "head")
-                 or [i18n.t("plots.head", h=i + 1) for i in range(h)])
+                 or [i18n.t("plots.head", h=i) for i in range(h)])
         view = HeatmapView(weights[0], labels, y_labels=y_labels, dpi=dpi)
     except Exception as exc:                       # noqa: BLE001
         return error_panel(exc)
