@@ -7,16 +7,22 @@ offline in JupyterLab and Voila.
 
     from attention_core.quiz import quiz_widget, review_quiz
     quiz_widget("q2")        # one question, at the end of notebook 02
-    review_quiz()            # all eight, for notebook 11
+    review_quiz()            # notebook 11: questions that combine topics, then the eight in a new order
+
+The options of a choice question are shown in a shuffled order, seeded by the question's id (so a
+stored notebook stays the same from run to run; `option_order`), with a button that reshuffles them;
+the reference answer can be opened only after a first attempt.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import math
 import numbers
 import re
 import unicodedata
+import zlib
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -60,7 +66,16 @@ STRINGS: dict[str, dict[str, str]] = {
                     "zh": "动手试试：notebook {notebook}，小节“{section}”，控件 `{widget}()`。"},
     "quiz.try_it_section": {"en": "Try it: notebook {notebook}, section “{section}”.",
                             "zh": "动手试试：notebook {notebook}，小节“{section}”。"},
-    "quiz.review_title": {"en": "Review: the eight self-test questions", "zh": "复习：八道自测题"},
+    "quiz.reshuffle": {"en": "Shuffle the options", "zh": "打乱选项顺序"},
+    "quiz.reference_after": {"en": "The reference answer opens after your first attempt.",
+                             "zh": "先作答一次，才能查看参考答案。"},
+    "quiz.reference_after_code": {"en": "The reference answer opens after you run `{call}` once.",
+                                  "zh": "先运行一次 `{call}`，才能查看参考答案。"},
+    "quiz.combined_title": {"en": "Questions that combine topics", "zh": "综合题"},
+    "quiz.combined_intro": {"en": "Each question needs two notebooks at once ({n} questions).",
+                            "zh": "每道题都要同时用到两节的内容（共 {n} 道）。"},
+    "quiz.eight_again": {"en": "The eight self-test questions again, in another order",
+                         "zh": "再做一遍八道自测题（换了顺序）"},
 }
 i18n.register(STRINGS)
 
@@ -107,6 +122,7 @@ class Question:
     reference: dict                            # the seed's answer ({zh} is the seed's own text)
     pointer: Pointer
     part_of: str | None = None                 # a sub-question of q1..q8
+    combines: tuple = ()                       # a review question of notebook 11: the notebooks it combines
     options: tuple = ()                        # choice
     correct: tuple = ()                        # choice: indices into options
     answer: float | None = None                # number
@@ -175,7 +191,13 @@ def _question(raw: dict, ids: set) -> Question:
     part_of = raw.get("part_of")
     if part_of is not None and (part_of not in REQUIRED_IDS or part_of not in ids):
         raise QuizDataError(f"{qid}.part_of: expected one of the questions {REQUIRED_IDS}, got {part_of!r}")
-    common = dict(id=qid, kind=kind, pointer=pointer, part_of=part_of,
+    combines = raw.get("combines", [])
+    if not isinstance(combines, list) or (combines and (len(combines) < 2 or part_of is not None
+                                                        or any(c not in NOTEBOOK_STEMS for c in combines)
+                                                        or pointer.notebook not in combines)):
+        raise QuizDataError(f"{qid}.combines: expected at least two notebook stems, the pointer's among them, "
+                            f"on a question that is no sub-question; got {combines!r}")
+    common = dict(id=qid, kind=kind, pointer=pointer, part_of=part_of, combines=tuple(combines),
                   topic=_bilingual(raw.get("topic"), f"{qid}.topic"),
                   question=_bilingual(raw.get("question"), f"{qid}.question"),
                   reference=_bilingual(raw.get("reference"), f"{qid}.reference"))
@@ -369,20 +391,42 @@ def _choice_indices(question: Question, answer):
     return chosen
 
 
+def option_order(question, shuffle: int = 0) -> tuple:
+    """The order in which a choice question's options are shown: a permutation of their indices,
+    seeded by the question's id and `shuffle` (0: the order a notebook stores; the reshuffle button
+    counts up). Letter k of the shown question is option `order[k]` of the file."""
+    q = get_question(question)
+    rng = np.random.default_rng([zlib.crc32(q.id.encode()), int(shuffle)])
+    return tuple(int(i) for i in rng.permutation(len(q.options)))
+
+
+def _reordered(question: Question, order) -> Question:
+    """The question with its options (and correct indices) in the shown order."""
+    if order is None:
+        return question
+    order = tuple(int(i) for i in order)
+    if sorted(order) != list(range(len(question.options))):
+        raise ValueError(f"order: expected a permutation of 0..{len(question.options) - 1}, got {order}")
+    return dataclasses.replace(question, options=tuple(question.options[i] for i in order),
+                               correct=tuple(sorted(order.index(i) for i in question.correct)))
+
+
 def _join(head: str, text: str, lang: str) -> str:
     return head + ("" if lang == "zh" else " ") + text      # Chinese needs no space after 。
 
 
-def check_answer(question, answer, lang: str | None = None) -> Feedback:
+def check_answer(question, answer, lang: str | None = None, order=None) -> Feedback:
     """Judge an answer and explain why, in `lang` (default: the current i18n language).
 
     choice: an option index, a list of indices (select-all questions), a letter "A".., or the
-    option's text; number: a number or a string such as "0.665"; code: the learner's function,
+    option's text; indices and letters count in `order` (the shown order, `option_order`; default:
+    the file's order); number: a number or a string such as "0.665"; code: the learner's function,
     judged by the checker the question names, from the lab of the question's notebook.
     """
     q = get_question(question)
     lang = i18n.resolve_language(lang)
     if q.kind == "choice":
+        q = _reordered(q, order)
         try:
             chosen = _choice_indices(q, answer)
         except _NotAnOption as bad:
@@ -421,7 +465,13 @@ def check_answer(question, answer, lang: str | None = None) -> Feedback:
     if not callable(answer):
         return Feedback(False, i18n.t("quiz.expected_function", lang, got=type(answer).__name__))
     result = checks.lab_checker(q.pointer.notebook, q.check)(answer, lang=lang)
+    for unlock in _CODE_ATTEMPTS.get(q.id, ()):
+        unlock()                                # the widgets of this question may now show the reference
     return Feedback(result.passed, result.message)
+
+
+# question id -> callbacks of the code questions' widgets, called once the learner has run the check
+_CODE_ATTEMPTS: dict[str, list] = {}
 
 
 def pointer_text(question, lang: str | None = None) -> str:
@@ -450,34 +500,53 @@ def _feedback_html(fb: Feedback) -> str:
     return f'<div style="border-left:4px solid {color};padding:2px 8px">{_md(fb.message)}</div>'
 
 
-def quiz_widget(question, lang: str | None = None):
-    """An interactive question: the choices or an answer field, "Check", "Show reference answer",
-    and where to try the idea. Returns an ipywidgets.VBox (its `answer_widget`, `check_button`,
-    `reference_button`, `feedback` and `reference` attributes let tests drive it). Its saved output
-    also carries the question and its choices as static HTML, for a code host (see `static_view`)."""
+def quiz_widget(question, lang: str | None = None, shuffle: int = 0):
+    """An interactive question: the choices (in the shuffled order `option_order(question, shuffle)`,
+    with a button that reshuffles them) or an answer field, "Check", "Show reference answer" (enabled
+    after a first attempt) and where to try the idea. Returns an ipywidgets.VBox (its `answer_widget`,
+    `check_button`, `reference_button`, `shuffle_button`, `feedback`, `reference` and `order` let tests
+    drive it). Its saved output also carries the question and its choices as static HTML, for a code
+    host (see `static_view`)."""
     import ipywidgets as w
 
     q = get_question(question)
     lang = i18n.resolve_language(lang)
     title = w.HTML(f"<h4 style='margin:4px 0'>{html.escape(q.id.upper())} · {html.escape(q.topic[lang])}</h4>")
     parts = [title, w.HTMLMath(_md(q.question[lang]))]
+    state = {"order": option_order(q, shuffle) if q.kind == "choice" else None, "shuffle": int(shuffle)}
+    shuffle_button = None
     if q.kind == "choice":
         letters = list(_LETTERS[:len(q.options)])
-        items = "".join(f"<li><b>{letters[i]}.</b> {_md(o.text[lang])}</li>" for i, o in enumerate(q.options))
-        parts.append(w.HTMLMath(f"<ul style='list-style:none;padding-left:0'>{items}</ul>"))
+        listing = w.HTMLMath("")
+
+        def show_options():
+            items = "".join(f"<li><b>{letters[k]}.</b> {_md(q.options[i].text[lang])}</li>"
+                            for k, i in enumerate(state["order"]))
+            listing.value = f"<ul style='list-style:none;padding-left:0'>{items}</ul>"
+        show_options()
+        parts.append(listing)
         if q.multiple:
             toggles = [w.ToggleButton(description=c, layout=w.Layout(width="3.5em")) for c in letters]
             answer_widget = w.HBox(toggles)
             parts.append(w.HTML(f"<i>{html.escape(i18n.t('quiz.select_all', lang))}</i>"))
 
             def current():
-                return [i for i, tb in enumerate(toggles) if tb.value]
+                return [k for k, tb in enumerate(toggles) if tb.value]
+
+            def clear():
+                for tb in toggles:
+                    tb.value = False
         else:
-            answer_widget = w.ToggleButtons(options=[(c, i) for i, c in enumerate(letters)], value=None,
+            answer_widget = w.ToggleButtons(options=[(c, k) for k, c in enumerate(letters)], value=None,
                                             style={"button_width": "3.5em"})
 
             def current():
                 return answer_widget.value
+
+            def clear():
+                answer_widget.value = None
+        shuffle_button = w.Button(description=i18n.t("quiz.reshuffle", lang), icon="random",
+                                  layout=w.Layout(width="auto"))
     elif q.kind == "number":
         answer_widget = w.Text(placeholder=i18n.t("quiz.number_placeholder", lang),
                                description=i18n.t("quiz.answer_label", lang))
@@ -491,36 +560,78 @@ def quiz_widget(question, lang: str | None = None):
             return None
     parts.append(answer_widget)
 
-    check_button = w.Button(description=i18n.t("quiz.check", lang), button_style="primary")
-    reference_button = w.Button(description=i18n.t("quiz.show_reference", lang))
+    # width "auto": a button as wide as its words (a fixed width clipped "Show reference a…")
+    check_button = w.Button(description=i18n.t("quiz.check", lang), button_style="primary",
+                            layout=w.Layout(width="auto"))
+    reference_button = w.Button(description=i18n.t("quiz.show_reference", lang), disabled=True,
+                                layout=w.Layout(width="auto"),
+                                tooltip=(i18n.t("quiz.reference_after", lang) if q.kind != "code" else
+                                         i18n.t("quiz.reference_after_code", lang, call=q.call)))
     feedback = w.HTMLMath("")
     reference = w.HTMLMath(f"<b>{html.escape(i18n.t('quiz.reference', lang))}</b> {_md(q.reference[lang])}",
                            layout=w.Layout(display="none"))
 
+    def unlock():
+        reference_button.disabled = False
+
     def on_check(_):
-        feedback.value = _feedback_html(check_answer(q, current(), lang))
+        answer = current()
+        fb = check_answer(q, answer, lang, order=state["order"])
+        feedback.value = _feedback_html(fb)
+        if answer not in (None, "", []) and (q.kind != "number" or _parse_number(answer) is not None):
+            unlock()                               # a real attempt (not an empty one) opens the reference
 
     def on_reference(_):
+        if reference_button.disabled:
+            return
         hidden = reference.layout.display == "none"
         reference.layout.display = None if hidden else "none"
         reference_button.description = i18n.t("quiz.hide_reference" if hidden else "quiz.show_reference", lang)
 
+    def on_shuffle(_):
+        state["shuffle"] += 1
+        state["order"] = option_order(q, state["shuffle"])
+        box.order = state["order"]
+        clear()
+        feedback.value = ""
+        show_options()
+
     check_button.on_click(on_check)
     reference_button.on_click(on_reference)
-    buttons = w.HBox([check_button, reference_button] if q.kind != "code" else [reference_button])
+    if q.kind == "code":
+        _CODE_ATTEMPTS.setdefault(q.id, []).append(unlock)
+    row = [check_button, reference_button] if q.kind != "code" else [reference_button]
+    if shuffle_button is not None:
+        shuffle_button.on_click(on_shuffle)
+        row.append(shuffle_button)
+    buttons = w.HBox(row)
     pointer = w.HTML(f"<small>{_md(pointer_text(q, lang))}</small>")
     box = StaticVBox(parts + [buttons, feedback, reference, pointer],
                  layout=w.Layout(border="1px solid #ddd", padding="6px", margin="6px 0"))
     box.question, box.answer_widget, box.feedback, box.reference = q, answer_widget, feedback, reference
-    box.check_button, box.reference_button = check_button, reference_button
+    box.check_button, box.reference_button, box.shuffle_button = check_button, reference_button, shuffle_button
+    box.order = state["order"]
     return box
 
 
 def questions_for(notebook: str, questions=None) -> list[Question]:
-    """The questions whose pointer is `notebook` (a stem such as "02_scaled_dot_product")."""
+    """The questions whose pointer is `notebook` (a stem such as "02_scaled_dot_product"); notebook 11's
+    questions that combine topics are asked there only (`review_quiz`), not in the notebooks they point to."""
     if notebook not in NOTEBOOK_STEMS:
         raise ValueError(f"notebook: expected one of {NOTEBOOK_STEMS}, got {notebook!r}")
-    return [q for q in (load_questions() if questions is None else questions) if q.pointer.notebook == notebook]
+    return [q for q in (load_questions() if questions is None else questions)
+            if q.pointer.notebook == notebook and not q.combines]
+
+
+def combined_questions(questions=None) -> list[Question]:
+    """Notebook 11's questions that combine topics (those with `combines`), in file order."""
+    return [q for q in (load_questions() if questions is None else questions) if q.combines]
+
+
+def review_order() -> tuple:
+    """The order in which notebook 11 asks the eight again: a fixed shuffle, never q1..q8."""
+    order = [REQUIRED_IDS[i] for i in np.random.default_rng(11).permutation(len(REQUIRED_IDS))]
+    return tuple(order)
 
 
 def notebook_quiz(notebook: str, lang: str | None = None):
@@ -530,15 +641,22 @@ def notebook_quiz(notebook: str, lang: str | None = None):
 
 
 def review_quiz(lang: str | None = None):
-    """The eight self-test questions with their sub-questions, one accordion pane each (notebook 11)."""
+    """Notebook 11's review: the questions that combine topics, one accordion pane each, then the eight
+    self-test questions with their sub-questions again, in another order (`review_order`)."""
     import ipywidgets as w
     lang = i18n.resolve_language(lang)
     questions = load_questions()
-    panes, titles = [], []
-    for main in REQUIRED_IDS:
+    combined = combined_questions(questions)
+    panes = [quiz_widget(q, lang) for q in combined]
+    titles = [f"{q.id.upper()} · {q.topic[lang]} ({' + '.join(c[:2] for c in q.combines)})" for q in combined]
+    again_panes, again_titles = [], []
+    for main in review_order():
         q = get_question(main, questions)
         group = [q] + [s for s in questions if s.part_of == main]
-        panes.append(w.VBox([quiz_widget(s, lang) for s in group]))
-        titles.append(f"{q.id.upper()} · {q.topic[lang]} ({q.pointer.notebook[:2]})")
-    return StaticVBox([w.HTML(f"<h3>{html.escape(i18n.t('quiz.review_title', lang))}</h3>"),
-                   w.Accordion(children=panes, titles=tuple(titles))])
+        again_panes.append(w.VBox([quiz_widget(s, lang) for s in group]))
+        again_titles.append(f"{q.id.upper()} · {q.topic[lang]} ({q.pointer.notebook[:2]})")
+    intro = html.escape(i18n.t("quiz.combined_intro", lang, n=len(combined)))
+    return StaticVBox([w.HTML(f"<h3>{html.escape(i18n.t('quiz.combined_title', lang))}</h3><p>{intro}</p>"),
+                       w.Accordion(children=panes, titles=tuple(titles)),
+                       w.HTML(f"<h4>{html.escape(i18n.t('quiz.eight_again', lang))}</h4>"),
+                       w.Accordion(children=again_panes, titles=tuple(again_titles))])

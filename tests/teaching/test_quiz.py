@@ -151,14 +151,71 @@ def test_every_choice_explains_itself(lang):
 
 def test_choice_answers_in_other_forms():
     q1 = quiz.get_question("q1")
-    assert quiz.check_answer(q1, "B").correct
-    assert quiz.check_answer(q1, q1.options[1].text["zh"]).correct
+    assert q1.correct == (2,) and quiz.check_answer(q1, "C").correct
+    assert quiz.check_answer(q1, q1.options[2].text["zh"]).correct
     assert not quiz.check_answer(q1, None).correct and "Choose" in quiz.check_answer(q1, None).message
     assert "not one of the 4 options" in quiz.check_answer(q1, 7).message
     q6 = quiz.get_question("q6")
-    assert q6.multiple and quiz.check_answer(q6, [2, 0]).correct
-    partial = quiz.check_answer(q6, [0])
-    assert not partial.correct and "left out option C" in partial.message
+    assert q6.multiple and quiz.check_answer(q6, [3, 1]).correct
+    partial = quiz.check_answer(q6, [1])
+    assert not partial.correct and "left out option D" in partial.message
+
+
+def test_letters_count_in_the_shown_order():
+    q1 = quiz.get_question("q1")
+    order = quiz.option_order(q1)
+    shown = "ABCD"[order.index(q1.correct[0])]
+    assert quiz.check_answer(q1, shown, order=order).correct
+    assert quiz.check_answer(q1, order.index(q1.correct[0]), order=order).correct
+    q6 = quiz.get_question("q6")
+    order6 = quiz.option_order(q6, shuffle=3)
+    wrong = [k for k in range(4) if order6[k] not in q6.correct][0]
+    fb = quiz.check_answer(q6, [wrong], order=order6)
+    missed = sorted("ABCD"[order6.index(i)] for i in q6.correct)
+    assert not fb.correct and all(f"left out option {m}" in fb.message for m in missed)
+    with pytest.raises(ValueError, match="permutation"):
+        quiz.check_answer(q1, 0, order=(0, 0, 1, 2))
+
+
+# --- balance: a learner who does not read cannot score ---------------------------------------------
+
+CHOICE = [q for q in QUESTIONS if q.kind == "choice"]
+
+
+def _width(text: str) -> int:
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_the_correct_option_is_rarely_the_longest(lang):
+    """'Pick the longest' scores at most a third, and no option is twice as long as another."""
+    def is_longest(q, i):
+        return _width(q.options[i].text[lang]) == max(_width(o.text[lang]) for o in q.options)
+    longest = [q.id for q in CHOICE if any(is_longest(q, i) for i in q.correct)]
+    assert len(longest) <= len(CHOICE) / 3, longest
+    eight = [q for q in CHOICE if q.id in quiz.REQUIRED_IDS]
+    assert sum(q.id in longest for q in eight) <= len(eight) / 3, longest
+    for q in CHOICE:
+        widths = [_width(o.text[lang]) for o in q.options]
+        assert max(widths) <= 2 * min(widths), (q.id, widths)      # no short give-away distractor either
+
+
+def test_correct_answers_fall_on_every_letter():
+    """In the file's order and in the shown (shuffled) order alike, among the eight and among all."""
+    for group in ([q for q in CHOICE if q.id in quiz.REQUIRED_IDS], CHOICE):
+        stored = {"ABCD"[i] for q in group for i in q.correct}
+        shown = {"ABCD"[quiz.option_order(q).index(i)] for q in group for i in q.correct}
+        assert stored == set("ABCD") and shown == set("ABCD"), (stored, shown)
+
+
+def test_option_order_is_seeded_per_question_and_reshuffles():
+    for q in CHOICE:
+        assert quiz.option_order(q) == quiz.option_order(q.id)                     # stable: stored outputs
+        assert sorted(quiz.option_order(q)) == list(range(len(q.options)))
+        assert len({quiz.option_order(q, s) for s in range(6)}) > 1                 # the button changes it
+    assert len({quiz.option_order(q) for q in CHOICE}) > 1                          # not one order for all
+    assert sum(quiz.option_order(q) != tuple(range(len(q.options))) for q in CHOICE) >= len(CHOICE) - 2
 
 
 def test_number_questions():
@@ -205,38 +262,70 @@ def test_widgets_check_and_show_the_reference(lang):
         assert quiz._md(q.question[lang]).split("$")[0][:12] in text
         assert q.pointer.section[lang] in text and (q.pointer.widget is None or q.pointer.widget in text)
         assert "<script" not in text.lower()
+        assert box.reference.layout.display == "none" and box.reference_button.disabled
+        box.reference_button.click()                                  # before any attempt: nothing opens
+        assert box.reference.layout.display == "none"
         if q.kind == "choice":
+            shown = [box.order.index(i) for i in q.correct]           # the letters as the learner sees them
+            text = all_html(box)
+            first = q.options[box.order[0]].text[lang].split("$")[0][:15]
+            assert quiz._md(first) in text
             if q.multiple:
-                for i in q.correct:
-                    box.answer_widget.children[i].value = True
+                for k in shown:
+                    box.answer_widget.children[k].value = True
             else:
-                box.answer_widget.value = q.correct[0]
+                box.answer_widget.value = shown[0]
         elif q.kind == "number":
+            box.check_button.click()                                  # an empty field is not an attempt
+            assert box.reference_button.disabled
             box.answer_widget.value = str(q.answer)
         if q.kind != "code":
             box.check_button.click()
             assert "#1a7f37" in box.feedback.value, (q.id, box.feedback.value)   # green: correct
-        assert box.reference.layout.display == "none"
+        else:
+            quiz.check_answer(q, lambda t: np.tril(np.ones((t, t), dtype=bool)), lang)   # run in a cell
+        assert not box.reference_button.disabled
         box.reference_button.click()
         assert box.reference.layout.display != "none"
         assert box.reference_button.description == i18n.t("quiz.hide_reference", lang)
+        assert box.reference_button.layout.width == "auto"            # never clipped ("Show reference a…")
+
+
+def test_reshuffle_button_moves_the_options_and_keeps_the_judging_right():
+    box = quiz.quiz_widget("q2")
+    q = box.question
+    before = box.order
+    box.answer_widget.value = 0
+    box.shuffle_button.click()
+    assert box.order != before and box.answer_widget.value is None and box.feedback.value == ""
+    box.answer_widget.value = box.order.index(q.correct[0])
+    box.check_button.click()
+    assert "#1a7f37" in box.feedback.value
 
 
 def test_wrong_answer_in_the_widget_says_why():
     box = quiz.quiz_widget("q5")
     box.check_button.click()
     assert "Choose an answer first" in box.feedback.value
-    box.answer_widget.value = 0
+    box.answer_widget.value = box.order.index(1)                   # option 1 of the file: softmax as argmax
     box.check_button.click()
     assert "#b42318" in box.feedback.value and "argmax" in box.feedback.value
 
 
 def test_review_and_notebook_quizzes():
     review = quiz.review_quiz(lang="zh")
-    accordion = review.children[1]
-    assert len(accordion.children) == 8
-    assert accordion.titles[0].startswith("Q1") and "(05)" in accordion.titles[0]
-    assert [b.question.id for b in accordion.children[1].children] == ["q2", "q2b"]
+    combined, again = review.children[1], review.children[3]
+    assert len(combined.children) >= 8                              # new questions first, each combining topics
+    assert all(len(b.question.combines) >= 2 for b in combined.children)
+    assert "(04 + 09)" in combined.titles[0]
+    assert len(again.children) == 8
+    order = [pane.children[0].question.id for pane in again.children]
+    assert sorted(order) == list(quiz.REQUIRED_IDS) and order != list(quiz.REQUIRED_IDS)
+    q2 = order.index("q2")
+    assert [b.question.id for b in again.children[q2].children] == ["q2", "q2b"]
+    assert again.titles[q2].startswith("Q2") and "(02)" in again.titles[q2]
+    # the notebooks that a combined question points to do not ask it
+    assert not any(q.combines for stem in quiz.NOTEBOOK_STEMS for q in quiz.questions_for(stem))
     assert [b.question.id for b in quiz.notebook_quiz("04_masking").children] == ["q4", "q4b"]
     with pytest.raises(ValueError):
         quiz.questions_for("99_nope")

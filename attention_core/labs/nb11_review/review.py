@@ -85,7 +85,7 @@ def question_rows(lang: str | None = None, questions=None) -> list[QuestionRow]:
     ordered = []
     for main in quiz.REQUIRED_IDS:
         ordered += [q for q in questions if q.id == main] + [q for q in questions if q.part_of == main]
-    ordered += [q for q in questions if q not in ordered]
+    ordered += [q for q in questions if q not in ordered and not q.combines]   # notebook 11's own: asked there
     rows = []
     for q in ordered:
         p = q.pointer
