@@ -1,0 +1,136 @@
+"""Measurements of notebook 13: the learned heads at every position of the context, validation loss
+and perplexity against the bigram baseline, and generation with and without the KV cache.
+
+Head scores are notebook 12's own (`previous_token_score`, `induction_score`), applied to the window
+of each repeat: a repeat of `half` tokens starting at position s is the sub-matrix w[s:s+2h, s:s+2h].
+Shapes: N sequences, L layers, H heads, T tokens.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from attention_core.core import transformer as tr
+from attention_core.labs.nb12_trained_transformer import experiments as nb12
+
+from . import corpus as corpus_mod
+from . import training
+
+EVAL_SEED = 4321
+HALF = 8
+
+
+def scores_by_position(forward, max_len: int, half: int = HALF, n: int = 100, seed: int = EVAL_SEED) -> dict:
+    """forward(ids (N, T)) -> (logits, weights (N, L, H, T, T)) on sequences whose repeat (half tokens,
+    then the same again) starts at every position s = 0 .. max_len - 2 half.
+    Returns {"starts": (S,), "induction": (S, L, H) induction score of each repeat start,
+    "previous": (T - 1, L, H) previous-token score of each query position t = 1 .. T - 1}."""
+    rng = np.random.default_rng(seed)
+    starts = np.arange(0, max_len - 2 * half + 1)
+    ind, prev_sum, count = [], 0.0, 0
+    for s in starts:
+        seqs = training.repeat_at(rng, n, max_len, int(s), half)
+        _, w = forward(seqs)
+        w = np.asarray(w.detach() if hasattr(w, "detach") else w, dtype=np.float64)   # (N, L, H, T, T)
+        ind.append(nb12.induction_score(w[..., s:s + 2 * half, s:s + 2 * half], half).mean(axis=0))
+        t = np.arange(1, max_len)
+        prev_sum = prev_sum + w[..., t, t - 1].sum(axis=0)                           # (L, H, T - 1)
+        count += n
+    prev = np.moveaxis(prev_sum / count, -1, 0)                                        # (T - 1, L, H)
+    return {"starts": starts, "induction": np.stack(ind), "previous": prev}
+
+
+def best_heads(scores: dict) -> dict:
+    """The head with the highest mean previous-token score and the one with the highest mean induction
+    score, with their mean and their lowest score over the positions."""
+    out = {}
+    for kind in ("previous", "induction"):
+        s = scores[kind]                                                                # (P, L, H)
+        layer, head = np.unravel_index(int(np.argmax(s.mean(axis=0))), s.shape[1:])
+        col = s[:, layer, head]
+        out[kind] = {"layer": int(layer), "head": int(head), "mean": float(col.mean()), "min": float(col.min()),
+                     "at_min": int(np.argmin(col))}
+    return out
+
+
+def numpy_forward(model):
+    """The library's NumPy forward of a TrainedModel, as forward(ids)."""
+    return lambda ids: model.forward(ids)
+
+
+def text_losses(model, data: training.TextData, limit: int | None = None) -> dict:
+    """Validation loss (nats per character) and perplexity per language with the library's NumPy forward,
+    next to the bigram baseline on the same pairs."""
+    t = model.params.max_len
+    out = {}
+    for lang in corpus_mod.LANGS:
+        win = data.valid_windows(lang, t, limit)
+        total = 0.0
+        for i in range(0, len(win), 8):
+            chunk = win[i:i + 8]
+            logp = tr.log_softmax(model.forward(chunk[:, :-1])[0].astype(np.float64))
+            total += float(-np.take_along_axis(logp, chunk[:, 1:, None], -1).sum())
+        loss = total / win[:, 1:].size
+        big = data.bigram(lang, t) if limit is None else None
+        out[lang] = {"loss": loss, "perplexity": math.exp(loss), "n_chars": int(win[:, 1:].size)}
+        if big is not None:
+            out[lang].update(bigram_loss=big["loss"], bigram_perplexity=big["perplexity"], bigram_alpha=big["alpha"])
+    return out
+
+
+def final_metrics(name: str, result: dict, data=None) -> dict:
+    """What a run's weights achieve, measured with the NumPy forward (the path the notebook reads)."""
+    from attention_core.labs.nb12_trained_transformer.model import TrainedModel
+    man = result["manifest"]
+    model = TrainedModel(man["name"], result["weights"], {**man, "config": {**man["config"],
+                                                                           "kind": man["config"]["kind"]}})
+    curve = man["loss_curve"]
+    m = {"final_train_loss": curve[-1][1], "final_valid_loss": curve[-1][2]}
+    if name == "induction":
+        sc = scores_by_position(numpy_forward(model), model.params.max_len)
+        best = best_heads(sc)
+        for kind in ("previous", "induction"):
+            b = best[kind]
+            m[f"{kind}_head"] = f"L{b['layer']}H{b['head']}"
+            m[f"{kind}_mean"] = round(b["mean"], 4)
+            m[f"{kind}_min_over_positions"] = round(b["min"], 4)
+        m["repeated_half_loss"] = round(nb12.repeated_half_loss(model), 4)
+    else:
+        data = training.TextData() if data is None else data
+        res = text_losses(model, data)
+        for lang, r in res.items():
+            for k, v in r.items():
+                m[f"{lang}_{k}"] = round(v, 4) if isinstance(v, float) else v
+    return m
+
+
+# --- generation: with and without the cache ---------------------------------------------------------
+def time_per_token(generate_fn, params, prompt, n_new: int, repeats: int = 3) -> float:
+    """Best of `repeats` wall-clock seconds per new token of generate_fn(params, prompt, n_new)."""
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        generate_fn(params, prompt, n_new)
+        best = min(best, (time.perf_counter() - start) / n_new)
+    return best
+
+
+def cache_timing(generate_cached, generate_uncached, params, lengths=(64, 128, 256), n_new: int = 16,
+                 repeats: int = 3) -> list[dict]:
+    """ms per new token, cached vs recomputed, when the context holds `length` tokens at the end."""
+    import torch
+    rows = []
+    for length in lengths:
+        prompt = list(np.random.default_rng(0).integers(0, params.tok_emb.shape[0], length - n_new))
+        with torch.no_grad():
+            c = time_per_token(generate_cached, params, prompt, n_new, repeats)
+            u = time_per_token(generate_uncached, params, prompt, n_new, repeats)
+        rows.append({"length": length, "cached_ms": 1000 * c, "uncached_ms": 1000 * u, "speedup": u / c})
+    return rows
+
+
+def cache_size(params, length: int, bytes_per_number: int = 4) -> int:
+    """Bytes of a KV cache of `length` tokens: 2 (K and V) x L x T x D x bytes (notebook 09's formula)."""
+    return 2 * len(params.blocks) * length * params.tok_emb.shape[1] * bytes_per_number

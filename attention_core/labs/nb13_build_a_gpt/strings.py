@@ -1,0 +1,23 @@
+"""The UI strings of notebook 13's pieces, runs and tables, English and Chinese side by side."""
+from __future__ import annotations
+
+STRINGS: dict[str, dict[str, str]] = {
+    "nb13.parts_report": {"en": "pieces in use: ", "zh": "正在使用的部件："},
+    "nb13.parts_yours": {"en": "(yours)", "zh": "（你的）"},
+    "nb13.parts_library": {"en": "(the library's)", "zh": "（库里的）"},
+    "nb13.fig_step": {"en": "training step", "zh": "训练步数"},
+    "nb13.fig_loss": {"en": "loss (nats per token)", "zh": "损失（每个 token 的 nats）"},
+    "nb13.fig_train": {"en": "train", "zh": "训练集"},
+    "nb13.fig_valid": {"en": "validation", "zh": "验证集"},
+    "nb13.fig_bigram": {"en": "bigram baseline (validation)", "zh": "bigram 基线（验证集）"},
+    "nb13.fig_position": {"en": "where the repeat starts (position)", "zh": "重复片段开始的位置"},
+    "nb13.fig_score": {"en": "score", "zh": "得分"},
+    "nb13.fig_prev": {"en": "previous-token score, L{layer}H{head}", "zh": "前一个 token 得分，L{layer}H{head}"},
+    "nb13.fig_ind": {"en": "induction score, L{layer}H{head}", "zh": "induction 得分，L{layer}H{head}"},
+    "nb13.fig_context": {"en": "tokens in the context", "zh": "上下文里的 token 数"},
+    "nb13.fig_ms": {"en": "ms per new token", "zh": "每个新 token 的毫秒数"},
+    "nb13.fig_cached": {"en": "with the KV cache", "zh": "用 KV 缓存"},
+    "nb13.fig_uncached": {"en": "recomputing everything", "zh": "每步全部重算"},
+    "nb13.progress": {"en": "step {step}/{steps}  train {train:.3f}  validation {valid}  {seconds:.1f} s",
+                      "zh": "第 {step}/{steps} 步  训练 {train:.3f}  验证 {valid}  {seconds:.1f} 秒"},
+}

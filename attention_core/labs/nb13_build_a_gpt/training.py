@@ -1,0 +1,287 @@
+"""Training of notebook 13's two GPTs, with the learner's pieces or the library's: one readable loop.
+
+    python -m attention_core.labs.nb13_build_a_gpt.training                 # both runs (make train)
+    python -m attention_core.labs.nb13_build_a_gpt.training text --steps 50 --out /tmp/m
+
+- "induction": repeated random letters, the repeat at a random position of the context (attention
+  only, 2 layers x 4 heads): a previous-token head and an induction head grow within a minute.
+- "text": the course's own prose, both languages, one token per character (context 256).
+
+The loop (`train`) takes the forward function to train (the learner's `gpt_forward` in the notebook,
+`pieces.gpt_forward` for the shipped runs), AdamW, a warm-up then cosine schedule, a validation loss
+every `log_every` steps and a callback for the notebook's progress line and live curve. Seeded, one
+thread, deterministic algorithms: `make train` reproduces the shipped manifests. The shipped runs
+live in attention_core/data/models/nb13_<name>.npz + .json (the manifests of notebook 12's kind, so
+notebook 12's `from_files`, widgets and scores read them). torch is imported inside the functions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from attention_core.core import transformer as tr
+
+from . import corpus as corpus_mod
+from . import pieces
+
+THREADS = 1
+INDUCTION_VOCAB = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")          # notebook 12's letters
+RUN_NAMES = ("induction", "text")
+
+CONFIGS = {
+    "induction": dict(kind="induction", d_model=64, n_heads=4, n_layers=2, d_ff=0, max_len=32, steps=2500,
+                      batch=64, lr=1e-3, weight_decay=0.01, seed=0, log_every=50, warmup=100),
+    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=700, batch=16,
+                 lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=50),
+}
+SHORT_STEPS = {"induction": 400, "text": 120}                     # the notebook's live runs
+
+
+# --- data -----------------------------------------------------------------------------------------------
+def repeat_batch(rng: np.random.Generator, batch: int, length: int, min_n: int = 6, max_n: int = 16) -> np.ndarray:
+    """(B, length) random letters holding a segment of n distinct letters (n in min_n..max_n) twice: the
+    first copy at a random position, the second at a random later one (never overlapping)."""
+    v = len(INDUCTION_VOCAB)
+    out = rng.integers(0, v, (batch, length))
+    for row in out:
+        n = int(rng.integers(min_n, max_n + 1))
+        seg = rng.permutation(v)[:n]
+        a = int(rng.integers(0, length - 2 * n + 1))             # first copy
+        b = int(rng.integers(a + n, length - n + 1))             # second copy, after the first
+        row[a:a + n] = seg
+        row[b:b + n] = seg
+    return out
+
+
+def repeat_at(rng: np.random.Generator, n_seq: int, length: int, start: int, half: int) -> np.ndarray:
+    """(N, length) random letters with `half` distinct letters at start .. start + half - 1, repeated right
+    after (the evaluation sequences: the repeat moved to every position of the context)."""
+    v = len(INDUCTION_VOCAB)
+    out = rng.integers(0, v, (n_seq, length))
+    for row in out:
+        seg = rng.permutation(v)[:half]
+        row[start:start + half] = seg
+        row[start + half:start + 2 * half] = seg
+    return out
+
+
+class TextData:
+    """The course text as ids: train and validation parts per language, windows of length + 1."""
+
+    def __init__(self, corpus: dict | None = None):
+        corpus = corpus_mod.load_corpus() if corpus is None else corpus
+        self.tokenizer = corpus_mod.CharTokenizer.from_corpus(corpus)
+        self.sha256 = corpus["sha256"]
+        self.train, self.valid = {}, {}
+        for lang in corpus_mod.LANGS:
+            a, b = corpus_mod.split(corpus[lang])
+            self.train[lang] = np.array(self.tokenizer.encode(a), dtype=np.int64)
+            self.valid[lang] = np.array(self.tokenizer.encode(b), dtype=np.int64)
+
+    def batch(self, rng: np.random.Generator, batch: int, length: int) -> np.ndarray:
+        """(B, length + 1) windows of the training text, each language in proportion to its length."""
+        langs = corpus_mod.LANGS
+        sizes = np.array([len(self.train[lang]) for lang in langs], dtype=float)
+        which = rng.choice(len(langs), batch, p=sizes / sizes.sum())
+        rows = []
+        for w in which:
+            ids = self.train[langs[w]]
+            s = int(rng.integers(0, len(ids) - length - 1))
+            rows.append(ids[s:s + length + 1])
+        return np.stack(rows)
+
+    def valid_windows(self, lang: str, length: int, limit: int | None = None) -> np.ndarray:
+        """(N, length + 1) non-overlapping windows of the validation text of `lang`."""
+        ids = self.valid[lang]
+        n = (len(ids) - 1) // length
+        rows = np.stack([ids[i * length:i * length + length + 1] for i in range(n)])
+        return rows if limit is None else rows[:limit]
+
+    def bigram(self, lang: str, length: int) -> dict:
+        """The bigram baseline on exactly the pairs the model is scored on (the validation windows)."""
+        win = self.valid_windows(lang, length)
+        train_all = np.concatenate([self.train[lg] for lg in corpus_mod.LANGS])
+        flat_prev, flat_next = win[:, :-1].ravel(), win[:, 1:].ravel()
+        best = None
+        for alpha in (0.003, 0.01, 0.03, 0.1, 0.3, 1.0):
+            res = _bigram_pairs(train_all, flat_prev, flat_next, len(self.tokenizer), alpha)
+            if best is None or res["loss"] < best["loss"]:
+                best = res
+        return best
+
+
+def _bigram_pairs(train_ids, prev, nxt, vocab_size: int, alpha: float) -> dict:
+    counts = np.zeros((vocab_size, vocab_size))
+    np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1.0)
+    p = (counts[prev, nxt] + alpha) / (counts[prev].sum(axis=1) + alpha * vocab_size)
+    loss = float(-np.log(p).mean())
+    return {"loss": loss, "perplexity": math.exp(loss), "alpha": alpha}
+
+
+# --- the loop -------------------------------------------------------------------------------------------
+def setup_torch(seed: int):
+    import torch
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(THREADS)
+    return torch
+
+
+def train(forward, init: dict, n_heads: int, batches, steps: int, *, lr: float, weight_decay: float = 0.01,
+          warmup: int = 50, log_every: int = 50, valid=None, callback=None, seed: int = 0,
+          stop_after: int | None = None) -> dict:
+    """Train the flat weights `init` (name -> array) with `forward(params, ids) -> (logits, weights)`.
+
+    batches(step) -> (B, T + 1) ids: the model reads the first T and predicts each next one.
+    valid(params) -> a validation loss (called every log_every steps and at the end), or None.
+    callback(record) after each logged step: {"step", "steps", "train", "valid", "seconds"}.
+    stop_after: stop after this many steps of the schedule (a test reruns the start of a shipped run).
+    Returns {"weights": {name: float32 array}, "curve": [[step, train, valid], ...], "seconds"}."""
+    torch = setup_torch(seed)
+    flat = {k: torch.tensor(np.asarray(v), dtype=torch.float32, requires_grad=True) for k, v in init.items()}
+    params = pieces.params_from_tensors(flat, n_heads)
+    opt = torch.optim.AdamW(list(flat.values()), lr=lr, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    curve, start, recent = [], time.perf_counter(), []
+    for step in range(1, steps + 1):
+        ids = torch.as_tensor(batches(step))
+        logits, _ = forward(params, ids[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        recent.append(float(loss.detach()))
+        if step % log_every == 0 or step == steps:
+            v = None
+            if valid is not None:
+                with torch.no_grad():
+                    v = float(valid(params))
+            rec = {"step": step, "steps": steps, "train": float(np.mean(recent)), "valid": v,
+                   "seconds": time.perf_counter() - start}
+            recent = []
+            curve.append([step, round(rec["train"], 5), None if v is None else round(v, 5)])
+            if callback is not None:
+                callback(rec)
+        if stop_after is not None and step == stop_after:
+            break
+    weights = {k: t.detach().numpy().astype(np.float32).copy() for k, t in flat.items()}
+    return {"weights": weights, "curve": curve, "seconds": time.perf_counter() - start}
+
+
+def model_loss(forward, params, windows) -> float:
+    """Mean cross-entropy (nats per token) of forward on (N, T + 1) windows, in chunks of 16."""
+    import torch
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for i in range(0, len(windows), 16):
+            ids = torch.as_tensor(windows[i:i + 16])
+            logits, _ = forward(params, ids[:, :-1])
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1),
+                                                     reduction="sum")
+            total += float(loss)
+            n += ids[:, 1:].numel()
+    return total / n
+
+
+def run(name: str, forward=None, *, steps: int | None = None, callback=None, data: TextData | None = None,
+        stop_after: int | None = None) -> dict:
+    """One of the two runs with its config: {"weights", "manifest"} (nothing written).
+    forward: what to train (default pieces.gpt_forward, the library's pieces). stop_after: return
+    {"curve"} after that many steps of the full schedule."""
+    if name not in CONFIGS:
+        raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
+    cfg = dict(CONFIGS[name])
+    steps = cfg["steps"] if steps is None else int(steps)
+    forward = pieces.gpt_forward if forward is None else forward
+    rng = np.random.default_rng(cfg["seed"])
+    if name == "induction":
+        vocab = list(INDUCTION_VOCAB)
+        batches = lambda step: repeat_batch(rng, cfg["batch"], cfg["max_len"] + 1)   # noqa: E731
+        valid_ids = repeat_batch(np.random.default_rng(999), 64, cfg["max_len"] + 1)
+        valid = lambda params: model_loss(forward, params, valid_ids)                 # noqa: E731
+        extra = {}
+    else:
+        data = TextData() if data is None else data
+        vocab = list(data.tokenizer.chars)
+        batches = lambda step: data.batch(rng, cfg["batch"], cfg["max_len"])           # noqa: E731
+        valid_ids = np.concatenate([data.valid_windows(lang, cfg["max_len"], 8) for lang in corpus_mod.LANGS])
+        valid = lambda params: model_loss(forward, params, valid_ids)                 # noqa: E731
+        extra = {"corpus_sha256": data.sha256, "corpus_version": corpus_mod.VERSION}
+    init = tr.init_decoder(len(vocab), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
+                           seed=rng)
+    out = train(forward, init, cfg["n_heads"], batches, steps, lr=cfg["lr"], weight_decay=cfg["weight_decay"],
+                warmup=cfg["warmup"], log_every=cfg["log_every"], valid=valid, callback=callback, seed=cfg["seed"],
+                stop_after=stop_after)
+    if stop_after is not None:
+        return {"curve": out["curve"]}
+    import torch
+    manifest = {
+        "name": f"nb13_{name}", "command": f"python -m attention_core.labs.nb13_build_a_gpt.training {name}",
+        "make": "make train", "seed": cfg["seed"], "steps": steps,
+        "config": {k: cfg[k] for k in ("kind", "d_model", "n_heads", "n_layers", "d_ff", "max_len", "batch", "lr",
+                                       "weight_decay", "warmup")} | {"vocab_size": len(vocab)},
+        "vocab": vocab, "torch_version": torch.__version__, "threads": THREADS,
+        "train_seconds": round(out["seconds"], 1), "loss_curve": out["curve"], **extra,
+    }
+    result = {"weights": out["weights"], "manifest": manifest}
+    from . import experiments
+    manifest["metrics"] = experiments.final_metrics(name, result, data=data)
+    return result
+
+
+# --- files ----------------------------------------------------------------------------------------------
+def save(result: dict, out_dir) -> tuple[Path, Path]:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = result["manifest"]["name"]
+    npz, js = out_dir / f"{name}.npz", out_dir / f"{name}.json"
+    np.savez_compressed(npz, **{k: np.asarray(v, np.float32) for k, v in result["weights"].items()})
+    js.write_text(json.dumps(result["manifest"], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return npz, js
+
+
+def default_out_dir() -> Path:
+    import attention_core.data as data
+    return Path(data.__file__).resolve().parent / "models"
+
+
+def load_run(name: str, folder=None):
+    """A shipped run as notebook 12's TrainedModel (params, manifest, vocab; kind "induction" works with
+    notebook 12's scores and widgets)."""
+    from attention_core.labs.nb12_trained_transformer.model import from_files
+    if name not in RUN_NAMES:
+        raise ValueError(f"name: expected one of {RUN_NAMES}, got {name!r}")
+    if folder is None:
+        base = resources.files("attention_core.data") / "models"
+        npz, js = Path(str(base / f"nb13_{name}.npz")), Path(str(base / f"nb13_{name}.json"))
+    else:
+        npz, js = Path(folder) / f"nb13_{name}.npz", Path(folder) / f"nb13_{name}.json"
+    return from_files(npz, js)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Train notebook 13's GPTs (seeded, deterministic, CPU).")
+    ap.add_argument("names", nargs="*", default=list(RUN_NAMES), help=f"runs (default: {list(RUN_NAMES)})")
+    ap.add_argument("--steps", type=int, default=None, help="override the number of steps (quick checks)")
+    ap.add_argument("--out", default=None, help="output folder (default: the package's data/models)")
+    args = ap.parse_args(argv)
+    out = Path(args.out) if args.out else default_out_dir()
+    total = time.perf_counter()
+    for name in args.names:
+        result = run(name, steps=args.steps)
+        npz, _ = save(result, out)
+        print(f"nb13 {name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
+    print(f"total {time.perf_counter() - total:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,433 @@
+"""Notebook 13's lab: the corpus export in sync with the sources, the tokenizer and merges, the torch
+reference pieces equal to the library, every checker's verdict on right and wrong pieces (a table),
+PARTS, generation with the cache, and the shipped runs (loaded, their metrics re-measured, the start of
+`make train` reproduced)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import attention_core as ac  # noqa: E402
+from attention_core.core import transformer as tr  # noqa: E402
+from attention_core.labs.nb12_trained_transformer import experiments as nb12_exp  # noqa: E402
+from attention_core.labs.nb12_trained_transformer import load_trained  # noqa: E402
+from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, pieces, training  # noqa: E402
+
+
+def _solutions():
+    """The notebook's solutions, as a learner would paste them (tests/labs/nb13_solutions.py)."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("nb13_solutions", Path(__file__).with_name("nb13_solutions.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+sol = _solutions()
+
+F = torch.nn.functional
+
+
+# --- the corpus -------------------------------------------------------------------------------------
+def test_corpus_export_is_in_sync_with_the_notebook_sources():
+    shipped = corpus.load_corpus()
+    fresh = corpus.build()
+    assert shipped["sha256"] == fresh["sha256"], (
+        "attention_core/data/course_text.json is older than the markdown of notebooks/src: run "
+        "`python -m attention_core.labs.nb13_build_a_gpt.corpus` (make train does it)")
+    assert shipped["en"] == fresh["en"] and shipped["zh"] == fresh["zh"]
+
+
+def test_corpus_holds_both_languages_of_every_notebook():
+    data = corpus.load_corpus()
+    assert data["chars"]["en"] > 100_000 and data["chars"]["zh"] > 50_000
+    assert "# 12 · Attention inside a trained Transformer" in data["en"]
+    assert "# 12 · 训练好的 Transformer 里的注意力" in data["zh"]
+    assert "softmax" not in data["zh"][:0]            # a str
+    assert "lang=" not in data["en"]                   # markers are not text
+
+
+def test_a_markdown_edit_changes_the_export(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "00_x.py").write_text('# %% [markdown] lang="en"\n# Hello\n\n# %% [markdown] lang="zh"\n# 你好\n\n'
+                                 '# %%\nx = 1\n', encoding="utf-8")
+    a = corpus.build(src)
+    assert a["en"] == "Hello\n" and a["zh"] == "你好\n"
+    (src / "00_x.py").write_text('# %% [markdown] lang="en"\n# Hello!\n\n# %% [markdown] lang="zh"\n# 你好\n',
+                                 encoding="utf-8")
+    assert corpus.build(src)["sha256"] != a["sha256"]
+
+
+def test_tokenizer_round_trip_and_unknown_character():
+    tok = corpus.CharTokenizer.from_corpus()
+    text = "Softmax 把分数变成权重。"
+    assert tok.decode(tok.encode(text)) == text
+    with pytest.raises(ValueError, match="U\\+2603"):
+        tok.encode("a \u2603")
+    with pytest.raises(TypeError):
+        tok.encode(None)
+
+
+@pytest.mark.parametrize("ids, pair, new_id, want", [
+    ([1, 1, 1], (1, 1), 9, [9, 1]), ([1, 2, 3, 1, 2], (1, 2), 9, [9, 3, 9]), ([], (1, 2), 9, []),
+    ([1, 1, 1, 1], (1, 1), 9, [9, 9]), ([3], (3, 3), 9, [3])])
+def test_merge(ids, pair, new_id, want):
+    assert corpus.merge(ids, pair, new_id) == want
+
+
+def test_merges_shorten_text_and_bigram_baseline_is_finite():
+    tok = corpus.CharTokenizer.from_corpus()
+    ids = tok.encode(corpus.load_corpus()["en"][:5000])
+    merges = corpus.train_merges(ids, 20, len(tok))
+    assert len(merges) == 20
+    assert len(corpus.apply_merges(ids, merges)) < 0.8 * len(ids)
+    b = corpus.bigram_loss(ids[:4000], ids[4000:], len(tok))
+    assert 1.0 < b["loss"] < np.log(len(tok))
+
+
+# --- the reference pieces are the library ---------------------------------------------------------------
+@pytest.mark.parametrize("name", ["induction", "coreference"])
+def test_reference_gpt_forward_on_notebook_12_models_equals_decoder_forward(name):
+    m = load_trained(name)
+    ids = np.random.default_rng(0).integers(0, m.params.vocab_size, (3, m.params.max_len - 1))
+    want_l, want_w = tr.decoder_forward(m.params, ids)
+    got_l, got_w = pieces.gpt_forward(pieces.torch_params(m.params, dtype="float32"), torch.as_tensor(ids))
+    assert np.abs(got_l.numpy() - want_l).max() < 1e-5
+    assert np.abs(got_w.numpy() - want_w).max() < 1e-5
+    got64, _ = pieces.gpt_forward(pieces.torch_params(m.params), torch.as_tensor(ids))
+    assert np.abs(got64.numpy() - tr.decoder_forward(tr.decoder_from_dict(
+        {k: v.astype(np.float64) for k, v in tr.decoder_to_dict(m.params).items()}, m.n_heads), ids)[0]).max() < 1e-10
+
+
+def test_the_learners_heads_show_notebook_12s_scores():
+    m = load_trained("induction")
+    seqs = nb12_exp.eval_sequences()
+    _, w = pieces.gpt_forward(pieces.torch_params(m.params, dtype="float32"), torch.as_tensor(seqs))
+    scores = nb12_exp.head_scores(m)
+    assert np.abs(nb12_exp.previous_token_score(w.numpy()).mean(0) - scores["previous"]).max() < 1e-5
+    assert np.abs(nb12_exp.induction_score(w.numpy(), nb12_exp.HALF).mean(0) - scores["induction"]).max() < 1e-5
+
+
+def test_cached_generation_equals_recomputing_and_sampling_is_seeded():
+    p = pieces.torch_params(load_trained("coreference").params)
+    prompt = [1, 2, 3]
+    assert pieces.generate(p, prompt, 12) == pieces.generate_uncached(p, prompt, 12)
+    a = pieces.generate(p, prompt, 12, temperature=1.5, top_k=5, seed=4)
+    assert a == pieces.generate(p, prompt, 12, temperature=1.5, top_k=5, seed=4)
+    assert a == pieces.generate_uncached(p, prompt, 12, temperature=1.5, top_k=5, seed=4)
+    with pytest.raises(ValueError, match="context"):
+        pieces.generate(p, prompt, 14)
+    with pytest.raises(ValueError, match="temperature"):
+        pieces.generate(p, prompt, 2, temperature=-1)
+
+
+def test_cache_bytes_is_the_formula_of_notebook_09():
+    p = pieces.torch_params(load_trained("coreference").params, dtype="float32")
+    _, cache = pieces.forward_cached(p, [1, 2, 3, 4, 5], None)
+    assert pieces.cache_bytes(cache) == experiments.cache_size(p, 5, 4)
+
+
+# --- the checkers: right and wrong pieces, the verdict of each ------------------------------------------
+def _ln_unbiased(x, g, b, eps=1e-5):
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + eps) * g + b
+
+
+def _ln_eps_outside(x, g, b, eps=1e-5):
+    m = x.mean(-1, keepdim=True)
+    return (x - m) / (torch.sqrt(((x - m) ** 2).mean(-1, keepdim=True)) + eps) * g + b
+
+
+def _ln_axis0(x, g, b, eps=1e-5):
+    m = x.mean(0, keepdim=True)
+    return (x - m) / torch.sqrt(((x - m) ** 2).mean(0, keepdim=True) + eps) * g + b
+
+
+def _ln_no_affine(x, g, b, eps=1e-5):
+    m = x.mean(-1, keepdim=True)
+    return (x - m) / torch.sqrt(((x - m) ** 2).mean(-1, keepdim=True) + eps)
+
+
+def _ln_fixed_eps(x, g, b, eps=1e-5):
+    return sol.layer_norm(x, g, b)
+
+
+def _ln_numpy(x, g, b, eps=1e-5):
+    return tr.layer_norm(x.detach().numpy(), g.numpy(), b.numpy(), eps)
+
+
+def _ln_detached(x, g, b, eps=1e-5):
+    return sol.layer_norm(x.detach(), g, b, eps)
+
+
+def _ffn_erf(x, w1, b1, w2, b2):
+    return F.gelu(x @ w1 + b1) @ w2 + b2
+
+
+def _ffn_relu(x, w1, b1, w2, b2):
+    return torch.relu(x @ w1 + b1) @ w2 + b2
+
+
+def _ffn_no_b2(x, w1, b1, w2, b2):
+    return F.gelu(x @ w1 + b1, approximate="tanh") @ w2
+
+
+def _block_post_ln(x, b, mask):
+    x = pieces.layer_norm(x + pieces.self_attention(x, b.attn, mask)[0], b.ln1_g, b.ln1_b)
+    x2 = pieces.layer_norm(x + pieces.feed_forward(x, b.w_1, b.b_1, b.w_2, b.b_2), b.ln2_g, b.ln2_b)
+    return x2, pieces.self_attention(x, b.attn, mask)[1]
+
+
+def _block_no_res1(x, b, mask):
+    a, w = pieces.self_attention(pieces.layer_norm(x, b.ln1_g, b.ln1_b), b.attn, mask)
+    return a + pieces.feed_forward(pieces.layer_norm(a, b.ln2_g, b.ln2_b), b.w_1, b.b_1, b.w_2, b.b_2), w
+
+
+def _block_no_res2(x, b, mask):
+    a, w = pieces.self_attention(pieces.layer_norm(x, b.ln1_g, b.ln1_b), b.attn, mask)
+    return pieces.feed_forward(pieces.layer_norm(x + a, b.ln2_g, b.ln2_b), b.w_1, b.b_1, b.w_2, b.b_2), w
+
+
+def _block_no_mask(x, b, mask):
+    return sol.transformer_block(x, b, None)
+
+
+def _block_own_causal_mask(x, b, mask):
+    return sol.transformer_block(x, b, torch.as_tensor(ac.causal_mask(x.shape[-2])))
+
+
+def _gpt_no_pos(params, ids):
+    x = params.tok_emb[ids]
+    mask = torch.as_tensor(ac.causal_mask(ids.shape[-1]))
+    maps = []
+    for blk in params.blocks:
+        x, w = pieces.transformer_block(x, blk, mask)
+        maps.append(w)
+    return pieces.layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out, torch.stack(maps, -4)
+
+
+def _gpt_no_lnf(params, ids):
+    logits, w = sol.gpt_forward(params, ids)
+    t = ids.shape[-1]
+    x = params.tok_emb[ids] + params.pos_emb[:t]
+    for blk in params.blocks:
+        x, _ = pieces.transformer_block(x, blk, torch.as_tensor(ac.causal_mask(t)))
+    return x @ params.w_out + params.b_out, w
+
+
+def _gpt_heads_first(params, ids):
+    logits, w = sol.gpt_forward(params, ids)
+    return logits, w.transpose(-4, -3)
+
+
+def _gen_no_cache_positions(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    """Each new token embedded at position 0."""
+    out = list(ids)
+    for _ in range(n_new):
+        logits, _ = pieces.gpt_forward(params, torch.tensor(out))
+        x_last = out[-1]
+        del x_last
+        nxt = int(torch.argmax(logits[-1])) if len(out) < 3 else int(torch.argmax(logits[0]))
+        out.append(nxt)
+    return out
+
+
+def _gen_unseeded(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    if temperature == 0:
+        return sol.generate(params, ids, n_new)
+    return sol.generate(params, ids, n_new, temperature, top_k, seed=int(torch.randint(0, 10**6, ())))
+
+
+def _gen_no_temperature(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    return sol.generate(params, ids, n_new, 1.0 if temperature else 0.0, top_k, seed)
+
+
+def _gen_no_top_k(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    return sol.generate(params, ids, n_new, temperature, None, seed)
+
+
+def _gen_only_new(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    return sol.generate(params, ids, n_new, temperature, top_k, seed)[len(ids):]
+
+
+def _gen_always_greedy(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    return sol.generate(params, ids, n_new)
+
+
+def _dec_spaces(ids):
+    return " ".join(sol.chars[i] for i in ids)
+
+
+def _enc_drop(text):
+    return [sol.stoi[c] for c in text if c in sol.stoi]
+
+
+def _enc_zero(text):
+    return [sol.stoi.get(c, 0) for c in text]
+
+
+def _enc_shift(text):
+    return [sol.stoi[c] + 1 for c in text]
+
+
+def _merge_overlap(ids, pair, new_id):
+    """Replaces the pair at every index, without skipping the second token of a merged pair."""
+    out = []
+    for i in range(len(ids)):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+        elif not (i > 0 and (ids[i - 1], ids[i]) == tuple(pair)):
+            out.append(ids[i])
+    return out
+
+
+def _merge_first(ids, pair, new_id):
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == tuple(pair):
+            return ids[:i] + [new_id] + ids[i + 2:]
+    return list(ids)
+
+
+def _merge_in_place(ids, pair, new_id):
+    out = sol.merge(ids, pair, new_id)
+    ids[:] = out
+    return out
+
+
+def _not_done(*args, **kwargs):
+    raise NotImplementedError("write me")
+
+
+TABLE = [
+    # checker, function(s), passes, words the message must hold
+    ("check_tokenizer", (sol.encode, sol.decode), True, "unknown character raises"),
+    ("check_tokenizer", (_enc_drop, sol.decode), False, "dropped"),
+    ("check_tokenizer", (_enc_zero, sol.decode), False, "instead of raising"),
+    ("check_tokenizer", (_enc_shift, sol.decode), False, "plus 1"),
+    ("check_tokenizer", (sol.encode, _dec_spaces), False, "separators"),
+    ("check_tokenizer", (_not_done, sol.decode), False, "NotImplementedError"),
+    ("check_bpe_merge", (sol.merge,), True, "right on"),
+    ("check_bpe_merge", (corpus.merge,), True, "right on"),
+    ("check_bpe_merge", (_merge_overlap,), False, "overlap"),
+    ("check_bpe_merge", (_merge_first,), False, "first occurrence"),
+    ("check_bpe_merge", (_merge_in_place,), False, "changed the list"),
+    ("check_layer_norm", (sol.layer_norm,), True, "matches"),
+    ("check_layer_norm", (pieces.layer_norm,), True, "matches"),
+    ("check_layer_norm", (_ln_unbiased,), False, "unbiased"),
+    ("check_layer_norm", (_ln_eps_outside,), False, "outside the square root"),
+    ("check_layer_norm", (_ln_axis0,), False, "wrong axis"),
+    ("check_layer_norm", (_ln_no_affine,), False, "gamma and beta"),
+    ("check_layer_norm", (_ln_fixed_eps,), False, "ignores its eps"),
+    ("check_layer_norm", (_ln_numpy,), False, "torch tensor"),
+    ("check_layer_norm", (_ln_detached,), False, "autograd"),
+    ("check_feed_forward", (sol.feed_forward,), True, "matches"),
+    ("check_feed_forward", (pieces.feed_forward,), True, "matches"),
+    ("check_feed_forward", (_ffn_erf,), False, "erf"),
+    ("check_feed_forward", (_ffn_relu,), False, "ReLU"),
+    ("check_feed_forward", (_ffn_no_b2,), False, "b_2"),
+    ("check_transformer_block", (sol.transformer_block,), True, "matches"),
+    ("check_transformer_block", (pieces.transformer_block,), True, "matches"),
+    ("check_transformer_block", (_block_post_ln,), False, "post-LN"),
+    ("check_transformer_block", (_block_no_res1,), False, "first residual"),
+    ("check_transformer_block", (_block_no_res2,), False, "second residual"),
+    ("check_transformer_block", (_block_no_mask,), False, "does not honour the mask"),
+    ("check_transformer_block", (_block_own_causal_mask,), False, "does not honour the mask"),
+    ("check_gpt_forward", (sol.gpt_forward,), True, "matches"),
+    ("check_gpt_forward", (pieces.gpt_forward,), True, "matches"),
+    ("check_gpt_forward", (_gpt_no_pos,), False, "position embeddings"),
+    ("check_gpt_forward", (_gpt_no_lnf,), False, "final layer norm"),
+    ("check_gpt_forward", (_gpt_heads_first,), False, "shape"),
+    ("check_generate", (sol.generate,), True, "reproducible"),
+    ("check_generate", (pieces.generate,), True, "reproducible"),
+    ("check_generate", (_gen_no_cache_positions,), False, "differs from recomputing"),
+    ("check_generate", (_gen_unseeded,), False, "same seed"),
+    ("check_generate", (_gen_no_temperature,), False, "temperature 1e-4"),
+    ("check_generate", (_gen_no_top_k,), False, "top_k"),
+    ("check_generate", (_gen_only_new,), False, "only the"),
+    ("check_generate", (_gen_always_greedy,), False, "five seeds"),
+    ("check_generate", (_not_done,), False, "NotImplementedError"),
+]
+
+
+@pytest.mark.parametrize("checker, fns, passes, words", TABLE,
+                         ids=[f"{c}-{getattr(f[0], '__name__', '?')}-{'ok' if p else 'wrong'}"
+                              for c, f, p, _ in TABLE])
+def test_checker_verdicts(checker, fns, passes, words):
+    pieces.PARTS.clear()
+    try:
+        result = getattr(checks, checker)(*fns)
+        assert result.passed is passes, result.message
+        assert words in result.message, result.message
+        zh = getattr(checks, checker)(*fns, lang="zh")
+        assert zh.passed is passes and zh.message != result.message
+    finally:
+        pieces.PARTS.clear()
+
+
+def test_a_checker_never_raises_on_garbage():
+    for checker in ("check_layer_norm", "check_feed_forward", "check_transformer_block", "check_gpt_forward",
+                    "check_generate", "check_bpe_merge"):
+        for fn in (None, 3, lambda *a, **k: None, lambda *a, **k: (1, 2, 3), lambda *a, **k: "x"):
+            r = getattr(checks, checker)(fn)
+            assert not r.passed
+    assert not checks.check_tokenizer(sol.encode, None).passed
+
+
+def test_passing_pieces_go_into_parts_and_failing_ones_leave():
+    pieces.PARTS.clear()
+    try:
+        assert checks.check_layer_norm(sol.layer_norm).passed
+        assert pieces.PARTS.which()["layer_norm"] == "yours"
+        assert pieces.PARTS.layer_norm is sol.layer_norm
+        assert not checks.check_layer_norm(_ln_unbiased).passed
+        assert pieces.PARTS.which()["layer_norm"] == "library"
+        assert checks.check_layer_norm(pieces.layer_norm).passed
+        assert pieces.PARTS.which()["layer_norm"] == "library"
+        assert "layer_norm" in pieces.PARTS.report("en")
+    finally:
+        pieces.PARTS.clear()
+
+
+# --- training and the shipped runs ------------------------------------------------------------------------
+def test_repeat_batches_put_the_repeat_anywhere():
+    b = training.repeat_batch(np.random.default_rng(0), 200, 33)
+    assert b.shape == (200, 33) and b.min() >= 0 and b.max() < 26
+    s = training.repeat_at(np.random.default_rng(0), 4, 32, 10, 8)
+    assert (s[:, 10:18] == s[:, 18:26]).all()
+
+
+def test_training_loop_learns_a_little_and_is_deterministic():
+    a = training.run("induction", steps=30, stop_after=30)["curve"]
+    b = training.run("induction", steps=30, stop_after=30)["curve"]
+    assert a == b
+
+
+@pytest.mark.parametrize("name", training.RUN_NAMES)
+def test_shipped_runs_load_and_reach_their_goals(name):
+    m = training.load_run(name)
+    man = m.manifest
+    met = man["metrics"]
+    assert man["steps"] == training.CONFIGS[name]["steps"]
+    if name == "induction":
+        assert met["induction_mean"] >= 0.5 and met["previous_mean"] >= 0.4
+        sc = experiments.scores_by_position(experiments.numpy_forward(m), m.params.max_len, n=100)
+        best = experiments.best_heads(sc)
+        assert round(best["induction"]["mean"], 4) == met["induction_mean"]
+    else:
+        for lang in corpus.LANGS:
+            assert met[f"{lang}_loss"] < met[f"{lang}_bigram_loss"]
+
+
+@pytest.mark.parametrize("name", training.RUN_NAMES)
+def test_make_train_reproduces_the_start_of_the_shipped_run(name):
+    man = json.loads(training.load_run(name).manifest and json.dumps(training.load_run(name).manifest))
+    if name == "text" and man.get("corpus_sha256") != corpus.load_corpus()["sha256"]:
+        pytest.skip("the corpus export changed since the shipped text run; `make train` retrains it")
+    n = training.CONFIGS[name]["log_every"]
+    curve = training.run(name, stop_after=n)["curve"]
+    assert curve[0] == man["loss_curve"][0]
