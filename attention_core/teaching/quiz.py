@@ -304,6 +304,9 @@ _TYPED = str.maketrans({"。": ".", "｡": ".", "−": "-", "–": "-", "、": "
 # "0,665" stays a decimal comma); a single comma otherwise is a decimal comma (0,665).
 _GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}(?P<sep>[, '])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+# A Chinese unit after the digits: 万 = 10^4, 亿 = 10^8, 万亿 = 10^12 (1678万 = 16,780,000).
+_CJK_UNITS = {"万": 1e4, "亿": 1e8, "万亿": 1e12}
+_CJK_UNIT = re.compile(r"(?<=[0-9.])\s*(万亿|亿|万)$")
 
 
 def _parse_number(answer):
@@ -311,7 +314,8 @@ def _parse_number(answer):
 
     Accepted: Python and NumPy reals (np.int64(64)), complex numbers with no imaginary part, 0-d
     arrays, and text with full-width characters, a decimal comma or the Chinese full stop as the
-    decimal point, and thousands separators (16,777,216 / 16 777 216 / 16'777'216).
+    decimal point, thousands separators (16,777,216 / 16 777 216 / 16'777'216), and a Chinese unit
+    after the digits (1678万 / 0.1678 亿 / 1.6万亿).
     """
     if isinstance(answer, (bool, np.bool_)):
         return None
@@ -323,6 +327,10 @@ def _parse_number(answer):
         value = float(answer)
     elif isinstance(answer, str):
         text = " ".join(_typed(answer).split())
+        unit = _CJK_UNIT.search(text)                   # 1678万, 0.17 亿: the Chinese units of 10^4, 10^8, 10^12
+        scale = 1.0
+        if unit:
+            scale, text = _CJK_UNITS[unit.group(1)], text[:unit.start()].rstrip()
         if _GROUPED.fullmatch(text):
             text = re.sub(r"[, ']", "", text)
         elif _DECIMAL_COMMA.fullmatch(text):
@@ -330,7 +338,7 @@ def _parse_number(answer):
         if not re.fullmatch(r"[0-9eE.+-]+", text):      # float() would also take "nan", "inf", "1_0"
             return None
         try:
-            value = float(text)
+            value = float(text) * scale
         except ValueError:
             return None
     else:

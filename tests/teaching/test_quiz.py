@@ -237,6 +237,23 @@ def test_number_questions():
     assert abs(np.var((q * k).sum(-1)) - q2b.answer) < 3
 
 
+@pytest.mark.parametrize("typed, value", [
+    ("1678万", 16_780_000), ("1678 万", 16_780_000), ("0.1678亿", 16_780_000), ("1,678万", 16_780_000),
+    ("１６７８万", 16_780_000), ("1.6万亿", 1.6e12), ("16,777,216", 16_777_216), ("16 777 216", 16_777_216),
+    ("万", None), ("abc万", None), ("1678千", None)])
+def test_numbers_read_with_chinese_units_and_thousands_separators(typed, value):
+    """A Chinese reader writes 1678万 (issue 16); P9's 16,777,216 is accepted with or without separators."""
+    got = quiz._parse_number(typed)
+    assert (got is None) if value is None else got == pytest.approx(value)
+
+
+def test_p9_accepts_what_its_question_allows():
+    p9 = quiz.get_question("p9")
+    for typed in ("16777216", "16,777,216", "1678万", "1.68e7", "0.168亿"):
+        assert quiz.check_answer(p9, typed, "zh").correct, typed
+    assert "千位分隔符" in p9.question["zh"] and "万" in p9.question["zh"]
+
+
 def test_code_question_uses_the_checks_and_keeps_the_language():
     q4b = quiz.get_question("q4b")
     assert quiz.check_answer(q4b, lambda t: np.tril(np.ones((t, t), dtype=bool))).correct
