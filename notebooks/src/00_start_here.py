@@ -101,6 +101,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 09 | [Cost and the context window](09_cost_and_context_window.ipynb) | the n² wall, lost in the middle | – |
 # | 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | – |
 # | 11 | [Review](11_review.ipynb) | all eight self-test questions | Q1–Q8 |
+# | 12 | [Attention inside a trained Transformer](12_trained_transformer.ipynb) | the Transformer block; heads a small trained model learned, measured and ablated | extra x12a–c |
 #
 # Go in order the first time: each notebook uses the ideas of the ones before it.
 
@@ -121,8 +122,66 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 09 | [计算代价与上下文窗口](09_cost_and_context_window.ipynb) | n² 的墙、中间迷失 | – |
 # | 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | – |
 # | 11 | [总复习](11_review.ipynb) | 全部八道自测题 | Q1–Q8 |
+# | 12 | [训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) | Transformer 块；一个训练好的小模型学出来的头，逐个测量、逐个消融 | 附加题 x12a–c |
 #
 # 第一次学建议按顺序来：每一节都会用到前面几节的概念。
+
+# %% [markdown] lang="en"
+# ## Glossary
+#
+# The Chinese edition uses one Chinese term per concept, listed here with the term of *Dive into Deep Learning*
+# (d2l-zh) where it differs, so that its readers recognise them. Query, Key, Value, token, softmax and the names
+# of models and methods stay in English in both editions. **Layers and heads are numbered from 0**, as their index in
+# the code: head 0 is the first head, L1H0 is head 0 of layer 1 (the second layer).
+#
+# | English | this course (中文版) | d2l-zh, where it differs |
+# |---|---|---|
+# | attention; attention weights / scores | 注意力；注意力权重 / 注意力分数 | |
+# | Query, Key, Value | Query、Key、Value (kept in English) | 查询、键、值 |
+# | token | token (kept in English) | 词元 |
+# | scaled dot-product attention | 缩放点积注意力 | |
+# | self-attention / cross-attention | 自注意力 / 交叉注意力 | 自注意力 / 编码器－解码器注意力 |
+# | multi-head attention; head | 多头注意力；头 | |
+# | mask (noun); to mask | 掩码；屏蔽 | 掩蔽 |
+# | causal mask / padding mask | 因果掩码 / 填充掩码 | |
+# | KV cache | KV 缓存 | |
+# | positional encoding (sinusoidal / learned) | 位置编码（正弦 / 可学习） | |
+# | hidden state | 隐藏状态 | 隐状态 |
+# | Transformer block (one layer of the model) | Transformer 块 | |
+# | layer normalization; residual connection | 层归一化；残差连接 | 层规范化；残差连接 |
+# | feed-forward network | 前馈网络 | 基于位置的前馈网络 |
+# | embedding; encoder / decoder | 嵌入；编码器 / 解码器 | |
+# | grouped-query attention (GQA) | 分组 Query 注意力 | |
+# | context window; KV heads | 上下文窗口；KV 头 | |
+# | ablation; induction head | 消融；induction head (kept in English) | |
+
+# %% [markdown] lang="zh"
+# ## 术语表
+#
+# 中文版里每个概念只用一个中文译名，列在下面；与《动手学深度学习》（d2l-zh）译法不同的，也一并列出，方便读过那本书的读者对照。
+# Query、Key、Value、token、softmax 以及模型和方法的名字，两个版本都保留英文。**层和头一律从 0 开始编号**，与代码里的下标一致：
+# 第 0 个头就是第一个头，L1H0 指第 1 层（即第二层）的第 0 个头。
+#
+# | 英文 | 本课程 | d2l-zh（不同时列出） |
+# |---|---|---|
+# | attention；attention weights / scores | 注意力；注意力权重 / 注意力分数 | |
+# | Query、Key、Value | Query、Key、Value（保留英文） | 查询、键、值 |
+# | token | token（保留英文） | 词元 |
+# | scaled dot-product attention | 缩放点积注意力 | |
+# | self-attention / cross-attention | 自注意力 / 交叉注意力 | 自注意力 / 编码器－解码器注意力 |
+# | multi-head attention；head | 多头注意力；头 | |
+# | mask（名词）；to mask（动词） | 掩码；屏蔽 | 掩蔽 |
+# | causal mask / padding mask | 因果掩码 / 填充掩码 | |
+# | KV cache | KV 缓存 | |
+# | positional encoding（sinusoidal / learned） | 位置编码（正弦 / 可学习） | |
+# | hidden state | 隐藏状态 | 隐状态 |
+# | Transformer block（模型的一层） | Transformer 块 | |
+# | layer normalization；residual connection | 层归一化；残差连接 | 层规范化；残差连接 |
+# | feed-forward network | 前馈网络 | 基于位置的前馈网络 |
+# | embedding；encoder / decoder | 嵌入；编码器 / 解码器 | |
+# | grouped-query attention（GQA） | 分组 Query 注意力 | |
+# | context window；KV heads | 上下文窗口；KV 头 | |
+# | ablation；induction head | 消融；induction head（保留英文） | |
 
 # %% [markdown] lang="en"
 # ## Environment check

@@ -34,7 +34,7 @@
 # - 回答八道自测题，并为每一道找到演示它的 notebook 和控件；
 # - 逐行比较注意力与 RNN（信息传递路径、长距离依赖、并行性、计算复杂度、内存、位置信息）；
 # - 用一句话分别向开发者解释自注意力、Query/Key/Value、多头注意力和 $O(n^2)$ 复杂度；
-# - 把注意力放进知识版图：它需要哪些先修知识，又通向哪些主题（Transformer 层、上下文窗口、FlashAttention）。
+# - 把注意力放进知识版图：它需要哪些先修知识，又通向哪些主题（Transformer 块、上下文窗口、FlashAttention）。
 #
 # **需要的基础：** 第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节（RNN、计算代价、高效注意力）有助于理解后半部分，
 # 下面每一行都链接到演示它的那一节。
@@ -143,7 +143,7 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # - **Q1：** 同一个函数，当 Q、K、V 都来自这句话时（自注意力）给出 $T \times T$ 的方阵权重；当三个 Query 来自另一个序列时（交叉注意力）给出 $3 \times T$ 的权重。
 # - **Q2：** 分数在 softmax 之前除以 $\sqrt{d_k} = 2$；不除的话，分数的离散程度会随 $d_k$ 增大。
 # - **Q3：** 两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
-# - **Q4：** 42 个被掩码的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
+# - **Q4：** 42 个被屏蔽的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
 # - **Q5：** 每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
 # - **Q6：** 输出恰好是 Value 按权重的混合（再乘 $W^O$）：权重是混合的份额，不是对结论的解释。
 # - **Q7：** 不加掩码、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
@@ -202,7 +202,9 @@ Markdown(review.question_table(LANG))
 # **The core trade-off:** the RNN trades a sequential inductive bias for cost that is linear in the length; the
 # Transformer trades all-pairs attention for direct long-range interaction and parallelism. For long sequences
 # attention's $O(n^2)$ becomes the bottleneck, which is where Longformer, Linformer, FlashAttention and linear attention
-# start (notebook 10 computes sliding windows, FlashAttention's tiling and linear attention). The two compute columns, counted for a width of $d = 512$:
+# start (notebook 10 computes all four: sliding windows and sparse patterns, FlashAttention's tiling, linear attention
+# and Linformer's projection of the keys and values, with where each one breaks). The two compute columns, counted for a
+# width of $d = 512$:
 
 # %% [markdown] lang="zh"
 # ## 注意力与 RNN
@@ -220,7 +222,7 @@ Markdown(review.question_table(LANG))
 #
 # **核心取舍：** RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
 # Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
-# （10 节亲手算了滑动窗口、FlashAttention 的分块计算和线性注意力）。
+# （10 节把这四种都亲手算了：滑动窗口和稀疏模式、FlashAttention 的分块计算、线性注意力，以及 Linformer 对 Key 和 Value 的投影，还指出了各自在哪里失效）。
 # 下面按宽度 $d = 512$ 把两列计算量数一数：
 
 # %%
@@ -416,7 +418,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #   end
 #   subgraph NEXT["紧邻的延伸方向"]
 #     direction TB
-#     block["Transformer 层（12）"]
+#     block["Transformer 块（12）"]
 #     pos["位置编码（07）"]
 #     vg["梯度消失（00、08）"]
 #     ctx["上下文窗口（09）"]
@@ -456,7 +458,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # - **核心概念：** Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
 #   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
 #   （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
-# - **紧邻的延伸方向：** Transformer 层（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量）· 位置编码（[07](07_position.ipynb)）·
+# - **紧邻的延伸方向：** Transformer 块（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量）· 位置编码（[07](07_position.ipynb)）·
 #   梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
 #   中间迷失（[09](09_cost_and_context_window.ipynb)）。
 # - **更远的学习方向：** 缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
@@ -505,20 +507,22 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # - Next on the map: the Transformer block, position encoding, vanishing gradients, context windows, lost in the middle;
 #   then scaling laws, large language models and FlashAttention.
 #
-# **Next:** back to the start, [00 · Start here](00_start_here.ipynb): the map of the course, now with every notebook
-# written. Pick the topic whose question you found hardest and run its widget again.
+# **Next:** [12 · Attention inside a trained Transformer](12_trained_transformer.ipynb): the heads a small trained
+# model learned, measured and switched off one by one. Then back to the start, [00 · Start here](00_start_here.ipynb):
+# pick the self-test question you found hardest, go back to its notebook and play with its widget again.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
 # - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，三个投影得到 Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，
-#   分数除以 $\sqrt{d_k}$，因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被掩码的权重严格为 0，
+#   分数除以 $\sqrt{d_k}$，因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被屏蔽的权重严格为 0，
 #   改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
 # - 八道自测题集中在一个折叠面板里，上面的表格把每道题链接到演示它的 notebook、小节和控件。
 # - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），
 #   $n \times n$ 矩阵对隐藏状态，需要额外加入位置信息对天然有序。
 # - 给开发者的四个概念：自注意力（每个词直接看所有词）、Query/Key/Value（提问、自我介绍、实际内容）、
 #   多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的根本原因）。
-# - 概念图上的下一站：Transformer 层、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
+# - 概念图上的下一站：Transformer 块、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
 #
-# **下一节：** 回到起点 [00 · 从这里开始](00_start_here.ipynb)：课程地图上的每一节现在都已完成。挑一道你觉得最难的自测题，回到它的那一节，再动手玩一遍控件。
+# **下一节：** [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)：一个训练好的小模型学出来的头，逐个测量、逐个关掉。
+# 之后回到起点 [00 · 从这里开始](00_start_here.ipynb)：挑一道你觉得最难的自测题，回到它的那一节，再动手玩一遍控件。

@@ -116,18 +116,36 @@ def _fonts_loaded(page) -> None:
     page.wait_for_timeout(500)
 
 
-def test_lab_web_font_alone_draws_a_dropdown_its_options_and_a_typed_sentence(page, lab_server):
-    """Notebook 12's head menu ("第 0 层 · 第 0 个头") and its sentence box, with a Chinese sentence typed in."""
+PROBE_CELLS = [
+    "import ipywidgets as widgets\n"
+    "from attention_core.labs import nb12_trained_transformer  # noqa: F401 (its strings)\n"
+    "from attention_core.teaching import i18n\ni18n.set_language('zh')",
+    # notebook 12's head menu ("第 0 层 · 第 2 个头") and sentence box, built as its widgets build them
+    "widgets.VBox([widgets.Dropdown(options=[i18n.t('nb12.layer_head', layer=0, head=h) for h in range(4)],\n"
+    "                               value=i18n.t('nb12.layer_head', layer=0, head=2),\n"
+    "                               description=i18n.t('nb12.head_menu')),\n"
+    "              widgets.Combobox(value='', options=['猫坐在垫子上'], ensure_option=False,\n"
+    "                               description=i18n.t('nb12.sentence'))])",
+]
+
+
+def test_lab_web_font_alone_draws_a_dropdown_its_options_and_a_typed_sentence(page, lab_server, notebooks_copy):
+    """A dropdown of notebook 12's head labels ("第 0 层 · 第 2 个头") and its sentence box, with a Chinese sentence
+    typed in, in a small notebook of their own (so the probe does not wait on a whole notebook)."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in PROBE_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, notebooks_copy / "zh" / "_font_probe.ipynb")
     fetched = _web_font_only(page, r"/custom/custom\.css")
-    open_and_run(page, lab_server, "zh/12_trained_transformer.ipynb")
+    open_and_run(page, lab_server, "zh/_font_probe.ipynb")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    menu = panel.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="层")).first
+    menu = panel.locator(".widget-dropdown select").first
+    menu.wait_for(timeout=60_000)
     _fonts_loaded(page)
     assert_cjk_drawn(page, menu, "dropdown (its chosen option)", custom=True, text_js=SHOWN_TEXT)
     families = menu.locator("option").evaluate_all("os => os.map(o => getComputedStyle(o).fontFamily)")
-    assert families and all(f.startswith('"Attention Lab CJK"') for f in families), families
-    box = panel.locator(".widget-combobox input, .widget-text input").first
-    box.scroll_into_view_if_needed()
+    assert len(families) == 4 and all(f.startswith('"Attention Lab CJK"') for f in families), families
+    box = panel.locator(".widget-combobox input").first
     box.fill("猫坐在垫子上")                       # typed, not submitted: what the learner sees while typing
     assert_cjk_drawn(page, box, "typed sentence", custom=True, text_js=SHOWN_TEXT)
     assert fetched, "the web font file was never fetched"

@@ -48,7 +48,7 @@ KEPT_PHRASES = [
     r"Attention Is All You Need", r"Are Sixteen Heads Really Better than One",
     r"The Illustrated Transformer", r"Formal Algorithms for Transformers",
     r"Attention in transformers, visually explained", r"Vaswani et al",
-    r"Restart Kernel and Run All Cells",
+    r"Restart Kernel and Run All Cells", r"because it was too",
 ]
 _KEPT_PHRASE = re.compile("|".join(f"(?:{p})" for p in KEPT_PHRASES), re.I)
 _WORD = r"(?<![\w.\-'])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w(])"        # two letters or more
@@ -70,11 +70,45 @@ def strip_code(text: str) -> str:
     return text.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
 
 
+_DATA_WORDS: set[str] = set()
+
+
+def data_words() -> set[str]:
+    """English words that are data or identifiers, not prose: the words of the English sentences the course's models
+    read (notebooks 01, 05, 06, 12) and the names of the hand-set models' features and slots (printed as code)."""
+    if not _DATA_WORDS:
+        from attention_core.labs.nb01_query_key_value import coreference
+        from attention_core.labs.nb05_self_and_cross_attention import context_lab, cross_lab
+        from attention_core.labs.nb06_multi_head_attention import heads_lab
+        from attention_core.labs.nb12_trained_transformer import corpora
+        split = corpora.coreference_split()
+        for example in split.train + split.test:
+            if example.lang == "en":
+                _DATA_WORDS.update(t.lower() for t in example.tokens)
+        names = (coreference.FEATURES + coreference.STEP2_AXES + tuple(coreference.LEXICON) + cross_lab.FEATURES
+                 + cross_lab.SELF_AXES + tuple(cross_lab.LEXICON) + context_lab.FEATURES + heads_lab.VOCAB
+                 + heads_lab.ROLES + tuple(heads_lab.FEATURES) + heads_lab.HEAD_KEYS)
+        for name in names:
+            _DATA_WORDS.update(w.lower() for w in re.split(r"[^A-Za-z']+", name) if w)
+        for phrase in ("the cat sat on the mat", "the dog sat under the table", "dog bites man", "subj prev"):
+            _DATA_WORDS.update(phrase.split())
+    return _DATA_WORDS
+
+
 def english_runs(text: str) -> list[str]:
-    """Runs of three or more English words (kept terms and quoted phrases set aside) in one text."""
+    """Runs of three or more English words (kept terms and quoted phrases set aside) in one text; a run made only of
+    data words (`data_words`) is the data itself (a table of the toy model's features, a sentence's tokens)."""
+    runs = [run for run in _english_runs(text)
+            if not all(w.lower() in data_words() for w in re.findall(_WORD, run))]
+    return runs
+
+
+def _english_runs(text: str) -> list[str]:
+    text = re.sub(r"(?m)\b[A-Z]\w*(?:Error|Exception): .*$", " 。 ", text)           # a library's exception, quoted
     text = _KEPT_PHRASE.sub(" 。 ", text)
     text = re.sub(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", " 。 ", text)   # dotted names: code
     text = re.sub(r"\b[A-Za-z]+_[A-Za-z0-9_]*\b|\b[a-z]+[A-Z]\w*\b", " 。 ", text)      # snake_ / camelCase
+    text = re.sub(r"\b\w+=[^\s,)]+", " 。 ", text)                                    # keyword arguments
     text = re.sub(r"\b(?:" + "|".join(sorted(KEPT_TERMS, key=len, reverse=True)) + r")\b", " 。 ", text)
     return [m.group(0) for m in _RUN.finditer(text)]
 

@@ -43,15 +43,15 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "全部通过：01 节的例题（[0.670, 0.330] -> [1.340, 1.321]）、长宽不等的形状、"
                                   "很大的分数和批量输入都与 attention_core 一致。"},
     "checks.attention.no_mask_tested": {"en": "(The mask was not tested: your function has no `mask` parameter.)",
-                                        "zh": "（没有检查 mask：你的函数没有 `mask` 参数。）"},
+                                        "zh": "（没有检查掩码：你的函数没有 `mask` 参数。）"},
     "checks.mask.ignored": {"en": "Your output does not change when a causal mask is passed ({case}): the mask is "
                                   "ignored. Set the scores of hidden keys (mask == False) to -inf before softmax.",
-                            "zh": "传入因果 mask 后你的输出没有任何变化（{case}）：mask 被忽略了。"
+                            "zh": "传入因果掩码后你的输出没有任何变化（{case}）：掩码被忽略了。"
                                   "请在 softmax 之前把被屏蔽位置（mask == False）的分数设为 -inf。"},
     "checks.mask.inverted": {"en": "Your weights are zero exactly where the mask is True ({case}). In attention_core, "
                                    "True means \"may attend\": hide the keys where the mask is False.",
-                             "zh": "你的权重恰好在 mask 为 True 的位置是 0（{case}）。在 attention_core 里 True 表示"
-                                   "“可以关注”：应该屏蔽 mask 为 False 的位置。"},
+                             "zh": "你的权重恰好在掩码为 True 的位置是 0（{case}）。在 attention_core 里 True 表示"
+                                   "“可以关注”：应该屏蔽掩码为 False 的位置。"},
     "checks.mask.leak": {"en": "Query {i} gives weight {value} to key {j}, which the mask hides ({case}): masked "
                                "positions must get weight exactly 0. Fill their scores with -inf before softmax.",
                          "zh": "Query {i}（从 0 编号）给被屏蔽的 Key {j} 分配了 {value} 的权重（{case}）："
@@ -59,7 +59,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.mask.after_softmax": {"en": "Masked weights are 0 but the rows no longer sum to 1 ({case}): you applied "
                                         "the mask after softmax. Apply it to the scores, before softmax.",
                                   "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的 "
-                                        "mask。"
+                                        "掩码。"
                                         "应该在 softmax 之前作用在分数上。"},
     "exercises.sum.ignored": {"en": "Your output is the plain average of the values ({case}): the weights were "
                                     "ignored. Each output row is sum_j weights[i, j] * v[j], that is weights @ v.",

@@ -35,7 +35,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                               "都来自编码器（{case}）。"},
     "exercises.cross.masked": {"en": "You applied a causal mask ({case}): cross-attention needs none, because the "
                                      "whole source sentence is known before decoding starts.",
-                               "zh": "你加了因果 mask（{case}）：交叉注意力不需要它，因为整句原文在开始解码之前就已经"
+                               "zh": "你加了因果掩码（{case}）：交叉注意力不需要它，因为整句原文在开始解码之前就已经"
                                      "全部已知。"},
     "exercises.cross.ok": {"en": "All good: decoder Queries (3 tokens) against encoder Keys and Values (5 tokens) "
                                  "give (3, 5) weights and the output of attention_core.",

@@ -15,11 +15,11 @@ STRINGS: dict[str, dict[str, str]] = {
                                       "window。"},
     "exercises.window.no_diagonal": {"en": "Your window hides the diagonal ({case}): each position sees itself, so "
                                            "the condition is 0 <= i - j, not 0 < i - j.",
-                                     "zh": "你的窗口把对角线也遮住了（{case}）：每个位置都能看到自己，条件是 0 <= i - "
+                                     "zh": "你的窗口把对角线也屏蔽了（{case}）：每个位置都能看到自己，条件是 0 <= i - "
                                            "j，而不是 0 < i - j。"},
     "exercises.window.inverted": {"en": "Your mask is True outside the window ({case}): True means \"may attend\". "
                                         "Invert it with ~.",
-                                  "zh": "你的 mask 在窗口之外是 True（{case}）：True 表示“可以关注”。用 ~ 取反即可。"},
+                                  "zh": "你的掩码在窗口之外是 True（{case}）：True 表示“可以关注”。用 ~ 取反即可。"},
     "exercises.window.ok": {"en": "All good: a causal window of `window` keys, the current one included, for "
                                   "T = 6 with windows 1, 3 and 6.",
                             "zh": "全部通过：T = 6、窗口为 1、3、6 时，都是包含当前位置、共 window 个 Key 的因果窗口。"

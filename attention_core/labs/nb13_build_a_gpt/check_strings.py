@@ -155,25 +155,25 @@ STRINGS: dict[str, dict[str, str]] = {
                                    "（ln2_g、ln2_b）。"},
     "nb13.block.mask": {"en": "Your block does not honour the mask it is given ({case}): query {q} puts weight {w} on "
                               "key {k}, which the mask forbids. Pass `mask` to the attention.",
-                        "zh": "你的 block 没有遵守传进来的 mask（{case}）：Query {q}（从 0 编号）把 {w} 的权重放在了 "
-                              "mask 禁止的 Key {k} 上。请把 `mask` 传给注意力。"},
+                        "zh": "你的 block 没有遵守传进来的掩码（{case}）：Query {q}（从 0 编号）把 {w} 的权重放在了 "
+                              "掩码禁止的 Key {k} 上。请把 `mask` 传给注意力。"},
     "nb13.block.ok": {"en": "your block matches the library's on {n} inputs (notebook 12's trained block, random "
                             "blocks, a batch, a padding mask; largest difference {diff}).",
                       "zh": "你的 block 在 {n} 个输入上与库里的结果一致（第 12 节训练好的 block、随机 "
                             "block、一个 batch、"
-                            "一个填充 mask；最大差 {diff}）。"},
+                            "一个填充掩码；最大差 {diff}）。"},
     # the decoder
     "nb13.gpt.no_pos": {"en": "Your model forgets the position embeddings ({case}): x0 = tok_emb[ids] + "
                               "pos_emb[:T].",
-                        "zh": "你的模型忘了位置嵌入（{case}）：x0 = tok_emb[ids] + pos_emb[:T]。"},
+                        "zh": "你的模型忘了位置编码（{case}）：x0 = tok_emb[ids] + pos_emb[:T]。"},
     "nb13.gpt.no_lnf": {"en": "Your model skips the final layer norm ({case}): logits = LN_f(x) W_out + b_out "
                               "(lnf_g, lnf_b).",
                         "zh": "你的模型跳过了最后的层归一化（{case}）：logits = LN_f(x) W_out + b_out（"
                               "lnf_g、lnf_b）。"},
     "nb13.gpt.no_mask": {"en": "Your model lets tokens see the future ({case}): pass the causal mask "
                                "(ac.causal_mask(T), as a torch tensor) to every block.",
-                         "zh": "你的模型让 token 看到了未来（{case}）：要把因果 mask（ac.causal_mask(T)，转成 torch "
-                               "张量）传给每一个 block。"},
+                         "zh": "你的模型让 token 看到了未来（{case}）：要把因果掩码（ac.causal_mask(T)，转成 torch "
+                               "张量）传给每一个块。"},
     "nb13.gpt.weights_order": {"en": "Your attention weights are stacked heads first, (H, L, T, T) ({case}): stack "
                                      "the layers' (H, T, T) maps on dim -4 to get (L, H, T, T).",
                                "zh": "你的注意力权重是“头在前”的顺序 (H, L, T, T)（{case}）：要把每层的 (H, T, T) 沿 "
