@@ -18,7 +18,7 @@ NB ?= 01
 LAB_ARGS ?=
 NB_FILE = $(notdir $(firstword $(wildcard notebooks/$(EDITION)/$(NB)*.ipynb)))
 
-.PHONY: setup lab lab-reset present site slides test unit nbval notebooks bench gpu-check lock clean
+.PHONY: setup lab lab-reset present site slides test unit quick nbval notebooks bench gpu-check lock clean
 
 setup: $(STAMP)
 
@@ -72,8 +72,17 @@ test: setup
 	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-p no:cacheprovider tests notebooks/en notebooks/zh
 
+## make unit: every unit test, without the browser tests (tests/browser drives Chromium; make test runs them)
 unit: setup
-	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider tests
+	@mkdir -p $(TEST_HOME)
+	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider -m "not browser" --ignore=tests/browser tests
+
+## make quick: the one-minute loop: the unit tests of core, backends, teaching and labs on two workers
+## (pytest-xdist), without browser, nbval and slow tests (a retrain, a wheel build: make test runs them)
+quick: setup
+	@mkdir -p $(TEST_HOME)
+	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider -q -n 2 -m "not slow and not browser" \
+		tests/core tests/teaching tests/labs tests/test_layers.py
 
 nbval: setup
 	@mkdir -p $(TEST_HOME)

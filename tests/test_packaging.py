@@ -1,10 +1,15 @@
 """A normal (non-editable) install works: the package finds its data through importlib.resources,
-not through the repository around it."""
+not through the repository around it; the wheel carries the one version (attention_core.__version__)
+and the py.typed marker."""
+import ast
 import os
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,12 +28,17 @@ CHECK = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow                      # builds and installs a wheel: about 15 s
 def test_wheel_install_imports_and_loads_its_data(tmp_path):
     wheels, target = tmp_path / "wheels", tmp_path / "site"
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                     "-w", str(wheels), str(ROOT)], check=True, env=env, capture_output=True, timeout=300)
     wheel = next(wheels.glob("attention_core-*.whl"))
+    version = next(node.value.value for node in ast.parse((ROOT / "attention_core" / "__init__.py").read_text()).body
+                   if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__version__")
+    assert wheel.name.startswith(f"attention_core-{version}-"), (wheel.name, version)   # pyproject reads it
+    assert "attention_core/py.typed" in zipfile.ZipFile(wheel).namelist()
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
                    check=True, env=env, capture_output=True, timeout=300)
     run = subprocess.run([sys.executable, "-c", CHECK, str(target)], cwd=tmp_path, capture_output=True, text=True,

@@ -182,6 +182,7 @@ def test_head_table_names_layers_and_heads():
 
 
 # --- training reruns ----------------------------------------------------------------------------
+@pytest.mark.slow                      # two short torch retrains: about 30 s each on 2 cores
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_a_short_retrain_reproduces_the_manifest(name):
     """The first check_steps of the full schedule, from the same seed: the loss the manifest recorded

@@ -27,6 +27,7 @@ def _nbval(path, tmp_path) -> int:
                           timeout=300).returncode
 
 
+@pytest.mark.slow                      # runs pytest --nbval on a notebook with a kernel: about 20 s each
 @pytest.mark.parametrize("tags, passes", [([], False), (["nbval-ignore-output"], True), (["nbval-skip"], True)])
 def test_nbval_reads_the_tags(tmp_path, tags, passes):
     path = tmp_path / "tagged.ipynb"
