@@ -94,11 +94,14 @@ nbval: setup
 notebooks: setup
 	$(PY) tools/build_notebooks.py $(if $(FORCE),--force) $(if $(filter command line,$(origin NB)),$(NB))
 
-## make train: retrain notebook 12's two small models (torch on the CPU, seeded and deterministic, about a
-## minute); writes attention_core/data/models/*.npz and *.json, which the notebooks only load
+## make train: retrain notebook 12's small models, export notebook 13's corpus (the course's markdown) and
+## retrain notebook 13's two GPTs (torch on the CPU, seeded and deterministic, a few minutes); writes
+## attention_core/data/models/*.npz and *.json and data/course_text.json, which the notebooks only load
 .PHONY: train
 train: setup
 	$(PY) -m attention_core.labs.nb12_trained_transformer.training --overwrite-shipped
+	$(PY) -m attention_core.labs.nb13_build_a_gpt.corpus
+	$(PY) -m attention_core.labs.nb13_build_a_gpt.training --overwrite-shipped
 
 ## make bench: measure speed and memory (writes benchmarks/results.json)
 bench: setup

@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
-SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks", "training")
+SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks", "training", "gpt")
 
 
 def main(argv=None) -> int:
@@ -86,6 +86,8 @@ def _run_section(section: str, quick: bool) -> dict:
         return importlib.import_module("notebook_time").measure(quick=quick)
     if section == "training":
         return importlib.import_module("training").measure(quick=quick)
+    if section == "gpt":
+        return importlib.import_module("gpt").measure(quick=quick)
     if section == "tiled":
         mod = importlib.import_module("tiled")
         return mod.measure(mod.QUICK_LENGTHS, reps=3) if quick else mod.measure()
@@ -199,6 +201,8 @@ def format_markdown(results: dict) -> str:
         lines += [f"| {row['model']} | {row['steps']} | {row['seconds']} | {row['same_as_committed']} |"
                   for row in r["rows"]]
         lines.append(f"\nTotal {r['total_s']} s (goal < {r['goal_s']:.0f} s: {'met' if r['goal_met'] else 'NOT met'}).")
+    if "gpt" in s:
+        lines += importlib.import_module("gpt").format_markdown(s["gpt"])
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
     return "\n".join(lines)
 

@@ -102,6 +102,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | – |
 # | 11 | [Review](11_review.ipynb) | all eight self-test questions | Q1–Q8 |
 # | 12 | [Attention inside a trained Transformer](12_trained_transformer.ipynb) | the Transformer block; heads a small trained model learned, measured and ablated | extra x12a–c |
+# | 13 | [Build your own GPT](13_build_a_gpt.ipynb) | tokens; every piece of a GPT written by you and checked, trained on the course text, its heads found, generation with a KV cache | extra x13a–c |
 #
 # Go in order the first time: each notebook uses the ideas of the ones before it.
 
@@ -123,6 +124,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | – |
 # | 11 | [总复习](11_review.ipynb) | 全部八道自测题 | Q1–Q8 |
 # | 12 | [训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) | Transformer 块；一个训练好的小模型学出来的头，逐个测量、逐个消融 | 附加题 x12a–c |
+# | 13 | [亲手搭一个 GPT](13_build_a_gpt.ipynb) | token；亲手写出并逐一检查 GPT 的每个零件，在课程文字上训练，找出它的头，用 KV 缓存生成 | 附加题 x13a–c |
 #
 # 第一次学建议按顺序来：每一节都会用到前面几节的概念。
 

@@ -345,7 +345,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #   end
 #   subgraph NEXT["Next topics"]
 #     direction TB
-#     block["Transformer block (12)"]
+#     block["Transformer block (12, 13)"]
 #     pos["Position encoding (07)"]
 #     vg["Vanishing gradients (00, 08)"]
 #     ctx["Context window (09)"]
@@ -388,7 +388,8 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #   ([08](08_attention_vs_rnn.ipynb)) → multi-head attention ([06](06_multi_head_attention.ipynb)) →
 #   the $n^2$ cost ([09](09_cost_and_context_window.ipynb)).
 # - **Next topics:** the Transformer block (attention plus feed-forward layers, residuals and normalisation, stacked;
-#   trained and measured in [12](12_trained_transformer.ipynb)) ·
+#   trained and measured in [12](12_trained_transformer.ipynb), built, trained and run on GPT-2 by you in
+#   [13](13_build_a_gpt.ipynb)) ·
 #   position encoding ([07](07_position.ipynb)) · vanishing gradients ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)) ·
 #   the context window ([09](09_cost_and_context_window.ipynb)) · lost in the middle ([09](09_cost_and_context_window.ipynb)).
 # - **Further:** scaling laws · large language models · FlashAttention and inference optimisation ([10](10_efficient_attention.ipynb)).
@@ -418,7 +419,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #   end
 #   subgraph NEXT["紧邻的延伸方向"]
 #     direction TB
-#     block["Transformer 块（12）"]
+#     block["Transformer 块（12、13）"]
 #     pos["位置编码（07）"]
 #     vg["梯度消失（00、08）"]
 #     ctx["上下文窗口（09）"]
@@ -458,7 +459,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # - **核心概念：** Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
 #   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
 #   （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
-# - **紧邻的延伸方向：** Transformer 块（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量）· 位置编码（[07](07_position.ipynb)）·
+# - **紧邻的延伸方向：** Transformer 块（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）·
 #   梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
 #   中间迷失（[09](09_cost_and_context_window.ipynb)）。
 # - **更远的学习方向：** 缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。

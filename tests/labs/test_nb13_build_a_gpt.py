@@ -92,7 +92,7 @@ def test_merges_shorten_text_and_bigram_baseline_is_finite():
 
 
 # --- the reference pieces are the library ---------------------------------------------------------------
-@pytest.mark.parametrize("name", ["induction", "coreference"])
+@pytest.mark.parametrize("name", ["induction", "coreference_decoder"])   # the causal ones (coreference is an encoder)
 def test_reference_gpt_forward_on_notebook_12_models_equals_decoder_forward(name):
     m = load_trained(name)
     ids = np.random.default_rng(0).integers(0, m.params.vocab_size, (3, m.params.max_len - 1))
@@ -115,7 +115,7 @@ def test_the_learners_heads_show_notebook_12s_scores():
 
 
 def test_cached_generation_equals_recomputing_and_sampling_is_seeded():
-    p = pieces.torch_params(load_trained("coreference").params)
+    p = pieces.torch_params(load_trained("coreference_decoder").params)
     prompt = [1, 2, 3]
     assert pieces.generate(p, prompt, 12) == pieces.generate_uncached(p, prompt, 12)
     a = pieces.generate(p, prompt, 12, temperature=1.5, top_k=5, seed=4)
@@ -128,7 +128,7 @@ def test_cached_generation_equals_recomputing_and_sampling_is_seeded():
 
 
 def test_cache_bytes_is_the_formula_of_notebook_09():
-    p = pieces.torch_params(load_trained("coreference").params, dtype="float32")
+    p = pieces.torch_params(load_trained("coreference_decoder").params, dtype="float32")
     _, cache = pieces.forward_cached(p, [1, 2, 3, 4, 5], None)
     assert pieces.cache_bytes(cache) == experiments.cache_size(p, 5, 4)
 
@@ -431,3 +431,35 @@ def test_make_train_reproduces_the_start_of_the_shipped_run(name):
     n = training.CONFIGS[name]["log_every"]
     curve = training.run(name, stop_after=n)["curve"]
     assert curve[0] == man["loss_curve"][0]
+
+
+def test_training_cli_refuses_to_write_without_a_place_and_checks_its_arguments(capsys):
+    for argv in ([], ["text"], ["nope", "--out", "/tmp/x"], ["--steps", "0", "--out", "/tmp/x"],
+                 ["--out", "/tmp/x", "--overwrite-shipped"]):
+        with pytest.raises(SystemExit) as exc:
+            training.parse_args(argv)
+        assert exc.value.code == 2
+    args = training.parse_args(["text", "text", "--out", "/tmp/nb13-cli"])
+    assert args.names == ["text"] and str(args.out_dir) == "/tmp/nb13-cli"
+    assert training.parse_args(["--overwrite-shipped"]).out_dir == training.default_out_dir()
+
+
+def test_the_recorded_gpt2_oracle_numbers_hold():
+    pytest.importorskip("transformers")
+    from attention_core.labs.nb13_build_a_gpt import gpt2_tour
+    got = gpt2_tour.oracle_differences(pieces.gpt_forward)
+    assert got["config"] == gpt2_tour.RECORDED["config"]
+    for path in ("yours", "library"):
+        assert max(got[path]) < 1e-12, got
+        for g, r in zip(got[path], gpt2_tour.RECORDED[path]):
+            assert g < 10 * r + 1e-15
+
+
+def test_all_head_scores_find_a_planted_previous_token_head():
+    from attention_core.labs.nb13_build_a_gpt import gpt2_tour
+    m = training.load_run("induction")
+    p = pieces.torch_params(m.params, dtype="float32")
+    s = gpt2_tour.all_head_scores(pieces.gpt_forward, p, half=12, n=8)
+    assert s["previous"].shape == (2, 4) and s["induction"].shape == (2, 4)
+    layer, head, score = gpt2_tour.top_heads(s["induction"], 1)[0]
+    assert layer == 1 and score > 0.5

@@ -1,6 +1,6 @@
 """Training of notebook 13's two GPTs, with the learner's pieces or the library's: one readable loop.
 
-    python -m attention_core.labs.nb13_build_a_gpt.training                 # both runs (make train)
+    python -m attention_core.labs.nb13_build_a_gpt.training --overwrite-shipped   # both runs (make train)
     python -m attention_core.labs.nb13_build_a_gpt.training text --steps 50 --out /tmp/m
 
 - "induction": repeated random letters, the repeat at a random position of the context (attention
@@ -35,9 +35,9 @@ INDUCTION_VOCAB = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")          # notebook 12's l
 RUN_NAMES = ("induction", "text")
 
 CONFIGS = {
-    "induction": dict(kind="induction", d_model=64, n_heads=4, n_layers=2, d_ff=0, max_len=32, steps=2500,
-                      batch=64, lr=1e-3, weight_decay=0.01, seed=0, log_every=50, warmup=100),
-    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=700, batch=16,
+    "induction": dict(kind="induction", d_model=64, n_heads=4, n_layers=2, d_ff=0, max_len=32, steps=1500,
+                      batch=64, lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=100),
+    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=600, batch=8,
                  lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=50),
 }
 SHORT_STEPS = {"induction": 400, "text": 120}                     # the notebook's live runs
@@ -267,17 +267,47 @@ def load_run(name: str, folder=None):
     return from_files(npz, js)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Train notebook 13's GPTs (seeded, deterministic, CPU).")
-    ap.add_argument("names", nargs="*", default=list(RUN_NAMES), help=f"runs (default: {list(RUN_NAMES)})")
-    ap.add_argument("--steps", type=int, default=None, help="override the number of steps (quick checks)")
-    ap.add_argument("--out", default=None, help="output folder (default: the package's data/models)")
+def _steps(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def parse_args(argv) -> argparse.Namespace:
+    """Every argument checked before anything is trained (notebook 12's rules: --out DIR or --overwrite-shipped)."""
+    ap = argparse.ArgumentParser(prog="python -m attention_core.labs.nb13_build_a_gpt.training",
+                                 description="Train notebook 13's GPTs (seeded, deterministic, CPU).")
+    ap.add_argument("names", nargs="*", metavar="NAME", help=f"runs to train, of {list(RUN_NAMES)} (default: both)")
+    ap.add_argument("--steps", type=_steps, default=None, help="override the number of steps (quick checks)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--out", default=None, help="output folder for nb13_<name>.npz and .json")
+    where.add_argument("--overwrite-shipped", action="store_true",
+                       help="replace the shipped runs in the package's data/models (what make train does)")
     args = ap.parse_args(argv)
-    out = Path(args.out) if args.out else default_out_dir()
+    unknown = [n for n in args.names if n not in RUN_NAMES]
+    if unknown:
+        ap.error(f"unknown run name(s) {unknown}: expected names of {list(RUN_NAMES)}")
+    args.names = list(dict.fromkeys(args.names)) or list(RUN_NAMES)
+    if args.out is None and not args.overwrite_shipped:
+        ap.error(f"say where to write: --out DIR for a new run, or --overwrite-shipped to replace the shipped runs in "
+                 f"{default_out_dir()} (make train does that)")
+    out = default_out_dir() if args.overwrite_shipped else Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        ap.error(f"--out: {out} exists and is not a folder")
+    args.out_dir = out
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     total = time.perf_counter()
     for name in args.names:
         result = run(name, steps=args.steps)
-        npz, _ = save(result, out)
+        npz, _ = save(result, args.out_dir)
         print(f"nb13 {name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
     print(f"total {time.perf_counter() - total:.1f} s")
     return 0
