@@ -45,7 +45,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from attention_core.labs.nb09_cost_and_context_window import checks, cost_lab, kv_cache, widgets
+from attention_core.labs.nb09_cost_and_context_window import checks, cost_lab, kv_cache, long_context, widgets
 from attention_core.teaching import i18n, quiz, tables
 from attention_core.teaching.tables import pad
 
@@ -279,8 +279,9 @@ print(f"[en]FLOPs of one forward pass: n² part {cost_lab.format_count(s['attent
 #
 # Why not simply skip most of the pairs? Because scoring **all** pairs is where attention's power comes from: any
 # token can find any other, wherever it is. Score only some pairs (sparse attention, a sliding window, notebook 10)
-# and you limit which relations the model can see. Long-context models (128K, 200K, 1M tokens) push the engineering
-# boundary with such approximations and with better kernels; the $n^2$ in principle stays.
+# and you limit which relations the model can see. Long-context models (128K, 200K, 1M tokens; the tutorial's examples
+# are Claude's 200K context and Gemini's 1M, sized at the end of the KV-cache section) push the engineering boundary
+# with such approximations and with better kernels; the $n^2$ in principle stays.
 #
 # Better kernels deserve a closer look. FlashAttention computes exact global attention without ever storing the
 # $(n, n)$ matrix: it works through tiles and keeps only one at a time. That changes **memory traffic and constants**,
@@ -291,7 +292,8 @@ print(f"[en]FLOPs of one forward pass: n² part {cost_lab.format_count(s['attent
 # ## 为什么上下文窗口有上限
 #
 # 为什么不干脆跳过大部分位置对？因为给**所有**位置对打分正是注意力强大的来源：任何 token 都能找到任何其他 token，不管它在哪里。
-# 只给部分位置对打分（稀疏注意力、滑动窗口，见 10 节），就等于限制了模型能看到的关系范围。长上下文模型（128K、200K、1M 个 token）
+# 只给部分位置对打分（稀疏注意力、滑动窗口，见 10 节），就等于限制了模型能看到的关系范围。长上下文模型（128K、200K、1M 个 token；
+# 原教程举的例子是 Claude 的 200k 上下文和 Gemini 的 1M 上下文，KV 缓存一节的末尾会算出它们的代价）
 # 靠这类近似手段和更好的内核推进工程边界；但原理上，$n^2$ 依然存在。
 #
 # 更好的内核值得细看。FlashAttention 精确地计算全局注意力，却从不存下整个 $(n, n)$ 矩阵：它分块计算，每次只保留一块。
@@ -388,6 +390,78 @@ tables.Table(values, models, columns, digits=3)
 # Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己权重（约 70 亿个参数，float16 下约 13 GB）的好几倍，而这只是一个序列。
 # 分组 Query 注意力（32 或 64 个 Query 头共用 8 个 KV 头，见 06 节的表）正是 Mistral-7B 和 Llama-2-70B 把它缩小 4 倍和 8 倍的办法。
 # 所以在推理时，上下文窗口受两件事限制：处理提示词时的 $n^2$，以及一个每生成一个 token 就增长一点、整个生成过程中都必须留在内存里的缓存。
+
+# %% [markdown] lang="en"
+# ### The tutorial's examples: 200K and 1M tokens
+#
+# “Transformer 自注意力机制：直觉理解，不需要数学” names two models at the edge: **Claude's 200K context and Gemini's 1M
+# context**, as "results of pushing the engineering boundary in this direction" (the windows as the tutorial states
+# them, at the time it was written). Neither model's shape is published, so here are the collection's own numbers
+# for a published one, **Llama-2-70B's shape** (80 layers, 64 query heads sharing 8 KV heads, head width 128), in
+# bfloat16, at those two lengths: the naive score matrices, the KV cache of one sequence, and what the tiled path of
+# notebook 10 (`ac.tiled_attention`, float32) holds instead. Its fixed part (one tile of scores, the running maximum
+# and sum) is measured first, on one head at two lengths:
+
+# %% [markdown] lang="zh"
+# ### 原教程的例子：200K 和 1M 个 token
+#
+# 《Transformer 自注意力机制：直觉理解，不需要数学》点名了两个站在边界上的模型：**Claude 的 200k 上下文、Gemini 的 1M 上下文**，
+# 说它们“都是在这个方向上推进工程边界的结果”（窗口长度按原教程写作时的说法）。这两个模型的形状都没有公开，所以下面用一个公开的形状，
+# **Llama-2-70B 的形状**（80 层，64 个 Query 头共用 8 个 KV 头，每个头宽 128），按 bfloat16，在这两个长度上给出本课程自己算出的数：
+# 朴素实现的分数矩阵、一个序列的 KV 缓存，以及 10 节的分块计算（`ac.tiled_attention`，float32）需要的内存。
+# 先在一个头、两种长度上实测分块计算的固定部分（一块分数、当前最大值和当前累计和）：
+
+# %%
+overhead = long_context.tiled_overhead([2048, 4096], d_head=128)                 # [en] one head, float32 [zh] 一个头，float32
+for r in overhead:
+    print(f"n = {r['n']:>5,}: " + f"[en]peak {cost_lab.format_bytes(r['peak_bytes'])} = q copy and output {cost_lab.format_bytes(r['linear_bytes'])} + the rest {cost_lab.format_bytes(r['rest_bytes'])}[zh]峰值 {cost_lab.format_bytes(r['peak_bytes'])} = q 的副本和输出 {cost_lab.format_bytes(r['linear_bytes'])} + 其余 {cost_lab.format_bytes(r['rest_bytes'])}")
+rows = long_context.long_context_rows([n for _, n in long_context.TUTORIAL_EXAMPLES], model="Llama-2-70B",
+                                      dtype="bfloat16", tiled_rest_bytes=overhead[-1]["rest_bytes"])
+labels = ["[en]pairs per head and layer[zh]每个头、每层的位置对", "[en]score matrix, one head (naive)[zh]一个头的分数矩阵（朴素）",
+          "[en]score matrices, one layer, 64 heads (naive)[zh]一层 64 个头的分数矩阵（朴素）",
+          "[en]KV cache, 80 layers, one sequence[zh]KV 缓存，80 层，一个序列",
+          "[en]tiled path, one head[zh]分块计算，一个头", "[en]tiled path, one layer, 64 heads[zh]分块计算，一层 64 个头",
+          "[en]FLOPs of the n² part, one forward pass[zh]一次前向计算中 n² 部分的 FLOPs"]
+keys = ["pairs", "score_head_bytes", "score_layer_bytes", "kv_cache_bytes", "tiled_head_bytes", "tiled_layer_bytes", "attention_flops"]
+print(pad("", 46) + "".join(pad(f"{name} {n:,}", 22, "right") for name, n in long_context.TUTORIAL_EXAMPLES))
+for label, key in zip(labels, keys):
+    cells = [f"{r[key]:.2e}" if key in ("pairs", "attention_flops") else cost_lab.format_bytes(r[key]) for r in rows]
+    print(pad(label, 46) + "".join(pad(c, 22, "right") for c in cells))
+
+# %% [markdown] lang="en"
+# The fixed part is the same 3.0 MiB at 2,048 and 4,096 tokens (a tile holds up to 2,048 query rows × 128 keys, so it is
+# full from 2,048 tokens on); everything else on the tiled path grows like $n$.
+# At 200K tokens one head's naive weights alone (74.5 GiB) would fill a large GPU, and one layer's 64 heads would need
+# 4.7 TiB; at 1M tokens 1.8 TiB per head and 116.4 TiB per layer. No machine holds that, so no model with such a window
+# can be run the naive way. The tiled path needs 12.4 GiB and 61.2 GiB for the same layer, mostly its float32 output,
+# which any method must produce. The KV cache is the other wall: 61.0 GiB for one 200K-token sequence and 305.2 GiB
+# at 1M, linear in $n$ but held for the whole generation (and this shape already shares each KV head among 8 query
+# heads). And the compute stays quadratic: about $10^{17}$ FLOPs in the $n^2$ part of one 200K-token pass, 25 times
+# that at 1M. Reaching such windows takes all of it at once: kernels that never store the matrix, a smaller cache
+# (grouped or compressed keys and values), and more and faster hardware.
+#
+# **Self-test.** With the same shape, at what context does the KV cache of one sequence reach 80 GiB, one large GPU?
+# <details><summary>Answer</summary>
+#
+# $2 \times 80 \times 8 \times 128 \times 2 = 327{,}680$ bytes per token, so $80 \times 2^{30} / 327{,}680 \approx 262{,}144$
+# tokens: a little beyond the 200K of the tutorial's example. `kv_cache.kv_cache_bytes(80, 8, 128, 262_144)` gives
+# exactly 80 GiB.
+# </details>
+
+# %% [markdown] lang="zh"
+# 固定部分在 2,048 和 4,096 个 token 时都是 3.0 MiB（一块最多容纳 2,048 行 Query × 128 个 Key，所以从 2,048 个 token 起它就满了）；分块计算的其余部分都随 $n$ 线性增长。在 200K 个 token 时，光是一个头的朴素权重（74.5 GiB）
+# 就能塞满一块大显卡，一层 64 个头要 4.7 TiB；到 1M 个 token 时，每个头 1.8 TiB，每层 116.4 TiB。没有哪台机器装得下，所以有这么长窗口的模型，
+# 都不可能用朴素方式运行。同样一层，分块计算只需 12.4 GiB 和 61.2 GiB，主要是它的 float32 输出，而输出是任何方法都必须产生的。
+# KV 缓存是另一堵墙：一个 200K token 的序列要 61.0 GiB，1M 时要 305.2 GiB；它随 $n$ 线性增长，却要在整个生成过程中一直留着
+# （而且这个形状已经让每个 KV 头由 8 个 Query 头共用）。计算量仍然是平方级的：一次 200K token 的前向计算中，$n^2$ 部分约 $10^{17}$ 个 FLOPs，
+# 到 1M 时是它的 25 倍。要做到这么长的窗口，这几样缺一不可：从不存下整个矩阵的内核、更小的缓存（分组或压缩的 Key 和 Value），以及更多、更快的硬件。
+#
+# **自测题。** 还是这个形状，上下文多长时，一个序列的 KV 缓存会达到 80 GiB，也就是一块大显卡？
+# <details><summary>答案</summary>
+#
+# 每个 token 要 $2 \times 80 \times 8 \times 128 \times 2 = 327{,}680$ 字节，所以是 $80 \times 2^{30} / 327{,}680 \approx 262{,}144$ 个 token：
+# 比原教程例子里的 200K 稍多一点。`kv_cache.kv_cache_bytes(80, 8, 128, 262_144)` 恰好给出 80 GiB。
+# </details>
 
 # %% [markdown] lang="en"
 # ### Exercise 1: decode with a cache
