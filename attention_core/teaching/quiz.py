@@ -5,7 +5,7 @@ by side. `check_answer` is a pure function (question, answer) -> Feedback that t
 "Check" button calls; the widgets use plain ipywidgets only (no custom JavaScript), so they work
 offline in JupyterLab and Voila.
 
-    from attention_core.quiz import quiz_widget, review_quiz
+    from attention_core.teaching.quiz import quiz_widget, review_quiz
     quiz_widget("q2")        # one question, at the end of notebook 02
     review_quiz()            # notebook 11: questions that combine topics, then the eight in a new order
 

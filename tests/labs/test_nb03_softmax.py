@@ -1,4 +1,4 @@
-"""attention_core.softmax_lab: the pieces notebook 03 shows are right, and its figures draw in both languages."""
+"""labs.nb03_softmax.softmax_lab: the pieces notebook 03 shows are right, and its figures draw in both languages."""
 import warnings
 
 import matplotlib.pyplot as plt

@@ -1,4 +1,5 @@
-"""attention_core.masking_lab: the experiments notebook 04 shows are right, and its figures draw in both languages."""
+"""labs.nb04_masking.masking_lab: the experiments notebook 04 shows are right, and its figures draw in both
+languages."""
 import warnings
 
 import matplotlib.pyplot as plt

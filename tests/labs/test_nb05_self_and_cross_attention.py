@@ -1,5 +1,6 @@
-"""attention_core.cross_lab and its widget: the translation alignment of notebook 05 is real (by meaning,
-not by position), self- and cross-attention are one computation, and the figures draw in both languages."""
+"""labs.nb05_self_and_cross_attention.cross_lab and its widget: the translation alignment of notebook 05
+is real (by meaning, not by position), self- and cross-attention are one computation, and the figures draw
+in both languages."""
 import warnings
 
 import matplotlib.pyplot as plt

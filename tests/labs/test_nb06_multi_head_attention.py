@@ -1,5 +1,5 @@
-"""attention_core.heads_lab: the readable heads of notebook 06 do what the notebook says, ablation and the
-cost table are right, and the figure draws in both languages."""
+"""labs.nb06_multi_head_attention.heads_lab: the readable heads of notebook 06 do what the notebook says,
+ablation and the cost table are right, and the figure draws in both languages."""
 import warnings
 
 import matplotlib.pyplot as plt

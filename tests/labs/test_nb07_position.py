@@ -1,4 +1,4 @@
-"""attention_core.position_lab and the position-bias widget: the claims notebook 07 makes are right,
+"""labs.nb07_position.position_lab and the position-bias widget: the claims notebook 07 makes are right,
 and its figures and widget draw in both languages."""
 import math
 

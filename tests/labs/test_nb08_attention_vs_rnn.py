@@ -1,4 +1,4 @@
-"""attention_core.rnn_lab and the path-length widget: the claims notebook 08 makes are right,
+"""labs.nb08_attention_vs_rnn.rnn_lab and the path-length widget: the claims notebook 08 makes are right,
 and its figures and widget draw in both languages."""
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,5 +1,5 @@
-"""attention_core.cost_lab and the context-cost widget: the counts, measurements and position claims of
-notebook 09 are right, and its figures, widget and practice question work in both languages."""
+"""labs.nb09_cost_and_context_window.cost_lab and the context-cost widget: the counts, measurements and
+position claims of notebook 09 are right, and its figures, widget and practice question work in both languages."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest

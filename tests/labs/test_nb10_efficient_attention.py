@@ -1,4 +1,4 @@
-"""attention_core.efficient_lab and the window-retrieval widget: the claims notebook 10 makes are right,
+"""labs.nb10_efficient_attention.efficient_lab and the window-retrieval widget: the claims notebook 10 makes are right,
 and its figures and widget draw in both languages."""
 import matplotlib.pyplot as plt
 import numpy as np

@@ -116,10 +116,6 @@ def test_quiz_never_raises_on_any_value(answer):
         assert_plain(fb.message)
 
 
-# --- class 5: the checks: the machinery in test_checks.py, each lab's checkers in
-# tests/labs/test_reliability_checks.py
-
-
 # --- class 2: every lang= names the languages there are ---------------------------------------------
 LANG_CALLS = [
     ("i18n.t", lambda lang: i18n.t("common.error", lang, msg="x")),

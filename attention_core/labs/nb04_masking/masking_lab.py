@@ -1,6 +1,6 @@
 """Experiments of notebook 04 (masking): naive masked softmax, padded batches, future leaks, a KV cache.
 
-The masks themselves live in `attention_core.masks` and the masked softmax in `attention_core.softmax`;
+The masks themselves live in `attention_core.core.masks` and the masked softmax in `attention_core.core.softmax`;
 this module only builds the experiments that show why they are needed. Everything is a pure function
 of its inputs (randomness from a seed you pass); the figure helpers take `ax=` / `fig=`, return it
 and never call `show()`.

@@ -1,6 +1,6 @@
 """Experiments of notebook 06 (multi-head attention): readable hand-set heads, head ablation, the cost of h.
 
-The definition of multi-head attention lives in `attention_core.multihead`; this module only builds
+The definition of multi-head attention lives in `attention_core.core.multihead`; this module only builds
 inputs and parameters that a learner can read, and measures what the layer does with them.
 
 The demo sentence is seed 001's "the cat sat on the mat because it was comfortable". Each token is

@@ -1,7 +1,7 @@
 """Experiments of notebook 09 (cost and the context window): n^2 pairs, FLOPs and bytes, measured time and memory,
 lost in the middle.
 
-Attention itself lives in `attention_core.attention`; this module counts what it costs and measures it.
+Attention itself lives in `attention_core.core.attention`; this module counts what it costs and measures it.
 
     pair_count(1000)                                  # 1,000,000 query-key pairs for 1K tokens
     attention_cost(4096, d_model=4096, n_heads=32)    # pairs, score-matrix bytes, FLOPs vs the linear parts
