@@ -38,14 +38,39 @@ def fonts_for(page, locator, text_js: str = OWN_TEXT) -> tuple[str, list[dict]]:
         try:
             cdp.send("DOM.enable")
             cdp.send("CSS.enable")
-            root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]["nodeId"]
-            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f"[{MARK}]"})["nodeId"]
+            tree = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+            node = cdp.send("DOM.querySelector", {"nodeId": tree["nodeId"], "selector": f"[{MARK}]"})["nodeId"]
             if node:
-                return text, cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+                fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+                # a text box draws its value inside its user-agent shadow tree: ask that tree's elements
+                for inner in [] if fonts else _shadow_elements(_find(tree, node)):
+                    fonts += cdp.send("CSS.getPlatformFontsForNode", {"nodeId": inner})["fonts"]
+                return text, fonts
         finally:
             cdp.detach()
         page.wait_for_timeout(500)
     raise AssertionError("the probed element kept leaving the DOM")
+
+
+def _find(tree: dict, node_id: int) -> dict:
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if n.get("nodeId") == node_id:
+            return n
+        stack += n.get("children", []) + n.get("shadowRoots", [])
+    return {}
+
+
+def _shadow_elements(node: dict) -> list[int]:
+    """nodeIds of the elements inside a node's shadow roots (Chromium's user-agent trees of controls)."""
+    found, stack = [], list(node.get("shadowRoots", []))
+    while stack:
+        n = stack.pop()
+        if n.get("nodeType") == 1:
+            found.append(n["nodeId"])
+        stack += n.get("children", []) + n.get("shadowRoots", [])
+    return found
 
 
 def assert_cjk_drawn(page, locator, what: str, custom: bool = False, text_js: str = OWN_TEXT) -> None:
@@ -145,8 +170,10 @@ def test_lab_web_font_alone_draws_a_dropdown_its_options_and_a_typed_sentence(pa
     assert_cjk_drawn(page, menu, "dropdown (its chosen option)", custom=True, text_js=SHOWN_TEXT)
     families = menu.locator("option").evaluate_all("os => os.map(o => getComputedStyle(o).fontFamily)")
     assert len(families) == 4 and all(f.startswith('"Attention Lab CJK"') for f in families), families
-    box = panel.locator(".widget-combobox input").first
-    box.fill("猫坐在垫子上")                       # typed, not submitted: what the learner sees while typing
+    box = panel.locator(".jupyter-widgets input[type='text']").first      # the Combobox's text box
+    box.click()
+    page.keyboard.type("猫坐在垫子上")              # typed, not submitted: what the learner sees while typing
+    page.wait_for_timeout(500)
     assert_cjk_drawn(page, box, "typed sentence", custom=True, text_js=SHOWN_TEXT)
     assert fetched, "the web font file was never fetched"
 
