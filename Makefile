@@ -25,7 +25,7 @@ setup: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml tools/lab-overrides.json tools/jupyter_lab_config.json tools/lab_setup.py \
           tools/voila/voila.json $(wildcard tools/voila/templates/*/*)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	$(PY) -m pip install --disable-pip-version-check -q --require-hashes -r requirements.txt
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp tools/lab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -112,12 +112,17 @@ gpu-check: setup
 	$(PY) -m pytest -p no:cacheprovider -m cuda tests
 	$(PY) benchmarks/gpu_check.py
 
-## make lock: re-resolve requirements.in into the exact requirements.txt
+## make lock: re-resolve requirements.in into the exact requirements.txt with the sha256 of every file
+## (pip-compile --generate-hashes; pins already in requirements.txt are kept where they still fit)
+LOCK_VENV := /tmp/attention-lab-lock
 lock:
-	rm -rf /tmp/attention-lab-lock && $(PYTHON) -m venv /tmp/attention-lab-lock
-	/tmp/attention-lab-lock/bin/pip install -q -r requirements.in
-	{ head -2 requirements.txt; /tmp/attention-lab-lock/bin/pip freeze --all --exclude-editable | grep -v "^pip==" \
-	  | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.tmp && mv requirements.lock.tmp requirements.txt
+	rm -rf $(LOCK_VENV) && $(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install -q pip-tools==7.6.2
+	cp requirements.txt requirements.lock.tmp
+	$(LOCK_VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	  --no-emit-find-links --no-header --output-file requirements.lock.tmp requirements.in
+	{ head -2 requirements.txt; sed 's/^torch==2\.13\.0+cpu \\$$/torch==2.13.0 \\/' requirements.lock.tmp; } \
+	  > requirements.lock.new && mv requirements.lock.new requirements.txt && rm requirements.lock.tmp
 
 clean:
 	rm -rf $(VENV) $(TEST_HOME) .pytest_cache .lab _site tools/site/node_modules
