@@ -170,3 +170,37 @@ def test_import_attention_core_loads_no_heavy_library(heavy):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False", f"`import attention_core` loaded {heavy}"
+
+
+def test_no_import_cycle_inside_the_package():
+    """Module-level imports between the package's modules form no cycle (teaching.checks and the old
+    exercise_checks once imported each other at their bottoms); lazy imports inside functions may."""
+    graph: dict[str, set] = {}
+    for imp in IMPORTS:
+        if internal(imp) and not imp.in_function:
+            target = imp.target if imp.target in {module_name(p) for p in MODULES} else imp.target.rpartition(".")[0]
+            if target != imp.module and target.startswith("attention_core."):
+                graph.setdefault(imp.module, set()).add(target)
+    state: dict[str, str] = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                cycle = path[path.index(nxt):] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert "attention_core.teaching.quiz" in graph                        # the walk saw the teaching layer
+
+
+def test_no_module_imports_another_modules_private_names():
+    """`from m import _name` across modules is the same coupling SLF001 forbids for `m._name`."""
+    bad = [str(imp) for imp in IMPORTS if internal(imp) and imp.target.rpartition(".")[2].startswith("_")
+           and not imp.target.rpartition(".")[2].startswith("__")]
+    assert not bad, "\n".join(bad)
