@@ -9,8 +9,8 @@ The package is four layers, each importing only the ones before it (a test walks
   core/       the library, NumPy only (these names, without the routing; the Transformer block and
               decoder of notebook 12 are NumPy only and exported as they are)
   backends/   the one dispatch (tensors -> torch_ops) and the torch code
-  teaching/   course-agnostic machinery: plots, widget base, quiz, checks, fonts, strings
-  labs/       one subpackage per notebook: its experiments, widgets and strings
+  teaching/   course-agnostic machinery: plots, widget base, quiz, checker machinery, fonts, strings
+  labs/       one subpackage per notebook: its experiments, widgets, checkers and strings
 Dimension names used everywhere: B batch, H heads, Tq/Tk query/key length, Dk/Dv widths,
 D model width, Dh = D / H per head.
 """
