@@ -103,6 +103,26 @@ STRINGS: dict[str, dict[str, str]] = {
                    "zh": "你的{what}之和是 {value}，不是 1：要把各个指数除以它们的总和（{case}）。"},
     "checks.values": {"en": "For {case}, you returned {what} = {got}, but it should be {expected}.",
                       "zh": "对于 {case}，你返回的{what} = {got}，应该是 {expected}。"},
+    "checks.first_diff": {"en": "For {case}, you returned {what}{index} = {got}, but it should be {expected}: the "
+                                "first of {n} entries (out of {total}) that differ.{cause}",
+                          "zh": "对于 {case}，你返回的{what}{index} = {got}，应该是 {expected}：共 {total} 个数，"
+                                "其中 {n} 个不同，这是第一个。{cause}"},
+    # the usual causes of a mismatch, said after it
+    "checks.cause.factor": {"en": " Every entry is off by the same factor, {factor}: a scale missing or applied twice?",
+                            "zh": "每个数都差同一个倍数 {factor}：是不是漏了一个缩放因子，或者乘了两次？"},
+    "checks.cause.sign": {"en": " Every entry has the opposite sign.", "zh": "每个数的符号都反了。"},
+    "checks.cause.offset": {"en": " Every entry is off by the same amount, {offset}.",
+                            "zh": "每个数都差同一个量 {offset}。"},
+    "checks.cause.transposed": {"en": " Your array is the right one transposed: two axes swapped?",
+                                "zh": "你的数组正好是正确答案的转置：是不是交换了两个轴？"},
+    "checks.cause.shifted": {"en": " Your rows are the right rows shifted by one position: an index off by one?",
+                             "zh": "你的各行正好是正确的各行错开了一个位置：是不是下标差了 1？"},
+    "checks.cause.permuted": {"en": " Your rows are the right rows in another order.",
+                              "zh": "你的各行都是正确的行，只是顺序不同。"},
+    "checks.cause.tiny": {"en": " The entries that differ are all near 0 ({got} instead of {expected}): an exponent "
+                                "clipped or a floor added, so that a weight that should vanish does not?",
+                          "zh": "不同的数都接近 0（是 {got} 而不是 {expected}）：是不是截断了指数或加了下限，"
+                                "让本该消失的权重没有消失？"},
     # the words of the exercises' {what} fields, and the boolean-mask diagnosis
     "exercises.what.output": {"en": "output", "zh": "输出"},
     "exercises.what.weights": {"en": "weights", "zh": "权重"},
@@ -362,9 +382,69 @@ def rows_sum_to_one(w, what: str, case: str) -> None:
     raise Fail("checks.row_sum", what=what, index=index, value=f"{flat[i]:.3g}", case=case)
 
 
+def _number(x) -> str:
+    """One entry as a learner reads it: 0.667, 1e-22, True, nan."""
+    x = x.item() if isinstance(x, np.generic) else x
+    return str(x) if isinstance(x, bool) else f"{float(x):.4g}"
+
+
+def usual_cause(got, expected) -> Message | str:
+    """What a mismatch usually means, said after it: a constant factor, a sign, a constant offset,
+    transposed axes, rows shifted by one or reordered, or differences only among entries near 0
+    (a clipped exponent); "" when none of these fits."""
+    g, e = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    if g.shape != e.shape or not (np.isfinite(g).all() and np.isfinite(e).all()) or g.size < 2:
+        return ""
+    close = np.isclose(g, e, atol=1e-5, rtol=1e-4)
+    if np.abs(e).max() > 1e-9 and np.allclose(g, -e, atol=1e-6):
+        return msg("checks.cause.sign")
+    nonzero = np.abs(e) > 1e-9
+    if nonzero.sum() >= 2:
+        ratios = g[nonzero] / e[nonzero]
+        if np.allclose(ratios, ratios[0], rtol=1e-4) and np.allclose(g[~nonzero], 0, atol=1e-9) \
+                and not np.isclose(ratios[0], 1, rtol=1e-4):
+            return msg("checks.cause.factor", factor=f"{ratios[0]:.4g}")
+    diff = g - e
+    if np.allclose(diff, diff.flat[0], atol=1e-6) and abs(diff.flat[0]) > 1e-5:
+        return msg("checks.cause.offset", offset=f"{diff.flat[0]:.4g}")
+    if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and np.allclose(g, np.swapaxes(e, -1, -2), atol=1e-6):
+        return msg("checks.cause.transposed")
+    if g.ndim >= 2 and g.shape[0] > 2:
+        for shift in (1, -1):
+            rolled = np.roll(e, shift, axis=0)
+            inner = slice(1, None) if shift == 1 else slice(None, -1)
+            if np.allclose(g[inner], rolled[inner], atol=1e-6):
+                return msg("checks.cause.shifted")
+        rows_g, rows_e = g.reshape(len(g), -1), e.reshape(len(e), -1)
+        if all(np.isclose(rows_e, r, atol=1e-6).all(axis=1).any() for r in rows_g) \
+                and all(np.isclose(rows_g, r, atol=1e-6).all(axis=1).any() for r in rows_e):
+            return msg("checks.cause.permuted")
+    wrong = ~close
+    if wrong.any() and np.abs(g[wrong]).max() < 1e-3 and np.abs(e[wrong]).max() < 1e-3:
+        i = np.argwhere(wrong)[0]
+        return msg("checks.cause.tiny", got=f"{g[tuple(i)]:.3g}", expected=f"{e[tuple(i)]:.3g}")
+    return ""
+
+
+def mismatch(got, expected, what, case: str, atol: float = 1e-5, rtol: float = 1e-4) -> Fail | None:
+    """The Fail for the first entry where `got` differs from `expected` (same shape): its index, the two
+    values, how many entries differ, and the usual cause; None when they agree."""
+    g, e = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    wrong = ~np.isclose(g, e, atol=atol, rtol=rtol, equal_nan=False)
+    if not wrong.any():
+        return None
+    first = tuple(int(i) for i in np.argwhere(wrong)[0]) if g.ndim else ()
+    index = "[" + ", ".join(str(i) for i in first) + "]" if first else ""
+    return Fail("checks.first_diff", what=what, index=index, got=_number(np.asarray(got)[first]),
+                expected=_number(np.asarray(expected)[first]), n=int(wrong.sum()), total=int(g.size),
+                cause=usual_cause(g, e), case=case)
+
+
 def expect_close(got, expected, what: str, case: str) -> None:
-    if not np.allclose(got.astype(float), expected, atol=1e-5, rtol=1e-4):
-        raise Fail("checks.values", what=what, got=format_array(got), expected=format_array(expected), case=case)
+    """Fail at the first entry that differs (its index, both values, how many differ and the usual cause)."""
+    fail = mismatch(got, expected, what, case)
+    if fail is not None:
+        raise fail
 
 
 def describe(**arrays) -> str:
@@ -411,6 +491,115 @@ def first_difference(got, expected, name: str, case: str) -> None:
     i = int(np.argmax((got != expected).any(axis=axes) if axes else got != expected))
     raise Fail("checks.values", what=f"{name}[{i}]", got=str(np.reshape(got[i], -1).tolist()),
                expected=str(np.reshape(expected[i], -1).tolist()), case=case)
+
+
+# --- watching how a learner reads its inputs --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Read:
+    """One read of a watched input: which input, which rows (along axis 0), and how ("rows": indexed or
+    iterated; "whole": used whole in a computation, `k.T`, `k @ x`, `np.exp(k)`; "converted": turned
+    into an array, `np.asarray(k)`, after which the checker cannot see what is read)."""
+    name: str
+    rows: tuple
+    how: str
+
+
+class Watched:
+    """An input (T, ...) that records which of its rows the learner's function reads, and in what order.
+
+    Indexing (`k[t]`, `k[:t + 1]`, `k[idx]`) and iteration hand out copies and record the rows; any use
+    of the whole array (attributes such as `.T`, operators, NumPy functions) records all rows as read
+    "whole"; `np.asarray(k)` records them as "converted". `reads` is shared by the inputs of one call,
+    so their order is the order of the learner's steps. Shape, dtype, len() are free.
+    """
+    __array_priority__ = 1000                    # ndarray @ Watched comes here, not to ndarray
+
+    def __init__(self, name: str, array, reads: list):
+        self._name, self._array, self._reads = name, np.array(array, copy=True), reads
+        self._array.setflags(write=False)
+
+    # free: what the learner may look at without reading any token
+    shape = property(lambda self: self._array.shape)
+    ndim = property(lambda self: self._array.ndim)
+    dtype = property(lambda self: self._array.dtype)
+    size = property(lambda self: self._array.size)
+
+    def __len__(self):
+        return len(self._array)
+
+    def read_all(self, how: str) -> np.ndarray:
+        self._reads.append(Read(self._name, tuple(range(len(self._array))), how))
+        return np.array(self._array, copy=True)
+
+    def __getitem__(self, key):
+        first = key[0] if isinstance(key, tuple) and key else key
+        try:
+            rows = np.arange(len(self._array))[first] if first is not Ellipsis and first is not None \
+                else np.arange(len(self._array))
+            rows = tuple(int(r) for r in np.atleast_1d(rows))
+        except (IndexError, TypeError, ValueError):
+            rows = tuple(range(len(self._array)))
+        self._reads.append(Read(self._name, rows, "rows"))
+        return np.array(self._array[key], copy=True)
+
+    def __iter__(self):
+        for t in range(len(self._array)):
+            self._reads.append(Read(self._name, (t,), "rows"))
+            yield np.array(self._array[t], copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.read_all("converted")
+        return out if dtype is None else out.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(i.read_all("whole") if isinstance(i, Watched) else i for i in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        def unwrap(x):
+            if isinstance(x, Watched):
+                return x.read_all("whole")
+            if isinstance(x, (list, tuple)):
+                return type(x)(unwrap(i) for i in x)
+            return x
+        return func(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()})
+
+    def __getattr__(self, name):                 # .T, .swapaxes, .astype, .copy, .sum, ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.read_all("whole"), name)
+
+    def __repr__(self):
+        return f"<{self._name}: {self._array.shape} {self._array.dtype}, watched by the checker>"
+
+
+def _operator(name):
+    def op(self, *other):
+        other = [o.read_all("whole") if isinstance(o, Watched) else o for o in other]
+        return getattr(self.read_all("whole"), name)(*other)
+    return op
+
+
+for _name in ("__matmul__", "__rmatmul__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__pow__", "__neg__", "__lt__", "__le__", "__gt__", "__ge__"):
+    setattr(Watched, _name, _operator(_name))
+
+
+def watch(reads: list, **arrays) -> tuple:
+    """The arrays as Watched inputs sharing one list of reads: q, k, v = watch(reads, q=q, k=k, v=v)."""
+    return tuple(Watched(name, a, reads) for name, a in arrays.items())
+
+
+def first_read_ahead(reads) -> tuple | None:
+    """The first read that jumps ahead of the tokens seen so far, as (step, Read): a step-by-step pass reads
+    row t of any input only after rows 0 .. t-1 of some input; None when every read keeps to that."""
+    seen = -1
+    for r in reads:
+        if r.rows and max(r.rows) > seen + 1:
+            return seen + 1, r
+        seen = max(seen, max(r.rows, default=seen))
+    return None
 
 
 def lab_checker(notebook: str, name: str):

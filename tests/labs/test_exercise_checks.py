@@ -247,7 +247,7 @@ CASES = {
         (lambda xs, p: rnn_jacobian(xs, p, transpose=True), "(D_h, D_in)"),
     ]),
     "check_kv_cache_decode": (decode, [
-        (lambda q, k, v: decode(q, k, v, mode="future"), "future key"),
+        (lambda q, k, v: decode(q, k, v, mode="future"), "a future token"),
         (lambda q, k, v: decode(q, k, v, mode="exclusive"), "misses the current token"),
         (lambda q, k, v: decode(q, k, v, mode="newest"), "only to its own key"),
     ]),
@@ -299,9 +299,9 @@ def test_a_mistake_is_explained_in_chinese(name):
 
 def test_the_what_words_are_translated():
     result = CHECKERS["check_weighted_sum"](lambda w, v: w @ v + 1, lang="zh")
-    assert "你返回的输出 =" in result.message and "output" not in result.message, result.message
+    assert "你返回的输出[0, 0] =" in result.message and "output" not in result.message, result.message
     result = CHECKERS["check_split_heads"](lambda x, h: split_good(x, h) + 1, lang="zh")
-    assert "的多头张量 =" in result.message and "的 heads" not in result.message, result.message
+    assert "的多头张量[0, 0, 0] =" in result.message and "的 heads" not in result.message, result.message
 
 
 def test_the_library_passes_its_own_checkers():

@@ -44,6 +44,24 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "很大的分数和批量输入都与 attention_core 一致。"},
     "checks.attention.no_mask_tested": {"en": "(The mask was not tested: your function has no `mask` parameter.)",
                                         "zh": "（没有检查掩码：你的函数没有 `mask` 参数。）"},
+    "checks.mask.finite_fill": {"en": "Query 2 may see no key at all ({case}), yet your weights spread over every "
+                                      "key, 1/4 each: filling the masked scores with a large finite number such as "
+                                      "-1e9 turns a fully masked row uniform, so hidden keys (padding) are read as "
+                                      "content. Fill with -inf (or use ac.softmax(scores, mask=mask)) and give a "
+                                      "row with no visible key all-zero weights.",
+                                "zh": "第 2 个 Query 一个 Key 都不能看（{case}），"
+                                      "你的权重却平均分给了每个 Key，各 1/4："
+                                      "用 -1e9 这样很大的有限数填充被遮住的分数，整行被遮住时就会变成均匀分布，"
+                                      "被遮住的 Key（padding）被当成内容读了进来。要用 -inf 填充"
+                                      "（或者用 ac.softmax(scores, mask=mask)），并让没有可见 Key 的一行权重全为 0。"},
+    "checks.mask.nan_row": {"en": "Query 2 may see no key at all ({case}) and your result has NaN in its row: with "
+                                  "-inf everywhere, softmax computes 0/0. A row with no visible key reads nothing: "
+                                  "give it all-zero weights and output (ac.softmax(scores, mask=mask) does), so "
+                                  "that NaN never spreads to later layers.",
+                            "zh": "第 2 个 Query 一个 Key 都不能看（{case}），你的结果在这一行出现了 NaN："
+                                  "整行都是 -inf 时，"
+                                  "softmax 算的是 0/0。没有可见 Key 的一行什么也不读：要让它的权重和输出全为 0"
+                                  "（ac.softmax(scores, mask=mask) 就是这样做的），NaN 才不会传到后面的层。"},
     "checks.mask.ignored": {"en": "Your output does not change when a causal mask is passed ({case}): the mask is "
                                   "ignored. Set the scores of hidden keys (mask == False) to -inf before softmax.",
                             "zh": "传入因果掩码后你的输出没有任何变化（{case}）：掩码被忽略了。"
@@ -58,7 +76,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                "被屏蔽的位置权重必须严格为 0。请在 softmax 之前把它们的分数填成 -inf。"},
     "checks.mask.after_softmax": {"en": "Masked weights are 0 but the rows no longer sum to 1 ({case}): you applied "
                                         "the mask after softmax. Apply it to the scores, before softmax.",
-                                  "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的 "
+                                  "zh": "被屏蔽的权重是 0，但每行之和不再是 1（{case}）：你是在 softmax 之后才加的"
                                         "掩码。"
                                         "应该在 softmax 之前作用在分数上。"},
     "exercises.sum.ignored": {"en": "Your output is the plain average of the values ({case}): the weights were "

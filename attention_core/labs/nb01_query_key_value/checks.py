@@ -196,6 +196,23 @@ def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None,
             if np.allclose(out, inv_out, atol=1e-6):
                 raise Fail("checks.mask.inverted", case=case)
         expect_close(out, ref_out, "output", case)
+
+        # 6. A fully masked row (query 2 may see no key, e.g. a padded query): it reads nothing, so its
+        # weights and output are all 0 (attention_core's convention). A finite fill such as -1e9 gives
+        # it uniform weights (the hidden keys are read as content); -inf with a plain softmax gives 0/0 = NaN.
+        mask = causal_mask(4)
+        mask[2] = False
+        case = describe(q=q, k=k, v=v) + ", mask = causal_mask(4) with row 2 all False"
+        ref_out, ref_w = scaled_dot_product_attention(q, k, v, mask=mask)
+        out, w = run(case, q, k, v, mask=mask.copy())
+        row = out[2] if w is None else w[2]
+        if w is not None and np.allclose(w[2], 1 / 4, atol=1e-6) or w is None and np.allclose(out[2], v.mean(0)):
+            raise Fail("checks.mask.finite_fill", case=case)
+        if not np.isfinite(np.asarray(row, dtype=float)).all():
+            raise Fail("checks.mask.nan_row", case=case)
+        if w is not None:
+            expect_close(w, ref_w, "weights", case)
+        expect_close(out, ref_out, "output", case)
         return msg("checks.attention.ok")
     return run_check("check_attention", body, lang, timeout, fn)
 

@@ -8,6 +8,20 @@ STRINGS: dict[str, dict[str, str]] = {
                                "a rectangular case and a batch.",
                          "zh": "全部通过：Q·Kᵀ / √d_k 的形状为 (Tq, Tk)，01 节的例题、长宽不等的情形和批量输入都正确。"
                                ""},
+    "exercises.var.not_sampled": {"en": "Your function returns {got} without sampling ({case}): the same pair for two "
+                                        "seeds, or exactly (d_k, 1). The exercise measures the variance: draw "
+                                        "n_samples pairs q, k with np.random.default_rng(seed), take their dot "
+                                        "products and compute their variance; the estimate then moves a little "
+                                        "with the seed.",
+                                  "zh": "你的函数没有采样就返回了 {got}（{case}）："
+                                        "两个种子给出同一对数，或者恰好是 (d_k, 1)。"
+                                        "这个练习要实测方差：用 np.random.default_rng(seed) 抽 n_samples 对 q、k，"
+                                        "求它们的点积，再算方差；这样得到的估计值会随种子略有变化。"},
+    "exercises.var.unseeded": {"en": "Your function gives different results for the same seed ({case}): create the "
+                                     "generator from it, rng = np.random.default_rng(seed), and draw every sample "
+                                     "from rng, so that a result can be reproduced.",
+                               "zh": "同一个种子，你的函数却给出了不同的结果（{case}）：要用它创建随机数生成器，"
+                                     "rng = np.random.default_rng(seed)，所有样本都从 rng 抽取，结果才能复现。"},
     "exercises.var.not_pair": {"en": "Return a pair (variance of the raw dot products, variance of the scaled "
                                      "ones) of two numbers ({case}).",
                                "zh": "请返回两个数组成的二元组：（原始点积的方差，缩放后点积的方差）（{case}）。"},

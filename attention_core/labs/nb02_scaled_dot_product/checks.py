@@ -58,7 +58,16 @@ def check_scaled_scores(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> Ch
 
 def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(d_k, n_samples, seed) -> (variance of q.k, variance of q.k / sqrt(d_k)) for q, k with
-    independent standard-normal entries: about d_k and about 1."""
+    independent standard-normal entries: about d_k and about 1. The estimates must come from samples:
+    the same seed gives the same pair, another seed another pair (and never exactly (d_k, 1))."""
+    def pair(d_k, n, seed, case):
+        out = call_learner(fn, case, d_k, n, seed)
+        try:
+            raw, scaled = (float(x) for x in out)
+        except (TypeError, ValueError):
+            raise Fail("exercises.var.not_pair", case=case) from None
+        return raw, scaled
+
     def body():
         for d_k in (64, 512, 4):
             case = f"d_k = {d_k}, n_samples = 20000, seed = 0"
@@ -80,5 +89,13 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
                 if near(scaled, 1.0 / d_k):
                     raise Fail("exercises.var.by_dk", got=got, case=case)
                 raise Fail("exercises.var.scaled", got=got, case=case)
+        # Behaviour, not only the result: sampling varies with the seed and repeats with it.
+        runs = {seed: pair(64, 2000, seed, f"d_k = 64, n_samples = 2000, seed = {seed}") for seed in (1, 2)}
+        again = pair(64, 2000, 1, "d_k = 64, n_samples = 2000, seed = 1")
+        if any(r == (64.0, 1.0) for r in runs.values()) or runs[1] == runs[2]:
+            got = f"({runs[1][0]:.6g}, {runs[1][1]:.6g})"
+            raise Fail("exercises.var.not_sampled", got=got, case="d_k = 64, n_samples = 2000, seeds 1 and 2")
+        if again != runs[1]:
+            raise Fail("exercises.var.unseeded", case="d_k = 64, n_samples = 2000, seed = 1, twice")
         return msg("exercises.var.ok")
     return run_exercise("check_dot_product_variance", body, lang, timeout, fn)

@@ -56,7 +56,8 @@ def check_causal_mask(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> Chec
 def check_padding_mask(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(lengths, max_len) -> boolean (B, 1, Tk) mask like ac.padding_mask, True on real tokens."""
     def body():
-        for lengths, max_len in (([3, 1, 4], 4), ([3, 1, 4], 6), ([2], 5)):
+        # [2, 0, 3]: an empty sequence, a fully masked row (every key padding)
+        for lengths, max_len in (([3, 1, 4], 4), ([3, 1, 4], 6), ([2], 5), ([2, 0, 3], 3)):
             case = f"lengths = {lengths}, max_len = {max_len}"
             arr = np.array(lengths)
             out = as_array(call_learner(fn, case, arr, max_len), case)

@@ -17,6 +17,27 @@ STRINGS: dict[str, dict[str, str]] = {
                                        "every earlier key and value, so step t sees 0 .. t.",
                                  "zh": "你的每一步只关注了自己的 Key（{case}）：缓存必须保留之前所有的 Key 和 Value，"
                                        "这样位置 t 才能看到位置 0 到 t。"},
+    "exercises.kv.all_at_once": {"en": "Your function read all {n} rows of {name} at once ({case}): that is one "
+                                       "masked computation over the whole sequence, not decoding with a cache, even "
+                                       "when its outputs are right. The tokens arrive one at a time: at step t read "
+                                       "q[t], k[t] and v[t], append the key and value to the cache, attend over it.",
+                                 "zh": "你的函数一次就读取了 {name} 的全部 {n} 行（{case}）："
+                                       "这是对整个序列做一次带掩码的计算，而不是用缓存解码，即使输出是对的。"
+                                       "token 是一个一个到来的：第 t 步只读 q[t]、k[t] 和 "
+                                       "v[t]，把 Key 和 Value 追加进缓存，再对缓存做注意力。"},
+    "exercises.kv.read_ahead": {"en": "At step {t} your function read row {j} of {name}, a future token ({case}): "
+                                      "when token t is generated, tokens after it do not exist yet. Read one token "
+                                      "per step and attend to the cache, not to the whole k.",
+                                "zh": "你的函数在第 {t} 步读取了 {name} 的第 {j} 行，那是一个未来的 token（{case}）："
+                                      "生成第 t 个 token 时，它后面的 token 还不存在。每一步只读一个 token，"
+                                      "对缓存做注意力，而不是对整个 k。"},
+    "exercises.kv.offset": {"en": "Every step attended only to the first key ({case}): a causal mask for one new "
+                                  "query over the t + 1 cached keys needs offset = t, causal_mask(1, t + 1, "
+                                  "offset=t) (or no mask at all: the cache holds only the past); without the offset "
+                                  "the new query counts as position 0.",
+                            "zh": "每一步都只关注了第一个 Key（{case}）：一个新 Query 面对缓存里 t + 1 个 Key 时，"
+                                  "因果掩码需要 offset = t，即 causal_mask(1, t + 1, offset=t)（或者干脆不用掩码："
+                                  "缓存里只有过去）；漏了 offset，新 Query 就被当成了位置 0。"},
     "exercises.kv.ok": {"en": "All good: step-by-step decoding with your cache gives exactly the outputs of the full "
                               "causal computation, for 1, 5 and 12 tokens.",
                         "zh": "全部通过：用你的缓存逐步解码，1、5、12 个 token 时都与完整的因果计算结果完全相同。"},

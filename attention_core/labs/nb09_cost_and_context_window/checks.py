@@ -16,9 +16,11 @@ from attention_core.teaching.checks import (
     expect_close,
     expect_finite,
     expect_shape,
+    first_read_ahead,
     msg,
     run_exercise,
     same,
+    watch,
 )
 
 from .check_strings import STRINGS
@@ -26,17 +28,35 @@ from .check_strings import STRINGS
 i18n.register(STRINGS)         # this lab's checkers' own words
 
 
+def _read_pattern(reads, n_tokens: int, case: str) -> None:
+    """Decoding is watched, not only its result: q, k and v arrive as inputs that record which rows
+    (tokens) are read, in order; step t may read token t only after tokens 0 .. t-1."""
+    ahead = first_read_ahead(reads)
+    if ahead is None:
+        return
+    step, read = ahead
+    if step == 0 and len(read.rows) == n_tokens:
+        raise Fail("exercises.kv.all_at_once", name=read.name, n=n_tokens, case=case)
+    raise Fail("exercises.kv.read_ahead", t=step - 1, j=max(read.rows), name=read.name, case=case)
+
+
 def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(q, k, v) (each (T, D)) -> the outputs (T, Dv) of step-by-step causal decoding with a KV cache:
-    step t appends k[t], v[t] to the cache and attends with q[t] over keys 0 .. t."""
+    step t appends k[t], v[t] to the cache and attends with q[t] over keys 0 .. t.
+
+    q, k and v are handed over as watched inputs (`teaching.checks.Watched`): indexing them gives the
+    rows as arrays and records which tokens were read, so one masked computation over the whole
+    sequence (right outputs, no cache) is told apart from decoding one token at a time."""
     def body():
         rng = np.random.default_rng(0)
         for t in (5, 1, 12):
             q, k, v = rng.normal(size=(t, 4)), rng.normal(size=(t, 4)), rng.normal(size=(t, 3))
             case = describe(q=q, k=k, v=v)
-            out = as_array(call_learner(fn, case, q, k, v), case)
+            reads: list = []
+            out = as_array(call_learner(fn, case, *watch(reads, q=q, k=k, v=v)), case)
             ref = scaled_dot_product_attention(q, k, v, mask=causal_mask(t))[0]
             expect_shape(out, ref.shape, msg(W_OUTPUT), case)
+            _read_pattern(reads, t, case)
             if t > 1:
                 seen = [scaled_dot_product_attention(q, k, v, mask=causal_mask(t, offset=o))[0] for o in (1, t)]
                 for wrong in seen:
@@ -47,7 +67,9 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
                 excl = scaled_dot_product_attention(q[1:], k, v, mask=causal_mask(t - 1, t))[0]   # keys j < i
                 if same(out[1:], excl):
                     raise Fail("exercises.kv.exclusive", case=case)
-                diagnose(out, {"exercises.kv.newest_only": v}, case, ref=ref)
+                # the forgotten offset: causal_mask(1, t + 1) lets the one new query see key 0 only
+                diagnose(out, {"exercises.kv.newest_only": v,
+                               "exercises.kv.offset": np.broadcast_to(v[0], v.shape)}, case, ref=ref)
             expect_finite(out, msg(W_OUTPUT), case)
             expect_close(out, ref, msg(W_OUTPUT), case)
         return msg("exercises.kv.ok")

@@ -50,6 +50,24 @@ STRINGS: dict[str, dict[str, str]] = {
                                       "never hold all the scores (the budget here is {budget}).",
                                 "zh": "对于 {case}，你的函数峰值内存是 {got}，相当于整个 (Tq, Tk) 分数矩阵（{full}）："
                                       "它必须一次只处理一块 Key，始终不持有全部分数（这里的预算是 {budget}）。"},
+    "exercises.online.whole_keys": {"en": "Your function read {n} rows of {name} at once ({case}): the online "
+                                          "softmax takes the keys and values one block of block_size = {block} "
+                                          "rows at a time (k[start:start + block_size]), keeping a running "
+                                          "maximum and sum. Splitting the queries into blocks and running a full "
+                                          "softmax over all keys per block is not an online softmax.",
+                                    "zh": "你的函数一次读取了 {name} 的 {n} 行（{case}）：在线 softmax 每次只取 "
+                                          "block_size = {block} 行 Key 和 Value（k[start:start + block_size]），"
+                                          "并维护当前最大值和当前累计和。把 Query 分块、每块对全部 Key 做一次完整的 "
+                                          "softmax，并不是在线 softmax。"},
+    "exercises.online.query_blocks": {"en": "With {tq} queries and block_size = {block}, your function's peak "
+                                            "memory is {got} ({case}), against {full} for the whole score "
+                                            "matrix: it scores every key at once. Splitting the queries into "
+                                            "blocks does not help when there are few queries; take the keys a "
+                                            "block at a time, with a running maximum and sum.",
+                                      "zh": "在 {tq} 个 Query、block_size = {block} 时，你的函数峰值内存是 {got}"
+                                            "（{case}），而整个分数矩阵也只有 {full}：它一次就给所有 Key 打了分。"
+                                            "Query 很少时，把 Query 分块没有用；要把 Key 分块，"
+                                            "并维护当前最大值和当前累计和。"},
     "exercises.online.ok": {"en": "All good: the output of softmax attention to 1e-6, a rising maximum, an uneven "
                                   "last block and scores near 1000 handled, and peak memory {got} where the score "
                                   "matrix alone is {full}.",

@@ -23,6 +23,7 @@ from attention_core.teaching.checks import (
     first_difference,
     msg,
     run_exercise,
+    watch,
 )
 from attention_core.teaching.measure import traced_peak
 
@@ -72,10 +73,21 @@ def _mib(n_bytes: float) -> str:
     return f"{n_bytes / 2 ** 20:.2f} MiB"
 
 
+def _block_by_block(reads, block: int, case: str) -> None:
+    """The keys and values must be read a block at a time: no read of k or v takes more than
+    `block_size` rows (converting the whole input with np.asarray, as the library does, is not a read
+    the checker can see; the memory case below catches what follows it)."""
+    for r in reads:
+        if r.name in ("k", "v") and r.how != "converted" and len(r.rows) > block:
+            raise Fail("exercises.online.whole_keys", name=r.name, n=len(r.rows), block=block, case=case)
+
+
 def check_online_attention(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(q (Tq, Dk), k (Tk, Dk), v (Tk, Dv), block_size) -> softmax(q k^T / sqrt(Dk)) v, computed
-    one block of keys at a time: the output must match and the peak memory (tracemalloc) must stay
-    below half of the (Tq, Tk) score matrix."""
+    one block of keys at a time: the output must match, the keys and values must be read a block at a
+    time (they are watched inputs, `teaching.checks.Watched`), and the peak memory (tracemalloc) must stay
+    below half of the (Tq, Tk) score matrix, also when there are fewer queries than block_size (queries
+    split into blocks, with a full softmax per block, would then score every key at once)."""
     def body():
         rng = np.random.default_rng(0)
         # A rising maximum: later keys score higher, so every block brings a new maximum.
@@ -87,9 +99,11 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
         longer = tuple(rng.normal(size=s) for s in ((5, 8), (100, 8), (100, 2)))     # q (5, 8), k (100, 8), v (100, 2)
         for block, (qq, kk, vv) in ((4, (q, k, v)), (32, longer)):
             case = describe(q=qq, k=kk, v=vv) + f", block_size = {block}"
-            out = as_array(call_learner(fn, case, qq, kk, vv, block), case)
+            reads: list = []
+            out = as_array(call_learner(fn, case, *watch(reads, q=qq, k=kk, v=vv), block), case)
             ref = scaled_dot_product_attention(qq, kk, vv)[0]
             expect_shape(out, ref.shape, msg(W_OUTPUT), case)
+            _block_by_block(reads, block, case)
             expect_finite(out, msg(W_OUTPUT), case)
             diagnose(out, {"exercises.online.no_rescale": _online_variant(qq, kk, vv, block, rescale=False),
                             "exercises.online.no_divide": _online_variant(qq, kk, vv, block, divide=False),
@@ -115,5 +129,18 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
         budget = full / 2
         if peak > budget:
             raise Fail("exercises.online.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
+        # Fewer queries than block_size: 32 queries, 16,384 keys (the scores 4 MiB), blocks of 64 keys.
+        tq, tk, block = 32, 16_384, 64
+        q, k, v = rng.normal(size=(tq, 2)), rng.normal(size=(tk, 2)), rng.normal(size=(tk, 2))
+        case = describe(q=q, k=k, v=v) + f", block_size = {block}"
+        reads = []
+        watched = watch(reads, q=q, k=k, v=v)
+        out, peak_few = traced_peak(lambda: as_array(call_learner(fn, case, *watched, block), case))
+        expect_close(out, scaled_dot_product_attention(q, k, v)[0], msg(W_OUTPUT), case)
+        _block_by_block(reads, block, case)
+        few_full = tq * tk * 8
+        if peak_few > few_full / 2:
+            raise Fail("exercises.online.query_blocks", got=_mib(peak_few), full=_mib(few_full), tq=tq, block=block,
+                       case=case)
         return msg("exercises.online.ok", got=_mib(peak), full=_mib(full))
     return run_exercise("check_online_attention", body, lang, timeout, fn)

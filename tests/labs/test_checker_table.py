@@ -1,0 +1,245 @@
+"""The checkers cannot be fooled (issue 19): each wrong implementation a careful learner submitted, with
+the verdict it must get and the words that name its mistake, in both languages; and the right ones pass.
+
+The checkers of stateful or memory claims observe behaviour, not only results: the KV-cache decoder and
+the online softmax get watched inputs (`teaching.checks.Watched`, which record the rows read and in
+what order), the online softmax's peak memory is measured with fewer queries than a block, the variance
+exercise must sample (another seed, another estimate; the same seed, the same one), every mask checker
+has a fully masked row, and a mismatch names its first differing entry, both values and the usual cause.
+"""
+import numpy as np
+import pytest
+
+import attention_core as ac
+from attention_core.labs.nb01_query_key_value.checks import check_attention
+from attention_core.labs.nb02_scaled_dot_product.checks import check_dot_product_variance
+from attention_core.labs.nb03_softmax.checks import check_softmax
+from attention_core.labs.nb04_masking.checks import check_padding_mask
+from attention_core.labs.nb09_cost_and_context_window.checks import check_kv_cache_decode
+from attention_core.labs.nb10_efficient_attention.checks import check_online_attention
+from attention_core.teaching.checks import Fail, Watched, first_read_ahead, mismatch, watch
+
+# --- learner-style implementations ------------------------------------------------------------------
+
+def attention_filled(q, k, v, mask=None, fill=-1e9):
+    """Attention that hides masked scores with a fill value, then a plain stable softmax."""
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        s = np.where(mask, s, fill)
+    z = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = z / z.sum(axis=-1, keepdims=True)
+    return w @ v, w
+
+
+def attention_good(q, k, v, mask=None):
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    w = ac.softmax(s, mask=mask)                               # a fully masked row stays 0
+    return w @ v, w
+
+
+def softmax_clipped(x):
+    z = np.exp(np.maximum(x - x.max(axis=-1, keepdims=True), -50.0))    # exponents clipped at -50
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def softmax_good(x):
+    z = np.exp(x - x.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def decode_good(q, k, v):
+    keys, values, outs = [], [], []
+    for t in range(len(q)):
+        keys.append(k[t])                                     # the cache grows by one token
+        values.append(v[t])
+        outs.append(ac.scaled_dot_product_attention(q[t:t + 1], np.array(keys), np.array(values))[0][0])
+    return np.array(outs)
+
+
+def decode_one_masked_call(q, k, v):
+    """Right outputs, no cache: one masked call over the whole sequence."""
+    return ac.scaled_dot_product_attention(q, k, v, mask=ac.causal_mask(len(q)))[0]
+
+
+def decode_forgot_offset(q, k, v):
+    outs = []
+    for t in range(len(q)):
+        mask = ac.causal_mask(1, t + 1)                       # offset=t forgotten: sees key 0 only
+        outs.append(ac.scaled_dot_product_attention(q[t:t + 1], k[:t + 1], v[:t + 1], mask=mask)[0][0])
+    return np.array(outs)
+
+
+def decode_peeks_ahead(q, k, v):
+    outs = []
+    for t in range(len(q)):
+        _ = k[min(t + 2, len(q) - 1)]                           # looks two tokens ahead, then decodes right
+        outs.append(ac.scaled_dot_product_attention(q[t:t + 1], k[:t + 1], v[:t + 1])[0][0])
+    return np.array(outs)
+
+
+def online_good(q, k, v, block_size):
+    q = q / np.sqrt(q.shape[-1])
+    m, total = np.full((len(q), 1), -np.inf), np.zeros((len(q), 1))
+    acc = np.zeros((len(q), v.shape[-1]))
+    for start in range(0, len(k), block_size):
+        s = q @ k[start:start + block_size].T
+        new_m = np.maximum(m, s.max(axis=1, keepdims=True))
+        r, p = np.exp(m - new_m), np.exp(s - new_m)
+        total, acc, m = total * r + p.sum(axis=1, keepdims=True), acc * r + p @ v[start:start + block_size], new_m
+    return acc / total
+
+
+def online_query_blocks(q, k, v, block_size):
+    """Blocks of queries, a full softmax over all keys per block: never an online softmax."""
+    out = []
+    for i in range(0, len(q), block_size):
+        s = q[i:i + block_size] @ k.T / np.sqrt(q.shape[1])
+        out.append(softmax_good(s) @ v)
+    return np.concatenate(out)
+
+
+def online_query_blocks_converted(q, k, v, block_size):
+    """The same, after np.asarray (which hides the reads): the memory case still sees it."""
+    return online_query_blocks(np.asarray(q), np.asarray(k), np.asarray(v), block_size)
+
+
+def variance_good(d_k, n_samples, seed):
+    rng = np.random.default_rng(seed)
+    dots = (rng.standard_normal((n_samples, d_k)) * rng.standard_normal((n_samples, d_k))).sum(axis=1)
+    return dots.var(), (dots / np.sqrt(d_k)).var()
+
+
+def variance_without_sampling(d_k, n_samples, seed):
+    return d_k, 1.0
+
+
+_UNSEEDED = np.random.default_rng()
+
+
+def variance_unseeded(d_k, n_samples, seed):
+    dots = (_UNSEEDED.standard_normal((n_samples, d_k)) * _UNSEEDED.standard_normal((n_samples, d_k))).sum(axis=1)
+    return dots.var(), (dots / np.sqrt(d_k)).var()
+
+
+def padding_good(lengths, max_len):
+    return (np.arange(max_len)[None, :] < lengths[:, None])[:, None, :]
+
+
+def padding_at_least_one(lengths, max_len):
+    """Keeps key 0 visible for every sequence, an empty one included."""
+    return ((np.arange(max_len)[None, :] < lengths[:, None]) | (np.arange(max_len) == 0))[:, None, :]
+
+
+def check_attention_output(fn, lang=None):
+    """check_attention of an exercise that returns only the output."""
+    return check_attention(fn, returns="output", lang=lang)
+
+
+def output_only(fn):
+    def attention(q, k, v, mask=None):
+        return fn(q, k, v, mask)[0]
+    return attention
+
+
+# (checker, implementation, passes, English words, Chinese words): issue 19's five first, then the others
+TABLE = [
+    # the five that passed before
+    (check_attention, attention_filled, False, "-1e9", "-1e9"),
+    (check_kv_cache_decode, decode_one_masked_call, False, "one masked computation over the whole sequence",
+     "一次带掩码的计算"),
+    (check_online_attention, online_query_blocks, False, "not an online softmax", "并不是在线 softmax"),
+    (check_dot_product_variance, variance_without_sampling, False, "without sampling", "没有采样"),
+    (check_softmax, softmax_clipped, False, "exponents are clipped", "指数被截断"),
+    # more mistakes of the same families
+    (check_attention, lambda q, k, v, mask=None: attention_filled(q, k, v, mask, -np.inf), False,
+     "0/0", "0/0"),
+    (check_attention_output, output_only(attention_filled), False, "-1e9", "-1e9"),
+    (check_kv_cache_decode, decode_forgot_offset, False, "offset = t", "offset = t"),
+    (check_kv_cache_decode, decode_peeks_ahead, False, "a future token", "未来的 token"),
+    (check_online_attention, online_query_blocks_converted, False, "scores every key at once",
+     "一次就给所有 Key 打了分"),
+    (check_dot_product_variance, variance_unseeded, False, "same seed", "同一个种子"),
+    (check_padding_mask, padding_at_least_one, False, "lengths = [2, 0, 3]", "lengths = [2, 0, 3]"),
+    # the right ones, and the library's own
+    (check_attention, attention_good, True, "All good", "全部通过"),
+    (check_attention_output, output_only(attention_good), True, "All good", "全部通过"),
+    (check_attention, ac.scaled_dot_product_attention, True, "All good", "全部通过"),
+    (check_kv_cache_decode, decode_good, True, "All good", "全部通过"),
+    (check_online_attention, online_good, True, "All good", "全部通过"),
+    (check_online_attention, lambda q, k, v, b: ac.tiled_attention(q, k, v, block_size=b), True, "All good",
+     "全部通过"),
+    (check_dot_product_variance, variance_good, True, "All good", "全部通过"),
+    (check_softmax, softmax_good, True, "All good", "全部通过"),
+    (check_softmax, ac.softmax, True, "All good", "全部通过"),
+    (check_padding_mask, padding_good, True, "All good", "全部通过"),
+    (check_padding_mask, ac.padding_mask, True, "All good", "全部通过"),
+]
+
+
+@pytest.mark.parametrize("checker, fn, passes, en, zh", TABLE,
+                         ids=[f"{c.__name__}-{getattr(f, '__name__', 'lambda')}-{p}" for c, f, p, *_ in TABLE])
+def test_each_implementation_gets_its_verdict_and_words(checker, fn, passes, en, zh):
+    for lang, words in (("en", en), ("zh", zh)):
+        result = checker(fn, lang=lang)
+        assert result.passed is passes, result.message
+        assert words in result.message, result.message
+        if not passes:
+            assert "NotImplementedError" not in result.message
+
+
+# --- the machinery behind it ------------------------------------------------------------------------
+
+def test_watched_inputs_record_rows_whole_uses_and_conversions():
+    reads: list = []
+    q, k = watch(reads, q=np.ones((4, 2)), k=np.arange(8.0).reshape(4, 2))
+    assert isinstance(k, Watched) and k.shape == (4, 2) and len(k) == 4 and reads == []   # free to look at
+    row = k[1]
+    row[0] = 99.0                                               # a copy: the checker's data stays intact
+    assert k[1][0] == 2.0
+    assert [r.rows for r in reads] == [(1,), (1,)]
+    _ = k[:3]
+    assert reads[-1].rows == (0, 1, 2) and reads[-1].how == "rows"
+    _ = q[0:1] @ k.T
+    assert reads[-1].name == "k" and reads[-1].how == "whole" and len(reads[-1].rows) == 4
+    _ = np.asarray(k)
+    assert reads[-1].how == "converted"
+    _ = np.exp(k), k * 2, np.swapaxes(k, 0, 1)
+    assert all(r.how == "whole" for r in reads[-3:])
+    assert [t.tolist() for t in k][0] == [0.0, 1.0]
+
+
+def test_first_read_ahead_finds_the_first_jump():
+    reads: list = []
+    q, k = watch(reads, q=np.ones((5, 2)), k=np.ones((5, 2)))
+    for t in range(5):
+        _ = k[t], q[t:t + 1], k[:t + 1]
+    assert first_read_ahead(reads) is None                      # step by step, re-reading the past is fine
+    reads.clear()
+    _ = k[0], k[3]
+    step, read = first_read_ahead(reads)
+    assert step == 1 and read.rows == (3,)
+
+
+def test_a_mismatch_names_the_first_entry_both_values_and_the_usual_cause():
+    expected = np.arange(1.0, 7.0).reshape(2, 3)
+    cases = [
+        (expected * 2, "[0, 0] = 2, but it should be 1", "factor, 2"),
+        (-expected, "[0, 0] = -1", "opposite sign"),
+        (expected + 0.5, "6 entries (out of 6)", "same amount, 0.5"),
+        (np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]]), "[1, 2] = 7, but it should be 6: the first of 1", ""),
+    ]
+    for got, where, cause in cases:
+        fail = mismatch(got, expected, "output", "c")
+        assert isinstance(fail, Fail)
+        words = fail.message.text("en")
+        assert where in words and cause in words, words
+        assert "[[" not in words                                # never both full arrays
+    square = np.arange(9.0).reshape(3, 3)
+    assert "transposed" in mismatch(square.T, square, "w", "c").message.text("en")
+    rows = np.arange(12.0).reshape(4, 3)
+    assert "shifted by one" in mismatch(np.roll(rows, 1, axis=0), rows, "w", "c").message.text("en")
+    assert "another order" in mismatch(rows[[0, 2, 1, 3]], rows, "w", "c").message.text("en")
+    tiny = np.array([1.0, 1e-44, 0.0])
+    assert "near 0" in mismatch(np.array([1.0, 2e-4, 2e-4]), tiny, "w", "c").message.text("en")
+    assert mismatch(expected, expected + 1e-9, "w", "c") is None
+    assert "共 6 个数，其中 1 个不同" in mismatch(cases[3][0], expected, "output", "c").message.text("zh")
