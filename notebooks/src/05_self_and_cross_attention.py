@@ -73,7 +73,7 @@ np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 deci
 # | Q comes from | a position of the current sequence | the **decoder**'s current position |
 # | K, V come from | the other positions of **the same sequence** | the **encoder**'s output |
 # | used for | letting every position see the whole sequence | letting the decoder "look up" the input while it generates |
-# | where | in the encoder and in the decoder | only in the decoder |
+# | where | in the encoder and in the decoder | in an encoder–decoder, in the decoder (elsewhere wherever one sequence reads another, e.g. text reading an image's features) |
 
 # %% [markdown] lang="zh"
 # ## Q、K、V 从哪里来
@@ -94,7 +94,7 @@ np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 deci
 # | Q 来源 | 当前序列的某个位置 | **解码器**的当前位置 |
 # | K、V 来源 | **同一个序列**的其他位置 | **编码器**的输出 |
 # | 用途 | 让序列里每个位置看到整个序列的上下文 | 让解码器在生成时“查阅”输入序列 |
-# | 出现位置 | 编码器、解码器都有 | 只在解码器里 |
+# | 出现位置 | 编码器、解码器都有 | 在编码器–解码器模型里位于解码器（其他地方，凡是一个序列读取另一个序列时都会用到，比如文本读取图像特征） |
 
 # %% [markdown] lang="en"
 # ## The shapes: queries from one sequence, keys and values from another
@@ -389,13 +389,16 @@ context_lab.bank_table()
 # %% [markdown] lang="en"
 # The embedding is the same in both sentences (cosine 1). After one attention step, 银行 leans to the organisation side
 # in 银行倒闭了 (1.5 against 0.5) and to the place side in 银行对面的公园, and the two vectors are further apart (cosine
-# 0.78) than either is from the embedding (0.89): one word, two contextual representations. Notebook 12 measures the
-# same pair in a trained model, layer by layer.
+# 0.78) than either is from the embedding (0.89): one word, two contextual representations. The cosines are taken
+# over all six features, which is why the table shows all six: the two sides alone would give 0.60, but both vectors
+# also keep *noun* and *ambiguous* at 1 (for the two sentences, $3.5 / 4.5 = 0.78$). Notebook 12 measures the same
+# pair in a trained model, layer by layer.
 
 # %% [markdown] lang="zh"
 # 嵌入向量在两句话里完全相同（余弦为 1）。经过一步注意力之后，“银行”在“银行倒闭了”里偏向“机构”一面（1.5 比 0.5），
 # 在“银行对面的公园”里偏向“地点”一面；这两个向量彼此的距离（余弦 0.78），比它们各自与嵌入向量的距离（0.89）更远：
-# 同一个词，两种带上下文的表示。12 节会在一个训练好的模型里逐层测量同一对句子。
+# 同一个词，两种带上下文的表示。余弦是在全部六个特征上算的，所以表里六个特征都列了出来：只看“机构”和“地点”两列会得到 0.60，
+# 但两个向量的“名词”和“多义”也都是 1（两句之间：$3.5 / 4.5 = 0.78$）。12 节会在一个训练好的模型里逐层测量同一对句子。
 
 # %% [markdown] lang="en"
 # ## Try it: pick a word

@@ -318,12 +318,18 @@ print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]�
 
 # %% [markdown] lang="en"
 # The sinusoidal formula produces a vector for any position, so a longer input at least gets encodings; whether a
-# trained model makes good use of positions it never saw is another matter (often it does not, which is one reason
-# newer models moved to relative schemes such as RoPE and ALiBi).
+# trained model makes good use of positions it never saw is another matter (often it does not). Newer models moved to
+# relative schemes such as RoPE and ALiBi, but a relative scheme does not solve this either: RoPE models, too,
+# degrade beyond their training length unless the rotation is rescaled and the model tuned on longer texts (position
+# interpolation, NTK-aware scaling, YaRN); ALiBi's linear penalty extrapolates better, at the price of favouring
+# nearby tokens. (Cited from those methods' papers, Press et al. 2022, Chen et al. 2023, Peng et al. 2023; nothing
+# here trains a model long enough to measure it.)
 
 # %% [markdown] lang="zh"
 # 正弦公式可以为任意位置算出向量，所以更长的输入至少能拿到编码；至于训练好的模型能否用好从没见过的位置，则是另一回事
-# （往往用不好，这也是新模型转向 RoPE、ALiBi 这类相对位置方案的原因之一）。
+# （往往用不好）。新模型转向了 RoPE、ALiBi 这类相对位置方案，但相对位置本身也没有解决这个问题：RoPE 模型超出训练长度后
+# 同样会变差，除非把旋转重新缩放并在更长的文本上继续调优（位置插值、NTK-aware 缩放、YaRN）；ALiBi 的线性惩罚外推得更好，
+# 代价是偏向近处的 token。（以上引自这些方法的论文：Press 等 2022、Chen 等 2023、Peng 等 2023；这里没有训练足够长的模型来实测。）
 
 # %% [markdown] lang="en"
 # ## Adding position breaks the symmetry

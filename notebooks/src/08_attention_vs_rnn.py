@@ -344,16 +344,20 @@ ax = rnn_lab.plot_timings(timings)
 # The RNN's line is straight with slope 1 on the log-log plot: time grows like $n$, the same few microseconds per
 # step, because every step waits for the one before and is far too small to keep the processor busy. Attention
 # starts almost flat (a few big matrix products, however small) and then bends up, because it does $n^2 d$ work.
-# On a single CPU core the two lines may cross: for long sequences attention can be the **slower** one here. On a GPU the flat part lasts much longer, because all $n^2$ scores are computed side by side, while the
+# On a single CPU core the two lines may cross: for long sequences attention can be the **slower** one here. On a GPU
+# the flat part is expected to last much longer, because all $n^2$ scores are computed side by side, while the
 # RNN's $n$ steps stay one after another on any hardware. That, and not fewer operations, is why Transformers train
-# faster: the work can be spread out.
+# faster: the work can be spread out. (The GPU part is cited, not measured: these notebooks ran on a CPU, and no
+# GPU was available to this course's checks. Vaswani et al. 2017, section 4 and Table 2, report it for translation
+# models trained on GPUs.)
 
 # %% [markdown] lang="zh"
 # 在双对数坐标下，RNN 的曲线是一条斜率为 1 的直线：耗时随 $n$ 线性增长，每一步都是同样的几微秒，因为每一步都要等前一步，
 # 而且每一步的计算量太小，根本喂不饱处理器。注意力的曲线一开始几乎是平的（几次大的矩阵乘法，不论规模多小），之后向上弯，因为它要做 $n^2 d$ 的计算。
-# 只用一个 CPU 核心时，两条线可能交叉：序列很长时，注意力在这里反而可能**更慢**。在 GPU 上，平坦的那一段会长得多，
+# 只用一个 CPU 核心时，两条线可能交叉：序列很长时，注意力在这里反而可能**更慢**。在 GPU 上，平坦的那一段预计会长得多，
 # 因为全部 $n^2$ 个分数可以并排同时计算；而 RNN 的 $n$ 步在任何硬件上都只能一步接一步。Transformer 训练得更快，靠的正是这一点：
-# 计算可以铺开并行，而不是运算次数更少。
+# 计算可以铺开并行，而不是运算次数更少。（GPU 这部分是引用的，不是实测的：这些 notebook 是在 CPU 上运行的，本课程的检查也没有
+# 可用的 GPU。Vaswani 等 2017 年论文第 4 节和表 2 报告了在 GPU 上训练翻译模型时的这一结果。）
 
 # %% [markdown] lang="en"
 # ## A trained comparison: recall the first token

@@ -382,14 +382,21 @@ tables.Table(values, models, columns, digits=3)
 # %% [markdown] lang="en"
 # Llama-2-7B keeps half a mebibyte per token: 2 GiB at 4K tokens, 64 GiB at 128K, several times its own weights
 # (about 7 billion parameters, some 13 GB in float16), for a single sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook
-# 06's table) is how Mistral-7B and Llama-2-70B cut it by 4 and 8. So at inference the context window is limited by
-# two things: the $n^2$ of the prompt pass, and a cache that grows with every token and must stay in memory for the
-# whole generation.
+# 06's table) is how Mistral-7B and Llama-2-70B cut it by 4 and 8. Mistral-7B's row also stops growing after 4,096
+# tokens: its attention is a sliding window of 4,096 tokens (notebook 10), so no layer reads a key further back and
+# its cache is a rolling buffer of the last 4,096 (Jiang et al. 2023); with full attention the same shape would need
+# 16 GiB at 128K (`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`). It reaches further than 4,096
+# tokens only through its layers, and a window changes what the model can see. So at inference the context window is
+# limited by two things: the $n^2$ of the prompt pass, and a cache that grows with every token and must stay in
+# memory for the whole generation.
 
 # %% [markdown] lang="zh"
 # Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己权重（约 70 亿个参数，float16 下约 13 GB）的好几倍，而这只是一个序列。
 # 分组 Query 注意力（32 或 64 个 Query 头共用 8 个 KV 头，见 06 节的表）正是 Mistral-7B 和 Llama-2-70B 把它缩小 4 倍和 8 倍的办法。
-# 所以在推理时，上下文窗口受两件事限制：处理提示词时的 $n^2$，以及一个每生成一个 token 就增长一点、整个生成过程中都必须留在内存里的缓存。
+# Mistral-7B 这一行在 4,096 个 token 之后就不再增长：它的注意力是 4,096 个 token 的滑动窗口（10 节），没有哪一层会读更早的 Key，
+# 所以它的缓存是只保留最近 4,096 个 token 的滚动缓冲区（Jiang 等 2023）；同样的形状若用全局注意力，128K 时需要 16 GiB
+# （`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`）。它要看得比 4,096 个 token 更远，只能靠层层传递，
+# 而窗口本身就改变了模型能看到的范围。所以在推理时，上下文窗口受两件事限制：处理提示词时的 $n^2$，以及一个每生成一个 token 就增长一点、整个生成过程中都必须留在内存里的缓存。
 
 # %% [markdown] lang="en"
 # ### The tutorial's examples: 200K and 1M tokens

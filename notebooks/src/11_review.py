@@ -153,15 +153,20 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # %% [markdown] lang="en"
 # ## The eight self-test questions
 #
-# All eight questions of the source tutorial, with the sub-questions that make you compute or write something. Open a
-# question, answer, press **Check**; each one says why an answer is right or wrong, shows the tutorial's reference
-# answer, and ends with a “Try it” line naming the notebook, section and widget to go back to.
+# First, **questions that combine topics**: nine new ones, each needing two notebooks at once (the mask and the KV
+# cache, scaling and temperature, heads and memory, ...). Then all eight questions of the source tutorial come back,
+# in another order than in their notebooks, with the sub-questions that make you compute or write something. Open a
+# question, answer, press **Check**; each one says why an answer is right or wrong. The options appear in a shuffled
+# order (**Shuffle the options** draws another), and the reference answer (the tutorial's, for the eight) opens only
+# after your first attempt. Each ends with a “Try it” line naming the notebook, section and widget to go back to.
 
 # %% [markdown] lang="zh"
 # ## 八道自测题
 #
-# 原教程的全部八道题，连同需要你动手计算或写代码的子题。展开一道题，作答，点 **检查答案**；每道题都会说明答案为什么对或错，
-# 给出原教程的参考答案，最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
+# 先做**综合题**：九道新题，每道都要同时用到两节的内容（掩码与 KV 缓存、缩放与温度、头数与内存……）。然后原教程的全部八道题
+# 再出现一次，顺序与各节里不同，连同需要你动手计算或写代码的子题。展开一道题，作答，点**检查答案**；每道题都会说明答案为什么对或错。
+# 选项按打乱后的顺序显示（点**打乱选项顺序**可以再换一种），参考答案（八道题的是原教程的答案）要在你作答一次之后才能打开。
+# 每道题最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -277,15 +282,20 @@ for n, p in pairs.items():
 print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the tokens -> {pairs[10_000] // pairs[1_000]}x[zh]token 数 × 2 -> 位置对 × {pairs[2_000] // pairs[1_000]}；token 数 × 10 -> × {pairs[10_000] // pairs[1_000]}")
 
 # %% [markdown] lang="en"
-# A thousand tokens make about a million pairs, a hundred thousand tokens about ten billion. That, and not a lack of
-# engineering effort, is why context windows are limited; sparse and sliding-window attention compute fewer pairs
-# (changing what each token can see), and FlashAttention computes all of them without ever storing the $n \times n$ matrix
-# (notebooks 09 and 10).
+# A thousand tokens make about a million pairs, a hundred thousand tokens about ten billion. That is one reason context
+# windows are limited, but not the only one (editor's note on the table's last row, which is the tutorial's): at
+# inference the KV cache grows **linearly** with the context and must stay in memory for the whole generation, and it
+# is often the first wall (notebook 09: Llama-2-7B keeps 64 GiB for one 128K sequence); and a model works reliably
+# only up to the lengths it was trained on, whatever its memory (notebooks 07 and 09). Sparse and sliding-window
+# attention compute fewer pairs (changing what each token can see), and FlashAttention computes all of them without
+# ever storing the $n \times n$ matrix (notebooks 09 and 10).
 
 # %% [markdown] lang="zh"
-# 一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。上下文窗口之所以有限，根源在这里，而不是工程上偷懒；
-# 稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），FlashAttention 则计算全部位置对，
-# 却从不存下整个 $n \times n$ 矩阵（见 09 节和 10 节）。
+# 一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。这是上下文窗口有限的一个原因，但不是唯一的原因
+# （编者注，针对表格最后一行，那一行是原教程的说法）：推理时 KV 缓存随上下文**线性**增长，而且在整个生成过程中都要留在内存里，
+# 它往往是最先撞上的那堵墙（09 节：Llama-2-7B 一个 128K 的序列就要 64 GiB）；此外，无论内存多大，模型通常只在训练过的长度以内
+# 才可靠（07 节和 09 节）。稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），
+# FlashAttention 则计算全部位置对，却从不存下整个 $n \times n$ 矩阵（见 09 节和 10 节）。
 
 # %% [markdown] lang="en"
 # ## Misreadings to avoid
@@ -500,11 +510,13 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #   projections into Q, K and V, $H = 2$ heads of $d_k = 4$, scores divided by $\sqrt{d_k}$, the causal mask, softmax, the
 #   weighted sum, concatenation and $W^O$. Measured on it: rows sum to 1, the 42 masked weights are exactly 0, earlier
 #   outputs do not move when the last token changes, and the last token reads the first in one step.
-# - The eight self-test questions are in one accordion, and the table above links each to its notebook, section and widget.
+# - Nine new questions combine two notebooks each; then the eight self-test questions come back in another order, and
+#   the table above links each to its notebook, section and widget.
 # - Attention versus RNN: path $O(1)$ vs $O(n)$, parallel vs sequential, $O(n^2 d)$ vs $O(n d^2)$ (equal at $n = d$),
 #   an $n \times n$ matrix vs a hidden state, and position that must be added vs order for free.
 # - For developers: self-attention (every word reads every word), Query/Key/Value (ask, offer, content),
-#   multi-head (several views at once), $O(n^2)$ (1K tokens ≈ 1M pairs, 100K ≈ 10G: why context windows are limited).
+#   multi-head (several views at once), $O(n^2)$ (1K tokens ≈ 1M pairs, 100K ≈ 10G: one reason context windows are
+#   limited, with the linear KV cache and the training length).
 # - Next on the map: the Transformer block, position encoding, vanishing gradients, context windows, lost in the middle;
 #   then scaling laws, large language models and FlashAttention.
 #
@@ -518,11 +530,12 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，三个投影得到 Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，
 #   分数除以 $\sqrt{d_k}$，因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被屏蔽的权重严格为 0，
 #   改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
-# - 八道自测题集中在一个折叠面板里，上面的表格把每道题链接到演示它的 notebook、小节和控件。
+# - 九道新题，每道都综合两节的内容；之后八道自测题换个顺序再出现一次，上面的表格把每道题链接到演示它的 notebook、小节和控件。
 # - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），
 #   $n \times n$ 矩阵对隐藏状态，需要额外加入位置信息对天然有序。
 # - 给开发者的四个概念：自注意力（每个词直接看所有词）、Query/Key/Value（提问、自我介绍、实际内容）、
-#   多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的根本原因）。
+#   多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的原因之一，
+#   另外还有线性增长的 KV 缓存和训练长度）。
 # - 概念图上的下一站：Transformer 块、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
 #
 # **下一节：** [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)：一个训练好的小模型学出来的头，逐个测量、逐个关掉。

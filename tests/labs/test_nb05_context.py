@@ -15,5 +15,10 @@ def test_bank_leans_to_the_side_its_context_cues():
 
 def test_the_table_in_both_languages(lang):
     table = context_lab.bank_table(lang=lang)
-    assert table.values.shape == (3, 4) and np.allclose(table.values[0, 2:], 1)
+    n = len(context_lab.FEATURES)
+    assert table.values.shape == (3, n + 2) and np.allclose(table.values[0, n:], 1)
     assert "银行" in repr(table)
+    # every feature the cosines use is shown: recomputing a cosine from the table's columns gives its value
+    a, b = table.values[1, :n], table.values[2, :n]
+    assert np.isclose(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), table.values[1, n + 1])
+    assert np.isclose(table.values[1, n + 1], 3.5 / 4.5)

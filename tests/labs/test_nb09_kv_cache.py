@@ -16,6 +16,10 @@ def test_the_measured_cache_grows_by_the_same_bytes_per_token():
 def test_published_models():
     assert kv_cache.model_cache_bytes("Llama-2-7B", 4096) == 2 * 2**30
     assert kv_cache.model_cache_bytes("Mistral-7B", 4096) == kv_cache.model_cache_bytes("Llama-2-7B", 4096) // 4
+    # Mistral-7B's sliding window of 4,096 caps its cache (a rolling buffer): the same at 4K and at 128K
+    assert kv_cache.model_cache_bytes("Mistral-7B", 131_072) == kv_cache.model_cache_bytes("Mistral-7B", 4096)
+    assert kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False) == 16 * 2**30
+    assert kv_cache.model_cache_bytes("Llama-2-7B", 131_072) == 32 * kv_cache.model_cache_bytes("Llama-2-7B", 4096)
     assert kv_cache.model_cache_bytes("Llama-2-70B", 1) == 2 * 80 * 8 * 128 * 2
     with pytest.raises(ValueError):
         kv_cache.kv_cache_bytes(0, 1, 1, 1)

@@ -71,17 +71,17 @@ def bank_vectors(strength: float = 4.0) -> dict:
 
 
 def bank_table(strength: float = 4.0, lang: str | None = None) -> Table:
-    """Rows: 银行's embedding, its vector in 银行倒闭了 and in 银行对面的公园. Columns: the two sides, then
+    """Rows: 银行's embedding, its vector in 银行倒闭了 and in 银行对面的公园. Columns: all six features
+    (the cosines are computed over all of them, so a reader can recompute them from the table), then
     the cosine with the embedding and with 银行's vector in the other sentence."""
     v = bank_vectors(strength)
     a, b = v["collapse"]["vector"], v["opposite"]["vector"]
-    side = [FEATURES.index(f) for f in SENSES]
-    rows = [np.r_[v["embedding"][side], 1.0, 1.0],                   # the same vector in both sentences
-            np.r_[a[side], cosine(a, v["embedding"]), cosine(a, b)],
-            np.r_[b[side], cosine(b, v["embedding"]), cosine(b, a)]]
+    rows = [np.r_[v["embedding"], 1.0, 1.0],                         # the same vector in both sentences
+            np.r_[a, cosine(a, v["embedding"]), cosine(a, b)],
+            np.r_[b, cosine(b, v["embedding"]), cosine(b, a)]]
     names = [i18n.t("context_lab.embedding", lang),
              i18n.t("context_lab.in_sentence", lang, s="".join(SENTENCES["collapse"])),
              i18n.t("context_lab.in_sentence", lang, s="".join(SENTENCES["opposite"]))]
-    cols = [i18n.t("context_lab.organisation", lang), i18n.t("context_lab.place", lang),
-            i18n.t("context_lab.cos_embedding", lang), i18n.t("context_lab.cos_other", lang)]
+    cols = [i18n.t(f"context_lab.{f}", lang) for f in FEATURES] + [
+        i18n.t("context_lab.cos_embedding", lang), i18n.t("context_lab.cos_other", lang)]
     return Table(np.array(rows), names, cols, digits=2)

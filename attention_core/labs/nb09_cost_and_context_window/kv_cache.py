@@ -33,9 +33,15 @@ def kv_cache_bytes(n_layers: int, n_kv_heads: int, d_head: int, n_tokens: int, b
     return 2 * n_layers * n_kv_heads * d_head * n_tokens * bytes_per_number * batch
 
 
-def model_cache_bytes(name: str, n_tokens: int, bytes_per_number: int = 2) -> int:
-    """The KV cache of one sequence of n_tokens for a published model (float16 by default)."""
+def model_cache_bytes(name: str, n_tokens: int, bytes_per_number: int = 2, *, window: bool = True) -> int:
+    """The KV cache of one sequence of n_tokens for a published model (float16 by default).
+
+    A model with a sliding window (Mistral-7B: 4,096 tokens, Jiang et al. 2023) never reads a key further
+    back than the window, so its cache is a rolling buffer of the last `sliding_window` tokens: it stops
+    growing there. window=False gives the cache the same shape would need with full attention."""
     m = published_shapes()[name]
+    if window and m.get("sliding_window"):
+        n_tokens = min(n_tokens, m["sliding_window"])
     return kv_cache_bytes(m["layers"], m["kv_heads"], m["d_model"] // m["heads"], n_tokens, bytes_per_number)
 
 
