@@ -129,7 +129,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.what.mask": {"en": "mask", "zh": "mask"},
     "exercises.mask.dtype": {"en": "Your mask has dtype {dtype} ({case}); return a boolean array (True = may "
                                    "attend).",
-                             "zh": "你的 mask 的 dtype 是 {dtype}（{case}）；请返回布尔数组（True = 可以关注）。"},
+                             "zh": "你的掩码的 dtype 是 {dtype}（{case}）；请返回布尔数组（True = 可以关注）。"},
 }
 i18n.register(STRINGS)
 

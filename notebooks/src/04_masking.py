@@ -197,7 +197,7 @@ ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 4), to
 # 两条分支在第 $i$ 行的 softmax 处汇合：$(4, 2)$ 这一对保留分数，得到一个正的权重；$(2, 4)$ 这一对得到 $-\infty$，权重严格为 0；
 # 无论哪种情况，这一行在 Key $0 \dots i$ 上的权重之和都是 1。
 #
-# **动手试试。** 选择 $i$ 和 $j$。高亮的路径就是这一对走的分支；柱状图是第 $i$ 行经过 softmax 之后的整行权重，Key $j$ 标成橙色。
+# **动手试试。**选择 $i$ 和 $j$。高亮的路径就是这一对走的分支；柱状图是第 $i$ 行经过 softmax 之后的整行权重，Key $j$ 标成橙色。
 # 拖动滑块之前先预测一下：$i = 0$ 时，有几根柱子不是 $-\infty$？哪个 $j$ 不管 $i$ 取多少，都永远不会被填成 $-\infty$？
 
 # %%
@@ -238,7 +238,7 @@ print(pad_text("[en]weights[zh]权重", 16), steps["weights"][row], f"[en]  sum 
 
 # %%
 out, weights = ac.scaled_dot_product_attention(q, k, v, mask=mask)   # (T, Dv), (T, T)
-print(f"[en]hidden cells: {int((~mask).sum())}   weights exactly 0: {int((weights == 0).sum())}   all of them hidden: {bool((weights[~mask] == 0).all())}[zh]被遮住的格子：{int((~mask).sum())}   严格为 0 的权重：{int((weights == 0).sum())}   它们都是被遮住的：{bool((weights[~mask] == 0).all())}")
+print(f"[en]hidden cells: {int((~mask).sum())}   weights exactly 0: {int((weights == 0).sum())}   all of them hidden: {bool((weights[~mask] == 0).all())}[zh]被屏蔽的格子：{int((~mask).sum())}   严格为 0 的权重：{int((weights == 0).sum())}   它们都是被屏蔽的：{bool((weights[~mask] == 0).all())}")
 print("[en]row sums:[zh]每行之和：", weights.sum(axis=1))
 print(f"[en]same as the step-by-step version: {np.allclose(weights, steps['weights'])}   same as ac.softmax(scores, mask=mask): {np.allclose(weights, ac.softmax(scores, mask=mask))}[zh]与逐步计算的结果相同：{np.allclose(weights, steps['weights'])}   与 ac.softmax(scores, mask=mask) 相同：{np.allclose(weights, ac.softmax(scores, mask=mask))}")
 ax = plots.attention_heatmap(weights, tokens)
@@ -255,7 +255,7 @@ ax = plots.attention_heatmap(weights, tokens)
 
 # %%
 for name, fill in (("-10", -10.0), ("-1e9", -1e9), ("-inf", -np.inf)):
-    w = masking_lab.naive_masked_softmax(scores, mask, fill=fill)        # [en] hidden scores set to `fill` [zh] 被遮住的分数设为 `fill`
+    w = masking_lab.naive_masked_softmax(scores, mask, fill=fill)        # [en] hidden scores set to `fill` [zh] 被屏蔽的分数设为 `fill`
     print(f"[en]fill {name:>5}: largest weight on a future key = {w[~mask].max():.1e}[zh]填充 {name:>5}：未来 Key 上的最大权重 = {w[~mask].max():.1e}")
 
 
@@ -299,7 +299,7 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # in both tables: the last position may see everything anyway.)
 
 # %% [markdown] lang="zh"
-# 不加掩码时，每一格都不为 0：把 “the”（token 4）换掉，“The”（位置 0）的输出就变了 0.144。
+# 不加掩码时，每一格都不为 0：把“the”（token 4）换掉，“The”（位置 0）的输出就变了 0.144。
 # 加了因果掩码，整个上三角严格为 0（不只是很小），非零的格子恰好组成掩码的下三角。
 # 掩码不是给模型的提示，而是一堵实打实的墙。（两张表的最后一行相同：最后一个位置本来就能看到全部。）
 
@@ -315,7 +315,7 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # ## Padding：长度不同的一批序列
 #
 # 硬件喜欢规整的矩形：一批数据是一个 $(B, T, D)$ 数组，所以较短的序列要**填充**（padding）到最长的长度。
-# 填充出来的行也是普通的数（这里是 0），注意力会毫不犹豫地把它们混进来。**填充掩码** 负责把它们屏蔽：
+# 填充出来的行也是普通的数（这里是 0），注意力会毫不犹豫地把它们混进来。**填充掩码**负责把它们屏蔽：
 # `ac.padding_mask(lengths)` 的形状是 $(B, 1, T_k)$，每条序列一行，并沿该序列的所有 Query 广播。
 
 # %%
@@ -360,7 +360,7 @@ for b, seq in enumerate(sequences):
 # %% [markdown] lang="zh"
 # ### 组合掩码
 #
-# 解码器的一批数据两种掩码都需要：不能看未来，也不能看填充。只有**每个** 掩码都允许时，一个 Key 才可见，
+# 解码器的一批数据两种掩码都需要：不能看未来，也不能看填充。只有**每个**掩码都允许时，一个 Key 才可见，
 # 所以组合就是逻辑与（AND），并且支持广播：`ac.combine_masks` 把因果掩码 $(T_q, T_k)$ 和填充掩码 $(B, 1, T_k)$
 # 合成一个 $(B, T_q, T_k)$ 的掩码。同样的“与”还能拼出别的模式：因果掩码与宽度为 3 的对称窗口相与，
 # 恰好就是因果滑动窗口 `ac.sliding_window_mask(6, 3)`。
@@ -488,7 +488,7 @@ widgets.mask_widget(labels=tokens, scores=scores)
 #
 # 一种常见的看法是：“掩码是训练时的技巧；推理时未来的 token 还不存在，没什么可遮的。”我们按真实模型的方式跑一遍推理：
 # 提示词（这里是前 4 个 token）**一次性**处理完，之后每个新 token 单独处理。为了不重复计算过去，之前所有 token 的
-# Key 和 Value 都存在 **KV 缓存** 里；一步里有 $T_q$ 个新 token、缓存中有 $T_k$ 个 Key 时，使用
+# Key 和 Value 都存在 **KV 缓存**里；一步里有 $T_q$ 个新 token、缓存中有 $T_k$ 个 Key 时，使用
 # `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下：
 
 # %%
@@ -592,7 +592,7 @@ checks.check_causal_mask(causal_mask_first_try)
 # (`j < i`), or return integers instead of booleans, and read what the checker says.
 
 # %% [markdown] lang="zh"
-# **轮到你了。** 在下面写出 `causal_mask`，运行单元格，看检查结果（还没写之前，检查器会提示函数尚未实现，这是正常的）。
+# **轮到你了。**在下面写出 `causal_mask`，运行单元格，看检查结果（还没写之前，检查器会提示函数尚未实现，这是正常的）。
 # 通过之后，再故意改错试试：去掉对角线（`j < i`），或者返回整数而不是布尔值，看看检查器怎么说。
 
 # %%

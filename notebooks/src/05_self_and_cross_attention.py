@@ -33,7 +33,7 @@
 # - 亲眼看到同一个词“银行”在“银行倒闭”和“银行对面”里得到两个不同的向量；
 # - 回答自测题“Q、K、V 一定来自不同输入吗？”。
 #
-# **需要的基础：** 一步注意力的计算及其形状（见 [01 · Query、Key、Value](01_query_key_value.ipynb)、
+# **需要的基础：**一步注意力的计算及其形状（见 [01 · Query、Key、Value](01_query_key_value.ipynb)、
 # [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）。
 
 # %%
@@ -272,7 +272,7 @@ cross_lab.concept_table(out_zh, chinese)
 # It never asked for *on*; it asked for "a spatial relation", and this sentence's relation is *under*.
 
 # %% [markdown] lang="zh"
-# 同样的矩阵，换一个句子：在 *the dog sat under the table* → *狗坐在桌子下* 里，“在”读取的变成了 *under*。
+# 同样的矩阵，换一个句子：在 *the dog sat under the table* → *狗坐在桌子下*里，“在”读取的变成了 *under*。
 # 它本来就没有在找 *on*，它找的是“一种空间关系”，而这句话里的空间关系是 *under*。
 
 # %%
@@ -446,7 +446,7 @@ print(inspect.getsource(cross_lab.attend))
 # to `action`; what it hands over is its meaning `sit`:
 
 # %% [markdown] lang="zh"
-# **一个输入，三个不同的向量。** 在自注意力里，三者都来自同一个句子，但它们并不是同一个向量：三个矩阵给每个词三种角色。
+# **一个输入，三个不同的向量。**在自注意力里，三者都来自同一个句子，但它们并不是同一个向量：三个矩阵给每个词三种角色。
 # *sat* 这个词提问时找的是 `agent`（施事者），被匹配时回应的却是 `action`（动作）；它交出去的是自己的意思 `sit`：
 
 # %%
@@ -462,7 +462,7 @@ print("[en]value  x W_v:[zh]Value  x W_v:", named(x_sat @ inner.w_v, cross_lab.F
 # keys and values of different lengths:
 
 # %% [markdown] lang="zh"
-# **两个来源，不是三个。** 在交叉注意力里，Q 来自解码器，而 K 和 V 都来自编码器的输出：每个 Key 都是同一位置上那个 Value
+# **两个来源，不是三个。**在交叉注意力里，Q 来自解码器，而 K 和 V 都来自编码器的输出：每个 Key 都是同一位置上那个 Value
 # 的标签，所以二者必须一一成对。如果 Key 和 Value 的长度不同，库会直接拒绝：
 
 # %%
@@ -479,7 +479,7 @@ except ValueError as err:
 # ### Self-test (Q1)
 
 # %% [markdown] lang="zh"
-# 那么，Q、K、V 一定来自不同输入吗？**不一定。** 自注意力中三者都来自同一个序列；交叉注意力中 Q 来自解码器，
+# 那么，Q、K、V 一定来自不同输入吗？**不一定。**自注意力中三者都来自同一个序列；交叉注意力中 Q 来自解码器，
 # K 和 V 来自编码器。它们从哪里来，由这一层注意力的角色决定；计算 $\text{softmax}(QK^\top / \sqrt{d_k})V$ 完全相同。
 #
 # ### 自测题（Q1）
@@ -602,7 +602,7 @@ checks.check_cross_attention(my_cross_attention)
 #   **交叉注意力**：Q 来自解码器，K 和 V 来自编码器（和外部资料对话）。
 # - 计算完全一样，只是传入的参数不同。解码器有 $T_q = 5$ 个 token、编码器有 $T_k = 6$ 个 token 时，权重是 $(5, 6)$：
 #   每个解码器 token 都得到编码器上的一个分布；自注意力的权重则是方阵。
-# - 在 *the cat sat on the mat* → *猫坐在垫子上* 这个翻译里，每个中文词都把 0.94 的注意力放在意思相同的英文词上
+# - 在 *the cat sat on the mat* → *猫坐在垫子上*这个翻译里，每个中文词都把 0.94 的注意力放在意思相同的英文词上
 #   （5 个全对；按位置配对则 0 个对）；“在”和“上”都读取 *on*，冠词无人问津。打乱原文，列就跟着词一起移动。
 # - 英文句子上的自注意力：*sat* → *cat*，*on* → *mat*（权重都是 0.98）；*the* 在两个名词之间 0.50/0.50 平分，
 #   因为只看内容，分不清哪个名词是自己的。

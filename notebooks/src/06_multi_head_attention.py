@@ -35,7 +35,7 @@
 # - 关掉某些头，测量输出变了多少：有些头是冗余的；
 # - 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
 #
-# **需要的基础：** 缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
+# **需要的基础：**缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -76,7 +76,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # ## 一个头，只有一种看法
 #
 # 一个注意力头只给每个 Query **一行**权重，也就是对“我该看哪里？”只有一个回答。可是一个词往往同时处在好几种关系里。
-# 在 “the cat sat on the mat because it was comfortable”（《Transformer 自注意力机制：直觉理解，不需要数学》中的例子）这句话中，动词 *sat* 有主语（*cat*），
+# 在“the cat sat on the mat because it was comfortable”（《Transformer 自注意力机制：直觉理解，不需要数学》中的例子）这句话中，动词 *sat* 有主语（*cat*），
 # 有左边紧挨着的词（也是 *cat*），还有地点（*mat*）；代词 *it* 有指代对象、有动词、有形容词。一行 softmax 权重不可能同时
 # 满额地指向所有这些位置：想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只能是它们 Value 的一个混合。
 #
@@ -108,7 +108,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
 # `ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
 #
-# **编号约定。** 本课程中的头和层一律从 0 开始编号，与代码里的下标一致：第 0 个头就是第一个头（`weights[:, 0]`），
+# **编号约定。**本课程中的头和层一律从 0 开始编号，与代码里的下标一致：第 0 个头就是第一个头（`weights[:, 0]`），
 # 12 节的“L1H0”指第 1 层（即第二层）的第 0 个头。
 
 # %%
@@ -435,7 +435,7 @@ for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep on
 #
 # 《Transformer 自注意力机制：直觉理解，不需要数学》从三个角度读这句话里的 *it*。**语法：** *it* 是它所在分句的主语，
 # 会去找整句的主语 *cat*。**语义：** *comfortable* 描述的是某个东西的感受——猫会有感受，垫子没有（垫子只能是“坐上去舒服”，
-# 这是较弱的一种读法），所以代词要找会有感受的东西。**位置：** 距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
+# 这是较弱的一种读法），所以代词要找会有感受的东西。**位置：**距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
 # 下面每种视角都是一个手工设定特征的头：代词的 Query 与每个 Key 比较；Value 标明这个 token 是哪个候选词；
 # 几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
 

@@ -34,7 +34,7 @@
 # - 分清在 softmax **之前**改变分数的几种机制：掩码、位置偏置、局部窗口；
 # - 回答自测题“自注意力是位置无关的，如何弥补？”。
 #
-# **需要的基础：** 一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
+# **需要的基础：**一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
 # softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码就是给分数加上 $-\infty$（见 [04 · 掩码](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
 
 # %%
@@ -447,7 +447,7 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 # %% [markdown] lang="zh"
 # ## 在 softmax 之前：掩码、位置偏置、局部窗口
 #
-# 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**掩码** 屏蔽某些 Key
+# 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**掩码**屏蔽某些 Key
 # （分数变成 $-\infty$，权重严格为 0）；**位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；
 # **局部窗口**屏蔽所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是位置 5 上的一个 Query（共 8 个位置，从 0 编号）与各个 Key 的内容分数
 # $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.5；因果窗口含 3 个 Key：Query 自己和它前面两个）：

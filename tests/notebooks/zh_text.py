@@ -49,6 +49,7 @@ KEPT_PHRASES = [
     r"The Illustrated Transformer", r"Formal Algorithms for Transformers",
     r"Attention in transformers, visually explained", r"Vaswani et al",
     r"Restart Kernel and Run All Cells", r"because it was too",
+    r"A Mathematical Framework for Transformer Circuits", r"In-context [Ll]earning and [Ii]nduction [Hh]eads",
 ]
 _KEPT_PHRASE = re.compile("|".join(f"(?:{p})" for p in KEPT_PHRASES), re.I)
 _WORD = r"(?<![\w.\-'])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w(])"        # two letters or more
@@ -129,10 +130,18 @@ def _literals(code: str) -> list[str]:
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+def _cells(src):
+    """The cells of one source; one that breaks the format is left to tests/notebooks/test_notebook_editions.py."""
+    try:
+        return ns.parse_source(src.read_text(encoding="utf-8"), src.name)
+    except ns.SourceFormatError:
+        return []
+
+
 def markdown_cells(lang: str = "zh"):
     """(where, markdown) of every `lang` markdown cell of the sources."""
     for src in SOURCES:
-        for i, (kind, cell_lang, text) in enumerate(ns.parse_source(src.read_text(encoding="utf-8"), src.name)):
+        for i, (kind, cell_lang, text) in enumerate(_cells(src)):
             if kind == "md" and cell_lang == lang:
                 yield f"{src.name} cell {i} (markdown)", text
 
@@ -140,9 +149,12 @@ def markdown_cells(lang: str = "zh"):
 def code_cells(lang: str = "zh"):
     """(where, code) of every code cell of the sources, resolved for `lang`."""
     for src in SOURCES:
-        for i, (kind, _lang, text) in enumerate(ns.parse_source(src.read_text(encoding="utf-8"), src.name)):
+        for i, (kind, _lang, text) in enumerate(_cells(src)):
             if kind == "code":
-                yield f"{src.name} cell {i}", ns.resolve_code(text, lang, f"{src.name} cell {i}")
+                try:
+                    yield f"{src.name} cell {i}", ns.resolve_code(text, lang, f"{src.name} cell {i}")
+                except ns.SourceFormatError:
+                    continue
 
 
 def output_texts(notebooks=ZH_NOTEBOOKS):

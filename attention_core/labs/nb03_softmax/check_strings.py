@@ -16,7 +16,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                "zh": "对于 {case}，你的 softmax 给分数 -1000 的权重是 {got}，给 -100 的是 {got_100}，"
                                      "而应该是 0（e^-1000 下溢为严格的 0）和 {expected_100}：指数被截断了"
                                      "（np.maximum、np.clip），或者加了下限。在这里的误差范围内看似无害，"
-                                     "但这样一来，没有哪个分数能得到 0 权重，被掩码遮住的也不例外。"},
+                                     "但这样一来，没有哪个分数能得到 0 权重，被掩码屏蔽的也不例外。"},
     "checks.softmax.overflow": {"en": "Overflow: for {case} your softmax returns NaN or inf, because exp(1000) is inf "
                                       "in floating point. Subtract each row's maximum before exp "
                                       "(the shift does not change softmax).",

@@ -155,7 +155,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                    "（ln2_g、ln2_b）。"},
     "nb13.block.mask": {"en": "Your block does not honour the mask it is given ({case}): query {q} puts weight {w} on "
                               "key {k}, which the mask forbids. Pass `mask` to the attention.",
-                        "zh": "你的 block 没有遵守传进来的掩码（{case}）：Query {q}（从 0 编号）把 {w} 的权重放在了 "
+                        "zh": "你的 block 没有遵守传进来的掩码（{case}）：Query {q}（从 0 编号）把 {w} 的权重放在了"
                               "掩码禁止的 Key {k} 上。请把 `mask` 传给注意力。"},
     "nb13.block.ok": {"en": "your block matches the library's on {n} inputs (notebook 12's trained block, random "
                             "blocks, a batch, a padding mask; largest difference {diff}).",

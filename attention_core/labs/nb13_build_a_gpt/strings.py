@@ -19,5 +19,5 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.fig_cached": {"en": "with the KV cache", "zh": "用 KV 缓存"},
     "nb13.fig_uncached": {"en": "recomputing everything", "zh": "每步全部重算"},
     "nb13.progress": {"en": "step {step}/{steps}  train {train:.3f}  validation {valid}  {seconds:.1f} s",
-                      "zh": "第 {step}/{steps} 步  训练 {train:.3f}  验证 {valid}  {seconds:.1f} 秒"},
+                      "zh": "第 {step}/{steps} 步 · 训练 {train:.3f} · 验证 {valid} · {seconds:.1f} 秒"},
 }
