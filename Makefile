@@ -78,10 +78,11 @@ unit: setup
 	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider -m "not browser" --ignore=tests/browser tests
 
 ## make quick: the one-minute loop: the unit tests of core, backends, teaching and labs on two workers
-## (pytest-xdist), without browser, nbval and slow tests (a retrain, a wheel build: make test runs them)
+## (pytest-xdist), without browser, nbval and slow tests (a retrain, a wheel build: make test runs them),
+## and hypothesis's profile `quick` (15 fixed examples a property instead of 60)
 quick: setup
 	@mkdir -p $(TEST_HOME)
-	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider -q -n 2 -m "not slow and not browser" \
+	$(TEST_ENV) HYPOTHESIS_PROFILE=quick $(PY) -m pytest -p no:cacheprovider -q -n 2 -m "not slow and not browser" \
 		tests/core tests/teaching tests/labs tests/test_layers.py
 
 nbval: setup

@@ -17,6 +17,9 @@ settings.register_profile("lab", deadline=None, max_examples=60, derandomize=Tru
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("explore", deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
+# "quick" (make quick): the same fixed examples, fewer of them, for the one-minute loop.
+settings.register_profile("quick", deadline=None, max_examples=15, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))
 
 

@@ -80,9 +80,9 @@ def _complex(name):
 CHECKS = tuple(RIGHT)
 # (learner's function, words of the English message, words of the Chinese one)
 CHECK_CASES = [
-    (_sleeps, "did not finish within 0.5 s", "0.5 秒内没有结束"),
-    (_loops, "did not finish within 0.5 s", "0.5 秒内没有结束"),
-    (_loops_and_swallows, "did not finish within 0.5 s", "0.5 秒内没有结束"),
+    (_sleeps, "did not finish within 0.2 s", "0.2 秒内没有结束"),
+    (_loops, "did not finish within 0.2 s", "0.2 秒内没有结束"),
+    (_loops_and_swallows, "did not finish within 0.2 s", "0.2 秒内没有结束"),
     (_exits, "raised SystemExit", "SystemExit"),
     (_exits_by_builtin, "raised SystemExit", "SystemExit"),
     (_interrupted, "interrupted (KeyboardInterrupt)", "被中断"),
@@ -99,7 +99,7 @@ def test_checks_survive_the_learners_function(name, fn, en, zh):
     check = CHECKERS[name]
     for lang, words in (("en", en), ("zh", zh)):
         start = time.monotonic()
-        result = check(learner, lang=lang, timeout=0.5)
+        result = check(learner, lang=lang, timeout=0.2)
         took = time.monotonic() - start
         assert not result.passed and words in result.message, result.message
         assert_plain(result.message)
