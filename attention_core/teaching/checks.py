@@ -46,8 +46,26 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.what.weights": {"en": "weights", "zh": "权重"},
     "checks.what.scores": {"en": "scores", "zh": "分数"},
     "checks.what.code": {"en": "{name}", "zh": "\u2063{name}\u2063"},
-    "checks.raised": {"en": "Your function raised {exc} on the input {case}.",
-                      "zh": "你的函数在输入 {case} 上抛出了异常 {exc}。"},
+    "checks.raised": {"en": "Your function raised {exc} on the input {case}.{why}",
+                      "zh": "你的函数在输入 {case} 上抛出了异常 {exc}。{why}"},
+    # What the common NumPy / torch errors mean, with the shapes of the inputs the learner's function got.
+    "checks.why.matmul": {"en": " That is a matrix product whose inner sizes differ: `a @ b` needs a.shape[-1] == "
+                                "b.shape[-2]. Your function received {shapes}; is one operand missing a transpose "
+                                "(swapaxes(-1, -2)), or transposed twice?",
+                          "zh": "这是一次内侧维度对不上的矩阵乘法：`a @ b` 要求 a.shape[-1] == b.shape[-2]。"
+                                "你的函数收到的输入形状是 {shapes}；是不是某个操作数少了一次转置"
+                                "（swapaxes(-1, -2)），或者多转置了一次？"},
+    "checks.why.broadcast": {"en": " Two arrays whose shapes cannot be broadcast together were combined elementwise "
+                                   "(sizes must be equal or 1, axis by axis from the right). Your function received "
+                                   "{shapes}.",
+                             "zh": "两个形状无法广播的数组做了逐元素运算（从最右边的轴起，每一轴的大小必须相等"
+                                   "或为 1）。你的函数收到的输入形状是 {shapes}。"},
+    "checks.why.dtype": {"en": " The data types do not fit together (an integer or boolean array where floats are "
+                               "expected, or float32 mixed with float64). Your function received {dtypes}.",
+                         "zh": "数据类型对不上（该用浮点数的地方用了整数或布尔数组，或者 float32 和 float64"
+                               " 混在一起）。你的函数收到的输入类型是 {dtypes}。"},
+    "checks.why.none": {"en": " A value in your function is None: does a helper forget to `return`?",
+                        "zh": "你的函数里有一个值是 None：是不是某个辅助函数忘了写 `return`？"},
     "checks.timeout": {"en": "Your function did not finish within {seconds} s on the input {case}: is there a loop "
                              "that never ends, or a `time.sleep`? (A slower machine may need more time: pass "
                              "timeout=, in seconds.){more}",
@@ -321,7 +339,8 @@ def call_learner(fn, case: str, *args, **kwargs):
     except KeyboardInterrupt:
         raise Fail("checks.interrupted", case=case) from None
     except Exception as exc:                         # noqa: BLE001 -- the learner's bug, reported
-        raise Fail("checks.raised", exc=f"{type(exc).__name__}: {exc}"[:300], case=case) from None
+        raise Fail("checks.raised", exc=f"{type(exc).__name__}: {exc}"[:300], case=case,
+                   why=why_raised(exc, args)) from None
     for before, after in zip(args, copies):
         if isinstance(before, np.ndarray) and not np.array_equal(before, after):
             raise Fail("checks.mutated", case=case)
@@ -466,6 +485,34 @@ def run_exercise(name: str, body, lang, timeout, fn) -> CheckResult:
 def same(a, b, atol: float = 1e-6) -> bool:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=1e-5))
+
+
+_MATMUL = re.compile(r"matmul: Input operand \d+ has a mismatch in its core dimension|shapes \S+ and \S+ not aligned|"
+                     r"mat1 and mat2 shapes cannot be multiplied|size of tensor a \(\d+\) must match the size of "
+                     r"tensor b|Expected size for first two dimensions of batch2 tensor|inconsistent tensor size")
+_BROADCAST = re.compile(r"could not be broadcast together|The size of tensor a \(\d+\) must match")
+_DTYPE = re.compile(r"ufunc '\w+' not supported for the input types|Cannot cast ufunc|UFuncTypeError|"
+                    r"expected (?:scalar type|m1 and m2 to have the same dtype)|dtype|must be the same type|"
+                    r"not implemented for '(?:Long|Int|Bool)'")
+_NONE = re.compile(r"'NoneType'|NoneType")
+
+
+def why_raised(exc: BaseException, args=()) -> str:
+    """What a common NumPy or torch error means (a Message, put in words in the check's language), naming the
+    shapes or data types of the arrays the learner's function received; "" for any other error."""
+    text = f"{type(exc).__name__}: {exc}"
+    arrays = [a for a in args if hasattr(a, "shape") and hasattr(a, "dtype")]
+    shapes = ", ".join(str(tuple(a.shape)) for a in arrays) or "-"
+    dtypes = ", ".join(str(a.dtype) for a in arrays) or "-"
+    if _NONE.search(text):
+        return msg("checks.why.none")
+    if _MATMUL.search(text):
+        return msg("checks.why.matmul", shapes=shapes)
+    if _BROADCAST.search(text):
+        return msg("checks.why.broadcast", shapes=shapes)
+    if _DTYPE.search(text) or isinstance(exc, TypeError) and "dtype" in text:
+        return msg("checks.why.dtype", dtypes=dtypes)
+    return ""
 
 
 def diagnose(got, variants: dict, case: str, ref=None, **fields) -> None:

@@ -485,7 +485,7 @@ for h in (1, 2, 3, 4, 6, 12, 48):
 try:
     ac.init_multihead(48, 5)
 except ValueError as err:
-    print("h = 5:", err)
+    print("h = 5:", type(err).__name__ + ":", err)    # [en] the library refuses, in its own words [zh] 库会拒绝，报错信息是库自己的原话
 
 # %% [markdown] lang="en"
 # What does a narrower head lose? A head's score matrix $Q_h K_h^\top$ is $(T, T)$ but has rank at most $d_k$, so it

@@ -198,7 +198,7 @@ memory = cost_lab.measure_sweep(sizes, d_k=64, timing=False)                 # [
 print(f"{'n':>5}  " + pad("[en]peak MiB[zh]峰值 MiB", 9, "right") + f"  {'n²·4':>11}  " + pad("[en]peak / previous[zh]峰值 / 上一行", 15, "right"))
 previous = None
 for r in memory:
-    ratio = "" if previous is None else f"× {r['peak_bytes'] / previous:.1f}"
+    ratio = "" if previous is None else f"× {r['peak_bytes'] / previous:.2f}"
     print(f"{r['n_tokens']:>5}  {r['peak_bytes'] / 2**20:>9.1f}  {r['weights_bytes'] / 2**20:>7.1f} MiB  {ratio:>15}")
     previous = r["peak_bytes"]
 
@@ -658,8 +658,27 @@ quiz.quiz_widget("p9")
 # - Per layer attention's $n^2$ part costs $4n^2D$ FLOPs (independent of the number of heads) and, naively,
 #   $H n^2$ stored weights (4 bytes each in float32); the linear parts cost $24nD^2$. The $n^2$ part wins beyond
 #   $n = 6D$: 24,576 tokens for $D = 4096$.
-# - Measured: peak memory approaches × 4 per doubling (× 3.1, 3.5, 3.8, 3.9) (64.0 MiB of weights at 4,096 tokens); time follows the $n^2$ slope once
-#   fixed costs fade.
+#
+# The measured line, printed from the table above so that it cannot drift from it:
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# - 一层里的一个头要给 $n^2$ 个 Query–Key 对打分：1,000 个 token → 1,000,000 对（100 万），100,000 个 token → 10,000,000,000 对（100 亿）。
+#   $n$ 翻倍，位置对变为四倍；$n$ 变为十倍，位置对变为一百倍。
+# - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs（与头数无关），朴素实现还要存下 $H n^2$ 个权重（float32 下每个 4 字节）；
+#   线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出：$D = 4096$ 时为 24,576 个 token。
+#
+# 实测的那一行直接从上面的表格打印出来，所以不会与它不符：
+
+# %%
+ratios = [b["peak_bytes"] / a["peak_bytes"] for a, b in zip(memory, memory[1:])]   # [en] peak / previous, as in the table [zh] 峰值 / 上一行，与表格相同
+last = memory[-1]
+mib, n_last = last["weights_bytes"] / 2**20, f"{last['n_tokens']:,}"
+shown = "[en], [zh]、".join(f"{x:.2f}" for x in ratios)
+print(f"[en]- Measured: peak memory approaches × 4 per doubling (× {shown}; {mib:.1f} MiB of weights at {n_last} tokens); time follows the n² slope once fixed costs fade.[zh]- 实测：每翻倍一次，峰值内存趋近 4 倍（× {shown}；{n_last} 个 token 时权重占 {mib:.1f} MiB）；固定开销淡出之后，时间也沿着 n² 的斜率增长。")
+
+# %% [markdown] lang="en"
 # - "Physics, not laziness" holds for exact attention over all pairs: scoring all pairs is the point, and no code
 #   computing it escapes $n^2$. Blocked or fused kernels (FlashAttention) cut the memory to linear and save traffic,
 #   but the compute stays $n^2$; only computing something else (windows, sparse or linear attention) changes it.
@@ -672,13 +691,6 @@ quiz.quiz_widget("p9")
 # how to check that a faster model still finds evidence in the middle.
 
 # %% [markdown] lang="zh"
-# ## 小结
-#
-# - 一层里的一个头要给 $n^2$ 个 Query–Key 对打分：1,000 个 token → 1,000,000 对（100 万），100,000 个 token → 10,000,000,000 对（100 亿）。
-#   $n$ 翻倍，位置对变为四倍；$n$ 变为十倍，位置对变为一百倍。
-# - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs（与头数无关），朴素实现还要存下 $H n^2$ 个权重（float32 下每个 4 字节）；
-#   线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出：$D = 4096$ 时为 24,576 个 token。
-# - 实测：每翻倍一次，峰值内存趋近 4 倍（× 3.1、3.5、3.8、3.9）（4,096 个 token 时权重占 64.0 MiB）；固定开销淡出之后，时间也沿着 $n^2$ 的斜率增长。
 # - “物理限制，不是工程偷懒”适用于对所有位置对做精确注意力：给所有位置对打分正是注意力的意义所在，只要算的是它，就逃不开 $n^2$。
 #   分块或融合内核（FlashAttention）把内存降到线性、减少了数据搬运，但计算量仍是 $n^2$；只有换一种算法（窗口、稀疏或线性注意力）才会改变它。
 # - 推理时 KV 缓存**线性**增长：每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数，Llama-2-7B 在 float16 下每个 token 0.5 MiB
