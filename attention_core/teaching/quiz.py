@@ -63,9 +63,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "Hint: {hint}",
                                "zh": "在下面的代码单元格里写出这个函数，然后在那里运行 `{call}` 来检查。提示：{hint}"},
     "quiz.try_it": {"en": "Try it: notebook {notebook}, section “{section}”, widget `{widget}()`.",
-                    "zh": "动手试试：notebook {notebook}，小节“{section}”，控件 `{widget}()`。"},
+                    "zh": "动手试试：{notebook}，小节“{section}”，控件 `{widget}()`。"},
     "quiz.try_it_section": {"en": "Try it: notebook {notebook}, section “{section}”.",
-                            "zh": "动手试试：notebook {notebook}，小节“{section}”。"},
+                            "zh": "动手试试：{notebook}，小节“{section}”。"},
     "quiz.reshuffle": {"en": "Shuffle the options", "zh": "打乱选项顺序"},
     "quiz.reference_after": {"en": "The reference answer opens after your first attempt.",
                              "zh": "先作答一次，才能查看参考答案。"},
@@ -488,9 +488,20 @@ def pointer_text(question, lang: str | None = None) -> str:
     q = get_question(question)
     lang = i18n.resolve_language(lang)
     p = q.pointer
+    notebook = _notebook_name(p.notebook, lang)
     if p.widget is None:
-        return i18n.t("quiz.try_it_section", lang, notebook=p.notebook, section=p.section[lang])
-    return i18n.t("quiz.try_it", lang, notebook=p.notebook, section=p.section[lang], widget=p.widget)
+        return i18n.t("quiz.try_it_section", lang, notebook=notebook, section=p.section[lang])
+    return i18n.t("quiz.try_it", lang, notebook=notebook, section=p.section[lang], widget=p.widget)
+
+
+def _notebook_name(stem: str, lang: str) -> str:
+    """How a pointer names its notebook: the file stem in English ("04_masking"), the notebook's number and title
+    in Chinese ("04 · 掩码"), where the stem would be English inside a Chinese sentence."""
+    if lang == "en":
+        return stem
+    from attention_core.teaching.notebook_source import notebook_titles
+    title = notebook_titles().get(stem, {}).get(lang)
+    return f"{stem[:2]} · {title}" if title else stem
 
 
 # --- widgets ---------------------------------------------------------------------------------------

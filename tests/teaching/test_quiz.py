@@ -247,6 +247,12 @@ def test_numbers_read_with_chinese_units_and_thousands_separators(typed, value):
     assert (got is None) if value is None else got == pytest.approx(value)
 
 
+def test_a_pointer_names_its_notebook_by_number_and_title_in_chinese():
+    """"动手试试：04 · 掩码，……", not "notebook 04_masking" inside a Chinese sentence (issue 16)."""
+    assert quiz.pointer_text("q4", "zh").startswith("动手试试：04 · 掩码，小节")
+    assert "04_masking" in quiz.pointer_text("q4", "en")
+
+
 def test_p9_accepts_what_its_question_allows():
     p9 = quiz.get_question("p9")
     for typed in ("16777216", "16,777,216", "1678万", "1.68e7", "0.168亿"):
