@@ -68,3 +68,18 @@ def t(key: str, lang: str | None = None, **fields) -> str:
         raise KeyError(f"i18n: no string named {key!r} (is the module that owns it imported?)") from None
     text = entry[resolve_language(lang)]
     return text.format(**fields) if fields else text
+
+
+class WordedError(ValueError):
+    """A ValueError whose message is an i18n key and its fields, so that a widget or a checker can say it in the
+    learner's language; str() gives the English text (what a traceback or a log shows).
+
+        raise i18n.WordedError("nb12.unknown_words", n=2, words="'foo', 'bar'")
+    """
+
+    def __init__(self, key: str, **fields):
+        self.key, self.fields = key, fields
+        super().__init__(t(key, "en", **fields))
+
+    def text(self, lang: str | None = None) -> str:
+        return t(self.key, lang, **self.fields)

@@ -292,6 +292,8 @@ def in_our_words(exc: BaseException) -> bool:
 def plain_message(exc: BaseException) -> str:
     """What went wrong, for a learner: our own message, or a plain sentence in the current language
     instead of the text of an error from deep inside a library."""
+    if isinstance(exc, i18n.WordedError):
+        return exc.text()                                 # said in the current language
     return str(exc) if in_our_words(exc) else i18n.t("common.not_drawable")
 
 

@@ -39,3 +39,17 @@ def test_a_torch_shape_mismatch_is_explained_too():
 def test_any_other_error_gets_no_guess():
     text = _words(lambda q, k: {}["missing"], Q, K, lang="zh")
     assert text.endswith("KeyError: 'missing'。"), text
+
+
+def test_a_worded_error_reaches_a_widget_in_the_learners_language():
+    """A lab raises i18n.WordedError (a key and its fields): the widget's red line says it in Chinese in the zh
+    edition ("⚠ 无法计算：..." followed by Chinese, not by the library's English)."""
+    from attention_core.teaching import i18n, widget_base
+    exc = i18n.WordedError("checks.why.dtype", dtypes="int64")
+    assert str(exc).startswith(" The data types do not fit together")
+    try:
+        i18n.set_language("zh")
+        assert "数据类型对不上" in widget_base.error_html(exc) and "int64" in widget_base.error_html(exc)
+    finally:
+        i18n.set_language("en")
+    assert "The data types do not fit" in widget_base.error_html(exc)
