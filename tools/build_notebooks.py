@@ -76,8 +76,61 @@ TEACHER_HIDE = "teacher-hide"
 
 
 def teacher_hides(code: str) -> bool:
-    """The setup cell (it sets the edition's language) and cells that print library source."""
-    return "i18n.set_language(" in code or "inspect.getsource(" in code
+    """The setup cell (it sets the edition's language), cells that print library source, and exercise
+    cells: a skeleton that raises NotImplementedError, or a call of a checker (whose red verdict on an
+    unwritten skeleton is for the learner, not the class)."""
+    return ("i18n.set_language(" in code or "inspect.getsource(" in code or "NotImplementedError" in code
+            or re.search(r"\bcheck_[a-z0-9_]+\(", code) is not None)
+
+
+_EXERCISE_HEADING = re.compile(r"^(#{2,4}) .*(?:[Ee]xercise|练习)")
+_SOLUTION = re.compile(r"<details><summary>[^<]*(?:solution|参考答案)")          # an exercise's shown solution
+# the last sentence of a paragraph: after ". ", "! ", "? " (English) or "。", "！", "？" (Chinese)
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])\s+(?=[A-Z*`(\[$“\"])|(?<=[。！？]))")
+
+
+def _introduction(text: str) -> tuple[str, str] | None:
+    """(text before, the sentence) when a markdown cell ends with a sentence that introduces what comes
+    next ("Here is the whole loop:"); None otherwise."""
+    body = text.rstrip()
+    if not body.endswith((":", "：")) or body.splitlines()[-1].lstrip().startswith(("#", "|", "-", "*", ">")):
+        return None
+    start = body.rfind("\n\n") + 2 if "\n\n" in body else 0
+    paragraph = body[start:]
+    cuts = [m.end() for m in _SENTENCE_END.finditer(paragraph) if m.end() < len(paragraph)]
+    cut = start + (cuts[-1] if cuts else 0)
+    return body[:cut].rstrip(), body[cut:].strip()
+
+
+def teacher_view_tags(cells) -> list:
+    """Tag the cells the teacher's view leaves out, and give a hidden cell's introducing sentence the
+    same tag: every cell of an exercise section (its heading names an exercise, down to the next heading
+    of its level or above), every shown solution (<details> "Show a solution"), and the sentence ending in ':' that leads into a hidden code cell (split off
+    into its own markdown cell when the cell says more before it). Returns the new list of cells."""
+    out, section = [], None                  # section: the heading level of the exercise we are in
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+            heading = re.match(r"^(#{1,6}) ", first)
+            if heading and section is not None and len(heading.group(1)) <= section:
+                section = None
+            if (m := _EXERCISE_HEADING.match(first)) and section is None:
+                section = len(m.group(1))
+        solution = cell.cell_type == "markdown" and _SOLUTION.match(cell.source.lstrip()) is not None
+        hidden = section is not None or solution or TEACHER_HIDE in cell.metadata.get("tags", [])
+        if hidden:
+            cell.metadata["tags"] = sorted(set(cell.metadata.get("tags", [])) | {TEACHER_HIDE})
+            if cell.cell_type == "code" and out and out[-1].cell_type == "markdown" \
+                    and TEACHER_HIDE not in out[-1].metadata.get("tags", []):
+                intro = _introduction(out[-1].source)
+                if intro is not None:
+                    before, sentence = intro
+                    if before:
+                        out[-1].source = before
+                        out.append(nbformat.v4.new_markdown_cell(sentence))
+                    out[-1].metadata["tags"] = [TEACHER_HIDE]
+        out.append(cell)
+    return out
 
 
 def split_markers(text: str) -> tuple[list[str], str]:
@@ -161,6 +214,7 @@ def build(path: Path, lang: str) -> nbformat.NotebookNode:
             if tags:
                 cell.metadata["tags"] = tags
             nb.cells.append(cell)
+    nb.cells = teacher_view_tags(nb.cells)
     for i, cell in enumerate(nb.cells):   # stable ids keep diffs of rebuilt notebooks small
         cell["id"] = f"{path.stem[:2]}-{lang}-{i:03d}"
     return nb
@@ -189,7 +243,8 @@ def without_comments(code: str) -> str:
 
 def inputs_hash(nb: nbformat.NotebookNode, library: str) -> str:
     """What a notebook's outputs depend on: its code cells (with their tags, without comments) and the library."""
-    code = [[without_comments(c.source), c.metadata.get("tags", [])] for c in nb.cells if c.cell_type == "code"]
+    code = [[without_comments(c.source), [t for t in c.metadata.get("tags", []) if t != TEACHER_HIDE]]
+            for c in nb.cells if c.cell_type == "code"]              # what the teacher's view hides changes no output
     return hashlib.sha256(json.dumps([code, library], ensure_ascii=False).encode()).hexdigest()[:16]
 
 

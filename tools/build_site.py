@@ -162,6 +162,13 @@ def check_offline(path: Path, page: str) -> None:
         raise SystemExit(f"{path}: still loads from the network: {bad[:3]}")
 
 
+def page_title(stem: str, edition: str) -> str:
+    """A page's title: the notebook's own, "01 · Query, Key, Value: the intuition" (from the title index)."""
+    from attention_core.teaching.notebook_source import notebook_titles
+    titles = notebook_titles()
+    return f"{stem[:2]} · {titles[stem][edition]}" if stem in titles else stem
+
+
 def export(kind: str, out: Path, widgets: str = "static", names=None) -> list[Path]:
     """Write the pages of one kind for both editions; returns their paths."""
     copy_assets(out)
@@ -176,6 +183,7 @@ def export(kind: str, out: Path, widgets: str = "static", names=None) -> list[Pa
             if names and not any(src.stem.startswith(n) for n in names):
                 continue
             nb = _prepare(nbformat.read(src, as_version=4), kind, widgets)
+            nb.metadata["title"] = page_title(src.stem, edition)        # nbconvert's <title>, not the file name
             resources = {"metadata": {"name": src.stem}, "attention_css": f"{depth}assets/attention-lab-cjk.css"}
             page, _ = exporter.from_notebook_node(nb, resources=resources)
             page = _fix_links(page, kind)

@@ -52,3 +52,40 @@ def test_teacher_view_shows_story_and_widgets_without_source(browser, teacher_se
     while kernels_of(teacher_server.proc.pid) and time.monotonic() < deadline:
         time.sleep(1)
     assert kernels_of(teacher_server.proc.pid) == 0, "the idle kernel of a closed page was not culled"
+
+
+LEFTOVERS_JS = """() => {
+  const cells = [...document.querySelectorAll('#rendered_cells .jp-Cell')];
+  const dangling = [];
+  cells.forEach((cell, i) => {
+    if (!cell.classList.contains('jp-MarkdownCell')) return;
+    const text = cell.innerText.trim();
+    if (!/[:：]$/.test(text)) return;
+    const next = cells[i + 1];
+    const shown = next && next.classList.contains('jp-CodeCell') && next.querySelector('.jp-OutputArea-output');
+    if (!shown) dangling.push(text.slice(-90));
+  });
+  const pre = document.querySelector('#rendered_cells .jp-OutputArea-output pre');
+  return {dangling, wordBreak: pre ? getComputedStyle(pre).wordBreak : null};
+}"""
+
+
+@pytest.mark.parametrize("stem", ["01_query_key_value", "04_masking"])
+def test_teacher_view_has_no_leftovers_of_hidden_cells_and_no_tracebacks(browser, teacher_server, stem):
+    """Exercises are hidden with their checks (no red NotImplementedError verdict, no traceback), every
+    sentence that introduced a hidden cell went with it, printed numbers never break inside a number,
+    and the quiz's reference button is wide enough for its words."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(teacher_server.url(f"voila/render/en/{stem}.ipynb"), timeout=120_000)
+    page.get_by_role("button", name=i18n.t("quiz.check", "en"), exact=True).first.wait_for(timeout=120_000)
+    body = page.locator("#rendered_cells").inner_text()
+    for leftover in ("NotImplementedError", "Traceback", "✘ check_", "Show a solution", "Exercise 1"):
+        assert leftover not in body, f"{stem}: the teacher's view shows {leftover!r}"
+    found = page.evaluate(LEFTOVERS_JS)
+    assert not found["dangling"], f"{stem}: sentences introduce a hidden cell: {found['dangling']}"
+    assert found["wordBreak"] in (None, "normal"), f"{stem}: printed output breaks inside words: {found['wordBreak']}"
+    button = page.get_by_role("button", name=i18n.t("quiz.show_reference", "en")).first
+    width = button.evaluate("b => [b.scrollWidth, b.clientWidth]")
+    assert width[0] <= width[1], f"{stem}: the reference button is clipped ({width[0]} px of text in {width[1]} px)"
+    context.close()

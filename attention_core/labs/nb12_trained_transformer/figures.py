@@ -34,19 +34,21 @@ def plot_rows(rows, axes=None):
     use_cjk_font()
     if axes is None:
         import matplotlib.pyplot as plt
-        axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 3.2), layout="constrained")[1]
+        axes = plt.subplots(1, len(rows), figsize=(4.6 * len(rows), 3.8), layout="constrained")[1]
     axes = np.atleast_1d(axes)
+    # sizes to be read from the back of a classroom: numbers and words at 12-13 pt, not 8
     for ax, (title, tokens, weights) in zip(axes, rows):
         weights = np.asarray(weights, dtype=float)
         colors = [plots.COLORS[1] if w == weights.max() else plots.COLORS[0] for w in weights]
         ax.barh(np.arange(len(tokens)), weights, color=colors)
-        ax.set_yticks(np.arange(len(tokens)), tokens)
+        ax.set_yticks(np.arange(len(tokens)), tokens, fontsize=12)
+        ax.tick_params(axis="x", labelsize=11)
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
-        ax.set_xlabel(i18n.t("plots.weight"))
-        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(i18n.t("plots.weight"), fontsize=12)
+        ax.set_title(title, fontsize=13)
         for y, w in enumerate(weights):
-            ax.text(min(w, 0.85) + 0.02, y, f"{w:.2f}", va="center", fontsize=8)
+            ax.text(min(w, 0.78) + 0.02, y, f"{w:.2f}", va="center", fontsize=12)
     return axes
 
 
@@ -55,16 +57,23 @@ def plot_bank_similarity(sims: dict, ax=None):
     sims: {label: bank_similarity(...) result}."""
     use_cjk_font()
     ax = _axes(ax, (5.6, 3.0))
+    # The words' lines can coincide (both "same sense" lines near 1): each word is drawn a little to the side
+    # of the layer it belongs to, with its own marker, so that no line hides another.
+    n = len(sims)
     for i, (label, s) in enumerate(sims.items()):
         x = np.arange(len(s["same"]))
+        dodge = (i - (n - 1) / 2) * 0.2
         color = plots.COLORS[i % len(plots.COLORS)]
-        ax.plot(x, s["same"], "o-", color=color, label=i18n.t("nb12.fig_same", word=label))
-        ax.plot(x, s["other"], "s--", color=color, label=i18n.t("nb12.fig_other", word=label))
+        marker = "os^D"[i % 4]
+        ax.plot(x + dodge, s["same"], marker=marker, ls="-", color=color, label=i18n.t("nb12.fig_same", word=label))
+        ax.plot(x + dodge, s["other"], marker=marker, ls="--", mfc="white", color=color,
+                label=i18n.t("nb12.fig_other", word=label))
     ax.set_xticks(x, [i18n.t("nb12.fig_embedding")] + [i18n.t("nb12.fig_after_layer", layer=l)
                                                        for l in range(1, len(x))])
+    ax.set_xlim(-0.5, len(x) - 0.5)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(i18n.t("nb12.fig_cosine"))
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=8, loc="lower left")
     return ax
 
 
@@ -79,9 +88,12 @@ def plot_weight_vs_effect(result: dict, ax=None):
     ax.scatter(x, y, color=plots.COLORS[0])
     for xi, yi, r in zip(x, y, rows):
         if xi > 0.1 or yi > 0.1:
-            ax.annotate(r["word"], (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=9)
-    ax.set_xlim(-0.05, 1.05)
-    ax.set_ylim(-0.05, 1.05)
+            # a label near the right or top edge goes inside, so that it never touches the frame
+            right, top = xi > 0.75, yi > 0.85
+            ax.annotate(r["word"], (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, -10 if top else 5),
+                        ha="right" if right else "left", va="top" if top else "bottom", fontsize=9)
+    ax.set_xlim(-0.05, 1.1)
+    ax.set_ylim(-0.05, 1.1)
     ax.set_xlabel(i18n.t("nb12.fig_weight", layer=result["layer"], head=result["head"]))
     ax.set_ylabel(i18n.t("nb12.fig_effect", word=result["answer"]))
     return ax
