@@ -71,6 +71,7 @@ def max_differences(params, model, ids):
             "torch twin": (np.abs(lt.numpy() - logits).max(), np.abs(wt.numpy() - maps).max())}
 
 
+@pytest.mark.slow          # imports transformers and builds, saves and reloads HF models: ~10 s of the quick loop
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_hf_gpt2_saved_and_loaded_equals_the_library_forward(name, dtype, tmp_path):
