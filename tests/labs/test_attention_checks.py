@@ -128,7 +128,7 @@ def test_attention_good_passes():
     assert "notebook 01" in no_mask.message and "1.321" in no_mask.message
     i18n.set_language("zh")
     zh = check_attention(lambda q, k, v: attn_good(q, k, v)).message
-    assert "一致。（没有检查 mask" in zh and "01 节的例题" in zh      # Chinese sentences: no space between
+    assert "一致。（没有检查掩码" in zh and "01 节的例题" in zh      # Chinese sentences: no space between
 
 
 def attn_variant(*, scale="sqrt", kq=False, axis=-1, stable=True, transpose=".T", values="v",
