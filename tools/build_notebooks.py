@@ -93,7 +93,7 @@ def _introduction(text: str) -> tuple[str, str] | None:
     """(text before, the sentence) when a markdown cell ends with a sentence that introduces what comes
     next ("Here is the whole loop:"); None otherwise."""
     body = text.rstrip()
-    if not body.endswith((":", "：")) or body.splitlines()[-1].lstrip().startswith(("#", "|", "-", "*", ">")):
+    if not body.endswith((":", "：")) or body.splitlines()[-1].lstrip().startswith(("#", "|", "- ", "* ", ">")):
         return None
     start = body.rfind("\n\n") + 2 if "\n\n" in body else 0
     paragraph = body[start:]

@@ -61,3 +61,12 @@ def test_the_introduction_split_keeps_every_word():
     assert texts[3] == ("Only this:", True) and texts[-1] == ("x = 1", False)
     assert build_notebooks.teacher_hides('checks.check_softmax(my_softmax)')
     assert build_notebooks.teacher_hides('    raise NotImplementedError("write it")')
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem[:2])
+def test_both_editions_split_the_same_introductions(src):
+    """A split introduction is a markdown cell in both editions, so their outlines still match."""
+    def outline(lang):
+        return [(re.findall(r"^(#+) ", c.source, re.M), hidden(c))
+                for c in build_notebooks.build(src, lang).cells if c.cell_type == "markdown"]
+    assert outline("en") == outline("zh")
