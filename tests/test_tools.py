@@ -184,3 +184,9 @@ def test_lab_reset_keeps_every_earlier_backup(course, capsys):
 def test_numbered_backups_are_ignored_by_git():
     ignored = (ROOT / ".gitignore").read_text().splitlines()
     assert "/my-notebooks.bak/" in ignored and "/my-notebooks.bak.*/" in ignored
+
+
+def test_site_pages_are_titled_with_the_notebooks_title():
+    assert build_site.page_title("01_query_key_value", "en") == "01 · Query, Key, Value: the intuition"
+    assert build_site.page_title("04_masking", "zh").startswith("04 · ") and "04_masking" not in \
+        build_site.page_title("04_masking", "zh")

@@ -105,8 +105,9 @@ def _introduction(text: str) -> tuple[str, str] | None:
 def teacher_view_tags(cells) -> list:
     """Tag the cells the teacher's view leaves out, and give a hidden cell's introducing sentence the
     same tag: every cell of an exercise section (its heading names an exercise, down to the next heading
-    of its level or above), every shown solution (<details> "Show a solution"), and the sentence ending in ':' that leads into a hidden code cell (split off
-    into its own markdown cell when the cell says more before it). Returns the new list of cells."""
+    of its level or above), every shown solution (<details> "Show a solution"), and the sentence ending in
+    ':' that leads into a hidden code cell (split off into its own markdown cell when the cell says more
+    before it). Returns the new list of cells."""
     out, section = [], None                  # section: the heading level of the exercise we are in
     for cell in cells:
         if cell.cell_type == "markdown":
