@@ -17,6 +17,7 @@
 # - explain why fused kernels do not hand back the weight matrix;
 # - count the pairs that sliding-window and sparse patterns compute, and show what they change: a key outside the window gets weight exactly 0;
 # - compute linear attention (a kernel feature map), measure its memory against softmax attention's, and how far its weights are from softmax's;
+# - compute Linformer (keys and values projected from $T$ rows to $k$), its distance from full attention as $k$ grows, its peak memory beside the other methods, and why a causal mask cannot follow the projection;
 # - run the verification method of the tutorial “注意力机制” on a task whose answer is known (a "needle" among distractors at 1K, 4K and 16K tokens): task accuracy by needle position, peak memory, throughput and p95 latency;
 # - say what to check first when speed rises and long-range accuracy falls: the visible range and the mask, then the kernels.
 #
@@ -32,6 +33,7 @@
 # - 解释为什么融合内核（fused kernel）不返回权重矩阵；
 # - 数出滑动窗口和稀疏模式要计算多少对，并看清它们改变了什么：窗口之外的 Key 权重恰好为 0；
 # - 算出线性注意力（一个核特征映射），测量它与 softmax 注意力的内存，以及它的权重离 softmax 的权重有多远；
+# - 算出 Linformer（把 Key 和 Value 从 $T$ 行投影成 $k$ 行）：$k$ 增大时它离全局注意力有多远，它与其他方法并列的峰值内存，以及为什么投影之后用不上因果掩码；
 # - 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“针（needle）”）执行《注意力机制》一文的验证方法：按针的位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
 # - 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和掩码，再查内核。
 #
@@ -47,7 +49,7 @@ import numpy as np
 
 import attention_core as ac
 from attention_core.labs.nb04_masking import masking_lab
-from attention_core.labs.nb10_efficient_attention import checks, efficient_lab, linear_lab, widgets
+from attention_core.labs.nb10_efficient_attention import checks, efficient_lab, linear_lab, linformer_lab, widgets
 from attention_core.teaching import i18n
 from attention_core.teaching.measure import best_time
 from attention_core.teaching.tables import pad
@@ -432,6 +434,204 @@ print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.
 # 让一个 Key 一枝独秀。线性注意力是另一种函数，而不是更快的 softmax：它以线性的代价让所有位置对都保持可见，却失去了针任务所需要的那种精确查找。
 
 # %% [markdown] lang="en"
+# ### Linformer: project the keys and values from $T$ rows to $k$
+#
+# The tutorial “Transformer Attention 机制入门：从直觉到公式” names Linformer beside Longformer, FlashAttention and linear
+# attention. Its idea (Wang et al., 2020) is to shorten the **sequence axis** of the keys and values before attention:
+# two matrices $E, F$ of shape $(k, T)$ turn the $T$ keys into $k$ rows, $EK$ $(k, d_k)$, and the $T$ values into $FV$
+# $(k, d_v)$, and every query attends over those $k$ rows:
+#
+# $$\text{out} = \text{softmax}\!\left(\frac{Q\,(EK)^\top}{\sqrt{d_k}}\right) FV, \qquad \text{scores } (T, k) \text{ instead of } (T, T).$$
+#
+# With $k$ fixed (256 in the paper's experiments) the scores grow like $T k$: linear in $T$. **Linformer learns $E$ and
+# $F$** with the rest of the model. Here they are fixed, which is enough to see the shape of the idea and what it costs:
+# `linformer_lab.random_projection`, a dense Gaussian matrix with entries of variance $1/k$ (the textbook random
+# projection), and `linformer_lab.segment_projection`, where row $r$ is the mean of the $r$-th of $k$ contiguous
+# segments of the sequence. Both are used with $F = E$, Linformer's shared variant.
+
+# %% [markdown] lang="zh"
+# ### Linformer：把 Key 和 Value 从 $T$ 行投影成 $k$ 行
+#
+# 《Transformer Attention 机制入门：从直觉到公式》把 Linformer 和 Longformer、FlashAttention、线性注意力并列。
+# 它的思路（Wang 等，2020）是在做注意力之前，先把 Key 和 Value 的**序列轴**变短：两个形状为 $(k, T)$ 的矩阵 $E$、$F$
+# 把 $T$ 个 Key 变成 $k$ 行 $EK$ $(k, d_k)$，把 $T$ 个 Value 变成 $FV$ $(k, d_v)$，每个 Query 只在这 $k$ 行上做注意力：
+#
+# $$\text{out} = \text{softmax}\!\left(\frac{Q\,(EK)^\top}{\sqrt{d_k}}\right) FV, \qquad \text{分数是 } (T, k) \text{，而不是 } (T, T)$$
+#
+# $k$ 固定时（论文的实验里取 256），分数随 $T k$ 增长：与 $T$ 成线性关系。**Linformer 的 $E$ 和 $F$ 是和模型其余部分一起学出来的。**
+# 这里把它们固定下来，这足以看清这个思路的样子和它的代价：`linformer_lab.random_projection` 是一个稠密的高斯矩阵，
+# 元素方差为 $1/k$（教科书里的随机投影）；`linformer_lab.segment_projection` 的第 $r$ 行是序列第 $r$ 段（共 $k$ 段，相邻连续）的均值。
+# 两者都取 $F = E$，即 Linformer 的共享投影版本。
+
+# %%
+print(inspect.getsource(linformer_lab.linformer_attention))
+T_f, k_f = 1024, 64
+q_f, k_f_keys, v_f = np.random.default_rng(3).standard_normal((3, T_f, D))      # [en] its own seed [zh] 单独的种子
+E = linformer_lab.segment_projection(T_f, k_f)                                   # (k, T)
+out_f, w_f = linformer_lab.linformer_attention(q_f, k_f_keys, v_f, E, need_weights=True)
+print(f"[en]E {E.shape}, E K {(E @ k_f_keys).shape}, weights {w_f.shape} instead of {(T_f, T_f)}, output {out_f.shape}[zh]E {E.shape}，E K {(E @ k_f_keys).shape}，权重 {w_f.shape} 而不是 {(T_f, T_f)}，输出 {out_f.shape}")
+exact = linformer_lab.linformer_attention(q_f, k_f_keys, v_f, linformer_lab.segment_projection(T_f, T_f))
+print("[en]segments with k = T (E = identity) equal full attention:[zh]k = T 的分段投影（E 是单位矩阵）等于全局注意力：",
+      np.allclose(exact, ac.scaled_dot_product_attention(q_f, k_f_keys, v_f)[0]))
+
+# %% [markdown] lang="en"
+# #### The output's distance from full attention as $k$ grows
+#
+# One number per setting: $\lVert \text{out}_{\text{Linformer}} - \text{out}_{\text{full}} \rVert / \lVert \text{out}_{\text{full}} \rVert$,
+# where 1 is as far as answering zeros everywhere. Two kinds of input of $T = 1024$ tokens: the random vectors used
+# so far, and `smooth_inputs`, where each token is a moving average of its 32 neighbours (a stand-in for text, whose
+# nearby tokens share a topic). `weight_rank` counts the singular values that hold 90% of the $(T, T)$ weights'
+# energy: the rank a projection to $k$ rows has to capture.
+
+# %% [markdown] lang="zh"
+# #### $k$ 增大时，输出离全局注意力有多远
+#
+# 每种设置给一个数：$\lVert \text{out}_{\text{Linformer}} - \text{out}_{\text{全局}} \rVert / \lVert \text{out}_{\text{全局}} \rVert$，
+# 其中 1 相当于处处输出 0 的那么远。两类输入，都是 $T = 1024$ 个 token：前面一直在用的随机向量，以及 `smooth_inputs`：
+# 每个 token 都是它附近 32 个向量的滑动平均（代替真实文本，文本里相邻的 token 往往谈的是同一件事）。`weight_rank` 数出
+# 占 $(T, T)$ 权重 90% 能量的奇异值个数：投影到 $k$ 行时需要抓住的秩。
+
+# %%
+ks = (16, 32, 64, 128, 256, 512, 1024)
+inputs = {"[en]random[zh]随机": (q_f, k_f_keys, v_f), "[en]smooth[zh]平滑": linformer_lab.smooth_inputs(T_f, D, seed=4)}
+errors = {name: linformer_lab.error_vs_k(*qkv, ks) for name, qkv in inputs.items()}
+for name, (q_i, k_i, _) in inputs.items():
+    print(pad(name, 8), "[en]rank holding 90% of the weights:[zh]占权重 90% 的秩：", linformer_lab.weight_rank(q_i, k_i))
+print("     k  " + "".join(pad(f"{name}, {kind}", 18, "right") for name in inputs for kind in ("Gauss", "[en]segments[zh]分段")))
+for n_k, k_rows in enumerate(ks):
+    print(f"{k_rows:>6,}  " + "".join(f"{errors[name][n_k][kind]:>18.3f}" for name in inputs for kind in linformer_lab.PROJECTIONS))
+ax = linformer_lab.plot_error_vs_k(errors)
+
+# %% [markdown] lang="en"
+# Three results. The dense random projection is **not** an approximation of attention at any $k$ below $T$: its error
+# is above 1 for every such $k$ (137 at $k = 16$ on random inputs), because each projected value row sums about $T/k$ random
+# values and the softmax picks among those sums. That is why Linformer learns $E$ and $F$. The segment means are a
+# proper average (each row of $E$ is non-negative and sums to 1), and equal full attention at $k = T$. On random inputs
+# the weights are far from low rank (140 singular values for 90%), so the error stays large until $k$ is close to $T$
+# (0.734 at $k = 256$). On smooth inputs the rank is 22, and 64 rows already bring the error to 0.101, 256 rows to
+# 0.015. Linformer's bet is the second case: in trained models the attention matrices are close to low rank, and
+# learning finds the $E$ and $F$ that capture it.
+#
+# #### Peak memory against $T$, beside the other methods
+#
+# Every method of this notebook on the same inputs, $D = 32$, float32, traced the same way as above (one BLAS
+# thread; naive only where its weights fit in 256 MiB; Linformer with $k = 256$ and the window with $W = 256$):
+
+# %% [markdown] lang="zh"
+# 三个结论。稠密的随机投影在 $k$ 小于 $T$ 的任何取值下都**不是**注意力的近似：它的误差处处大于 1（随机输入、$k = 16$ 时为 137），
+# 因为投影后的每一行 Value 都是大约 $T/k$ 个随机 Value 的加权和，softmax 只是在这些和之间挑选。这正是 Linformer 要学习 $E$ 和 $F$ 的原因。
+# 分段均值是真正的平均（$E$ 的每一行非负且和为 1），在 $k = T$ 时与全局注意力相等。随机输入的权重远不是低秩的（90% 的能量要 140 个奇异值），
+# 所以误差一直很大，直到 $k$ 接近 $T$（$k = 256$ 时为 0.734）。平滑输入的秩只有 22，64 行就把误差降到 0.101，256 行降到 0.015。
+# Linformer 押注的是第二种情况：训练好的模型里，注意力矩阵接近低秩，而学习能找到抓住它的 $E$ 和 $F$。
+#
+# #### 峰值内存随 $T$ 的变化，与其他方法并列
+#
+# 本节的每种方法都用同样的输入，$D = 32$、float32，测量方式与上面相同（一个 BLAS 线程；朴素实现只在权重不超过 256 MiB 时运行；
+# Linformer 取 $k = 256$，窗口取 $W = 256$）：
+
+# %%
+with efficient_lab.blas_threads(1):
+    compared = linformer_lab.memory_comparison([1024, 2048, 4096, 16384], d=D, k=256, window=256)
+names = ["[en]naive (weights kept)[zh]朴素实现（保存权重）", "[en]tiled (online softmax)[zh]分块（在线 softmax）",
+         "[en]sliding window W = 256[zh]滑动窗口 W = 256", "[en]linear attention[zh]线性注意力", "Linformer k = 256"]
+print("     T  " + "".join(pad(name, 24, "right") for name in names) + "[en]   (MiB)[zh]   （MiB）")
+for r in compared:
+    cells = ["[en](not run)[zh]（未运行）" if r[m] is None else f"{r[m] / MiB:.2f}" for m in linformer_lab.MEMORY_METHODS]
+    print(f"{r['T']:>6,}  " + "".join(pad(c, 24, "right") for c in cells))
+ax = linformer_lab.plot_memory_comparison(compared)
+
+# %% [markdown] lang="en"
+# Linformer's peak is the $(T, k)$ scores and weights: it doubles with $T$ (1.35 → 2.64 → 5.21 MiB, then 20.2 MiB at
+# 16K), linear like the tiled, window and linear methods, and far below the naive 1 GiB. It is the largest of the
+# linear ones here because $k = 256$ columns are kept for every query, where the tiled kernel keeps one tile and the
+# linear method a $(d, d)$ matrix. Unlike tiling, it also computes fewer pairs ($T k$ instead of $T^2$), and unlike the
+# window, each query still reaches the whole sequence, through the $k$ mixed rows.
+#
+# #### Where it breaks: the causal mask
+#
+# A decoder needs the causal mask of notebook 04: query $i$ may use key $j$ only when $j \le i$. After the projection
+# there is no key $j$ any more. Try to pass the mask anyway, and look at what one projected row is made of:
+
+# %% [markdown] lang="zh"
+# Linformer 的峰值就是 $(T, k)$ 的分数和权重：$T$ 翻倍它就翻倍（1.35 → 2.64 → 5.21 MiB，16K 时 20.2 MiB），和分块、窗口、线性注意力一样是线性的，
+# 远低于朴素实现的 1 GiB。它在这几种线性方法里最大，因为每个 Query 都保留了 $k = 256$ 列，而分块内核只保留一个分块，线性注意力只保留一个 $(d, d)$ 矩阵。
+# 与分块计算不同，它确实少算了配对（$T k$ 而不是 $T^2$）；与窗口不同，每个 Query 仍然能通过这 $k$ 个混合行够到整个序列。
+#
+# #### 它在哪里失效：因果掩码
+#
+# 解码器需要 04 节的因果掩码：只有当 $j \le i$ 时，Query $i$ 才能用 Key $j$。可是投影之后，已经没有“Key $j$”了。
+# 硬把掩码传进去试试，再看看投影后的一行是由什么组成的：
+
+# %%
+try:
+    ac.scaled_dot_product_attention(q_f, E @ k_f_keys, E @ v_f, mask=ac.causal_mask(T_f))
+except ValueError as error:
+    print(f"[en]ValueError: {error}[zh]ValueError：形状为 {(T_f, T_f)} 的掩码无法广播到形状为 {(T_f, k_f)} 的分数上")
+gauss_rows = linformer_lab.mixed_positions(linformer_lab.random_projection(T_f, k_f))
+segment_rows = linformer_lab.mixed_positions(E)
+reach = [int(segment_rows[int(np.flatnonzero(ac.causal_mask(T_f, k_f)[i])[-1])][-1]) for i in (0, 5, 63)]    # [en] the latest token each query reaches [zh] 每个 Query 能够到的最后一个 token
+print(f"[en]random projection: rows that mix all {T_f} positions: {sum(r.size == T_f for r in gauss_rows)} of {k_f}[zh]随机投影：混合了全部 {T_f} 个位置的行：{k_f} 行中有 {sum(r.size == T_f for r in gauss_rows)} 行")
+print(f"[en]segment means: row 0 mixes positions {segment_rows[0][0]}..{segment_rows[0][-1]}, row 1 positions {segment_rows[1][0]}..{segment_rows[1][-1]}[zh]分段均值：第 0 行混合了位置 {segment_rows[0][0]}..{segment_rows[0][-1]}，第 1 行混合了位置 {segment_rows[1][0]}..{segment_rows[1][-1]}")
+print(f"[en]ac.causal_mask(T, k) on the segment rows: queries 0, 5, 63 reach tokens up to {reach}[zh]在分段行上用 ac.causal_mask(T, k)：Query 0、5、63 能够到的 token 最远到 {reach}")
+
+# %% [markdown] lang="en"
+# The $(T, T)$ mask does not fit the $(T, k)$ scores, and no reshaping can make it fit: with the random projection
+# every row mixes all 1,024 positions, so for any query $i < 1023$ every row contains the future. The segment means at
+# least give each row a range of positions, which allows two masks on the $(T, k)$ scores: let query $i$ see the rows
+# whose segment **starts** at or before $i$ (its own segment included), or only those that **end** at or before $i$.
+# The leak test of notebook 04 measures both on 8 tokens and $k = 4$ segments of 2: replace token $s$, and see how far
+# output $t$ moves; a cell above the diagonal ($s > t$) that is not 0 is the future leaking in.
+
+# %% [markdown] lang="zh"
+# $(T, T)$ 的掩码放不进 $(T, k)$ 的分数，怎么变形也放不进去：随机投影的每一行都混合了全部 1,024 个位置，所以对任何 $i < 1023$ 的 Query，
+# 每一行里都含有未来。分段均值至少让每一行对应一段位置，于是在 $(T, k)$ 的分数上可以有两种掩码：让 Query $i$ 看到段**起点**不晚于 $i$
+# 的那些行（包括它自己所在的段），或者只看段**终点**不晚于 $i$ 的行。用 04 节的泄露测试在 8 个 token、$k = 4$ 段（每段 2 个）上测量两者：
+# 替换 token $s$，看输出 $t$ 变了多少；对角线以上（$s > t$）的格子只要不是 0，就是未来漏了进来。
+
+# %%
+x_c = np.random.default_rng(5).standard_normal((8, 4))                   # (T = 8, D = 4)
+attempts = linformer_lab.causal_attempts(x_c, 4)
+print(f"[en]largest change of an output when a later token is replaced: causal full attention {attempts['leak_causal']:.3f}, segments that start by i {attempts['leak_starts']:.3f}, segments that end by i {attempts['leak_ends']:.3f}[zh]替换后面的 token 时，输出的最大变化：带因果掩码的全局注意力 {attempts['leak_causal']:.3f}，起点不晚于 i 的段 {attempts['leak_starts']:.3f}，终点不晚于 i 的段 {attempts['leak_ends']:.3f}")
+print("[en]queries that see no row at all with 'ends by i':[zh]用“终点不晚于 i”时一行也看不到的 Query：", attempts["blind_ends"].tolist())
+fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attempts["ends"]],
+                                 titles=["[en]full, causal mask[zh]全局，因果掩码", "[en]segments starting by i[zh]起点不晚于 i 的段",
+                                         "[en]segments ending by i[zh]终点不晚于 i 的段"])
+
+# %% [markdown] lang="en"
+# Full attention with the causal mask has exact zeros above the diagonal. "Starts by $i$" leaks: query 0 sees the mean
+# of tokens 0 and 1, so its output moves by 1.061 when token 1 is replaced. "Ends by $i$" does not leak, but query 0
+# sees nothing at all and every query at an even position loses its own token: it is no longer the computation the
+# model was asked for. That is why Linformer is an encoder method (the paper evaluates it on bidirectional
+# pre-training and classification); causal models take the tiled kernels or windows above.
+#
+# **Self-test.** A colleague proposes "causal Linformer": compute $EK$ once, then mask the $(T, k)$ scores with
+# `ac.causal_mask(T, k)`. What does query $i$ see?
+#
+# <details><summary>Answer</summary>
+#
+# `ac.causal_mask(T, k)` lets query $i$ use the projected rows $0 \dots \min(i, k - 1)$, but a projected row is a mix
+# of positions, not position $r$. With the random projection each row mixes all $T$ tokens, so even query 0 sees the
+# whole future. With segments, row $r$ is the mean of tokens $rT/k$ to $(r + 1)T/k - 1$: the last line of the cell
+# before the figure shows query 5 reaching token 95, and from query 63 on every query reaches the last token. The mask
+# has to act on the keys' positions, and the projection has removed them.
+# </details>
+
+# %% [markdown] lang="zh"
+# 带因果掩码的全局注意力在对角线以上都是严格的 0。“起点不晚于 $i$”会泄露：Query 0 看到的是 token 0 和 1 的均值，
+# 所以替换 token 1 时，它的输出变了 1.061。“终点不晚于 $i$”不泄露，但 Query 0 什么也看不到，每个处在偶数位置的 Query 都看不到它自己的 token：
+# 这已经不是要求模型做的那个计算了。所以 Linformer 是一种编码器方法（论文在双向预训练和分类任务上评估它）；因果模型用的是上面的分块内核或窗口。
+#
+# **自测题。**一位同事提议做“因果 Linformer”：先算出 $EK$，再用 `ac.causal_mask(T, k)` 屏蔽 $(T, k)$ 的分数。Query $i$ 能看到什么？
+#
+# <details><summary>答案</summary>
+#
+# `ac.causal_mask(T, k)` 让 Query $i$ 用投影后的第 $0 \dots \min(i, k - 1)$ 行，可投影后的一行是许多位置的混合，并不是位置 $r$。
+# 随机投影的每一行都混合了全部 $T$ 个 token，所以连 Query 0 都能看到整个未来。分段投影的第 $r$ 行是 token $rT/k$ 到 $(r + 1)T/k - 1$ 的均值：
+# 图前那个单元格的最后一行显示，Query 5 能够到 token 95，而从 Query 63 起，每个 Query 都能够到最后一个 token。
+# 掩码必须作用在 Key 的位置上，而投影恰恰把这些位置抹掉了。
+# </details>
+
+# %% [markdown] lang="en"
 # ## The verification method of the tutorial “注意力机制”
 #
 # The tutorial says how to check that an optimisation really works: *fix the model weights, the numeric precision, the
@@ -780,6 +980,10 @@ checks.check_online_attention(my_online_attention)
 #   memory they save. Weights are recomputed from the saved log-sum-exp when needed.
 # - Sliding windows and sparse patterns compute fewer pairs (at 16K with $W = 256$, 3.1% of them) but change the
 #   visible range: a key outside the window gets weight exactly 0.
+# - Linformer projects the keys and values from $T$ rows to $k$: scores $(T, k)$, peak memory linear in $T$ (20 MiB at
+#   16K with $k = 256$). A fixed random projection is no approximation (error above 1 for every $k < T$); segment means
+#   approach full attention only where the weights are close to low rank (0.015 at $k = 256$ on smooth inputs, 0.734 on
+#   random ones), which is why Linformer learns $E$ and $F$. A projected row mixes positions, so no causal mask fits.
 # - The verification method, on a needle task with a known answer at 1K, 4K and 16K: full attention is right at every
 #   position; the window is right only within 256 tokens of the question and at chance elsewhere, while it is many times
 #   faster. When speed rises and long-range accuracy falls, check the visible range and the mask first, then the kernels.
@@ -795,6 +999,9 @@ checks.check_online_attention(my_online_attention)
 #   而不是 $(T, T)$ 的权重：16K 个 token 时峰值内存约 6 MiB，而不是 1 GiB，从 $O(T^2)$ 变成 $O(T)$。计算量仍是 $O(T^2)$。
 # - 融合内核不返回权重：最后一块之前，没有哪个权重是最终值；要保存它们，就得付出它们本来省下的内存。需要时，从保存的 log-sum-exp 重新计算权重。
 # - 滑动窗口和稀疏模式少算了许多对（16K、$W = 256$ 时只算 3.1%），却改变了可见范围：窗口之外的 Key 权重恰好为 0。
+# - Linformer 把 Key 和 Value 从 $T$ 行投影成 $k$ 行：分数是 $(T, k)$，峰值内存随 $T$ 线性增长（16K、$k = 256$ 时 20 MiB）。固定的随机投影根本不是近似
+#   （每个 $k < T$ 的误差都大于 1）；分段均值只在权重接近低秩时才接近全局注意力（平滑输入、$k = 256$ 时 0.015，随机输入 0.734），
+#   所以 Linformer 要学习 $E$ 和 $F$。投影后的一行混合了许多位置，所以任何因果掩码都放不进去。
 # - 在答案已知的针任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
 #   其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和掩码，再查内核。
 #
