@@ -10,6 +10,7 @@
 
 # %% [markdown] lang="en"
 # # 13 · Build your own GPT
+#
 # So far you have measured attention: a softmax here, a mask there, the heads of a model someone else trained. This
 # notebook puts the pieces together. You will turn the course's own prose into tokens, write every part of a small
 # GPT in torch (layer norm, the feed-forward layer, the block, the whole decoder, generation with a KV cache), check
@@ -31,6 +32,7 @@
 
 # %% [markdown] lang="zh"
 # # 13 · 亲手搭一个 GPT
+#
 # 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个 mask，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
 # 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈层、block、整个解码器、带 KV 缓存的生成），
 # 把每一部分都和库里的实现对一对；再把第 12 节模型的权重装进你的模型，证明它**就是**那个模型；然后在 CPU 上训练它，
@@ -77,6 +79,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 
 # %% [markdown] lang="en"
 # ## Tokens: the course's own text
+#
 # A language model reads numbers, not letters. The simplest tokenizer gives every character an id: the vocabulary is the
 # list of characters that occur, `chars`, and `stoi` maps a character to its position there. The text here is this
 # course's own prose, the markdown of all its notebooks in both languages, exported into the package by a build step
@@ -90,6 +93,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 
 # %% [markdown] lang="zh"
 # ## Token：本课程自己的文字
+#
 # 语言模型读的是数字，不是文字。最简单的分词器给每个字符一个 id：词表就是出现过的字符组成的列表 `chars`，`stoi` 把一个字符映射到它在
 # 列表里的位置。这里用的文字是本课程自己的讲解，也就是所有 notebook 的中英文 markdown，由一个构建步骤导出到包里
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它；导出的文件比 notebook 旧时，有一个测试会失败）。
@@ -152,12 +156,14 @@ checks.check_tokenizer(encode, decode)
 
 # %% [markdown] lang="en"
 # ### A few merges by hand
+#
 # Byte-pair encoding (BPE) starts from characters and repeatedly replaces the most frequent adjacent pair by a new
 # token. One step is `merge(ids, pair, new_id)`: scan left to right, and wherever `pair` occurs, emit `new_id` and skip
 # both tokens, so merges never overlap (`merge([1, 1, 1], (1, 1), 9)` is `[9, 1]`).
 
 # %% [markdown] lang="zh"
 # ### 手工做几次合并
+#
 # 字节对编码（BPE）从字符出发，一次又一次地把出现最多的相邻一对换成一个新 token。其中一步就是 `merge(ids, pair, new_id)`：从左往右扫，
 # 遇到 `pair` 就输出 `new_id`，并跳过这一对的两个 token，所以合并不会重叠（`merge([1, 1, 1], (1, 1), 9)` 的结果是 `[9, 1]`）。
 
@@ -223,10 +229,12 @@ for (a, b), new in merges:
 print("[en]the first 15 merges:[zh]前 15 次合并：", " | ".join(repr(pieces_of[new]) for _, new in merges[:15]))
 para = {"en": next(p for p in text["en"].split("\n\n") if p.startswith("Every head you have met so far")),
         "zh": next(p for p in text["zh"].split("\n\n") if p.startswith("到目前为止，你见过的每一个头"))}
-print(f"\n{'':<6}{'[en]characters[zh]字符':>12}{'[en]UTF-8 bytes[zh]UTF-8 字节':>16}{'[en]char tokens[zh]字符 token':>14}{'[en]after 60 merges[zh]60 次合并后':>18}")
+head = ("[en]characters[zh]字符", "[en]UTF-8 bytes[zh]UTF-8 字节", "[en]char tokens[zh]字符 token", "[en]after 60 merges[zh]60 次合并后")
+print("\n" + " " * 6 + "".join(f"{h:>18}" for h in head))
 for lang, p in para.items():
     ids = enc(p)
-    print(f"{lang:<6}{len(p):>12}{len(p.encode('utf-8')):>16}{len(ids):>14}{len(corpus.apply_merges(ids, merges, use_merge)):>18}")
+    counts = (len(p), len(p.encode("utf-8")), len(ids), len(corpus.apply_merges(ids, merges, use_merge)))
+    print(f"{lang:<6}" + "".join(f"{n:>18}" for n in counts))
 
 # %% [markdown] lang="en"
 # The same paragraph needs about two and a half times as many characters in English as in Chinese, yet about the same
@@ -247,6 +255,7 @@ for lang, p in para.items():
 
 # %% [markdown] lang="en"
 # ## The pieces
+#
 # Each piece below takes and returns **torch tensors**, so that the same functions can be trained later (torch follows
 # every operation and computes the gradients). The parameters come in the library's own structures
 # (`tr.BlockParams`, `tr.DecoderParams`, with the flat names of `tr.parameter_shapes`), holding tensors: `block.ln1_g`,
@@ -255,17 +264,20 @@ for lang, p in para.items():
 # used by every later cell; until then the library's stands in, and `parts.report()` says which is which.
 #
 # ### Layer norm
+#
 # $\text{LN}(x) = \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}\,\gamma + \beta$, with the mean $\mu$ and the **biased**
 # variance $\sigma^2$ (divided by $D$) of each token's vector, over the last axis.
 
 # %% [markdown] lang="zh"
 # ## 零件
+#
 # 下面每个零件都接收并返回 **torch 张量**，这样同样的函数之后就能拿来训练（torch 会记下每一步运算并算出梯度）。参数放在库自己的结构里
 # （`tr.BlockParams`、`tr.DecoderParams`，名字与 `tr.parameter_shapes` 的扁平名字相同），里面装的是张量：`block.ln1_g`、`block.attn.w_q`、
 # `params.tok_emb` …… 每个检查器都在 float64 下把你的零件和库里的比较，容差 $10^{-8}$，用的是随机输入和第 12 节训练好的模型的权重，
 # 并会指出常见的错误。零件通过检查后，之后的每个单元格都会用它；在此之前由库里的零件顶上，`parts.report()` 会说明哪个是哪个。
 #
 # ### 层归一化
+#
 # $\text{LN}(x) = \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}\,\gamma + \beta$，其中 $\mu$ 和**有偏**方差 $\sigma^2$（除以 $D$）
 # 是每个 token 的向量沿最后一个轴算出来的。
 
@@ -295,6 +307,7 @@ checks.check_layer_norm(layer_norm)
 # </details>
 #
 # ### The feed-forward layer
+#
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$, the same two layers at every token. GELU comes in two forms; the
 # library and GPT-2 use the tanh one, `torch.nn.functional.gelu(h, approximate="tanh")`.
 
@@ -310,6 +323,7 @@ checks.check_layer_norm(layer_norm)
 # </details>
 #
 # ### 前馈层
+#
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$，每个 token 用的都是同样的两层。GELU 有两种写法；库和 GPT-2 用的是 tanh 形式，
 # 即 `torch.nn.functional.gelu(h, approximate="tanh")`。
 
@@ -331,6 +345,7 @@ checks.check_feed_forward(feed_forward)
 # </details>
 #
 # ### The block
+#
 # Pre-LN, as in GPT-2: $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$, then $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$.
 # Call the layer norm and feed-forward through `parts` (`parts.layer_norm`, `parts.feed_forward`): yours once they pass.
 # The multi-head attention in between is the one of notebook 06, with the mask of notebook 04; here it is
@@ -349,6 +364,7 @@ checks.check_feed_forward(feed_forward)
 # </details>
 #
 # ### Block
+#
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈层请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
 # 中间的多头注意力就是第 06 节的那个，配上第 04 节的 mask；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
@@ -378,6 +394,7 @@ checks.check_transformer_block(transformer_block)
 # </details>
 #
 # ### The whole GPT
+#
 # $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$, then the $L$ blocks with the causal mask, the final layer norm and the
 # unembedding: $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$. Return the logits and every attention map, stacked
 # to $(L, H, T, T)$ (with a batch, $(B, L, H, T, T)$). `ac.causal_mask(T)` is a NumPy array: `torch.as_tensor` turns it
@@ -398,6 +415,7 @@ checks.check_transformer_block(transformer_block)
 # </details>
 #
 # ### 整个 GPT
+#
 # $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果 mask 的 $L$ 个 block、最后的层归一化和反嵌入（unembedding）：
 # $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$。返回 logits 和所有注意力图，叠成 $(L, H, T, T)$（有 batch 时是 $(B, L, H, T, T)$）。
 # `ac.causal_mask(T)` 是 NumPy 数组，用 `torch.as_tensor` 把它变成张量。
@@ -448,6 +466,7 @@ checks.check_gpt_forward(gpt_forward)
 
 # %% [markdown] lang="en"
 # ### Generation with a KV cache
+#
 # To write, the model predicts the next token, appends it, and goes again. Recomputing the whole sequence at every step
 # repeats work: in a causal model the keys and values of earlier tokens never change (notebook 09). So run the prompt
 # once, keep each layer's keys and values, and from then on run **only the new token**: at position $t$ it gets
@@ -463,6 +482,7 @@ checks.check_gpt_forward(gpt_forward)
 
 # %% [markdown] lang="zh"
 # ### 用 KV 缓存生成
+#
 # 模型要“写”，就要预测下一个 token，把它接上，再继续。每一步都把整个序列重算一遍是在重复劳动：在因果模型里，前面 token 的 Key 和 Value
 # 永远不会变（第 09 节）。所以先把提示跑一遍，保存每一层的 Key 和 Value，之后**只跑新 token**：它在位置 $t$ 上用 `pos_emb[t]`，它的 Query
 # 对缓存里的 Key 加上它自己的 Key 做注意力，然后它的 Key 和 Value 也放进缓存。
@@ -583,6 +603,7 @@ print(parts.report())
 
 # %% [markdown] lang="en"
 # ## It is the real thing
+#
 # Your `gpt_forward` has the library's signature and reads the library's structures, so it can run a model that was
 # trained elsewhere. Load notebook 12's trained induction model into it (float32 tensors), run it on notebook 12's 200
 # fresh repeated sequences, and compare with the library's NumPy forward: the logits and every attention map should
@@ -591,6 +612,7 @@ print(parts.report())
 
 # %% [markdown] lang="zh"
 # ## 它就是真家伙
+#
 # 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它能运行在别处训练出来的模型。把第 12 节训练好的 induction 模型装进去
 # （float32 张量），在第 12 节那 200 条新的重复随机序列上运行，再与库里的 NumPy 前向计算比较：logits 和每一张注意力图应当相差不超过约 $10^{-5}$
 # （这是 float32 的舍入误差），各个头也应当给出同样的“前一个 token”得分和 induction 得分（用第 12 节的 `previous_token_score` 和
@@ -605,21 +627,27 @@ with torch.no_grad():
 logits_lib, w_lib = model12.forward(seqs)                   # the library's NumPy forward
 print("[en]gpt_forward in use:[zh]正在使用的 gpt_forward：", parts.which()["gpt_forward"])
 print(f"[en]largest difference: logits {np.abs(logits_mine.numpy() - logits_lib).max():.1e}, attention maps {np.abs(w_mine.numpy() - w_lib).max():.1e}[zh]最大差：logits {np.abs(logits_mine.numpy() - logits_lib).max():.1e}，注意力图 {np.abs(w_mine.numpy() - w_lib).max():.1e}")
-scores12 = nb12.head_scores(model12)
+half = seqs.shape[1] // 2
 prev_mine = nb12.previous_token_score(w_mine.numpy()).mean(axis=0)          # (L, H)
-ind_mine = nb12.induction_score(w_mine.numpy(), nb12.HALF).mean(axis=0)     # (L, H)
-print("\n[en]previous-token score, your forward[zh]“前一个 token”得分，你的前向计算")
+ind_mine = nb12.induction_score(w_mine.numpy(), half).mean(axis=0)          # (L, H)
+prev_lib = nb12.previous_token_score(w_lib).mean(axis=0)                    # the same, from the library's maps
+ind_lib = nb12.induction_score(w_lib, half).mean(axis=0)
+print()
+print("[en]previous-token score, your forward[zh]“前一个 token”得分，你的前向计算")
 print(nb12.head_table(prev_mine))
-print("\n[en]induction score, your forward[zh]induction 得分，你的前向计算")
+print()
+print("[en]induction score, your forward[zh]induction 得分，你的前向计算")
 print(nb12.head_table(ind_mine))
-print("\n[en]same as notebook 12's scores:[zh]与第 12 节的得分相同：",
-      np.allclose(prev_mine, scores12["previous"], atol=1e-5), np.allclose(ind_mine, scores12["induction"], atol=1e-5))
+print()
+print("[en]the same scores as from the library's maps:[zh]与库里的注意力图算出的得分相同：",
+      np.allclose(prev_mine, prev_lib, atol=1e-5), np.allclose(ind_mine, ind_lib, atol=1e-5))
 
 # %% [markdown] lang="en"
 # Nothing here is special to notebook 12's model: the same code runs any decoder of this shape, GPT-2 included (its
 # architecture is this one, with more layers, heads and tokens).
 #
 # ## Train it
+#
 # A training loop is short. Take a batch of token windows, run the model on all but the last token, score each
 # prediction of the next token with the cross-entropy, let torch compute the gradients (`loss.backward()`), and let the
 # optimiser (AdamW) move every parameter a little against its gradient. Repeat. Every `log_every` steps the loop also
@@ -629,6 +657,7 @@ print("\n[en]same as notebook 12's scores:[zh]与第 12 节的得分相同：",
 # 这里没有什么是第 12 节的模型特有的：同样的代码可以运行任何这种形状的解码器，GPT-2 也不例外（它的架构就是这个，只是层、头和 token 更多）。
 #
 # ## 训练它
+#
 # 训练循环很短。取一批 token 窗口，让模型读除最后一个之外的所有 token，用交叉熵给每一个“下一个 token”的预测打分，让 torch 算出梯度
 # （`loss.backward()`），再让优化器（AdamW）把每个参数沿梯度的反方向挪一小步。如此反复。每隔 `log_every` 步，循环还会在模型从没训练过的
 # 验证数据上量一次损失。下面就是包里完整的训练循环：
@@ -638,6 +667,7 @@ print(inspect.getsource(training.train))
 
 # %% [markdown] lang="en"
 # ### On repeated random sequences
+#
 # First a task with a known answer. Each training sequence is 33 random letters in which a segment of 6 to 16 distinct
 # letters occurs twice, **at random positions**: the model reads 32 letters and predicts each next one. Random letters
 # cannot be predicted; the second copy can, by "find the earlier occurrence of my letter and copy what came next", the
@@ -647,6 +677,7 @@ print(inspect.getsource(training.train))
 
 # %% [markdown] lang="zh"
 # ### 在重复的随机序列上
+#
 # 先来一个答案已知的任务。每条训练序列是 33 个随机字母，其中一段 6 到 16 个互不相同的字母出现了两次，**位置是随机的**：模型读 32 个字母，
 # 预测每一个下一个字母。随机字母是预测不了的；第二遍却可以，办法是“找到我这个字母上一次出现的地方，把当时紧跟着的那个字母抄过来”，
 # 也就是第 12 节的 induction 电路。这个模型只有注意力（第 12 节发现，在这个任务上前馈层会推迟清晰的头出现）：2 层 × 4 个头，
@@ -656,13 +687,13 @@ print(inspect.getsource(training.train))
 # MEASUREMENT
 # (a live training run: the losses are seeded, the seconds depend on the machine)
 live = training.run("induction", parts.gpt_forward, steps=training.SHORT_STEPS["induction"],
-                    callback=figures.LiveProgress("induction"))
+                    callback=figures.LiveProgress("induction"), metrics=False)
 print(parts.report())
-print("[en]after the short run:[zh]短训练之后：", {k: live["manifest"]["metrics"][k] for k in ("final_valid_loss", "previous_mean", "induction_mean")})
+print(f"[en]after {training.SHORT_STEPS['induction']} steps: validation loss {live['curve'][-1][2]:.3f}[zh]{training.SHORT_STEPS['induction']} 步之后：验证集损失 {live['curve'][-1][2]:.3f}")
 
 # %% [markdown] lang="en"
-# A short run has not found the circuit yet: the loss sits near $\ln 26 \approx 3.26$, the loss of guessing, while the
-# heads look for something to do. The full run (`make train`, or
+# A short run is only the start: guessing gives $\ln 26 \approx 3.26$ nats, and the loss stays near that plateau until
+# the two heads find each other; compare its loss and scores with the full run. The full run (`make train`, or
 # `python -m attention_core.labs.nb13_build_a_gpt.training induction`) is shipped with the package; here it is, measured
 # again now with the library's forward. A repeat of 8 letters is moved to **every position** of the context: for each
 # query position $t$ the previous-token score of the best previous-token head (its weight on key $t-1$), and for each
@@ -670,7 +701,7 @@ print("[en]after the short run:[zh]短训练之后：", {k: live["manifest"]["me
 # occurrence, notebook 12's `induction_score` on the window of the repeat).
 
 # %% [markdown] lang="zh"
-# 短训练还没有找到这个电路：损失停在 $\ln 26 \approx 3.26$ 附近，也就是瞎猜的损失，各个头还在找事情做。完整的训练
+# 短训练只是一个开头：瞎猜的损失是 $\ln 26 \approx 3.26$ nats，在两个头“找到彼此”之前，损失一直停在这个平台附近；把它的损失和得分与下面的完整训练比一比。完整的训练
 # （`make train`，或 `python -m attention_core.labs.nb13_build_a_gpt.training induction`）随包一起提供；下面就是它，现在用库里的前向计算重新量一遍。
 # 把一段 8 个字母的重复移到上下文的**每一个位置**：对每个 Query 位置 $t$，量最好的“前一个 token”头的得分（它放在 Key $t-1$ 上的权重）；
 # 对重复片段的每一个起点，量最好的 induction head 的得分（它放在前一次出现之后那个 Key 上的权重，即在重复片段的窗口上用第 12 节的 `induction_score`）。
@@ -692,6 +723,7 @@ ax = figures.plot_curve(man["loss_curve"], title="[en]the full run: repeated ran
 
 # %% [markdown] lang="en"
 # ### Train it on the course text
+#
 # Now real text: this course's prose, one token per character, both languages mixed in proportion to their length
 # (about two English characters for each Chinese one). The last tenth of each language is held out for validation.
 # The model: 2 layers × 4 heads, $d_{model} = 64$, a feed-forward layer of 256, context 256 characters. The baseline to
@@ -701,13 +733,15 @@ ax = figures.plot_curve(man["loss_curve"], title="[en]the full run: repeated ran
 
 # %% [markdown] lang="zh"
 # ### 在课程文字上训练
+#
 # 现在换成真正的文字：本课程的讲解，一个字符一个 token，两种语言按各自的长度比例混在一起（大约每一个中文字符对应两个英文字符）。
 # 每种语言的最后十分之一留作验证集。模型：2 层 × 4 个头，$d_{model} = 64$，前馈层宽 256，上下文 256 个字符。要打败的基线是一个 **bigram** 模型：
 # 在训练文字上数一数每个字符后面跟着各个字符的次数，用这些次数来预测（平滑参数取在验证文字上效果最好的那个，让它占尽便宜）。
 # 低于这条线的模型，用到的就不只是前一个字符了。
 
 # %%
-data = training.TextData(text)
+mine_text = training.load_run("text")              # the shipped full run: its vocabulary is the corpus's characters
+data = training.TextData(text, chars=mine_text.vocab)
 bigram = {lang: data.bigram(lang, training.CONFIGS["text"]["max_len"]) for lang in corpus.LANGS}
 for lang, b in bigram.items():
     print(f"[en]bigram baseline, {lang}: {b['loss']:.3f} nats per character (perplexity {b['perplexity']:.1f}, smoothing {b['alpha']})[zh]bigram 基线，{lang}：每个字符 {b['loss']:.3f} nats（困惑度 {b['perplexity']:.1f}，平滑参数 {b['alpha']}）")
@@ -716,9 +750,8 @@ for lang, b in bigram.items():
 # MEASUREMENT
 # (a live training run: the losses are seeded, the seconds depend on the machine)
 live_text = training.run("text", parts.gpt_forward, steps=training.SHORT_STEPS["text"], data=data,
-                         callback=figures.LiveProgress("text"))
-lt = live_text["manifest"]["metrics"]
-print(f"[en]after {training.SHORT_STEPS['text']} steps: validation loss en {lt['en_loss']:.3f}, zh {lt['zh_loss']:.3f}[zh]{training.SHORT_STEPS['text']} 步之后：验证集损失 en {lt['en_loss']:.3f}，zh {lt['zh_loss']:.3f}")
+                         callback=figures.LiveProgress("text"), metrics=False)
+print(f"[en]after {training.SHORT_STEPS['text']} steps: validation loss {live_text['curve'][-1][2]:.3f} (on 16 windows of both languages)[zh]{training.SHORT_STEPS['text']} 步之后：验证集损失 {live_text['curve'][-1][2]:.3f}（在两种语言的 16 个窗口上）")
 
 # %% [markdown] lang="en"
 # The shipped full run, measured again now with the library's forward on the whole validation text:
@@ -727,7 +760,6 @@ print(f"[en]after {training.SHORT_STEPS['text']} steps: validation loss en {lt['
 # 随包提供的完整训练，现在用库里的前向计算在全部验证文字上重新量一遍：
 
 # %%
-mine_text = training.load_run("text")
 mt = mine_text.manifest
 print(f"[en]{mt['steps']} steps of {mt['config']['batch']} windows of {mt['config']['max_len']} characters, {mt['train_seconds']} s of training; `{mt['command']}`[zh]{mt['steps']} 步，每步 {mt['config']['batch']} 个 {mt['config']['max_len']} 字符的窗口，训练 {mt['train_seconds']} 秒；`{mt['command']}`")
 losses = experiments.text_losses(mine_text, data)
@@ -739,12 +771,14 @@ ax = figures.plot_curve(mt["loss_curve"], baseline=base, title="[en]the full run
 
 # %% [markdown] lang="en"
 # ## Let it write
+#
 # Samples of 200 characters from the trained model, with your `generate` (or the library's until yours passes), from an
 # English and a Chinese prompt, at two temperatures. At 0.5 the model keeps to its most likely characters; at 1.0 it
 # samples from what it learned, mistakes included.
 
 # %% [markdown] lang="zh"
 # ## 让它写
+#
 # 用训练好的模型生成 200 个字符的样本，用的是你的 `generate`（你的通过检查之前用库里的），分别从一个英文提示和一个中文提示出发，
 # 各用两种温度。温度 0.5 时，模型只挑它认为最可能的字符；温度 1.0 时，它按学到的分布抽样，错误也一并抽出来。
 
@@ -755,20 +789,21 @@ print("[en]generate in use:[zh]正在使用的 generate：", parts.which()["gene
 for prompt in ("The attention weights ", "注意力权重"):
     for temperature in (0.5, 1.0):
         out = parts.generate(p_text, tok_text.encode(prompt), 200, temperature=temperature, top_k=None, seed=0)
-        print(f"--- [en]temperature[zh]温度 {temperature} ---")
+        print(f"[en]--- temperature {temperature} ---[zh]--- 温度 {temperature} ---")
         print(tok_text.decode(out))
 
 # %% [markdown] lang="en"
-# Words, markdown and the course's vocabulary appear (*attention*, *softmax*, `$...$`, 注意力), held together over a few
-# characters; sentences do not hold together. That is what a validation loss a little under the bigram's buys: local
-# spelling, not meaning.
+# What comes out is spelling, not language: short frequent words (*the*, *is*, *in*), spaces in the right places,
+# markdown and formula fragments (`$`, `\t`, `**`), and in Chinese the course's frequent words (位置, 计算, 矩阵) between
+# characters that make no sense together. That is what a validation loss a little under the bigram's buys after 600
+# steps on 300,000 characters.
 #
 # Now the cost of writing. The KV cache runs one token through the layers instead of all of them; the time per new token
 # with and without it, when the context already holds 64, 128 and 256 tokens (the model's context length):
 
 # %% [markdown] lang="zh"
-# 词、markdown 和课程里的词汇都出现了（*attention*、*softmax*、`$...$`、注意力），在几个字符的范围内是连贯的；句子却连不起来。
-# 验证损失比 bigram 低一些，换来的就是这个：局部的拼写，而不是意思。
+# 生成的是拼写，而不是语言：常见的短词（*the*、*is*、*in*）、位置大致正确的空格、markdown 和公式的碎片（`$`、`\t`、`**`），
+# 中文里则是课程中的高频词（位置、计算、矩阵）夹在互不搭配的字之间。在 30 万个字符上训练 600 步、验证损失比 bigram 低一点，换来的就是这些。
 #
 # 再看写作的代价。KV 缓存让每一步只有一个 token 经过各层，而不是所有 token；当上下文里已经有 64、128 和 256 个 token（256 是模型的上下文长度）时，
 # 每个新 token 用缓存和不用缓存各要多少时间：
@@ -798,12 +833,14 @@ print(f"[en]KV cache for 256 tokens: computed {computed:,} bytes, measured {piec
 
 # %% [markdown] lang="en"
 # ## What the heads do
+#
 # Your induction model is a model of notebook 12's kind, so notebook 12's own tools read it: the head picker shows each
 # head's attention on a repeated sequence with its scores, and the ablation table switches heads off one at a time and
 # whole layers at once, and measures the loss on the repeated half.
 
 # %% [markdown] lang="zh"
 # ## 头在做什么
+#
 # 你的 induction 模型和第 12 节的模型是同一类，所以第 12 节自己的工具就能读它：头选择器显示每个头在一条重复序列上的注意力和它的得分；
 # 消融表一次关掉一个头、或者一次关掉整层，再量重复那一半上的损失。
 
@@ -815,7 +852,8 @@ nb12_widgets.head_picker_widget(mine_ind)
 # %%
 rows = nb12.ablation_table(mine_ind)
 base_loss = rows[0]["loss"]
-print(f"{'[en]switched off[zh]关掉的头':<14}{'[en]loss (nats)[zh]损失（nats）':>14}{'[en]change[zh]变化':>9}")
+labels = ("[en]switched off[zh]关掉的头", "[en]loss (nats)[zh]损失（nats）", "[en]change[zh]变化")
+print(f"{labels[0]:<14}{labels[1]:>14}{labels[2]:>9}")
 for r in rows:
     print(f"{r['ablated']:<14}{r['loss']:>14.3f}{r['loss'] - base_loss:>+9.3f}")
 
@@ -823,10 +861,11 @@ for r in rows:
 # The layer-0 head with the highest previous-token score does not put all its weight on $t-1$: it spreads it over the
 # last few tokens ($t$, $t-1$, $t-2$), and another layer-0 head does part of the same job. That is enough for the
 # induction head of layer 1, which finds the key "preceded by my letter" at every start of the repeat. Ablation shows
-# the division of labour: switching off the induction head costs most on the repeated half, and no single layer-0 head
-# is essential because two of them share the work.
+# the division of labour: the induction head costs most when it is switched off, every layer-0 head costs a little, and
+# only a whole layer switched off sends the loss back to guessing, because the heads of a layer share the work.
 #
 # ## Your code runs GPT-2
+#
 # GPT-2 is this architecture: learned positions, pre-LN blocks with GELU in its tanh form, a final layer norm and an
 # unembedding tied to the token embedding. `ac.load_gpt2` maps Hugging Face's weights into `DecoderParams`, so your
 # `gpt_forward` and `generate` run GPT-2 small (124M parameters) unchanged. That needs the network the first time (about
@@ -839,10 +878,11 @@ for r in rows:
 # %% [markdown] lang="zh"
 # 第 0 层“前一个 token”得分最高的那个头，并没有把全部权重放在 $t-1$ 上：它把权重分摊在最近的几个 token 上（$t$、$t-1$、$t-2$），
 # 第 0 层的另一个头也分担了一部分同样的工作。对第 1 层的 induction head 来说这已经够用了：在重复片段的每一个起点，它都能找到
-# “前面是我这个字母”的那个 Key。消融实验揭示了分工：关掉 induction head 对重复那一半的损失影响最大；第 0 层没有哪一个头是不可或缺的，
-# 因为有两个头在分担这份工作。
+# “前面是我这个字母”的那个 Key。消融实验揭示了分工：关掉 induction head 的代价最大，关掉第 0 层的任何一个头都会付出一点代价，
+# 只有关掉整整一层，损失才回到瞎猜的水平，因为同一层的几个头在分担工作。
 #
 # ## 你的代码能运行 GPT-2
+#
 # GPT-2 用的就是这个架构：学出来的位置嵌入、用 tanh 形式 GELU 的 pre-LN block、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个用 `save_pretrained` 保存的文件夹，所以默认是关闭的：把
@@ -888,6 +928,7 @@ else:
 # two-step circuit your 2-layer model grew.
 #
 # ## Self-test
+#
 # Three extra questions on what you built.
 
 # %% [markdown] lang="zh"
@@ -895,6 +936,7 @@ else:
 # 靠前的几层有少数几个头关注前一个 token：正是你那个 2 层模型长出来的两步电路。
 #
 # ## 自测
+#
 # 关于你搭出来的模型的三道附加题。
 
 # %%
@@ -908,10 +950,12 @@ quiz.quiz_widget(questions.EXTRA["x13c"])
 
 # %% [markdown] lang="en"
 # ## Summary
+#
 # What you built, and the numbers it got, computed again here:
 
 # %% [markdown] lang="zh"
 # ## 小结
+#
 # 你搭出来的东西，以及它得到的数字，这里重新算一遍：
 
 # %%

@@ -23,6 +23,9 @@ STRINGS: dict[str, dict[str, str]] = {
                           "zh": "你的{what}与库里的结果最多相差 {diff}（{case}；容差 {tol}）。"},
     "nb13.check.pair": {"en": "Your function returned {got} for {case}; expected a pair ({first}, weights).",
                         "zh": "你的函数对 {case} 返回了 {got}；应该返回一对结果（{first}, weights）。"},
+    "nb13.check.internal": {"en": "The check itself could not run ({exc}); this is not your mistake: restart the "
+                                  "kernel, and if it stays, report it.",
+                            "zh": "检查器自己没能运行（{exc}）；这不是你的错：请重启内核，如果问题依旧，请报告它。"},
     "nb13.what.output": {"en": "output", "zh": "输出"},
     "nb13.what.x_out": {"en": "x_out", "zh": " x_out"},
     "nb13.what.logits": {"en": "logits", "zh": " logits"},

@@ -27,6 +27,8 @@ from .check_strings import STRINGS
 i18n.register(STRINGS)
 
 TOL = 1e-8
+WHAT = {"output": "nb13.what.output", "x_out": "nb13.what.x_out", "logits": "nb13.what.logits",
+        "weights": "nb13.what.weights"}
 
 
 def _torch():
@@ -37,7 +39,14 @@ def _torch():
 
 
 def _run(name: str, piece: str | None, body, lang, timeout, fn):
-    result = run_check(name, body, lang, TIMEOUT_S if timeout is None else timeout, fn)
+    def guarded():
+        try:
+            return body()
+        except Fail:
+            raise
+        except Exception as exc:      # noqa: BLE001 -- the check's own failure, reported, never raised
+            raise Fail("nb13.check.internal", exc=f"{type(exc).__name__}: {exc}"[:300]) from None
+    result = run_check(name, guarded, lang, TIMEOUT_S if timeout is None else timeout, fn)
     if piece is not None and callable(fn):
         if result.passed:
             pieces.PARTS.use(piece, fn)
@@ -94,17 +103,17 @@ def _diff(a, b) -> float:
 def _compare(got, want, what, case, variants=(), tol=TOL):
     """Shape first, then values; a known mistake's answer gets its own message."""
     if tuple(got.shape) != tuple(want.shape):
-        raise Fail("nb13.check.shape", what=msg(f"nb13.what.{what}"), got=tuple(got.shape),
+        raise Fail("nb13.check.shape", what=msg(WHAT[what]), got=tuple(got.shape),
                    expected=tuple(want.shape), case=case)
     if not bool(_torch().isfinite(got).all()):
-        raise Fail("checks.not_finite", what=msg(f"nb13.what.{what}"), case=case)
+        raise Fail("checks.not_finite", what=msg(WHAT[what]), case=case)
     d = _diff(got, want)
     if d <= tol:
         return d
     for key, wrong in variants:
         if wrong is not None and _diff(got, wrong) <= max(tol, 1e-6) and _diff(wrong, want) > tol:
             raise Fail(key, case=case)
-    raise Fail("nb13.check.values", what=msg(f"nb13.what.{what}"), diff=f"{d:.2e}", tol=f"{tol:g}", case=case)
+    raise Fail("nb13.check.values", what=msg(WHAT[what]), diff=f"{d:.2e}", tol=f"{tol:g}", case=case)
 
 
 def _t(a, requires_grad=False):
@@ -270,13 +279,14 @@ def check_layer_norm(fn, lang: str | None = None, *, timeout=None):
         torch = _torch()
         rng = np.random.default_rng(0)
         coref = _nb12("coreference")
+        d = coref.d_model
         cases = [("x (2, 5, 8), random gamma, beta", rng.normal(size=(2, 5, 8)) * 3 + 1,
                   rng.normal(size=8) + 1, rng.normal(size=8), None),
                  ("x (4, 6), rows of tiny variance", rng.normal(size=(4, 6)) * 1e-3 + 2,
                   rng.normal(size=6) + 1, rng.normal(size=6), None),
-                 ("x (7, 48), notebook 12's ln1 (layer 0)", rng.normal(size=(7, 48)),
+                 (f"x (7, {d}), notebook 12's ln1 (layer 0)", rng.normal(size=(7, d)),
                   coref.blocks[0].ln1_g, coref.blocks[0].ln1_b, None),
-                 ("x (3, 48), notebook 12's final LN", rng.normal(size=(3, 48)) * 5, coref.lnf_g, coref.lnf_b, None),
+                 (f"x (3, {d}), notebook 12's final LN", rng.normal(size=(3, d)) * 5, coref.lnf_g, coref.lnf_b, None),
                  ("x (4, 6), eps = 1e-3", rng.normal(size=(4, 6)) * 0.02, rng.normal(size=6) + 1,
                   rng.normal(size=6), 1e-3)]
         worst = 0.0
@@ -304,11 +314,12 @@ def check_feed_forward(fn, lang: str | None = None, *, timeout=None):
         cases = [("x (2, 5, 8), W_1 (8, 32)", rng.normal(size=(2, 5, 8)), rng.normal(size=(8, 32)) * 0.6,
                   rng.normal(size=32), rng.normal(size=(32, 8)) * 0.3, rng.normal(size=8))]
         for i, blk in enumerate(coref.blocks):
-            cases.append((f"x (6, 48), notebook 12's feed-forward (layer {i})", rng.normal(size=(6, 48)),
-                          blk.w_1, blk.b_1, blk.w_2, blk.b_2))
+            cases.append((f"x (6, {coref.d_model}), notebook 12's feed-forward (layer {i})",
+                          rng.normal(size=(6, coref.d_model)), blk.w_1, blk.b_1, blk.w_2, blk.b_2))
         blk = ind.blocks[0]
-        cases.append(("x (4, 64), an attention-only block (F = 0)", rng.normal(size=(4, 64)), blk.w_1, blk.b_1,
-                      blk.w_2, blk.b_2 + 0.1))
+        if blk.w_1.shape[1] == 0:
+            cases.append((f"x (4, {ind.d_model}), an attention-only block (F = 0)", rng.normal(size=(4, ind.d_model)),
+                          blk.w_1, blk.b_1, blk.w_2, blk.b_2 + 0.1))
         worst = 0.0
         for case, x, w1, b1, w2, b2 in cases:
             xt = _t(x, requires_grad=True)
@@ -358,9 +369,10 @@ def check_transformer_block(fn, lang: str | None = None, *, timeout=None):
         pad = causal_mask(6).copy()
         pad[:, 4:] = False
         pad[4:, 4:] = np.eye(2, dtype=bool)                      # the last two keys hidden from the others
-        cases = [("notebook 12's block 0, x (7, 48), causal mask", coref.blocks[0], rng.normal(size=(7, 48)),
+        d = coref.tok_emb.shape[1]
+        cases = [(f"notebook 12's block 0, x (7, {d}), causal mask", coref.blocks[0], rng.normal(size=(7, d)),
                   causal_mask(7)),
-                 ("notebook 12's block 1, x (2, 5, 48), causal mask", coref.blocks[1], rng.normal(size=(2, 5, 48)),
+                 (f"notebook 12's block 1, x (2, 5, {d}), causal mask", coref.blocks[1], rng.normal(size=(2, 5, d)),
                   causal_mask(5)),
                  ("a random block, x (6, 16), causal mask", rand.blocks[0], rng.normal(size=(6, 16)), causal_mask(6)),
                  ("a random block, x (6, 16), a padding mask", rand.blocks[1], rng.normal(size=(6, 16)), pad)]

@@ -40,7 +40,7 @@ CONFIGS = {
     "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=600, batch=8,
                  lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=50),
 }
-SHORT_STEPS = {"induction": 400, "text": 120}                     # the notebook's live runs
+SHORT_STEPS = {"induction": 150, "text": 40}                      # the notebook's live runs (seconds each)
 
 
 # --- data -----------------------------------------------------------------------------------------------
@@ -74,15 +74,21 @@ def repeat_at(rng: np.random.Generator, n_seq: int, length: int, start: int, hal
 class TextData:
     """The course text as ids: train and validation parts per language, windows of length + 1."""
 
-    def __init__(self, corpus: dict | None = None):
+    def __init__(self, corpus: dict | None = None, chars=None):
+        """chars: the vocabulary to encode with (a trained model's; default every character of the corpus)."""
         corpus = corpus_mod.load_corpus() if corpus is None else corpus
-        self.tokenizer = corpus_mod.CharTokenizer.from_corpus(corpus)
+        self.tokenizer = (corpus_mod.CharTokenizer.from_corpus(corpus) if chars is None
+                          else corpus_mod.CharTokenizer(chars))
         self.sha256 = corpus["sha256"]
         self.train, self.valid = {}, {}
         for lang in corpus_mod.LANGS:
             a, b = corpus_mod.split(corpus[lang])
-            self.train[lang] = np.array(self.tokenizer.encode(a), dtype=np.int64)
-            self.valid[lang] = np.array(self.tokenizer.encode(b), dtype=np.int64)
+            try:
+                self.train[lang] = np.array(self.tokenizer.encode(a), dtype=np.int64)
+                self.valid[lang] = np.array(self.tokenizer.encode(b), dtype=np.int64)
+            except ValueError as exc:
+                raise ValueError(f"{exc}: the corpus export has characters the model never saw; retrain it "
+                                 "(make train)") from None
 
     def batch(self, rng: np.random.Generator, batch: int, length: int) -> np.ndarray:
         """(B, length + 1) windows of the training text, each language in proportion to its length."""
@@ -106,22 +112,19 @@ class TextData:
     def bigram(self, lang: str, length: int) -> dict:
         """The bigram baseline on exactly the pairs the model is scored on (the validation windows)."""
         win = self.valid_windows(lang, length)
-        train_all = np.concatenate([self.train[lg] for lg in corpus_mod.LANGS])
-        flat_prev, flat_next = win[:, :-1].ravel(), win[:, 1:].ravel()
+        if not hasattr(self, "_counts"):                  # n(a, b) over the training text of both languages
+            v = len(self.tokenizer)
+            pairs = np.concatenate([self.train[lg][:-1] * v + self.train[lg][1:] for lg in corpus_mod.LANGS])
+            self._counts = np.bincount(pairs, minlength=v * v).reshape(v, v).astype(np.float64)
+            self._row = self._counts.sum(axis=1)
+        prev, nxt = win[:, :-1].ravel(), win[:, 1:].ravel()
         best = None
         for alpha in (0.003, 0.01, 0.03, 0.1, 0.3, 1.0):
-            res = _bigram_pairs(train_all, flat_prev, flat_next, len(self.tokenizer), alpha)
-            if best is None or res["loss"] < best["loss"]:
-                best = res
+            p = (self._counts[prev, nxt] + alpha) / (self._row[prev] + alpha * len(self.tokenizer))
+            loss = float(-np.log(p).mean())
+            if best is None or loss < best["loss"]:
+                best = {"loss": loss, "perplexity": math.exp(loss), "alpha": alpha}
         return best
-
-
-def _bigram_pairs(train_ids, prev, nxt, vocab_size: int, alpha: float) -> dict:
-    counts = np.zeros((vocab_size, vocab_size))
-    np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1.0)
-    p = (counts[prev, nxt] + alpha) / (counts[prev].sum(axis=1) + alpha * vocab_size)
-    loss = float(-np.log(p).mean())
-    return {"loss": loss, "perplexity": math.exp(loss), "alpha": alpha}
 
 
 # --- the loop -------------------------------------------------------------------------------------------
@@ -192,10 +195,11 @@ def model_loss(forward, params, windows) -> float:
 
 
 def run(name: str, forward=None, *, steps: int | None = None, callback=None, data: TextData | None = None,
-        stop_after: int | None = None) -> dict:
+        stop_after: int | None = None, metrics: bool = True) -> dict:
     """One of the two runs with its config: {"weights", "manifest"} (nothing written).
     forward: what to train (default pieces.gpt_forward, the library's pieces). stop_after: return
-    {"curve"} after that many steps of the full schedule."""
+    {"curve"} after that many steps of the full schedule. metrics=False: skip the final measurements (a live
+    run); the result then holds "weights" and "curve"."""
     if name not in CONFIGS:
         raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
     cfg = dict(CONFIGS[name])
@@ -222,6 +226,8 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
                 stop_after=stop_after)
     if stop_after is not None:
         return {"curve": out["curve"]}
+    if not metrics:
+        return {"weights": out["weights"], "curve": out["curve"], "seconds": out["seconds"]}
     import torch
     manifest = {
         "name": f"nb13_{name}", "command": f"python -m attention_core.labs.nb13_build_a_gpt.training {name}",
