@@ -105,3 +105,14 @@ def test_no_space_between_chinese_text_and_full_width_punctuation():
         for pattern in SPACING:
             found += [(where, m.group(0)) for m in pattern.finditer(prose)]
     assert not found, _report(found, "spaces beside full-width punctuation or between Chinese characters")
+
+
+def test_heads_and_layers_are_numbered_from_0_and_the_rule_is_said_in_06_and_12():
+    """One numbering (issue 16): heads and layers from 0, as their index in the code, said in 06 and 12 (both
+    editions); no count from 1 such as 第 1-4 个头 or a 4-head layer's 'head 4' left in 06."""
+    for lang, rule in (("zh", "从 0 开始编号"), ("en", "numbered from 0")):
+        cells = list(zh_text.markdown_cells(lang))
+        for stem in ("06_", "12_"):
+            assert any(where.startswith(stem) and rule in text for where, text in cells), (lang, stem)
+        assert not [w for w, t in cells if re.search(r"第 ?\d+ ?[-–] ?\d+ ?个头", t)]
+        assert not [w for w, t in cells if w.startswith("06_") and re.search(r"\b[Hh]eads? 4\b|第 4 个头", t)]
