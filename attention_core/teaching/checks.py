@@ -241,7 +241,18 @@ def run_check(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCT
         _LIMIT_S.reset(token)
     sentences = said if isinstance(said, tuple) else (said,)
     sep = "" if lang == "zh" else " "                     # Chinese sentences join without a space
+    for callback in _ON_CHECKED.get(name, ()):
+        callback()                                        # e.g. a quiz's reference answer may now open
     return CheckResult(name, passed, sep.join(m.text(lang) for m in sentences))
+
+
+_ON_CHECKED: dict[str, list] = {}
+
+
+def on_checked(name: str, callback) -> None:
+    """Call `callback()` each time the checker `name` has judged a function (whatever its verdict): the
+    quiz's code questions open their reference answer once the learner has run its check."""
+    _ON_CHECKED.setdefault(name, []).append(callback)
 
 
 # --- the learner's call, with a time limit -----------------------------------------------------------

@@ -473,13 +473,7 @@ def check_answer(question, answer, lang: str | None = None, order=None) -> Feedb
     if not callable(answer):
         return Feedback(False, i18n.t("quiz.expected_function", lang, got=type(answer).__name__))
     result = checks.lab_checker(q.pointer.notebook, q.check)(answer, lang=lang)
-    for unlock in _CODE_ATTEMPTS.get(q.id, ()):
-        unlock()                                # the widgets of this question may now show the reference
     return Feedback(result.passed, result.message)
-
-
-# question id -> callbacks of the code questions' widgets, called once the learner has run the check
-_CODE_ATTEMPTS: dict[str, list] = {}
 
 
 def pointer_text(question, lang: str | None = None) -> str:
@@ -618,7 +612,7 @@ def quiz_widget(question, lang: str | None = None, shuffle: int = 0):
     check_button.on_click(on_check)
     reference_button.on_click(on_reference)
     if q.kind == "code":
-        _CODE_ATTEMPTS.setdefault(q.id, []).append(unlock)
+        checks.on_checked(q.check, unlock)       # its checker, run in a cell (directly or by check_answer)
     row = [check_button, reference_button] if q.kind != "code" else [reference_button]
     if shuffle_button is not None:
         shuffle_button.on_click(on_shuffle)

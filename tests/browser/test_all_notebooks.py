@@ -49,6 +49,7 @@ def test_notebook_runs_and_its_widgets_answer(page, lab_server, path):
     assert not squeezed, f"{path}: slider tracks squeezed by their labels: {squeezed}"
     edition = path.split("/")[0]
     reference = i18n.t("quiz.show_reference", edition)
-    worked = [exercise(page, views.nth(i), reference) for i in range(views.count())]
+    check = i18n.t("quiz.check", edition)
+    worked = [exercise(page, views.nth(i), reference, check) for i in range(views.count())]
     assert len(worked) == expected
     assert not panel.locator(".widget-html", has_text="⚠").count(), f"{path}: a widget shows an error"

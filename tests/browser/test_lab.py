@@ -46,18 +46,23 @@ def test_lab_en_attention_step_slider(page, lab_server):
 
 
 def test_lab_zh_quiz_q6(page, lab_server):
-    """zh 01: the Q6 quiz in Chinese: choose A and C, Check -> correct; show the reference answer."""
+    """zh 01: the Q6 quiz in Chinese: the reference answer stays shut before an attempt; choose the right
+    letters as shown (the options are shuffled, seeded per question), Check -> correct; show the reference."""
     open_and_run(page, lab_server, "zh/01_query_key_value.ipynb")
     cell = code_cell(page, 'quiz.quiz_widget("q6")')
     output = cell.locator(".jp-OutputArea")
     check = output.get_by_role("button", name=i18n.t("quiz.check", "zh"), exact=True)
     check.wait_for()
-    for letter in ("A", "C"):                              # Q6 is select-all: the right set is {A, C}
+    q6 = quiz.get_question("q6")
+    order = quiz.option_order(q6)
+    letters = sorted("ABCD"[order.index(i)] for i in q6.correct)       # Q6 is select-all
+    assert not output.get_by_role("button", name=i18n.t("quiz.show_reference", "zh"), exact=True).is_enabled()
+    for letter in letters:
         output.get_by_role("button", name=letter, exact=True).click()
     check.click()
     feedback = output.get_by_text(i18n.t("quiz.correct", "zh"))
     feedback.wait_for(timeout=30_000)
-    assert output.get_by_text("✔ A.").count() and output.get_by_text("✔ C.").count()
+    assert all(output.get_by_text(f"✔ {letter}.").count() for letter in letters)
 
     reference = output.get_by_text(_plain_fragment(quiz.get_question("q6").reference["zh"]))
     assert not reference.is_visible()

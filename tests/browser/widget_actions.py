@@ -2,9 +2,10 @@
 
 `exercise(page, output)` takes the output element of a widget view and tries its controls in turn (a slider
 handle nudged with the keyboard, a dropdown set to another option, a toggle button or check box clicked; for a
-quiz, "Show reference answer"), until the widget's kernel-drawn parts change: its pictures (img src) or its
-HTML (readout tables, feedback). Slider readouts are left out of the comparison: the browser updates them by
-itself, without the kernel. Returns a short description of the control that worked; fails if none did.
+quiz, "Show reference answer" once it is enabled, then "Check", which answers even an empty choice), until the
+widget's kernel-drawn parts change: its pictures (img src) or its HTML (readout tables, feedback). Slider
+readouts are left out of the comparison: the browser updates them by itself, without the kernel. Returns a
+short description of the control that worked; fails if none did.
 """
 from __future__ import annotations
 
@@ -39,12 +40,16 @@ def _visible(locator):
     return [locator.nth(i) for i in range(locator.count()) if locator.nth(i).is_visible()]
 
 
-def _actions(page, output, reference_label: str | None):
+def _actions(page, output, reference_label: str | None, check_label: str | None = None):
     """(description, callable) for each control of the widget, in the order a learner would try them."""
     actions = []
-    if reference_label:
-        for button in _visible(output.get_by_role("button", name=reference_label, exact=True))[:1]:
+    if reference_label:                 # opens only after a first attempt: disabled until then
+        for button in [b for b in _visible(output.get_by_role("button", name=reference_label, exact=True))
+                       if b.is_enabled()][:1]:
             actions.append(("quiz: show reference answer", button.click))
+    if check_label:
+        for button in _visible(output.get_by_role("button", name=check_label, exact=True))[:1]:
+            actions.append(("quiz: check", button.click))
     for i, handle in enumerate(_visible(output.locator(".widget-slider:not(.mod-disabled) .noUi-handle"))[:3]):
         def nudge(handle=handle):
             handle.scroll_into_view_if_needed()
@@ -72,7 +77,7 @@ def _actions(page, output, reference_label: str | None):
     return actions
 
 
-def exercise(page, output, reference_label: str | None = None) -> str:
+def exercise(page, output, reference_label: str | None = None, check_label: str | None = None) -> str:
     """Try the widget's controls until its kernel-drawn parts change; return what worked."""
     output.scroll_into_view_if_needed()
     headers = _visible(output.locator(".jupyter-widget-Collapse-header, .lm-AccordionPanel-title"))
@@ -80,7 +85,7 @@ def exercise(page, output, reference_label: str | None = None) -> str:
         headers[0].click()                              # the review quiz: open its first pane
         page.wait_for_timeout(500)
     tried = []
-    for description, act in _actions(page, output, reference_label):
+    for description, act in _actions(page, output, reference_label, check_label):
         before = snapshot(output)
         act()
         tried.append(description)

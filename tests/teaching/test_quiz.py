@@ -352,3 +352,14 @@ def test_review_and_notebook_quizzes():
     assert [b.question.id for b in quiz.notebook_quiz("04_masking").children] == ["q4", "q4b"]
     with pytest.raises(ValueError):
         quiz.questions_for("99_nope")
+
+
+def test_a_code_question_opens_its_reference_once_its_checker_has_run():
+    from attention_core.teaching import checks
+    box = quiz.quiz_widget("q4b")
+    assert box.reference_button.disabled and box.shuffle_button is None
+    checker = checks.lab_checker("04_masking", box.question.check)
+    checker(lambda t: np.ones((t, t), dtype=bool))                  # run in a cell, as the notebook does
+    assert not box.reference_button.disabled
+    box.reference_button.click()
+    assert box.reference.layout.display != "none"
