@@ -121,6 +121,8 @@ STRINGS: dict[str, dict[str, str]] = {
                    "zh": "你的{what}之和是 {value}，不是 1：要把各个指数除以它们的总和（{case}）。"},
     "checks.values": {"en": "For {case}, you returned {what} = {got}, but it should be {expected}.",
                       "zh": "对于 {case}，你返回的{what} = {got}，应该是 {expected}。"},
+    "checks.values_row": {"en": "For {case}, you returned {what} = {got}, but it should be {expected}.{cause}",
+                          "zh": "对于 {case}，你返回的{what} = {got}，应该是 {expected}。{cause}"},
     "checks.first_diff": {"en": "For {case}, you returned {what}{index} = {got}, but it should be {expected}: the "
                                 "first of {n} entries (out of {total}) that differ.{cause}",
                           "zh": "对于 {case}，你返回的{what}{index} = {got}，应该是 {expected}：共 {total} 个数，"
@@ -547,8 +549,8 @@ def first_difference(got, expected, name: str, case: str) -> None:
         return
     axes = tuple(range(1, got.ndim))
     i = int(np.argmax((got != expected).any(axis=axes) if axes else got != expected))
-    raise Fail("checks.values", what=f"{name}[{i}]", got=str(np.reshape(got[i], -1).tolist()),
-               expected=str(np.reshape(expected[i], -1).tolist()), case=case)
+    raise Fail("checks.values_row", what=f"{name}[{i}]", got=str(np.reshape(got[i], -1).tolist()),
+               expected=str(np.reshape(expected[i], -1).tolist()), cause=usual_cause(got, expected), case=case)
 
 
 # --- watching how a learner reads its inputs --------------------------------------------------------

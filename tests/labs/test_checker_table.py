@@ -243,3 +243,12 @@ def test_a_mismatch_names_the_first_entry_both_values_and_the_usual_cause():
     assert "near 0" in mismatch(np.array([1.0, 2e-4, 2e-4]), tiny, "w", "c").message.text("en")
     assert mismatch(expected, expected + 1e-9, "w", "c") is None
     assert "共 6 个数，其中 1 个不同" in mismatch(cases[3][0], expected, "output", "c").message.text("zh")
+
+
+def test_a_mask_mismatch_names_its_first_row_and_the_usual_cause():
+    from attention_core.labs.nb10_efficient_attention.checks import check_sliding_window_mask
+
+    def window_transposed(t, w):
+        return ac.sliding_window_mask(t, w).T                  # keys and queries swapped
+    result = check_sliding_window_mask(window_transposed, lang="en")
+    assert not result.passed and "mask[0]" in result.message and "transposed" in result.message, result.message

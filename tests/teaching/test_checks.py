@@ -235,7 +235,7 @@ def test_first_difference_names_the_first_differing_row_and_both_values():
     got = ref.copy()
     got[2, 3] = got[3, 0] = True
     fail = _failure(lambda: first_difference(got, ref, "mask", "T = 4"))
-    assert fail.key == "checks.values"
+    assert fail.key == "checks.values_row"
     assert _words(fail) == ("For T = 4, you returned mask[2] = [True, True, True, True], "
                             "but it should be [True, True, True, False].")
     assert "你返回的 mask[2] =" in _words(fail, "zh")                        # code set in Chinese gets spaces
