@@ -464,7 +464,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #
 # 如果你阅读的地方显示不出这张图，下面是同样内容的列表：
 #
-# - **先修知识：** 向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
+# - **先修知识：**向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
 #   神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
 # - **核心概念：** Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
 #   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
@@ -472,7 +472,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # - **紧邻的延伸方向：** Transformer 块（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）·
 #   梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
 #   中间迷失（[09](09_cost_and_context_window.ipynb)）。
-# - **更远的学习方向：** 缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
+# - **更远的学习方向：**缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
 
 # %% [markdown] lang="en"
 # ## What to read next
