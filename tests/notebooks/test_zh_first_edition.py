@@ -116,3 +116,37 @@ def test_heads_and_layers_are_numbered_from_0_and_the_rule_is_said_in_06_and_12(
             assert any(where.startswith(stem) and rule in text for where, text in cells), (lang, stem)
         assert not [w for w, t in cells if re.search(r"第 ?\d+ ?[-–] ?\d+ ?个头", t)]
         assert not [w for w, t in cells if w.startswith("06_") and re.search(r"\b[Hh]eads? 4\b|第 4 个头", t)]
+
+
+def _zh_verdicts():
+    """(checker, its zh verdict) for every lab checker given a learner that returns None and one that raises: the
+    words a checker builds at run time (case names, what was returned), which no string table holds."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import attention_core.labs as labs
+    from attention_core.teaching import i18n
+    before = i18n.get_language()
+    i18n.set_language("zh")
+    try:
+        for info in pkgutil.iter_modules(labs.__path__, "attention_core.labs."):
+            try:
+                module = importlib.import_module(info.name + ".checks")
+            except ModuleNotFoundError:
+                continue
+            for name, check in inspect.getmembers(module, inspect.isfunction):
+                if not name.startswith("check_") or check.__module__ != module.__name__:
+                    continue
+                if len([p for p in inspect.signature(check).parameters.values() if p.default is p.empty]) != 1:
+                    continue                            # checkers of two functions at once are left to their tests
+                for learner in (lambda *a, **k: None, lambda *a, **k: 1 / 0):
+                    result = check(learner)
+                    yield f"{info.name.split('.')[-1]}.{name}", str(getattr(result, "message", result))
+    finally:
+        i18n.set_language(before)
+
+
+def test_checker_verdicts_built_at_run_time_are_chinese_in_the_zh_edition():
+    found = [(where, run) for where, text in _zh_verdicts() for run in zh_text.english_runs(zh_text.strip_code(text))]
+    assert not found, _report(found, "runs of English words in checkers' zh verdicts")
