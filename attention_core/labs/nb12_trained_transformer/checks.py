@@ -10,9 +10,13 @@ import numbers
 
 import numpy as np
 
+from attention_core.teaching import i18n
 from attention_core.teaching.checks import TIMEOUT_S, CheckResult, Fail, call_learner, msg, run_check
 
 from . import experiments
+from .check_strings import STRINGS
+
+i18n.register(STRINGS)         # this checker's words for its cases
 
 CHECK_NAME = "check_induction_score"
 ATOL = 1e-6
@@ -35,10 +39,10 @@ def _cases(model):
         _, w = model.forward(seq)                                          # (L, H, T, T)
         for layer in range(model.n_layers):
             for head in range(model.n_heads):
-                yield f"layer {layer} head {head}, half = {half}", w[layer, head].astype(float), half
+                yield msg("nb12.case.head", layer=layer, head=head, half=half), w[layer, head].astype(float), half
     rng = np.random.default_rng(0)
     w = np.tril(rng.random((10, 10)))
-    yield "a random causal matrix, half = 5", w / w.sum(axis=1, keepdims=True), 5
+    yield msg("nb12.case.random", half=5), w / w.sum(axis=1, keepdims=True), 5
 
 
 def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
