@@ -312,7 +312,7 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # all the queries of that sequence.
 
 # %% [markdown] lang="zh"
-# ## Padding：长度不同的一批序列
+# ## 填充：长度不同的一批序列
 #
 # 硬件喜欢规整的矩形：一批数据是一个 $(B, T, D)$ 数组，所以较短的序列要**填充**（padding）到最长的长度。
 # 填充出来的行也是普通的数（这里是 0），注意力会毫不犹豫地把它们混进来。**填充掩码**负责把它们屏蔽：
