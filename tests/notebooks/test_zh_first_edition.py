@@ -44,6 +44,7 @@ def _spacing_view(text: str) -> str:
     """Markdown with each code span, formula, link target and tag as one Latin letter (their own spaces are theirs)."""
     text = re.sub(r"```.*?```", "\n", text, flags=re.S)
     text = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$|`[^`\n]*`|<[^>\n]+>", "X", text, flags=re.S)
+    text = re.sub(r"(/ ?[\u3400-\u9fff]+) (?=[\u3400-\u9fff])", r"\1", text)   # a pair "bank / 杜鹃 一起" ends there
     return re.sub(r"\]\([^)]*\)", "]", text)
 
 
