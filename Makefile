@@ -95,7 +95,7 @@ nbval: setup
 notebooks: setup
 	$(PY) tools/build_notebooks.py $(if $(FORCE),--force) $(if $(filter command line,$(origin NB)),$(NB))
 
-## make train: retrain notebook 12's small models, export notebook 13's corpus (the course's markdown) and
+## make train: retrain notebook 12's three small models, export notebook 13's corpus (the course's markdown) and
 ## retrain notebook 13's two GPTs (torch on the CPU, seeded and deterministic, a few minutes); writes
 ## attention_core/data/models/*.npz and *.json and data/course_text.json, which the notebooks only load
 .PHONY: train
@@ -103,6 +103,12 @@ train: setup
 	$(PY) -m attention_core.labs.nb12_trained_transformer.training --overwrite-shipped
 	$(PY) -m attention_core.labs.nb13_build_a_gpt.corpus
 	$(PY) -m attention_core.labs.nb13_build_a_gpt.training --overwrite-shipped
+
+## make train-sweep: the induction recipe from seeds 0-4 (about 5 x the induction run; JOBS=3 trains 3 at once);
+## writes the table attention_core/data/models/induction_sweep.json that notebook 12 prints
+.PHONY: train-sweep
+train-sweep: setup
+	$(PY) -m attention_core.labs.nb12_trained_transformer.training --sweep --overwrite-shipped $(if $(JOBS),--jobs $(JOBS))
 
 ## make bench: measure speed and memory (writes benchmarks/results.json)
 bench: setup

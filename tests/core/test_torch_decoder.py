@@ -68,13 +68,13 @@ def test_the_twin_equals_decoder_forward_on_random_weights(config, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", ["induction", "coreference"])
+@pytest.mark.parametrize("name", ["induction", "coreference", "coreference_decoder"])
 def test_the_twin_equals_decoder_forward_on_the_shipped_models(name, dtype):
     from attention_core.labs.nb12_trained_transformer import load_trained
     m = load_trained(name)
     weights = {k: a.astype(dtype) for k, a in tr.decoder_to_dict(m.params).items()}
     params = tr.decoder_from_dict(weights, m.n_heads)
-    twin = backends.to_torch_decoder(weights, m.n_heads)
+    twin = backends.to_torch_decoder(weights, m.n_heads, causal=m.causal)   # coreference: an encoder
     assert {n for n, _ in twin.named_parameters()} == {f"p.{k}" for k in weights}   # the library's names
     assert list(twin.numpy_weights()) == list(weights)                              # in the library's order
     ids = np.random.default_rng(0).integers(0, len(m.vocab), (8, m.params.max_len))
@@ -83,11 +83,11 @@ def test_the_twin_equals_decoder_forward_on_the_shipped_models(name, dtype):
     with torch.no_grad():
         lt, wt = twin(torch.as_tensor(ids))
         lt2, _ = twin(torch.as_tensor(ids), head_mask=torch.as_tensor(mask))
-    ln, wn = tr.decoder_forward(params, ids)
+    ln, wn = tr.decoder_forward(params, ids, causal=m.causal)
     assert wn.shape == tuple(wt.shape) == (8, m.n_layers, m.n_heads) + ids.shape[-1:] * 2
     close(lt, ln, dtype)
     close(wt, wn, dtype)
-    close(lt2, tr.decoder_forward(params, ids, head_mask=mask)[0], dtype)
+    close(lt2, tr.decoder_forward(params, ids, head_mask=mask, causal=m.causal)[0], dtype)
     for k, a in twin.numpy_weights().items():              # a round trip changes nothing
         np.testing.assert_array_equal(a, weights[k])
 

@@ -32,51 +32,70 @@ def split():
 
 
 # --- corpora --------------------------------------------------------------------------------------
-def test_the_held_out_split_is_disjoint_and_uses_only_known_words(split):
+def test_the_held_out_split_is_disjoint_new_frames_never_trained_and_every_word_known(split):
     train_text = {ex.text for ex in split.train}
     test_text = {ex.text for ex in split.test}
     assert not train_text & test_text
     assert not {ex.twin for ex in split.train} & {ex.twin for ex in split.test}       # whole twins held out
     train_words = {w for ex in split.train for w in ex.model_input() + (ex.answer,)}
     assert {w for ex in split.test for w in ex.model_input() + (ex.answer,)} <= train_words
-    for kind in ("it", "person", "bank"):
-        for lang in ("en", "zh"):
-            n_test = sum(ex.kind == kind and ex.lang == lang for ex in split.test)
-            n_all = n_test + sum(ex.kind == kind and ex.lang == lang for ex in split.train)
-            assert 0.15 < n_test / n_all < 0.25, (kind, lang)
+    assert not any(ex.held_out_frame or ex.held_out_cue for ex in split.train)
+    for lang in ("en", "zh"):
+        for kind in corpora.WINOGRAD:
+            test = [ex for ex in split.test if ex.kind == kind and ex.lang == lang]
+            assert any(ex.held_out_frame for ex in test) and any(not ex.held_out_frame for ex in test), (kind, lang)
+        assert {ex.tokens[ex.position] for ex in split.test if ex.kind == "bank" and ex.lang == lang} \
+            == {corpora.POLYSEME[lang]}
+        cues = {w for ex in split.train if ex.kind == "bank" and ex.lang == lang for w in ex.tokens}
+        assert not cues & set(corpora.HELD_OUT_CUES[lang])                            # new cues beside bank
     again = corpora.coreference_split()
     assert again.test == split.test and corpora.coreference_split(seed=1).test != split.test
 
 
-def test_the_seed_sentences_are_held_out_and_twins_differ_in_their_answer(split):
+def test_the_seed_sentences_are_held_out_and_twins_differ_only_in_the_adjective(split):
     test_text = {ex.text: ex.answer for ex in split.test}
-    assert test_text["the animal didn't cross the street because it was too tired"] == "animal"
-    assert test_text["the animal didn't cross the street because it was too wide"] == "street"
-    assert test_text["动物 没有 过 马路 ， 因为 它 太 累 了"] == "动物"
-    assert test_text["小红 把 书 递给 小明 ， 因为 他 想 看"] == "小明"
-    for a, b in corpora.twins(split.test):
-        assert a.answer != b.answer and len(a.tokens) == len(b.tokens)
-        assert sum(x != y for x, y in zip(a.tokens, b.tokens)) == (2 if a.kind == "bank" and a.lang == "zh" else 1) \
-            or a.kind == "bank"
-
-
-def test_bank_sentences_of_a_language_have_one_length():
     for lang in ("en", "zh"):
-        lengths = {len(ex.tokens) for ex in corpora.all_examples() if ex.kind == "bank" and ex.lang == lang}
-        assert len(lengths) == 1, (lang, lengths)
+        a, b, c, d = corpora.SEED_SENTENCES[lang]
+        assert [test_text[x] for x in (a, b, c, d)] == (["animal", "street", "trophy", "suitcase"] if lang == "en"
+                                                         else ["动物", "马路", "奖杯", "箱子"])
+    assert test_text["小红 把 书 递给 小明 ， 因为 他 想 看"] == "小明"
+    for a, b in corpora.twins(split.test, "winograd"):
+        assert a.answer != b.answer and len(a.tokens) == len(b.tokens)
+        assert [x != y for x, y in zip(a.tokens, b.tokens)].count(True) == 1
+        assert a.tokens[a.position] == corpora.IT_PRONOUN[a.lang] and a.answer in a.tokens
+    assert "银行" not in corpora.coreference_vocab()                   # 银行 has no river sense in Chinese
 
 
-def test_induction_sequences_repeat_a_segment_of_distinct_tokens():
-    seqs = corpora.induction_batch(np.random.default_rng(0), 50)
-    assert seqs.shape == (50, corpora.INDUCTION_LEN)
-    found = set()
-    for row in seqs:
-        n = next(n for n in range(corpora.INDUCTION_LEN // 2, 3, -1)
-                 if np.array_equal(row[-n:], row[-2 * n:-n]) and len(set(row[-n:])) == n)
-        found.add(n)
-    assert len(found) > 4                                  # the length of the repeat varies
+def test_baselines_follow_their_rules():
+    by_text = {e.text: e for e in corpora.all_examples()}
+    ex = by_text["the trophy didn't fit in the suitcase because it was too small"]
+    assert [corpora.baseline_answer(ex, r) for r in ("first", "last", "animate")] == ["trophy", "suitcase", "trophy"]
+    ex = by_text["the animal didn't cross the street because it was too wide"]
+    assert corpora.baseline_answer(ex, "animate") == "street"
+    with pytest.raises(ValueError, match="rule"):
+        corpora.baseline_answer(ex, "middle")
+
+
+def test_induction_repeats_lie_anywhere_in_the_window():
+    seqs = corpora.induction_batch(np.random.default_rng(0), 400)
+    assert seqs.shape == (400, corpora.INDUCTION_LEN)
+    ids, first, second, half = corpora.random_repeats(np.random.default_rng(1), 300, E.EVAL_LEN)
+    assert (second < E.EARLY).mean() > 0.2 and (second >= E.EARLY).mean() > 0.5       # early and late copies
+    for row, f, s, h in zip(ids, first, second, half):
+        np.testing.assert_array_equal(row[f:f + h], row[s:s + h])
+        assert len(set(row[s:s + h])) == h and f + h <= s
+        rest = np.delete(row, np.r_[f:f + h, s:s + h])
+        assert not set(rest) & set(row[s:s + h])                   # the filler never repeats a segment token
+    with pytest.raises(ValueError, match="do not fit"):
+        corpora.placed_repeats(np.random.default_rng(0), 1, 10, 6, 6)
     rep = corpora.repeated_sequences(np.random.default_rng(0), 3, 11)
     np.testing.assert_array_equal(rep[:, :11], rep[:, 11:])
+
+
+def test_evaluation_seeds_are_never_training_seeds():
+    from attention_core.labs.nb12_trained_transformer import training
+    used = {c["seed"] for c in training.CONFIGS.values()} | set(training.SWEEP_SEEDS)
+    assert E.EVAL_SEED not in used and training.DYNAMICS_SEED not in used
 
 
 # --- the loader contract --------------------------------------------------------------------------
@@ -100,7 +119,10 @@ def test_unknown_words_are_named(coref):
     with pytest.raises(ValueError, match=r"'giraffe'.*'purple'|'purple'.*'giraffe'"):
         coref.encode("the giraffe didn't cross the purple street")
     with pytest.raises(ValueError, match="Separate the words with spaces"):
-        coref.encode("小红把书递给小明")
+        coref.encode(["小红把书递给小明"])                   # a list of words is taken as given
+    assert coref.tokens("小红把书递给小明") == ["小红", "把", "书", "递给", "小明"]   # a string is segmented
+    with pytest.raises(ValueError, match="'鹿'"):
+        coref.encode("长颈鹿没有过马路")
     with pytest.raises(ValueError, match="no pronoun"):
         coref.referent("the dog saw the road")
     with pytest.raises(TypeError, match="space-separated"):
@@ -117,61 +139,132 @@ def test_the_numpy_path_never_imports_torch():
     assert out.stdout.strip() == "road"
 
 
-# --- what the committed weights do ----------------------------------------------------------------
-def test_referent_on_every_held_out_twin(coref):
-    for lang in ("en", "zh"):
-        acc = E.twin_accuracy(coref, lang)
-        assert acc["twins"] > 100 and acc["accuracy"] >= 0.95 and acc["both_right"] >= 0.9, (lang, acc)
-    assert coref.referent("The animal didn't cross the street because it was too tired") == "animal"
-    assert coref.referent("The animal didn't cross the street because it was too wide") == "street"
-    assert coref.referent("小红 把 书 递给 小明 ， 因为 她 想 帮忙") == "小红"
+# --- what the committed weights do: the encoder ---------------------------------------------------
+@pytest.fixture(scope="module")
+def metrics(coref):
+    return E.coreference_metrics(coref)
 
 
-def test_manifest_metrics_are_what_the_weights_do(coref, ind):
-    acc = E.coreference_accuracy(coref)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_encoder_resolves_held_out_winograd_sentences_above_every_baseline(metrics, lang):
+    """The targets of issue 18 on held-out frames and noun pairs: >= 95% per language, >= 0.15 above the
+    best rule that reads no meaning, and a head whose largest weight from the pronoun is the referent in
+    >= 80% of the sentences."""
+    acc = metrics[f"test_winograd_{lang}"]
+    best = max(metrics[f"baseline_{r}_{lang}"] for r in ("first", "last", "animate"))
+    assert acc >= 0.95, (lang, acc)
+    assert acc - best >= 0.15, (lang, acc, best)
+    assert metrics[f"head_share_{lang}"] >= 0.8, (lang, metrics[f"head_share_{lang}"])
+
+
+def test_manifest_metrics_are_what_the_weights_do(coref, ind, metrics):
     for key, value in coref.manifest["metrics"].items():
         if key != "final_train_loss":
-            assert acc[key] == pytest.approx(value, abs=1e-4), key
-    scores = E.head_scores(ind)
-    assert scores["induction"].max() == pytest.approx(ind.manifest["metrics"]["best_induction_score"], abs=1e-4)
+            assert metrics[key] == (pytest.approx(value, abs=1e-4) if isinstance(value, float) else value), key
+    got = E.circuit_summary(ind)
+    for key, value in got.items():
+        want = ind.manifest["metrics"][key]
+        assert value == (pytest.approx(want, abs=1e-4) if isinstance(want, float) else want), key
     assert E.repeated_half_loss(ind) == pytest.approx(ind.manifest["metrics"]["repeated_half_loss"], abs=1e-4)
 
 
-def test_a_previous_token_head_in_layer_0_and_induction_heads_in_layer_1(ind):
-    s = E.head_scores(ind)
-    assert s["previous"].shape == s["induction"].shape == (2, 4)
-    assert s["previous"][0].max() > 0.6 and s["previous"][1].max() < 0.2
-    assert s["induction"][1].max() > 0.6 and s["induction"][0].max() < 0.2
-    # uniform attention over the visible keys would score about 1/T: the heads are far above chance
-    assert s["induction"][1].min() > 5 / (2 * E.HALF)
+def test_referent_reads_the_seed_sentence_as_written_and_chinese_without_spaces(coref):
+    assert coref.causal is False and load_trained("coreference_decoder").causal is True
+    assert "encoder" in repr(coref)
+    assert coref.referent("The animal didn't cross the street because it was too tired.") == "animal"
+    assert coref.referent("The animal didn't cross the street because it was too wide.") == "street"
+    assert coref.referent("The trophy didn't fit in the suitcase because it was too big.") == "trophy"
+    assert coref.referent("奖杯放不进箱子，因为它太小了。") == "箱子"
+    assert coref.referent("动物没有过马路，因为它太累了") == "动物"
+    assert coref.tokens("奖杯放不进箱子，因为它太大了。") == "奖杯 放不进 箱子 ， 因为 它 太 大 了".split()
+    assert coref.referent("小红 把 书 递给 小明 ， 因为 她 想 帮忙") == "小红"
 
 
-def test_ablation_finds_the_essential_and_the_redundant_heads(ind):
-    rows = {r["ablated"]: r["loss"] for r in E.ablation_table(ind)}
-    base = rows["-"]
-    prev = int(np.argmax(E.head_scores(ind)["previous"][0]))
-    assert rows[f"L0H{prev}"] > base + 2                   # the one previous-token head: essential
-    others = [rows[f"L0H{h}"] - base for h in range(4) if h != prev]
-    assert max(others) < 0.1                               # the other layer-0 heads: nearly redundant
-    assert rows["L1 all"] > max(rows[f"L1H{h}"] for h in range(4)) + 1   # induction heads back each other up
+def test_the_decoders_pronoun_row_cannot_see_the_adjective_the_encoders_can():
+    dec, enc = load_trained("coreference_decoder"), load_trained("coreference")
+    rows = {}
+    for m in (dec, enc):
+        for adj in ("tired", "wide"):
+            words = f"the animal didn't cross the street because it was too {adj}".split()
+            _, w = m.forward(m.encode(words))
+            rows[m.causal, adj] = w[:, :, words.index("it")]                # (L, H, T)
+    np.testing.assert_array_equal(rows[True, "tired"], rows[True, "wide"])   # exactly the same row
+    assert np.abs(rows[False, "tired"] - rows[False, "wide"]).max() > 0.3
 
 
-def test_bank_is_identical_at_the_embedding_and_separates_by_sense(coref):
-    for lang in ("en", "zh"):
-        s = E.bank_similarity(coref, lang)
-        np.testing.assert_allclose([s["same"][0], s["other"][0]], 1.0, atol=1e-6)
-        assert s["same"][-1] > 0.95 and s["other"][-1] < 0.5, (lang, s)
+def test_no_fitting_noun_still_gets_an_answer(coref):
+    word, p = coref.answer("the trophy didn't fit in the suitcase because it was too tired")
+    assert word in coref.vocab and 0 < p <= 1
 
 
-def test_weight_and_removal_disagree_on_the_seed_sentence(coref):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bank_and_dujuan_on_held_out_sentences(coref, lang):
+    s = E.bank_similarity(coref, lang)
+    np.testing.assert_allclose([s["same"][0], s["other"][0]], 1.0, atol=1e-6)   # one vector at the embedding
+    assert s["same"][-1] > s["other"][-1] + 0.2, (lang, s)
+    assert s["accuracy"] >= 0.9, (lang, s["accuracy"])
+    assert coref.referent("tom took the money to the bank") == "money"
+    assert coref.referent("小明 看见 杜鹃 开花 了") == "花"
+
+
+def test_weight_and_removal_on_the_seed_sentence(coref):
     r = E.weight_vs_removal(coref, "the animal didn't cross the street because it was too tired")
     rows = {row["word"]: row for row in r["rows"]}
-    assert r["answer"] == "animal"
-    assert rows["tired"]["weight"] < 0.05 and rows["tired"]["answer_without"] != "animal"   # no weight, decisive
-    assert rows["animal"]["weight"] > 0.5
-    assert E.disagreement(r)["disagree"]
+    assert r["answer"] == "animal" and r["tokens"][r["position"]] == "it" and "it" not in rows
+    assert rows["tired"]["answer_without"] != "animal"                       # the adjective decides
     mask = E.removal_mask(4, 1)
     assert mask[:, 1].tolist() == [False, True, False, False] and mask.sum() == 13
+
+
+# --- what the committed weights do: induction -------------------------------------------------------
+def test_the_induction_circuit_holds_at_every_position(ind):
+    ic = E.in_context(ind)
+    assert ic["early_accuracy"] > 0.8 and ic["late_accuracy"] > 0.8, ic
+    pos = E.by_position(ind)
+    assert min(pos["copy_accuracy"]) > 0.8, pos["copy_accuracy"]
+    s = E.scores_everywhere(ind)
+    assert s["previous"].shape == s["induction"].shape == (2, 4)
+    assert s["previous"][0].max() > 0.6 and s["induction"][1].max() > 0.6
+
+
+def test_key_composition_carries_the_induction(ind):
+    rows = {r["removed_from"]: r for r in E.composition_test(ind)}
+    assert rows["-"]["accuracy"] > 0.8
+    assert rows["K"]["accuracy"] < rows["-"]["accuracy"] - 0.5                  # keys: the induction breaks
+    assert rows["K"]["induction_score"] < 0.5 * rows["-"]["induction_score"]
+
+
+def test_the_induction_head_copies_what_it_attends_to(ind):
+    heads = E.circuit_heads(ind)
+    ov = E.ov_copying(ind, *heads["induction"])
+    assert ov["table"].shape == (26, 26) and ov["copy_fraction"] >= 0.8, ov["copy_fraction"]
+
+
+def test_training_dynamics_show_when_the_heads_form(ind):
+    ph = E.phase_change(ind.manifest)
+    assert ph["step"] is not None and ph["prev_step"] is not None and ph["loss_step"] is not None
+    assert ph["induction"].shape[1:] == (2, 4) and ph["steps"][0] == 1
+    assert ph["in_context_loss"][-1] < ph["in_context_loss"][0] - 1
+    assert ind.manifest["metrics"]["phase_change_step"] == ph["step"]
+
+
+def test_the_seed_sweep_table_is_committed_and_seed_0_is_the_shipped_model(ind):
+    from importlib import resources
+    table = json.loads((resources.files("attention_core.data") / "models" / "induction_sweep.json")
+                       .read_text(encoding="utf-8"))
+    assert len(table["rows"]) >= 5 and table["corpus_version"] == corpora.CORPUS_VERSION
+    row0 = next(r for r in table["rows"] if r["seed"] == 0)
+    for key in ("best_previous_token_score", "best_induction_score", "early_accuracy", "route"):
+        assert row0[key] == ind.manifest["metrics"][key], key
+    assert {r["route"] for r in table["rows"]} <= {"previous-token + induction", "other", "none"}
+
+
+def test_ablation_finds_the_essential_heads(ind):
+    rows = {r["ablated"]: r["loss"] for r in E.ablation_table(ind)}
+    base = rows["-"]
+    prev = E.circuit_heads(ind)["previous"][1]
+    assert rows[f"L0H{prev}"] > base + 1                   # the previous-token head: essential
+    assert rows["L1 all"] > base + 1
 
 
 def test_head_table_names_layers_and_heads():
@@ -179,6 +272,19 @@ def test_head_table_names_layers_and_heads():
     assert "第 1 层" in repr(table) and "头 1" in repr(table)
     with pytest.raises(ValueError, match=r"\(L, H\)"):
         E.head_table(np.ones(3))
+
+
+def test_the_encoder_forward_equals_its_torch_twin(coref):
+    torch = pytest.importorskip("torch")
+    from attention_core.backends import to_torch_decoder
+    from attention_core.core import transformer as tr
+    twin = to_torch_decoder(tr.decoder_to_dict(coref.params), coref.n_heads, causal=False)
+    ids = coref.encode("the trophy didn't fit in the suitcase because it was too big")
+    with torch.no_grad():
+        lt, wt = twin(torch.as_tensor(ids))
+    ln, wn = coref.forward(ids)
+    assert np.abs(lt.numpy() - ln).max() < 1e-4 and np.abs(wt.numpy() - wn).max() < 1e-5
+    assert wn[0, 0, 0, -1] > 0                                             # the first word reads the last
 
 
 # --- training reruns ----------------------------------------------------------------------------
@@ -226,10 +332,11 @@ def test_manifests_are_small_and_complete():
 
 # --- widgets and the exercise check ----------------------------------------------------------------
 def test_head_picker_state(ind):
-    s = W.head_picker_state(ind, 1, 1)
+    layer, head = E.circuit_heads(ind)["induction"]
+    s = W.head_picker_state(ind, layer, head)
     assert s["weights"].shape == (2 * E.HALF, 2 * E.HALF)
     np.testing.assert_allclose(s["weights"].sum(-1), 1, atol=1e-5)
-    assert s["induction"] == pytest.approx(float(E.head_scores(ind)["induction"][1, 1]))
+    assert s["induction"] == pytest.approx(float(E.head_scores(ind)["induction"][layer, head]))
     assert s["stripe"] > 0.3 and len(s["tokens"]) == 2 * E.HALF
     with pytest.raises(ValueError, match="layer"):
         W.head_picker_state(ind, 2, 0)
@@ -237,13 +344,14 @@ def test_head_picker_state(ind):
 
 def test_sentence_state_and_ablation_change_the_prediction(coref):
     s = W.sentence_state(coref, "the cat didn't cross the road because it was too wide", 1, 0)
-    assert s["tokens"][-2:] == ["|", "it"] and s["answer"] == "road" and s["top"][0][1] > 0.5
+    assert s["query"] == "it" and s["tokens"][s["position"]] == "it" and s["answer"] == "road"
+    assert s["top"][0][1] > 0.5 and s["row"].shape == (len(s["tokens"]),)
     assert s["weights"].shape == (len(s["tokens"]),) * 2
     every = [(l, h) for l in range(coref.n_layers) for h in range(coref.n_heads)]
     off = W.sentence_state(coref, "the cat didn't cross the road because it was too wide", 1, 0, every)
     assert off["top"][0] != s["top"][0] and off["baseline"] == "road"
     bank = W.sentence_state(coref, "tom saw the ducks at the bank", 0, 0)
-    assert bank["tokens"][-1] == "bank" and bank["answer"] == "river"
+    assert bank["query"] == "bank" and bank["answer"] == "river"
     with pytest.raises(ValueError, match="'giraffe'"):
         W.sentence_state(coref, "the giraffe was tired", 0, 0)
     with pytest.raises(ValueError, match="ablated"):

@@ -381,7 +381,7 @@ from attention_core.labs.nb12_trained_transformer import load_trained  # noqa: E
 from attention_core.labs.nb12_trained_transformer import model as M12  # noqa: E402
 from attention_core.labs.nb12_trained_transformer import widgets as W12  # noqa: E402
 
-CO, IND = load_trained("coreference"), load_trained("induction")
+CO, IND = load_trained("coreference_decoder"), load_trained("induction")   # the causal decoder (| it)
 _CO_IDS = CO.encode(CO.query_input("the dog didn't cross the road because it was too wide"))
 
 NB12_BUILDERS = [

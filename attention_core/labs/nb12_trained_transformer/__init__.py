@@ -1,9 +1,11 @@
-"""Notebook 12 (attention inside a trained Transformer): two small decoders trained on generated
-corpora, their learned heads measured (previous-token and induction scores, ablation), pronoun
-resolution on held-out Winograd twins, bank / 银行 in context, and weight vs removal (Q6).
+"""Notebook 12 (attention inside a trained Transformer): small models trained on generated corpora,
+their learned heads measured (previous-token and induction scores at every position, ablation, Q/K/V
+composition, OV copying, training dynamics, a seed sweep), pronoun resolution by an encoder on held-out
+Winograd sentences against baselines (beside a causal decoder that cannot), bank / 杜鹃 in context on
+held-out sentences, and weight vs removal (Q6).
 
     from attention_core.labs.nb12_trained_transformer import load_trained
-    m = load_trained("coreference"); m.referent("the cat didn't cross the road because it was too wide")
+    m = load_trained("coreference"); m.referent("The trophy didn't fit in the suitcase because it was too big.")
 
 Modules: corpora (generated data, held-out split), model (load_trained, the NumPy model),
 training (the torch twin, `make train`), experiments (the measurements), widgets, checks, strings.

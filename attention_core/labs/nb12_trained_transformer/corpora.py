@@ -1,18 +1,17 @@
 """The generated corpora of notebook 12: repeated random sequences (induction) and bilingual
-templated sentences (pronouns with their Winograd twins, and bank / 银行 in two senses).
+templated sentences (Winograd twins, she / he agreement, and a polysemous word per language).
 
 Everything is produced by code from a seed: no downloads. Sentences are word-level token lists
-(Chinese words are tokens too: 小红 她 银行). A training example is a sentence, the separator
-`|`, a query word, and the answer the model must predict after the query word:
+(Chinese words are tokens too: 奖杯 箱子 它). The coreference model is an ENCODER: it reads the whole
+sentence and answers at the position of the word asked about (the pronoun, bank / 杜鹃):
 
-    the animal didn't cross the street because it was too tired | it  -> animal
-    小红 把 书 递给 小明 ， 因为 他 想 看 | 他                          -> 小明
-    tom saw the ducks at the bank | bank                               -> river
+    the trophy didn't fit in the suitcase because it was too big       at "it" -> trophy
+    奖杯 放不进 箱子 ， 因为 它 太 小 了                                  at "它" -> 箱子
+    tom saw the ducks at the bank                                      at "bank" -> river
 
-Held-out split: the unit held out is a whole *twin* (the two sentences that differ in one word and
-have different answers), chosen by a seeded shuffle, so a test twin's sentences never appear in
-training; every word of a test sentence does (the model must combine known words anew).
-The seed tutorials' own sentences are always held out.
+Held out (never trained on): whole frames (new word orders and combinations), a seeded fifth of the
+noun pairs of every family, bank / 杜鹃 sentences whose cue word never appeared beside it, and the
+seeds' own sentences. Every word of a test sentence appears somewhere in training.
 """
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CORPUS_VERSION = "nb12-corpora-1"
+CORPUS_VERSION = "nb12-corpora-2"
 SEP = "|"
 
 # --- induction --------------------------------------------------------------------------------
@@ -30,11 +29,13 @@ INDUCTION_LEN = 24                                          # T of every trainin
 
 def induction_batch(rng: np.random.Generator, batch: int, length: int = INDUCTION_LEN,
                     min_half: int = 4, max_half: int | None = None) -> np.ndarray:
-    """(B, T) ids: a random prefix, then a random segment of n distinct tokens, then the segment again.
+    """(B, T) ids: random tokens, with a segment of n distinct tokens written twice at RANDOM places.
 
-    n varies per row (min_half .. max_half, default T // 2), so the repeat cannot be found by
-    position alone: predicting the second copy needs "find the earlier occurrence of my token and
-    copy what came next", the induction pattern.
+    Per row: n (min_half .. max_half, default T // 2), a gap g >= 0 between the copies and a start s
+    of the first copy, all random, so the second copy can lie anywhere in the window (early or late)
+    and the repeat cannot be found by position: predicting the second copy needs "find the earlier
+    occurrence of my token and copy what came next", the induction pattern. (Corpus 1 put the repeat
+    at the end of every window; the circuit it grew worked only at late positions.)
     """
     v = len(INDUCTION_VOCAB)
     max_half = length // 2 if max_half is None else max_half
@@ -42,10 +43,47 @@ def induction_batch(rng: np.random.Generator, batch: int, length: int = INDUCTIO
     for row in out:
         n = int(rng.integers(min_half, max_half + 1))
         seg = rng.permutation(v)[:n]                        # n distinct tokens
-        start = length - 2 * n                               # the prefix fills the front
+        gap = int(rng.integers(0, length - 2 * n + 1))
+        start = int(rng.integers(0, length - 2 * n - gap + 1))
         row[start:start + n] = seg
-        row[start + n:] = seg
+        row[start + n + gap:start + 2 * n + gap] = seg
     return out
+
+
+def placed_repeats(rng: np.random.Generator, batch: int, length: int, half: int, second: int,
+                   first: int | None = None) -> np.ndarray:
+    """(B, length) test sequences: `half` distinct random tokens at `first` (default second - half) and
+    again at `second`; every other place holds random tokens NOT in the segment (so the only earlier
+    occurrence of a token of the second copy is its own first copy)."""
+    v = len(INDUCTION_VOCAB)
+    first = second - half if first is None else first
+    if not (0 <= first and first + half <= second and second + half <= length):
+        raise ValueError(f"placed_repeats: copies at {first} and {second} of {half} tokens do not fit "
+                         f"in {length} (expected 0 <= first, first + half <= second, second + half <= length)")
+    out = np.empty((batch, length), dtype=np.int64)
+    for row in out:
+        perm = rng.permutation(v)
+        seg, rest = perm[:half], perm[half:]
+        row[:] = rng.choice(rest, length)
+        row[first:first + half] = seg
+        row[second:second + half] = seg
+    return out
+
+
+def random_repeats(rng: np.random.Generator, batch: int, length: int, min_half: int = 4,
+                   max_half: int | None = None):
+    """Test sequences in the training layout (copies of random length at random places, filler not in
+    the segment): (ids (B, length), first (B,), second (B,), half (B,))."""
+    max_half = length // 2 if max_half is None else max_half
+    rows, meta = [], []
+    for _ in range(batch):
+        n = int(rng.integers(min_half, max_half + 1))
+        gap = int(rng.integers(0, length - 2 * n + 1))
+        first = int(rng.integers(0, length - 2 * n - gap + 1))
+        rows.append(placed_repeats(rng, 1, length, n, first + n + gap, first)[0])
+        meta.append((first, first + n + gap, n))
+    first, second, half = (np.array(c) for c in zip(*meta))
+    return np.stack(rows), first, second, half
 
 
 def repeated_sequences(rng: np.random.Generator, batch: int, half: int = INDUCTION_LEN // 2) -> np.ndarray:
@@ -55,26 +93,80 @@ def repeated_sequences(rng: np.random.Generator, batch: int, half: int = INDUCTI
     return np.concatenate([seg, seg], axis=1)                               # (B, 2 * half)
 
 
-# --- coreference and context, both languages --------------------------------------------------
-ANIMALS = {"en": ("animal", "dog", "cat", "horse", "cow", "fox"),
-           "zh": ("动物", "狗", "猫", "马", "牛", "狐狸")}
+# --- coreference and context, both languages (corpus 2: an encoder reads the whole sentence) -------
+# Each Winograd family pairs two roles (x, y) and two classes of adjective: an adjective of class 0 makes
+# the pronoun mean x, one of class 1 makes it mean y. The twin of a sentence changes only the adjective.
+# Which class goes with which role is knowledge about the world (tired animals, wide streets; big
+# contents, small containers; weak carriers, heavy loads), not grammar: in "fit" both nouns are things,
+# in "carry" both are animals, so "the animate noun" cannot be the rule.
+ANIMALS = {"en": ("animal", "dog", "cat", "horse", "cow", "fox"), "zh": ("动物", "狗", "猫", "马", "牛", "狐狸")}
 PLACES = {"en": ("street", "road", "river", "bridge", "field", "square"),
           "zh": ("马路", "街道", "河", "桥", "田野", "广场")}
-# twin k pairs an animate adjective with a place adjective: the one word that flips the answer
-ANIMATE_ADJ = {"en": ("tired", "sleepy", "hungry", "scared"), "zh": ("累", "困", "饿", "害怕")}
-PLACE_ADJ = {"en": ("wide", "busy", "long", "muddy"), "zh": ("宽", "挤", "长", "滑")}
-IT_FRAMES = {
-    "en": ("the {a} didn't cross the {p} because it was too {adj}",
-           "the {a} could not reach the {p} because it was too {adj}",
-           "the {p} stopped the {a} because it was too {adj}",
-           "the {a} avoided the {p} since it was very {adj}"),
-    "zh": ("{a} 没有 过 {p} ， 因为 它 太 {adj} 了",
-           "{a} 没能 走过 {p} ， 因为 它 太 {adj} 了",
-           "{p} 拦住 了 {a} ， 因为 它 太 {adj} 了",
-           "{a} 绕开 了 {p} ， 因为 它 非常 {adj}"),
+CONTENTS = {"en": ("trophy", "ball", "book", "toy", "lamp", "melon"),
+            "zh": ("奖杯", "球", "书", "玩具", "台灯", "西瓜")}
+CONTAINERS = {"en": ("suitcase", "bag", "drawer", "basket", "box", "cupboard"),
+              "zh": ("箱子", "书包", "抽屉", "篮子", "盒子", "柜子")}
+CARRIERS = {"en": ("dog", "cat", "horse", "cow"), "zh": ("狗", "猫", "马", "牛")}
+YOUNG = {"en": ("puppy", "kitten", "lamb", "chick"), "zh": ("小狗", "小猫", "小羊", "小鸡")}
+# the distractor noun of some frames: a thing (en) or a person who owns the x (zh), never the answer
+DISTRACTORS = {"en": ("collar", "ribbon", "bell", "label"), "zh": ("小明", "小红", "小刚", "小丽")}
+ANIMATE_WORDS = {lang: set(ANIMALS[lang]) | set(CARRIERS[lang]) | set(YOUNG[lang]) for lang in ("en", "zh")}
+
+FAMILIES = {
+    "cross": {"x": ANIMALS, "y": PLACES,
+              "adj": {"en": (("tired", "sleepy", "hungry", "scared"), ("wide", "busy", "long", "muddy")),
+                      "zh": (("累", "困", "饿", "害怕"), ("宽", "挤", "长", "滑"))}},
+    "fit": {"x": CONTENTS, "y": CONTAINERS,
+            "adj": {"en": (("big", "large", "tall", "thick"), ("small", "tiny", "narrow", "full")),
+                    "zh": (("大", "高", "粗", "厚"), ("小", "窄", "矮", "满"))}},
+    "carry": {"x": CARRIERS, "y": YOUNG,
+              "adj": {"en": (("weak", "old"), ("heavy", "fat")), "zh": (("弱", "老"), ("重", "胖"))}},
+}
+# (frame, held out?): held-out frames are whole new word orders or combinations, never trained on
+FRAMES = {
+    ("cross", "en"): (("the {x} didn't cross the {y} because it was too {adj}", False),
+                      ("the {x} could not reach the {y} because it was too {adj}", False),
+                      ("the {y} stopped the {x} because it was too {adj}", False),
+                      ("because it was too {adj} , the {x} didn't cross the {y}", False),
+                      ("the {x} with the {d} avoided the {y} since it was very {adj}", False),
+                      ("because it was very {adj} , the {y} stopped the {x}", True),
+                      ("the {x} with the {d} could not reach the {y} because it was too {adj}", True)),
+    ("fit", "en"): (("the {x} didn't fit in the {y} because it was too {adj}", False),
+                    ("the {y} could not hold the {x} because it was too {adj}", False),
+                    ("because it was too {adj} , the {x} didn't fit in the {y}", False),
+                    ("the {x} with the {d} didn't fit in the {y} since it was very {adj}", False),
+                    ("because it was very {adj} , the {y} could not hold the {x}", True),
+                    ("the {y} with the {d} could not hold the {x} because it was too {adj}", True)),
+    ("carry", "en"): (("the {x} couldn't carry the {y} because it was too {adj}", False),
+                      ("the {x} could not lift the {y} because it was too {adj}", False),
+                      ("because it was too {adj} , the {x} couldn't carry the {y}", False),
+                      ("the {x} with the {d} could not lift the {y} since it was very {adj}", False),
+                      ("because it was very {adj} , the {x} could not lift the {y}", True),
+                      ("the {x} with the {d} couldn't carry the {y} because it was too {adj}", True)),
+    ("cross", "zh"): (("{x} 没有 过 {y} ， 因为 它 太 {adj} 了", False),
+                      ("{x} 没能 走过 {y} ， 因为 它 太 {adj} 了", False),
+                      ("{y} 拦住 了 {x} ， 因为 它 太 {adj} 了", False),
+                      ("因为 它 太 {adj} 了 ， {x} 没有 过 {y}", False),
+                      ("{d} 的 {x} 绕开 了 {y} ， 因为 它 非常 {adj}", False),
+                      ("因为 它 非常 {adj} ， {y} 拦住 了 {x}", True),
+                      ("{d} 的 {x} 没能 走过 {y} ， 因为 它 太 {adj} 了", True)),
+    ("fit", "zh"): (("{x} 放不进 {y} ， 因为 它 太 {adj} 了", False),
+                    ("{y} 装不下 {x} ， 因为 它 太 {adj} 了", False),
+                    ("因为 它 太 {adj} 了 ， {x} 放不进 {y}", False),
+                    ("{d} 的 {x} 放不进 {y} ， 因为 它 非常 {adj}", False),
+                    ("因为 它 非常 {adj} ， {y} 装不下 {x}", True),
+                    ("{d} 的 {y} 装不下 {x} ， 因为 它 太 {adj} 了", True)),
+    ("carry", "zh"): (("{x} 背不动 {y} ， 因为 它 太 {adj} 了", False),
+                      ("{x} 叼不动 {y} ， 因为 它 太 {adj} 了", False),
+                      ("因为 它 太 {adj} 了 ， {x} 背不动 {y}", False),
+                      ("{d} 的 {x} 叼不动 {y} ， 因为 它 非常 {adj}", False),
+                      ("因为 它 非常 {adj} ， {x} 叼不动 {y}", True),
+                      ("{d} 的 {x} 背不动 {y} ， 因为 它 太 {adj} 了", True)),
 }
 IT_PRONOUN = {"en": "it", "zh": "它"}
+WINOGRAD = tuple(FAMILIES)                     # the kinds whose twins need knowledge of the world
 
+# she / he: the answer follows grammatical gender, not knowledge (kept apart: "agreement", not Winograd)
 FEMALE = {"en": ("mary", "anna", "lucy", "emma"), "zh": ("小红", "小丽", "小芳", "小美")}
 MALE = {"en": ("tom", "john", "mike", "jack"), "zh": ("小明", "小刚", "小强", "小伟")}
 SHE = {"en": "she", "zh": "她"}
@@ -90,54 +182,83 @@ PERSON_FRAMES = {
 PERSON_TAILS = {"en": ("wanted to help", "was busy", "was late"),
                 "zh": ("想 帮忙", "想 看", "很 忙", "迟到 了")}
 
-BANK = {"en": "bank", "zh": "银行"}
-# the two senses: English money / river bank; Chinese 银行 as an institution (倒闭, 破产) or as a
-# place, a landmark (对岸, 对面): the contexts of the seed tutorial, 银行倒闭 and 银行对岸.
-SENSES = {"en": ("money", "river"), "zh": ("机构", "地点")}
-SENSE_CUES = {"en": (("cashier", "loans", "coins", "savings"), ("ducks", "fish", "boats", "reeds")),
-              "zh": (("倒闭", "破产", "降息", "裁员"), ("对岸", "对面", "旁边", "楼上"))}
-# every bank sentence of a language has the same length, so that the restated query `bank` sits at
-# the same position everywhere and its embedding is identical by construction
-BANK_FRAMES = {
-    "en": (("{s} saw the {cue} at the bank", "{s} took the {cue} to the bank", "{s} found the {cue} near the bank"),
-           ("{s} saw the {cue} at the bank", "{s} took the {cue} to the bank", "{s} found the {cue} near the bank")),
-    "zh": (("{s} 听说 那家 银行 {cue} 了", "银行 {cue} 让 {s} 很 担心"),
-           ("{s} 住在 那家 银行 的 {cue}", "银行 {cue} 有 {s} 的 家")),
-}
+# one polysemous word per language: English bank (money / river), Chinese 杜鹃 (the cuckoo, a bird, or
+# the azalea, a flower: 杜鹃飞走了 / 杜鹃开花了). 银行 has no river sense in Chinese, so it is not used.
+POLYSEME = {"en": "bank", "zh": "杜鹃"}
+BANK = POLYSEME                                 # the old name
+SENSES = {"en": ("money", "river"), "zh": ("鸟", "花")}
+SENSE_CUES = {"en": (("cashier", "loans", "coins", "savings", "money", "clerk"),
+                     ("ducks", "fish", "boats", "reeds", "frogs", "swans")),
+              "zh": (("飞走", "叫", "下蛋", "筑巢", "孵蛋", "飞回来"),
+                     ("开花", "凋谢", "枯萎", "发芽", "盛开", "结籽"))}
+HELD_OUT_CUES = {"en": ("money", "clerk", "frogs", "swans"), "zh": ("孵蛋", "飞回来", "盛开", "结籽")}
+# the polysemous word sits at the same position in every frame of a language, so that its embedding
+# (word + position) is identical in every sentence
+POLY_FRAMES = {"en": (("{s} saw the {cue} at the bank", False), ("{s} took the {cue} to the bank", False),
+                      ("{s} found the {cue} near the bank", False), ("{s} saw the {cue} near the bank", True)),
+               "zh": (("{s} 看见 杜鹃 {cue} 了", False), ("{s} 说 杜鹃 {cue} 了", False),
+                      ("{s} 听说 杜鹃 {cue} 了", False), ("{s} 发现 杜鹃 {cue} 了", True))}
+# lexicon sentences teach what each cue word is about, asked at the cue itself (every cue, held out or not)
+LEXICON_FRAMES = {"en": ("{s} saw the {cue}", "{s} found the {cue}"),
+                  "zh": ("{s} 说 它 {cue} 了", "{s} 发现 它 {cue} 了")}
+NAMES = {lang: FEMALE[lang] + MALE[lang] for lang in ("en", "zh")}
 
-# the seeds' own sentences (and notebook 01's) are always held out: the model never trains on them
-SEED_TWINS = {("it", "en", 0, "animal", "street", 0), ("it", "zh", 0, "动物", "马路", 0),
+# the seeds' own sentences are always held out: the model never trains on them
+SEED_TWINS = {("cross", "en", 0, "animal", "street", 0), ("cross", "zh", 0, "动物", "马路", 0),
+              ("fit", "en", 0, "trophy", "suitcase", 0), ("fit", "zh", 0, "奖杯", "箱子", 0),
               ("person", "zh", 0, "小红", "小明", "想 帮忙"), ("person", "zh", 0, "小红", "小明", "想 看")}
+SEED_SENTENCES = {"en": ("the animal didn't cross the street because it was too tired",
+                         "the animal didn't cross the street because it was too wide",
+                         "the trophy didn't fit in the suitcase because it was too big",
+                         "the trophy didn't fit in the suitcase because it was too small"),
+                  "zh": ("动物 没有 过 马路 ， 因为 它 太 累 了", "动物 没有 过 马路 ， 因为 它 太 宽 了",
+                         "奖杯 放不进 箱子 ， 因为 它 太 大 了", "奖杯 放不进 箱子 ， 因为 它 太 小 了")}
 
 
 @dataclass(frozen=True)
 class Example:
-    """One training / test sentence with its query word and answer."""
+    """One training / test sentence: the model reads `tokens` and answers at `tokens[position]`."""
     tokens: tuple          # the sentence, word by word
-    query: str             # the word restated after the separator (a pronoun, or bank / 银行)
-    answer: str            # what the model must predict after the query
+    query: str             # the word asked about (a pronoun, bank / 杜鹃, or a cue word)
+    answer: str            # what the model must predict at the query's position
     lang: str              # "en" or "zh"
-    kind: str              # "it" (Winograd), "person" (she / he), "bank"
+    kind: str              # "cross", "fit", "carry" (Winograd), "person" (she / he), "bank", "lexicon"
     twin: tuple            # the id of its twin group (the unit of the held-out split)
+    position: int = -1     # index of the query word in tokens
+    nouns: tuple = ()      # the nouns of the sentence in order (for the baselines)
+    adj: str = ""          # the adjective that decides the answer (Winograd kinds)
+    held_out_frame: bool = False   # the sentence's frame is never trained on
+    held_out_cue: bool = False     # its cue word never appears beside bank / 杜鹃 in training
 
     @property
     def text(self) -> str:
         return " ".join(self.tokens)
 
     def model_input(self) -> tuple:
-        """sentence | query: the tokens the model reads; it predicts `answer` after the last one."""
-        return self.tokens + (SEP, self.query)
+        """The tokens the model reads (the encoder reads the sentence itself)."""
+        return self.tokens
 
 
-def _it_examples(lang: str):
+def _noun_order(tokens, *nouns) -> tuple:
+    return tuple(sorted(nouns, key=lambda n: tokens.index(n)))
+
+
+def _winograd_examples(family: str, lang: str):
+    fam = FAMILIES[family]
     pron = IT_PRONOUN[lang]
-    for f, frame in enumerate(IT_FRAMES[lang]):
-        for a in ANIMALS[lang]:
-            for p in PLACES[lang]:
-                for k, (adj_a, adj_p) in enumerate(zip(ANIMATE_ADJ[lang], PLACE_ADJ[lang])):
-                    twin = ("it", lang, f, a, p, k)
-                    for adj, answer in ((adj_a, a), (adj_p, p)):
-                        yield Example(tuple(frame.format(a=a, p=p, adj=adj).split()), pron, answer, lang, "it", twin)
+    adjs = fam["adj"][lang]
+    for f, (frame, held) in enumerate(FRAMES[family, lang]):
+        for i, x in enumerate(fam["x"][lang]):
+            for j, y in enumerate(fam["y"][lang]):
+                if x == y:
+                    continue
+                d = DISTRACTORS[lang][(i + j) % len(DISTRACTORS[lang])]
+                for k, (adj_x, adj_y) in enumerate(zip(*adjs)):
+                    twin = (family, lang, f, x, y, k)
+                    for adj, answer in ((adj_x, x), (adj_y, y)):
+                        toks = tuple(frame.format(x=x, y=y, d=d, adj=adj).split())
+                        nouns = _noun_order(toks, x, y, *([d] if "{d}" in frame else []))
+                        yield Example(toks, pron, answer, lang, family, twin, toks.index(pron), nouns, adj, held)
 
 
 def _person_examples(lang: str):
@@ -148,27 +269,39 @@ def _person_examples(lang: str):
             for tail in PERSON_TAILS[lang]:
                 twin = ("person", lang, f, x, y, tail)
                 for pron, answer in ((SHE[lang], female), (HE[lang], male)):
-                    text = frame.format(x=x, y=y, pron=pron, tail=tail)
-                    yield Example(tuple(text.split()), pron, answer, lang, "person", twin)
+                    toks = tuple(frame.format(x=x, y=y, pron=pron, tail=tail).split())
+                    yield Example(toks, pron, answer, lang, "person", twin, toks.index(pron), (x, y))
 
 
-def _bank_examples(lang: str):
-    names = FEMALE[lang] + MALE[lang]
-    for sense, (frames, cues) in enumerate(zip(BANK_FRAMES[lang], SENSE_CUES[lang])):
-        for f, frame in enumerate(frames):
-            for s in names:
-                for c, cue in enumerate(cues):
-                    # a bank twin: the same frame and subject, cue c of each sense
-                    twin = ("bank", lang, f, s, c)
-                    yield Example(tuple(frame.format(s=s, cue=cue).split()), BANK[lang], SENSES[lang][sense],
-                                  lang, "bank", twin)
+def _polysemy_examples(lang: str):
+    word = POLYSEME[lang]
+    for f, (frame, held) in enumerate(POLY_FRAMES[lang]):
+        for s in NAMES[lang]:
+            for c in range(len(SENSE_CUES[lang][0])):
+                twin = ("bank", lang, f, s, c)      # one cue of each sense: the same frame and subject
+                for sense, cues in enumerate(SENSE_CUES[lang]):
+                    toks = tuple(frame.format(s=s, cue=cues[c]).split())
+                    yield Example(toks, word, SENSES[lang][sense], lang, "bank", twin, toks.index(word),
+                                  held_out_frame=held, held_out_cue=cues[c] in HELD_OUT_CUES[lang])
+
+
+def _lexicon_examples(lang: str):
+    for f, frame in enumerate(LEXICON_FRAMES[lang]):
+        for s in NAMES[lang]:
+            for sense, cues in enumerate(SENSE_CUES[lang]):
+                for cue in cues:
+                    toks = tuple(frame.format(s=s, cue=cue).split())
+                    yield Example(toks, cue, SENSES[lang][sense], lang, "lexicon", ("lexicon", lang, f, s, cue),
+                                  toks.index(cue))
 
 
 def all_examples() -> list[Example]:
     """Every generated sentence, both languages, in a fixed order."""
     out = []
     for lang in ("en", "zh"):
-        out += list(_it_examples(lang)) + list(_person_examples(lang)) + list(_bank_examples(lang))
+        for family in FAMILIES:
+            out += list(_winograd_examples(family, lang))
+        out += list(_person_examples(lang)) + list(_polysemy_examples(lang)) + list(_lexicon_examples(lang))
     return out
 
 
@@ -178,42 +311,86 @@ class Split:
     test: tuple
 
 
+def _pair_is_held_out(rng_pairs: dict, key, x, y) -> bool:
+    return (x, y) in rng_pairs[key]
+
+
 def coreference_split(seed: int = 0, test_fraction: float = 0.2) -> Split:
-    """Hold out `test_fraction` of the twin groups of every (kind, language), chosen by a seeded shuffle."""
+    """The held-out set, never trained on: (1) every sentence of a held-out frame (new word orders and
+    combinations); (2) in the trained frames of each Winograd family, the sentences of a seeded
+    `test_fraction` of the (x, y) noun pairs; (3) she / he: a seeded `test_fraction` of the twins;
+    (4) bank / 杜鹃: held-out frames and every sentence whose cue was held out; (5) the seeds' sentences.
+    Lexicon sentences are all trained on."""
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction: expected a number between 0 and 1, got {test_fraction!r}")
     examples = all_examples()
-    groups: dict = {}
-    for ex in examples:
-        groups.setdefault(ex.twin, []).append(ex)
     rng = np.random.default_rng(seed)
-    test_twins = set(SEED_TWINS)
-    by_kind: dict = {}
-    for twin in groups:
-        by_kind.setdefault(twin[:2], []).append(twin)
-    for key in sorted(by_kind):
-        twins = [t for t in by_kind[key] if t not in SEED_TWINS]
-        order = rng.permutation(len(twins))
-        n_test = int(round(test_fraction * len(by_kind[key]))) - sum(t[:2] == key for t in SEED_TWINS)
-        test_twins.update(twins[i] for i in order[:max(n_test, 0)])
-    train = tuple(ex for ex in examples if ex.twin not in test_twins)
-    test = tuple(ex for ex in examples if ex.twin in test_twins)
+    held_pairs = {}
+    for family, fam in FAMILIES.items():
+        for lang in ("en", "zh"):
+            pairs = [(x, y) for x in fam["x"][lang] for y in fam["y"][lang] if x != y]
+            order = rng.permutation(len(pairs))
+            held_pairs[family, lang] = {pairs[i] for i in order[:int(round(test_fraction * len(pairs)))]}
+    person_twins = sorted({ex.twin for ex in examples if ex.kind == "person"}, key=repr)
+    order = rng.permutation(len(person_twins))
+    held_person = {person_twins[i] for i in order[:int(round(test_fraction * len(person_twins)))]}
+
+    def is_test(ex) -> bool:
+        if ex.twin in SEED_TWINS:
+            return True
+        if ex.kind in FAMILIES:
+            return ex.held_out_frame or (ex.twin[3], ex.twin[4]) in held_pairs[ex.kind, ex.lang]
+        if ex.kind == "person":
+            return ex.twin in held_person
+        if ex.kind == "bank":
+            return ex.held_out_frame or ex.held_out_cue
+        return False
+
+    train = tuple(ex for ex in examples if not is_test(ex))
+    test = tuple(ex for ex in examples if is_test(ex))
     return Split(train, test)
 
 
 def coreference_vocab() -> tuple:
-    """Every token of every sentence, the separator and every answer, sorted (en before zh by code point)."""
-    words = {SEP}
+    """Every token of every sentence, every answer and the padding `|`, sorted (en before zh by code point)."""
+    words = set()
     for ex in all_examples():
         words.update(ex.tokens)
         words.update((ex.query, ex.answer))
-    return tuple(sorted(words))
+    return tuple(sorted(words | {SEP}))         # SEP pads a batch of sentences (the encoder never reads it)
 
 
 def twins(examples, kind: str | None = None, lang: str | None = None) -> list[tuple]:
-    """Pairs (a, b) of examples of the same twin group with different answers."""
+    """Pairs (a, b) of examples of the same twin group with different answers (kind "winograd": any of
+    the Winograd families)."""
+    kinds = WINOGRAD if kind == "winograd" else (None if kind is None else (kind,))
     groups: dict = {}
     for ex in examples:
-        if (kind is None or ex.kind == kind) and (lang is None or ex.lang == lang):
+        if (kinds is None or ex.kind in kinds) and (lang is None or ex.lang == lang):
             groups.setdefault(ex.twin, []).append(ex)
     return [tuple(g) for g in groups.values() if len(g) == 2 and g[0].answer != g[1].answer]
+
+
+# --- baselines: what simple rules get on the same sentences --------------------------------------------
+def _animate_adjectives(lang: str) -> set:
+    return set(FAMILIES["cross"]["adj"][lang][0]) | set(FAMILIES["carry"]["adj"][lang][0])
+
+
+def baseline_answer(ex: Example, rule: str) -> str:
+    """The answer of a rule that reads no meaning: "first" (the first noun of the sentence), "last" (the
+    last noun), "animate" (an animate adjective such as tired -> the animate noun, any other adjective
+    -> the other noun; no single animate noun -> the first noun)."""
+    if not ex.nouns:
+        raise ValueError(f"baseline_answer: {ex.text!r} has no nouns recorded")
+    if rule == "first":
+        return ex.nouns[0]
+    if rule == "last":
+        return ex.nouns[-1]
+    if rule == "animate":
+        candidates = [n for n in ex.nouns if n not in DISTRACTORS[ex.lang] or ex.kind == "person"]
+        alive = [n for n in candidates if n in ANIMATE_WORDS[ex.lang]]
+        if len(alive) != 1:
+            return candidates[0]
+        other = [n for n in candidates if n != alive[0]]
+        return alive[0] if ex.adj in _animate_adjectives(ex.lang) else (other[0] if other else alive[0])
+    raise ValueError(f"rule: expected 'first', 'last' or 'animate', got {rule!r}")

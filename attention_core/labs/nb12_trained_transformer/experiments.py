@@ -1,11 +1,13 @@
 """Measurements on the trained models of notebook 12: what each learned head does, and what it is for.
 
-Induction model: per-head previous-token and induction scores on fresh random repeated sequences,
-and the loss on the repeated half with each head ablated. Coreference model: held-out accuracy per
-language, the head whose attention carries the answer, the cosine similarity of bank / 银行 across
-contexts after each layer, and attention weight vs the effect of removing a token (Q6).
-Every function takes a TrainedModel and returns plain numbers / arrays; seeds are arguments.
-Shapes: L layers, H heads, T tokens, N sequences.
+Induction model: per-head previous-token and induction scores on fresh sequences whose repeat lies at a
+random place, loss and accuracy by position, the loss with each head ablated, the Q / K / V composition
+test, the OV circuit, and the phase change in the logged training dynamics. Coreference models (an
+encoder, and a causal decoder for contrast): held-out accuracy per language and family against
+baselines, the share of sentences where a head's largest weight from the pronoun is the referent, the
+cosine similarity of bank / 杜鹃 across held-out contexts after each layer, and attention weight vs the
+effect of removing a token (Q6). Every function takes a TrainedModel and returns plain numbers /
+arrays; seeds are arguments. Shapes: L layers, H heads, T tokens, N sequences.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from attention_core.core.validation import as_float_array, as_generator, describ
 
 from . import corpora
 
+CIRCUIT_MIN = 0.4                # a head scoring this on the random layout counts as previous-token / induction
 EVAL_SEED = 12345                # fresh sequences: never the training stream (seeded 0)
 EVAL_N = 200
 HALF = (corpora.INDUCTION_LEN - 1) // 2     # 11: test sequences of 22 tokens, every position trained
@@ -63,7 +66,8 @@ def _mean(x) -> np.ndarray:
 
 
 def head_scores(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
-    """{"previous": (L, H), "induction": (L, H)} averaged over n fresh repeated sequences."""
+    """{"previous": (L, H), "induction": (L, H)} averaged over n fresh sequences of `HALF` tokens repeated
+    once (eval_sequences; the head picker's layout). scores_everywhere measures repeats at random places."""
     seqs = eval_sequences(n, HALF, seed)
     _, w = model.forward(seqs)                                        # (N, L, H, T, T)
     return {"previous": previous_token_score(w).mean(axis=0), "induction": induction_score(w, HALF).mean(axis=0)}
@@ -98,48 +102,327 @@ def ablation_table(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> list[dict]:
     return rows
 
 
-# --- coreference and context --------------------------------------------------------------------
-def _final_rows(model, examples):
-    """(N, T) ids right-padded with `|`, and the (N,) index of each row's last real token."""
-    rows = [model.encode(list(ex.model_input())) for ex in examples]
-    t = max(len(r) for r in rows)
-    ids = np.full((len(rows), t), model.vocab.index(corpora.SEP), dtype=np.int64)
-    for i, r in enumerate(rows):
-        ids[i, :len(r)] = r
-    return ids, np.array([len(r) - 1 for r in rows])
+# --- induction at every position (corpus 2: repeats at random places) ----------------------------
+EVAL_LEN = corpora.INDUCTION_LEN - 1        # 23: the length the model reads in training
+EARLY = 12                                  # a second copy starting before position 12 is "early"
+LAYOUT_HALF = 6                             # the per-position layouts: 6 tokens, twice
+OFFSETS = (6, 9, 12, 17)                    # where the second copy starts in them (the first right before it)
 
 
-def predictions(model, examples, **kwargs) -> list[str]:
-    """The model's word after `sentence | query` for each example (batched forward)."""
-    ids, last = _final_rows(model, examples)
-    logits, _ = model.forward(ids, **kwargs)                          # (N, T, V)
-    best = logits[np.arange(len(ids)), last].argmax(axis=-1)
-    return [model.vocab[i] for i in best]
+def random_layout(n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
+    """Fresh sequences in the training layout (copies of 4..11 tokens at random places, filler not in the
+    segment): {"ids" (N, 23), "first", "second", "half" (N,)}."""
+    ids, first, second, half = corpora.random_repeats(as_generator(seed), positive_int(n, "n"), EVAL_LEN)
+    return {"ids": ids, "first": first, "second": second, "half": half}
 
 
-def coreference_accuracy(model, split=None) -> dict:
-    """Accuracy on the held-out twins, per language and kind, and on the training sentences."""
-    split = corpora.coreference_split() if split is None else split
-    out = {}
-    for part, examples in (("train", split.train), ("test", split.test)):
-        pred = predictions(model, examples)
-        right = np.array([p == ex.answer for p, ex in zip(pred, examples)])
-        out[f"{part}_accuracy"] = float(right.mean())
-        for lang in ("en", "zh"):
-            for kind in ("it", "person", "bank"):
-                sel = np.array([ex.lang == lang and ex.kind == kind for ex in examples])
-                out[f"{part}_{kind}_{lang}"] = float(right[sel].mean())
-            if part == "test":
-                sel = np.array([ex.lang == lang and ex.kind != "bank" for ex in examples])
-                out[f"test_pronoun_{lang}"] = float(right[sel].mean())
+def _copy_positions(layout: dict):
+    """(row, query t, key t - distance + 1) of every query of every second copy."""
+    rows, q, k = [], [], []
+    for i, (f, s, h) in enumerate(zip(layout["first"], layout["second"], layout["half"])):
+        t = np.arange(s, s + h)
+        rows.append(np.full(h, i))
+        q.append(t)
+        k.append(t - (s - f) + 1)
+    return np.concatenate(rows), np.concatenate(q), np.concatenate(k)
+
+
+def layout_head_scores(weights, layout: dict) -> dict:
+    """{"previous", "induction"} (L, H) on a random layout: weights (N, L, H, T, T). Induction: mean
+    weight of each second-copy query on the key right after its earlier occurrence."""
+    w = _attention_maps(weights)
+    t = w.shape[-1]
+    prev = w[..., np.arange(1, t), np.arange(0, t - 1)].mean(axis=(0, -1))
+    r, q, k = _copy_positions(layout)
+    ind = w[r, :, :, q, k].mean(axis=0)                                 # (L, H)
+    return {"previous": prev, "induction": ind}
+
+
+def scores_everywhere(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
+    """The previous-token and induction scores of every head on the random layout (copies anywhere)."""
+    layout = random_layout(n, seed)
+    _, w = model.forward(layout["ids"])
+    return layout_head_scores(w, layout)
+
+
+def _predictable(layout: dict):
+    """(row, position t, target id) for the tokens an induction head can predict: from the second token
+    of the second copy on (predicted at t = second .. second + half - 2)."""
+    rows, pos = [], []
+    for i, (s, h) in enumerate(zip(layout["second"], layout["half"])):
+        rows.append(np.full(h - 1, i))
+        pos.append(np.arange(s, s + h - 1))
+    rows, pos = np.concatenate(rows), np.concatenate(pos)
+    return rows, pos, layout["ids"][rows, pos + 1]
+
+
+def in_context(model=None, layout: dict | None = None, *, logits=None, head_mask=None, n: int = EVAL_N,
+               seed: int = EVAL_SEED) -> dict:
+    """Accuracy and loss on the predictable tokens of second copies at random places, all of them and
+    split by where the copy starts (early: before position 12). logits (N, T, V): use these instead
+    of running the model (the composition test passes its own)."""
+    layout = random_layout(n, seed) if layout is None else layout
+    if logits is None:
+        logits, _ = model.forward(layout["ids"], head_mask=head_mask)
+    logp = tr.log_softmax(np.asarray(logits, dtype=np.float64))
+    r, t, target = _predictable(layout)
+    right = logp[r, t].argmax(-1) == target
+    nll = -logp[r, t, target]
+    early = layout["second"][r] < EARLY
+    return {"accuracy": float(right.mean()), "loss": float(nll.mean()),
+            "early_accuracy": float(right[early].mean()), "late_accuracy": float(right[~early].mean()),
+            "early_loss": float(nll[early].mean()), "late_loss": float(nll[~early].mean()), "tokens": int(right.size)}
+
+
+def by_position(model, offsets=OFFSETS, half: int = LAYOUT_HALF, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
+    """Per-position log-probability and accuracy of the next token (ARENA's per-token plot) for a copy
+    of `half` tokens followed at once by its repeat, the repeat starting at each offset:
+    {"offsets", "logprob" (K, T - 1), "accuracy" (K, T - 1), "copy_accuracy" (K,), "copy_loss" (K,)};
+    position t of the arrays predicts token t + 1."""
+    rng = as_generator(seed)
+    out = {"offsets": tuple(offsets), "half": half, "logprob": [], "accuracy": [], "copy_accuracy": [],
+           "copy_loss": []}
+    for o in offsets:
+        ids = corpora.placed_repeats(rng, n, EVAL_LEN, half, o)
+        logp = tr.log_softmax(np.asarray(model.forward(ids)[0], dtype=np.float64))[:, :-1]    # (N, T - 1, V)
+        target = ids[:, 1:]
+        lp = np.take_along_axis(logp, target[..., None], -1)[..., 0]                        # (N, T - 1)
+        acc = logp.argmax(-1) == target
+        out["logprob"].append(lp.mean(0))
+        out["accuracy"].append(acc.mean(0))
+        sl = slice(o, o + half - 1)
+        out["copy_accuracy"].append(float(acc[:, sl].mean()))
+        out["copy_loss"].append(float(-lp[:, sl].mean()))
+    for k in ("logprob", "accuracy"):
+        out[k] = np.array(out[k])
     return out
 
 
-def twin_accuracy(model, lang: str, kind: str | None = None, split=None) -> dict:
-    """Held-out twins of one language: sentences right, and twins with BOTH sentences right."""
+def circuit_heads(model, scores: dict | None = None) -> dict:
+    """The previous-token head (best of layer 0) and the induction head (best of layer 1) on the random layout."""
+    scores = scores_everywhere(model) if scores is None else scores
+    return {"previous": (0, int(np.argmax(scores["previous"][0]))),
+            "induction": (1, int(np.argmax(scores["induction"][1])))}
+
+
+def _head_slice(model, head: int) -> slice:
+    dh = model.params.d_model // model.n_heads
+    return slice(head * dh, (head + 1) * dh)
+
+
+def composition_forward(model, ids, remove: tuple, paths=("k",)):
+    """The 2-layer model with the output of head `remove` = (0, h) taken out of layer 1's input for the
+    keys ("k"), queries ("q") and/or values ("v") only; every other path (the residual stream, the
+    other heads) unchanged. Returns (logits (..., T, V), layer-1 weights (..., H, T, T))."""
+    from attention_core.core.multihead import multi_head_attention
+    if model.n_layers != 2 or remove[0] != 0:
+        raise ValueError("composition_forward: expected a 2-layer model and a head of layer 0")
+    bad = set(paths) - {"q", "k", "v"}
+    if bad:
+        raise ValueError(f"paths: expected some of 'q', 'k', 'v', got {sorted(bad)}")
+    p = model.params
+    if model.causal:
+        mask = np.tril(np.ones((ids.shape[-1],) * 2, dtype=bool))
+    else:
+        mask = None
+    x0 = tr.embed(ids, p.tok_emb, p.pos_emb)
+    x1, _ = tr.transformer_block(x0, p.blocks[0], mask=mask)
+    hm = np.ones(model.n_heads, dtype=x0.dtype)
+    hm[remove[1]] = 0
+    x1_minus, _ = tr.transformer_block(x0, p.blocks[0], mask=mask, head_mask=hm)
+    b = p.blocks[1]
+    ln = lambda x: tr.layer_norm(x, b.ln1_g, b.ln1_b)                     # noqa: E731
+    full, minus = ln(x1), ln(x1_minus).astype(x1.dtype)
+    q_in, k_in, v_in = (minus if c in paths else full for c in "qkv")
+    attn, w = multi_head_attention(q_in, k_in, v_in, b.attn, mask=mask)
+    x = x1 + attn
+    x = x + tr.feed_forward(tr.layer_norm(x, b.ln2_g, b.ln2_b), b.w_1, b.b_1, b.w_2, b.b_2)
+    logits = tr.layer_norm(x, p.lnf_g, p.lnf_b) @ p.w_out + p.b_out
+    return logits, w
+
+
+def composition_test(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> list[dict]:
+    """The previous-token head's output removed from layer 1's keys, queries, values (and from all three,
+    which is ablating it): in-context accuracy and loss, and the induction head's score, for each."""
+    layout = random_layout(n, seed)
+    heads = circuit_heads(model)
+    ind = heads["induction"]
+    rows = []
+    for paths in ((), ("k",), ("q",), ("v",), ("q", "k", "v")):
+        logits, w = composition_forward(model, layout["ids"], heads["previous"], paths)
+        r, q, k = _copy_positions(layout)
+        score = float(w[r, ind[1], q, k].mean())
+        ic = in_context(layout=layout, logits=logits)
+        rows.append({"removed_from": "".join(paths).upper() or "-", "accuracy": ic["accuracy"],
+                     "loss": ic["loss"], "induction_score": score})
+    return rows
+
+
+def ov_copying(model, layer: int, head: int) -> dict:
+    """The OV circuit of one head as a (V, V) table: token v at a key -> the logits its value writes
+    (embedding + mean position, LN1, W_V, this head's rows of W_O, then LN_f's centring and gain, W_out).
+    "copy_fraction": the share of the vocabulary whose own logit is the largest of its row (1.0: the head
+    copies every token it attends to), "mean_rank" of the own token (0 = top)."""
+    p = model.params
+    b = p.blocks[layer]
+    sl = _head_slice(model, head)
+    e = p.tok_emb + p.pos_emb[:EVAL_LEN].mean(axis=0)                     # (V, D)
+    z = tr.layer_norm(e, b.ln1_g, b.ln1_b)
+    v = z @ b.attn.w_v[:, sl] + b.attn.b_v[sl]                            # (V, Dh)
+    out = v @ b.attn.w_o[sl]                                               # (V, D)
+    out = (out - out.mean(-1, keepdims=True)) * p.lnf_g
+    table = out @ p.w_out                                                  # (V, V)
+    own = np.diag(table)
+    rank = (table > own[:, None]).sum(-1)
+    return {"table": table, "copy_fraction": float((rank == 0).mean()), "mean_rank": float(rank.mean())}
+
+
+def circuit_summary(model) -> dict:
+    """The numbers a manifest records for an induction model: scores everywhere, in-context accuracy early
+    and late, and whether it grew a previous-token + induction pair."""
+    sc = scores_everywhere(model)
+    ic = in_context(model)
+    prev, ind = float(sc["previous"][0].max()), float(sc["induction"][1].max())
+    circuit = prev >= CIRCUIT_MIN and ind >= CIRCUIT_MIN
+    return {"best_previous_token_score": prev, "best_induction_score": ind,
+            "n_induction_heads": int((sc["induction"][1] >= CIRCUIT_MIN).sum()),
+            "in_context_accuracy": ic["accuracy"], "early_accuracy": ic["early_accuracy"],
+            "late_accuracy": ic["late_accuracy"],
+            "route": "previous-token + induction" if circuit else ("other" if ic["accuracy"] >= 0.5 else "none")}
+
+
+# --- coreference and context ----------------------------------------------------------------------
+def phase_change(manifest: dict, threshold: float = CIRCUIT_MIN) -> dict:
+    """From an induction manifest's training dynamics: "step", the first logged step at which the best
+    induction head of layer 1 scores >= threshold (the head forms); "prev_step", the same for the best
+    previous-token head of layer 0; "loss_step", the first step at which the in-context loss has fallen
+    half-way from its first value to its last; and the logged rows as arrays."""
+    dyn = manifest.get("dynamics")
+    if not dyn:
+        raise ValueError("manifest: no training dynamics (an induction model trained on corpus 2 has them)")
+    rows = dyn["rows"]
+    steps = np.array([r[0] for r in rows])
+    icl = np.array([r[2] for r in rows])
+    acc = np.array([r[3] for r in rows])
+    prev = np.array([r[4] for r in rows])                  # (S, L, H)
+    ind = np.array([r[5] for r in rows])
+
+    def first(cond):
+        hit = np.flatnonzero(cond)
+        return int(steps[hit[0]]) if hit.size else None
+
+    half = icl[0] - (icl[0] - icl[-1]) / 2
+    return {"step": first(ind[:, 1].max(-1) >= threshold), "prev_step": first(prev[:, 0].max(-1) >= threshold),
+            "loss_step": first(icl <= half), "steps": steps, "in_context_loss": icl, "in_context_accuracy": acc,
+            "previous": prev, "induction": ind, "train_loss": np.array([r[1] for r in rows])}
+
+
+def _groups(model, examples):
+    """Examples grouped by input length: {T: (indices, ids (n, T), answer positions (n,))} (an encoder
+    reads no padding this way; the results equal a padded batch with the padding hidden)."""
+    out: dict = {}
+    for i, ex in enumerate(examples):
+        words = list(ex.tokens) if not model.causal else list(ex.tokens) + [corpora.SEP, ex.query]
+        pos = ex.position if not model.causal else len(words) - 1
+        out.setdefault(len(words), []).append((i, model.encode(words), pos))
+    return {t: (np.array([g[0] for g in grp]), np.stack([g[1] for g in grp]), np.array([g[2] for g in grp]))
+            for t, grp in out.items()}
+
+
+def predictions(model, examples, **kwargs) -> list[str]:
+    """The model's answer for each example (at its query word; batched by length)."""
+    best = np.zeros(len(examples), dtype=np.int64)
+    for idx, ids, pos in _groups(model, examples).values():
+        logits, _ = model.forward(ids, **kwargs)                      # (n, T, V)
+        best[idx] = logits[np.arange(len(ids)), pos].argmax(axis=-1)
+    return [model.vocab[i] for i in best]
+
+
+def accuracy(model, examples, **kwargs) -> float:
+    if not examples:
+        raise ValueError("accuracy: expected at least one example, got none")
+    return float(np.mean([p == ex.answer for p, ex in zip(predictions(model, examples, **kwargs), examples)]))
+
+
+def query_rows(model, examples) -> list[np.ndarray]:
+    """The attention row of each example's query word, (L, H, T_i) per example (T_i its length)."""
+    out = [None] * len(examples)
+    for idx, ids, pos in _groups(model, examples).values():
+        _, w = model.forward(ids)                                      # (n, L, H, T, T)
+        for k, i in enumerate(idx):
+            out[i] = w[k, :, :, pos[k]]
+    return out
+
+
+def head_share(model, lang: str, split=None) -> dict:
+    """On the held-out Winograd sentences of one language: for every head, the share of sentences where
+    the pronoun's largest attention weight falls on the referent. {"share" (L, H), "layer", "head",
+    "best", "sentences"}."""
     split = corpora.coreference_split() if split is None else split
-    pairs = [p for p in corpora.twins(split.test, lang=lang)
-             if p[0].kind != "bank" and (kind is None or p[0].kind == kind)]
+    examples = [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang]
+    rows = query_rows(model, examples)
+    hits = np.stack([r.argmax(-1) == ex.tokens.index(ex.answer) for r, ex in zip(rows, examples)])   # (N, L, H)
+    share = hits.mean(axis=0)
+    layer, head = np.unravel_index(np.argmax(share), share.shape)
+    return {"share": share, "layer": int(layer), "head": int(head), "best": float(share.max()),
+            "sentences": len(examples)}
+
+
+def referent_head(model, split=None) -> dict:
+    """The head whose query-word attention lands on the answer on held-out Winograd sentences (both
+    languages): {"layer", "head"} of the largest share, "mean_weight" (L, H) on the answer and
+    "argmax_accuracy" (L, H), how often the head's strongest word is the answer."""
+    split = corpora.coreference_split() if split is None else split
+    examples = [ex for ex in split.test if ex.kind in corpora.WINOGRAD]
+    rows = query_rows(model, examples)
+    answer = [ex.tokens.index(ex.answer) for ex in examples]
+    mean_w = np.mean([r[..., a] for r, a in zip(rows, answer)], axis=0)
+    acc = np.mean([r.argmax(-1) == a for r, a in zip(rows, answer)], axis=0)
+    layer, head = np.unravel_index(np.argmax(acc), acc.shape)
+    return {"layer": int(layer), "head": int(head), "mean_weight": mean_w, "argmax_accuracy": acc}
+
+
+def baselines(lang: str, split=None) -> dict:
+    """Accuracy of the rules that read no meaning (first noun, last noun, animate adjective -> the animate
+    noun) on the held-out Winograd sentences of one language."""
+    split = corpora.coreference_split() if split is None else split
+    examples = [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang]
+    return {rule: float(np.mean([corpora.baseline_answer(ex, rule) == ex.answer for ex in examples]))
+            for rule in ("first", "last", "animate")}
+
+
+def coreference_metrics(model, split=None) -> dict:
+    """Everything a coreference manifest records: held-out accuracy per language (Winograd pooled, per
+    family, held-out frames only), she / he agreement (apart), bank / 杜鹃 on held-out sentences, the
+    baselines and the margin over the best, the head share, and the training accuracy."""
+    split = corpora.coreference_split() if split is None else split
+    out = {"train_accuracy": accuracy(model, split.train)}
+    for lang in ("en", "zh"):
+        test = [ex for ex in split.test if ex.lang == lang]
+        wino = [ex for ex in test if ex.kind in corpora.WINOGRAD]
+        out[f"test_winograd_{lang}"] = accuracy(model, wino)
+        for fam in corpora.WINOGRAD:
+            out[f"test_{fam}_{lang}"] = accuracy(model, [ex for ex in wino if ex.kind == fam])
+        out[f"test_new_frames_{lang}"] = accuracy(model, [ex for ex in wino if ex.held_out_frame])
+        out[f"test_person_{lang}"] = accuracy(model, [ex for ex in test if ex.kind == "person"])
+        bank = [ex for ex in test if ex.kind == "bank"]
+        out[f"test_bank_{lang}"] = accuracy(model, bank)
+        out[f"test_bank_new_cue_{lang}"] = accuracy(model, [ex for ex in bank if ex.held_out_cue])
+        base = baselines(lang, split)
+        for rule, v in base.items():
+            out[f"baseline_{rule}_{lang}"] = v
+        out[f"margin_{lang}"] = out[f"test_winograd_{lang}"] - max(base.values())
+        hs = head_share(model, lang, split)
+        out[f"head_share_{lang}"] = hs["best"]
+        out[f"head_{lang}"] = f"L{hs['layer']}H{hs['head']}"
+    return out
+
+
+def twin_accuracy(model, lang: str, kind: str | None = "winograd", split=None) -> dict:
+    """Held-out twins of one language (default: every Winograd family): sentences right, and twins with
+    BOTH sentences right."""
+    split = corpora.coreference_split() if split is None else split
+    pairs = corpora.twins(split.test, kind=kind, lang=lang)
     flat = [ex for pair in pairs for ex in pair]
     pred = predictions(model, flat)
     right = np.array([p == ex.answer for p, ex in zip(pred, flat)]).reshape(-1, 2)
@@ -147,30 +430,9 @@ def twin_accuracy(model, lang: str, kind: str | None = None, split=None) -> dict
             "both_right": float(right.all(axis=1).mean())}
 
 
-def final_query_weights(model, examples) -> tuple[np.ndarray, np.ndarray]:
-    """(N, L, H, T) attention rows of each example's final query word (one batched forward; rows
-    are right-padded, which a causal model never reads), and the (N,) sentence lengths."""
-    ids, last = _final_rows(model, examples)
-    _, w = model.forward(ids)                                          # (N, L, H, T, T)
-    rows = w[np.arange(len(ids)), :, :, last]                          # (N, L, H, T)
-    return rows, np.array([len(ex.tokens) for ex in examples])
-
-
-def referent_head(model, split=None) -> dict:
-    """The head whose final-query attention lands on the answer on held-out pronoun sentences:
-    {"layer", "head"} of the largest mean weight on the answer, "mean_weight" (L, H) and
-    "argmax_accuracy" (L, H), how often the head's strongest sentence word is the answer."""
-    split = corpora.coreference_split() if split is None else split
-    examples = [ex for ex in split.test if ex.kind != "bank"]
-    rows, lengths = final_query_weights(model, examples)               # (N, L, H, T)
-    answer = np.array([ex.tokens.index(ex.answer) for ex in examples])
-    on_answer = rows[np.arange(len(examples)), :, :, answer]           # (N, L, H)
-    in_sentence = np.arange(rows.shape[-1]) < lengths[:, None, None, None]
-    strongest = np.where(in_sentence, rows, -1).argmax(axis=-1)        # (N, L, H)
-    acc = (strongest == answer[:, None, None]).mean(axis=0)
-    mean_w = on_answer.mean(axis=0)
-    layer, head = np.unravel_index(np.argmax(mean_w), mean_w.shape)
-    return {"layer": int(layer), "head": int(head), "mean_weight": mean_w, "argmax_accuracy": acc}
+def coreference_accuracy(model, split=None) -> dict:
+    """The old name of coreference_metrics."""
+    return coreference_metrics(model, split)
 
 
 def unit(a, name: str = "a") -> np.ndarray:
@@ -193,22 +455,27 @@ def cosine(a, b) -> float:
     return float(np.clip(ua @ ub, -1.0, 1.0))
 
 
-def bank_similarity(model, lang: str) -> dict:
-    """Cosine similarity of the restated bank / 银行 (the last input position) between pairs of
-    sentences of the same sense and of different senses, at the embedding and after each layer.
-    Returns {"same": (L+1,), "other": (L+1,), "n_sentences": N, "senses": (s0, s1)}."""
-    examples = [ex for ex in corpora.all_examples() if ex.kind == "bank" and ex.lang == lang]
-    ids, last = _final_rows(model, examples)
-    if len(set(last.tolist())) != 1:
-        raise ValueError("bank sentences of one language must all have the same length")
-    _, _, hidden = model.forward(ids, return_hidden=True)             # (N, L+1, T, D)
-    h = unit(hidden[:, :, last[0]], "hidden")                          # (N, L+1, D)
+def bank_similarity(model, lang: str, held_out: bool = True) -> dict:
+    """Cosine similarity of bank / 杜鹃 (at its own position, the same in every sentence of a language)
+    between pairs of sentences of the same sense and of different senses, at the embedding and after
+    each layer, on the HELD-OUT sentences only (new frames, new cues; held_out=False: the training ones).
+    Returns {"same": (L+1,), "other": (L+1,), "n_sentences": N, "senses": (s0, s1), "accuracy"}."""
+    split = corpora.coreference_split()
+    examples = [ex for ex in (split.test if held_out else split.train) if ex.kind == "bank" and ex.lang == lang]
+    groups = _groups(model, examples)
+    if len(groups) != 1 or len(set(next(iter(groups.values()))[2].tolist())) != 1:
+        raise ValueError("bank sentences of one language must all have the same length and word position")
+    idx, ids, pos = next(iter(groups.values()))
+    examples = [examples[i] for i in idx]
+    logits, _, hidden = model.forward(ids, return_hidden=True)        # (N, L+1, T, D)
+    h = unit(hidden[:, :, pos[0]], "hidden")                           # (N, L+1, D)
     sims = np.einsum("nld,mld->lnm", h, h)                             # (L+1, N, N)
     sense = np.array([ex.answer for ex in examples])
     same = sense[:, None] == sense[None, :]
     off_diag = ~np.eye(len(examples), dtype=bool)
+    right = np.array([model.vocab[i] for i in logits[:, pos[0]].argmax(-1)]) == sense
     return {"same": sims[:, same & off_diag].mean(axis=-1), "other": sims[:, ~same].mean(axis=-1),
-            "n_sentences": len(examples), "senses": corpora.SENSES[lang]}
+            "n_sentences": len(examples), "senses": corpora.SENSES[lang], "accuracy": float(right.mean())}
 
 
 def removal_mask(t: int, j: int) -> np.ndarray:
@@ -222,25 +489,27 @@ def removal_mask(t: int, j: int) -> np.ndarray:
 
 def weight_vs_removal(model, sentence, query: str | None = None, layer: int | None = None,
                       head: int | None = None) -> dict:
-    """For each word of the sentence: the attention weight of the final query word on it (in
-    `layer`, `head`; default the referent head), and the effect of removing that word on the answer:
-    the drop of the probability of the model's answer, and the answer without the word."""
+    """For each word of the sentence (but the query word itself): the attention weight of the query word
+    on it (in `layer`, `head`; default the referent head), and the effect of removing that word on the
+    answer: the drop of the probability of the model's answer, and the answer without the word."""
     words = model.query_input(sentence, query)
+    at = model.query_position(sentence, query)
     ids = model.encode(words)
     t = len(ids)
     if layer is None or head is None:
         rh = referent_head(model)
         layer, head = rh["layer"], rh["head"]
     logits, w = model.forward(ids)
-    probs = np.exp(tr.log_softmax(logits[-1]))
+    probs = np.exp(tr.log_softmax(logits[at]))
     best = int(np.argmax(probs))
-    n = t - 2                                                          # the sentence words (not | and query)
-    masks = np.stack([np.broadcast_to(removal_mask(t, j), (model.n_layers, t, t)) for j in range(n)])  # (n, L, T, T)
-    removed = np.exp(tr.log_softmax(model.forward(np.tile(ids, (n, 1)), attn_mask=masks)[0][:, -1]))   # (n, V)
-    rows = [{"word": words[j], "weight": float(w[layer, head, -1, j]), "effect": float(probs[best] - removed[j, best]),
-             "answer_without": model.vocab[int(np.argmax(removed[j]))]} for j in range(n)]
+    n_words = len(model.tokens(sentence)) if not model.causal else t - 2
+    cols = [j for j in range(n_words) if j != at]
+    masks = np.stack([np.broadcast_to(removal_mask(t, j), (model.n_layers, t, t)) for j in cols])  # (n, L, T, T)
+    removed = np.exp(tr.log_softmax(model.forward(np.tile(ids, (len(cols), 1)), attn_mask=masks)[0][:, at]))
+    rows = [{"word": words[j], "weight": float(w[layer, head, at, j]), "effect": float(probs[best] - removed[k, best]),
+             "answer_without": model.vocab[int(np.argmax(removed[k]))]} for k, j in enumerate(cols)]
     return {"tokens": words, "answer": model.vocab[best], "p_answer": float(probs[best]), "layer": layer,
-            "head": head, "rows": rows}
+            "head": head, "rows": rows, "position": at}
 
 
 def disagreement(result: dict) -> dict:
@@ -261,3 +530,14 @@ def head_table(values, digits: int = 2, lang: str | None = None):
         raise ValueError(f"values: expected an (L, H) array, got shape {values.shape}")
     return Table(values, [i18n.t("nb12.row_layer", lang, layer=l) for l in range(values.shape[0])],
                  [i18n.t("nb12.col_head", lang, head=h) for h in range(values.shape[1])], digits=digits)
+
+
+def sweep_table() -> dict:
+    """The committed seed sweep of the induction recipe (data/models/induction_sweep.json, written by
+    `make train-sweep`)."""
+    import json
+    from importlib import resources
+    path = resources.files("attention_core.data") / "models" / "induction_sweep.json"
+    if not path.is_file():
+        raise FileNotFoundError("induction_sweep.json: not in attention_core/data/models; run `make train-sweep`")
+    return json.loads(path.read_text(encoding="utf-8"))

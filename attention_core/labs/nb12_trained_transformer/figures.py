@@ -53,7 +53,7 @@ def plot_rows(rows, axes=None):
 
 
 def plot_bank_similarity(sims: dict, ax=None):
-    """Cosine similarity of bank / 银行 after the embedding and each layer: same sense vs other sense.
+    """Cosine similarity of bank / 杜鹃 after the embedding and each layer: same sense vs other sense.
     sims: {label: bank_similarity(...) result}."""
     use_cjk_font()
     ax = _axes(ax, (5.6, 3.0))
@@ -69,7 +69,7 @@ def plot_bank_similarity(sims: dict, ax=None):
         ax.plot(x + dodge, s["other"], marker=marker, ls="--", mfc="white", color=color,
                 label=i18n.t("nb12.fig_other", word=label))
     ax.set_xticks(x, [i18n.t("nb12.fig_embedding")] + [i18n.t("nb12.fig_after_layer", layer=l)
-                                                       for l in range(1, len(x))])
+                                                       for l in range(len(x) - 1)])     # layers from 0
     ax.set_xlim(-0.5, len(x) - 0.5)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(i18n.t("nb12.fig_cosine"))
@@ -96,4 +96,52 @@ def plot_weight_vs_effect(result: dict, ax=None):
     ax.set_ylim(-0.05, 1.1)
     ax.set_xlabel(i18n.t("nb12.fig_weight", layer=result["layer"], head=result["head"]))
     ax.set_ylabel(i18n.t("nb12.fig_effect", word=result["answer"]))
+    return ax
+
+
+def plot_by_position(result: dict, axes=None):
+    """experiments.by_position: the mean log-probability (left) and accuracy (right) of the next token at
+    each position, one line per offset of the second copy (shaded: where that copy is)."""
+    use_cjk_font()
+    if axes is None:
+        import matplotlib.pyplot as plt
+        axes = plt.subplots(1, 2, figsize=(11, 3.2), layout="constrained")[1]
+    half = result.get("half", 6)
+    for i, o in enumerate(result["offsets"]):
+        color = plots.COLORS[i % len(plots.COLORS)]
+        t = np.arange(result["logprob"].shape[1])
+        label = i18n.t("nb12.fig_offset", offset=o)
+        axes[0].plot(t, result["logprob"][i], ".-", color=color, label=label)
+        axes[1].plot(t, result["accuracy"][i], ".-", color=color, label=label)
+        for ax in axes:
+            ax.axvspan(o - 0.5, o + half - 1.5, color=color, alpha=0.08)
+    axes[0].set_ylabel(i18n.t("nb12.fig_logprob"))
+    axes[1].set_ylabel(i18n.t("nb12.fig_accuracy"))
+    axes[1].set_ylim(-0.02, 1.02)
+    for ax in axes:
+        ax.set_xlabel(i18n.t("nb12.fig_position"))
+    axes[1].legend(frameon=False, fontsize=8)
+    return axes
+
+
+def plot_dynamics(phase: dict, ax=None):
+    """experiments.phase_change: the in-context loss (left axis) and the best previous-token and
+    induction scores (right axis) against the training step, the formation step marked."""
+    use_cjk_font()
+    ax = _axes(ax, (7.0, 3.2))
+    steps = phase["steps"]
+    ax.plot(steps, phase["in_context_loss"], color=plots.COLORS[0], label=i18n.t("nb12.fig_icl_loss"))
+    ax.set_xlabel(i18n.t("nb12.fig_step"))
+    ax.set_ylabel(i18n.t("nb12.fig_icl_loss"))
+    right = ax.twinx()
+    right.plot(steps, phase["previous"][:, 0].max(-1), "--", color=plots.COLORS[1],
+               label=i18n.t("nb12.fig_best_prev"))
+    right.plot(steps, phase["induction"][:, 1].max(-1), "-", color=plots.COLORS[2],
+               label=i18n.t("nb12.fig_best_ind"))
+    right.set_ylim(0, 1)
+    right.set_ylabel(i18n.t("nb12.fig_score"))
+    if phase["step"] is not None:
+        ax.axvline(phase["step"], color="0.5", lw=0.8, ls=":")
+    lines = ax.get_lines()[:1] + right.get_lines()
+    ax.legend(lines, [ln.get_label() for ln in lines], frameon=False, fontsize=8, loc="center right")
     return ax

@@ -4,7 +4,8 @@
     m.vocab                                   # list of token strings
     ids = m.encode("the dog didn't cross the road because it was too tired")
     logits, weights = m.forward(ids)          # (T, V), (L, H, T, T): NumPy, no torch needed
-    m.referent("the dog didn't cross the road because it was too wide")    # -> "road"
+    m.referent("The dog didn't cross the road because it was too wide.")   # -> "road"
+    m.causal                                  # False: the coreference model is an encoder
 
 Files: attention_core/data/models/<name>.npz (float32 weights, flat names of
 `core.transformer.parameter_shapes`) and <name>.json (the manifest: command, seed, corpus version,
@@ -26,7 +27,7 @@ from attention_core.core.validation import describe
 
 from . import corpora
 
-MODEL_NAMES = ("induction", "coreference")
+MODEL_NAMES = ("induction", "coreference", "coreference_decoder")
 PRONOUNS = ("it", "she", "he", "它", "她", "他")
 MAX_NAMED = 10                   # unknown words named in an error (10,000 of them would make an 89 KB message)
 # name -> (read-only weights, the manifest's text): each load_trained builds a fresh model from them, so
@@ -52,11 +53,15 @@ class TrainedModel:
             raise ValueError(f"manifest: {len(self.vocab)} words in the vocabulary, but the weights have "
                              f"{self.params.vocab_size} rows of tok_emb")
         self._index = {w: i for i, w in enumerate(self.vocab)}
+        # False: an encoder (no causal mask, every word reads the whole sentence); manifests before
+        # corpus 2 have no "causal" key and are decoders
+        self.causal = bool(self.config.get("causal", True))
 
     def __repr__(self) -> str:
         c = self.config
-        return (f"<trained {self.name}: {c['n_layers']} layers x {c['n_heads']} heads, d_model {c['d_model']}, "
-                f"{len(self.vocab)} tokens>")
+        kind = "decoder" if self.causal else "encoder"
+        return (f"<trained {self.name} ({kind}): {c['n_layers']} layers x {c['n_heads']} heads, "
+                f"d_model {c['d_model']}, {len(self.vocab)} tokens>")
 
     @property
     def n_layers(self) -> int:
@@ -67,14 +72,39 @@ class TrainedModel:
         return self.params.n_heads
 
     def tokens(self, text) -> list[str]:
-        """Words of `text` (split on spaces; English lower-cased), or a list of words as given."""
+        """Words of `text`, or a list of words as given. A string is split on spaces, English lower-cased,
+        a final full stop dropped and commas made words of their own ("The trophy ... big." works); a
+        Chinese run without spaces is segmented against the vocabulary, longest word first
+        (奖杯放不进箱子，因为它太大了 -> 奖杯 放不进 箱子 ， 因为 它 太 大 了)."""
         if isinstance(text, str):
-            words = text.split()
-            return [w.lower() if w.isascii() and self.name != "induction" else w for w in words]
+            if self.name == "induction":
+                return text.split()
+            text = text.strip()
+            for stop in (".", "。", "!", "！", "?", "？"):
+                text = text.removesuffix(stop)
+            text = text.replace(",", " , ").replace("，", " ， ")
+            words = []
+            for w in text.split():
+                w = w.lower() if w.isascii() else w
+                words += [w] if (w in self._index or w.isascii()) else self.segment(w)
+            return words
         if isinstance(text, (list, tuple)) and all(isinstance(w, str) for w in text):
             return list(text)
         raise TypeError(f"text: expected a string of space-separated words or a list of words, got "
                         f"{type(text).__name__}")
+
+    def segment(self, run: str) -> list[str]:
+        """A run of Chinese characters as vocabulary words, longest match first; a character no word
+        starts with stays a word of its own (encode then names it)."""
+        longest = max(len(w) for w in self.vocab)
+        out, i = [], 0
+        while i < len(run):
+            for n in range(min(longest, len(run) - i), 0, -1):
+                if run[i:i + n] in self._index or n == 1:
+                    out.append(run[i:i + n])
+                    i += n
+                    break
+        return out
 
     def encode(self, text) -> np.ndarray:
         """(T,) token ids of `text`. Unknown words raise ValueError naming each one."""
@@ -103,7 +133,7 @@ class TrainedModel:
         if isinstance(ids, str):
             ids = self.encode(ids)
         return tr.decoder_forward(self.params, ids, head_mask=head_mask, attn_mask=attn_mask,
-                                  return_hidden=return_hidden)
+                                  return_hidden=return_hidden, causal=self.causal)
 
     def next_token_probs(self, ids, **kwargs) -> np.ndarray:
         """(V,) probabilities of the token after the last one of `ids`."""
@@ -112,25 +142,53 @@ class TrainedModel:
 
     # --- the coreference / context model ---------------------------------------------------
     def query_input(self, sentence, query: str | None = None) -> list[str]:
-        """sentence | query: what the model reads to answer (query: default the sentence's last pronoun)."""
+        """What the model reads to answer. A decoder: sentence | query (query: default the sentence's
+        last pronoun). An encoder: the sentence itself (it answers at the query word's position)."""
         words = self.tokens(sentence)
         if corpora.SEP in words:
             words = words[:words.index(corpora.SEP)]
+        if not self.causal:
+            return words
         if query is None:
-            found = [w for w in words if w in PRONOUNS]
+            found = [w for w in words if w in PRONOUNS] or [w for w in words if w in corpora.POLYSEME.values()]
             if not found:
-                raise ValueError(f"sentence: no pronoun ({', '.join(PRONOUNS)}) in {' '.join(words)!r}")
+                raise ValueError(f"sentence: no pronoun ({', '.join(PRONOUNS)}) and no "
+                                 f"{' / '.join(corpora.POLYSEME.values())} in {' '.join(words)!r}")
             query = found[-1]
         return words + [corpora.SEP, query]
 
+    def query_position(self, sentence, query: str | None = None) -> int:
+        """Where the model answers: the last position for a decoder; for an encoder the position of
+        `query` (default: the sentence's last pronoun, else bank / 杜鹃)."""
+        words = self.query_input(sentence, query)
+        if self.causal:
+            return len(words) - 1
+        if query is None:
+            found = [i for i, w in enumerate(words) if w in PRONOUNS]
+            if not found:
+                found = [i for i, w in enumerate(words) if w in corpora.POLYSEME.values()]
+            if not found:
+                raise ValueError(f"sentence: no pronoun ({', '.join(PRONOUNS)}) and no "
+                                 f"{' / '.join(corpora.POLYSEME.values())} in {' '.join(words)!r}")
+            return found[-1]
+        if query not in words:
+            raise ValueError(f"query: {query!r} is not a word of {' '.join(words)!r}")
+        return len(words) - 1 - words[::-1].index(query)
+
+    def answer_probs(self, sentence, query: str | None = None, **kwargs) -> np.ndarray:
+        """(V,) probabilities of the model's answer about `query` in `sentence`."""
+        ids = self.encode(self.query_input(sentence, query))
+        logits = self.forward(ids, **kwargs)[0]
+        return np.exp(tr.log_softmax(logits[self.query_position(sentence, query)]))
+
     def answer(self, sentence, query: str | None = None, **kwargs) -> tuple[str, float]:
-        """(the predicted word after `sentence | query`, its probability)."""
-        probs = self.next_token_probs(self.encode(self.query_input(sentence, query)), **kwargs)
+        """(the predicted word about `query`, its probability)."""
+        probs = self.answer_probs(sentence, query, **kwargs)
         best = int(np.argmax(probs))
         return self.vocab[best], float(probs[best])
 
     def referent(self, sentence) -> str:
-        """The word the model says the sentence's pronoun refers to."""
+        """The word the model says the sentence's pronoun refers to (or the sense of bank / 杜鹃)."""
         return self.answer(sentence)[0]
 
 
@@ -183,7 +241,7 @@ def _build(name: str, weights: dict, manifest_text: str, where) -> TrainedModel:
 
 
 def load_trained(name: str) -> TrainedModel:
-    """The committed trained model `name` ("induction" or "coreference"), from package data.
+    """The committed trained model `name` (one of MODEL_NAMES), from package data.
 
     Each call returns a new TrainedModel; its arrays are read-only (shared between calls), so nothing
     a caller does to one model reaches the next `load_trained`."""

@@ -52,11 +52,10 @@ EXTRA = {
         id="x12b",
         topic={"en": "Extra · which heads matter", "zh": "附加题 · 哪些头重要"},
         question={"en": "In the induction model, switching off the previous-token head of layer 0 raises the loss on "
-                        "the repeated half from about 0.6 to about 4 nats; switching off any other layer-0 head "
-                        "changes it by less than 0.04. What do you conclude?",
-                  "zh": "在 induction 模型里，关掉第 0 层的“前一个 token”头，重复那一半上的损失"
-                        "从约 0.6 nats 升到约 4 nats；"
-                        "关掉第 0 层的其他任何一个头，变化都不到 0.04。你能得出什么结论？"},
+                        "the repeated half far above the loss with every head on; switching off one of the other "
+                        "layer-0 heads changes it much less. What do you conclude?",
+                  "zh": "在 induction 模型里，关掉第 0 层的“前一个 token”头，重复那一半上的损失远远高于所有头都开着时；"
+                        "关掉第 0 层其他的某一个头，变化则小得多。你能得出什么结论？"},
         kind="choice",
         options=(
             _o("The other layer-0 heads are useless and were never trained.",
@@ -64,20 +63,31 @@ EXTRA = {
                "They were trained like every parameter; on this task their removal costs little, which is a "
                "statement about this data, not about their weights.",
                "它们和其他参数一样被训练过；只是在这个任务上去掉它们损失很小，这说的是这批数据，而不是它们的权重。"),
-            _o("The induction heads of layer 1 depend on that one head: no other path carries “my previous token”.",
-               "第 1 层的 induction head 依赖这一个头：没有别的通路能传递“我前面的 token 是什么”。",
-               "Yes. One head is essential and the others are redundant for this task, and only removal shows it.",
-               "对。对这个任务来说，一个头必不可少，其余的头是冗余的；只有把它去掉才看得出来。"),
+            _o("In this trained model, the induction heads of layer 1 depend on that head; whether any path could "
+               "replace it is a question removal alone does not answer.",
+               "在这个训练好的模型里，第 1 层的 induction head 依赖这个头；至于有没有别的通路能顶替它，"
+               "单靠去掉它是回答不了的。",
+               "Yes. One head is essential here and the others matter less; the composition test (remove its output "
+               "from layer 1's keys only) shows WHERE it is used, and other seeds may route it otherwise.",
+               "对。在这里一个头必不可少，其余的头作用小得多；组合测试（只从第 1 层的 Key 里去掉它的输出）说明它在"
+               "哪里被用到，而换一个种子，模型也可能走别的路线。"),
+            _o("No other path in any model can carry “my previous token”: this head is the only possible one.",
+               "任何模型里都没有别的通路能传递“我前面的 token 是什么”：只有这个头才行。",
+               "Too strong: one removal in one model says nothing about every model (a previous-token signal can "
+               "also come from other heads or positional tricks, and the seed sweep shows other routes).",
+               "说得太绝对了：在一个模型里做一次消融，说明不了所有模型（“前一个 token”的信息也可能来自别的头或"
+               "位置上的技巧，换种子的实验就显示了别的路线）。"),
             _o("The head with the largest attention weights is always the most important.",
                "注意力权重最大的头总是最重要的。",
                "Weights do not measure importance (Q6): a removal does.",
                "权重衡量不了重要性（Q6），去掉它再测才行。"),
         ),
         correct=(1,),
-        reference={"en": "The previous-token head is a single point of failure; the other layer-0 heads are "
-                         "redundant here. Importance is what removal measures.",
-                   "zh": "“前一个 token”头是唯一的关键环节；第 0 层的其他头在这里是冗余的。"
-                         "重要与否，要靠去掉之后测出来。"},
+        reference={"en": "The previous-token head is essential in this model; the other layer-0 heads matter less "
+                         "here. Importance is what removal measures; which path uses the head is what the "
+                         "composition test measures.",
+                   "zh": "在这个模型里，“前一个 token”头必不可少；第 0 层的其他头在这里作用小得多。"
+                         "重要与否，要靠去掉之后测出来；它被哪条通路用到，要靠组合测试量出来。"},
         pointer=Pointer(_NB, {"en": "Which heads matter: ablation", "zh": "哪些头重要：消融实验"}, None),
     ),
     "x12c": Question(
@@ -87,8 +97,8 @@ EXTRA = {
                   "zh": "下面哪些是本节的训练代码明确规定了的？选出所有正确的选项。"},
         kind="choice",
         options=(
-            _o("the architecture: 2 layers, 4 heads, causal mask", "架构：2 层、4 个头、因果 mask",
-               "Yes, the code fixes the shapes and the mask.", "对，代码固定了形状和 mask。"),
+            _o("the architecture: 2 layers, 4 heads, causal mask", "架构：2 层、4 个头、因果掩码",
+               "Yes, the code fixes the shapes and the mask.", "对，代码固定了形状和掩码。"),
             _o("the data and the loss: predict the next token", "数据和损失：预测下一个 token",
                "Yes, and the seed.", "对，还有随机种子。"),
             _o("that head 0 of layer 0 attends to the previous token", "第 0 层第 0 个头关注前一个 token",

@@ -11,7 +11,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.layer": {"en": "layer", "zh": "层"},
     "nb12.head": {"en": "head", "zh": "头"},
     "nb12.switch_off": {"en": "switch off:", "zh": "关掉："},
-    "nb12.prediction": {"en": "prediction after “{query}”:", "zh": "“{query}”之后的预测："},
+    "nb12.prediction": {"en": "prediction at “{query}”:", "zh": "在“{query}”处的预测："},
     "nb12.baseline": {"en": " (with every head on: {word})", "zh": "（所有头都开着时：{word}）"},
     # tables
     "nb12.row_layer": {"en": "layer {layer}", "zh": "第 {layer} 层"},
@@ -27,6 +27,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_weight": {"en": "attention weight (layer {layer}, head {head})",
                         "zh": "注意力权重（第 {layer} 层第 {head} 个头）"},
     "nb12.fig_effect": {"en": "drop of P({word}) when the word is removed", "zh": "去掉这个词后 P({word}) 的下降"},
+    "nb12.fig_offset": {"en": "second copy at {offset}", "zh": "第二遍从位置 {offset} 开始"},
+    "nb12.fig_logprob": {"en": "log P(next token)", "zh": "log P（下一个 token）"},
+    "nb12.fig_accuracy": {"en": "accuracy of the next token", "zh": "下一个 token 的准确率"},
+    "nb12.fig_position": {"en": "position t (predicting token t + 1)", "zh": "位置 t（预测第 t + 1 个 token）"},
+    "nb12.fig_icl_loss": {"en": "in-context loss (nats)", "zh": "上下文内损失（nats）"},
+    "nb12.fig_best_prev": {"en": "best previous-token score (layer 0)", "zh": "最高的“前一个 token”得分（第 0 层）"},
+    "nb12.fig_best_ind": {"en": "best induction score (layer 1)", "zh": "最高的 induction 得分（第 1 层）"},
+    "nb12.fig_score": {"en": "head score", "zh": "头的得分"},
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},

@@ -103,24 +103,25 @@ def _clearing(panel: Panel, view: HeatmapView, compute):
 
 # --- the coreference model: a sentence, a head, ablations --------------------------------------------
 def sentence_state(model, sentence, layer: int = 0, head: int = 0, ablated=(), top: int = 3) -> dict:
-    """The coreference model on `sentence | pronoun` (or `| bank`): the chosen head's (T, T)
-    weights, the final query word's row, and the top predictions with and without the ablated heads."""
+    """The coreference model on a sentence, answered at its pronoun (or bank / 杜鹃; a decoder after
+    `| pronoun`): the chosen head's (T, T) weights, the query word's row, and the top predictions with
+    and without the ablated heads."""
     check_model(model, "coreference")
     layer, head = _check_head(model, layer, head)
     if not isinstance(sentence, (str, list, tuple)):
         raise TypeError(f"sentence: expected a string of space-separated words, got {describe(sentence)}")
     words = model.tokens(sentence)
     model.encode(words)                                               # unknown words first, named
-    query = next((w for w in reversed(words) if w in ("bank", "银行")), None) if not any(
-        w in words for w in ("it", "she", "he", "它", "她", "他")) else None
-    tokens = model.query_input(words, query)
+    tokens = model.query_input(words)
+    at = model.query_position(words)
     ids = model.encode(tokens)
     mask = head_mask_from(model, ablated)
     logits, w = model.forward(ids, head_mask=mask)
-    probs = np.exp(tr.log_softmax(logits[-1]))
-    base = np.exp(tr.log_softmax(model.forward(ids)[0][-1]))
+    probs = np.exp(tr.log_softmax(logits[at]))
+    base = np.exp(tr.log_softmax(model.forward(ids)[0][at]))
     order = np.argsort(-probs)[:top]
-    return {"tokens": tokens, "layer": layer, "head": head, "weights": w[layer, head], "row": w[layer, head, -1],
+    return {"tokens": tokens, "layer": layer, "head": head, "weights": w[layer, head], "row": w[layer, head, at],
+            "position": at, "query": tokens[at],
             "top": [(model.vocab[i], float(probs[i])) for i in order], "answer": model.vocab[int(order[0])],
             "baseline": model.vocab[int(np.argmax(base))], "ablated": [tuple(p) for p in ablated]}
 
@@ -130,7 +131,7 @@ def example_sentences(limit_per_kind: int = 3) -> list[str]:
     split = corpora.coreference_split()
     out = []
     for lang in ("en", "zh"):
-        for kind in ("it", "person", "bank"):
+        for kind in corpora.WINOGRAD + ("person", "bank"):
             for a, b in corpora.twins(split.test, kind=kind, lang=lang)[:max(1, limit_per_kind // 2 + 1)]:
                 out += [a.text, b.text]
     return out
@@ -168,7 +169,7 @@ def sentence_widget(model, sentence: str | None = None, *, dpi: int = DPI) -> Pa
                            [k for k, b in boxes.items() if b.value])
         view.update(s["weights"], s["tokens"])
         top = ", ".join(f"{html.escape(w)} {p:.2f}" for w, p in s["top"])
-        panel.readout.value = (html.escape(i18n.t("nb12.prediction", query=s["tokens"][-1])) + f" <b>{top}</b>"
+        panel.readout.value = (html.escape(i18n.t("nb12.prediction", query=s["query"])) + f" <b>{top}</b>"
                                + (html.escape(i18n.t("nb12.baseline", word=s["baseline"])) if s["ablated"] else ""))
         return s
 
