@@ -165,8 +165,8 @@ def output_texts(notebooks=ZH_NOTEBOOKS):
             if cell["cell_type"] != "code" or "inspect.getsource" in "".join(cell["source"]):
                 continue
             for out in cell.get("outputs", []):
-                if out.get("output_type") == "stream":
-                    yield f"{path.name} cell {i} (printed)", "".join(out["text"])
+                if out.get("output_type") == "stream":            # an object's <repr> is code, not prose
+                    yield f"{path.name} cell {i} (printed)", re.sub(r"<[^<>\n]+>", " ", "".join(out["text"]))
                 data = out.get("data", {})
                 for mime in ("text/plain", "text/html", "text/markdown"):
                     if mime in data:
