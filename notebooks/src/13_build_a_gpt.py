@@ -363,7 +363,7 @@ checks.check_feed_forward(feed_forward)
 # ```
 # </details>
 #
-# ### Block
+# ### Transformer 块
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈层请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
@@ -795,15 +795,15 @@ for prompt in ("The attention weights ", "注意力权重"):
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: short frequent words (*the*, *is*, *in*), spaces in the right places,
 # markdown and formula fragments (`$`, `\t`, `**`), and in Chinese the course's frequent words (位置, 计算, 矩阵) between
-# characters that make no sense together. That is what a validation loss a little under the bigram's buys after 600
-# steps on 300,000 characters.
+# characters that make no sense together. That is what a validation loss a little under the bigram's buys after a
+# short training on 300,000 characters.
 #
 # Now the cost of writing. The KV cache runs one token through the layers instead of all of them; the time per new token
 # with and without it, when the context already holds 64, 128 and 256 tokens (the model's context length):
 
 # %% [markdown] lang="zh"
 # 生成的是拼写，而不是语言：常见的短词（*the*、*is*、*in*）、位置大致正确的空格、markdown 和公式的碎片（`$`、`\t`、`**`），
-# 中文里则是课程中的高频词（位置、计算、矩阵）夹在互不搭配的字之间。在 30 万个字符上训练 600 步、验证损失比 bigram 低一点，换来的就是这些。
+# 中文里则是课程中的高频词（位置、计算、矩阵）夹在互不搭配的字之间。在 30 万个字符上短短训练一会儿、验证损失比 bigram 低一点，换来的就是这些。
 #
 # 再看写作的代价。KV 缓存让每一步只有一个 token 经过各层，而不是所有 token；当上下文里已经有 64、128 和 256 个 token（256 是模型的上下文长度）时，
 # 每个新 token 用缓存和不用缓存各要多少时间：

@@ -37,7 +37,7 @@ RUN_NAMES = ("induction", "text")
 CONFIGS = {
     "induction": dict(kind="induction", d_model=64, n_heads=4, n_layers=2, d_ff=0, max_len=32, steps=1500,
                       batch=64, lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=100),
-    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=600, batch=8,
+    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=1500, batch=8,
                  lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=50),
 }
 SHORT_STEPS = {"induction": 150, "text": 40}                      # the notebook's live runs (seconds each)
