@@ -81,7 +81,8 @@ induction = load_trained("induction")
 coref = load_trained("coreference")            # [en] an encoder: reads the whole sentence [zh] 编码器：读整句话
 decoder = load_trained("coreference_decoder")  # [en] the same task for a causal decoder [zh] 同一任务交给因果解码器
 for m in (induction, coref, decoder):
-    print(m, "[en] causal:[zh] 因果：", m.causal)
+    kind = "[en]a causal decoder[zh]因果解码器" if m.causal else "[en]an encoder[zh]编码器"
+    print(f"[en]{m.name}: {kind}, {m.n_layers} layers x {m.n_heads} heads, d_model {m.params.d_model}, {len(m.vocab)} tokens; m.causal = {m.causal}[zh]{m.name}：{kind}，{m.n_layers} 层 × {m.n_heads} 个头，d_model {m.params.d_model}，{len(m.vocab)} 个 token；m.causal = {m.causal}")
 
 # %% [markdown] lang="en"
 # ## The block, assembled from parts you know
@@ -488,10 +489,12 @@ ax = figures.plot_dynamics(ph)
 
 # %%
 sweep = experiments.sweep_table()
+route_name = {"previous-token + induction": "[en]previous-token + induction[zh]“前一个 token”头 + induction head",
+              "other": "[en]another route[zh]另一条路线", "none": "[en]none[zh]没有学会"}
 print("[en]seed  previous  induction  heads  accuracy  early  late   step  route[zh]种子  前一个     induction  头数   准确率    前部   后部   步数  路线")
 for r in sweep["rows"]:
     print(f"{r['seed']:>4}{r['best_previous_token_score']:>10.2f}{r['best_induction_score']:>11.2f}{r['n_induction_heads']:>7}"
-          f"{r['in_context_accuracy']:>10.3f}{r['early_accuracy']:>7.3f}{r['late_accuracy']:>7.3f}{str(r['phase_change_step']):>7}  {r['route']}")
+          f"{r['in_context_accuracy']:>10.3f}{r['early_accuracy']:>7.3f}{r['late_accuracy']:>7.3f}{str(r['phase_change_step']):>7}  {route_name[r['route']]}")
 print(f"[en]`{sweep['command']}` ({sweep['make']})[zh]`{sweep['command']}`（{sweep['make']}）")
 
 # %% [markdown] lang="en"
@@ -892,7 +895,7 @@ print("[en]  accuracy on the copy, by offset of the second copy:[zh]  按第二�
 print("[en]  composition (accuracy with the previous-token head removed from layer 1's ...):[zh]  组合测试（从第 1 层的……里去掉“前一个 token”头之后的准确率）：",
       ", ".join(f"{r['removed_from']} {r['accuracy']:.3f}" for r in comp), f"[en]; OV copies {ov['copy_fraction']:.0%} of the letters[zh]；OV 复制了 {ov['copy_fraction']:.0%} 的字母")
 print(f"[en]  phase change: induction head formed at step {ph['step']}, in-context loss half-way down at step {ph['loss_step']}[zh]  相变：induction head 在第 {ph['step']} 步长出，上下文内损失在第 {ph['loss_step']} 步降到一半")
-print("[en]  seed sweep:[zh]  换种子：", ", ".join(f"{r['seed']}: {r['route']} ({r['in_context_accuracy']:.2f})" for r in sweep["rows"]))
+print("[en]  seed sweep:[zh]  换种子：", ", ".join(f"{r['seed']}: {route_name[r['route']]} ({r['in_context_accuracy']:.2f})" for r in sweep["rows"]))
 for lang in ("en", "zh"):
     print(f"[en]coreference encoder, held-out Winograd, {lang}: {met[f'test_winograd_{lang}']:.1%} (best baseline {max(met[f'baseline_{r}_{lang}'] for r in ('first', 'last', 'animate')):.1%}, margin {met[f'margin_{lang}']:+.3f}); head share {met[f'head_share_{lang}']:.2f} ({met[f'head_{lang}']}); decoder {dec[f'test_winograd_{lang}']:.1%}[zh]指代编码器，留作测试的 Winograd 句子，{lang}：{met[f'test_winograd_{lang}']:.1%}（最好的基线 {max(met[f'baseline_{r}_{lang}'] for r in ('first', 'last', 'animate')):.1%}，高出 {met[f'margin_{lang}']:+.3f}）；头的命中比例 {met[f'head_share_{lang}']:.2f}（{met[f'head_{lang}']}）；解码器 {dec[f'test_winograd_{lang}']:.1%}")
 for word, s in sims.items():
@@ -965,7 +968,7 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 #   新的线索词也一样有效。
 # - **权重不等于解释**：*tired* 在取回答案的那个头里权重只有 0.0001，去掉它答案却翻转了。
 #
-# **勘误：本节上一版说过什么，错在哪里。** （1）“第 1 层的四个头全都成了 induction head”：那个模型训练时重复片段总在末尾；在随机位置的重复片段上，
+# **勘误：本节上一版说过什么，错在哪里。**（1）“第 1 层的四个头全都成了 induction head”：那个模型训练时重复片段总在末尾；在随机位置的重复片段上，
 # 其中两个只有 0.35–0.37，前部的重复片段只有 9% 被预测对，换一个种子则根本没有长出“前一个 token”头。（2）“指代模型在全部测试用的 Winograd 孪生句上
 # 都正确解析了代词”以及“80%”：那个模型是因果解码器，答案来自 `|` 之后重复的代词，从来不是代词自己的注意力；而且那些孪生句里混进了她 / 他的句子对，
 # 它们靠语法上的性别翻转，并不需要关于世界的知识，现在单独统计。（3）*bank* / 银行：余弦大多是在训练句上算的，“tom took the money to the bank”
