@@ -23,9 +23,10 @@ from attention_core.teaching import checks, i18n, quiz, widget_base
 # (question, answer, expected): True/False is the verdict; a string must appear in the message
 # (and the verdict is then False).
 QUIZ_CASES = [
-    ("q1", "B", True), ("q1", "Ｂ", True), ("q1", " B. ", True), ("q1", "(b)", True), ("q1", "b)", True),
-    ("q1", "ｂ．", True), ("q1", 1, True), ("q1", np.int64(1), True), ("q1", np.int32(1), True),
-    ("q1", 1.0, True), ("q1", np.float64(1.0), True), ("q1", "A", False), ("q1", 0, False),
+    # q1's correct option is C (index 2) in the bank's stored order; q6's are B and D (1, 3).
+    ("q1", "C", True), ("q1", "Ｃ", True), ("q1", " C. ", True), ("q1", "(c)", True), ("q1", "c)", True),
+    ("q1", "ｃ．", True), ("q1", 2, True), ("q1", np.int64(2), True), ("q1", np.int32(2), True),
+    ("q1", 2.0, True), ("q1", np.float64(2.0), True), ("q1", "A", False), ("q1", 0, False),
     ("q1", 1.5, "is not one of the 4 options"), ("q1", 2 + 0j, "is not one of the 4 options"),
     ("q1", 1j, "is not one of the 4 options"), ("q1", True, "is not one of the 4 options"),
     ("q1", 7, "is not one of the 4 options"), ("q1", -1, "is not one of the 4 options"),
@@ -35,10 +36,10 @@ QUIZ_CASES = [
     ("q1", "", "Choose an answer first"), ("q1", "   ", "Choose an answer first"),
     ("q1", "\u3000", "Choose an answer first"), ("q1", None, "Choose an answer first"),
     ("q1", [], "Choose an answer first"),
-    ("q6", "A, C", True), ("q6", "AC", True), ("q6", "ac", True), ("q6", "A、C", True), ("q6", "A和C", True),
-    ("q6", "Ａ，Ｃ", True), ("q6", "A C", True), ("q6", "A and C", True), ("q6", "C, A", True),
-    ("q6", ["A", "C"], True), ("q6", [0, 2], True), ("q6", np.array([0, 2]), True), ("q6", (2, 0), True),
-    ("q6", "A", "left out option C"), ("q6", "ABC", False), ("q6", "A, Z", "“A, Z” is not one of"),
+    ("q6", "B, D", True), ("q6", "BD", True), ("q6", "bd", True), ("q6", "B、D", True), ("q6", "B和D", True),
+    ("q6", "Ｂ，Ｄ", True), ("q6", "B D", True), ("q6", "B and D", True), ("q6", "D, B", True),
+    ("q6", ["B", "D"], True), ("q6", [1, 3], True), ("q6", np.array([1, 3]), True), ("q6", (3, 1), True),
+    ("q6", "B", "left out option D"), ("q6", "ABD", False), ("q6", "B, Z", "“B, Z” is not one of"),
     ("q2b", 64, True), ("q2b", np.int64(64), True), ("q2b", np.float32(64), True), ("q2b", np.array(64.0), True),
     ("q2b", 64 + 0j, True), ("q2b", "64", True), ("q2b", " 64.0 ", True), ("q2b", "６４．０", True),
     ("q2b", "６４", True), ("q2b", "+64", True), ("q2b", "64.", True), ("q2b", "6.4e1", True),
@@ -70,7 +71,7 @@ def test_quiz_answers(qid, answer, expected):
 
 @pytest.mark.parametrize("qid, answer, words", [
     ("q1", "Ｚ", "“Ｚ”不是这 4 个选项之一"), ("q1", "", "请先选择一个答案"), ("q2b", "六十四", "“六十四”不是数字"),
-    ("q2b", "６４．０", "回答正确"), ("q6", "Ａ、Ｃ", "回答正确"),
+    ("q2b", "６４．０", "回答正确"), ("q6", "Ｂ、Ｄ", "回答正确"),
 ])
 def test_quiz_answers_in_chinese(qid, answer, words):
     assert words in quiz.check_answer(qid, answer, lang="zh").message
