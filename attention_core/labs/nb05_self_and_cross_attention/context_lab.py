@@ -82,6 +82,9 @@ def bank_table(strength: float = 4.0, lang: str | None = None) -> Table:
     names = [i18n.t("context_lab.embedding", lang),
              i18n.t("context_lab.in_sentence", lang, s="".join(SENTENCES["collapse"])),
              i18n.t("context_lab.in_sentence", lang, s="".join(SENTENCES["opposite"]))]
-    cols = [i18n.t(f"context_lab.{f}", lang) for f in FEATURES] + [
+    feature_names = {"organisation": i18n.t("context_lab.organisation", lang),
+                     "place": i18n.t("context_lab.place", lang), "noun": i18n.t("context_lab.noun", lang), "ambiguous": i18n.t("context_lab.ambiguous", lang),
+                     "event": i18n.t("context_lab.event", lang), "location": i18n.t("context_lab.location", lang)}
+    cols = [feature_names[f] for f in FEATURES] + [
         i18n.t("context_lab.cos_embedding", lang), i18n.t("context_lab.cos_other", lang)]
     return Table(np.array(rows), names, cols, digits=2)
