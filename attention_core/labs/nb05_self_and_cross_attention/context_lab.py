@@ -83,7 +83,8 @@ def bank_table(strength: float = 4.0, lang: str | None = None) -> Table:
              i18n.t("context_lab.in_sentence", lang, s="".join(SENTENCES["collapse"])),
              i18n.t("context_lab.in_sentence", lang, s="".join(SENTENCES["opposite"]))]
     feature_names = {"organisation": i18n.t("context_lab.organisation", lang),
-                     "place": i18n.t("context_lab.place", lang), "noun": i18n.t("context_lab.noun", lang), "ambiguous": i18n.t("context_lab.ambiguous", lang),
+                     "place": i18n.t("context_lab.place", lang), "noun": i18n.t("context_lab.noun", lang),
+                     "ambiguous": i18n.t("context_lab.ambiguous", lang),
                      "event": i18n.t("context_lab.event", lang), "location": i18n.t("context_lab.location", lang)}
     cols = [feature_names[f] for f in FEATURES] + [
         i18n.t("context_lab.cos_embedding", lang), i18n.t("context_lab.cos_other", lang)]
