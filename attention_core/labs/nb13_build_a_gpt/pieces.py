@@ -192,7 +192,8 @@ def pick_next(logits, temperature: float = 0.0, top_k: int | None = None, genera
     if top_k is not None:
         kth = torch.topk(scaled, min(int(top_k), scaled.shape[-1])).values[-1]
         scaled = scaled.masked_fill(scaled < kth, float("-inf"))
-    probs = torch.softmax(scaled, dim=-1)
+    from attention_core.backends import torch_ops  # the one torch softmax (shifted, -inf safe)
+    probs = torch_ops.masked_softmax(scaled, -1)
     return int(torch.multinomial(probs, 1, generator=generator))
 
 
