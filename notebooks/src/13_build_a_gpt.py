@@ -33,20 +33,20 @@
 # %% [markdown] lang="zh"
 # # 13 · 亲手搭一个 GPT
 #
-# 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个掩码，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
-# 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈层、块、整个解码器、带 KV 缓存的生成），
+# 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个 mask，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
+# 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈层、block、整个解码器、带 KV 缓存的生成），
 # 把每一部分都和库里的实现对一对；再把第 12 节模型的权重装进你的模型，证明它**就是**那个模型；然后在 CPU 上训练它，
 # 用第 12 节的工具找出它长出来的头，最后让它自己写点东西。
 #
 # **学完本节，你将能够**
 # - 按字符给文本分词，手工做几次字节对合并（byte-pair merge），并说明为什么上下文窗口是按 token 计数的；
-# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈层、pre-LN Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
+# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈层、pre-LN Transformer block 和 GPT 前向计算，以及带 KV 缓存的生成，
 #   其贪心输出与每步全部重算完全相同；
 # - 训练你自己写的模型，读懂一个训练循环，并对照 bigram 基线评价验证集损失；
 # - 在你自己训练的模型里，在上下文的每一个位置上找到“前一个 token”头和 induction head；
 # - 量出 KV 缓存为每个生成的 token 省下了多少时间。
 #
-# **需要的基础：**第 12 节讲的块和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
+# **需要的基础：** 第 12 节讲的 block 和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
 # 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
 
 # %%
@@ -99,7 +99,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它；导出的文件比 notebook 旧时，有一个测试会失败）。
 # 其中大约 1,100 种字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
-# **练习。**写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
+# **练习。** 写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
 # 指明该字符的错误：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
 
 # %%
@@ -251,7 +251,7 @@ for lang, p in para.items():
 # 两种语言都只读 256 个字符。做了合并之后，常见的字符对各自变成一个 token，同样的窗口就能装下更多文字，但两种语言并不一样：
 # 在三分之二是英文的样本上学到的合并，让英文段落短了大约三分之一，中文段落却几乎没变。真正的分词器（GPT-2 的有 50,257 个 token，
 # 是在以英文为主的文本的字节上学出来的）在大得多的规模上也有同样的偏向：一个窗口能装多少文字，取决于学合并时用的是哪种语言。
-# **上下文窗口按 token 计数，而不是按字符或单词。**下面的模型仍然是一个字符一个 token：简单，而且每个练习都清楚易读。
+# **上下文窗口按 token 计数，而不是按字符或单词。** 下面的模型仍然是一个字符一个 token：简单，而且每个练习都清楚易读。
 
 # %% [markdown] lang="en"
 # ## The pieces
@@ -363,13 +363,13 @@ checks.check_feed_forward(feed_forward)
 # ```
 # </details>
 #
-# ### Transformer 块
+# ### Block
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈层请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
-# 中间的多头注意力就是第 06 节的那个，配上第 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
-# `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加掩码、
-# softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充掩码。
+# 中间的多头注意力就是第 06 节的那个，配上第 04 节的 mask；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
+# `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加 mask、
+# softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充 mask。
 
 # %%
 def transformer_block(x, block, mask):
@@ -416,7 +416,7 @@ checks.check_transformer_block(transformer_block)
 #
 # ### 整个 GPT
 #
-# $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果掩码的 $L$ 个块、最后的层归一化和反嵌入（unembedding）：
+# $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果 mask 的 $L$ 个 block、最后的层归一化和反嵌入（unembedding）：
 # $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$。返回 logits 和所有注意力图，叠成 $(L, H, T, T)$（有 batch 时是 $(B, L, H, T, T)$）。
 # `ac.causal_mask(T)` 是 NumPy 数组，用 `torch.as_tensor` 把它变成张量。
 
@@ -625,7 +625,7 @@ seqs = nb12.eval_sequences()                                # (200, 22): 11 rand
 with torch.no_grad():
     logits_mine, w_mine = parts.gpt_forward(p12, torch.as_tensor(seqs))
 logits_lib, w_lib = model12.forward(seqs)                   # the library's NumPy forward
-print("[en]gpt_forward in use:[zh]正在使用的 gpt_forward：", parts.which()["gpt_forward"])
+print(parts.report())
 print(f"[en]largest difference: logits {np.abs(logits_mine.numpy() - logits_lib).max():.1e}, attention maps {np.abs(w_mine.numpy() - w_lib).max():.1e}[zh]最大差：logits {np.abs(logits_mine.numpy() - logits_lib).max():.1e}，注意力图 {np.abs(w_mine.numpy() - w_lib).max():.1e}")
 half = seqs.shape[1] // 2
 prev_mine = nb12.previous_token_score(w_mine.numpy()).mean(axis=0)          # (L, H)
@@ -785,7 +785,7 @@ ax = figures.plot_curve(mt["loss_curve"], baseline=base, title="[en]the full run
 # %%
 p_text = pieces.torch_params(mine_text.params, dtype="float32")
 tok_text = corpus.CharTokenizer(mine_text.vocab)
-print("[en]generate in use:[zh]正在使用的 generate：", parts.which()["generate"])
+print(parts.report())
 for prompt in ("The attention weights ", "注意力权重"):
     for temperature in (0.5, 1.0):
         out = parts.generate(p_text, tok_text.encode(prompt), 200, temperature=temperature, top_k=None, seed=0)
@@ -794,8 +794,9 @@ for prompt in ("The attention weights ", "注意力权重"):
 
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: short frequent words (*the*, *is*, *in*), spaces in the right places,
-# markdown and formula fragments (`$`, `\t`, `**`), and in Chinese the course's frequent words (位置, 计算, 矩阵) between
-# characters that make no sense together. That is what a validation loss a little under the bigram's buys after a
+# markdown and formula fragments (`$`, `**`, `[04]`), and in Chinese a few of the course's frequent words (计算, 训练,
+# 注意力) between characters that make no sense together; at 0.5 the Chinese prompt even drifts into English and table
+# syntax, two thirds of what the model read. That is what a validation loss a little under the bigram's buys after a
 # short training on 300,000 characters.
 #
 # Now the cost of writing. The KV cache runs one token through the layers instead of all of them; the time per new token
@@ -803,7 +804,8 @@ for prompt in ("The attention weights ", "注意力权重"):
 
 # %% [markdown] lang="zh"
 # 生成的是拼写，而不是语言：常见的短词（*the*、*is*、*in*）、位置大致正确的空格、markdown 和公式的碎片（`$`、`\t`、`**`），
-# 中文里则是课程中的高频词（位置、计算、矩阵）夹在互不搭配的字之间。在 30 万个字符上短短训练一会儿、验证损失比 bigram 低一点，换来的就是这些。
+# 中文里则是课程中的几个高频词（计算、训练、注意力）夹在互不搭配的字之间；温度 0.5 时，中文提示后面甚至跑成了英文和表格语法，
+# 因为模型读到的文字有三分之二是英文。在 30 万个字符上短短训练一会儿、验证损失比 bigram 低一点，换来的就是这些。
 #
 # 再看写作的代价。KV 缓存让每一步只有一个 token 经过各层，而不是所有 token；当上下文里已经有 64、128 和 256 个 token（256 是模型的上下文长度）时，
 # 每个新 token 用缓存和不用缓存各要多少时间：
@@ -883,7 +885,7 @@ for r in rows:
 #
 # ## 你的代码能运行 GPT-2
 #
-# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的 pre-LN 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
+# GPT-2 用的就是这个架构：学出来的位置嵌入、用 tanh 形式 GELU 的 pre-LN block、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个用 `save_pretrained` 保存的文件夹，所以默认是关闭的：把
 # `ONLINE = True`（如果有文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，它们展示包里的对照测试（oracle test）量到的结果：
@@ -962,9 +964,9 @@ quiz.quiz_widget(questions.EXTRA["x13c"])
 print(parts.report())
 print(f"[en]tokens: {len(chars)} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]token：{len(chars)} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
 print(f"[en]notebook 12's model in your forward: logits within {np.abs(logits_mine.numpy() - logits_lib).max():.1e} of the library's[zh]第 12 节的模型在你的前向计算里：logits 与库里的相差不超过 {np.abs(logits_mine.numpy() - logits_lib).max():.1e}")
-for kind in ("previous", "induction"):
+for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh]induction head")):
     b = best[kind]
-    print(f"[en]{kind} head L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} over the positions[zh]{kind} 头 L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，各位置中最低 {b['min']:.2f}")
+    print(f"[en]{label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} over the positions[zh]{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，各位置中最低 {b['min']:.2f}")
 for lang, r in losses.items():
     print(f"[en]{lang}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f}[zh]{lang}：困惑度 {r['perplexity']:.1f}，bigram 为 {r['bigram_perplexity']:.1f}")
 print(f"[en]training: {man['train_seconds']} s (induction) and {mt['train_seconds']} s (text) on this project's machine[zh]训练：在本项目的机器上用时 {man['train_seconds']} 秒（induction）和 {mt['train_seconds']} 秒（文字）")
@@ -1000,17 +1002,17 @@ print(f"[en]training: {man['train_seconds']} s (induction) and {mt['train_second
 # [11 · Review](11_review.ipynb) (the concept map).
 
 # %% [markdown] lang="zh"
-# - **Token。**在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
-# - **零件。**层归一化（有偏方差，eps 在根号里）、前馈层（tanh 形式的 GELU）、pre-LN 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过
+# - **Token。** 在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
+# - **零件。** 层归一化（有偏方差，eps 在根号里）、前馈层（tanh 形式的 GELU）、pre-LN block 和 GPT 前向计算，在 float64 下与库里的结果相差不超过
 #   $10^{-8}$；你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
-# - **它就是真家伙。**第 12 节训练好的模型在你的前向计算里给出同样的 logits（只差 float32 的舍入）和同样的头得分。
-# - **训练它。**在重复片段位置随机的字母序列上，模型在第 0 层“读最近几个 token”的头之上，长出了一个 induction head（L1H0：平均 0.79，
+# - **它就是真家伙。** 第 12 节训练好的模型在你的前向计算里给出同样的 logits（只差 float32 的舍入）和同样的头得分。
+# - **训练它。** 在重复片段位置随机的字母序列上，模型在第 0 层“读最近几个 token”的头之上，长出了一个 induction head（L1H0：平均 0.79，
 #   重复片段在任何起点时都不低于 0.47）；“前一个 token”得分最高的头平均 0.53，最低的位置上是 0.33：induction 的目标 0.5
 #   平均达到了，几乎处处达到；“前一个 token”的目标平均达到了，但不是每个位置都达到。在课程文字上，两种语言的验证集困惑度都低于 bigram 基线（数字见上面的输出）。
-# - **让它写。**缓存把每一步的工作量从整个序列变成一个 token：在 256 个 token 时，这里快了好几倍，代价是 $2 L T D$ 个数的内存。
-# - **头在做什么。**第 12 节的头选择器和消融表读你的模型，就像读第 12 节的模型一样。
+# - **让它写。** 缓存把每一步的工作量从整个序列变成一个 token：在 256 个 token 时，这里快了好几倍，代价是 $2 L T D$ 个数的内存。
+# - **头在做什么。** 第 12 节的头选择器和消融表读你的模型，就像读第 12 节的模型一样。
 #
-# **哪些没成功，以及需要知道的。**用 4 个头时，“前一个 token”的工作由第 0 层的两个头分担，而且每个头也会看 $t$ 和 $t-2$，所以没有哪一个头在每个位置上都达到 0.5
+# **哪些没成功，以及需要知道的。** 用 4 个头时，“前一个 token”的工作由第 0 层的两个头分担，而且每个头也会看 $t$ 和 $t-2$，所以没有哪一个头在每个位置上都达到 0.5
 # （最高的在上下文开头，最低的在接近结尾处）；用 2 个头训练 2,000 步时，induction head 更清晰了（0.81，最低 0.63），“前一个 token”头却没有（0.44）。
 # 最初试的重复片段（长 4 到 12 个字母，学习率 $10^{-3}$）在 1,450 步之后还没有离开 $\ln 26$ 的平台。清单里的训练时间是在一台负载很重的共享 2 核机器上量的
 # （同时在跑别的测试）：结果超过了 60 秒和 90 秒的目标（小结里打印了具体时间）；在空闲的机器上，同样的训练只需其中一小部分时间。

@@ -8,10 +8,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from attention_core.teaching import i18n
+from attention_core.teaching.fonts import use_cjk_font
 
 
 def plot_curve(curve, baseline: float | None = None, ax=None, title: str | None = None):
     """curve [[step, train, valid], ...] (a manifest's loss_curve); baseline: a horizontal line."""
+    use_cjk_font()
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
     c = np.array([[s, t, np.nan if v is None else v] for s, t, v in curve], dtype=float)
@@ -31,6 +33,7 @@ def plot_curve(curve, baseline: float | None = None, ax=None, title: str | None 
 def plot_position_scores(scores: dict, best: dict, target: float = 0.5):
     """The previous-token score of the best previous-token head at each query position, and the
     induction score of the best induction head for each start of the repeat."""
+    use_cjk_font()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained")
     p, q = best["previous"], best["induction"]
     t = np.arange(1, scores["previous"].shape[0] + 1)
@@ -48,6 +51,7 @@ def plot_position_scores(scores: dict, best: dict, target: float = 0.5):
 
 
 def plot_cache_timing(rows):
+    use_cjk_font()
     _, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
     n = [r["length"] for r in rows]
     ax.plot(n, [r["cached_ms"] for r in rows], marker="o", label=i18n.t("nb13.fig_cached"))
@@ -82,6 +86,7 @@ class LiveProgress:
         except ImportError:
             print(self._bar(rec))
             return
+        use_cjk_font()
         fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
         plot_curve(self.curve, ax=ax)
         text = HTML(f"<pre>{html.escape(self._bar(rec))}</pre>")

@@ -299,8 +299,10 @@ class Parts:
 
     def report(self, lang: str | None = None) -> str:
         from attention_core.teaching import i18n
+        lang = i18n.resolve_language(lang)
         words = {"yours": i18n.t("nb13.parts_yours", lang), "library": i18n.t("nb13.parts_library", lang)}
-        return i18n.t("nb13.parts_report", lang) + ", ".join(f"{n} {words[w]}" for n, w in self.which().items())
+        sep, gap = ("、", "") if lang == "zh" else (", ", " ")
+        return i18n.t("nb13.parts_report", lang) + sep.join(f"{n}{gap}{words[w]}" for n, w in self.which().items())
 
 
 PARTS = Parts()
