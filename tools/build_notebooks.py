@@ -279,14 +279,32 @@ def execute(nb: nbformat.NotebookNode, cwd: Path) -> None:
 _MODEL_ID = re.compile(r"[0-9a-f]{32}")
 
 
-def normalize(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """Drop what differs from run to run: timestamps, the kernel's version details, random widget ids."""
+def coalesce_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks: where the kernel happened to flush is not an output."""
+    out = []
+    for o in outputs:
+        if out and o.get("output_type") == "stream" and out[-1].get("output_type") == "stream" \
+                and out[-1].get("name") == o.get("name"):
+            out[-1]["text"] = out[-1]["text"] + o["text"]
+        else:
+            out.append(o)
+    return out
+
+
+def normalize(nb: nbformat.NotebookNode, name: str, renumber: bool = True) -> nbformat.NotebookNode:
+    """Drop what differs from run to run: timestamps, the kernel's version details, random widget ids.
+
+    renumber: give the widget models ids made from their creation order (right after an execution, when
+    the state lists them in that order; a written notebook's state is sorted, so kept outputs keep theirs)."""
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    ids = {old: uuid.uuid5(uuid.NAMESPACE_URL, f"attention-lab/{name}/{i}").hex for i, old in enumerate(state)}
+    ids = {old: uuid.uuid5(uuid.NAMESPACE_URL, f"attention-lab/{name}/{i}").hex for i, old in enumerate(state)
+           } if renumber else {}
     if ids:
         text = json.dumps(nb, ensure_ascii=False)
         text = _MODEL_ID.sub(lambda m: ids.get(m.group(0), m.group(0)), text)
@@ -324,7 +342,7 @@ def main(argv=None) -> int:
                 execute(nb, out_dir)
                 how = "executed"
             nb.metadata["attention_lab"] = {"inputs": inputs}
-            nb = normalize(nb, f"{lang}/{src.stem}")
+            nb = normalize(nb, f"{lang}/{src.stem}", renumber=how == "executed")
             before = target.read_text(encoding="utf-8") if target.exists() else None
             nbformat.write(nb, target)
             changed = before != target.read_text(encoding="utf-8")
