@@ -205,6 +205,8 @@ for dtype, digits in ((np.float64, 12), (np.float32, 6)):
 # 16K 个 token 时它需要 1 GiB，所以改用理论值。测量时只用一个 BLAS 线程（`efficient_lab.blas_threads(1)`）：固定硬件是公平测量的一部分，而内存本身不取决于机器的速度。
 
 # %%
+# MEASUREMENT
+# (peak memory: tracemalloc also counts the kilobytes the kernel's own threads allocate meanwhile)
 with efficient_lab.blas_threads(1):
     rows = efficient_lab.memory_rows([1024, 2048, 4096, 16384], d=D, naive_limit_bytes=256 * MiB)
 print("[en]     T   naive, analytic   naive, measured   tiled, measured   tiled per token[zh]     T      朴素，理论值       朴素，实测        分块，实测     分块，每个 token")
@@ -530,6 +532,8 @@ ax = linformer_lab.plot_error_vs_k(errors)
 # Linformer 取 $k = 256$，窗口取 $W = 256$）：
 
 # %%
+# MEASUREMENT
+# (peak memory: tracemalloc also counts the kilobytes the kernel's own threads allocate meanwhile)
 with efficient_lab.blas_threads(1):
     compared = linformer_lab.memory_comparison([1024, 2048, 4096, 16384], d=D, k=256, window=256)
 names = ["[en]naive (weights kept)[zh]朴素实现（保存权重）", "[en]tiled (online softmax)[zh]分块（在线 softmax）",
