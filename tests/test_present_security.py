@@ -8,6 +8,7 @@ control (the same request done right succeeds), so a refusal cannot come from a 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import http.client
 import json
 import re
@@ -22,6 +23,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 pytest.importorskip("voila")
 
+
+
+def _run_async(coro):
+    """asyncio.run in a thread of its own: in the full suite, Playwright's sync API may have left an event
+    loop running in this one, where asyncio.run refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -128,12 +136,12 @@ def test_a_foreign_host_is_refused_even_with_the_token(opened):
 def test_a_cross_origin_websocket_on_the_teachers_cookie_is_refused(opened):
     port, path = opened["port"], f"/api/kernels/{opened['kernel']}/channels"
     own = {"Cookie": opened["cookie"], "Origin": f"http://127.0.0.1:{port}"}
-    assert asyncio.run(_websocket(port, path, own)) == 101             # the control: the page's own origin
+    assert _run_async(_websocket(port, path, own)) == 101             # the control: the page's own origin
     foreign = {"Cookie": opened["cookie"], "Origin": "http://evil.example"}
-    assert asyncio.run(_websocket(port, path, foreign)) == 403
+    assert _run_async(_websocket(port, path, foreign)) == 403
     rebinding = {"Cookie": opened["cookie"], "Origin": f"http://evil.example:{port}", "Host": f"evil.example:{port}"}
-    assert asyncio.run(_websocket(port, path, rebinding)) == 403
-    assert asyncio.run(_websocket(port, path, {})) == 403              # no token, no cookie
+    assert _run_async(_websocket(port, path, rebinding)) == 403
+    assert _run_async(_websocket(port, path, {})) == 403              # no token, no cookie
 
 
 def test_page_loads_beyond_the_kernel_cap_get_503(opened):
@@ -193,9 +201,9 @@ def test_lab_refuses_a_cross_site_post_and_a_cross_origin_websocket(lab):
     status, _, _ = _get(port, "/api/kernels", {"Cookie": lab["cookie"]}, method="POST")  # cookie, no XSRF token
     assert status == 403
     own = {"Cookie": lab["cookie"], "Origin": f"http://127.0.0.1:{port}"}
-    assert asyncio.run(_websocket(port, "/api/events/subscribe", own)) == 101
+    assert _run_async(_websocket(port, "/api/events/subscribe", own)) == 101
     foreign = {"Cookie": lab["cookie"], "Origin": "http://evil.example"}
-    assert asyncio.run(_websocket(port, "/api/events/subscribe", foreign)) == 403
+    assert _run_async(_websocket(port, "/api/events/subscribe", foreign)) == 403
 
 
 def test_make_lab_serves_on_127_0_0_1_with_its_token_on():

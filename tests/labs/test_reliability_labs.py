@@ -497,7 +497,9 @@ def test_the_head_mask_that_fooled_float32_now_gives_the_float64_answer():
     m64 = M12.TrainedModel("coreference", w64, CO.manifest)
     l32, _ = CO.forward(_CO_IDS, head_mask=hm)
     l64, _ = m64.forward(_CO_IDS, head_mask=hm)
-    assert CO.vocab[int(l32[-1].argmax())] == CO.vocab[int(l64[-1].argmax())] == "road"
+    assert np.isfinite(l32).all()
+    # A 1e20 head mask once overflowed float32 into a different answer; now float32 says what float64 says.
+    assert CO.vocab[int(l32[-1].argmax())] == CO.vocab[int(l64[-1].argmax())]
 
 
 def test_cosine_is_exact_at_the_extremes():
@@ -652,6 +654,7 @@ def test_the_loader_closes_its_files_on_every_path(tmp_path, monkeypatch):
 
 def test_a_loaded_model_cannot_corrupt_the_next_one():
     a = load_trained("coreference")
+    heads, answer = a.config["n_heads"], a.referent("the dog didn't cross the road because it was too wide")
     with pytest.raises(ValueError, match="read-only"):
         a.params.tok_emb[0, 0] = 5.0
     with pytest.raises(ValueError, match="read-only"):
@@ -660,8 +663,8 @@ def test_a_loaded_model_cannot_corrupt_the_next_one():
     a.manifest["config"]["n_heads"] = 99
     a.manifest["metrics"].clear()
     b = load_trained("coreference")
-    assert b is not a and len(b.vocab) == b.params.vocab_size and b.config["n_heads"] == 2 and b.manifest["metrics"]
-    assert b.referent("the dog didn't cross the road because it was too wide") == "road"
+    assert b is not a and len(b.vocab) == b.params.vocab_size and b.config["n_heads"] == heads and b.manifest["metrics"]
+    assert b.referent("the dog didn't cross the road because it was too wide") == answer == "road"
 
 
 # --- the training command: it never writes over the shipped models unasked, and checks its arguments first -------
