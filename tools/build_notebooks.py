@@ -260,8 +260,9 @@ def take_outputs(built: nbformat.NotebookNode, path: Path, inputs: str) -> bool:
     new = [c for c in built.cells if c.cell_type == "code"]
     for o, n in zip(old, new):
         n.outputs, n.execution_count = o.outputs, o.execution_count
-    if "widgets" in written.metadata:
-        built.metadata["widgets"] = written.metadata["widgets"]
+    for key in ("widgets", "language_info"):
+        if key in written.metadata:
+            built.metadata[key] = written.metadata[key]
     return True
 
 
@@ -300,7 +301,8 @@ def normalize(nb: nbformat.NotebookNode, name: str, renumber: bool = True) -> nb
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = coalesce_streams(cell.outputs)
-    nb.metadata["language_info"] = {"name": "python"}
+    # language_info stays as the kernel reported it (JupyterLab rewrites a shorter one on opening, which
+    # marked every committed notebook modified); it names the Python version, not the run.
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
     ids = {old: uuid.uuid5(uuid.NAMESPACE_URL, f"attention-lab/{name}/{i}").hex for i, old in enumerate(state)
