@@ -179,6 +179,13 @@ def export(kind: str, out: Path, widgets: str = "static", names=None) -> list[Pa
         depth = "../" if kind == "site" else "../../"
         exporter = _exporter(kind, widgets, depth)
         exporter.language_code = edition
+        if widgets == "saved":
+            # The html-manager loads its icon fonts (a button's icon) from "@jupyter-widgets/" beside the page.
+            fonts = folder / "@jupyter-widgets"
+            fonts.mkdir(exist_ok=True)
+            for font in (NODE / "@jupyter-widgets" / "html-manager" / "dist").iterdir():
+                if font.suffix in (".woff2", ".woff", ".ttf", ".eot", ".svg"):
+                    shutil.copy2(font, fonts / font.name)
         for src in sorted((NOTEBOOKS / edition).glob("[0-9][0-9]_*.ipynb")):
             if names and not any(src.stem.startswith(n) for n in names):
                 continue
