@@ -29,6 +29,7 @@ from attention_core.teaching.widget_base import (
     check_side,
     error_panel,
     png_image,
+    slider_layout,
     title_html,
     watch,
     widget_builder,
@@ -183,9 +184,11 @@ def causal_decision_widget(scores=None, labels=None, *, i: int = 2, j: int = 4, 
     except Exception as exc:                       # noqa: BLE001
         return error_panel(exc)
     i_slider = widgets.IntSlider(value=s0["i"], min=0, max=t - 1, description=i18n.t("decision.i"),
-                                 style={"description_width": "initial"}, continuous_update=True)
+                                 style={"description_width": "initial"}, continuous_update=True,
+                                 layout=slider_layout(i18n.t("decision.i")))    # room for the label's track
     j_slider = widgets.IntSlider(value=s0["j"], min=0, max=t - 1, description=i18n.t("decision.j"),
-                                 style={"description_width": "initial"}, continuous_update=True)
+                                 style={"description_width": "initial"}, continuous_update=True,
+                                 layout=slider_layout(i18n.t("decision.j")))
     live = LiveFigure((10.4, 4.2), dpi=dpi)
     chart_ax, w_ax = live.fig.subplots(1, 2, width_ratios=(3, 2))
     chart = _Flowchart(chart_ax, plots.FONT["tick"] - 1)
