@@ -402,3 +402,22 @@ def test_check_induction_score_passes_the_reference_and_names_mistakes(ind):
     boom = checks.check_induction_score(lambda w, half: 1 / 0, ind)
     assert not boom and "ZeroDivisionError" in boom.message
     assert "number" in checks.check_induction_score(lambda w, half: "x", ind, lang="en").message
+
+
+def test_unknown_words_are_named_in_the_learners_language():
+    """The sentence widget's red line says it in Chinese in the zh edition (i18n.WordedError), English elsewhere."""
+    from attention_core.labs.nb12_trained_transformer.model import UnknownWordsError, load_trained
+    from attention_core.teaching import i18n, widget_base
+    m = load_trained("coreference")
+    with pytest.raises(UnknownWordsError) as info:
+        m.encode("zzz " * 12 + "qqq")
+    assert "not in the vocabulary" in str(info.value) and "and 1 more" not in str(info.value)
+    with pytest.raises(UnknownWordsError) as many:
+        m.encode(" ".join(f"w{i}" for i in range(12)))
+    try:
+        i18n.set_language("zh")
+        said = widget_base.error_html(many.value)
+        assert "个词不在" in said and "另有 2 个" in said and "vocabulary" not in said
+    finally:
+        i18n.set_language("en")
+    assert "and 2 more" in widget_base.error_html(many.value)

@@ -24,12 +24,27 @@ import numpy as np
 
 from attention_core.core import transformer as tr
 from attention_core.core.validation import describe
+from attention_core.teaching import i18n
 
 from . import corpora
 
 MODEL_NAMES = ("induction", "coreference", "coreference_decoder")
 PRONOUNS = ("it", "she", "he", "它", "她", "他")
 MAX_NAMED = 10                   # unknown words named in an error (10,000 of them would make an 89 KB message)
+
+
+class UnknownWordsError(i18n.WordedError):
+    """Words the model does not know, named (at most MAX_NAMED), said in the learner's language by a widget."""
+
+    def __init__(self, *, n, name, size, more, words, hint):
+        self.key, self.fields, self.more, self.hint = "nb12.unknown_words", dict(n=n, name=name, size=size,
+                                                                                   words=words), more, hint
+        ValueError.__init__(self, self.text("en"))
+
+    def text(self, lang=None) -> str:
+        more = i18n.t("nb12.unknown_more", lang, k=self.more) if self.more else ""
+        hint = i18n.t("nb12.unknown_hint", lang) if self.hint else ""
+        return i18n.t(self.key, lang, more=more, hint=hint, **self.fields)
 # name -> (read-only weights, the manifest's text): each load_trained builds a fresh model from them, so
 # one cell's edit of a model (or its manifest) never reaches the next caller.
 _CACHE: dict = {}
@@ -114,12 +129,10 @@ class TrainedModel:
         unknown = [w for w in words if w not in self._index]
         if unknown:
             distinct = list(dict.fromkeys(unknown))
-            hint = (" Separate the words with spaces (小红 把 书 递给 小明)."
-                    if any(not w.isascii() and len(w) > 3 for w in distinct[:MAX_NAMED]) else "")
-            more = f" and {len(distinct) - MAX_NAMED} more" if len(distinct) > MAX_NAMED else ""
-            raise ValueError(f"text: {len(unknown)} word(s) not in the vocabulary of the {self.name} model: "
-                             + ", ".join(describe(w)[4:] if len(w) > 40 else repr(w) for w in distinct[:MAX_NAMED])
-                             + more + f" (it knows {len(self.vocab)} words; see .vocab).{hint}")
+            raise UnknownWordsError(
+                n=len(unknown), name=self.name, size=len(self.vocab), more=max(0, len(distinct) - MAX_NAMED),
+                words=", ".join(describe(w)[4:] if len(w) > 40 else repr(w) for w in distinct[:MAX_NAMED]),
+                hint=any(not w.isascii() and len(w) > 3 for w in distinct[:MAX_NAMED]))
         if len(words) > self.params.max_len:
             raise ValueError(f"text: {len(words)} words, but the model reads at most {self.params.max_len}")
         return np.array([self._index[w] for w in words], dtype=np.int64)
