@@ -33,14 +33,14 @@
 # %% [markdown] lang="zh"
 # # 13 · 亲手搭一个 GPT
 #
-# 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个 mask，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
+# 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个掩码，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
 # 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈层、block、整个解码器、带 KV 缓存的生成），
 # 把每一部分都和库里的实现对一对；再把第 12 节模型的权重装进你的模型，证明它**就是**那个模型；然后在 CPU 上训练它，
 # 用第 12 节的工具找出它长出来的头，最后让它自己写点东西。
 #
 # **学完本节，你将能够**
 # - 按字符给文本分词，手工做几次字节对合并（byte-pair merge），并说明为什么上下文窗口是按 token 计数的；
-# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈层、pre-LN Transformer block 和 GPT 前向计算，以及带 KV 缓存的生成，
+# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈层、pre-LN Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
 #   其贪心输出与每步全部重算完全相同；
 # - 训练你自己写的模型，读懂一个训练循环，并对照 bigram 基线评价验证集损失；
 # - 在你自己训练的模型里，在上下文的每一个位置上找到“前一个 token”头和 induction head；
@@ -104,12 +104,12 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 
 # %%
 def encode(text):
-    """text -> list of ids, one per character (stoi); an unknown character raises ValueError."""
+    """[en]text -> list of ids, one per character (stoi); an unknown character raises ValueError.[zh]text -> id 列表，每个字符一个 id（查 stoi）；遇到未知字符时抛出 ValueError。"""
     raise NotImplementedError("[en]look each character up in stoi, and raise ValueError for one that is missing[zh]在 stoi 里查每个字符；查不到的字符要抛出 ValueError")
 
 
 def decode(ids):
-    """list of ids -> text (chars[i] for each id, joined)."""
+    """[en]list of ids -> text (chars[i] for each id, joined).[zh]id 列表 -> text（把每个 id 的 chars[i] 连起来）。"""
     raise NotImplementedError("[en]join chars[i] for each id[zh]把每个 id 对应的 chars[i] 连起来")
 
 checks.check_tokenizer(encode, decode)
@@ -169,7 +169,7 @@ checks.check_tokenizer(encode, decode)
 
 # %%
 def merge(ids, pair, new_id):
-    """A new list: every occurrence of pair (a, b) in ids replaced by new_id, left to right, non-overlapping."""
+    """[en]A new list: every occurrence of pair (a, b) in ids replaced by new_id, left to right, non-overlapping.[zh]一个新列表：ids 里每次出现的 pair (a, b) 都换成 new_id，从左往右，互不重叠。"""
     raise NotImplementedError("[en]walk with an index i; on a match append new_id and step by 2, else append ids[i] and step by 1[zh]用下标 i 往前走：匹配时放入 new_id 并前进 2，否则放入 ids[i] 并前进 1")
 
 checks.check_bpe_merge(merge)
@@ -290,7 +290,7 @@ print(torch.as_tensor(ac.causal_mask(4)))                 # the causal mask as a
 
 # %%
 def layer_norm(x, gamma, beta, eps=1e-5):
-    """x (..., D), gamma and beta (D,) tensors -> (..., D): normalised over the last axis, then scaled and shifted."""
+    """[en]x (..., D), gamma and beta (D,) tensors -> (..., D): normalised over the last axis, then scaled and shifted.[zh]x (..., D)，gamma 和 beta 是 (D,) 张量 -> (..., D)：沿最后一维归一化，再缩放和平移。"""
     raise NotImplementedError("[en]mean and biased variance over dim=-1 (keepdim=True); eps inside the square root[zh]沿 dim=-1 求均值和有偏方差（keepdim=True）；eps 放在根号里面")
 
 checks.check_layer_norm(layer_norm)
@@ -367,14 +367,16 @@ checks.check_feed_forward(feed_forward)
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈层请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
-# 中间的多头注意力就是第 06 节的那个，配上第 04 节的 mask；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
-# `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加 mask、
-# softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充 mask。
+# 中间的多头注意力就是第 06 节的那个，配上第 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
+# `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加掩码、
+# softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充掩码。
 
 # %%
 def transformer_block(x, block, mask):
-    """x (..., T, D); block a tr.BlockParams of tensors; mask (T, T) boolean, True = may attend.
-    Returns (x_out (..., T, D), weights (..., H, T, T))."""
+    """[en]x (..., T, D); block a tr.BlockParams of tensors; mask (T, T) boolean, True = may attend.
+    Returns (x_out (..., T, D), weights (..., H, T, T)).
+    [zh]x (..., T, D)；`block` 是由张量组成的 tr.BlockParams；`mask` 是 (T, T) 布尔掩码，True = 可以关注。
+    返回 (x_out (..., T, D), weights (..., H, T, T))。"""
     raise NotImplementedError("[en]x + attention of LN1(x); then x + feed-forward of LN2(x)[zh]先 x + 注意力(LN1(x))，再 x + 前馈层(LN2(x))")
 
 checks.check_transformer_block(transformer_block)
@@ -416,15 +418,17 @@ checks.check_transformer_block(transformer_block)
 #
 # ### 整个 GPT
 #
-# $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果 mask 的 $L$ 个 block、最后的层归一化和反嵌入（unembedding）：
+# $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果掩码的 $L$ 个块、最后的层归一化和反嵌入（unembedding）：
 # $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$。返回 logits 和所有注意力图，叠成 $(L, H, T, T)$（有 batch 时是 $(B, L, H, T, T)$）。
 # `ac.causal_mask(T)` 是 NumPy 数组，用 `torch.as_tensor` 把它变成张量。
 
 # %%
 def gpt_forward(params, ids):
-    """params a tr.DecoderParams of tensors; ids (T,) or (B, T) int64.
-    Returns (logits (..., T, V), weights (..., L, H, T, T))."""
-    raise NotImplementedError("[en]embed + positions, parts.transformer_block for each block with the causal mask, final LN, @ w_out + b_out[zh]token 嵌入加位置嵌入，每个 block 用 parts.transformer_block 并传入因果 mask，最后 LN，再 @ w_out + b_out")
+    """[en]params a tr.DecoderParams of tensors; ids (T,) or (B, T) int64.
+    Returns (logits (..., T, V), weights (..., L, H, T, T)).
+    [zh]params 是由张量组成的 tr.DecoderParams；ids 是 (T,) 或 (B, T) 的 int64。
+    返回 (logits (..., T, V), weights (..., L, H, T, T))。"""
+    raise NotImplementedError("[en]embed + positions, parts.transformer_block for each block with the causal mask, final LN, @ w_out + b_out[zh]token 嵌入加位置编码，每个块用 parts.transformer_block 并传入因果掩码，最后 LN，再 @ w_out + b_out")
 
 checks.check_gpt_forward(gpt_forward)
 
@@ -495,7 +499,7 @@ checks.check_gpt_forward(gpt_forward)
 
 # %%
 def generate(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
-    """The prompt ids followed by n_new generated ids (a list), through a KV cache."""
+    """[en]The prompt ids followed by n_new generated ids (a list), through a KV cache.[zh]提示的 id 后面接上 n_new 个生成的 id（一个列表），用 KV 缓存来生成。"""
     raise NotImplementedError("[en]run the prompt once keeping each layer's (K, V); then one token at a time: its position, its query against the cache[zh]先把提示跑一遍并保存每层的 (K, V)；然后一次一个 token：用它自己的位置，让它的 Query 对缓存做注意力")
 
 checks.check_generate(generate)
@@ -885,7 +889,7 @@ for r in rows:
 #
 # ## 你的代码能运行 GPT-2
 #
-# GPT-2 用的就是这个架构：学出来的位置嵌入、用 tanh 形式 GELU 的 pre-LN block、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
+# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的 pre-LN block、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个用 `save_pretrained` 保存的文件夹，所以默认是关闭的：把
 # `ONLINE = True`（如果有文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，它们展示包里的对照测试（oracle test）量到的结果：

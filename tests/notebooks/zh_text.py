@@ -52,6 +52,16 @@ KEPT_PHRASES = [
     r"A Mathematical Framework for Transformer Circuits", r"In-context [Ll]earning and [Ii]nduction [Hh]eads",
 ]
 _KEPT_PHRASE = re.compile("|".join(f"(?:{p})" for p in KEPT_PHRASES), re.I)
+# Literals of the zh code that are data, not prose (source, literal): notebook 13's English prompt for its text model
+# (it is given an English and a Chinese prompt in both editions) and the opening words it finds a paragraph of the
+# English course text by.
+DATA_LITERALS = {("13_build_a_gpt.py", "The attention weights "),
+                 ("13_build_a_gpt.py", "Every head you have met so far")}
+# Cells whose printout is text a model wrote (notebook, a line of the cell's code): notebook 13's samples, in which the
+# character model writes English and Chinese by design. Each sample (the lines after a "--- ... ---" header) is data;
+# what the cell prints before the first header, and the headers, are still read.
+GENERATED_SAMPLES = {("13_build_a_gpt.ipynb", "print(tok_text.decode(out))")}
+_SAMPLE_HEADER = re.compile(r"--- .* ---")
 _WORD = r"(?<![\w.\-'])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w(])"        # two letters or more
 # Between two words of a run: spaces, hyphens, slashes, commas, digits and the signs of a label (one line).
 _SEP = r"(?:[ \t\-/,:;=|+×·%()0-9.]|\\n)+"
@@ -164,13 +174,28 @@ def output_texts(notebooks=ZH_NOTEBOOKS):
         for i, cell in enumerate(nb["cells"]):
             if cell["cell_type"] != "code" or "inspect.getsource" in "".join(cell["source"]):
                 continue
+            samples = any(name == path.name and code in "".join(cell["source"]) for name, code in GENERATED_SAMPLES)
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "stream":            # an object's <repr> is code, not prose
-                    yield f"{path.name} cell {i} (printed)", re.sub(r"<[^<>\n]+>", " ", "".join(out["text"]))
+                    printed = "".join(out["text"])
+                    printed = _without_samples(printed) if samples else printed
+                    yield f"{path.name} cell {i} (printed)", re.sub(r"<[^<>\n]+>", " ", printed)
                 data = out.get("data", {})
                 for mime in ("text/plain", "text/html", "text/markdown"):
                     if mime in data:
                         yield f"{path.name} cell {i} ({mime})", strip_code("".join(data[mime]))
+
+
+def _without_samples(printed: str) -> str:
+    """A sample cell's printout without its samples: the lines before the first header, and the headers."""
+    kept, in_sample = [], False
+    for line in printed.split("\n"):
+        if _SAMPLE_HEADER.fullmatch(line):
+            kept.append(line)
+            in_sample = True
+        elif not in_sample:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def string_tables(lang: str = "zh"):
@@ -204,7 +229,8 @@ def zh_texts():
         yield where, strip_code(text)
     for where, code in code_cells("zh"):
         for literal in _literals(code):
-            yield f"{where} (literal)", literal
+            if (where.split(" cell ")[0], literal) not in DATA_LITERALS:
+                yield f"{where} (literal)", literal
     yield from output_texts()
     yield from string_tables("zh")
     yield from quiz_texts("zh")

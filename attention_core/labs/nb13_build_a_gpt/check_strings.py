@@ -88,6 +88,23 @@ STRINGS: dict[str, dict[str, str]] = {
                          "zh": "merge 修改了传进来的列表（{case}）；请新建一个列表。"},
     "nb13.bpe.ok": {"en": "merge is right on {n} cases (overlaps, ends, absent pairs, the empty list).",
                     "zh": "merge 在 {n} 个用例上都正确（重叠、开头结尾、不存在的一对、空列表）。"},
+    # the case names of the layer-norm and GPT checkers
+    "nb13.case.ln_random": {"en": "x (2, 5, 8), random gamma, beta", "zh": "x (2, 5, 8)，随机的 gamma 与 beta"},
+    "nb13.case.ln_tiny": {"en": "x (4, 6), rows of tiny variance", "zh": "x (4, 6)，每行方差都极小"},
+    "nb13.case.ln_nb12": {"en": "x (7, {d}), notebook 12's ln1 (layer 0)",
+                          "zh": "x (7, {d})，notebook 12 的 ln1（第 0 层）"},
+    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，notebook 12 的最后一个 LN"},
+    "nb13.case.gpt_coref": {"en": "notebook 12's coreference model, ids (9,)",
+                            "zh": "notebook 12 的指代模型，ids (9,)"},
+    "nb13.case.gpt_induction": {"en": "notebook 12's induction model, ids (2, 22)",
+                                "zh": "notebook 12 的 induction 模型，ids (2, 22)"},
+    "nb13.case.gpt_random": {"en": "a random model, ids ({n},)", "zh": "一个随机模型，ids ({n},)"},
+    "nb13.case.block_nb12": {"en": "notebook 12's block {i}, x {shape}, causal mask",
+                             "zh": "notebook 12 的第 {i} 个块，x {shape}，因果掩码"},
+    "nb13.case.block_random": {"en": "a random block, x (6, 16), {kind}",
+                               "zh": "一个随机的块，x (6, 16)，{kind}"},
+    "nb13.case.mask_causal": {"en": "causal mask", "zh": "因果掩码"},
+    "nb13.case.mask_padding": {"en": "a padding mask", "zh": "填充掩码"},
     # layer norm
     "nb13.ln.unbiased": {"en": "Your layer norm uses the unbiased variance (divided by D - 1; torch.var's default) "
                                "({case}); layer norm divides by D: `x.var(-1, unbiased=False, keepdim=True)` or the "

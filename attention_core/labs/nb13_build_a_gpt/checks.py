@@ -280,13 +280,13 @@ def check_layer_norm(fn, lang: str | None = None, *, timeout=None):
         rng = np.random.default_rng(0)
         coref = _nb12("coreference")
         d = coref.d_model
-        cases = [("x (2, 5, 8), random gamma, beta", rng.normal(size=(2, 5, 8)) * 3 + 1,
+        cases = [(msg("nb13.case.ln_random"), rng.normal(size=(2, 5, 8)) * 3 + 1,
                   rng.normal(size=8) + 1, rng.normal(size=8), None),
-                 ("x (4, 6), rows of tiny variance", rng.normal(size=(4, 6)) * 1e-3 + 2,
+                 (msg("nb13.case.ln_tiny"), rng.normal(size=(4, 6)) * 1e-3 + 2,
                   rng.normal(size=6) + 1, rng.normal(size=6), None),
-                 (f"x (7, {d}), notebook 12's ln1 (layer 0)", rng.normal(size=(7, d)),
+                 (msg("nb13.case.ln_nb12", d=d), rng.normal(size=(7, d)),
                   coref.blocks[0].ln1_g, coref.blocks[0].ln1_b, None),
-                 (f"x (3, {d}), notebook 12's final LN", rng.normal(size=(3, d)) * 5, coref.lnf_g, coref.lnf_b, None),
+                 (msg("nb13.case.ln_final", d=d), rng.normal(size=(3, d)) * 5, coref.lnf_g, coref.lnf_b, None),
                  ("x (4, 6), eps = 1e-3", rng.normal(size=(4, 6)) * 0.02, rng.normal(size=6) + 1,
                   rng.normal(size=6), 1e-3)]
         worst = 0.0
@@ -370,12 +370,14 @@ def check_transformer_block(fn, lang: str | None = None, *, timeout=None):
         pad[:, 4:] = False
         pad[4:, 4:] = np.eye(2, dtype=bool)                      # the last two keys hidden from the others
         d = coref.tok_emb.shape[1]
-        cases = [(f"notebook 12's block 0, x (7, {d}), causal mask", coref.blocks[0], rng.normal(size=(7, d)),
+        cases = [(msg("nb13.case.block_nb12", i=0, shape=(7, d)), coref.blocks[0], rng.normal(size=(7, d)),
                   causal_mask(7)),
-                 (f"notebook 12's block 1, x (2, 5, {d}), causal mask", coref.blocks[1], rng.normal(size=(2, 5, d)),
+                 (msg("nb13.case.block_nb12", i=1, shape=(2, 5, d)), coref.blocks[1], rng.normal(size=(2, 5, d)),
                   causal_mask(5)),
-                 ("a random block, x (6, 16), causal mask", rand.blocks[0], rng.normal(size=(6, 16)), causal_mask(6)),
-                 ("a random block, x (6, 16), a padding mask", rand.blocks[1], rng.normal(size=(6, 16)), pad)]
+                 (msg("nb13.case.block_random", kind=msg("nb13.case.mask_causal")), rand.blocks[0],
+                  rng.normal(size=(6, 16)), causal_mask(6)),
+                 (msg("nb13.case.block_random", kind=msg("nb13.case.mask_padding")), rand.blocks[1],
+                  rng.normal(size=(6, 16)), pad)]
         worst = 0.0
         for case, blk, x, mask in cases:
             xt = _t(x, requires_grad=True)
@@ -422,9 +424,9 @@ def check_gpt_forward(fn, lang: str | None = None, *, timeout=None):
         coref = pieces.torch_params(_nb12("coreference"))
         ind = pieces.torch_params(_nb12("induction"))
         rand = pieces.torch_params(_random_decoder(5))
-        cases = [("notebook 12's coreference model, ids (9,)", coref, rng.integers(0, coref.tok_emb.shape[0], 9)),
-                 ("notebook 12's induction model, ids (2, 22)", ind, rng.integers(0, 26, (2, 22))),
-                 ("a random model, ids (12,)", rand, rng.integers(0, 13, 12))]
+        cases = [(msg("nb13.case.gpt_coref"), coref, rng.integers(0, coref.tok_emb.shape[0], 9)),
+                 (msg("nb13.case.gpt_induction"), ind, rng.integers(0, 26, (2, 22))),
+                 (msg("nb13.case.gpt_random", n=12), rand, rng.integers(0, 13, 12))]
         worst = 0.0
         for case, params, ids in cases:
             idt = torch.as_tensor(ids)
@@ -436,9 +438,9 @@ def check_gpt_forward(fn, lang: str | None = None, *, timeout=None):
             worst = max(worst, _compare(got_w, want_w, "weights", case,
                                         [("nb13.gpt.weights_order", want_w.transpose(-4, -3))]))
         p = pieces.torch_params(_random_decoder(6), requires_grad=True)
-        got_l, _ = _pair(_call(fn, "a random model, ids (5,)", p, torch.arange(5)), "ids (5,)", "logits")
+        got_l, _ = _pair(_call(fn, msg("nb13.case.gpt_random", n=5), p, torch.arange(5)), "ids (5,)", "logits")
         if not isinstance(got_l, torch.Tensor) or got_l.grad_fn is None:
-            raise Fail("nb13.check.detached", case="a random model, ids (5,)")
+            raise Fail("nb13.check.detached", case=msg("nb13.case.gpt_random", n=5))
         return msg("nb13.gpt.ok", n=len(cases), diff=f"{worst:.1e}")
     return _run("check_gpt_forward", "gpt_forward", body, lang, timeout, fn)
 
