@@ -10,7 +10,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "见 .vocab）。{hint}"},
     "nb12.unknown_more": {"en": " and {k} more", "zh": "，另有 {k} 个"},
     "nb12.unknown_hint": {"en": " Separate the words with spaces (小红 把 书 递给 小明).",
-                          "zh": "请用空格把词隔开（小红 把 书 递给 小明）。"},
+                          "zh": "请像训练句子那样，在词与词之间加空格。"},
     "nb12.head_menu": {"en": "head", "zh": "头"},
     "nb12.head_readout": {"en": "on 200 fresh repeated sequences: previous-token score {prev}, induction score {ind}",
                           "zh": "在 200 条新的重复随机序列上：前一个 token 得分 {prev}，induction 得分 {ind}"},
