@@ -44,8 +44,12 @@ def _check_page(page, site_server, rel: str, slides: bool) -> None:
     assert not off_machine, f"{rel}: requests that left 127.0.0.1: {off_machine}"
     assert not failed, f"{rel}: failed requests: {failed}"
     typeset = page.locator(".MathJax_CHTML, .MathJax_Display, .MathJax").count()
-    text = page.locator("body").inner_text() if not slides else page.evaluate(
-        "[...document.querySelectorAll('.reveal .slides section')].map(s => s.textContent).join('\\n')")
+    # Printed outputs (<pre>, <code>) are never typeset: notebook 13 prints text its model wrote, '$' included.
+    text = page.evaluate("""(slides) => {
+        const roots = slides ? [...document.querySelectorAll('.reveal .slides section')] : [document.body];
+        return roots.map(r => { const c = r.cloneNode(true);
+                                c.querySelectorAll('pre, code').forEach(e => e.remove());
+                                return c.textContent; }).join('\\n'); }""", slides)
     raw = RAW_MATH.findall(text)
     assert typeset > 0 and not raw, f"{rel}: {typeset} typeset formulas, raw ones left: {raw[:5]}"
     images = page.evaluate("[...document.images].map(i => i.naturalWidth)")
