@@ -17,7 +17,6 @@ notebook 12's `from_files`, widgets and scores read them). torch is imported ins
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from importlib import resources
@@ -26,6 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.core import transformer as tr
+from attention_core.labs.nb12_trained_transformer.training import (  # one file format for both notebooks' models
+    default_out_dir,
+    save,
+)
 
 from . import corpus as corpus_mod
 from . import pieces
@@ -244,19 +247,14 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
 
 
 # --- files ----------------------------------------------------------------------------------------------
-def save(result: dict, out_dir) -> tuple[Path, Path]:
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    name = result["manifest"]["name"]
-    npz, js = out_dir / f"{name}.npz", out_dir / f"{name}.json"
-    np.savez_compressed(npz, **{k: np.asarray(v, np.float32) for k, v in result["weights"].items()})
-    js.write_text(json.dumps(result["manifest"], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return npz, js
-
-
-def default_out_dir() -> Path:
-    import attention_core.data as data
-    return Path(data.__file__).resolve().parent / "models"
+def _steps(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
 
 
 def load_run(name: str, folder=None):
@@ -271,16 +269,6 @@ def load_run(name: str, folder=None):
     else:
         npz, js = Path(folder) / f"nb13_{name}.npz", Path(folder) / f"nb13_{name}.json"
     return from_files(npz, js)
-
-
-def _steps(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
 
 
 def parse_args(argv) -> argparse.Namespace:
