@@ -36,8 +36,10 @@ def _pages(folder, pattern):
     return sorted(p.relative_to(folder).as_posix() for p in folder.glob(pattern))
 
 
-def _check_page(page, site_server, rel: str, slides: bool) -> None:
+def _check_page(page, site_server, rel: str, slides: bool, rendered: str | None = None) -> None:
     off_machine, failed = _open_offline(page, f"{site_server.base}/{rel}")
+    if rendered:        # live widgets queue their own formulas once drawn: wait for them before MathJax's queue
+        page.locator(rendered).first.wait_for(timeout=60_000)
     page.wait_for_function(MATHJAX_DONE, timeout=60_000)
     if slides:
         page.wait_for_function("() => document.querySelector('.reveal.ready') !== null", timeout=60_000)
@@ -45,10 +47,11 @@ def _check_page(page, site_server, rel: str, slides: bool) -> None:
     assert not failed, f"{rel}: failed requests: {failed}"
     typeset = page.locator(".MathJax_CHTML, .MathJax_Display, .MathJax").count()
     # Printed outputs (<pre>, <code>) are never typeset: notebook 13 prints text its model wrote, '$' included.
+    # Scripts are not text a reader sees: the saved widget state is JSON holding the quiz's '$\\alpha_{ij}$'.
     text = page.evaluate("""(slides) => {
         const roots = slides ? [...document.querySelectorAll('.reveal .slides section')] : [document.body];
         return roots.map(r => { const c = r.cloneNode(true);
-                                c.querySelectorAll('pre, code').forEach(e => e.remove());
+                                c.querySelectorAll('pre, code, script, style').forEach(e => e.remove());
                                 return c.textContent; }).join('\\n'); }""", slides)
     raw = RAW_MATH.findall(text)
     assert typeset > 0 and not raw, f"{rel}: {typeset} typeset formulas, raw ones left: {raw[:5]}"
@@ -89,7 +92,7 @@ def test_saved_widget_state_renders_offline(page, site_server):
     subprocess.run([sys.executable, "tools/build_site.py", "site", "01", "--widgets", "saved", "--out", str(out)],
                    check=True, cwd=REPO, stdout=subprocess.DEVNULL, timeout=600)
     rel = "saved/en/01_query_key_value.html"
-    _check_page(page, site_server, rel, slides=False)
+    _check_page(page, site_server, rel, slides=False, rendered=".widget-htmlmath-content")
     page.locator(".widget-slider").first.wait_for(timeout=60_000)
     assert page.locator("img.widget-image").count() >= 1, "the saved widget state drew no picture"
     assert page.locator(".attention-lab-static").count() == 0       # the live view, not the fallback
