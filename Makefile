@@ -68,7 +68,7 @@ slides: setup
 ## make test: set up, then run every test: unit tests and nbval over both editions
 test: setup
 	@mkdir -p $(TEST_HOME)
-	$(VENV)/bin/ruff check attention_core tests tools benchmarks
+	$(VENV)/bin/ruff check attention_core tests tools benchmarks notebooks/src
 	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-p no:cacheprovider tests notebooks/en notebooks/zh
 

@@ -13,8 +13,9 @@ Cells a teacher's view leaves out (the setup cell, cells that print library sour
 `teacher-hide`, which the Voila template `attention-lab-teacher` (`make present`) honours.
 
 Outputs are kept per code cell. Each written notebook records a hash of its built code and of the
-library (`metadata.attention_lab.inputs`): when neither changed, a rebuild takes the stored outputs
-over and executes nothing (a markdown edit changes only that markdown); otherwise the notebook is
+library it can depend on (`metadata.attention_lab.inputs`: core, backends, teaching, shared data, and
+the labs its code and the quiz bank name, with the labs those import): when neither changed, a
+rebuild takes the stored outputs over and executes nothing (a markdown edit changes only that markdown); otherwise the notebook is
 executed. Stored notebooks carry no timestamps, random widget ids, memory addresses or paths, so
 re-executing an unchanged notebook changes only its `measurement` cells.
 
@@ -28,6 +29,7 @@ import json
 import os
 import re
 import sys
+import unicodedata
 import uuid
 from pathlib import Path
 
@@ -162,12 +164,28 @@ def _char_kind(ch: str) -> str:
     return "latin"
 
 
+def _punct(ch: str) -> bool:
+    """A Unicode punctuation or symbol character: what CommonMark's flanking rules treat as punctuation."""
+    return unicodedata.category(ch)[0] in "PS"
+
+
+def _flanks(before: str, after: str, closing: bool) -> bool:
+    """Whether an emphasis delimiter run between `before` and `after` ("" at a line's end) can close
+    (closing=True: right-flanking) or open (left-flanking) in CommonMark."""
+    if closing:
+        return bool(before.strip()) and (not _punct(before) or not after.strip() or _punct(after))
+    return bool(after.strip()) and (not _punct(after) or not before.strip() or _punct(before))
+
+
 def join_zh_lines(text: str) -> str:
     """Join the wrapped lines of each paragraph of a Chinese markdown cell.
 
     Between two Chinese characters, or next to full-width punctuation, the break disappears; between
     a Chinese character and a Latin letter, digit or `code` it becomes one space (as the sources
-    write "Query 与 Key"); between two Latin characters it stays a line break. Headings, list items
+    write "Query 与 Key"); between two Latin characters it stays a line break. An emphasis mark at the
+    break (`**机构**` / `（`) is looked through: the characters beside it decide. Only where a joined
+    mark could not close (or open) in CommonMark, as in `*是谁？*` / `周围`, is a space kept, so the
+    emphasis still renders; the spacing test then names the source to reword. Headings, list items
     (their indented continuation lines are joined to them), tables, block quotes, HTML lines,
     fenced code and display formulas ($$ ... $$) are left as they are.
     """
@@ -183,15 +201,18 @@ def join_zh_lines(text: str) -> str:
         prev = out[-1] if out else ""
         if (stripped and prev.strip() and not _BLOCK_START.match(line) and not _KEEP_LINE.search(prev)
                 and not (prev.lstrip().startswith("$$") or prev.rstrip().endswith("$$"))):
-            a, b = _char_kind(prev.rstrip()[-1]), _char_kind(stripped[0])
-            # An emphasis mark at the break keeps a space: "*是谁？*周围" would not close the
-            # emphasis in CommonMark (a closing * after punctuation must be followed by a space).
-            emphasis = prev.rstrip()[-1] in "*_" or stripped[0] in "*_"
-            if not emphasis and ("punct" in (a, b) or (a, b) == ("han", "han")):
-                out[-1] = prev.rstrip() + stripped
+            head = prev.rstrip()
+            closer = len(head) - len(head.rstrip("*_"))            # an emphasis run ending the line
+            opener = len(stripped) - len(stripped.lstrip("*_"))    # one starting the next line
+            x, y = head[:len(head) - closer][-1:], stripped[opener:][:1]
+            a, b = _char_kind(x or " "), _char_kind(y or " ")
+            if "punct" in (a, b) or (a, b) == ("han", "han"):
+                joined = ((not closer or _flanks(x, stripped[0], closing=True))
+                          and (not opener or _flanks(head[-1], y, closing=False)) and not (closer and opener))
+                out[-1] = head + ("" if joined else " ") + stripped
                 continue
-            if "han" in (a, b) or (emphasis and "punct" in (a, b)):
-                out[-1] = prev.rstrip() + " " + stripped
+            if "han" in (a, b):
+                out[-1] = head + " " + stripped
                 continue
         out.append(line)
     return "\n".join(out)
@@ -224,12 +245,68 @@ def build(path: Path, lang: str) -> nbformat.NotebookNode:
 LIBRARY = ROOT / "attention_core"
 
 
-def library_hash() -> str:
-    """sha256 of the package's code and data: a change anywhere re-executes the notebooks."""
+LABS = LIBRARY / "labs"
+_LAB_NAME = re.compile(r"nb\d\d_[a-z0-9_]+")
+# Package data a lab owns (read only through that lab); every other data file is shared by all notebooks.
+DATA_OWNERS = {"course_text.json": "nb13_build_a_gpt", "models/nb13_": "nb13_build_a_gpt",
+               "models/": "nb12_trained_transformer"}
+
+
+def _data_owner(rel: str) -> str | None:
+    """The lab that owns data file `rel` (relative to attention_core/data), or None when shared."""
+    return next((lab for prefix, lab in DATA_OWNERS.items() if rel.startswith(prefix)), None)
+
+
+def _values(node, key: str):
+    """Every value stored under `key` anywhere inside a JSON tree."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key:
+                yield v
+            yield from _values(v, key)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _values(v, key)
+
+
+def quiz_labs() -> set[str]:
+    """Labs whose checkers the quiz bank names (teaching.checks.lab_checker finds them by name)."""
+    bank = json.loads((LIBRARY / "data" / "quiz" / "questions.json").read_text(encoding="utf-8"))
+    return {f"nb{notebook}" for q in bank["questions"] if q.get("check")
+            for notebook in _values(q, "notebook") if isinstance(notebook, str)}
+
+
+def notebook_labs(code: str) -> set[str]:
+    """The labs a notebook's code uses, with the labs those import, and the labs the quiz bank names."""
+    todo = {name for name in {*_LAB_NAME.findall(code), *quiz_labs()} if (LABS / name).is_dir()}
+    found: set[str] = set()
+    while todo:
+        lab = todo.pop()
+        found.add(lab)
+        for path in (LABS / lab).rglob("*.py"):
+            todo |= {n for n in _LAB_NAME.findall(path.read_text(encoding="utf-8"))
+                     if (LABS / n).is_dir() and n not in found}
+    return found
+
+
+def library_hash(labs: set[str] | None = None) -> str:
+    """sha256 of the package's code and data that a notebook can depend on.
+
+    labs=None: the whole package. Otherwise core, backends, teaching, the shared data, and only the named
+    labs with the data they own: a change to notebook 12's lab re-executes 12 and 13, not 03."""
     digest = hashlib.sha256()
     for path in sorted(LIBRARY.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            digest.update(path.relative_to(LIBRARY).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
+            continue
+        rel = path.relative_to(LIBRARY)
+        if labs is not None:
+            parts = rel.parts
+            if parts[0] == "labs" and len(parts) > 2 and parts[1] not in labs:
+                continue
+            owner = _data_owner(rel.relative_to("data").as_posix()) if parts[0] == "data" else None
+            if owner is not None and owner not in labs:
+                continue
+        digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -328,13 +405,15 @@ def main(argv=None) -> int:
         print("no notebook sources matched", file=sys.stderr)
         return 1
     write_index()
-    library = library_hash()
+    hashes: dict[frozenset, str] = {}
     for src in sources:
         for lang in LANGS:
             out_dir = ROOT / "notebooks" / lang
             out_dir.mkdir(parents=True, exist_ok=True)
             target = out_dir / f"{src.stem}.ipynb"
             nb = build(src, lang)
+            labs = frozenset(notebook_labs("\n".join(c.source for c in nb.cells if c.cell_type == "code")))
+            library = hashes.get(labs) or hashes.setdefault(labs, library_hash(set(labs)))
             inputs = inputs_hash(nb, library)
             if not args.force and take_outputs(nb, target, inputs):
                 how = "outputs kept"

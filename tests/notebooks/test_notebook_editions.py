@@ -208,6 +208,38 @@ def test_the_builder_keeps_outputs_when_only_markdown_changed(tmp_path):
     assert build_notebooks.inputs_hash(built, library + "x") != inputs, "a library change must re-execute"
 
 
+def test_a_labs_change_re_executes_only_the_notebooks_that_use_it(tmp_path, monkeypatch):
+    """The inputs hash covers core, backends, teaching, shared data and the notebook's own labs: editing
+    notebook 12's lab or its models changes 12's hash, not 03's; editing teaching changes both."""
+    import shutil
+    lib = tmp_path / "attention_core"
+    shutil.copytree(ROOT / "attention_core", lib, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(build_notebooks, "LIBRARY", lib)
+    monkeypatch.setattr(build_notebooks, "LABS", lib / "labs")
+
+    def labs_of(name):
+        nb = build_notebooks.build(ROOT / "notebooks" / "src" / name, "en")
+        return build_notebooks.notebook_labs("\n".join(c.source for c in nb.cells if c.cell_type == "code"))
+
+    softmax, trained, gpt = labs_of("03_softmax.py"), labs_of("12_trained_transformer.py"), labs_of("13_build_a_gpt.py")
+    assert "nb03_softmax" in softmax and "nb12_trained_transformer" not in softmax
+    assert {"nb12_trained_transformer", "nb13_build_a_gpt"} <= gpt, gpt
+
+    def hashes():
+        return [build_notebooks.library_hash(labs) for labs in (softmax, trained, gpt)]
+
+    before = hashes()
+    (lib / "labs" / "nb12_trained_transformer" / "experiments.py").write_text("# edited\n", encoding="utf-8")
+    after_lab = hashes()
+    assert after_lab[0] == before[0] and after_lab[1] != before[1] and after_lab[2] != before[2]
+    (lib / "data" / "course_text.json").write_text("{}", encoding="utf-8")       # notebook 13's corpus
+    after_corpus = hashes()
+    assert after_corpus[:2] == after_lab[:2] and after_corpus[2] != after_lab[2]
+    (lib / "teaching" / "plots.py").write_text("# edited\n", encoding="utf-8")
+    after_teaching = hashes()
+    assert all(a != b for a, b in zip(after_teaching, after_corpus)), "a teaching change re-executes every notebook"
+
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
