@@ -12,12 +12,12 @@ moves the marker into the cell's tags and drops both lines, so learners never se
 Cells a teacher's view leaves out (the setup cell, cells that print library source) get the tag
 `teacher-hide`, which the Voila template `attention-lab-teacher` (`make present`) honours.
 
-Outputs are kept per code cell. Each written notebook records a hash of its built code and of the
-library it can depend on (`metadata.attention_lab.inputs`: core, backends, teaching, shared data, and
-the labs its code and the quiz bank name, with the labs those import): when neither changed, a
-rebuild takes the stored outputs over and executes nothing (a markdown edit changes only that markdown); otherwise the notebook is
-executed. Stored notebooks carry no timestamps, random widget ids, memory addresses or paths, so
-re-executing an unchanged notebook changes only its `measurement` cells.
+Outputs are kept per code cell. Each written notebook records a hash of its built code and of the library it
+can depend on (`metadata.attention_lab.inputs`: core, backends, teaching, shared data, and the labs its code
+and the quiz bank name, with the labs those import): when neither changed, a rebuild takes the stored outputs
+over and executes nothing (a markdown edit changes only that markdown); otherwise the notebook is executed.
+Stored notebooks carry no timestamps, random widget ids, memory addresses or paths, so re-executing an
+unchanged notebook changes only its `measurement` cells.
 
 Usage:  python tools/build_notebooks.py [--force] [--no-execute] [NAME ...]
 """
