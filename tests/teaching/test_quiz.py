@@ -363,3 +363,28 @@ def test_a_code_question_opens_its_reference_once_its_checker_has_run():
     assert not box.reference_button.disabled
     box.reference_button.click()
     assert box.reference.layout.display != "none"
+
+
+def _q6_removals(lang: str) -> dict:
+    """{word: (weight, drop of p, answer without it)} as notebook 12 (stored outputs, `lang` edition) prints them for
+    the sentence of Q6."""
+    nb = nbformat.read(ROOT / "notebooks" / lang / "12_trained_transformer.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "weight_vs_removal(" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+    rows = re.findall(r"^\s*(\S+)\s+(\d\.\d\d)\s+(-?\d\.\d{3})\s+(\S+)\s*$", printed, re.M)
+    assert len(rows) >= 10, printed
+    return {word: (weight, drop, without) for word, weight, drop, without in rows}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_q6_editors_note_says_what_notebook_12_measures(lang):
+    """The note's claims about notebook 12's trained model (issue 16): each word it names gets the weight, the drop of
+    p and the answer without it that the notebook prints; no claim that removing the top-weighted word barely matters."""
+    note = RAW["questions"][[q["id"] for q in RAW["questions"]].index("q6")]["reference"][lang]
+    note = note[note.index("12"):]
+    rows = _q6_removals(lang)
+    for word in ("animal", "tired"):
+        weight, drop, without = rows[word]
+        assert f"*{word}*" in note and f"*{without}*" in note, (word, without, note)
+        assert weight in note and drop.lstrip("-") in note, (word, weight, drop, note)
+    assert not re.search(r"barely|hardly|几乎不动|几乎不变", note), note
