@@ -136,6 +136,29 @@ def teacher_view_tags(cells) -> list:
     return out
 
 
+MARKER_LIKE = re.compile(r"^\s*#\s*(nbval[\w-]*|measurement)\s*$", re.IGNORECASE)
+
+
+def check_test_markers(text: str, name: str) -> None:
+    """Refuse, with file and line, a marker nbval or the builder would misread: a misspelt or lowercase one
+    (silently a plain comment otherwise), or one below the first code line of its cell (learners would see it)."""
+    previous, markdown = "", False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("# %%"):
+            markdown = "[markdown]" in line
+        if not markdown and MARKER_LIKE.match(line):
+            m = MARKER_LINE.match(line.strip())
+            if not m or m.group(1) not in NBVAL_TAGS:
+                raise SystemExit(f"{name}:{number}: unknown test marker {line.strip()!r}; "
+                                 f"expected one of {', '.join('# ' + k for k in sorted(NBVAL_TAGS))}")
+            if not (previous.startswith("# %%") and "[markdown]" not in previous
+                    or MARKER_LINE.match(previous) or REASON_LINE.match(previous)):
+                raise SystemExit(f"{name}:{number}: {line.strip()!r} must open its code cell "
+                                 "(right below '# %%', before any code)")
+        if line.strip():
+            previous = line.strip()
+
+
 def split_markers(text: str) -> tuple[list[str], str]:
     """(nbval tags, source without its marker lines) of a code cell."""
     lines, tags = text.splitlines(), []
@@ -164,6 +187,9 @@ def _char_kind(ch: str) -> str:
     return "latin"
 
 
+_LINK_END = re.compile(r"(.)\]\([^()\s]*\)$")
+
+
 def _punct(ch: str) -> bool:
     """A Unicode punctuation or symbol character: what CommonMark's flanking rules treat as punctuation."""
     return unicodedata.category(ch)[0] in "PS"
@@ -185,7 +211,8 @@ def join_zh_lines(text: str) -> str:
     write "Query 与 Key"); between two Latin characters it stays a line break. An emphasis mark at the
     break (`**机构**` / `（`) is looked through: the characters beside it decide. Only where a joined
     mark could not close (or open) in CommonMark, as in `*是谁？*` / `周围`, is a space kept, so the
-    emphasis still renders; the spacing test then names the source to reword. Headings, list items
+    emphasis still renders; the spacing test then names the source to reword. A link is read by its
+    text, so `[12 · 训练好的模型](12_x.ipynb)` / `在` joins without a space. Headings, list items
     (their indented continuation lines are joined to them), tables, block quotes, HTML lines,
     fenced code and display formulas ($$ ... $$) are left as they are.
     """
@@ -205,7 +232,9 @@ def join_zh_lines(text: str) -> str:
             closer = len(head) - len(head.rstrip("*_"))            # an emphasis run ending the line
             opener = len(stripped) - len(stripped.lstrip("*_"))    # one starting the next line
             x, y = head[:len(head) - closer][-1:], stripped[opener:][:1]
-            a, b = _char_kind(x or " "), _char_kind(y or " ")
+            link = _LINK_END.search(head)                   # a link is read by its text: [第 12 节](12_x.ipynb)
+            a = _char_kind(link.group(1) if link and not closer else x or " ")
+            b = _char_kind(stripped[opener + 1] if y == "[" and len(stripped) > opener + 1 else y or " ")
             if "punct" in (a, b) or (a, b) == ("han", "han"):
                 joined = ((not closer or _flanks(x, stripped[0], closing=True))
                           and (not opener or _flanks(head[-1], y, closing=False)) and not (closer and opener))
@@ -222,6 +251,7 @@ def build(path: Path, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
+    check_test_markers(path.read_text(encoding="utf-8"), path.name)
     for i, (kind, cell_lang, text) in enumerate(parse(path)):
         if kind == "md" and cell_lang in (None, lang):
             nb.cells.append(nbformat.v4.new_markdown_cell(join_zh_lines(text) if cell_lang == "zh" else text))

@@ -77,6 +77,25 @@ def test_a_mistyped_marker_is_refused_with_file_and_line():
         parse_source('# %% [markdown] lang="en"\n# Hi\n\n# %%\nx = 1\n', "pair.py")
 
 
+def test_a_misspelt_or_misplaced_test_marker_is_refused_with_file_and_line(tmp_path):
+    """nbval's markers and # MEASUREMENT: a typo, a lowercase one or one below the code would silently become a
+    comment (the test plumbing a learner sees, or a check nbval skips); the builder names file and line."""
+    head = '# %% [markdown] lang="en"\n# Hi\n\n# %% [markdown] lang="zh"\n# 你好\n\n'
+    good = head + "# %%\n# NBVAL_IGNORE_OUTPUT\n# (a timing)\nx = 1\n\n# %% [markdown] lang=\"en\"\n# measurement\n" \
+        '\n# %% [markdown] lang="zh"\n# 测量\n'
+    src = tmp_path / "good.py"
+    src.write_text(good, encoding="utf-8")
+    assert build_notebooks.build(src, "en").cells[1].metadata["tags"] == ["nbval-ignore-output"]
+    for cell, line, why in [("# NBVAL_SKPI\nx = 1", 8, "unknown test marker"),
+                            ("# nbval_skip\nx = 1", 8, "unknown test marker"),
+                            ("# Measurement\nx = 1", 8, "unknown test marker"),
+                            ("x = 1\n# NBVAL_SKIP", 9, "must open its code cell")]:
+        bad = tmp_path / "bad.py"
+        bad.write_text(head + "# %%\n" + cell + "\n", encoding="utf-8")
+        with pytest.raises(SystemExit, match=rf"bad\.py:{line}: .*{why}"):
+            build_notebooks.build(bad, "en")
+
+
 @pytest.mark.parametrize("code, en, zh", [
     ('print("[en]scores x =[zh]分数 x =", s)', 'print("scores x =", s)', 'print("分数 x =", s)'),
     ('f"[en]sum = {s:.3f}[zh]总和 = {s:.3f}"', 'f"sum = {s:.3f}"', 'f"总和 = {s:.3f}"'),
