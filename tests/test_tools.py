@@ -145,9 +145,25 @@ def test_a_corrupt_state_file_is_rebuilt_and_loses_nothing(course, capsys, state
     assert kept == ["en/01_a.ipynb", "zh/01_a.ipynb"]                 # unknown base: every differing copy is kept
     assert "it differs from the course's version" in out
     assert (dest / "zh" / "01_a.ipynb").read_text() == '{"mine": true}'
-    state = json.loads((dest / ".copied.json").read_text())          # valid again; the kept ones' base unknown
-    assert isinstance(state, dict) and "zh/01_a.ipynb" not in state
-    assert lab_setup.copy(dest=dest, source=src) == kept and "rebuilt" not in capsys.readouterr().out
+    state = json.loads((dest / ".copied.json").read_text())          # valid again: the course's digests as bases
+    assert state == {rel: lab_setup._digest(src / rel) for rel in ("en/01_a.ipynb", "zh/01_a.ipynb")}
+    assert lab_setup.copy(dest=dest, source=src) == [] and capsys.readouterr().out == ""
+
+
+def test_after_a_rebuild_a_changed_notebook_is_named_once_then_only_when_the_course_changes(course, capsys):
+    src, dest = course
+    lab_setup.copy(dest=dest, source=src)
+    (dest / "en" / "01_a.ipynb").write_text('{"mine": 1}')
+    (dest / ".copied.json").write_text('{"en/01_a.ipy')              # truncated
+    assert lab_setup.copy(dest=dest, source=src) == ["en/01_a.ipynb"]
+    assert "kept your changed my-notebooks/en/01_a.ipynb (it differs" in capsys.readouterr().out
+    for _ in range(3):                                               # every later `make lab`: not a word
+        assert lab_setup.copy(dest=dest, source=src) == []
+        assert capsys.readouterr().out == ""
+    (src / "en" / "01_a.ipynb").write_text('{"v": 2}')                # the course changes: named again, as newer
+    assert lab_setup.copy(dest=dest, source=src) == ["en/01_a.ipynb"]
+    assert "(the course's version is newer" in capsys.readouterr().out
+    assert (dest / "en" / "01_a.ipynb").read_text() == '{"mine": 1}'
 
 
 def test_the_state_file_is_written_atomically(course, monkeypatch):

@@ -22,7 +22,8 @@ state file records the digest of the course version each copy started from). `co
 copy to my-notebooks.bak/ (my-notebooks.bak.2/, .3/, ... when an earlier backup is there: none is ever
 overwritten) and starts again from the committed notebooks. The state file, my-notebooks/.copied.json,
 is written atomically; a corrupt one is rebuilt (every notebook that differs from the course's is then
-kept as the learner's), with a line that says so.
+kept as the learner's, named once, and recorded as started from the course's current version, so later
+runs name it again only when the course's version changes), with a line that says so.
 """
 from __future__ import annotations
 
@@ -157,7 +158,8 @@ def write_atomically(path: Path, text: str) -> None:
 
 def read_state(path: Path) -> dict:
     """{notebook: digest of the course version it was copied from}; a corrupt file is reported and
-    rebuilt from scratch (nothing is lost: a notebook that differs from the course's is then kept)."""
+    rebuilt from scratch (nothing is lost: a notebook that differs from the course's is then kept, and
+    `copy` records the course's current digest as its base)."""
     if not path.exists():
         return {}
     try:
@@ -196,7 +198,9 @@ def copy(reset: bool = False, dest: Path = WORK_COPY, source: Path = ROOT / "not
                 if mine != state.get(rel):             # the learner changed it: never overwrite
                     if state.get(rel) != new:          # ... and the course changed (or is unknown): say so
                         kept.append(rel)
-                        unknown.update([rel] if rel not in state else [])
+                    if rel not in state:               # unknown base (no or a rebuilt state file): said once,
+                        unknown.add(rel)               # then the course's version of today is its base, so
+                        state[rel] = new               # the next line comes only when the course changes
                     continue
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(nb, target)
