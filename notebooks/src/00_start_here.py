@@ -34,7 +34,7 @@
 # - 确认运行环境正常（NumPy 必备；如果装了 torch 和 CUDA，也一并检查）；
 # - 把点积理解为“相似度打分”——这正是注意力计算的第一步。
 #
-# **需要的基础：**会一点 Python 和 NumPy 即可。注意力的四项先修知识（向量与点积、softmax、
+# **需要的基础**：会一点 Python 和 NumPy 即可。注意力的四项先修知识（向量与点积、softmax、
 # “神经网络层就是可学习的投影”、RNN）在下面各有一屏的快速回顾。
 
 # %%
@@ -74,14 +74,14 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # - **按顺序运行单元格**：按 <kbd>Shift</kbd>+<kbd>Enter</kbd>。每个 notebook 的第一个代码单元格负责设置语言、
 #   导入 `attention_core` 并固定随机种子，所以你看到的数字和正文里写的一致。
 # - **交互控件**（滑块、按钮）一动，图就会马上更新。如果控件没显示图，重新运行它所在的单元格即可。
-# - **所有定义都在同一个包里。** notebook 从不自己重写注意力，而是调用 `attention_core`。
+# - **所有定义都在同一个包里**。notebook 从不自己重写注意力，而是调用 `attention_core`。
 #   想看某一步背后的代码，运行 `inspect.getsource(ac.softmax)` 就行。
-# - **两个版本，同一份代码。** `notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同，只有文字不同。
+# - **两个版本，同一份代码**。`notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同，只有文字不同。
 # - **自测题**在每个主题的末尾：先作答，点*检查答案*，再对照参考答案。
-# - **老师们：** JupyterLab 的*查看 → 外观 → 演示模式*（英文界面：*View → Appearance → Presentation Mode*）
+# - **老师们**：JupyterLab 的*查看 → 外观 → 演示模式*（英文界面：*View → Appearance → Presentation Mode*）
 #   会把字放大，适合投影；`make present NB=01 LANG=zh` 打开某个 notebook 的教师视图（只有正文和控件、没有代码，
 #   用 Voilà 显示：`.venv/bin/voila` 加 `attention-lab-teacher` 模板）；`make slides` 生成离线可用的幻灯片。
-# - **卡住了？**用*内核 → 重启并运行所有单元格…*（*Kernel → Restart Kernel and Run All Cells*）清空所有变量，
+# - **卡住了**？用*内核 → 重启并运行所有单元格…*（*Kernel → Restart Kernel and Run All Cells*）清空所有变量，
 #   从头重新运行整个 notebook。`make lab` 打开的是你自己的一份副本（`my-notebooks/`）；如果还想撤销自己改过的内容，
 #   运行 `make lab-reset`（原来的副本保存在 `my-notebooks.bak/`）。
 
@@ -325,4 +325,4 @@ for t, value in zip(lengths, influence):
 # - 点积衡量两个向量有多匹配；softmax 把分数变成权重；投影让同一个向量扮演三种角色；
 #   RNN 的长链条让早期信息逐渐消失（或爆炸）。
 #
-# **下一节：** [01 · Query、Key、Value：直觉](01_query_key_value.ipynb)——这四块拼起来，就是注意力。
+# **下一节**：[01 · Query、Key、Value：直觉](01_query_key_value.ipynb)——这四块拼起来，就是注意力。

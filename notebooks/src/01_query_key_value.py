@@ -29,7 +29,7 @@
 # - 解释为什么注意力权重跟着**内容**走、而不是跟着距离走，并亲眼看到代词找到它指代的名词；
 # - 说清注意力权重大时，能说明什么、不能说明什么。
 #
-# **需要的基础：**点积和 softmax（见 [00 · 从这里开始](00_start_here.ipynb)）。
+# **需要的基础**：点积和 softmax（见 [00 · 从这里开始](00_start_here.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -68,7 +68,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # %% [markdown] lang="zh"
 # ## 三种角色：问题、标签、内容
 #
-# 想象一间嘈杂的咖啡馆。朋友讲故事时说到“他”，你脑中冒出一个悬而未决的问题：*“他”是谁？*
+# 想象一间嘈杂的咖啡馆。朋友讲故事时说到“他”，你脑中冒出一个悬而未决的问题：*“他”是谁*？
 # 周围有六个人在同时聊天，但你不会平均分配注意力：你拿这个问题给朋友提到过的每个人打分，
 # 看谁最符合，然后主要（而不是只）从最符合的那个人身上取信息。也可以想象一座图书馆：
 #
@@ -225,9 +225,9 @@ coreference.feature_table(tired)
 # 这个模型用固定且可读的矩阵做两步注意力（可以用
 # `coreference.matrix_table(coreference.default_params(), "w_q2")` 把矩阵打印出来）：
 #
-# 1. **别人怎么说我？**代词的 Query 去找作表语的形容词；形容词的 Key 回应，它的 Value 把自己说的内容
+# 1. **别人怎么说我**？代词的 Query 去找作表语的形容词；形容词的 Key 回应，它的 Value 把自己说的内容
 #    （`pred_tired` 或 `pred_wide`）复制进代词的向量。
-# 2. **这会是谁？**此时代词的 Query 变成“我要找一个会累的东西”（或“会宽的东西”）；每个名词的 Key
+# 2. **这会是谁**？此时代词的 Query 变成“我要找一个会累的东西”（或“会宽的东西”）；每个名词的 Key
 #    说明自己可能是什么；最匹配的那个名词交出自己的身份信息。
 #
 # 下面先看第 1 步的效果，再看第 2 步负责匹配的两个矩阵：Query 矩阵把 `pred_tired` 变成“在找 `tired`”，
@@ -289,7 +289,7 @@ for name in ("xiaohong_she", "xiaoming_he", "zh_animal_tired", "zh_animal_wide")
 # give `street` the feature `can_be_tired`, or take `can_be_tired` away from `animal`.
 
 # %% [markdown] lang="zh"
-# **这个演示靠得住吗？**翻转一个特征，注意力就必须跟着变。下面我们假设小明也是女性：这时有两个 Key
+# **这个演示靠得住吗**？翻转一个特征，注意力就必须跟着变。下面我们假设小明也是女性：这时有两个 Key
 # 同样匹配“她”的 Query，注意力就在两人之间平分。你也可以在这个单元格里试试别的改法：
 # 给 `street` 加上 `can_be_tired`，或者去掉 `animal` 的 `can_be_tired`。
 
@@ -396,7 +396,7 @@ checks.check_attention(attention_without_scale)
 # Once it passes, break it on purpose: use `k @ q.swapaxes(-1, -2)`, or drop the softmax, and read what the checker says.
 
 # %% [markdown] lang="zh"
-# **轮到你了。**修改下面的 `my_attention`（保持函数签名不变：返回 `(output, weights)`），运行单元格，
+# **轮到你了**。修改下面的 `my_attention`（保持函数签名不变：返回 `(output, weights)`），运行单元格，
 # 看检查结果。还没写之前，检查器会提示函数尚未实现，这是正常的。
 # 通过之后，再故意改错试试：换成 `k @ q.swapaxes(-1, -2)`，或者去掉 softmax，看看检查器怎么说。
 
@@ -507,4 +507,4 @@ quiz.quiz_widget("q6")
 # - 权重跟着内容走，不跟着距离走；有了合适的特征，代词的 Query 能找到它指代的名词，而 Winograd 孪生句会让答案翻转。
 # - 权重大意味着“这个 Value 在这里混入得多”，而不是“这个 token 解释了模型的决定”。
 #
-# **下一节：** [02 · 缩放点积注意力与 √d_k](02_scaled_dot_product.ipynb)——为什么向量维度越高，这个除法越重要。
+# **下一节**：[02 · 缩放点积注意力与 √d_k](02_scaled_dot_product.ipynb)——为什么向量维度越高，这个除法越重要。

@@ -30,7 +30,7 @@
 # - 解释分数过大时 softmax 为什么会变成 one-hot、梯度为什么会消失，并能从 Jacobian 矩阵上看出来；
 # - 说清除以 $\sqrt{d_k}$ 做了什么（控制分数的分散程度），没做什么（不改变 Key 的排序，也不是为了防溢出）。
 #
-# **需要的基础：**会手算一步注意力（见 [01 · Query、Key、Value](01_query_key_value.ipynb)），
+# **需要的基础**：会手算一步注意力（见 [01 · Query、Key、Value](01_query_key_value.ipynb)），
 # 以及方差的两条性质（下文会复习）：独立项之和的方差等于各项方差之和；$\text{Var}(cX) = c^2\,\text{Var}(X)$。
 
 # %%
@@ -158,8 +158,8 @@ S = ac.attention_scores(Qx, Kx)                     # Q K^T / sqrt(d_k)   (n, n)
 # [en] the optional mask (here: causal), True = may attend   (n, n)
 # [zh] 可选的掩码（这里是因果掩码），True = 可以关注   (n, n)
 mask = ac.causal_mask(n)
-S_masked = np.where(mask, S, -np.inf)               # [en] what softmax sees: hidden scores are -inf   (n, n) [zh] softmax 看到的：被遮住的分数是 -inf   (n, n)
-alpha = ac.softmax(S, mask=mask)                    # [en] row by row; hidden positions get weight 0   (n, n) [zh] 逐行计算；被遮住的位置权重为 0   (n, n)
+S_masked = np.where(mask, S, -np.inf)               # [en] what softmax sees: hidden scores are -inf   (n, n) [zh] softmax 看到的：被屏蔽的分数是 -inf   (n, n)
+alpha = ac.softmax(S, mask=mask)                    # [en] row by row; hidden positions get weight 0   (n, n) [zh] 逐行计算；被屏蔽的位置权重为 0   (n, n)
 new = alpha @ Vx                                    # (n, d_v)
 for arrow, a in [("X", X), ("X W^Q = Q", Qx), ("X W^K = K", Kx), ("X W^V = V", Vx), ("Q K^T / sqrt(d_k)", S),
                  ("[en]mask[zh]掩码", S_masked), ("softmax -> alpha", alpha), ("alpha V", new)]:
@@ -251,11 +251,11 @@ checks.check_scaled_scores(my_scaled_scores)
 # %% [markdown] lang="zh"
 # ## q·k 的方差随 d_k 增长
 #
-# **直觉。**点积是一个求和：$q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$。分量是随机的时候，每一项都是
+# **直觉**。点积是一个求和：$q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$。分量是随机的时候，每一项都是
 # 一次小小的“向上或向下推一把”，$d_k$ 次推动并不会互相抵消：就像随机游走，走的步数越多，离起点就越远。
 # 所以向量维度越高，分数就越大——哪怕 $q$ 和 $k$ 彼此毫无关系。
 #
-# **数学推导，分几小步。**设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
+# **数学推导，分几小步**。设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
 #
 # 1. 单独一项：$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，
 #    $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$。
@@ -264,7 +264,7 @@ checks.check_scaled_scores(my_scaled_scores)
 # 3. 一个量除以常数 $c$，方差要除以 $c^2$：取 $c = \sqrt{d_k}$，
 #    $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$，**与 $d_k$ 无关**。
 #
-# **先预测。**动手测量之前，先回答这道题：
+# **先预测**。动手测量之前，先回答这道题：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -276,7 +276,7 @@ quiz.quiz_widget("q2b")
 # the variance of $q \cdot k$, before and after dividing by $\sqrt{d_k}$. The library function is short:
 
 # %% [markdown] lang="zh"
-# **再来测量。**对每个维度 $d_k$，随机抽取 20 000 对分量方差为 1 的向量 $q, k$，计算 $q \cdot k$ 在除以
+# **再来测量**。对每个维度 $d_k$，随机抽取 20 000 对分量方差为 1 的向量 $q, k$，计算 $q \cdot k$ 在除以
 # $\sqrt{d_k}$ 之前和之后的方差。库里负责抽样的函数很短：
 
 # %%
@@ -395,7 +395,7 @@ for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best 
 # extreme row of three scores, checked against finite differences of `ac.softmax`:
 
 # %% [markdown] lang="zh"
-# **one-hot 的坏处在于梯度。**模型通过“权重对分数的导数”来学习 $W^Q$ 和 $W^K$。对于 $p = \text{softmax}(s)$：
+# **one-hot 的坏处在于梯度**。模型通过“权重对分数的导数”来学习 $W^Q$ 和 $W^K$。对于 $p = \text{softmax}(s)$：
 #
 # 1. $p_i = e^{s_i} / \sum_m e^{s_m}$，所以 $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
 #    （$i = j$ 时 $\delta_{ij}$ 为 1，否则为 0）。
@@ -425,7 +425,7 @@ for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
 # The two sides use the very same vectors.
 
 # %% [markdown] lang="zh"
-# **在大量的行上测量。**对每个维度，取 1000 行随机分数（每行 16 个），统计平均最大权重、近似 one-hot 的行所占比例
+# **在大量的行上测量**。对每个维度，取 1000 行随机分数（每行 16 个），统计平均最大权重、近似 one-hot 的行所占比例
 # （最大权重 ≥ 0.99），以及 $\|J\|$ 的平均值，分别在不缩放和缩放两种情况下计算。两边用的是完全相同的向量。
 
 # %%
@@ -483,7 +483,7 @@ widgets.scaling_widget(d_k=64, scaled=False)
 # %% [markdown] lang="zh"
 # ## 缩放不做什么
 #
-# **它不改变哪个 Key 胜出。**一行中的每个分数都除以同一个正数，顺序保持不变：最好的 Key 仍然最好，整体排名也不变。
+# **它不改变哪个 Key 胜出**。一行中的每个分数都除以同一个正数，顺序保持不变：最好的 Key 仍然最好，整体排名也不变。
 # 缩放控制的只是分数之间拉开多大距离，也就是 softmax 把它们区分得有多“尖锐”。在 $d_k = 256$ 下用 1000 行来测量：
 
 # %%
@@ -502,7 +502,7 @@ print(pad("[en]average largest weight:[zh]平均最大权重：", 30), f"{rows_r
 # numbers are fine, the **gradient** is gone.
 
 # %% [markdown] lang="zh"
-# **它不是为了防止溢出。**稳妥的 softmax 在取 `exp` 之前会先减去每一行的最大值，这样每个指数都不超过 0，
+# **它不是为了防止溢出**。稳妥的 softmax 在取 `exp` 之前会先减去每一行的最大值，这样每个指数都不超过 0，
 # 分数再大也不会溢出（03 节会具体展示）。上面那些不缩放的行在计算中没有出现任何 NaN 或无穷大，每一行之和仍然是 1。
 # 它们只是饱和了：数值没问题，**梯度**没了。
 
@@ -543,7 +543,7 @@ print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {hug
 # $q$ 和 $k$ 的分量是学出来的，方差会偏离 1，但缩放保证了无论 $d_k$ 多大，训练的起点都是健康的；
 # 需要“尖锐”注意力的地方，模型仍然可以学出更大的分数。
 #
-# **为什么是 $\sqrt{d_k}$，而不是 $d_k$？**因为标准差是 $\sqrt{d_k}$。除以 $d_k$ 会把方差压到 $1/d_k$：
+# **为什么是 $\sqrt{d_k}$，而不是 $d_k$**？因为标准差是 $\sqrt{d_k}$。除以 $d_k$ 会把方差压到 $1/d_k$：
 # 分数全都挤在 0 附近，权重接近均匀分布——这是反方向的失败，注意力什么都偏好不了。用同一批向量来测量：
 
 # %%
@@ -596,4 +596,4 @@ quiz.quiz_widget("q2")
 #   $\|J\|$ 的平均值只有 0.056，而缩放后是 0.305。$W^Q$、$W^K$ 的梯度随之消失。
 # - 缩放不改变分数的排序，也不是为了防溢出：它控制的是分数的分散程度。改成除以 $d_k$，权重又会被压平到接近均匀分布。
 #
-# **下一节：** [03 · Softmax](03_softmax.ipynb)——为什么用 softmax，温度起什么作用，以及如何计算才不会溢出。
+# **下一节**：[03 · Softmax](03_softmax.ipynb)——为什么用 softmax，温度起什么作用，以及如何计算才不会溢出。

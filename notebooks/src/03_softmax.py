@@ -32,7 +32,7 @@
 # - 用温度控制权重有多“尖”，并且在任何温度下都能算出不溢出的 softmax；
 # - 回答自测题“softmax 的输出一定是稀疏的吗？”，并亲手写一个能通过检查器的 softmax。
 #
-# **需要的基础：**一步注意力的流程：打分 → 权重 → 对 Value 加权求和（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）。
+# **需要的基础**：一步注意力的流程：打分 → 权重 → 对 Value 加权求和（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -426,7 +426,7 @@ print("[en]floating-point underflow: softmax([0, -800]) =[zh]浮点下溢：soft
 # %% [markdown] lang="zh"
 # 所以自测题的答案是**不一定**：softmax 的输出是稠密的，只有某个分数占绝对优势时才接近 one-hot；控制它有多尖锐的是温度。
 #
-# **那 attention dropout 呢？**原教程的答案把它和温度并列，可它干的是另一件事。
+# **那 attention dropout 呢**？原教程的答案把它和温度并列，可它干的是另一件事。
 # 训练时，dropout 以概率 $p$ 把每个权重置 0，再把留下来的权重除以 $1 - p$：这是一种正则化手段，让模型不能只依赖某一条连接。
 # 下面用同一组分数把两者各做一遍。温度会重塑整行权重，而且和仍然是 1；dropout 的每次抽样都在随机的位置上出现严格的 0，
 # 和也不再是 1；把很多次抽样平均起来，得到的正是原来那行 softmax——所以它既没让权重变尖，也没让权重变平；到了推理时，它干脆是关掉的。
@@ -487,7 +487,7 @@ checks.check_softmax(softmax_first_try)
 # maximum of the whole array, not of each row), or sum over `axis=0`, and read what the checker says.
 
 # %% [markdown] lang="zh"
-# **轮到你了。**修改下面的 `my_softmax`，运行单元格，看检查结果。还没写之前，检查器会提示函数尚未实现，这是正常的。
+# **轮到你了**。修改下面的 `my_softmax`，运行单元格，看检查结果。还没写之前，检查器会提示函数尚未实现，这是正常的。
 # 通过之后，再故意改错试试：减去 `x.max()`（整个数组的最大值，而不是每一行的），或者沿 `axis=0` 求和，看看检查器怎么说。
 
 # %%
@@ -609,4 +609,4 @@ checks.check_temperature_softmax(my_softmax_t)
 #   先减去最大值，任何 $T$ 下都能精确计算；而课本公式在 float32 下对 $[100, 90]$ 直接得到 `nan`。
 # - softmax 的输出不是稀疏的（Q5）：每个权重都不为零；$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$。严格的 0 来自掩码。
 #
-# **下一节：** [04 · 掩码](04_masking.ipynb)：分数为 $-\infty$ 如何屏蔽未来和填充位置，以及为什么推理时仍然需要掩码。
+# **下一节**：[04 · 掩码](04_masking.ipynb)：分数为 $-\infty$ 如何屏蔽未来和填充位置，以及为什么推理时仍然需要掩码。

@@ -34,7 +34,7 @@
 # - 用实验证明：不加掩码时，一个位置的输出会随后面的 token 变化；加了掩码，完全不变；
 # - 亲手跑一遍 KV 缓存，回答自测题“推理时还需要掩码吗？”。
 #
-# **需要的基础：** softmax，以及它自己为什么永远不会给出严格的 0（见 [03 · Softmax](03_softmax.ipynb)）；
+# **需要的基础**：softmax，以及它自己为什么永远不会给出严格的 0（见 [03 · Softmax](03_softmax.ipynb)）；
 # 一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）。
 
 # %%
@@ -198,7 +198,7 @@ ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 4), to
 # 两条分支在第 $i$ 行的 softmax 处汇合：$(4, 2)$ 这一对保留分数，得到一个正的权重；$(2, 4)$ 这一对得到 $-\infty$，权重严格为 0；
 # 无论哪种情况，这一行在 Key $0 \dots i$ 上的权重之和都是 1。
 #
-# **动手试试。**选择 $i$ 和 $j$。高亮的路径就是这一对走的分支；柱状图是第 $i$ 行经过 softmax 之后的整行权重，Key $j$ 标成橙色。
+# **动手试试**。选择 $i$ 和 $j$。高亮的路径就是这一对走的分支；柱状图是第 $i$ 行经过 softmax 之后的整行权重，Key $j$ 标成橙色。
 # 拖动滑块之前先预测一下：$i = 0$ 时，有几根柱子不是 $-\infty$？哪个 $j$ 不管 $i$ 取多少，都永远不会被填成 $-\infty$？
 
 # %%
@@ -431,9 +431,9 @@ print(f"[en]attention_core output rows 0-2 all zero: {bool((lib_out[:3] == 0).al
 # 用 $-10^9$ 填充能避开 NaN，却会悄悄地把空行平均分给那些明明不许看的 Key（包括未来的 token）：
 
 # %%
-naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # [en] a second layer [zh] 第二层
+naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # [en] layer 1: a second layer (numbered from 0) [zh] 第 1 层：第二层（从 0 编号）
 lib_2, _ = ac.scaled_dot_product_attention(lib_out, lib_out, lib_out, mask=m1)
-for n_layer, (a, b) in ((1, (naive_out, lib_out)), (2, (naive_2, lib_2))):
+for n_layer, (a, b) in ((0, (naive_out, lib_out)), (1, (naive_2, lib_2))):
     print(f"[en]rows with NaN after layer {n_layer}:  naive {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}[zh]第 {n_layer} 层之后含 NaN 的行：朴素写法 {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}")
 print("[en]fill -1e9, row 0:[zh]填充 -1e9，行 0：", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
 
@@ -487,7 +487,7 @@ widgets.mask_widget(labels=tokens, scores=scores)
 # %% [markdown] lang="zh"
 # ## 推理时仍然需要掩码
 #
-# 一种常见的看法是：“掩码是训练时的技巧；推理时未来的 token 还不存在，没什么可遮的。”我们按真实模型的方式跑一遍推理：
+# 一种常见的看法是：“掩码是训练时的技巧；推理时未来的 token 还不存在，没什么可屏蔽的。”我们按真实模型的方式跑一遍推理：
 # 提示词（这里是前 4 个 token）**一次性**处理完，之后每个新 token 单独处理。为了不重复计算过去，之前所有 token 的
 # Key 和 Value 都存在 **KV 缓存**里；一步里有 $T_q$ 个新 token、缓存中有 $T_k$ 个 Key 时，使用
 # `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下：
@@ -593,7 +593,7 @@ checks.check_causal_mask(causal_mask_first_try)
 # (`j < i`), or return integers instead of booleans, and read what the checker says.
 
 # %% [markdown] lang="zh"
-# **轮到你了。**在下面写出 `causal_mask`，运行单元格，看检查结果（还没写之前，检查器会提示函数尚未实现，这是正常的）。
+# **轮到你了**。在下面写出 `causal_mask`，运行单元格，看检查结果（还没写之前，检查器会提示函数尚未实现，这是正常的）。
 # 通过之后，再故意改错试试：去掉对角线（`j < i`），或者返回整数而不是布尔值，看看检查器怎么说。
 
 # %%
@@ -709,4 +709,4 @@ checks.check_padding_mask(my_padding_mask)
 # - 推理时仍然需要掩码（Q4）：使用 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)` 的 KV 缓存与完整的带掩码计算结果完全相同；
 #   提示词是一次性处理的，不加掩码它就会看到自己的未来，在更深的模型里这会污染每一个生成的 token。
 #
-# **下一节：** [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)——Q、K、V 从哪里来，决定了注意力的类型。
+# **下一节**：[05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)——Q、K、V 从哪里来，决定了注意力的类型。

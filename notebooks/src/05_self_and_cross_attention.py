@@ -34,7 +34,7 @@
 # - 亲眼看到同一个词“银行”在“银行倒闭”和“银行对面”里得到两个不同的向量；
 # - 回答自测题“Q、K、V 一定来自不同输入吗？”。
 #
-# **需要的基础：**一步注意力的计算及其形状（见 [01 · Query、Key、Value](01_query_key_value.ipynb)、
+# **需要的基础**：一步注意力的计算及其形状（见 [01 · Query、Key、Value](01_query_key_value.ipynb)、
 # [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）。
 
 # %%
@@ -447,7 +447,7 @@ print(inspect.getsource(cross_lab.attend))
 # to `action`; what it hands over is its meaning `sit`:
 
 # %% [markdown] lang="zh"
-# **一个输入，三个不同的向量。**在自注意力里，三者都来自同一个句子，但它们并不是同一个向量：三个矩阵给每个词三种角色。
+# **一个输入，三个不同的向量**。在自注意力里，三者都来自同一个句子，但它们并不是同一个向量：三个矩阵给每个词三种角色。
 # *sat* 这个词提问时找的是 `agent`（施事者），被匹配时回应的却是 `action`（动作）；它交出去的是自己的意思 `sit`：
 
 # %%
@@ -463,7 +463,7 @@ print("[en]value  x W_v:[zh]Value  x W_v:", named(x_sat @ inner.w_v, cross_lab.F
 # keys and values of different lengths:
 
 # %% [markdown] lang="zh"
-# **两个来源，不是三个。**在交叉注意力里，Q 来自解码器，而 K 和 V 都来自编码器的输出：每个 Key 都是同一位置上那个 Value
+# **两个来源，不是三个**。在交叉注意力里，Q 来自解码器，而 K 和 V 都来自编码器的输出：每个 Key 都是同一位置上那个 Value
 # 的标签，所以二者必须一一成对。如果 Key 和 Value 的长度不同，库会直接拒绝：
 
 # %%
@@ -471,6 +471,7 @@ try:
     ac.multi_head_attention(x_dec, x_enc, x_dec, params)             # [en] keys from the encoder, values from the decoder [zh] Key 来自编码器，Value 来自解码器
 except ValueError as err:
     print("ValueError:", err)
+    print(f"[en]  in plain words: {len(x_enc)} keys but {len(x_dec)} values; each key labels one value, so they must be as many[zh]  意思是：Key 有 {len(x_enc)} 个，Value 却有 {len(x_dec)} 个；每个 Key 标记一个 Value，两者必须一样多")
 
 # %% [markdown] lang="en"
 # So, do Q, K and V always come from different inputs? **Not necessarily.** In self-attention all three come from
@@ -480,7 +481,7 @@ except ValueError as err:
 # ### Self-test (Q1)
 
 # %% [markdown] lang="zh"
-# 那么，Q、K、V 一定来自不同输入吗？**不一定。**自注意力中三者都来自同一个序列；交叉注意力中 Q 来自解码器，
+# 那么，Q、K、V 一定来自不同输入吗？**不一定**。自注意力中三者都来自同一个序列；交叉注意力中 Q 来自解码器，
 # K 和 V 来自编码器。它们从哪里来，由这一层注意力的角色决定；计算 $\text{softmax}(QK^\top / \sqrt{d_k})V$ 完全相同。
 #
 # ### 自测题（Q1）
@@ -610,4 +611,4 @@ checks.check_cross_attention(my_cross_attention)
 # - Q1：Q、K、V 不一定来自不同的输入；即使来自同一个输入，它们也是三个不同的投影；而在交叉注意力里，
 #   K 和 V 成对地来自同一个编码器输出。
 #
-# **下一节：** [06 · 多头注意力](06_multi_head_attention.ipynb)——几组注意力并排工作，各自寻找不同的关系。
+# **下一节**：[06 · 多头注意力](06_multi_head_attention.ipynb)——几组注意力并排工作，各自寻找不同的关系。

@@ -36,7 +36,7 @@
 # - 关掉某些头，测量输出变了多少：有些头是冗余的；
 # - 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
 #
-# **需要的基础：**缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
+# **需要的基础**：缩放点积注意力及其中各量的形状（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及 Q、K、V 来自同一序列的自注意力（见 [05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -109,7 +109,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
 # `ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
 #
-# **编号约定。**本课程中的头和层一律从 0 开始编号，与代码里的下标一致：第 0 个头就是第一个头（`weights[:, 0]`），
+# **编号约定**。本课程中的头和层一律从 0 开始编号，与代码里的下标一致：第 0 个头就是第一个头（`weights[:, 0]`），
 # 12 节的“L1H0”指第 1 层（即第二层）的第 0 个头。
 
 # %%
@@ -351,8 +351,8 @@ print("[en]largest weight in each designed head:[zh]每个设计出来的头的�
 # 一开始，每个随机的头都把注意力分得几乎一样平均。头最终承担什么角色，完全来自训练；训练之后，确实有些头会呈现明显的语法、指代或位置模式
 # （比如把代词和它指代的对象联系起来的头，或者专看邻居的头）。但也有很多头始终是混合的、难以命名的，同一个头也未必只做一件事。
 # 在热图里看到的模式只是分析的线索，而不是这个头的“岗位说明书”。
-# [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) 训练了一个小模型并逐个测量它的头：
-# “看前一个词”的头和归纳头（induction head）完全是训练出来的；逐个关掉头，就能看出哪些头重要、哪些是冗余的。
+# [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)训练了一个小模型并逐个测量它的头：
+# “看前一个词”的头和 induction head 完全是训练出来的；逐个关掉头，就能看出哪些头重要、哪些是冗余的。
 #
 # 自己比较一下：下拉菜单里有四个设计出来的头和四个随机的头。
 
@@ -434,9 +434,9 @@ for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep on
 # %% [markdown] lang="zh"
 # ## “it”指的是谁？一个代词的三种视角
 #
-# 《Transformer 自注意力机制：直觉理解，不需要数学》从三个角度读这句话里的 *it*。**语法：** *it* 是它所在分句的主语，
-# 会去找整句的主语 *cat*。**语义：** *comfortable* 描述的是某个东西的感受——猫会有感受，垫子没有（垫子只能是“坐上去舒服”，
-# 这是较弱的一种读法），所以代词要找会有感受的东西。**位置：**距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
+# 《Transformer 自注意力机制：直觉理解，不需要数学》从三个角度读这句话里的 *it*。**语法**：*it* 是它所在分句的主语，
+# 会去找整句的主语 *cat*。**语义**：*comfortable* 描述的是某个东西的感受——猫会有感受，垫子没有（垫子只能是“坐上去舒服”，
+# 这是较弱的一种读法），所以代词要找会有感受的东西。**位置**：距离近的词往往关联更强（proximity bias），最近的名词是 *mat*。
 # 下面每种视角都是一个手工设定特征的头：代词的 Query 与每个 Key 比较；Value 标明这个 token 是哪个候选词；
 # 几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
 
@@ -487,6 +487,7 @@ try:
     ac.init_multihead(48, 5)
 except ValueError as err:
     print("h = 5:", type(err).__name__ + ":", err)    # [en] the library refuses, in its own words [zh] 库会拒绝，报错信息是库自己的原话
+    print(f"[en]       in plain words: 48 = 5 × {48 // 5} + {48 % 5}, so 5 heads cannot share d_model = 48 equally[zh]       意思是：48 = 5 × {48 // 5} + {48 % 5}，48 维的 d_model 没法平均分给 5 个头")
 
 # %% [markdown] lang="en"
 # What does a narrower head lose? A head's score matrix $Q_h K_h^\top$ is $(T, T)$ but has rank at most $d_k$, so it
@@ -780,4 +781,4 @@ checks.check_multi_head_attention(my_multi_head_attention)
 #   公开发表的模型把 $d_k$ 保持在 64–128，靠增加头数来扩大（GPT-3 有 96 个头；GPT-4 的“128 个头”只是传闻）。
 # - 一个代词的三种视角（语法、语义、位置）对 *it* 的判断互相矛盾；合起来才把它消解为 *cat*。
 #
-# **下一节：** [07 · 位置信息](07_position.ipynb)——自注意力看不到词序，以及如何把位置信息加回去。
+# **下一节**：[07 · 位置信息](07_position.ipynb)——自注意力看不到词序，以及如何把位置信息加回去。

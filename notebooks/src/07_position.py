@@ -35,7 +35,7 @@
 # - 分清在 softmax **之前**改变分数的几种机制：掩码、位置偏置、局部窗口；
 # - 回答自测题“自注意力是位置无关的，如何弥补？”。
 #
-# **需要的基础：**一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
+# **需要的基础**：一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
 # softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码就是给分数加上 $-\infty$（见 [04 · 掩码](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
 
 # %%
@@ -161,7 +161,7 @@ compare(self_attention)
 
 # %% [markdown] lang="zh"
 # 逐词完全相同。无论“狗”是咬的一方还是被咬的一方，它的输出都一样，所以后面的任何一层都无法还原到底是谁咬了谁：
-# 两句话给出的是同一**组**输出，只是排列顺序不同。顺序必须被**注入**进去。办法分两大类：把位置加到输入上（正弦表或可学习表，见下文），
+# 两句话给出的是同一**组**输出，只是排列顺序不同。顺序必须被**注入**进去。办法分两大类：把位置加到输入上（正弦位置编码或可学习位置编码，见下文），
 # 或者把位置做进分数里（RoPE、位置偏置、掩码、窗口）。
 
 # %% [markdown] lang="en"
@@ -286,16 +286,16 @@ widgets.positional_widget(T=T, D=D_pe, position=5, dim=2)
 # ## 可学习的位置编码表
 #
 # 另一种常见做法（BERT、GPT-2）更简单：一张 $T_{max} \times D$ 的自由参数表，每个位置一行，与模型的其余部分一起训练。
-# `ac.learned_position_table` 给出这样一张表在训练开始前的样子：一些很小的随机数。把它在不同位置之间的点积与正弦表比一比：
+# `ac.learned_position_table` 给出这样一张表在训练开始前的样子：一些很小的随机数。把它在不同位置之间的点积与正弦位置编码比一比：
 
 # %%
 learned = ac.learned_position_table(T, D_pe, seed=0)               # [en] (T, D), before training [zh] (T, D)，训练之前
 gram_sin = pe @ pe.T                                                 # (T, T): PE[m] . PE[n]
 gram_learned = learned @ learned.T                                   # (T, T)
-for name, g in (("[en]sinusoidal[zh]正弦表", gram_sin), ("[en]learned (untrained)[zh]可学习表（未训练）", gram_learned)):
+for name, g in (("[en]sinusoidal[zh]正弦位置编码", gram_sin), ("[en]learned (untrained)[zh]可学习位置编码（未训练）", gram_learned)):
     spread = position_lab.diagonal_spread(g) / np.abs(g).max()       # [en] 0: depends on the offset n - m only [zh] 0：只取决于偏移 n - m
     print(pad(name, 20), f"[en]spread along a diagonal / largest entry = {spread:.3f}[zh]沿对角线的离散程度 / 最大元素 = {spread:.3f}")
-print("[en]sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:[zh]正弦表 PE[p] . PE[p+3]，p = 0、10、40：", np.round([gram_sin[p, p + 3] for p in (0, 10, 40)], 3),
+print("[en]sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:[zh]正弦位置编码 PE[p] . PE[p+3]，p = 0、10、40：", np.round([gram_sin[p, p + 3] for p in (0, 10, 40)], 3),
       f"= sum cos(3 w_i) = {np.cos(3 * omega).sum():.3f}")
 
 # %% [markdown] lang="en"
@@ -304,17 +304,18 @@ print("[en]sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:[zh]正弦表 PE[p] . PE
 # A model trained with $T_{max} = 50$ has no vector for position 50:
 
 # %% [markdown] lang="zh"
-# 可学习表一开始没有任何结构：位置之间最终形成什么关系，全靠训练；训练中从未出现过的位置，它那一行就一直是随机数。
+# 可学习位置编码一开始没有任何结构：位置之间最终形成什么关系，全靠训练；训练中从未出现过的位置，它那一行就一直是随机数。
 # 而且它在最后一行就到头了。用 $T_{max} = 50$ 训练的模型，根本没有位置 50 的向量：
 
 # %%
-print(f"[en]learned table: {learned.shape}  rows for positions 0 .. {len(learned) - 1}[zh]可学习表：{learned.shape}  只有位置 0 .. {len(learned) - 1} 的行")
+print(f"[en]learned table: {learned.shape}  rows for positions 0 .. {len(learned) - 1}[zh]可学习位置编码：{learned.shape}  只有位置 0 .. {len(learned) - 1} 的行")
 try:
     learned[T]                                          # [en] position T = 50: one past the end [zh] 位置 T = 50：刚好越过末尾
 except IndexError as exc:
     print("learned[50] ->", type(exc).__name__ + ":", exc)
+    print(f"[en]  in plain words: the table has rows 0 .. {len(learned) - 1} only; row {T} does not exist[zh]  意思是：这张表只有第 0 .. {len(learned) - 1} 行，第 {T} 行不存在")
 longer = ac.sinusoidal_encoding(T + 50, D_pe)           # [en] the formula works for any position [zh] 公式对任何位置都适用
-print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]正弦表：位置 50 也有一行；前 50 行保持不变：", np.array_equal(longer[:T], pe))
+print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]正弦位置编码：位置 50 也有一行；前 50 行保持不变：", np.array_equal(longer[:T], pe))
 
 
 # %% [markdown] lang="en"
@@ -414,14 +415,14 @@ print(f"[en]norm of q: {np.linalg.norm(q):.4f}   after rotation to 0, 1, 50, 100
 # 偏移相同，分数就相同，无论这对位置在开头还是在一千个位置之后；偏移的符号有影响（$+3$ 和 $-3$ 不同：“往后三个”不等于“往前三个”），
 # 偏移为 0 时分数就是普通的 $q \cdot k$。旋转从不改变向量的长度，所以内容本身的强弱不受影响。
 #
-# 把所有位置对放在一起看，只取决于偏移的函数就是一个沿对角线取值不变的矩阵。下面是 32 个位置上的三个矩阵：正弦表的点积、未训练的可学习表的点积，
+# 把所有位置对放在一起看，只取决于偏移的函数就是一个沿对角线取值不变的矩阵。下面是 32 个位置上的三个矩阵：正弦位置编码的点积、未训练的可学习位置编码的点积，
 # 以及我们这组 $q$、$k$ 的 RoPE 分数。
 
 # %%
 rope_scores = position_lab.rope_score_matrix(q, k, 32)             # [en] (32, 32): q at m against k at n [zh] (32, 32)：位置 m 的 q 对位置 n 的 k
-print(f"[en]spread along a diagonal / largest entry: sinusoidal {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}, learned {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}, RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}[zh]沿对角线的离散程度 / 最大元素：正弦表 {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}，可学习表 {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}，RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}")
+print(f"[en]spread along a diagonal / largest entry: sinusoidal {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}, learned {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}, RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}[zh]沿对角线的离散程度 / 最大元素：正弦位置编码 {position_lab.diagonal_spread(gram_sin[:32, :32]) / np.abs(gram_sin).max():.3f}，可学习位置编码 {position_lab.diagonal_spread(gram_learned[:32, :32]) / np.abs(gram_learned[:32, :32]).max():.3f}，RoPE {position_lab.diagonal_spread(rope_scores) / np.abs(rope_scores).max():.3f}")
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="compressed")
-titles = ("[en]sinusoidal table: PE[m] · PE[n][zh]正弦表：PE[m] · PE[n]", "[en]learned table (untrained): L[m] · L[n][zh]可学习表（未训练）：L[m] · L[n]", "[en]RoPE: q_m · k_n[zh]RoPE 分数：q_m · k_n")
+titles = ("[en]sinusoidal table: PE[m] · PE[n][zh]正弦位置编码：PE[m] · PE[n]", "[en]learned table (untrained): L[m] · L[n][zh]可学习位置编码（未训练）：L[m] · L[n]", "[en]RoPE: q_m · k_n[zh]RoPE 分数：q_m · k_n")
 for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], rope_scores), titles):
     ax = position_lab.plot_pair_matrix(matrix, ax=ax, title=title)
 
@@ -480,7 +481,7 @@ ax = position_lab.plot_score_row(variants, query=query)
 
 # %% [markdown] lang="zh"
 # 只看内容时，胜出的是 Key 0（权重 0.321），它离 Query 有五个位置远，其次是来自未来的 Key 7。因果掩码去掉了 Key 6 和 7
-# （权重严格为 0），其他 Key 分掉了它们的权重，Key 0 升到 0.474。距离偏置不遮任何东西，但 Key 0 的分数从 2.0 降到 $-0.5$，
+# （权重严格为 0），其他 Key 分掉了它们的权重，Key 0 升到 0.474。距离偏置不屏蔽任何东西，但 Key 0 的分数从 2.0 降到 $-0.5$，
 # 权重降到 0.074；Query 自己的 Key 5 与 Key 7（内容分数高，相距两个位置）并列第一，都是 0.270。窗口只留下 Key 3 到 5。因果掩码与偏置合用（解码器里正是这样使用 ALiBi 的），
 # Query 自己拿到 0.427。每一次的内容分数都完全一样：**所有与位置有关的改变都发生在 softmax 之前**，要么给分数加上一个数，要么屏蔽某些 Key。
 
@@ -701,4 +702,4 @@ quiz.quiz_widget("q7")
 # - RoPE 按位置旋转 $q$ 和 $k$：分数只取决于偏移 $n - m$（在 (0, 3)、(20, 23)、(997, 1000) 上分数相同），而且向量长度不变。
 # - 掩码、距离偏置和局部窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
 #
-# **下一节：** [08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)：RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。
+# **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)：RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。

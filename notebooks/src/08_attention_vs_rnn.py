@@ -32,7 +32,7 @@
 # - 在一个远距离任务上训练普通 RNN、门控 RNN（GRU）和一层注意力，读懂它们的准确率如何随距离变化；
 # - 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点（$n = d$），并回答自测题“为什么 Attention 能替代 RNN 处理长序列？”。
 #
-# **需要的基础：** [00 · 从这里开始](00_start_here.ipynb) 里对 RNN 的快速回顾；一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
+# **需要的基础**：[00 · 从这里开始](00_start_here.ipynb)里对 RNN 的快速回顾；一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
 # 注意力本身为什么看不见顺序（见 [07 · 位置信息](07_position.ipynb)）。
 
 # %%
@@ -245,7 +245,7 @@ widgets.path_length_widget(distance=10, recurrent_scale=0.9)
 # dependencies, nothing more. The trained comparison below shows both halves.
 
 # %% [markdown] lang="zh"
-# **短路径能给什么，不能给什么。**一步直达意味着早先的 token *能够*不经衰减地到达最后的输出；模型是否*用上*这条路径，
+# **短路径能给什么，不能给什么**。一步直达意味着早先的 token *能够*不经衰减地到达最后的输出；模型是否*用上*这条路径，
 # 取决于它的权重学到了什么。权重大并不保证落在正确的 token 上（见 01 节）：短路径改善的是学习远距离依赖的结构条件，仅此而已。
 # 下面训练出来的对比会同时展示这两面。
 
@@ -349,8 +349,9 @@ ax = rnn_lab.plot_timings(timings)
 # the flat part is expected to last much longer, because all $n^2$ scores are computed side by side, while the
 # RNN's $n$ steps stay one after another on any hardware. That, and not fewer operations, is why Transformers train
 # faster: the work can be spread out. (The GPU part is cited, not measured: these notebooks ran on a CPU, and no
-# GPU was available to this course's checks. Vaswani et al. 2017, section 4 and Table 2, report it for translation
-# models trained on GPUs.)
+# GPU was available to this course's checks. Vaswani et al. 2017 count the sequential operations per layer in
+# section 4 and Table 1: $O(1)$ for self-attention, $O(n)$ for a recurrent layer; their translation models' training
+# on GPUs is in section 5.2, and its cost, against recurrent and convolutional models, in Table 2.)
 
 # %% [markdown] lang="zh"
 # 在双对数坐标下，RNN 的曲线是一条斜率为 1 的直线：耗时随 $n$ 线性增长，每一步都是同样的几微秒，因为每一步都要等前一步，
@@ -358,7 +359,8 @@ ax = rnn_lab.plot_timings(timings)
 # 只用一个 CPU 核心时，两条线可能交叉：序列很长时，注意力在这里反而可能**更慢**。在 GPU 上，平坦的那一段预计会长得多，
 # 因为全部 $n^2$ 个分数可以并排同时计算；而 RNN 的 $n$ 步在任何硬件上都只能一步接一步。Transformer 训练得更快，靠的正是这一点：
 # 计算可以铺开并行，而不是运算次数更少。（GPU 这部分是引用的，不是实测的：这些 notebook 是在 CPU 上运行的，本课程的检查也没有
-# 可用的 GPU。Vaswani 等 2017 年论文第 4 节和表 2 报告了在 GPU 上训练翻译模型时的这一结果。）
+# 可用的 GPU。Vaswani 等 2017 年论文在第 4 节和表 1 里比较了每层的串行操作数：自注意力是 $O(1)$，循环层是 $O(n)$；
+# 他们在 GPU 上训练翻译模型的情况见第 5.2 节，训练开销与循环模型、卷积模型的对比见表 2。）
 
 # %% [markdown] lang="en"
 # ## A trained comparison: recall the first token
@@ -414,7 +416,8 @@ if recall is not None:
         print(f"{'':<10} " + pad("[en]steps[zh]步数", 6) + "".join(f"{s:7d}" for s in recall["steps"][kind])
               + f"   ({recall['seconds'][kind]:.1f} s)")
     print("[en]largest k solved (accuracy >= 0.9 at every k up to it):[zh]解决了的最大 k（直到它为止每个 k 的准确率都 >= 0.9）：",
-          {kind: rnn_lab.largest_solved(KS, recall["accuracy"][kind]) for kind in rnn_lab.MODEL_KINDS})
+          "[en], [zh]，".join(f"{kind_names[kind]} {rnn_lab.largest_solved(KS, recall['accuracy'][kind])}"
+                              for kind in rnn_lab.MODEL_KINDS))
 
 # %%
 if recall is not None:
@@ -590,11 +593,11 @@ print(f"[en]shuffle the 32 tokens: attention output only shuffled (gap < 1e-12):
 # %% [markdown] lang="zh"
 # ## 常见误区
 #
-# - **“注意力比 RNN 更省。”**不对：每层的开销是 $n^2 d$ 对 $n d^2$，只要 $n > d$ 注意力就更贵，而且它的权重矩阵按 $n^2$ 增长。
+# - “**注意力比 RNN 更省。**”不对：每层的开销是 $n^2 d$ 对 $n d^2$，只要 $n > d$ 注意力就更贵，而且它的权重矩阵按 $n^2$ 增长。
 #   它赢在路径长度和并行步数，而不是运算次数。
-# - **“GRU 或 LSTM 解决了远距离依赖问题。”**它只是缓解了：这次运行中，GRU 能跨过 16 个干扰 token 记住符号，而普通 RNN 几个之后就丢了。
+# - “**GRU 或 LSTM 解决了远距离依赖问题。**”它只是缓解了：这次运行中，GRU 能跨过 16 个干扰 token 记住符号，而普通 RNN 几个之后就丢了。
 #   但链条和以前一样长，它的每一步也仍然要彼此等待。
-# - **“一步直达就等于答对。”**短路径只是一种可能，不是结果。同样结构的注意力在未经训练时，路径同样只有一步，却只能随机猜：
+# - “**一步直达就等于答对。**”短路径只是一种可能，不是结果。同样结构的注意力在未经训练时，路径同样只有一步，却只能随机猜：
 
 # %%
 if recall is not None:
@@ -737,14 +740,14 @@ quiz.quiz_widget("q8")
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - **路径长度：**在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才能到达位置 $T$；在注意力里只要一步。
+# - **路径长度**：在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才能到达位置 $T$；在注意力里只要一步。
 #   RNN 的影响是 $T - s$ 个因子 $W_h G_t$ 的乘积：$\|W_h\| = 0.9$ 时，每接力一次只保留约 0.6，距离为 40 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$；
 #   $\|W_h\| = 3$ 时则会爆炸（$10^4$）。一层注意力：每个距离上都是 0.109，由内容决定，而不是由位置决定。
-# - **并行：** RNN 处理 $n$ 个位置，即使硬件无限也需要 $n$ 轮（32 个位置：恰好 32 轮），注意力只要一轮；它的 $n^2$ 个分数就是一次矩阵乘法。
+# - **并行**：RNN 处理 $n$ 个位置，即使硬件无限也需要 $n$ 轮（32 个位置：恰好 32 轮），注意力只要一轮；它的 $n^2$ 个分数就是一次矩阵乘法。
 #   这正是 Transformer 训练得快的原因。
-# - **训练对比：**在“隔着 $k$ 个干扰 token 记住第一个 token”的任务上，普通 RNN 几个 token 之后就失败了；GRU 坚持得久得多（这里到 $k = 16$），
+# - **训练对比**：在“隔着 $k$ 个干扰 token 记住第一个 token”的任务上，普通 RNN 几个 token 之后就失败了；GRU 坚持得久得多（这里到 $k = 16$），
 #   但撑不到 $k = 32$；一层注意力在每个 $k$ 上都能解决，而且几十个批次就学会了。门控 RNN 缓解了信息保留问题，但长路径和顺序计算依旧（10 个位置，10 轮）。
-# - **代价：** $n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵（和 GRU 相比恰好是 $n = d$），而且每个头要存 $n^2$ 个权重。
+# - **代价**：$n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵（和 GRU 相比恰好是 $n = d$），而且每个头要存 $n^2$ 个权重。
 #   它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
 #
-# **下一节：** [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)：$n^2$ 换算成秒和字节意味着什么，以及为什么上下文窗口是有限的。
+# **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)：$n^2$ 换算成秒和字节意味着什么，以及为什么上下文窗口是有限的。

@@ -38,7 +38,7 @@
 # - 在一个答案已知的任务上（在 1K、4K、16K 个 token 的干扰项中藏一根“针（needle）”）执行《注意力机制》一文的验证方法：按针的位置统计任务正确率，并测量峰值内存、吞吐量和 p95 延迟；
 # - 说出速度提高、长距离正确率却下降时应该先查什么：先查可见范围和掩码，再查内核。
 #
-# **需要的基础：**减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码与滑动窗口（见 [04 · 掩码](04_masking.ipynb)）；
+# **需要的基础**：减去最大值的稳定 softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码与滑动窗口（见 [04 · 掩码](04_masking.ipynb)）；
 # 注意力为什么要计算 $n^2$ 对（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
 
 # %%
@@ -461,7 +461,7 @@ print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.
 #
 # $$\text{out} = \text{softmax}\!\left(\frac{Q\,(EK)^\top}{\sqrt{d_k}}\right) FV, \qquad \text{分数是 } (T, k) \text{，而不是 } (T, T)$$
 #
-# $k$ 固定时（论文的实验里取 256），分数随 $T k$ 增长：与 $T$ 成线性关系。**Linformer 的 $E$ 和 $F$ 是和模型其余部分一起学出来的。**
+# $k$ 固定时（论文的实验里取 256），分数随 $T k$ 增长：与 $T$ 成线性关系。**Linformer 的 $E$ 和 $F$ 是和模型其余部分一起学出来的**。
 # 这里把它们固定下来，这足以看清这个思路的样子和它的代价：`linformer_lab.random_projection` 是一个稠密的高斯矩阵，
 # 元素方差为 $1/k$（教科书里的随机投影）；`linformer_lab.segment_projection` 的第 $r$ 行是序列第 $r$ 段（共 $k$ 段，相邻连续）的均值。
 # 两者都取 $F = E$，即 Linformer 的共享投影版本。
@@ -500,7 +500,7 @@ inputs = {"[en]random[zh]随机": (q_f, k_f_keys, v_f), "[en]smooth[zh]平滑": 
 errors = {name: linformer_lab.error_vs_k(*qkv, ks) for name, qkv in inputs.items()}
 for name, (q_i, k_i, _) in inputs.items():
     print(pad(name, 8), "[en]rank holding 90% of the weights:[zh]占权重 90% 的秩：", linformer_lab.weight_rank(q_i, k_i))
-print("     k  " + "".join(pad(f"{name}, {kind}", 18, "right") for name in inputs for kind in ("Gauss", "[en]segments[zh]分段")))
+print("     k  " + "".join(pad(f"{name}, {kind}", 18, "right") for name in inputs for kind in ("[en]Gauss[zh]高斯", "[en]segments[zh]分段")))
 for n_k, k_rows in enumerate(ks):
     print(f"{k_rows:>6,}  " + "".join(f"{errors[name][n_k][kind]:>18.3f}" for name in inputs for kind in linformer_lab.PROJECTIONS))
 ax = linformer_lab.plot_error_vs_k(errors)
@@ -543,11 +543,14 @@ print("     T  " + "".join(pad(name, 24, "right") for name in names) + "[en]   (
 for r in compared:
     cells = ["[en](not run)[zh]（未运行）" if r[m] is None else f"{r[m] / MiB:.2f}" for m in linformer_lab.MEMORY_METHODS]
     print(f"{r['T']:>6,}  " + "".join(pad(c, 24, "right") for c in cells))
+lin_peaks = [r["linformer"] / MiB for r in compared]                # [en] Linformer's column, in MiB [zh] Linformer 那一列，单位 MiB
+doubling = " → ".join(f"{x:.2f}" for x in lin_peaks[:-1])
+print(f"[en]Linformer, T doubling: {doubling} MiB; {lin_peaks[-1]:.1f} MiB at T = {compared[-1]['T']:,}[zh]Linformer，T 逐次翻倍：{doubling} MiB；T = {compared[-1]['T']:,} 时 {lin_peaks[-1]:.1f} MiB")
 ax = linformer_lab.plot_memory_comparison(compared)
 
 # %% [markdown] lang="en"
-# Linformer's peak is the $(T, k)$ scores and weights: it doubles with $T$ (1.35 → 2.64 → 5.21 MiB, then 20.2 MiB at
-# 16K), linear like the tiled, window and linear methods, and far below the naive 1 GiB. It is the largest of the
+# Linformer's peak is the $(T, k)$ scores and weights: it doubles with $T$ (the last line above), linear like the
+# tiled, window and linear methods, and far below the naive 1 GiB. It is the largest of the
 # linear ones here because $k = 256$ columns are kept for every query, where the tiled kernel keeps one tile and the
 # linear method a $(d, d)$ matrix. Unlike tiling, it also computes fewer pairs ($T k$ instead of $T^2$), and unlike the
 # window, each query still reaches the whole sequence, through the $k$ mixed rows.
@@ -558,7 +561,7 @@ ax = linformer_lab.plot_memory_comparison(compared)
 # there is no key $j$ any more. Try to pass the mask anyway, and look at what one projected row is made of:
 
 # %% [markdown] lang="zh"
-# Linformer 的峰值就是 $(T, k)$ 的分数和权重：$T$ 翻倍它就翻倍（1.35 → 2.64 → 5.21 MiB，16K 时 20.2 MiB），和分块、窗口、线性注意力一样是线性的，
+# Linformer 的峰值就是 $(T, k)$ 的分数和权重：$T$ 翻倍它就翻倍（见上面最后一行），和分块、窗口、线性注意力一样是线性的，
 # 远低于朴素实现的 1 GiB。它在这几种线性方法里最大，因为每个 Query 都保留了 $k = 256$ 列，而分块内核只保留一个分块，线性注意力只保留一个 $(d, d)$ 矩阵。
 # 与分块计算不同，它确实少算了配对（$T k$ 而不是 $T^2$）；与窗口不同，每个 Query 仍然能通过这 $k$ 个混合行够到整个序列。
 #
@@ -626,7 +629,7 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # 所以替换 token 1 时，它的输出变了 1.061。“终点不晚于 $i$”不泄露，但 Query 0 什么也看不到，每个处在偶数位置的 Query 都看不到它自己的 token：
 # 这已经不是要求模型做的那个计算了。所以 Linformer 是一种编码器方法（论文在双向预训练和分类任务上评估它）；因果模型用的是上面的分块内核或窗口。
 #
-# **自测题。**一位同事提议做“因果 Linformer”：先算出 $EK$，再用 `ac.causal_mask(T, k)` 屏蔽 $(T, k)$ 的分数。Query $i$ 能看到什么？
+# **自测题**。一位同事提议做“因果 Linformer”：先算出 $EK$，再用 `ac.causal_mask(T, k)` 屏蔽 $(T, k)$ 的分数。Query $i$ 能看到什么？
 #
 # <details><summary>答案</summary>
 #
@@ -657,7 +660,7 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # ## 《注意力机制》一文的验证方法
 #
 # 原教程讲了怎样检验一项优化是否真的有效：*固定模型权重、数值精度、batch 和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
-# 并把关键证据放到序列的不同位置。*下面在一个答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的滑动窗口。
+# 并把关键证据放到序列的不同位置*。下面在一个答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的滑动窗口。
 #
 # ### 任务：在干扰项中找针
 #
@@ -844,7 +847,7 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 # %% [markdown] lang="zh"
 # 可见范围解释了表中的每一个数：针在窗口之内的格子，正确率恰好是 1.00，其余各处都是瞎猜的水平。内核也没有问题：
 # 带状窗口内核与“完整计算 + 库里的窗口掩码”相等（窗口一节打印的差值在 12 位小数内为 0），分块注意力与普通公式相等，
-# 只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和掩码，再查内核。**
+# 只用问题那一行作答，也与完整前向计算的最后一行相同。所以检查的顺序是：**先查可见范围和掩码，再查内核**。
 # 可见范围错了（窗口太短、掩码按错误的长度构造、本该用双向掩码却用了因果掩码），得到的就是又快、又自信、却错误的答案，
 # 而任何内核测试都发现不了，因为内核严格地算出了它被要求算的东西。
 #
@@ -853,11 +856,11 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 #
 # ## 常见误解
 #
-# - **“FlashAttention 是一种近似。”**不是：在线 softmax 只是把同样的和重新分组，输出与普通公式相等（上面的差值在 12 位小数内为 0）。
+# - “**FlashAttention 是一种近似。**”不是：在线 softmax 只是把同样的和重新分组，输出与普通公式相等（上面的差值在 12 位小数内为 0）。
 #   真正改变结果的是滑动窗口和稀疏模式，因为它们改变了掩码。
-# - **“FlashAttention 让注意力变成了线性复杂度。”**不是：它让**内存**变成线性。每一对仍然要打分，耗时仍随 $T^2$ 增长（见吞吐量表）。
+# - “**FlashAttention 让注意力变成了线性复杂度。**”不是：它让**内存**变成线性。每一对仍然要打分，耗时仍随 $T^2$ 增长（见吞吐量表）。
 #   它省下的是 $(T, T)$ 矩阵的存储和搬运。
-# - **“窗口是白捡的速度。”**它是用可达范围换速度：距离超过 $W - 1$ 的 Key 权重恰好为 0。堆叠多层可以让信息一个窗口一个窗口地接力传递，
+# - “**窗口是白捡的速度。**”它是用可达范围换速度：距离超过 $W - 1$ 的 Key 权重恰好为 0。堆叠多层可以让信息一个窗口一个窗口地接力传递，
 #   但单独一层看不到窗口之外，我们放在距离 3,276 处的针就够不着。
 
 # %% [markdown] lang="en"
@@ -979,21 +982,21 @@ checks.check_online_attention(my_online_attention)
 #   keys, rescaling by $e^{m - m'}$ when the maximum rises; $a / \ell$ is the exact softmax output. In our trace the
 #   maximum rose 1.0 → 2.5 → 3.1 and the result matched `softmax(scores) @ values`.
 # - `ac.tiled_attention` equals `ac.scaled_dot_product_attention` (0 to 12 decimals in float64, 6 in float32) and holds
-#   one tile of scores instead of the $(T, T)$ weights: peak memory about 6 MiB instead of 1 GiB at 16K tokens,
-#   $O(T)$ instead of $O(T^2)$. The compute is still $O(T^2)$.
+#   one tile of scores instead of the $(T, T)$ weights: peak memory $O(T)$ instead of $O(T^2)$ (measured below). The
+#   compute is still $O(T^2)$.
 # - Fused kernels do not return weights: no weight is final before the last block, and keeping them would cost the
 #   memory they save. Weights are recomputed from the saved log-sum-exp when needed.
 # - Sliding windows and sparse patterns compute fewer pairs (at 16K with $W = 256$, 3.1% of them) but change the
 #   visible range: a key outside the window gets weight exactly 0.
-# - Linformer projects the keys and values from $T$ rows to $k$: scores $(T, k)$, peak memory linear in $T$ (20 MiB at
-#   16K with $k = 256$). A fixed random projection is no approximation (error above 1 for every $k < T$); segment means
+# - Linformer projects the keys and values from $T$ rows to $k$: scores $(T, k)$, peak memory linear in $T$ (measured
+#   below, with $k = 256$). A fixed random projection is no approximation (error above 1 for every $k < T$); segment means
 #   approach full attention only where the weights are close to low rank (0.015 at $k = 256$ on smooth inputs, 0.734 on
 #   random ones), which is why Linformer learns $E$ and $F$. A projected row mixes positions, so no causal mask fits.
 # - The verification method, on a needle task with a known answer at 1K, 4K and 16K: full attention is right at every
 #   position; the window is right only within 256 tokens of the question and at chance elsewhere, while it is many times
 #   faster. When speed rises and long-range accuracy falls, check the visible range and the mask first, then the kernels.
 #
-# **Next:** [11 · Review](11_review.ipynb): the eight self-test questions in one place, and the map of what comes after attention.
+# The measured peaks, printed from the tables above so that they cannot drift from them:
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -1001,13 +1004,29 @@ checks.check_online_attention(my_online_attention)
 # - **在线 softmax** 在各块 Key 之间一路带着当前最大值 $m$、当前累计和 $\ell$ 和累加器 $a$；最大值上升时乘以 $e^{m - m'}$ 重新缩放；
 #   $a / \ell$ 就是精确的 softmax 输出。在我们的追踪里，最大值从 1.0 → 2.5 → 3.1，结果与 `softmax(scores) @ values` 一致。
 # - `ac.tiled_attention` 与 `ac.scaled_dot_product_attention` 相等（float64 下 12 位小数内差为 0，float32 下 6 位），它只保存一个分数块，
-#   而不是 $(T, T)$ 的权重：16K 个 token 时峰值内存约 6 MiB，而不是 1 GiB，从 $O(T^2)$ 变成 $O(T)$。计算量仍是 $O(T^2)$。
+#   而不是 $(T, T)$ 的权重：峰值内存从 $O(T^2)$ 变成 $O(T)$（实测值见下）。计算量仍是 $O(T^2)$。
 # - 融合内核不返回权重：最后一块之前，没有哪个权重是最终值；要保存它们，就得付出它们本来省下的内存。需要时，从保存的 log-sum-exp 重新计算权重。
 # - 滑动窗口和稀疏模式少算了许多对（16K、$W = 256$ 时只算 3.1%），却改变了可见范围：窗口之外的 Key 权重恰好为 0。
-# - Linformer 把 Key 和 Value 从 $T$ 行投影成 $k$ 行：分数是 $(T, k)$，峰值内存随 $T$ 线性增长（16K、$k = 256$ 时 20 MiB）。固定的随机投影根本不是近似
+# - Linformer 把 Key 和 Value 从 $T$ 行投影成 $k$ 行：分数是 $(T, k)$，峰值内存随 $T$ 线性增长（$k = 256$，实测值见下）。固定的随机投影根本不是近似
 #   （每个 $k < T$ 的误差都大于 1）；分段均值只在权重接近低秩时才接近全局注意力（平滑输入、$k = 256$ 时 0.015，随机输入 0.734），
 #   所以 Linformer 要学习 $E$ 和 $F$。投影后的一行混合了许多位置，所以任何因果掩码都放不进去。
 # - 在答案已知的针任务上，于 1K、4K、16K 执行验证方法：全局注意力在每个位置都答对；窗口只在离问题 256 个 token 以内答对，
 #   其余位置都是瞎猜，尽管它快了好多倍。速度提高、长距离正确率却下降时，先查可见范围和掩码，再查内核。
 #
-# **下一节：** [11 · 总复习](11_review.ipynb)：八道自测题集中在一起，以及注意力之后要学的内容地图。
+# 实测的峰值直接从上面的表格打印出来，所以不会与它们不符：
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (peaks measured by the MEASUREMENT cells above: they vary a little between machines)
+tiled_last, lin_last = rows[-1], compared[-1]                       # [en] the longest T of each table [zh] 两张表里最长的 T
+tiled_mib, naive_mib = tiled_last["tiled_peak"] / MiB, tiled_last["naive_analytic"] / MiB
+lin_mib = [r["linformer"] / MiB for r in compared]
+steps = " → ".join(f"{x:.2f}" for x in lin_mib[:-1])
+print(f"[en]- Measured at T = {tiled_last['T']:,}: the tiled peak is {tiled_mib:.1f} MiB, where the naive weights alone take {naive_mib:,.0f} MiB.[zh]- 实测：T = {tiled_last['T']:,} 时，分块实现的峰值是 {tiled_mib:.1f} MiB，而朴素实现光是权重就要 {naive_mib:,.0f} MiB。")
+print(f"[en]- Linformer (k = 256): {steps} MiB as T doubles, {lin_mib[-1]:.1f} MiB at T = {lin_last['T']:,}.[zh]- Linformer（k = 256）：T 逐次翻倍时 {steps} MiB，T = {lin_last['T']:,} 时 {lin_mib[-1]:.1f} MiB。")
+
+# %% [markdown] lang="en"
+# **Next:** [11 · Review](11_review.ipynb): the eight self-test questions in one place, and the map of what comes after attention.
+
+# %% [markdown] lang="zh"
+# **下一节**：[11 · 总复习](11_review.ipynb)：八道自测题集中在一起，以及注意力之后要学的内容地图。

@@ -37,7 +37,7 @@
 # - 用一句话分别向开发者解释自注意力、Query/Key/Value、多头注意力和 $O(n^2)$ 复杂度；
 # - 把注意力放进知识版图：它需要哪些先修知识，又通向哪些主题（Transformer 块、上下文窗口、FlashAttention）。
 #
-# **需要的基础：**第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节（RNN、计算代价、高效注意力）有助于理解后半部分，
+# **需要的基础**：第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节（RNN、计算代价、高效注意力）有助于理解后半部分，
 # 下面每一行都链接到演示它的那一节。
 
 # %%
@@ -141,15 +141,15 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # %% [markdown] lang="zh"
 # 逐行读一遍，每一行对应一道自测题：
 #
-# - **Q1：**同一个函数，当 Q、K、V 都来自这句话时（自注意力）给出 $T \times T$ 的方阵权重；当三个 Query 来自另一个序列时（交叉注意力）给出 $3 \times T$ 的权重。
-# - **Q2：**分数在 softmax 之前除以 $\sqrt{d_k} = 2$；不除的话，分数的离散程度会随 $d_k$ 增大。
-# - **Q3：**两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
-# - **Q4：** 42 个被屏蔽的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
-# - **Q5：**每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
-# - **Q6：**输出恰好是 Value 按权重的混合（再乘 $W^O$）：权重是混合的份额，不是对结论的解释。
-# - **Q7：**不加掩码、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
-# - **Q8：** *tired* 在这一步里直接读到六个位置之前的 *the*，两个头都是如此；RNN 需要走六步。
-# - **n²：**权重张量有 $H \cdot T^2 = 98$ 个数；词数翻倍，数量变为四倍。
+# - **Q1**：同一个函数，当 Q、K、V 都来自这句话时（自注意力）给出 $T \times T$ 的方阵权重；当三个 Query 来自另一个序列时（交叉注意力）给出 $3 \times T$ 的权重。
+# - **Q2**：分数在 softmax 之前除以 $\sqrt{d_k} = 2$；不除的话，分数的离散程度会随 $d_k$ 增大。
+# - **Q3**：两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
+# - **Q4**：42 个被屏蔽的权重严格为 0，所以改动最后一个 token，前面任何位置的输出都纹丝不动（0.0）：推理时逐个 token 生成，用的是同一套计算。
+# - **Q5**：每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
+# - **Q6**：输出恰好是 Value 按权重的混合（再乘 $W^O$）：权重是混合的份额，不是对结论的解释。
+# - **Q7**：不加掩码、也不加位置编码时，打乱词序只会让输出换个顺序（除此之外的变化为 0.0）；加上位置编码后，输出本身就变了（0.468）。
+# - **Q8**：*tired* 在这一步里直接读到六个位置之前的 *the*，两个头都是如此；RNN 需要走六步。
+# - **n²**：权重张量有 $H \cdot T^2 = 98$ 个数；词数翻倍，数量变为四倍。
 
 # %% [markdown] lang="en"
 # ## The eight self-test questions
@@ -226,7 +226,7 @@ Markdown(review.question_table(LANG))
 # | 内存 | 隐藏状态，常驻显存 | 需存 $n \times n$ 注意力矩阵 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
 # | 位置信息 | 天然有序 | 需要额外位置编码 | [07](07_position.ipynb) |
 #
-# **核心取舍：** RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
+# **核心取舍**：RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
 # Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
 # （10 节把这四种都亲手算了：滑动窗口和稀疏模式、FlashAttention 的分块计算、线性注意力，以及 Linformer 对 Key 和 Value 的投影，还指出了各自在哪里失效）。
 # 下面按宽度 $d = 512$ 把两列计算量数一数：
@@ -465,15 +465,15 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #
 # 如果你阅读的地方显示不出这张图，下面是同样内容的列表：
 #
-# - **先修知识：**向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
+# - **先修知识**：向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
 #   神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
-# - **核心概念：** Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
+# - **核心概念**：Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
 #   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
 #   （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
-# - **紧邻的延伸方向：** Transformer 块（注意力加前馈层、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）·
+# - **紧邻的延伸方向**：Transformer 块（注意力加前馈网络、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）·
 #   梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
 #   中间迷失（[09](09_cost_and_context_window.ipynb)）。
-# - **更远的学习方向：**缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
+# - **更远的学习方向**：缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
 
 # %% [markdown] lang="en"
 # ## What to read next
@@ -539,5 +539,5 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #   另外还有线性增长的 KV 缓存和训练长度）。
 # - 概念图上的下一站：Transformer 块、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
 #
-# **下一节：** [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)：一个训练好的小模型学出来的头，逐个测量、逐个关掉。
+# **下一节**：[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)：一个训练好的小模型学出来的头，逐个测量、逐个关掉。
 # 之后回到起点 [00 · 从这里开始](00_start_here.ipynb)：挑一道你觉得最难的自测题，回到它的那一节，再动手玩一遍控件。

@@ -35,23 +35,23 @@
 # # 13 · 亲手搭一个 GPT
 #
 # 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个掩码，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
-# 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈层、block、整个解码器、带 KV 缓存的生成），
+# 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈网络、Transformer 块、整个解码器、带 KV 缓存的生成），
 # 把每一部分都和库里的实现对一对；再把第 12 节模型的权重装进你的模型，证明它**就是**那个模型；然后在 CPU 上训练它，
 # 用第 12 节的工具找出它长出来的头，最后让它自己写点东西。
 #
 # **学完本节，你将能够**
 # - 按字符给文本分词，手工做几次字节对合并（byte-pair merge），并说明为什么上下文窗口是按 token 计数的；
-# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈层、pre-LN Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
+# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈网络、pre-LN Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
 #   其贪心输出与每步全部重算完全相同；
 # - 训练你自己写的模型，读懂一个训练循环，并对照 bigram 基线评价验证集损失；
 # - 在你自己训练的模型里，在上下文的每一个位置上找到“前一个 token”头和 induction head；
 # - 量出 KV 缓存为每个生成的 token 省下了多少时间。
 #
-# **需要的基础：** 第 12 节讲的 block 和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
+# **需要的基础**：第 12 节讲的 Transformer 块和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
 # 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
 
 # %%
-LANG = "[en]en[zh]zh"  # language of this edition: "en" or "zh"
+LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版本的语言："en" 或 "zh"
 # %matplotlib inline
 import inspect
 
@@ -67,14 +67,14 @@ from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, fi
 from attention_core.teaching import i18n, quiz
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # every random number in this notebook comes from a seed
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本 notebook 里的每个随机数都来自一个种子
 torch.manual_seed(0)
-torch.set_num_threads(1)        # one thread: the same sums in the same order on every run
+torch.set_num_threads(1)        # [en] one thread: the same sums in the same order on every run [zh] 单线程：每次运行都按同样的顺序做同样的加法
 np.set_printoptions(precision=3, suppress=True)
-parts = pieces.PARTS  # the pieces later cells run on: yours once they pass their check, the library's until then
+parts = pieces.PARTS  # [en] the pieces later cells run on: yours once they pass their check, the library's until then [zh] 后面单元格用的零件：你的零件通过检查后就用你的，在此之前用库里的
 parts.clear()
-text = corpus.load_corpus()     # the course's own prose, both languages (package data)
-chars = corpus.vocabulary(text)  # every character of both languages, sorted
+text = corpus.load_corpus()     # [en] the course's own prose, both languages (package data) [zh] 本课程自己的文字，两种语言（包里的数据）
+chars = corpus.vocabulary(text)  # [en] every character of both languages, sorted [zh] 两种语言的所有字符，已排序
 stoi = {c: i for i, c in enumerate(chars)}  # character -> id
 print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh']:,} Chinese characters, {len(chars)} distinct characters[zh]课程文字：英文 {text['chars']['en']:,} 个字符，中文 {text['chars']['zh']:,} 个字符，共 {len(chars)} 种不同的字符")
 
@@ -100,7 +100,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它；导出的文件比 notebook 旧时，有一个测试会失败）。
 # 其中大约 1,100 种字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
-# **练习。** 写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
+# **练习**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
 # 指明该字符的错误：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
 
 # %%
@@ -252,7 +252,7 @@ for lang, p in para.items():
 # 两种语言都只读 256 个字符。做了合并之后，常见的字符对各自变成一个 token，同样的窗口就能装下更多文字，但两种语言并不一样：
 # 在三分之二是英文的样本上学到的合并，让英文段落短了大约三分之一，中文段落却几乎没变。真正的分词器（GPT-2 的有 50,257 个 token，
 # 是在以英文为主的文本的字节上学出来的）在大得多的规模上也有同样的偏向：一个窗口能装多少文字，取决于学合并时用的是哪种语言。
-# **上下文窗口按 token 计数，而不是按字符或单词。** 下面的模型仍然是一个字符一个 token：简单，而且每个练习都清楚易读。
+# **上下文窗口按 token 计数，而不是按字符或单词**。下面的模型仍然是一个字符一个 token：简单，而且每个练习都清楚易读。
 
 # %% [markdown] lang="en"
 # ## The pieces
@@ -287,7 +287,7 @@ demo = pieces.torch_params(load_trained("coreference").params)   # notebook 12's
 block0 = demo.blocks[0]
 print(type(demo).__name__, "[en]holds[zh]装的是", type(demo.tok_emb).__name__, demo.tok_emb.dtype, "| tok_emb", tuple(demo.tok_emb.shape),
       "| block0.attn.w_q", tuple(block0.attn.w_q.shape), "| block0.w_1", tuple(block0.w_1.shape), "| heads", block0.attn.n_heads)
-print(torch.as_tensor(ac.causal_mask(4)))                 # the causal mask as a tensor, True = may attend
+print(torch.as_tensor(ac.causal_mask(4)))                 # [en] the causal mask as a tensor, True = may attend [zh] 张量形式的因果掩码，True = 可以关注
 
 # %%
 def layer_norm(x, gamma, beta, eps=1e-5):
@@ -323,7 +323,7 @@ checks.check_layer_norm(layer_norm)
 # ```
 # </details>
 #
-# ### 前馈层
+# ### 前馈网络
 #
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$，每个 token 用的都是同样的两层。GELU 有两种写法；库和 GPT-2 用的是 tanh 形式，
 # 即 `torch.nn.functional.gelu(h, approximate="tanh")`。
@@ -364,10 +364,10 @@ checks.check_feed_forward(feed_forward)
 # ```
 # </details>
 #
-# ### Block
+# ### Transformer 块
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
-# 层归一化和前馈层请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
+# 层归一化和前馈网络请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
 # 中间的多头注意力就是第 06 节的那个，配上第 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
 # `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加掩码、
 # softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充掩码。
@@ -378,7 +378,7 @@ def transformer_block(x, block, mask):
     Returns (x_out (..., T, D), weights (..., H, T, T)).
     [zh]x (..., T, D)；`block` 是由张量组成的 tr.BlockParams；`mask` 是 (T, T) 布尔掩码，True = 可以关注。
     返回 (x_out (..., T, D), weights (..., H, T, T))。"""
-    raise NotImplementedError("[en]x + attention of LN1(x); then x + feed-forward of LN2(x)[zh]先 x + 注意力(LN1(x))，再 x + 前馈层(LN2(x))")
+    raise NotImplementedError("[en]x + attention of LN1(x); then x + feed-forward of LN2(x)[zh]先 x + 注意力(LN1(x))，再 x + 前馈网络(LN2(x))")
 
 checks.check_transformer_block(transformer_block)
 
@@ -494,7 +494,7 @@ checks.check_gpt_forward(gpt_forward)
 #
 # `generate(params, ids, n_new, temperature=0.0, top_k=None, seed=0)` 返回提示加上 `n_new` 个新 id。温度为 0 时是贪心解码（取 argmax）。
 # 否则把 logits 除以温度，只保留最大的 `top_k` 个（其余设为 $-\infty$），再用同一个 `g = torch.Generator().manual_seed(seed)` 调用
-# `torch.multinomial(probs, 1, generator=g)` 抽样，这样同一个 seed 总能得到同样的文字。可用的工具：`ac.split_heads` 和 `ac.merge_heads`
+# `torch.multinomial(probs, 1, generator=g)` 抽样，这样同一个种子总能得到同样的文字。可用的工具：`ac.split_heads` 和 `ac.merge_heads`
 # （06 节）、`ac.scaled_dot_product_attention(q, k, v, mask=...)`（02 节；输入张量，输出也是张量），以及给排在缓存之后的 Query 用的
 # `ac.causal_mask(t_new, t_past + t_new, offset=t_past)`（04 节）。检查器会把你的贪心输出和每步全部重算的结果比较，一直比到上下文用满。
 
@@ -624,9 +624,9 @@ print(parts.report())
 # `induction_score` 来量）。
 
 # %%
-model12 = load_trained("induction")                        # notebook 12's model, trained by `make train`
-p12 = pieces.torch_params(model12.params, dtype="float32")  # the same weights, as tensors in DecoderParams
-seqs = nb12.eval_sequences()                                # (200, 22): 11 random letters, twice
+model12 = load_trained("induction")                        # [en] notebook 12's model, trained by `make train` [zh] 第 12 节的模型，由 `make train` 训练
+p12 = pieces.torch_params(model12.params, dtype="float32")  # [en] the same weights, as tensors in DecoderParams [zh] 同样的权重，装进 DecoderParams 的张量
+seqs = nb12.eval_sequences()                                # [en] (200, 22): 11 random letters, twice [zh] (200, 22)：11 个随机字母，重复两遍
 with torch.no_grad():
     logits_mine, w_mine = parts.gpt_forward(p12, torch.as_tensor(seqs))
 logits_lib, w_lib = model12.forward(seqs)                   # the library's NumPy forward
@@ -635,7 +635,7 @@ print(f"[en]largest difference: logits {np.abs(logits_mine.numpy() - logits_lib)
 half = seqs.shape[1] // 2
 prev_mine = nb12.previous_token_score(w_mine.numpy()).mean(axis=0)          # (L, H)
 ind_mine = nb12.induction_score(w_mine.numpy(), half).mean(axis=0)          # (L, H)
-prev_lib = nb12.previous_token_score(w_lib).mean(axis=0)                    # the same, from the library's maps
+prev_lib = nb12.previous_token_score(w_lib).mean(axis=0)                    # [en] the same, from the library's maps [zh] 同一个得分，由库里的注意力图算出
 ind_lib = nb12.induction_score(w_lib, half).mean(axis=0)
 print()
 print("[en]previous-token score, your forward[zh]“前一个 token”得分，你的前向计算")
@@ -685,7 +685,7 @@ print(inspect.getsource(training.train))
 #
 # 先来一个答案已知的任务。每条训练序列是 33 个随机字母，其中一段 6 到 16 个互不相同的字母出现了两次，**位置是随机的**：模型读 32 个字母，
 # 预测每一个下一个字母。随机字母是预测不了的；第二遍却可以，办法是“找到我这个字母上一次出现的地方，把当时紧跟着的那个字母抄过来”，
-# 也就是第 12 节的 induction 电路。这个模型只有注意力（第 12 节发现，在这个任务上前馈层会推迟清晰的头出现）：2 层 × 4 个头，
+# 也就是第 12 节的 induction 电路。这个模型只有注意力（第 12 节发现，在这个任务上前馈网络会推迟清晰的头出现）：2 层 × 4 个头，
 # $d_{model} = 64$，上下文 32。完整的训练是 1,500 步、每批 64 条；下面现场跑的是一个很短的版本，用的是你已经通过检查的零件。
 
 # %%
@@ -712,9 +712,9 @@ print(f"[en]after {training.SHORT_STEPS['induction']} steps: validation loss {li
 # 对重复片段的每一个起点，量最好的 induction head 的得分（它放在前一次出现之后那个 Key 上的权重，即在重复片段的窗口上用第 12 节的 `induction_score`）。
 
 # %%
-mine_ind = training.load_run("induction")          # the shipped full run (a TrainedModel of notebook 12's kind)
+mine_ind = training.load_run("induction")          # [en] the shipped full run (a TrainedModel of notebook 12's kind) [zh] 随包附带的完整训练结果（与第 12 节同类的 TrainedModel）
 man = mine_ind.manifest
-print(f"[en]{man['steps']} steps, seed {man['seed']}, {man['train_seconds']} s of training on this project's machine; `{man['command']}`[zh]{man['steps']} 步，seed {man['seed']}，在本项目的机器上训练了 {man['train_seconds']} 秒；`{man['command']}`")
+print(f"[en]{man['steps']} steps, seed {man['seed']}, {man['train_seconds']} s of training on this project's machine; `{man['command']}`[zh]{man['steps']} 步，种子 {man['seed']}，在本项目的机器上训练了 {man['train_seconds']} 秒；`{man['command']}`")
 pos_scores = experiments.scores_by_position(experiments.numpy_forward(mine_ind), mine_ind.params.max_len)
 best = experiments.best_heads(pos_scores)
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh]induction head")):
@@ -740,12 +740,12 @@ ax = figures.plot_curve(man["loss_curve"], title="[en]the full run: repeated ran
 # ### 在课程文字上训练
 #
 # 现在换成真正的文字：本课程的讲解，一个字符一个 token，两种语言按各自的长度比例混在一起（大约每一个中文字符对应两个英文字符）。
-# 每种语言的最后十分之一留作验证集。模型：2 层 × 4 个头，$d_{model} = 64$，前馈层宽 256，上下文 256 个字符。要打败的基线是一个 **bigram** 模型：
+# 每种语言的最后十分之一留作验证集。模型：2 层 × 4 个头，$d_{model} = 64$，前馈网络宽 256，上下文 256 个字符。要打败的基线是一个 **bigram** 模型：
 # 在训练文字上数一数每个字符后面跟着各个字符的次数，用这些次数来预测（平滑参数取在验证文字上效果最好的那个，让它占尽便宜）。
 # 低于这条线的模型，用到的就不只是前一个字符了。
 
 # %%
-mine_text = training.load_run("text")              # the shipped full run: its vocabulary is the corpus's characters
+mine_text = training.load_run("text")              # [en] the shipped full run: its vocabulary is the corpus's characters [zh] 随包附带的完整训练结果：词表就是语料里的字符
 data = training.TextData(text, chars=mine_text.vocab)
 bigram = {lang: data.bigram(lang, training.CONFIGS["text"]["max_len"]) for lang in corpus.LANGS}
 for lang, b in bigram.items():
@@ -818,7 +818,7 @@ for prompt in ("The attention weights ", "注意力权重"):
 # %%
 # MEASUREMENT
 # (wall-clock times of this machine)
-uncached = lambda params, ids, n: pieces.generate_uncached(params, ids, n, parts=parts)   # recompute all at each step
+uncached = lambda params, ids, n: pieces.generate_uncached(params, ids, n, parts=parts)   # [en] recompute all at each step [zh] 每一步都从头重算
 timing = experiments.cache_timing(parts.generate, uncached, p_text, lengths=(64, 128, 256))
 for r in timing:
     print(f"[en]{r['length']:>4} tokens: {r['cached_ms']:6.2f} ms per new token with the cache, {r['uncached_ms']:6.2f} ms without ({r['speedup']:.1f}x)[zh]{r['length']:>4} 个 token：用缓存每个新 token {r['cached_ms']:6.2f} 毫秒，不用缓存 {r['uncached_ms']:6.2f} 毫秒（{r['speedup']:.1f} 倍）")
@@ -1007,20 +1007,20 @@ print(f"[en]training: {man['train_seconds']} s (induction) and {mt['train_second
 # [11 · Review](11_review.ipynb) (the concept map).
 
 # %% [markdown] lang="zh"
-# - **Token。** 在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
-# - **零件。** 层归一化（有偏方差，eps 在根号里）、前馈层（tanh 形式的 GELU）、pre-LN block 和 GPT 前向计算，在 float64 下与库里的结果相差不超过
+# - **Token**。在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
+# - **零件**。层归一化（有偏方差，eps 在根号里）、前馈网络（tanh 形式的 GELU）、pre-LN Transformer 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过
 #   $10^{-8}$；你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
-# - **它就是真家伙。** 第 12 节训练好的模型在你的前向计算里给出同样的 logits（只差 float32 的舍入）和同样的头得分。
-# - **训练它。** 在重复片段位置随机的字母序列上，模型在第 0 层“读最近几个 token”的头之上，长出了一个 induction head（L1H0：平均 0.79，
+# - **它就是真家伙**。第 12 节训练好的模型在你的前向计算里给出同样的 logits（只差 float32 的舍入）和同样的头得分。
+# - **训练它**。在重复片段位置随机的字母序列上，模型在第 0 层“读最近几个 token”的头之上，长出了一个 induction head（L1H0：平均 0.79，
 #   重复片段在任何起点时都不低于 0.47）；“前一个 token”得分最高的头平均 0.53，最低的位置上是 0.33：induction 的目标 0.5
 #   平均达到了，几乎处处达到；“前一个 token”的目标平均达到了，但不是每个位置都达到。在课程文字上，两种语言的验证集困惑度都低于 bigram 基线（数字见上面的输出）。
-# - **让它写。** 缓存把每一步的工作量从整个序列变成一个 token：在 256 个 token 时，这里快了好几倍，代价是 $2 L T D$ 个数的内存。
-# - **头在做什么。** 第 12 节的头选择器和消融表读你的模型，就像读第 12 节的模型一样。
+# - **让它写**。缓存把每一步的工作量从整个序列变成一个 token：在 256 个 token 时，这里快了好几倍，代价是 $2 L T D$ 个数的内存。
+# - **头在做什么**。第 12 节的头选择器和消融表读你的模型，就像读第 12 节的模型一样。
 #
-# **哪些没成功，以及需要知道的。** 用 4 个头时，“前一个 token”的工作由第 0 层的两个头分担，而且每个头也会看 $t$ 和 $t-2$，所以没有哪一个头在每个位置上都达到 0.5
+# **哪些没成功，以及需要知道的**。用 4 个头时，“前一个 token”的工作由第 0 层的两个头分担，而且每个头也会看 $t$ 和 $t-2$，所以没有哪一个头在每个位置上都达到 0.5
 # （最高的在上下文开头，最低的在接近结尾处）；用 2 个头训练 2,000 步时，induction head 更清晰了（0.81，最低 0.63），“前一个 token”头却没有（0.44）。
 # 最初试的重复片段（长 4 到 12 个字母，学习率 $10^{-3}$）在 1,450 步之后还没有离开 $\ln 26$ 的平台。清单里的训练时间是在一台负载很重的共享 2 核机器上量的
 # （同时在跑别的测试）：结果超过了 60 秒和 90 秒的目标（小结里打印了具体时间）；在空闲的机器上，同样的训练只需其中一小部分时间。
 # 本节现场跑的训练故意很短；随包提供的结果来自 `make train`。
 #
-# **回到：** [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)（这里用到的工具）和 [11 · 总复习](11_review.ipynb)（概念图）。
+# **回到**：[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)（这里用到的工具）和 [11 · 总复习](11_review.ipynb)（概念图）。

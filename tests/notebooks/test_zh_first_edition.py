@@ -4,9 +4,11 @@ kept out), and Chinese punctuation without stray spaces. The texts are gathered 
 the sources, the literals of the zh code, the stored outputs of notebooks/zh, every string table, the quiz bank."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+import rendered
 import zh_text
 
 # Variants of a glossary term that the zh edition does not use (the course's term in the comment). The glossary of
@@ -24,6 +26,12 @@ BANNED = {
     r"分组查询注意力|多查询注意力": "分组 Query 注意力",
     r"层规范化": "层归一化",
     r"词元": "token",
+    r"遮": "掩码 (noun) / 屏蔽 (verb)",
+    r"前馈层": "前馈网络",
+    r"正弦表|可学习表": "正弦位置编码 / 可学习位置编码",
+    r"归纳头": "induction head",
+    r"(?<![A-Za-z_.\-({])[Bb]locks?(?![\w(\[.=)}])(?!\s*=)": "Transformer 块",
+    r"(?<![A-Za-z_.\-({])[Ss]eeds?(?![\w(\[=)}])(?!\s*=)": "种子",
 }
 GLOSSARY_HEADING = "## 术语表"
 # An English gloss right after the Chinese term, 位置编码（Positional Encoding）, is the term's name, not a variant.
@@ -40,11 +48,14 @@ SPACING = [
 ]
 
 
+_PAIR = re.compile(r"(/ ?[\u3400-\u9fff]+) (?=[\u3400-\u9fff])")
+
+
 def _spacing_view(text: str) -> str:
     """Markdown with each code span, formula, link target and tag as one Latin letter (their own spaces are theirs)."""
     text = re.sub(r"```.*?```", "\n", text, flags=re.S)
     text = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$|`[^`\n]*`|<[^>\n]+>", "X", text, flags=re.S)
-    text = re.sub(r"(/ ?[\u3400-\u9fff]+) (?=[\u3400-\u9fff])", r"\1", text)   # a pair "bank / 杜鹃 一起" ends there
+    text = _PAIR.sub(r"\1", text)                              # a pair "bank / 杜鹃 一起" ends there
     return re.sub(r"\]\([^)]*\)", "]", text)
 
 
@@ -106,6 +117,23 @@ def test_no_space_between_chinese_text_and_full_width_punctuation():
         for pattern in SPACING:
             found += [(where, m.group(0)) for m in pattern.finditer(prose)]
     assert not found, _report(found, "spaces beside full-width punctuation or between Chinese characters")
+
+
+def test_no_stray_space_in_what_the_built_zh_markdown_shows():
+    """The built zh notebooks as a reader sees them (rendered by markdown-it, emphasis marks gone): the builder joins
+    the wrapped lines of the sources, and a space it puts at an emphasis mark or a link shows only here ("**机构** （",
+    "。 **交叉注意力**")."""
+    found = []
+    for path in zh_text.ZH_NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for i, cell in enumerate(nb["cells"]):
+            if cell["cell_type"] != "markdown":
+                continue
+            shown = _PAIR.sub(r"\1", rendered.visible_text("".join(cell["source"])))
+            for pattern in SPACING:
+                found += [(f"{path.name} cell {i}", shown[max(0, m.start() - 8):m.end() + 8])
+                          for m in pattern.finditer(shown)]
+    assert not found, _report(found, "spaces beside full-width punctuation or between Chinese characters, as shown")
 
 
 def test_heads_and_layers_are_numbered_from_0_and_the_rule_is_said_in_06_and_12():

@@ -22,6 +22,21 @@ def test_a_paragraph_is_joined_without_stray_spaces():
     assert join("*“他”是谁？*\n周围") == "*“他”是谁？* 周围"      # the emphasis must still close
 
 
+def test_an_emphasis_mark_or_a_link_at_the_break_is_looked_through():
+    """The characters beside the mark decide (issue 16: "**机构** （" and "。 **交叉注意力**" showed stray spaces)."""
+    assert join("它叫**机构**\n（mechanism）") == "它叫**机构**（mechanism）"
+    assert join("第一种说法。\n**交叉注意力**是") == "第一种说法。**交叉注意力**是"
+    assert join("这是**两个来源**\n而不是三个") == "这是**两个来源**而不是三个"
+    assert join("看到的 **Key**\n与 Query") == "看到的 **Key** 与 Query"
+    assert join("其余的都是**学出来的**。\n这里") == "其余的都是**学出来的**。这里"
+    assert join("见 [12 · 训练好的模型](12_trained_transformer.ipynb)\n在同样的句子上") == \
+        "见 [12 · 训练好的模型](12_trained_transformer.ipynb)在同样的句子上"
+    assert join("读完\n[第 12 节](12_x.ipynb)") == "读完[第 12 节](12_x.ipynb)"
+    # where no join can both close the emphasis and drop the space, the space stays (the emphasis renders)
+    assert join("**学出来的。**\n这里") == "**学出来的。** 这里"
+    assert join("顺序是：\n**“先查掩码”**") == "顺序是：**“先查掩码”**"
+
+
 def test_chinese_next_to_latin_gets_one_space():
     assert join("看到的 Key\n与 Query") == "看到的 Key 与 Query"
     assert join("输出为 $[1, 2]$\n再看") == "输出为 $[1, 2]$ 再看"

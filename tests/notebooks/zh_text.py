@@ -1,8 +1,9 @@
 """What the Chinese edition shows a learner, gathered in one place for the first-edition tests (issue 16).
 
 `zh_texts()` yields (where, text) for every learner-visible Chinese text: the zh markdown cells of the sources,
-the string literals of the zh-resolved code cells, the stored outputs of notebooks/zh (stream, text/plain,
-text/html, the widgets' static fallbacks; not the cells that print library source with inspect.getsource),
+the string literals of the zh-resolved code cells, the code comments of notebooks/zh, the stored outputs of notebooks/zh
+(stream, text/plain, text/html, the widgets' static fallbacks; not the cells that print library source with
+inspect.getsource),
 the zh side of every registered string table (labs, checkers, teaching) and the zh side of the quiz bank.
 `english_runs(text)` finds English prose in such a text: three or more English words in a row outside code,
 identifiers and the short list of terms the course keeps in English (KEPT_TERMS) and of quoted English
@@ -186,6 +187,26 @@ def output_texts(notebooks=ZH_NOTEBOOKS):
                         yield f"{path.name} cell {i} ({mime})", strip_code("".join(data[mime]))
 
 
+def code_comments(notebooks=ZH_NOTEBOOKS):
+    """(where, comment) of every comment in the code cells of the built notebooks (magics and shell lines aside)."""
+    import io
+    import tokenize
+    for path in notebooks:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for i, cell in enumerate(nb["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                             for line in "".join(cell["source"]).split("\n"))
+            try:
+                tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+            except (tokenize.TokenError, SyntaxError):
+                continue
+            for tok in tokens:
+                if tok.type == tokenize.COMMENT:
+                    yield f"{path.name} cell {i} (comment)", tok.string.lstrip("#").strip()
+
+
 def _without_samples(printed: str) -> str:
     """A sample cell's printout without its samples: the lines before the first header, and the headers."""
     kept, in_sample = [], False
@@ -232,5 +253,6 @@ def zh_texts():
             if (where.split(" cell ")[0], literal) not in DATA_LITERALS:
                 yield f"{where} (literal)", literal
     yield from output_texts()
+    yield from code_comments()
     yield from string_tables("zh")
     yield from quiz_texts("zh")

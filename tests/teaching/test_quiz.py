@@ -378,8 +378,9 @@ def _q6_removals(lang: str) -> dict:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_q6_editors_note_says_what_notebook_12_measures(lang):
-    """The note's claims about notebook 12's trained model (issue 16): each word it names gets the weight, the drop of
-    p and the answer without it that the notebook prints; no claim that removing the top-weighted word barely matters."""
+    """The note's claims about notebook 12's trained model (issue 16): each word it names gets the weight, the drop
+    of p and the answer without it that the notebook prints; no claim that removing the top-weighted word barely
+    matters."""
     note = RAW["questions"][[q["id"] for q in RAW["questions"]].index("q6")]["reference"][lang]
     note = note[note.index("12"):]
     rows = _q6_removals(lang)
