@@ -4,6 +4,12 @@
     params = load_gpt2("path/to/folder")          # a folder written by save_pretrained (no network)
     params = load_gpt2("gpt2", download=True)     # the hub, by name: network, ~500 MB into the HF cache
     logits, weights = decoder_forward(params, ids)    # = HF's logits and attentions (tested to 1e-10)
+    tokenizer = load_tokenizer("gpt2-local")      # its tokenizer: the same folder or hub name
+
+A local folder for the model and for text needs both halves saved into it, where there is network:
+
+    transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")
+    transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")
 
 `core.transformer.decoder_forward` is GPT-2's architecture: learned positions, pre-LN blocks with
 LN eps 1e-5, GELU in its tanh form ("gelu_new"), biases everywhere, a final LN and the unembedding
@@ -140,8 +146,65 @@ def _offline_message(name: str, cache_dir, download: bool) -> str:
              f"{name!r} is not in {where}, and nothing is downloaded unless you ask for it.")
     return (f"load_gpt2: {first} Loading GPT-2 by name needs the network once ({HUB_SIZE}, kept in {where}): "
             f"on a machine that is online run `load_gpt2({name!r}, download=True)`. Or point it at a local "
-            "folder: save one where there is network with `transformers.GPT2LMHeadModel.from_pretrained("
-            f"{name!r}).save_pretrained('gpt2-local')`, copy it here and call `load_gpt2('gpt2-local')`.")
+            f"folder: save one where there is network, the model and its tokenizer, with {save_commands(name)}; "
+            "copy the folder here and call `load_gpt2('gpt2-local')`.")
+
+
+def save_commands(name: str = "gpt2", folder: str = "gpt2-local") -> str:
+    """The two lines that save a hub model and its tokenizer into a local folder (run where there is network)."""
+    return (f"`transformers.GPT2LMHeadModel.from_pretrained({name!r}).save_pretrained({folder!r})` and "
+            f"`transformers.AutoTokenizer.from_pretrained({name!r}).save_pretrained({folder!r})`")
+
+
+TOKENIZER_FILES = ("tokenizer.json", ("vocab.json", "merges.txt"))     # either one: what save_pretrained writes
+
+
+class TokenizerMissingError(FileNotFoundError):
+    """A model folder without tokenizer files (the model was saved, its tokenizer was not). .folder: the folder."""
+
+    def __init__(self, folder):
+        self.folder = str(folder)
+        super().__init__(
+            f"source: the folder {self.folder!r} holds no tokenizer (tokenizer.json, or vocab.json and merges.txt), "
+            "only what save_pretrained of the model writes; without one no text can become token ids. Save the "
+            f"tokenizer into the same folder where there is network: {save_commands(folder=self.folder)}.")
+
+
+def has_tokenizer_files(folder) -> bool:
+    """True when a folder holds a saved tokenizer (tokenizer.json, or vocab.json and merges.txt)."""
+    folder = Path(folder)
+    return any(all((folder / f).is_file() for f in ((want,) if isinstance(want, str) else want))
+               for want in TOKENIZER_FILES)
+
+
+def load_tokenizer(source, *, download: bool = False, cache_dir=None):
+    """The tokenizer behind `source` (the folder or hub name given to load_gpt2). A folder must hold the tokenizer
+    files (TokenizerMissingError otherwise: transformers would return an empty tokenizer that encodes any text as
+    []); a hub name is looked up in the cache and fetched only with download=True (OSError saying what to run)."""
+    transformers = require_transformers()
+    if not isinstance(download, bool):
+        raise TypeError(f"download: expected True or False, got {describe(download)}")
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"source: expected a folder or a hub name such as 'gpt2', got {describe(source)}")
+    folder = Path(source).expanduser()
+    if folder.is_dir():
+        if not has_tokenizer_files(folder):
+            raise TokenizerMissingError(source)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    elif isinstance(source, os.PathLike) or _looks_like_path(source):
+        raise FileNotFoundError(f"source: no folder {str(source)!r}; expected a folder holding a model and its "
+                                "tokenizer (save_pretrained of both) or a hub name such as 'gpt2'")
+    else:
+        try:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=not download,
+                                                                   cache_dir=cache_dir)
+        except OSError as exc:
+            raise OSError(_offline_message(source, cache_dir, download)) from exc
+    if len(tokenizer) < 2 or not tokenizer("it")["input_ids"]:
+        raise ValueError(f"source: the tokenizer of {str(source)!r} is empty ({len(tokenizer)} entries; 'it' encodes "
+                         f"as {tokenizer('it')['input_ids']}); expected GPT-2's byte-level BPE, saved with "
+                         f"{save_commands()}")
+    return tokenizer
 
 
 def load_pretrained_model(source: str, *, download: bool = False, cache_dir=None):
@@ -186,7 +249,8 @@ def load_pretrained_model(source: str, *, download: bool = False, cache_dir=None
 def load_gpt2(source="gpt2", *, download: bool = False, cache_dir=None, dtype=None) -> tr.DecoderParams:
     """GPT-2 weights as DecoderParams, for decoder_forward (NumPy) or to_torch_decoder (torch).
 
-    source: a transformers GPT-2 model object; a folder written by `save_pretrained`; or a hub name
+    source: a transformers GPT-2 model object; a folder written by `save_pretrained` (the model's; keep its
+    tokenizer saved in the same folder for `load_tokenizer`, see save_commands()); or a hub name
     ("gpt2", "openai-community/gpt2", ...) looked up in the Hugging Face cache (cache_dir, default
     HF_HOME). download=True lets a hub name be fetched over the network (gpt2: about 500 MB, once);
     without it nothing is downloaded and a missing model raises an OSError that says what to run.

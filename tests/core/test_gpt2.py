@@ -5,8 +5,10 @@ sizes and lengths; layer norms and biases randomised, weights large enough that 
 sharply), saved with save_pretrained to a temporary folder and loaded back through `load_gpt2`. The
 library's NumPy `decoder_forward` and the torch twin (`to_torch_decoder`) must give HF's logits and
 every attention map: 1e-10 in float64, 1e-4 in float32. The by-name route is exercised against a
-locally built Hugging Face cache (the same code path as load_gpt2("gpt2"), without the download);
-nothing here touches the network.
+locally built Hugging Face cache (the same code path as load_gpt2("gpt2"), without the download), and
+so is the tokenizer saved next to the model (a folder with the model alone is refused with the
+command that saves the tokenizer); nothing here touches the network. The builders are in
+tests/gpt2kit.py, shared with notebook 13's tests (tests/labs/test_nb13_gpt2.py).
 """
 import numpy as np
 import pytest
@@ -19,45 +21,9 @@ from attention_core.core import transformer as tr
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from gpt2kit import CONFIGS, hf_forward, hub_cache, random_gpt2  # noqa: E402  (tests/gpt2kit.py)
+
 TOL = {np.float64: 1e-10, np.float32: 1e-4}
-TORCH_DTYPE = {np.float64: torch.float64, np.float32: torch.float32}
-
-# n_layer, n_head, n_embd, n_positions, vocab, n_inner, T, batch, tied
-CONFIGS = {
-    "L1-H1-D8": (1, 1, 8, 8, 13, None, 8, 1, True),
-    "L2-H4-D16": (2, 4, 16, 12, 29, None, 7, 3, True),
-    "L3-H2-D24-F40": (3, 2, 24, 16, 31, 40, 16, 2, True),
-    "L2-H3-D12-T1": (2, 3, 12, 10, 17, None, 1, 2, True),
-    "L4-H8-D32-untied": (4, 8, 32, 20, 50, None, 20, 2, False),
-}
-
-
-def random_gpt2(n_layer, n_head, n_embd, n_positions, vocab, n_inner, tied, dtype, seed=0):
-    """A GPT2LMHeadModel with every parameter random: embeddings N(0, 1), projections N(0, 1.5^2 / D),
-    LN gains 1 + N(0, 0.3^2), biases N(0, 0.3^2). HF's own init (std 0.02, LN 1, biases 0) would leave
-    the heads near uniform and hide a dropped bias or gain."""
-    config = transformers.GPT2Config(vocab_size=vocab, n_positions=n_positions, n_embd=n_embd, n_layer=n_layer,
-                                     n_head=n_head, n_inner=n_inner, tie_word_embeddings=tied,
-                                     bos_token_id=0, eos_token_id=0, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = transformers.GPT2LMHeadModel(config).to(TORCH_DTYPE[dtype]).eval()
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith(".bias"):
-                p.copy_(0.3 * torch.randn_like(p))
-            elif ".ln_" in name:
-                p.copy_(1 + 0.3 * torch.randn_like(p))
-            elif name.endswith(("wte.weight", "wpe.weight")):
-                p.copy_(torch.randn_like(p))
-            else:                                            # projections: q.k / sqrt(Dh) of a few units
-                p.copy_(1.5 / n_embd ** 0.5 * torch.randn_like(p))
-    return model
-
-
-def hf_forward(model, ids):
-    with torch.no_grad():
-        out = model(torch.as_tensor(ids), output_attentions=True)
-    return out.logits.numpy(), torch.stack(out.attentions, dim=1).numpy()      # (B, T, V), (B, L, H, T, T)
 
 
 def max_differences(params, model, ids):
@@ -107,26 +73,47 @@ def test_the_model_object_the_folder_and_the_state_dict_give_the_same_arrays(tmp
     assert as32.tok_emb.dtype == np.float32 and as32.blocks[1].attn.w_v.dtype == np.float32
 
 
-def _hub_cache(tmp_path, repo: str, model) -> str:
-    """A Hugging Face hub cache holding `repo` as a download would leave it (refs/main -> a snapshot)."""
-    cache = tmp_path / "hf-cache"
-    folder = cache / ("models--" + repo.replace("/", "--"))
-    revision = "0123456789abcdef0123456789abcdef01234567"
-    model.save_pretrained(folder / "snapshots" / revision)
-    (folder / "refs").mkdir(parents=True)
-    (folder / "refs" / "main").write_text(revision)
-    return str(cache)
-
-
 def test_a_hub_name_loads_from_the_cache_through_the_hub_route(tmp_path):
     model = random_gpt2(2, 4, 16, 12, 23, None, True, np.float64)
-    cache = _hub_cache(tmp_path, "attention-lab/tiny-gpt2", model)
+    cache = hub_cache(tmp_path, "attention-lab/tiny-gpt2", model)
     params = ac.load_gpt2("attention-lab/tiny-gpt2", cache_dir=cache)        # a name, not a folder
     ids = np.random.default_rng(2).integers(0, 23, (2, 12))
     for path, (d_logits, d_maps) in max_differences(params, model, ids).items():
         assert d_logits < 1e-10 and d_maps < 1e-10, path
     loaded = gpt2.load_pretrained_model("attention-lab/tiny-gpt2", cache_dir=cache)
     assert loaded.config._attn_implementation == "eager" and not loaded.training
+
+
+def test_the_tokenizer_comes_from_the_same_folder_or_hub_name_and_a_missing_one_is_named(tmp_path):
+    from gpt2kit import tiny_tokenizer
+    tok = tiny_tokenizer()
+    sentence = "The animal didn't cross the street because it was too tired."
+    model = random_gpt2(1, 2, 8, 6, len(tok), None, True, np.float32)
+    model.save_pretrained(tmp_path / "both")
+    tok.save_pretrained(tmp_path / "both")
+    loaded = gpt2.load_tokenizer(tmp_path / "both")
+    assert len(loaded) == len(tok) == 262 and loaded(sentence)["input_ids"] == tok(sentence)["input_ids"]
+    assert "Ġit" in loaded.convert_ids_to_tokens(loaded(sentence)["input_ids"])
+    assert loaded.decode(loaded(sentence)["input_ids"]) == sentence
+    cache = hub_cache(tmp_path, "attention-lab/tiny-gpt2", model, tok)      # the hub route: a name, the cache
+    by_name = gpt2.load_tokenizer("attention-lab/tiny-gpt2", cache_dir=cache)
+    assert by_name(sentence)["input_ids"] == tok(sentence)["input_ids"]
+    # the model saved alone, as the old instructions said: transformers would hand back an empty tokenizer
+    model.save_pretrained(tmp_path / "model-only")
+    assert len(transformers.AutoTokenizer.from_pretrained(str(tmp_path / "model-only"), local_files_only=True)) < 2
+    with pytest.raises(gpt2.TokenizerMissingError) as info:
+        gpt2.load_tokenizer(str(tmp_path / "model-only"))
+    text = str(info.value)
+    assert info.value.folder == str(tmp_path / "model-only") and isinstance(info.value, FileNotFoundError)
+    for words in ("holds no tokenizer", "tokenizer.json", "AutoTokenizer.from_pretrained('gpt2').save_pretrained(",
+                  "GPT2LMHeadModel.from_pretrained('gpt2').save_pretrained("):
+        assert words in text, words
+    with pytest.raises(OSError, match="AutoTokenizer.from_pretrained"):
+        gpt2.load_tokenizer("gpt2", cache_dir=str(tmp_path / "empty"))      # offline: the message says what to run
+    with pytest.raises(FileNotFoundError, match="no folder './no-such-gpt2'"):
+        gpt2.load_tokenizer("./no-such-gpt2")
+    with pytest.raises(TypeError, match="expected a folder or a hub name"):
+        gpt2.load_tokenizer(42)
 
 
 def test_offline_the_error_says_it_needs_the_network_or_a_folder_and_what_to_run(tmp_path):
@@ -136,7 +123,9 @@ def test_offline_the_error_says_it_needs_the_network_or_a_folder_and_what_to_run
         ac.load_gpt2("gpt2", cache_dir=str(empty))                           # download=False: no network tried
     text = str(info.value)
     for words in ("'gpt2' is not in the cache folder", "needs the network", "about 500 MB",
-                  "load_gpt2('gpt2', download=True)", "save_pretrained", "local folder"):
+                  "load_gpt2('gpt2', download=True)", "local folder", "the model and its tokenizer",
+                  "GPT2LMHeadModel.from_pretrained('gpt2').save_pretrained('gpt2-local')",
+                  "AutoTokenizer.from_pretrained('gpt2').save_pretrained('gpt2-local')"):
         assert words in text, words
     assert not any(empty.iterdir())                                          # nothing was written
     with pytest.raises(FileNotFoundError, match="no folder './no-such-gpt2'"):

@@ -4,8 +4,10 @@ Offline (the default, and under nbval and on the site): a randomly initialised H
 built on this machine (layer norms and biases randomised), loaded with `ac.load_gpt2` (backends/gpt2.py)
 and run by the learner's forward, the library's NumPy forward and Hugging Face's own: the differences are
 printed. Nothing is downloaded. Online (the learner sets ONLINE = True): GPT-2 small itself (about 500 MB
-into the Hugging Face cache), a sentence, a continuation, and the previous-token and induction scores of
-its 144 heads on repeated random tokens, measured with notebook 12's functions.
+into the Hugging Face cache, or GPT2_SOURCE: a folder holding the model AND its tokenizer, both saved with
+save_pretrained), a sentence, a continuation, and the previous-token and induction scores of its 144 heads
+on repeated random tokens, measured with notebook 12's functions. tests/labs/test_nb13_gpt2.py runs that
+online cell itself against a tiny random GPT-2 and tokenizer saved locally (a folder, and a hub cache).
 transformers and torch are imported inside the functions.
 """
 from __future__ import annotations
@@ -20,7 +22,13 @@ from . import pieces
 # What oracle_differences(pieces.gpt_forward) measured (tests/labs/test_nb13_build_a_gpt.py measures it again):
 # max |difference| from Hugging Face's forward, float64, 2 layers x 4 heads, d_model 32, 50 tokens, T = 20, batch 2.
 RECORDED = {"yours": (1.8e-15, 7.8e-16), "library": (2.2e-15, 6.1e-16),
-            "config": "2 layers x 4 heads, d_model 32, 50 tokens, T = 20, batch 2"}
+            "config": {"n_layers": 2, "n_heads": 4, "d_model": 32, "vocab": 50, "t": 20, "batch": 2}}
+
+
+def config_label(config: dict, lang: str | None = None) -> str:
+    """The oracle's configuration ({"n_layers", "n_heads", "d_model", "vocab", "t", "batch"}) in words, per edition."""
+    from attention_core.teaching import i18n
+    return i18n.t("nb13.gpt2_config", lang, **config)
 
 
 def random_gpt2(n_layer=2, n_head=4, n_embd=32, n_positions=24, vocab=50, seed=0):
@@ -65,8 +73,8 @@ def oracle_differences(forward, seed: int = 0) -> dict:
     ln, wn = tr.decoder_forward(params, ids)
     return {"yours": (float(np.abs(lm.numpy() - logits).max()), float(np.abs(wm.numpy() - maps).max())),
             "library": (float(np.abs(ln - logits).max()), float(np.abs(wn - maps).max())),
-            "config": f"{params.n_layers} layers x {params.n_heads} heads, d_model {params.d_model}, "
-                      f"{params.vocab_size} tokens, T = {ids.shape[-1]}, batch {ids.shape[0]}"}
+            "config": {"n_layers": params.n_layers, "n_heads": params.n_heads, "d_model": params.d_model,
+                       "vocab": params.vocab_size, "t": int(ids.shape[-1]), "batch": int(ids.shape[0])}}
 
 
 def all_head_scores(forward, params, half: int = 50, n: int = 4, seed: int = 0) -> dict:
@@ -88,13 +96,20 @@ def top_heads(scores, k: int = 5) -> list[tuple]:
     return [(int(i // scores.shape[1]), int(i % scores.shape[1]), float(scores.flat[i])) for i in order]
 
 
-def gpt2_small(source: str = "gpt2", download: bool = False):
+def gpt2_small(source: str = "gpt2", download: bool = False, cache_dir=None):
     """(params float32 as tensors, the NumPy params, the HF model, the tokenizer) of GPT-2 from the hub or a
-    local folder; offline without a folder, load_gpt2 says what it needs."""
-    import transformers
-
+    local folder holding the model and its tokenizer; offline without a folder, the loader says what it needs.
+    A folder with the model but no tokenizer gets an error (in the notebook's language) saying how to save it."""
     from attention_core.backends import gpt2, load_gpt2
-    model = gpt2.load_pretrained_model(source, download=download)
+    from attention_core.teaching import i18n
+    model = gpt2.load_pretrained_model(source, download=download, cache_dir=cache_dir)
+    try:
+        tokenizer = gpt2.load_tokenizer(source, download=download, cache_dir=cache_dir)
+    except gpt2.TokenizerMissingError as exc:
+        raise FileNotFoundError(i18n.t("nb13.gpt2_no_tokenizer", folder=exc.folder,
+                                       commands=gpt2.save_commands(folder=exc.folder))) from exc
     params = load_gpt2(model, dtype=np.float32)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=not download)
+    if len(tokenizer) > params.vocab_size:
+        raise ValueError(i18n.t("nb13.gpt2_vocab_mismatch", source=str(source), n_tok=len(tokenizer),
+                                vocab=params.vocab_size))
     return pieces.torch_params(params, dtype="float32"), params, model.eval(), tokenizer

@@ -18,6 +18,22 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.fig_ms": {"en": "ms per new token", "zh": "每个新 token 的毫秒数"},
     "nb13.fig_cached": {"en": "with the KV cache", "zh": "用 KV 缓存"},
     "nb13.fig_uncached": {"en": "recomputing everything", "zh": "每步全部重算"},
+    "nb13.gpt2_config": {"en": "{n_layers} layers × {n_heads} heads, d_model {d_model}, {vocab} tokens, "
+                               "T = {t}, batch {batch}",
+                         "zh": "{n_layers} 层 × {n_heads} 个头，d_model {d_model}，词表 {vocab} 个 token，"
+                               "T = {t}，batch {batch}"},
+    "nb13.gpt2_no_tokenizer": {
+        "en": "GPT2_SOURCE: the folder {folder!r} holds GPT-2's weights but no tokenizer (tokenizer.json, or "
+              "vocab.json and merges.txt), so no sentence can become token ids. Save the tokenizer into the same "
+              "folder as the model, on a machine with network: {commands}; then copy the folder here again.",
+        "zh": "GPT2_SOURCE：文件夹 {folder!r} 里有 GPT-2 的权重，却没有 tokenizer（tokenizer.json，或 vocab.json "
+              "和 merges.txt），所以句子没法变成 token id。请在能联网的机器上把 tokenizer 也保存进模型所在的文件夹："
+              "{commands}；然后把文件夹重新复制过来。"},
+    "nb13.gpt2_vocab_mismatch": {
+        "en": "GPT2_SOURCE: the tokenizer of {source!r} has {n_tok} tokens but the model only {vocab}: they do not "
+              "belong together. Save the model and the tokenizer of the same name into one folder.",
+        "zh": "GPT2_SOURCE：{source!r} 的 tokenizer 有 {n_tok} 个 token，模型却只有 {vocab} 个：它们不是一套。"
+              "请把同一个名字的模型和 tokenizer 保存进同一个文件夹。"},
     "nb13.progress": {"en": "step {step}/{steps}  train {train:.3f}  validation {valid}  {seconds:.1f} s",
                       "zh": "第 {step}/{steps} 步 · 训练 {train:.3f} · 验证 {valid} · {seconds:.1f} 秒"},
 }
