@@ -570,14 +570,16 @@ class Watched:
 
     Indexing (`k[t]`, `k[:t + 1]`, `k[idx]`) and iteration hand out copies and record the rows; any use
     of the whole array (attributes such as `.T`, operators, NumPy functions) records all rows as read
-    "whole"; `np.asarray(k)` records them as "converted". `reads` is shared by the inputs of one call,
-    so their order is the order of the learner's steps. Shape, dtype, len() are free.
+    "whole"; `np.asarray(k)` records them as "converted". A copy, `k.copy()`, `k.astype(float)` or
+    `np.copy(k)`, reads nothing: it is watched like the original (judged by what is read from it, not by
+    its identity), and may be written into. `reads` is shared by the inputs of one call, so their order
+    is the order of the learner's steps. Shape, dtype, len() are free.
     """
     __array_priority__ = 1000                    # ndarray @ Watched comes here, not to ndarray
 
-    def __init__(self, name: str, array, reads: list):
+    def __init__(self, name: str, array, reads: list, *, writable: bool = False):
         self._name, self._array, self._reads = name, np.array(array, copy=True), reads
-        self._array.setflags(write=False)
+        self._array.setflags(write=writable)
 
     # free: what the learner may look at without reading any token
     shape = property(lambda self: self._array.shape)
@@ -616,7 +618,27 @@ class Watched:
         inputs = tuple(i.read_all("whole") if isinstance(i, Watched) else i for i in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
 
+    def _copied(self, array) -> Watched:
+        """A copy of the input, watched like it (same name, same list of reads), reading nothing; the
+        learner may write into it (`x[t] = ...`), not into the input itself."""
+        return Watched(self._name, array, self._reads, writable=True)
+
+    def __setitem__(self, key, value):
+        if not self._array.flags.writeable:
+            raise TypeError(f"{self._name} is the checker's input, read-only: write into a copy "
+                            f"({self._name} = {self._name}.copy())")
+        self._array[key] = value.read_all("whole") if isinstance(value, Watched) else value
+
+    def copy(self, order="C"):
+        return self._copied(self._array.copy(order))
+
+    def astype(self, dtype, *args, **kwargs):
+        return self._copied(self._array.astype(dtype, *args, **kwargs))
+
     def __array_function__(self, func, types, args, kwargs):
+        if func is np.copy and args and args[0] is self:
+            return self.copy()
+
         def unwrap(x):
             if isinstance(x, Watched):
                 return x.read_all("whole")

@@ -4,8 +4,11 @@ the verdict it must get and the words that name its mistake, in both languages; 
 The checkers of stateful or memory claims observe behaviour, not only results: the KV-cache decoder and
 the online softmax get watched inputs (`teaching.checks.Watched`, which record the rows read and in
 what order), the online softmax's peak memory is measured with fewer queries than a block, the variance
-exercise must sample (another seed, another estimate; the same seed, the same one), every mask checker
-has a fully masked row, and a mismatch names its first differing entry, both values and the usual cause.
+exercise must sample (another seed, another estimate; the same seed, the same one; the draws counted
+through the generators np.random.default_rng makes; four samples scatter as four samples do), every mask
+checker has a fully masked row, and a mismatch names its first differing entry, both values and the usual
+cause. A copy or conversion of a watched input (`np.asarray(q)`, `q.copy()`) is judged by what follows
+it, not by its identity: a right decoder that starts with one passes.
 """
 import numpy as np
 import pytest
@@ -17,7 +20,7 @@ from attention_core.labs.nb03_softmax.checks import check_softmax
 from attention_core.labs.nb04_masking.checks import check_padding_mask
 from attention_core.labs.nb09_cost_and_context_window.checks import check_kv_cache_decode
 from attention_core.labs.nb10_efficient_attention.checks import check_online_attention
-from attention_core.teaching.checks import Fail, Watched, first_read_ahead, mismatch, watch
+from attention_core.teaching.checks import Fail, Read, Watched, first_read_ahead, mismatch, watch
 
 # --- learner-style implementations ------------------------------------------------------------------
 
@@ -61,6 +64,45 @@ def decode_one_masked_call(q, k, v):
     return ac.scaled_dot_product_attention(q, k, v, mask=ac.causal_mask(len(q)))[0]
 
 
+def decode_asarray_first(q, k, v):
+    """Right: converts the queries first (the checker then judges by k, v and memory)."""
+    return decode_good(np.asarray(q), k, v)
+
+
+def decode_copies_first(q, k, v):
+    """Right: copies and converts its inputs first (copies stay watched)."""
+    return decode_good(q.copy(), k.astype(float), np.copy(v))
+
+
+def decode_everything_converted(q, k, v):
+    """Right: converts all three first (nothing left to watch: memory judges)."""
+    return decode_good(np.asarray(q), np.asarray(k), np.array(v, dtype=float))
+
+
+def decode_recompute_prefix(q, k, v):
+    """Right outputs, no cache: the prefix recomputed at every step."""
+    outs = []
+    for t in range(len(q)):
+        out, _ = ac.scaled_dot_product_attention(q[:t + 1], k[:t + 1], v[:t + 1], mask=ac.causal_mask(t + 1))
+        outs.append(out[-1])
+    return np.array(outs)
+
+
+def decode_recompute_prefix_converted(q, k, v):
+    """The same after converting the queries: the keys read again give it away."""
+    return decode_recompute_prefix(np.asarray(q), k, v)
+
+
+def decode_recompute_prefix_hidden(q, k, v):
+    """The same after converting everything: its peak memory gives it away."""
+    return decode_recompute_prefix(np.asarray(q), np.asarray(k), np.asarray(v))
+
+
+def decode_slices_not_cache(q, k, v):
+    """The new query against k[:t + 1]: the past keys read again at every step, no cache kept."""
+    return np.array([ac.scaled_dot_product_attention(q[t:t + 1], k[:t + 1], v[:t + 1])[0][0] for t in range(len(q))])
+
+
 def decode_forgot_offset(q, k, v):
     outs = []
     for t in range(len(q)):
@@ -89,6 +131,11 @@ def online_good(q, k, v, block_size):
     return acc / total
 
 
+def online_converted_first(q, k, v, block_size):
+    """Right, after k.astype(float) and v.copy() (copies stay watched)."""
+    return online_good(q, k.astype(float), v.copy(), block_size)
+
+
 def online_query_blocks(q, k, v, block_size):
     """Blocks of queries, a full softmax over all keys per block: never an online softmax."""
     out = []
@@ -113,6 +160,35 @@ def variance_without_sampling(d_k, n_samples, seed):
     return d_k, 1.0
 
 
+def variance_seeded_noise(d_k, n_samples, seed):
+    """d_k plus seeded noise: varies with the seed, repeats with it, samples nothing."""
+    rng = np.random.default_rng(seed)
+    return d_k + rng.normal(), 1.0 + 0.01 * rng.normal()
+
+
+def variance_noise_without_generator(d_k, n_samples, seed):
+    """The same, with noise made from the seed by arithmetic (no generator for the checker to watch)."""
+    wobble = ((seed * 7919) % 13 - 6) / 600
+    return d_k * (1 + wobble), 1 + wobble
+
+
+def variance_ignores_n_samples(d_k, n_samples, seed):
+    return variance_good(d_k, 20000, seed)
+
+
+def variance_legacy_seed(d_k, n_samples, seed):
+    """Right, through the legacy global generator (not watched; the scatter of four samples judges)."""
+    np.random.seed(seed)
+    dots = (np.random.randn(n_samples, d_k) * np.random.randn(n_samples, d_k)).sum(axis=1)
+    return dots.var(), (dots / np.sqrt(d_k)).var()
+
+
+def variance_one_pair_at_a_time(d_k, n_samples, seed):
+    rng = np.random.default_rng(seed)
+    dots = np.array([rng.standard_normal(d_k) @ rng.standard_normal(d_k) for _ in range(n_samples)])
+    return dots.var(ddof=1), (dots / np.sqrt(d_k)).var(ddof=1)
+
+
 _UNSEEDED = np.random.default_rng()
 
 
@@ -128,6 +204,29 @@ def padding_good(lengths, max_len):
 def padding_at_least_one(lengths, max_len):
     """Keeps key 0 visible for every sequence, an empty one included."""
     return ((np.arange(max_len)[None, :] < lengths[:, None]) | (np.arange(max_len) == 0))[:, None, :]
+
+
+def check_induction_score_coreference(fn, lang=None):
+    """check_induction_score given notebook 12's coreference model, which is not an induction model."""
+    from attention_core.labs.nb12_trained_transformer import load_trained
+    from attention_core.labs.nb12_trained_transformer.checks import check_induction_score
+    return check_induction_score(fn, load_trained("coreference"), lang=lang)
+
+
+def check_induction_score_not_a_model(fn, lang=None):
+    from attention_core.labs.nb12_trained_transformer.checks import check_induction_score
+    return check_induction_score(fn, "induction", lang=lang)
+
+
+def check_induction_score_default(fn, lang=None):
+    """check_induction_score with its default model, notebook 12's induction model."""
+    from attention_core.labs.nb12_trained_transformer.checks import check_induction_score
+    return check_induction_score(fn, lang=lang)
+
+
+def induction_score_library(weights, half):
+    from attention_core.labs.nb12_trained_transformer import experiments
+    return experiments.induction_score(weights, half)
 
 
 def check_attention_output(fn, lang=None):
@@ -159,20 +258,44 @@ TABLE = [
     (check_online_attention, online_query_blocks_converted, False, "scores every key at once",
      "一次就给所有 Key 打了分"),
     (check_dot_product_variance, variance_unseeded, False, "same seed", "同一个种子"),
+    # a cache that is none, and sampling that is none (observed: rows read, memory, draws, scatter)
+    (check_kv_cache_decode, decode_recompute_prefix, False, "recomputes the prefix at every step",
+     "前缀重算一遍"),
+    (check_kv_cache_decode, decode_recompute_prefix_converted, False, "grows one step at a time",
+     "只增长一个 token"),
+    (check_kv_cache_decode, decode_recompute_prefix_hidden, False, "the prefix recomputed at every step",
+     "前缀重算一遍"),
+    (check_kv_cache_decode, decode_slices_not_cache, False, "read k[0:2], which holds a token it had already read",
+     "读取了 k[0:2]，其中有它已经读过的 token"),
+    (check_dot_product_variance, variance_seeded_noise, False, "without sampling", "没有采样"),
+    (check_dot_product_variance, variance_noise_without_generator, False, "barely move from seed to seed",
+     "几乎不随种子变化"),
+    (check_dot_product_variance, variance_ignores_n_samples, False, "n_samples ignored", "忽略了 n_samples"),
+    # the model checked before its heads are scored
+    (check_induction_score_coreference, induction_score_library, False, "got the coreference model",
+     "收到的却是 coreference 模型"),
+    (check_induction_score_not_a_model, induction_score_library, False, "it got a str", "收到的却是 str"),
     (check_padding_mask, padding_at_least_one, False, "lengths = [2, 0, 3]", "lengths = [2, 0, 3]"),
     # the right ones, and the library's own
     (check_attention, attention_good, True, "All good", "全部通过"),
     (check_attention_output, output_only(attention_good), True, "All good", "全部通过"),
     (check_attention, ac.scaled_dot_product_attention, True, "All good", "全部通过"),
     (check_kv_cache_decode, decode_good, True, "All good", "全部通过"),
+    (check_kv_cache_decode, decode_asarray_first, True, "All good", "全部通过"),
+    (check_kv_cache_decode, decode_copies_first, True, "All good", "全部通过"),
+    (check_kv_cache_decode, decode_everything_converted, True, "All good", "全部通过"),
     (check_online_attention, online_good, True, "All good", "全部通过"),
+    (check_online_attention, online_converted_first, True, "All good", "全部通过"),
     (check_online_attention, lambda q, k, v, b: ac.tiled_attention(q, k, v, block_size=b), True, "All good",
      "全部通过"),
     (check_dot_product_variance, variance_good, True, "All good", "全部通过"),
+    (check_dot_product_variance, variance_legacy_seed, True, "All good", "全部通过"),
+    (check_dot_product_variance, variance_one_pair_at_a_time, True, "All good", "全部通过"),
     (check_softmax, softmax_good, True, "All good", "全部通过"),
     (check_softmax, ac.softmax, True, "All good", "全部通过"),
     (check_padding_mask, padding_good, True, "All good", "全部通过"),
     (check_padding_mask, ac.padding_mask, True, "All good", "全部通过"),
+    (check_induction_score_default, induction_score_library, True, "matches", "都对"),
 ]
 
 
@@ -205,6 +328,11 @@ def test_watched_inputs_record_rows_whole_uses_and_conversions():
     assert reads[-1].how == "converted"
     _ = np.exp(k), k * 2, np.swapaxes(k, 0, 1)
     assert all(r.how == "whole" for r in reads[-3:])
+    n = len(reads)
+    copies = k.copy(), k.astype(np.float32), np.copy(k)        # copies read nothing and stay watched
+    assert len(reads) == n and all(isinstance(c, Watched) for c in copies)
+    assert copies[1].dtype == np.float32 and copies[0][2].tolist() == [4.0, 5.0]
+    assert reads[-1] == Read("k", (2,), "rows")
     assert [t.tolist() for t in k][0] == [0.0, 1.0]
 
 

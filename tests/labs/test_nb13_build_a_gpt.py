@@ -238,6 +238,55 @@ def _gen_no_cache_positions(params, ids, n_new, temperature=0.0, top_k=None, see
     return out
 
 
+def _gen_recompute_everything(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    """The right text without a cache: the learner's own gpt_forward on the whole sequence at every step."""
+    g = torch.Generator().manual_seed(seed)
+    out = list(ids)
+    with torch.no_grad():
+        for _ in range(n_new):
+            last = sol.gpt_forward(params, torch.tensor(out))[0][-1]
+            if temperature == 0:
+                out.append(int(torch.argmax(last)))
+                continue
+            last = last / temperature
+            if top_k is not None:
+                last = last.masked_fill(last < torch.topk(last, top_k).values[-1], float("-inf"))
+            out.append(int(torch.multinomial(torch.softmax(last, -1), 1, generator=g)))
+    return out
+
+
+def _gen_cached_linear(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
+    """Right, with the projections written as F.linear(z, w.T) (w_q seen through a transpose)."""
+    out = list(ids)
+    cache = [None] * len(params.blocks)
+
+    def step(new):
+        t0 = 0 if cache[0] is None else cache[0][0].shape[-2]
+        x = params.tok_emb[torch.tensor(new)] + params.pos_emb[t0:t0 + len(new)]
+        mask = torch.as_tensor(ac.causal_mask(len(new), t0 + len(new), offset=t0))
+        for i, b in enumerate(params.blocks):
+            a, h = b.attn, b.attn.n_heads
+            z = pieces.layer_norm(x, b.ln1_g, b.ln1_b)
+            q, k, v = (ac.split_heads(F.linear(z, w.T, bias), h)
+                       for w, bias in ((a.w_q, a.b_q), (a.w_k, a.b_k), (a.w_v, a.b_v)))
+            if cache[i] is not None:
+                k, v = torch.cat([cache[i][0], k], dim=-2), torch.cat([cache[i][1], v], dim=-2)
+            cache[i] = (k, v)
+            heads, _ = ac.scaled_dot_product_attention(q, k, v, mask=mask)
+            x = x + ac.merge_heads(heads) @ a.w_o + a.b_o
+            x = x + pieces.feed_forward(pieces.layer_norm(x, b.ln2_g, b.ln2_b), b.w_1, b.b_1, b.w_2, b.b_2)
+        return pieces.layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out
+
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        logits = step(out)
+        for i in range(n_new):
+            out.append(pieces.pick_next(logits[-1], temperature, top_k, g))
+            if i < n_new - 1:
+                logits = step(out[-1:])
+    return out
+
+
 def _gen_unseeded(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
     if temperature == 0:
         return sol.generate(params, ids, n_new)
@@ -304,9 +353,12 @@ def _not_done(*args, **kwargs):
     raise NotImplementedError("write me")
 
 
+_LIBRARY_TOKENIZER = corpus.CharTokenizer.from_corpus()
+
 TABLE = [
     # checker, function(s), passes, words the message must hold
     ("check_tokenizer", (sol.encode, sol.decode), True, "unknown character raises"),
+    ("check_tokenizer", (_LIBRARY_TOKENIZER.encode, _LIBRARY_TOKENIZER.decode), True, "unknown character raises"),
     ("check_tokenizer", (_enc_drop, sol.decode), False, "dropped"),
     ("check_tokenizer", (_enc_zero, sol.decode), False, "instead of raising"),
     ("check_tokenizer", (_enc_shift, sol.decode), False, "plus 1"),
@@ -345,6 +397,9 @@ TABLE = [
     ("check_gpt_forward", (_gpt_heads_first,), False, "shape"),
     ("check_generate", (sol.generate,), True, "reproducible"),
     ("check_generate", (pieces.generate,), True, "reproducible"),
+    ("check_generate", (_gen_cached_linear,), True, "reproducible"),
+    ("check_generate", (pieces.generate_uncached,), False, "without a KV cache"),
+    ("check_generate", (_gen_recompute_everything,), False, "recomputes the whole sequence at every step"),
     ("check_generate", (_gen_no_cache_positions,), False, "differs from recomputing"),
     ("check_generate", (_gen_unseeded,), False, "same seed"),
     ("check_generate", (_gen_no_temperature,), False, "temperature 1e-4"),
@@ -445,6 +500,40 @@ def test_training_cli_refuses_to_write_without_a_place_and_checks_its_arguments(
     args = training.parse_args(["text", "text", "--out", "/tmp/nb13-cli"])
     assert args.names == ["text"] and str(args.out_dir) == "/tmp/nb13-cli"
     assert training.parse_args(["--overwrite-shipped"]).out_dir == training.default_out_dir()
+
+
+def test_training_cli_checks_its_arguments_before_torch_and_writes_nothing(tmp_path):
+    """A typo is an argparse error at once: exit 2, the message on stderr, torch never imported, no file."""
+    import subprocess
+    import sys
+    out = tmp_path / "runs"
+    code = ("import sys\n"
+            "from attention_core.labs.nb13_build_a_gpt import training\n"
+            "try:\n"
+            f"    training.main(['nope', '--out', {str(out)!r}])\n"
+            "except SystemExit as e:\n"
+            "    print(e.code, 'torch' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["2", "False"], done.stdout
+    assert "unknown run name(s) ['nope']" in done.stderr
+    assert not out.exists()
+
+
+def test_the_manifest_records_the_command_line_as_typed(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake_run(name, **kwargs):
+        seen[name] = kwargs
+        return {"manifest": {"train_seconds": 0.0, "metrics": {}, "command": kwargs["command"]}}
+    monkeypatch.setattr(training, "run", fake_run)
+    monkeypatch.setattr(training, "save", lambda result, out: (out / "x.npz", out / "x.json"))
+    out = tmp_path / "my runs"
+    assert training.main(["induction", "--steps", "3", "--out", str(out)]) == 0
+    assert seen["induction"]["steps"] == 3
+    assert seen["induction"]["command"] == (f"python -m attention_core.labs.nb13_build_a_gpt.training induction "
+                                            f"--steps 3 --out '{out}'")
+    assert training.main(["--overwrite-shipped"]) == 0
+    assert seen["text"]["command"] == "python -m attention_core.labs.nb13_build_a_gpt.training --overwrite-shipped"
 
 
 def test_the_recorded_gpt2_oracle_numbers_hold():

@@ -17,6 +17,25 @@ STRINGS: dict[str, dict[str, str]] = {
                                         "两个种子给出同一对数，或者恰好是 (d_k, 1)。"
                                         "这个练习要实测方差：用 np.random.default_rng(seed) 抽 n_samples 对 q、k，"
                                         "求它们的点积，再算方差；这样得到的估计值会随种子略有变化。"},
+    "exercises.var.few_draws": {"en": "Your function drew only {drawn} random numbers from "
+                                      "np.random.default_rng(seed) ({case}), but n_samples pairs q, k of width d_k "
+                                      "take 2 × n_samples × d_k = {need}: it returns an estimate without sampling "
+                                      "it (d_k plus some seeded noise?). Draw the pairs, take their dot products "
+                                      "and measure the variance of those.",
+                                "zh": "你的函数只从 np.random.default_rng(seed) 抽了 {drawn} 个随机数（{case}），"
+                                      "可是 n_samples 对宽度为 d_k 的 q、k 需要 2 × n_samples × d_k = {need} 个："
+                                      "它没有采样，就直接给出了估计值（是不是 d_k 加上一点带种子的噪声？）。"
+                                      "要真的抽出这些向量对，求点积，再测这些点积的方差。"},
+    "exercises.var.no_spread": {"en": "With n_samples = 4 your estimates of Var(q·k) barely move from seed to seed "
+                                      "(from {low} to {high}, a relative spread of {spread}; {case}), but the "
+                                      "variance of four samples scatters by most of its size (a relative spread "
+                                      "near 0.8). The result is not measured on n_samples drawn pairs: is it d_k "
+                                      "plus a little noise, without sampling, or is n_samples ignored?",
+                                "zh": "n_samples = 4 时，你对 Var(q·k) 的估计几乎不随种子变化（从 {low} 到 {high}，"
+                                      "相对离散程度 {spread}；{case}），可是只有四个样本时，方差的估计值会上下波动，"
+                                      "幅度接近它本身的大小（相对离散程度约 0.8）。这个结果不是在 n_samples 对"
+                                      "抽出来的向量上测得的：是不是 d_k 加上一点噪声、根本没有采样，"
+                                      "或者忽略了 n_samples？"},
     "exercises.var.unseeded": {"en": "Your function gives different results for the same seed ({case}): create the "
                                      "generator from it, rng = np.random.default_rng(seed), and draw every sample "
                                      "from rng, so that a result can be reproduced.",

@@ -1,6 +1,7 @@
 """The checkers of notebook 02's exercises: the scaled scores Q K^T / sqrt(d_k) and the variance of q.k."""
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -56,12 +57,58 @@ def check_scaled_scores(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> Ch
     return run_check("check_scaled_scores", body, lang, timeout, fn)
 
 
+class _Draws:
+    """Counts the random numbers drawn from the generators that np.random.default_rng makes while it is
+    watched (`with draws.watch(): ...`): each is a real Generator (a subclass, same bit generator, same
+    numbers), whose every method's output is counted by size. A function that made no generator through
+    np.random.default_rng (a name imported earlier, the legacy np.random.seed) is not seen: made == 0."""
+
+    def __init__(self):
+        self.made, self.drawn = 0, 0
+
+    @contextlib.contextmanager
+    def watch(self):
+        original, draws = np.random.default_rng, self
+
+        class Counted(np.random.Generator):
+            def __getattribute__(self, name):
+                attr = super().__getattribute__(name)
+                if name.startswith("_") or not callable(attr) or name in ("spawn", "bit_generator"):
+                    return attr
+
+                def counted(*args, **kwargs):
+                    out = attr(*args, **kwargs)
+                    draws.drawn += int(np.size(out))
+                    return out
+                return counted
+
+        def default_rng(seed=None):
+            made = original(seed)
+            if type(made) is not np.random.Generator:
+                return made
+            draws.made += 1
+            return Counted(made.bit_generator)
+
+        np.random.default_rng = default_rng
+        try:
+            yield self
+        finally:
+            np.random.default_rng = original
+
+
 def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(d_k, n_samples, seed) -> (variance of q.k, variance of q.k / sqrt(d_k)) for q, k with
-    independent standard-normal entries: about d_k and about 1. The estimates must come from samples:
-    the same seed gives the same pair, another seed another pair (and never exactly (d_k, 1))."""
+    independent standard-normal entries: about d_k and about 1. The estimates must come from samples,
+    and the checker observes the sampling, not only the result: the same seed gives the same pair,
+    another seed another pair (and never exactly (d_k, 1)); the generators made by
+    np.random.default_rng are watched, and must give at least the 2 * n_samples * d_k numbers the pairs
+    take; and with n_samples = 4 the estimate must scatter from seed to seed as a variance of four
+    samples does (d_k plus a little seeded noise does not)."""
+    draws = _Draws()
+
     def pair(d_k, n, seed, case):
-        out = call_learner(fn, case, d_k, n, seed)
+        with draws.watch():
+            out = call_learner(fn, case, d_k, n, seed)
         try:
             raw, scaled = (float(x) for x in out)
         except (TypeError, ValueError):
@@ -71,11 +118,7 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
     def body():
         for d_k in (64, 512, 4):
             case = f"d_k = {d_k}, n_samples = 20000, seed = 0"
-            out = call_learner(fn, case, d_k, 20000, 0)
-            try:
-                raw, scaled = (float(x) for x in out)
-            except (TypeError, ValueError):
-                raise Fail("exercises.var.not_pair", case=case) from None
+            raw, scaled = pair(d_k, 20000, 0, case)
             got = f"({raw:.3g}, {scaled:.3g})"
             def near(x, target):
                 return abs(x - target) <= 0.15 * target
@@ -97,5 +140,18 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
             raise Fail("exercises.var.not_sampled", got=got, case="d_k = 64, n_samples = 2000, seeds 1 and 2")
         if again != runs[1]:
             raise Fail("exercises.var.unseeded", case="d_k = 64, n_samples = 2000, seed = 1, twice")
+        # The draws themselves: n_samples pairs of width d_k are 2 * n_samples * d_k numbers.
+        draws.made = draws.drawn = 0
+        case = "d_k = 64, n_samples = 2000, seed = 1"
+        pair(64, 2000, 1, case)
+        need = 2 * 2000 * 64
+        if draws.made and draws.drawn < need:
+            raise Fail("exercises.var.few_draws", drawn=f"{draws.drawn:,}", need=f"{need:,}", case=case)
+        # The scatter of sampling: the variance of 4 samples moves by most of its size from seed to seed.
+        raws = np.array([pair(64, 4, seed, f"d_k = 64, n_samples = 4, seed = {seed}")[0] for seed in range(16)])
+        spread = float(raws.std() / abs(raws.mean())) if raws.mean() else 0.0
+        if not spread >= 0.25:
+            raise Fail("exercises.var.no_spread", low=f"{raws.min():.4g}", high=f"{raws.max():.4g}",
+                       spread=f"{spread:.2g}", case="d_k = 64, n_samples = 4, seeds 0 .. 15")
         return msg("exercises.var.ok")
     return run_exercise("check_dot_product_variance", body, lang, timeout, fn)

@@ -22,16 +22,25 @@ from attention_core.teaching.checks import (
     same,
     watch,
 )
+from attention_core.teaching.measure import traced_peak
 
 from .check_strings import STRINGS
 
 i18n.register(STRINGS)         # this lab's checkers' own words
 
 
+def _observed(reads) -> list:
+    """The reads the checker can judge: those from the first read of rows on. Taking an input whole before
+    the first step (`q = np.asarray(q)`, `k * 1.0`) hands the learner a plain array, whose reads the
+    checker cannot see; the memory case judges what follows (`k.copy()`, `k.astype(float)` stay watched)."""
+    first = next((i for i, r in enumerate(reads) if r.how == "rows"), len(reads))
+    return list(reads[first:])
+
+
 def _read_pattern(reads, n_tokens: int, case: str) -> None:
     """Decoding is watched, not only its result: q, k and v arrive as inputs that record which rows
     (tokens) are read, in order; step t may read token t only after tokens 0 .. t-1."""
-    ahead = first_read_ahead(reads)
+    ahead = first_read_ahead(_observed(reads))
     if ahead is None:
         return
     step, read = ahead
@@ -40,13 +49,44 @@ def _read_pattern(reads, n_tokens: int, case: str) -> None:
     raise Fail("exercises.kv.read_ahead", t=step - 1, j=max(read.rows), name=read.name, case=case)
 
 
+def _index(name: str, rows) -> str:
+    """The read as code: q[3], k[0:4], v[[0, 2]]."""
+    if len(rows) == 1:
+        return f"{name}[{rows[0]}]"
+    if list(rows) == list(range(rows[0], rows[-1] + 1)):
+        return f"{name}[{rows[0]}:{rows[-1] + 1}]"
+    return f"{name}[{list(rows)}]"
+
+
+def _cache_grows(reads, case: str) -> None:
+    """A cache grows one step at a time: each step reads only the new token's rows (q[t], k[t], v[t]);
+    reading an earlier row again (q[:t + 1], k[:t + 1]) recomputes the prefix instead of keeping it."""
+    latest: dict = {}
+    step = -1
+    for r in _observed(reads):
+        if r.how != "rows" or not r.rows:
+            continue
+        prior = max(latest.get(r.name, -1), max(r.rows))
+        step = max(step, prior)
+        if min(r.rows) < prior:
+            raise Fail("exercises.kv.reread", t=step, read=_index(r.name, r.rows), case=case)
+        latest[r.name] = prior
+
+
+def _mib(n_bytes: float) -> str:
+    return f"{n_bytes / 2 ** 20:.2f} MiB"
+
+
 def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(q, k, v) (each (T, D)) -> the outputs (T, Dv) of step-by-step causal decoding with a KV cache:
     step t appends k[t], v[t] to the cache and attends with q[t] over keys 0 .. t.
 
-    q, k and v are handed over as watched inputs (`teaching.checks.Watched`): indexing them gives the
-    rows as arrays and records which tokens were read, so one masked computation over the whole
-    sequence (right outputs, no cache) is told apart from decoding one token at a time."""
+    Behaviour is observed, not only the result. q, k and v are handed over as watched inputs
+    (`teaching.checks.Watched`): indexing them gives the rows as arrays and records which tokens were read,
+    so reading ahead (one masked computation over the whole sequence) and reading earlier rows again (the
+    prefix recomputed at every step) are told apart from decoding one token at a time. An input taken whole
+    before the first step (`np.asarray(q)`) hides its reads; then the peak memory at 384 tokens judges:
+    a decoder holds one row of scores per step, never the (T, T) matrix."""
     def body():
         rng = np.random.default_rng(0)
         for t in (5, 1, 12):
@@ -72,7 +112,19 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
                                "exercises.kv.offset": np.broadcast_to(v[0], v.shape)}, case, ref=ref)
             expect_finite(out, msg(W_OUTPUT), case)
             expect_close(out, ref, msg(W_OUTPUT), case)
-        return msg("exercises.kv.ok")
+            _cache_grows(reads, case)
+        # Memory: 384 tokens; the (T, T) float64 scores are 1.1 MiB, one step's row of scores 3 KiB.
+        t = 384
+        q, k, v = rng.normal(size=(t, 4)), rng.normal(size=(t, 4)), rng.normal(size=(t, 3))
+        case = describe(q=q, k=k, v=v)
+        full = t * t * 8
+        out, peak = traced_peak(lambda: as_array(call_learner(fn, case, q, k, v), case))
+        expect_shape(out, (t, 3), msg(W_OUTPUT), case)
+        expect_close(out, scaled_dot_product_attention(q, k, v, mask=causal_mask(t))[0], msg(W_OUTPUT), case)
+        budget = full / 2
+        if peak > budget:
+            raise Fail("exercises.kv.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
+        return msg("exercises.kv.ok", got=_mib(peak), full=_mib(full))
     return run_exercise("check_kv_cache_decode", body, lang, timeout, fn)
 
 

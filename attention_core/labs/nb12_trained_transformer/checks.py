@@ -53,6 +53,11 @@ def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=TI
         model = load_trained("induction")
 
     def body():
+        from .model import TrainedModel
+        if not isinstance(model, TrainedModel):        # the model first: its heads are what is scored
+            raise Fail("nb12.check_model_type", got=type(model).__name__)
+        if model.config.get("kind") != "induction":
+            raise Fail("nb12.check_model_kind", name=model.name)
         n, worst = 0, 0.0
         for case, w, half in _cases(model):
             want = float(experiments.induction_score(w, half))

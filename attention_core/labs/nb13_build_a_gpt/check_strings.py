@@ -229,6 +229,17 @@ STRINGS: dict[str, dict[str, str]] = {
                               "{got}，应为 {expected}。请检查新 token 是否用了自己的位置（pos_emb[t]，t 是"
                               "它前面的 token 数），"
                               "以及每一步是否先把自己的 Key 和 Value 放进每一层的缓存，再做注意力。"},
+    "nb13.gen.no_cache": {"en": "Your generate gives the right text without a KV cache ({case}): to write {n} tokens "
+                                "after a prompt of {p}, it sent {got} token positions through the blocks, where a "
+                                "cache needs {want} (the prompt once, then only the new token at each step). It "
+                                "recomputes the whole sequence at every step, a cost that grows with the square of "
+                                "the length: keep each layer's keys and values, and from then on run only the new "
+                                "token, at its own position, against the cache.",
+                          "zh": "你的 generate 不用 KV 缓存也给出了正确的文字（{case}）：在 {p} 个 token 的提示后面写 "
+                                "{n} 个 token，它让 {got} 个 token 位置经过了各个块，而用缓存只需要 {want} 个"
+                                "（提示跑一遍，之后每一步只跑新 token）。它每一步都把整个序列重算一遍，代价随长度的"
+                                "平方增长：要保存每一层的 Key 和 Value，之后只让新 token 在它自己的位置上"
+                                "对缓存做注意力。"},
     "nb13.gen.not_reproducible": {"en": "Sampling with the same seed gave two different results ({case}): make a "
                                         "`torch.Generator().manual_seed(seed)` and pass it to every torch.multinomial.",
                                   "zh": "同一个 seed 采样两次得到了不同的结果（{case}）：请创建 "

@@ -461,14 +461,59 @@ def _ids_list(out, case, n_prompt, n_new):
     return out
 
 
+_PRODUCTS = {"__matmul__", "__rmatmul__", "matmul", "mm", "bmm", "mv", "linear", "einsum", "addmm", "addmv",
+             "baddbmm", "tensordot", "inner", "dot"}
+
+
+def _watched_positions(params):
+    """(params, log): the same parameters, whose first block's w_q counts the token positions that pass
+    through it: every product with w_q (x @ w_q, F.linear, einsum, ...) adds its rows (the output's size
+    over its last axis) to `log`. Copies and views of w_q (.to, .double, .T, ...) stay watched; every
+    other result is a plain tensor. A generate with a KV cache sends the prompt once, then one new
+    token per step; one without it sends the whole sequence again at every step."""
+    torch = _torch()
+    log: list = []
+
+    class Watched(torch.Tensor):
+        __module__ = "torch.watched_by_check_generate"   # backends.is_tensor tests the type's module: a tensor
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            with torch._C.DisableTorchFunctionSubclass():       # noqa: SLF001 -- torch's documented recipe
+                out = func(*args, **(kwargs or {}))
+            name = getattr(func, "__name__", "")
+            if isinstance(out, torch.Tensor) and out.ndim and out.numel():
+                if name in _PRODUCTS:
+                    log.append(out.numel() // out.shape[-1])
+                elif out.numel() == w_q.numel() and out.ndim == 2:
+                    out = out.as_subclass(cls)                      # w_q itself, converted or transposed
+            return out
+
+    flat = dict(pieces.flat_tensors(params))
+    w_q = flat["l0_w_q"].detach().clone()
+    flat["l0_w_q"] = w_q.as_subclass(Watched)
+    return pieces.params_from_tensors(flat, params.blocks[0].attn.n_heads), log
+
+
 def check_generate(fn, lang: str | None = None, *, timeout=None):
     """fn(params, ids, n_new, temperature=0.0, top_k=None, seed=0) -> the prompt followed by n_new ids,
     with a KV cache: greedy output identical to recomputing the whole sequence at every step, sampling
-    reproducible from the seed, following the temperature, within the top k."""
+    reproducible from the seed, following the temperature, within the top k. The cache is observed, not
+    only the output: the first block's w_q counts the token positions that pass through the blocks
+    (the prompt once, then one per new token), so recomputing the whole sequence at every step
+    (pieces.generate_uncached) is told apart from decoding with a cache."""
     def body():
         torch = _torch()
         params = pieces.torch_params(_random_decoder(7, v=17, d=16, h=2, n_layers=2, f=32, t_max=24, scale=3.0))
         t_max = params.pos_emb.shape[0]
+        watched, positions = _watched_positions(params)
+        prompt, n_new = [3, 1, 4, 1, 5], 10
+        case = "prompt (5,), n_new = 10"
+        want = pieces.generate_uncached(params, prompt, n_new)
+        got = _ids_list(_call(fn, case, watched, list(prompt), n_new), case, len(prompt), n_new)
+        if got == want and sum(positions) > len(prompt) + n_new:
+            raise Fail("nb13.gen.no_cache", got=sum(positions), p=len(prompt), n=n_new,
+                       want=len(prompt) + n_new - 1, case=case)
         greedy_cases = [("prompt (5,), n_new = 10", [3, 1, 4, 1, 5], 10),
                         ("prompt (1,), n_new = 23 (the full context)", [2], t_max - 1),
                         ("prompt (16,), n_new = 8", list(np.random.default_rng(8).integers(0, 17, 16)), 8)]

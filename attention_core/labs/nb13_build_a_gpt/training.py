@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import shlex
+import sys
 import time
 from importlib import resources
 from pathlib import Path
@@ -33,6 +36,7 @@ from attention_core.labs.nb12_trained_transformer.training import (  # one file 
 from . import corpus as corpus_mod
 from . import pieces
 
+COMMAND = "python -m attention_core.labs.nb13_build_a_gpt.training"
 THREADS = 1
 INDUCTION_VOCAB = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")          # notebook 12's letters
 RUN_NAMES = ("induction", "text")
@@ -198,11 +202,12 @@ def model_loss(forward, params, windows) -> float:
 
 
 def run(name: str, forward=None, *, steps: int | None = None, callback=None, data: TextData | None = None,
-        stop_after: int | None = None, metrics: bool = True) -> dict:
+        stop_after: int | None = None, metrics: bool = True, command: str | None = None) -> dict:
     """One of the two runs with its config: {"weights", "manifest"} (nothing written).
     forward: what to train (default pieces.gpt_forward, the library's pieces). stop_after: return
     {"curve"} after that many steps of the full schedule. metrics=False: skip the final measurements (a live
-    run); the result then holds "weights" and "curve"."""
+    run); the result then holds "weights" and "curve". command: the command line the manifest records
+    (main passes its own, argv included; default: the one that trains this name with these steps)."""
     if name not in CONFIGS:
         raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
     cfg = dict(CONFIGS[name])
@@ -232,8 +237,10 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
     if not metrics:
         return {"weights": out["weights"], "curve": out["curve"], "seconds": out["seconds"]}
     import torch
+    if command is None:
+        command = " ".join([COMMAND, name] + ([] if steps == cfg["steps"] else ["--steps", str(steps)]))
     manifest = {
-        "name": f"nb13_{name}", "command": f"python -m attention_core.labs.nb13_build_a_gpt.training {name}",
+        "name": f"nb13_{name}", "command": command,
         "make": "make train", "seed": cfg["seed"], "steps": steps,
         "config": {k: cfg[k] for k in ("kind", "d_model", "n_heads", "n_layers", "d_ff", "max_len", "batch", "lr",
                                        "weight_decay", "warmup")} | {"vocab_size": len(vocab)},
@@ -272,8 +279,9 @@ def load_run(name: str, folder=None):
 
 
 def parse_args(argv) -> argparse.Namespace:
-    """Every argument checked before anything is trained (notebook 12's rules: --out DIR or --overwrite-shipped)."""
-    ap = argparse.ArgumentParser(prog="python -m attention_core.labs.nb13_build_a_gpt.training",
+    """Every argument checked (names, steps, the output folder) before anything is trained or torch imported
+    (notebook 12's rules: --out DIR or --overwrite-shipped)."""
+    ap = argparse.ArgumentParser(prog=COMMAND,
                                  description="Train notebook 13's GPTs (seeded, deterministic, CPU).")
     ap.add_argument("names", nargs="*", metavar="NAME", help=f"runs to train, of {list(RUN_NAMES)} (default: both)")
     ap.add_argument("--steps", type=_steps, default=None, help="override the number of steps (quick checks)")
@@ -292,15 +300,24 @@ def parse_args(argv) -> argparse.Namespace:
     out = default_out_dir() if args.overwrite_shipped else Path(args.out).expanduser()
     if out.exists() and not out.is_dir():
         ap.error(f"--out: {out} exists and is not a folder")
+    parent = next((p for p in (out, *out.parents) if p.exists()), None)
+    if parent is None or not os.access(parent, os.W_OK):
+        ap.error(f"--out: cannot write into {out} ({parent} is not writable)")
     args.out_dir = out
     return args
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
+    try:
+        import torch  # noqa: F401 -- checked here, after the arguments, so a typo never waits for torch
+    except ImportError:
+        raise SystemExit("training needs torch: pip install torch==2.13.0 (the CPU wheel is enough)") from None
+    command = " ".join([COMMAND, *map(shlex.quote, argv)])          # the command line, as typed
     total = time.perf_counter()
     for name in args.names:
-        result = run(name, steps=args.steps)
+        result = run(name, steps=args.steps, command=command)
         npz, _ = save(result, args.out_dir)
         print(f"nb13 {name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
     print(f"total {time.perf_counter() - total:.1f} s")
