@@ -120,16 +120,21 @@ gpu-check: setup
 	$(PY) benchmarks/gpu_check.py
 
 ## make lock: re-resolve requirements.in into the exact requirements.txt with the sha256 of every file
-## (pip-compile --generate-hashes; pins already in requirements.txt are kept where they still fit)
+## (pip-compile --generate-hashes; pins already in requirements.txt are kept where they still fit), then
+## tools/lock_merge.py: torch==2.13.0 with its CPU wheel's hash and those of every file PyPI has of it, and
+## the pins only macOS / Windows need. Run it on Linux where torch resolves to 2.13.0+cpu: here the local
+## wheel; elsewhere `make lock TORCH_INDEX=https://download.pytorch.org/whl/cpu` (it also adds that index's hashes)
 LOCK_VENV := /tmp/attention-lab-lock
+TORCH_INDEX ?=
 lock:
 	rm -rf $(LOCK_VENV) && $(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/pip install -q pip-tools==7.6.2
-	cp requirements.txt requirements.lock.tmp
+	$(LOCK_VENV)/bin/python tools/lock_merge.py seed requirements.txt > requirements.lock.tmp
 	$(LOCK_VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
-	  --no-emit-find-links --no-header --output-file requirements.lock.tmp requirements.in
-	{ head -2 requirements.txt; sed 's/^torch==2\.13\.0+cpu \\$$/torch==2.13.0 \\/' requirements.lock.tmp; } \
-	  > requirements.lock.new && mv requirements.lock.new requirements.txt && rm requirements.lock.tmp
+	  --no-emit-find-links --no-header $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) \
+	  --output-file requirements.lock.tmp requirements.in
+	$(LOCK_VENV)/bin/python tools/lock_merge.py merge requirements.lock.tmp --out requirements.txt
+	rm requirements.lock.tmp
 
 clean:
 	rm -rf $(VENV) $(TEST_HOME) .pytest_cache .lab _site tools/site/node_modules
