@@ -330,14 +330,19 @@ axes = figures.plot_by_position(pos)
 # %% [markdown] lang="en"
 # The circuit holds everywhere: wherever the second copy starts (6, 9, 12 or 17), the accuracy on its letters 2..6
 # is 0.998 or more, and on 200 fresh windows in the training layout it is 0.997 when the second copy starts before
-# position 12 and 1.000 later. Before and after the copy, the accuracy is at chance (about 1/26): nothing there can
-# be predicted. The model shipped before this one, trained with the repeat always at the end, reached about 0.09 on
+# position 12 and 1.000 later. The loss on those same letters is not flat, though: it falls from 2.135 nats when the
+# second copy starts at 6 to 1.452, 1.176 and 0.897 at 9, 12 and 17 (the lines printed above), so an early copy gets
+# the right letter ranked first but with a much smaller probability (a geometric mean of $e^{-2.135} \approx 0.12$,
+# against $e^{-0.897} \approx 0.41$ at 17); why the model is less sure early was not measured here. Before and after the copy, the
+# accuracy is at chance (about 1/26): nothing there can be predicted. The model shipped before this one, trained with the repeat always at the end, reached about 0.09 on
 # early copies and 0.76 on late ones: a circuit tied to the positions it was trained on. Moving the repeat to random
 # places, one line of the corpus generator, fixed it.
 
 # %% [markdown] lang="zh"
 # 这个电路在每个位置上都成立：不管第二遍从哪里开始（6、9、12 还是 17），它第 2..6 个字母上的准确率都不低于 0.998；在 200 个按训练布局新生成的窗口上，
-# 第二遍在位置 12 之前开始时准确率是 0.997，之后开始时是 1.000。在这两遍之前和之后，准确率只是随机水平（约 1/26）：那里本来就没有什么可预测的。
+# 第二遍在位置 12 之前开始时准确率是 0.997，之后开始时是 1.000。不过，同样这些字母上的损失并不平：第二遍从 6 开始时是 2.135 nats，
+# 从 9、12、17 开始时依次是 1.452、1.176 和 0.897（见上面打印的几行）。也就是说，重复片段来得早时，正确的字母仍然排在第一，
+# 但它的概率小得多（几何平均为 $e^{-2.135} \approx 0.12$，而从 17 开始时是 $e^{-0.897} \approx 0.41$）；模型为什么在前部没那么有把握，这里没有量。在这两遍之前和之后，准确率只是随机水平（约 1/26）：那里本来就没有什么可预测的。
 # 在这个模型之前提交的那个模型，训练时重复片段总在末尾，它在前部的重复片段上只有约 0.09，在后部的也只有 0.76：一个被绑死在训练位置上的电路。
 # 把重复片段挪到随机位置，只改了语料生成器的一行，就解决了这个问题。
 
@@ -504,14 +509,20 @@ print(f"[en]`{sweep['command']}` ({sweep['make']})[zh]`{sweep['command']}`（{sw
 # **Seed 3 finds another route**: no head of either kind (best previous-token score 0.06, best induction score 0.05),
 # yet it predicts 96% of the repeated letters, early (0.97) and late (0.96) alike. Which circuit it uses is not
 # measured here; what the sweep shows is that "a previous-token head and an induction head" is the usual answer of
-# this recipe, not the only one. (`make train-sweep` reproduces the table; seed 0 is the shipped model.)
+# this recipe, not the only one. (How the table was made: each row comes from the function that
+# `make train-sweep` runs for each seed, but the committed table was put together from separate runs of it, not
+# written by one `make train-sweep`; seed 0's row is the shipped model of `make train`, and a test checks that it
+# equals that model's manifest. The training is seeded and deterministic, so a `make train-sweep` run should change
+# only the training times; it writes a note saying how it was run.)
 
 # %% [markdown] lang="zh"
 # 五个种子里有四个长出了教科书里的那一对：第 0 层一个“前一个 token”头（0.61–0.69），第 1 层两到四个 induction head（最高 0.92–0.95），
 # 都在第 300 步出现，前部和后部的重复片段都能预测对 99.9%。**种子 3 找到了另一条路线**：两种头一个都没有（最好的“前一个 token”得分 0.06，
 # 最好的 induction 得分 0.05），可它照样预测对了 96% 的重复字母，前部（0.97）和后部（0.96）都一样。它用的是什么电路，这里没有量；
 # 这次换种子的实验说明的是：“一个‘前一个 token’头加上一个 induction head”是这套配方通常给出的答案，但不是唯一的答案。
-# （`make train-sweep` 可以重现这张表；种子 0 就是提交的那个模型。）
+# （这张表是怎么来的：每一行都出自 `make train-sweep` 对每个种子运行的那个函数，但提交的这张表是把它分几次单独运行的结果拼起来的，
+# 并不是一次 `make train-sweep` 写出来的；种子 0 那一行就是 `make train` 提交的模型，有一个测试检查它与该模型的清单一致。
+# 训练固定了种子、算法确定，所以重跑 `make train-sweep` 应当只改变训练用时；它会写下一条说明，记录它是怎样运行的。）
 
 # %% [markdown] lang="en"
 # ## Why a decoder cannot resolve "it" by itself
@@ -554,15 +565,16 @@ axes = figures.plot_rows(rows_fig)
 # %% [markdown] lang="en"
 # The decoder's two rows at *it* are identical to the last digit (difference 0.000, in every layer and head): it
 # cannot tell the twins apart at the pronoun, and it answers only at the restated pronoun after `|`, which sees the
-# whole sentence. The encoder's pronoun reads the sentence in both directions: in L1H1 it puts 1.00 on *animal* after
-# *tired* and 1.00 on *street* after *wide*. The layer-0 heads of the encoder read the adjective first (with *tired*,
-# three of its four heads look at *tired*), and layer 1 then fetches the noun that fits: the pronoun resolves itself.
+# whole sentence. The encoder's pronoun reads the sentence in both directions: in L1H2 it puts 1.00 on *animal* after
+# *tired* and 0.80 on *street* after *wide*. Already in layer 0 the rows differ: with *tired*, three of the four
+# heads look at *tired*; with *wide*, the same three look at *street*. Layer 1 then fetches the noun that fits: the
+# pronoun resolves itself.
 
 # %% [markdown] lang="zh"
 # 解码器在 *it* 处的两行完全相同，一直到最后一位（在所有层、所有头上差别都是 0.000）：它在代词的位置上根本分不出这两个孪生句，
-# 只能在 `|` 之后重复的那个代词处作答，那里才看得见整句话。编码器的代词则能双向读整句话：在 L1H1 里，用 *tired* 时它把 1.00
-# 放在 *animal* 上，用 *wide* 时把 1.00 放在 *street* 上。编码器第 0 层的头先读形容词（用 *tired* 时，四个头里有三个在看 *tired*），
-# 第 1 层再取回合适的那个名词：代词自己完成了解析。
+# 只能在 `|` 之后重复的那个代词处作答，那里才看得见整句话。编码器的代词则能双向读整句话：在 L1H2 里，用 *tired* 时它把 1.00
+# 放在 *animal* 上，用 *wide* 时把 0.80 放在 *street* 上。第 0 层的注意力行就已经不同了：用 *tired* 时，四个头里有三个在看 *tired*；
+# 用 *wide* 时，同样这三个头看的是 *street*。第 1 层再取回合适的那个名词：代词自己完成了解析。
 
 # %% [markdown] lang="en"
 # ## The encoder resolves the pronoun on held-out sentences
@@ -638,18 +650,96 @@ for s in ("the trophy didn't fit in the suitcase because it was too tired", "奖
     print(f"  {s}  ->", ", ".join(f"{coref.vocab[i]} {probs[i]:.2f}" for i in np.argsort(-probs)[:3]))
 
 # %% [markdown] lang="en"
-# In L1H1 the pronoun's largest weight is on the referent in 97% of the English and 93% of the Chinese held-out
-# sentences (target 0.8): the copying head of layer 1, the encoder's counterpart of an induction head, fetches the
-# noun it names (the other heads of layer 1 do so less often, and no head of layer 0 does). And a sentence with no
+# The best head differs by language: the pronoun's largest weight is on the referent in 97% of the English held-out
+# sentences in L1H2 and in 99% of the Chinese ones in L1H0 (target 0.8). These copying heads of layer 1, the
+# encoder's counterpart of an induction head, fetch the noun the model names; the other heads of layer 1 do so in
+# 57–90% of the sentences, and no head of layer 0 in more than half of them. And a sentence with no
 # fitting noun still gets an answer: "the trophy didn't fit in the suitcase because it was too tired" gets
 # *suitcase* (0.99), a dog "too wide" gets *bridge*, a word not even in the sentence. The model was never taught to
 # say "none of them": its output is a softmax over the vocabulary, so it always names something, with confidence.
 
 # %% [markdown] lang="zh"
-# 在 L1H1 里，代词的最大权重落在所指对象上的比例，英文测试句是 97%，中文是 93%（目标 0.8）：第 1 层这个负责复制的头，
-# 也就是编码器里与 induction head 相当的角色，取回了它要说出的那个名词（第 1 层的其他头这样做的次数少一些，第 0 层则没有哪个头这样做）。
+# 最好的头因语言而异：英文测试句里，L1H2 中代词的最大权重落在所指对象上的比例是 97%；中文测试句里，L1H0 是 99%（目标 0.8）。
+# 第 1 层这些负责复制的头，也就是编码器里与 induction head 相当的角色，取回了模型要说出的那个名词；第 1 层的其他头这样做的比例在 57%–90% 之间，
+# 第 0 层则没有哪个头超过一半。
 # 而一个没有合适名词的句子照样会得到答案：“the trophy didn't fit in the suitcase because it was too tired”得到 *suitcase*（0.99），
 # “太宽”的狗得到 *bridge*，这个词甚至不在句子里。从没有人教过模型说“都不是”：它的输出是整个词表上的 softmax，所以它总会说出点什么，而且很有把握。
+
+# %% [markdown] lang="en"
+# ### Fresh probes, and a shortcut tested directly
+#
+# The held-out set above was cut from the generated corpus by the same split that chose the training sentences. A
+# researcher would also ask for sentences drawn independently. `corpora.probe_sentences` builds twins in frames that
+# are in neither the training nor the test set (every combination of a main clause and a reason clause, in either
+# order, that is not a corpus frame), with nouns, distractors and adjectives drawn from a seed that no training,
+# split or evaluation of this notebook uses.
+#
+# And a test can be passed with a shortcut. In every corpus sentence a noun's class coincides with its role: what
+# does not fit is always a content (trophy, ball, …) and never a container; the carrier is always a grown animal and
+# the load always a young one. So a rule that reads no roles at all, "the adjective's class → the sentence's noun of
+# that class" (big → the content noun, weak → the grown animal), answers the corpus. Does the model read roles, or
+# only classes? We test the shortcut directly with **role swaps**: the corpus frames with nouns in the other role,
+# "the puppy couldn't carry the dog because it was too weak" (→ *puppy*, the weak carrier), "the bag didn't fit in
+# the drawer because it was too big" (→ *bag*, the thing that does not fit).
+
+# %% [markdown] lang="zh"
+# ### 新抽的探针句，以及直接检验一条捷径
+#
+# 上面的测试集，是用挑选训练句的同一次划分，从生成的语料里切出来的。研究者还会要求另外独立抽取的句子。`corpora.probe_sentences`
+# 生成的孪生句用的句式既不在训练集里，也不在测试集里（主句和原因从句按两种顺序的所有组合，去掉语料里已有的句式），
+# 名词、干扰词和形容词则用一个本节的训练、划分和评估都没用过的种子来抽。
+#
+# 而且，一个测试是可以靠捷径通过的。在语料的每一句里，名词的类别都和它的角色重合：放不进去的总是被装的东西（奖杯、球……），从来不是容器；
+# 背的一方总是成年动物，被背的总是幼崽。所以一条根本不读角色的规则，“形容词的类别 → 句子里属于那一类的名词”（大 → 被装的东西，弱 → 成年动物），
+# 就能答对整份语料。模型读的是角色，还是只是类别？我们用**角色互换**的句子直接检验这条捷径：还是语料里的句式，只是名词换到另一个角色上，
+# 例如“小狗背不动狗，因为它太弱了”（→ 小狗，弱的是背的一方），“书包放不进抽屉，因为它太大了”（→ 书包，太大的是放不进去的那个）。
+
+# %%
+probe = experiments.probe_metrics(coref)               # [en] fresh frames, a seed never used before [zh] 新句式，一个从没用过的种子
+cut = experiments.shortcut_test(coref)                 # [en] the class shortcut, and role swaps [zh] 类别捷径与角色互换
+for lang in ("en", "zh"):
+    r = probe[lang]
+    print(f"[en]{lang}: {r['sentences']} probe sentences (seed {corpora.PROBE_SEED}): accuracy {r['accuracy']:.3f}, best baseline {max(r['baselines'].values()):.3f} (margin {r['margin']:+.3f}), head share {r['head_share']:.2f} ({r['head']})[zh]{lang}：{r['sentences']} 个探针句（种子 {corpora.PROBE_SEED}）：准确率 {r['accuracy']:.3f}，最好的基线 {max(r['baselines'].values()):.3f}（高出 {r['margin']:+.3f}），头的命中比例 {r['head_share']:.2f}（{r['head']}）")
+print("[en]      held-out sentences      |  role swaps[zh]      测试句                  |  角色互换")
+print("[en]      shortcut   model          |  shortcut   model    fit  carry   adjective's class   not in the sentence[zh]      类别捷径   模型           |  类别捷径   模型     fit  carry   形容词那一类的名词   不在句子里的答案")
+for lang in ("en", "zh"):
+    c = cut[lang]
+    print(f"  {lang:<4}{c['lookup_held_out']:>8.3f}{c['model_held_out']:>8.3f}          |{c['lookup_swapped']:>10.3f}{c['model_swapped']:>8.3f}"
+          + "".join(f"{c['swapped_by_family'][f]:>7.3f}" for f in ("fit", "carry"))
+          + f"{c['answer_in_class']:>20.3f}{c['absent']:>12} / {c['sentences']}")
+for s, want in (("the puppy couldn't carry the dog because it was too weak", "puppy"),
+                ("the bag didn't fit in the drawer because it was too big", "bag"),
+                ("小狗 背不动 狗 ， 因为 它 太 弱 了", "小狗"), ("书包 放不进 抽屉 ， 因为 它 太 大 了", "书包")):
+    print(f"  {s}  ->  {coref.referent(s)}", f"[en](right: {want})[zh]（正确答案：{want}）")
+
+# %% [markdown] lang="en"
+# On the fresh probes the targets hold in both languages: every sentence right (1.000), +0.253 (en) and +0.262 (zh)
+# above the best rule, and the best head's largest weight on the referent in 94% (en, L1H2) and 98% (zh, L1H0) of
+# them. The held-out result was not an accident of the split.
+#
+# The role swaps tell another story. The class shortcut scores 1.000 on the held-out sentences, exactly like the
+# model; on the role swaps it scores 0.197, and so does the model (0.200 en, 0.198 zh): 0.000 on the carry swaps and
+# about a quarter on the fit swaps. Every answer the model gives there is a noun of the class the adjective names
+# (1.000): the weak one is the grown animal even when the grown animal is the load (*dog*), and a thing too big to fit
+# is a content noun even when the sentence has none, so 720 of the 1,824 answers name a noun that is not in the
+# sentence (*book*, 奖杯). The model did not learn who does what to whom; it learned "weak / big / tired → this kind
+# of noun", which nothing in its corpus contradicted. **A model can pass a held-out test with a shortcut** when the
+# test comes from the same generator as the training data; a researcher names the shortcut and builds inputs on which
+# it gives the wrong answer. The fix is in the data: training twins in which the classes cross the roles (a puppy that
+# carries, a bag put into a drawer), so that only the role predicts the answer. The shipped model was not retrained
+# for this; it is the one measured here.
+
+# %% [markdown] lang="zh"
+# 在新抽的探针句上，两种语言都达到了目标：每一句都对（1.000），比最好的规则分别高出 +0.253（英文）和 +0.262（中文），
+# 最好的那个头的最大权重落在所指对象上的比例是 94%（英文，L1H2）和 98%（中文，L1H0）。测试集上的结果并不是那次划分碰巧得来的。
+#
+# 角色互换的句子却是另一回事。类别捷径在测试句上是 1.000，和模型一模一样；在角色互换的句子上它是 0.197，模型也差不多（英文 0.200，中文 0.198）：
+# carry 的互换句全错（0.000），fit 的互换句只对了大约四分之一。模型在这些句子上给出的每一个答案，都是形容词所指的那一类名词（1.000）：
+# 即使成年动物是被背的那个，“太弱”的也还是成年动物（狗）；即使句子里根本没有被装的东西，“太大”的也还是一个被装的东西，
+# 所以 1,824 个答案里有 720 个说出的是句子里没有的词（*book*、奖杯）。模型没有学会“谁对谁做了什么”；它学到的是“弱 / 大 / 累 → 这一类名词”，
+# 而它的语料里从来没有什么与此矛盾。**一个模型可以靠捷径通过留作测试的检验**，只要测试句和训练句出自同一个生成器；研究者会把这条捷径说出来，
+# 再专门造出让它答错的输入。要改正，得从数据入手：让类别和角色交叉的训练孪生句（背东西的小狗、放进抽屉的书包），使得只有角色才能预测答案。
+# 提交的模型没有为此重新训练；这里量的就是它。
 
 # %% [markdown] lang="en"
 # ## Context changes the representation: bank and 杜鹃
@@ -669,7 +759,7 @@ for s in ("the trophy didn't fit in the suitcase because it was too tired", "奖
 # “同一个词在不同的上下文里应该得到不同的表示”：自注意力让一个词能吸收它的上下文。这个模型还要判断 *bank* 是哪种意思（*money* 还是 *river*），
 # 以及“杜鹃”指的是哪一种（鸟：杜鹃飞走了；还是花：杜鹃开花了）。原教程里的“银行对岸”在这里不用：“对岸”指水的另一边，
 # 而汉语的“银行”并没有河岸的意思。同一种语言里，这个词在每句话中都处在同一个位置，所以在嵌入层，它的向量处处**完全相同**。
-# 我们在**留作测试**的句子上（新的句式，或者训练中从没和 bank / 杜鹃 一起出现过的线索词；模型只在 `小明 说 它 孵蛋 了` 这样的短句里见过这些线索词），
+# 我们在**留作测试**的句子上（新的句式，或者训练中从没和 bank / 杜鹃 一起出现过的线索词；模型只在 `小明 说 它 飞来 了` 这样的短句里见过这些线索词），
 # 逐层比较它的向量的余弦相似度：同一词义的句子对，与不同词义的句子对。
 
 # %%
@@ -682,24 +772,24 @@ for lang in ("en", "zh"):
         where = "[en]embedding[zh]嵌入层" if i == 0 else f"[en]after layer {i - 1}[zh]第 {i - 1} 层之后"   # [en] layers numbered from 0 [zh] 层从 0 开始编号
         print("  " + pad(where, 15), f"[en]same sense {same:.3f}   other sense {other:.3f}[zh]同一词义 {same:.3f}   另一词义 {other:.3f}")
 print("[en]new-cue sentences:[zh]带新线索词的句子：", {lang: round(met[f"test_bank_new_cue_{lang}"], 3) for lang in ("en", "zh")})
-for s in ("tom took the money to the bank", "tom saw the swans near the bank", "小明 看见 杜鹃 孵蛋 了", "小明 发现 杜鹃 盛开 了"):
+for s in ("tom took the money to the bank", "tom saw the swans near the bank", "小明 看见 杜鹃 飞来 了", "小明 发现 杜鹃 盛开 了"):
     print(f"  {s}  ->  {coref.referent(s)}")
 ax = figures.plot_bank_similarity(sims)
 
 # %% [markdown] lang="en"
 # At the embedding, every *bank* is the same vector (cosine 1.000 for every pair: a word-level table cannot know the
 # context). After layer 0, *bank* in two held-out river sentences is still almost the same vector (0.997), while a
-# river *bank* and a money *bank* are nearly unrelated (0.056); 杜鹃 separates the same way (0.996 against 0.216).
+# river *bank* and a money *bank* are nearly unrelated (0.056); 杜鹃 separates the same way (0.997 against 0.097).
 # On these held-out sentences the sense is right every time, including the cues never seen beside *bank*: "tom took
-# the money to the bank" is now *money*, and 杜鹃孵蛋了 is a bird. The cue words reached the model through the short
+# the money to the bank" is now *money*, and 杜鹃飞来了 is a bird. The cue words reached the model through the short
 # lexicon sentences, and the polysemous word reads them through attention: same word, same position, different
 # representations.
 
 # %% [markdown] lang="zh"
 # 在嵌入层，每一个 *bank* 都是同一个向量（任意两句之间余弦都是 1.000：按词查表的嵌入不可能知道上下文）。过了第 0 层之后，两个留作测试的“河岸”
-# 句子里的 *bank* 几乎仍是同一个向量（0.997），而“河岸”的 *bank* 与“金融”的 *bank* 几乎不再相关（0.056）；“杜鹃”也以同样的方式分开（0.996 对 0.216）。
+# 句子里的 *bank* 几乎仍是同一个向量（0.997），而“河岸”的 *bank* 与“金融”的 *bank* 几乎不再相关（0.056）；“杜鹃”也以同样的方式分开（0.997 对 0.097）。
 # 在这些留作测试的句子上，词义每次都判断对了，包括训练中从没和 *bank* 一起出现过的线索词：“tom took the money to the bank”现在是 *money*，
-# “杜鹃孵蛋了”说的是鸟。这些线索词是通过那些简短的“词汇句”进入模型的，而多义词则通过注意力读到它们：同一个词、同一个位置，表示却不同。
+# “杜鹃飞来了”说的是鸟。这些线索词是通过那些简短的“词汇句”进入模型的，而多义词则通过注意力读到它们：同一个词、同一个位置，表示却不同。
 
 # %% [markdown] lang="en"
 # ## A weight is not an explanation (Q6), on a trained model
@@ -729,16 +819,18 @@ print("[en]largest weight:[zh]权重最大：", d["top_weight"]["word"], "[en]  
 ax = figures.plot_weight_vs_effect(q6)
 
 # %% [markdown] lang="en"
-# Here the largest weight and the largest effect fall on the same word, *animal* (weight 1.00; removing it turns the
-# answer into *fox*: the model still knows from *tired* that an animal is wanted, and guesses another one). But look
-# at *tired*: it gets no weight at all in this head (0.0001), yet removing it changes the answer to *street* (the
-# probability of *animal* drops by 0.98). The adjective is read by the heads of layer 0 (the section before), and its
+# Here the largest weight and the largest effect fall on different words. *animal* has the largest weight (1.00);
+# removing it lowers the probability of the answer by 0.96 and turns it into *fox* (the model still knows from *tired*
+# that an animal is wanted, and guesses another one). The largest effect belongs to *tired*: it gets no weight at all
+# in this head (0.00003), yet removing it lowers the probability of *animal* by 0.997 and changes the answer to
+# *street*. The adjective is read by the heads of layer 0 (the section before), and its
 # information reaches this head through the residual stream, not through this head's weights. A large weight says
 # where a head reads, not what the prediction depends on; a removal measures that.
 
 # %% [markdown] lang="zh"
-# 这一次，权重最大的词和影响最大的词是同一个：*animal*（权重 1.00；去掉它，答案变成 *fox*：模型仍然能从 *tired* 知道要找的是一种动物，
-# 于是另猜了一种）。但是看看 *tired*：它在这个头里完全没有权重（0.0001），可是去掉它，答案就变成了 *street*（*animal* 的概率下降 0.98）。
+# 这一次，权重最大的词和影响最大的词不是同一个。权重最大的是 *animal*（1.00）；去掉它，答案的概率下降 0.96，答案变成 *fox*
+# （模型仍然能从 *tired* 知道要找的是一种动物，于是另猜了一种）。影响最大的却是 *tired*：它在这个头里完全没有权重（0.00003），
+# 可是去掉它，*animal* 的概率下降 0.997，答案变成了 *street*。
 # 这个形容词是由第 0 层的头读取的（见前面那一节），它的信息是经由残差信息流传到这个头的，而不是通过这个头的权重。
 # 权重大，只说明一个头在哪里读信息，并不说明预测依赖什么；要回答后者，得把它去掉再测。
 
@@ -776,14 +868,14 @@ for off in ([], *[[pair] for pair in layer1], layer1):
     print(f"[en]off {str(off):<34} ->[zh]关掉 {str(off):<34} ->", ", ".join(f"{w} {p:.2f}" for w, p in st["top"]))
 
 # %% [markdown] lang="en"
-# Switching off one head of layer 1 at a time changes almost nothing (*animal* stays above 0.97): the heads of layer 1
-# back each other up. Switching off all four leaves a model that still knows an animal is wanted but not which one: it
-# names *fox* (0.89). Layer 1 copies the identity of the referent; layer 0 (and the rest of the stream) decides what
+# Switching off one head of layer 1 at a time changes almost nothing (*animal* stays at 0.99 or more): the heads of
+# layer 1 back each other up. Switching off all four leaves a model that still knows an animal is wanted but not which
+# one: it names *cat* (0.62), and *animal* drops to 0.09. Layer 1 copies the identity of the referent; layer 0 (and the rest of the stream) decides what
 # kind of noun is wanted.
 
 # %% [markdown] lang="zh"
-# 每次只关掉第 1 层的一个头，几乎没有变化（*animal* 始终高于 0.97）：第 1 层的几个头互为备份。把四个全部关掉，剩下的模型仍然知道要找的是一种动物，
-# 却不知道是哪一种：它说出 *fox*（0.89）。第 1 层复制的是所指对象的身份；需要哪一类名词，则由第 0 层（以及信息流里的其余部分）决定。
+# 每次只关掉第 1 层的一个头，几乎没有变化（*animal* 始终不低于 0.99）：第 1 层的几个头互为备份。把四个全部关掉，剩下的模型仍然知道要找的是一种动物，
+# 却不知道是哪一种：它说出 *cat*（0.62），*animal* 降到 0.09。第 1 层复制的是所指对象的身份；需要哪一类名词，则由第 0 层（以及信息流里的其余部分）决定。
 
 # %% [markdown] lang="en"
 # ## Self-test (extra questions on learned heads)
@@ -899,6 +991,8 @@ print(f"[en]  phase change: induction head formed at step {ph['step']}, in-conte
 print("[en]  seed sweep:[zh]  换种子：", ", ".join(f"{r['seed']}: {route_name[r['route']]} ({r['in_context_accuracy']:.2f})" for r in sweep["rows"]))
 for lang in ("en", "zh"):
     print(f"[en]coreference encoder, held-out Winograd, {lang}: {met[f'test_winograd_{lang}']:.1%} (best baseline {max(met[f'baseline_{r}_{lang}'] for r in ('first', 'last', 'animate')):.1%}, margin {met[f'margin_{lang}']:+.3f}); head share {met[f'head_share_{lang}']:.2f} ({met[f'head_{lang}']}); decoder {dec[f'test_winograd_{lang}']:.1%}[zh]指代编码器，留作测试的 Winograd 句子，{lang}：{met[f'test_winograd_{lang}']:.1%}（最好的基线 {max(met[f'baseline_{r}_{lang}'] for r in ('first', 'last', 'animate')):.1%}，高出 {met[f'margin_{lang}']:+.3f}）；头的命中比例 {met[f'head_share_{lang}']:.2f}（{met[f'head_{lang}']}）；解码器 {dec[f'test_winograd_{lang}']:.1%}")
+for lang in ("en", "zh"):
+    print(f"[en]  fresh probes (seed {corpora.PROBE_SEED}), {lang}: {probe[lang]['accuracy']:.1%} (margin {probe[lang]['margin']:+.3f}), head share {probe[lang]['head_share']:.2f} ({probe[lang]['head']}); role swaps {cut[lang]['model_swapped']:.1%}, while the class shortcut scores {cut[lang]['lookup_held_out']:.1%} on the held-out set[zh]  新抽的探针句（种子 {corpora.PROBE_SEED}），{lang}：{probe[lang]['accuracy']:.1%}（高出 {probe[lang]['margin']:+.3f}），头的命中比例 {probe[lang]['head_share']:.2f}（{probe[lang]['head']}）；角色互换 {cut[lang]['model_swapped']:.1%}，而类别捷径在测试集上是 {cut[lang]['lookup_held_out']:.1%}")
 for word, s in sims.items():
     print(f"[en]{word} (held-out sentences): cosine same / other sense after the last layer {s['same'][-1]:.3f} / {s['other'][-1]:.3f}, accuracy {s['accuracy']:.3f}[zh]{word}（留作测试的句子）：最后一层之后同一 / 另一词义的余弦 {s['same'][-1]:.3f} / {s['other'][-1]:.3f}，准确率 {s['accuracy']:.3f}")
 print("[en]manifests agree with what was measured:[zh]manifest 与实测结果一致：",
@@ -923,11 +1017,15 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 #   fell from 3.11 to 0.59 nats); in four of five seeds the same pair forms; seed 3 predicts 96% of the repeat by another route, with no head of either kind.
 # - **A decoder cannot resolve "it" at the pronoun** (its row is identical in the twins); the **encoder** does: 100% on
 #   held-out Winograd sentences (new frames, new noun pairs) in English and in Chinese, 0.27 above the best rule
-#   (73.4%), with L1H1's largest weight from the pronoun on the referent in 97% (en) and 93% (zh) of them. With no
-#   fitting noun it still names one, confidently.
+#   (73.4%), with the best head's largest weight from the pronoun on the referent in 97% (en, L1H2) and 99% (zh, L1H0)
+#   of them; on fresh probes in new frames (seed 2718) it holds too (100%, head share 0.94 / 0.98). With no fitting
+#   noun it still names one, confidently.
+# - **But it learned a shortcut**: in the corpus a noun's class always matches its role, so "adjective class → noun of
+#   that class" scores 100% on the held-out set too; on role-swapped sentences the model is right in only 20% (en,
+#   0.200; zh, 0.198), and every answer there is a noun of the adjective's class, often one not in the sentence.
 # - **Context changes the representation**: on held-out sentences, *bank* / 杜鹃 are identical at the embedding and
-#   separate by sense after layer 0 (other-sense cosine 0.06 / 0.22, same sense above 0.99); new cue words work too.
-# - **A weight is not an explanation**: *tired* gets weight 0.0001 in the head that fetches the answer, yet removing it
+#   separate by sense after layer 0 (other-sense cosine 0.06 / 0.10, same sense above 0.99); new cue words work too.
+# - **A weight is not an explanation**: *tired* gets weight 0.00003 in the head that fetches the answer, yet removing it
 #   flips the answer.
 #
 # **Errata: what the previous version of this notebook said, and what was wrong.** (1) "All four heads of layer 1
@@ -940,14 +1038,22 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # *river*, and 银行对岸 is not natural Chinese; now held-out sentences and 杜鹃. (4) Extra question x12b marked as
 # right an option saying that no other path carries "my previous token"; one ablation cannot show that. (5) The training
 # module's note and this notebook gave different scores for the run with feed-forward layers (0.15 and 0.24); it was
-# not rerun, and both now say only that it grew no clean heads.
+# not rerun, and both now say only that it grew no clean heads. (6) Two bird cues of 杜鹃, 筑巢 (build a nest) and 孵蛋
+# (sit on eggs), are false of the cuckoo, which lays its eggs in other birds' nests; they are now 啼叫 and 飞来, and the
+# two coreference models were retrained on the corrected corpus.
 #
 # **What did not work, and the limits.** The sentences are templates: every test word was seen in training, the
 # Winograd families are three, and the new cue words of *bank* / 杜鹃 were taught by short lexicon sentences (without
 # them the model could not know those words; we did not measure that case). The model has no way to say "none of
-# them". A 1,200-step induction run (instead of 3,000) grew a weaker previous-token head shared with a second head,
+# them", and it reads noun classes, not roles (the role swaps above); teaching it roles would need training twins in
+# which the classes cross the roles (a puppy that carries, a bag put into a drawer), which we have not done. A
+# 1,200-step induction run (instead of 3,000) grew a weaker previous-token head shared with a second head,
 # failed on repeats at the very end of the window (0.57) and made the key-composition test less clean (0.80 instead
-# of 0.06); the shipped recipe keeps 3,000 steps. `make train` ran on a shared 2-core machine under heavy load (load average about 12): induction 1,753 s, coreference encoder 294.9 s, decoder 115.3 s (the manifests record them); the same runs take a small fraction of that on a quiet machine, and the weights do not depend on the load (a rerun gave identical weights).
+# of 0.06); the shipped recipe keeps 3,000 steps. `make train` ran on a shared 2-core machine under heavy load (load
+# average about 12): induction 1,753 s; the two coreference models were retrained later, after the cuckoo's cue words
+# were corrected, in 196.4 s (encoder) and 98.6 s (decoder) under a lighter load (the manifests record the times and
+# the commands). The same runs take a small fraction of that on a quiet machine, and the weights do not depend on the
+# load (a rerun gave identical weights).
 #
 # **Back to:** [06 · Multi-head attention](06_multi_head_attention.ipynb) (designed heads and ablation) and
 # [11 · Review](11_review.ipynb) (the concept map).
@@ -963,11 +1069,13 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 #   induction head 的 OV 电路把它们所关注的字母 100% 复制出来。这些头在相变时长出（induction head 在第 300 步出现，这时上下文内损失从
 #   3.11 降到 0.59 nats）；五个种子中有四个长出同样的一对头；种子 3 走了另一条路线，两种头都没有，也预测对了 96% 的重复字母。
 # - **解码器不能在代词处解析“it”**（它那一行在两个孪生句里完全相同）；**编码器**能做到：在留作测试的 Winograd 句子上（新的句式、新的名词组合），
-#   英文和中文都是 100%，比最好的规则（73.4%）高出 0.27；其中 97%（英文）和 93%（中文）的句子里，L1H1 从代词出发的最大权重落在所指对象上。
-#   没有合适的名词时，它照样说出一个，而且很有把握。
-# - **上下文改变表示**：在留作测试的句子上，*bank* / 杜鹃在嵌入层完全相同，过了第 0 层就按词义分开（不同词义的余弦 0.06 / 0.22，同一词义高于 0.99）；
+#   英文和中文都是 100%，比最好的规则（73.4%）高出 0.27；其中 97%（英文，L1H2）和 99%（中文，L1H0）的句子里，最好的那个头从代词出发的最大权重落在所指对象上；
+#   在新句式的探针句上（种子 2718）也成立（100%，头的命中比例 0.94 / 0.98）。没有合适的名词时，它照样说出一个，而且很有把握。
+# - **但它学到的是一条捷径**：语料里名词的类别总和它的角色重合，所以“形容词的类别 → 那一类的名词”在测试集上也是 100%；在角色互换的句子上，
+#   模型只答对 20%（英文 0.200，中文 0.198），而且它在那里的每个答案都是形容词那一类的名词，常常是句子里根本没有的词。
+# - **上下文改变表示**：在留作测试的句子上，*bank* / 杜鹃在嵌入层完全相同，过了第 0 层就按词义分开（不同词义的余弦 0.06 / 0.10，同一词义高于 0.99）；
 #   新的线索词也一样有效。
-# - **权重不等于解释**：*tired* 在取回答案的那个头里权重只有 0.0001，去掉它答案却翻转了。
+# - **权重不等于解释**：*tired* 在取回答案的那个头里权重只有 0.00003，去掉它答案却翻转了。
 #
 # **勘误：本节上一版说过什么，错在哪里。**（1）“第 1 层的四个头全都成了 induction head”：那个模型训练时重复片段总在末尾；在随机位置的重复片段上，
 # 其中两个只有 0.35–0.37，前部的重复片段只有 9% 被预测对，换一个种子则根本没有长出“前一个 token”头。（2）“指代模型在全部测试用的 Winograd 孪生句上
@@ -975,11 +1083,15 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # 它们靠语法上的性别翻转，并不需要关于世界的知识，现在单独统计。（3）*bank* / 银行：余弦大多是在训练句上算的，“tom took the money to the bank”
 # 得到的是 *river*，而“银行对岸”也不是自然的汉语；现在改用留作测试的句子和“杜鹃”。（4）附加题 x12b 把“没有别的通路能传递‘我前面的 token 是什么’”
 # 判为正确选项；一次消融证明不了这一点。（5）训练模块的注释和本节对带前馈层的那次训练给出了不同的得分（0.15 和 0.24）；那次训练没有重跑，
-# 现在两处都只说它没有长出清晰的头。
+# 现在两处都只说它没有长出清晰的头。（6）“杜鹃”作为鸟的两个线索词“筑巢”和“孵蛋”对杜鹃并不成立：杜鹃不筑巢、不孵蛋，它把蛋下在别的鸟的巢里；
+# 现在换成了“啼叫”和“飞来”，两个指代模型也在改正后的语料上重新训练了。
 #
 # **哪些没成功，以及局限。** 这些句子是模板：测试句里的每个词都在训练中见过，Winograd 家族只有三个，*bank* / 杜鹃的新线索词是靠简短的词汇句教给模型的
-# （没有这些句子，模型无从认识这些词；这种情况我们没有量）。模型没有办法说“都不是”。只训练 1,200 步（而不是 3,000 步）的 induction 模型，
+# （没有这些句子，模型无从认识这些词；这种情况我们没有量）。模型没有办法说“都不是”，而且它读的是名词的类别，不是角色（见上面的角色互换）；要教会它角色，需要让类别和角色交叉的训练孪生句
+# （背东西的小狗、放进抽屉的书包），这一点我们没有做。只训练 1,200 步（而不是 3,000 步）的 induction 模型，
 # “前一个 token”头更弱，还和另一个头分担工作，在紧贴窗口末尾的重复片段上失败了（0.57），Key 组合测试也不那么干净（0.80，而不是 0.06）；
-# 提交的配方保留 3,000 步。`make train` 是在一台负载很重的共享 2 核机器上跑的（平均负载约 12）：induction 1,753 秒，指代编码器 294.9 秒，解码器 115.3 秒（清单里都有记录）；在空闲的机器上，同样的训练只需其中一小部分时间，而且权重与负载无关（重跑一次得到的权重完全相同）。
+# 提交的配方保留 3,000 步。`make train` 是在一台负载很重的共享 2 核机器上跑的（平均负载约 12）：induction 1,753 秒；两个指代模型是后来在改正了杜鹃的线索词之后、
+# 在负载较轻时重新训练的，编码器 196.4 秒，解码器 98.6 秒（清单里记录了用时和命令）。在空闲的机器上，同样的训练只需其中一小部分时间，
+# 而且权重与负载无关（重跑一次得到的权重完全相同）。
 #
 # **回到：** [06 · 多头注意力](06_multi_head_attention.ipynb)（设计出来的头与消融）和 [11 · 总复习](11_review.ipynb)（概念图）。

@@ -64,6 +64,10 @@ def test_the_seed_sentences_are_held_out_and_twins_differ_only_in_the_adjective(
         assert [x != y for x, y in zip(a.tokens, b.tokens)].count(True) == 1
         assert a.tokens[a.position] == corpora.IT_PRONOUN[a.lang] and a.answer in a.tokens
     assert "银行" not in corpora.coreference_vocab()                   # 银行 has no river sense in Chinese
+    # the cuckoo lays its eggs in other birds' nests: it builds no nest (筑巢) and sits on no eggs (孵蛋)
+    assert not {"筑巢", "孵蛋"} & set(corpora.coreference_vocab())
+    with pytest.raises(ValueError, match="kind"):
+        corpora.corpus_version("bank")
 
 
 def test_baselines_follow_their_rules():
@@ -110,7 +114,9 @@ def test_load_trained_contract_and_manifest(name):
     assert logits.shape == (5, len(m.vocab))
     for key in ("command", "seed", "corpus_version", "steps", "metrics", "torch_version", "check", "loss_curve"):
         assert key in m.manifest, key
-    assert m.manifest["corpus_version"] == corpora.CORPUS_VERSION
+    assert m.manifest["corpus_version"] == corpora.corpus_version(m.manifest["config"]["kind"])
+    if m.manifest["config"]["kind"] == "coreference":                   # trained on today's corpus and vocabulary
+        assert m.vocab == list(corpora.coreference_vocab())
     with pytest.raises(ValueError, match="expected one of"):
         load_trained("gpt")
 

@@ -19,7 +19,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CORPUS_VERSION = "nb12-corpora-2"
+CORPUS_VERSION = "nb12-corpora-2"               # the induction corpus
+# the coreference corpus: 2 with the cuckoo's cue words corrected (啼叫 and 飞来 replace 筑巢 and 孵蛋: the
+# cuckoo builds no nest and sits on no eggs, it lays them in other birds' nests)
+COREFERENCE_VERSION = "nb12-corpora-2.1"
+
+
+def corpus_version(kind: str) -> str:
+    """The corpus version a model of this kind ("induction" or "coreference") was trained on."""
+    if kind not in ("induction", "coreference"):
+        raise ValueError(f"kind: expected 'induction' or 'coreference', got {kind!r}")
+    return CORPUS_VERSION if kind == "induction" else COREFERENCE_VERSION
+
 SEP = "|"
 
 # --- induction --------------------------------------------------------------------------------
@@ -189,9 +200,9 @@ BANK = POLYSEME                                 # the old name
 SENSES = {"en": ("money", "river"), "zh": ("鸟", "花")}
 SENSE_CUES = {"en": (("cashier", "loans", "coins", "savings", "money", "clerk"),
                      ("ducks", "fish", "boats", "reeds", "frogs", "swans")),
-              "zh": (("飞走", "叫", "下蛋", "筑巢", "孵蛋", "飞回来"),
+              "zh": (("飞走", "叫", "下蛋", "啼叫", "飞来", "飞回来"),
                      ("开花", "凋谢", "枯萎", "发芽", "盛开", "结籽"))}
-HELD_OUT_CUES = {"en": ("money", "clerk", "frogs", "swans"), "zh": ("孵蛋", "飞回来", "盛开", "结籽")}
+HELD_OUT_CUES = {"en": ("money", "clerk", "frogs", "swans"), "zh": ("飞来", "飞回来", "盛开", "结籽")}
 # the polysemous word sits at the same position in every frame of a language, so that its embedding
 # (word + position) is identical in every sentence
 POLY_FRAMES = {"en": (("{s} saw the {cue} at the bank", False), ("{s} took the {cue} to the bank", False),
@@ -394,3 +405,121 @@ def baseline_answer(ex: Example, rule: str) -> str:
         other = [n for n in candidates if n != alive[0]]
         return alive[0] if ex.adj in _animate_adjectives(ex.lang) else (other[0] if other else alive[0])
     raise ValueError(f"rule: expected 'first', 'last' or 'animate', got {rule!r}")
+
+
+# --- probes the training never saw: fresh frames from an unused seed, and role swaps ------------------
+PROBE_SEED = 2718            # never a training, split, sweep or evaluation seed (tests check it)
+# the main clauses and reason clauses the frames are built from; a probe frame is a combination of the
+# two (reason last, or reason first) that is NOT one of FRAMES, so no probe sentence is in the corpus
+PROBE_MAIN = {
+    ("cross", "en"): ("the {x} didn't cross the {y}", "the {x} could not reach the {y}", "the {x} avoided the {y}",
+                      "the {y} stopped the {x}", "the {x} with the {d} didn't cross the {y}",
+                      "the {y} with the {d} stopped the {x}", "the {x} with the {d} avoided the {y}"),
+    ("fit", "en"): ("the {x} didn't fit in the {y}", "the {y} could not hold the {x}",
+                    "the {x} with the {d} didn't fit in the {y}", "the {y} with the {d} could not hold the {x}"),
+    ("carry", "en"): ("the {x} couldn't carry the {y}", "the {x} could not lift the {y}",
+                      "the {x} with the {d} could not lift the {y}", "the {x} with the {d} couldn't carry the {y}"),
+    ("cross", "zh"): ("{x} 没有 过 {y}", "{x} 没能 走过 {y}", "{y} 拦住 了 {x}", "{x} 绕开 了 {y}",
+                      "{d} 的 {x} 没有 过 {y}", "{d} 的 {x} 绕开 了 {y}"),
+    ("fit", "zh"): ("{x} 放不进 {y}", "{y} 装不下 {x}", "{d} 的 {x} 放不进 {y}", "{d} 的 {y} 装不下 {x}"),
+    ("carry", "zh"): ("{x} 背不动 {y}", "{x} 叼不动 {y}", "{d} 的 {x} 背不动 {y}", "{d} 的 {x} 叼不动 {y}"),
+}
+PROBE_REASON = {"en": ("because it was too {adj}", "since it was very {adj}", "because it was very {adj}",
+                       "since it was too {adj}"),
+                "zh": ("因为 它 太 {adj} 了", "因为 它 非常 {adj}")}
+
+
+def probe_frames(family: str, lang: str) -> tuple:
+    """The frames of the probe set: every main clause x reason clause, in both orders, minus FRAMES."""
+    known = {frame for frame, _ in FRAMES[family, lang]}
+    comma = " ， " if lang == "zh" else " , "
+    after = " ， " if lang == "zh" else " "
+    out = []
+    for main in PROBE_MAIN[family, lang]:
+        for reason in PROBE_REASON[lang]:
+            for frame in (main + after + reason, reason + comma + main):
+                if frame not in known and frame not in out:
+                    out.append(frame)
+    return tuple(out)
+
+
+def probe_sentences(seed: int = PROBE_SEED, per_frame: int = 4) -> list[Example]:
+    """Held-out probe twins in frames that are in neither the training nor the test set (probe_frames),
+    with noun pairs, distractors and adjective pairs drawn from `seed`: per_frame twins per frame, both
+    languages, every Winograd family. Every sentence is new text; every word is in the vocabulary."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
+    if isinstance(per_frame, bool) or not isinstance(per_frame, (int, np.integer)) or per_frame < 1:
+        raise ValueError(f"per_frame: expected an integer >= 1, got {per_frame!r}")
+    rng = np.random.default_rng(seed)
+    corpus = {ex.text for ex in all_examples()}
+    out, seen = [], set()
+    for lang in ("en", "zh"):
+        pron = IT_PRONOUN[lang]
+        for family, fam in FAMILIES.items():
+            adjs = fam["adj"][lang]
+            for f, frame in enumerate(probe_frames(family, lang)):
+                for _ in range(per_frame):
+                    x = str(rng.choice(fam["x"][lang]))
+                    y = str(rng.choice(fam["y"][lang]))
+                    k = int(rng.integers(len(adjs[0])))
+                    d = str(rng.choice(DISTRACTORS[lang]))
+                    twin = ("probe", lang, family, f, x, y, k, d if "{d}" in frame else "")
+                    if twin in seen:
+                        continue
+                    seen.add(twin)
+                    for adj, answer in ((adjs[0][k], x), (adjs[1][k], y)):
+                        toks = tuple(frame.format(x=x, y=y, d=d, adj=adj).split())
+                        if " ".join(toks) in corpus:          # cannot happen (new frames); kept as a guard
+                            raise AssertionError(f"probe sentence {' '.join(toks)!r} is in the corpus")
+                        nouns = _noun_order(toks, x, y, *([d] if "{d}" in frame else []))
+                        out.append(Example(toks, pron, answer, lang, family, twin, toks.index(pron), nouns, adj, True))
+    return out
+
+
+# Role swaps: in the corpus a noun's class always coincides with its role (a container is never the thing
+# put in, a young animal never the carrier), so "adjective class -> the noun of that class" answers every
+# corpus sentence. A role swap puts a noun of another class in the role:
+#     "the puppy couldn't carry the dog because it was too weak" -> puppy (the weak carrier)
+#     "the bag didn't fit in the drawer because it was too big"  -> bag (the thing that does not fit)
+ROLE_SWAP_POOLS = {"fit": ("y", "y"), "carry": ("y", "x")}     # (pool of the x role, pool of the y role)
+
+
+def role_swaps() -> list[Example]:
+    """Twins of the fit and carry families in every frame of FRAMES, with the nouns in swapped roles:
+    fit with two containers (one in the content's role), carry with the young animal as the carrier and
+    the grown one as the load. The answer follows the role (adjective class 0 -> the x role)."""
+    out = []
+    for lang in ("en", "zh"):
+        pron = IT_PRONOUN[lang]
+        for family, (px, py) in ROLE_SWAP_POOLS.items():
+            fam = FAMILIES[family]
+            adjs = fam["adj"][lang]
+            for f, (frame, _) in enumerate(FRAMES[family, lang]):
+                for x in fam[px][lang]:
+                    for y in fam[py][lang]:
+                        if x == y:
+                            continue
+                        d = DISTRACTORS[lang][0]
+                        for k in range(len(adjs[0])):
+                            twin = ("swap", lang, family, f, x, y, k)
+                            for adj, answer in ((adjs[0][k], x), (adjs[1][k], y)):
+                                toks = tuple(frame.format(x=x, y=y, d=d, adj=adj).split())
+                                nouns = _noun_order(toks, x, y, *([d] if "{d}" in frame else []))
+                                out.append(Example(toks, pron, answer, lang, family, twin, toks.index(pron), nouns,
+                                                   adj, True))
+    return out
+
+
+def class_lookup_answer(ex: Example) -> str:
+    """The shortcut the corpus allows: the adjective's class names a noun class (class 0 -> the family's
+    x nouns, class 1 -> its y nouns), and the answer is the sentence's noun of that class (several: the
+    first of them; none: no answer, ""). It reads no roles at all."""
+    if ex.kind not in FAMILIES:
+        raise ValueError(f"class_lookup_answer: expected a Winograd sentence ({', '.join(FAMILIES)}), "
+                         f"got kind {ex.kind!r}")
+    fam = FAMILIES[ex.kind]
+    cls = 0 if ex.adj in fam["adj"][ex.lang][0] else 1
+    pool = fam["x" if cls == 0 else "y"][ex.lang]
+    hits = [n for n in ex.nouns if n in pool]
+    return hits[0] if hits else ""

@@ -418,6 +418,61 @@ def coreference_metrics(model, split=None) -> dict:
     return out
 
 
+def probe_metrics(model, seed: int = corpora.PROBE_SEED, per_frame: int = 4) -> dict:
+    """The targets of issue 18 on a probe set the training never saw (corpora.probe_sentences: frames in
+    neither the training nor the test set, nouns drawn from `seed`), per language: {lang: {"accuracy",
+    "baselines" (first / last / animate), "margin" over the best of them, "head_share" and "head" (the
+    best head's share of sentences whose pronoun's largest weight is on the referent), "sentences",
+    "absent" (answers naming a noun that is not in the sentence)}}."""
+    probes = corpora.Split((), tuple(corpora.probe_sentences(seed, per_frame)))
+    out = {}
+    for lang in ("en", "zh"):
+        examples = [ex for ex in probes.test if ex.lang == lang]
+        pred = predictions(model, examples)
+        acc = float(np.mean([p == ex.answer for p, ex in zip(pred, examples)]))
+        base = baselines(lang, probes)
+        hs = head_share(model, lang, probes)
+        out[lang] = {"accuracy": acc, "baselines": base, "margin": acc - max(base.values()),
+                     "head_share": hs["best"], "head": f"L{hs['layer']}H{hs['head']}", "sentences": len(examples),
+                     "absent": int(sum(p not in ex.tokens for p, ex in zip(pred, examples)))}
+    return out
+
+
+def _adjective_class(ex) -> tuple:
+    """The nouns of the class the example's adjective names (class 0: the family's x nouns, 1: its y nouns)."""
+    fam = corpora.FAMILIES[ex.kind]
+    return fam["x" if ex.adj in fam["adj"][ex.lang][0] else "y"][ex.lang]
+
+
+def shortcut_test(model, split=None) -> dict:
+    """Does the model read roles, or only which class of noun the adjective names? Per language: the
+    accuracy of the class-lookup shortcut (corpora.class_lookup_answer) and of the model on the held-out
+    Winograd sentences, then both on role-swapped twins (corpora.role_swaps), where a noun's class no
+    longer tells its role: {lang: {"lookup_held_out", "model_held_out", "lookup_swapped", "model_swapped",
+    "swapped_by_family" {family: model accuracy}, "answer_in_class" (the share of swapped sentences whose
+    answer is a noun of the class the adjective names, in the sentence or not: what the shortcut would
+    say), "absent" (swapped answers naming a noun not in the sentence), "sentences" (swapped)}}."""
+    split = corpora.coreference_split() if split is None else split
+    swaps = corpora.role_swaps()
+    out = {}
+    for lang in ("en", "zh"):
+        held = [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang]
+        sw = [ex for ex in swaps if ex.lang == lang]
+        pred_sw = predictions(model, sw)
+        right = np.array([p == ex.answer for p, ex in zip(pred_sw, sw)])
+        look = [corpora.class_lookup_answer(ex) for ex in sw]
+        out[lang] = {
+            "lookup_held_out": float(np.mean([corpora.class_lookup_answer(ex) == ex.answer for ex in held])),
+            "model_held_out": accuracy(model, held),
+            "lookup_swapped": float(np.mean([a == ex.answer for a, ex in zip(look, sw)])),
+            "model_swapped": float(right.mean()),
+            "swapped_by_family": {f: float(right[[ex.kind == f for ex in sw]].mean())
+                                  for f in corpora.ROLE_SWAP_POOLS},
+            "answer_in_class": float(np.mean([p in _adjective_class(ex) for p, ex in zip(pred_sw, sw)])),
+            "absent": int(sum(p not in ex.tokens for p, ex in zip(pred_sw, sw))), "sentences": len(sw)}
+    return out
+
+
 def twin_accuracy(model, lang: str, kind: str | None = "winograd", split=None) -> dict:
     """Held-out twins of one language (default: every Winograd family): sentences right, and twins with
     BOTH sentences right."""

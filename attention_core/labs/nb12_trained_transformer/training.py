@@ -194,8 +194,9 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
     start = time.perf_counter()
     for step in range(1, steps + 1):
         if cfg["kind"] == "induction":
-            # T_max tokens: the model reads the first T_max - 1 and predicts each next one. (Reading
-            # all T_max, from T_max + 1 tokens, found a duplicate-token circuit instead: see the notebook.)
+            # T_max tokens: the model reads the first T_max - 1 and predicts each next one. (An earlier
+            # run that read all T_max, from windows of T_max + 1, was noted to grow a duplicate-token
+            # circuit instead; it was not rerun on corpus 2, and the notebook does not discuss it.)
             ids = torch.as_tensor(corpora.induction_batch(rng, cfg["batch"], cfg["max_len"]))
             logits, _ = model(ids[:, :-1])
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
@@ -225,7 +226,8 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
     weights = model.numpy_weights()
     manifest = {
         "name": name, "command": command,
-        "make": "make train", "seed": cfg["seed"], "corpus_version": corpora.CORPUS_VERSION, "steps": steps,
+        "make": "make train", "seed": cfg["seed"], "corpus_version": corpora.corpus_version(cfg["kind"]),
+        "steps": steps,
         "config": {k: cfg[k] for k in ("kind", "vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len",
                                        "batch", "lr", "weight_decay", "causal")},
         "vocab": list(vocab), "torch_version": torch.__version__, "threads": THREADS,
@@ -281,9 +283,11 @@ def sweep(seeds=SWEEP_SEEDS, jobs: int = 1) -> dict:
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             rows = list(pool.map(_sweep_row, seeds))
+    note = (f"rows computed by training._sweep_row in one --sweep run ({jobs} seed(s) at once, one thread each); "
+            "seeded and deterministic: train_seconds depend on the machine and its load, the other columns do not")
     return {"name": "induction_sweep", "command": f"{COMMAND} --sweep", "make": "make train-sweep",
             "corpus_version": corpora.CORPUS_VERSION, "config": CONFIGS["induction"], "seeds": list(seeds),
-            "columns": list(SWEEP_KEYS), "rows": rows}
+            "columns": list(SWEEP_KEYS), "note": note, "rows": rows}
 
 
 def save(result: dict, out_dir) -> tuple[Path, Path]:
