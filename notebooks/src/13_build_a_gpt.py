@@ -750,7 +750,7 @@ ax = figures.plot_curve(man["loss_curve"], title="[en]the full run: repeated ran
 
 # %%
 mine_text = training.load_run("text")              # [en] the shipped full run: its vocabulary is the corpus's characters [zh] 随包附带的完整训练结果：词表就是语料里的字符
-data = training.TextData(text, chars=mine_text.vocab)
+data = training.TextData(training.run_corpus(mine_text), chars=mine_text.vocab)  # [en] the text this run learned from, frozen beside its weights [zh] 这次训练学过的文字，和权重存放在一起
 bigram = {lang: data.bigram(lang, training.CONFIGS["text"]["max_len"]) for lang in corpus.LANGS}
 for lang, b in bigram.items():
     print(f"[en]bigram baseline, {lang}: {b['loss']:.3f} nats per character (perplexity {b['perplexity']:.1f}, smoothing {b['alpha']})[zh]bigram 基线，{lang}：每个字符 {b['loss']:.3f} nats（困惑度 {b['perplexity']:.1f}，平滑参数 {b['alpha']}）")

@@ -483,12 +483,37 @@ def test_shipped_runs_load_and_reach_their_goals(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", training.RUN_NAMES)
 def test_make_train_reproduces_the_start_of_the_shipped_run(name):
-    man = json.loads(json.dumps(training.load_run(name).manifest))
-    if name == "text" and man.get("corpus_sha256") != corpus.load_corpus()["sha256"]:
-        pytest.skip("the corpus export changed since the shipped text run; `make train` retrains it")
+    run = training.load_run(name)
+    man = json.loads(json.dumps(run.manifest))
+    # the text run trains on the corpus it froze beside its weights, whatever the live export holds now
+    data = training.TextData(training.run_corpus(run), chars=run.vocab) if name == "text" else None
     n = training.CONFIGS[name]["log_every"]
-    curve = training.run(name, stop_after=n)["curve"]
+    curve = training.run(name, stop_after=n, data=data)["curve"]
     assert curve[0] == man["loss_curve"][0]
+
+
+def test_the_text_run_keeps_the_corpus_it_learned_from(tmp_path):
+    """The shipped text run's frozen corpus matches its manifest, encodes with its vocabulary, and a damaged or
+    foreign copy is refused with the file named (a markdown edit changes the live export, never the run's data)."""
+    import shutil
+    run = training.load_run("text")
+    frozen = training.run_corpus(run)
+    assert frozen["sha256"] == run.manifest["corpus_sha256"]
+    data = training.TextData(frozen, chars=run.vocab)
+    assert all(len(data.valid[lang]) > 1000 for lang in corpus.LANGS)
+    assert sorted(set(frozen["en"]) | set(frozen["zh"])) == list(run.vocab)
+    folder = tmp_path / "models"
+    folder.mkdir()
+    shutil.copyfile(training.corpus_file(), folder / "nb13_text_corpus.json")
+    assert training.run_corpus(run, folder)["sha256"] == frozen["sha256"]
+    edited = json.loads((folder / "nb13_text_corpus.json").read_text(encoding="utf-8"))
+    edited["en"] = edited["en"].replace("attention", "attentoin", 1)
+    (folder / "nb13_text_corpus.json").write_text(json.dumps(edited), encoding="utf-8")
+    with pytest.raises(ValueError, match="nb13_text_corpus.json: its text does not match"):
+        training.run_corpus(run, folder)
+    (folder / "nb13_text_corpus.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match="missing or damaged"):
+        training.run_corpus(run, folder)
 
 
 def test_training_cli_refuses_to_write_without_a_place_and_checks_its_arguments(capsys):

@@ -53,7 +53,7 @@ def extract(src_dir=None) -> dict:
     return {lang: "\n\n".join(parts[lang]) + "\n" for lang in LANGS}
 
 
-def _sha(texts: dict) -> str:
+def corpus_sha(texts: dict) -> str:
     h = hashlib.sha256()
     for lang in LANGS:
         h.update(lang.encode() + b"\0" + texts[lang].encode("utf-8") + b"\0")
@@ -64,7 +64,7 @@ def build(src_dir=None) -> dict:
     """The export's content: the texts, their sha256 and where they came from."""
     texts = extract(src_dir)
     return {"version": VERSION, "source": "notebooks/src/*.py, markdown cells (lang en / zh)",
-            "command": "python -m attention_core.labs.nb13_build_a_gpt.corpus", "sha256": _sha(texts),
+            "command": "python -m attention_core.labs.nb13_build_a_gpt.corpus", "sha256": corpus_sha(texts),
             "chars": {lang: len(texts[lang]) for lang in LANGS}, **texts}
 
 
@@ -92,7 +92,7 @@ def load_corpus() -> dict:
             raise FileNotFoundError(f"{FILE}: no corpus export in attention_core/data; run "
                                     "`python -m attention_core.labs.nb13_build_a_gpt.corpus`")
         data = json.loads(f.read_text(encoding="utf-8"))
-        if _sha({lang: data[lang] for lang in LANGS}) != data["sha256"]:
+        if corpus_sha({lang: data[lang] for lang in LANGS}) != data["sha256"]:
             raise ValueError(f"{FILE}: its text does not match its sha256 (edited by hand?); export it again")
         _CACHE["corpus"] = data
     return _CACHE["corpus"]

@@ -17,6 +17,7 @@ notebook 12's `from_files`, widgets and scores read them). torch is imported ins
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shlex
@@ -87,6 +88,7 @@ class TextData:
         self.tokenizer = (corpus_mod.CharTokenizer.from_corpus(corpus) if chars is None
                           else corpus_mod.CharTokenizer(chars))
         self.sha256 = corpus["sha256"]
+        self.texts = {lang: corpus[lang] for lang in corpus_mod.LANGS}
         self.train, self.valid = {}, {}
         for lang in corpus_mod.LANGS:
             a, b = corpus_mod.split(corpus[lang])
@@ -278,6 +280,42 @@ def load_run(name: str, folder=None):
     return from_files(npz, js)
 
 
+def corpus_file(folder=None) -> Path:
+    """Where the text run keeps the corpus it was trained on, beside its weights."""
+    base = resources.files("attention_core.data") / "models" if folder is None else Path(folder)
+    return Path(str(base / "nb13_text_corpus.json"))
+
+
+def save_run_corpus(data: TextData, out_dir) -> Path:
+    """Freeze the text the text run learned from: its validation split and bigram baseline stay the run's own
+    when the course's markdown (and so the live export, data/course_text.json) changes later."""
+    path = corpus_file(out_dir)
+    frozen = {"version": corpus_mod.VERSION, "sha256": data.sha256,
+              "note": "the course text notebook 13's text run was trained on (a copy of data/course_text.json "
+                      "at training time; make train writes both)"}
+    frozen.update({lang: data.texts[lang] for lang in corpus_mod.LANGS})
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(frozen, ensure_ascii=False, indent=0), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def run_corpus(run, folder=None) -> dict:
+    """The corpus a text run was trained on (see save_run_corpus), checked against the run's manifest."""
+    path = corpus_file(folder)
+    try:
+        frozen = json.loads(path.read_text(encoding="utf-8"))
+        texts = {lang: frozen[lang] for lang in corpus_mod.LANGS}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FileNotFoundError(f"{path}: the text run's training corpus is missing or damaged ({exc}); "
+                                "run `make train`") from None
+    want = run.manifest.get("corpus_sha256")
+    if corpus_mod.corpus_sha(texts) != frozen.get("sha256") or frozen.get("sha256") != want:
+        raise ValueError(f"{path}: its text does not match the run's manifest (corpus_sha256 {want}); "
+                         "run `make train` to retrain the text run and freeze its corpus again")
+    return {**texts, "sha256": frozen["sha256"]}
+
+
 def parse_args(argv) -> argparse.Namespace:
     """Every argument checked (names, steps, the output folder) before anything is trained or torch imported
     (notebook 12's rules: --out DIR or --overwrite-shipped)."""
@@ -317,8 +355,11 @@ def main(argv=None) -> int:
     command = " ".join([COMMAND, *map(shlex.quote, argv)])          # the command line, as typed
     total = time.perf_counter()
     for name in args.names:
-        result = run(name, steps=args.steps, command=command)
+        data = TextData() if name == "text" else None
+        result = run(name, steps=args.steps, command=command, data=data)
         npz, _ = save(result, args.out_dir)
+        if data is not None:
+            save_run_corpus(data, args.out_dir)
         print(f"nb13 {name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
     print(f"total {time.perf_counter() - total:.1f} s")
     return 0
