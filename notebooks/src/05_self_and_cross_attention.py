@@ -471,7 +471,7 @@ try:
     ac.multi_head_attention(x_dec, x_enc, x_dec, params)             # [en] keys from the encoder, values from the decoder [zh] Key 来自编码器，Value 来自解码器
 except ValueError as err:
     print("ValueError:", err)
-    print(f"[en]  in plain words: {len(x_enc)} keys but {len(x_dec)} values; each key labels one value, so they must be as many[zh]  意思是：Key 有 {len(x_enc)} 个，Value 却有 {len(x_dec)} 个；每个 Key 标记一个 Value，两者必须一样多")
+    print(f"[en]  in plain words: {len(x_enc)} keys but {len(x_dec)} values; each key labels one value, so the two counts must match[zh]  意思是：Key 有 {len(x_enc)} 个，Value 却有 {len(x_dec)} 个；每个 Key 标记一个 Value，两者必须一样多")
 
 # %% [markdown] lang="en"
 # So, do Q, K and V always come from different inputs? **Not necessarily.** In self-attention all three come from

@@ -410,13 +410,13 @@ KS = (2, 4, 8, 16, 32)
 recall = rnn_lab.recall_comparison(KS, seed=0) if backends.torch_available() else None
 if recall is not None:
     print("k            " + "".join(f"{k:>7d}" for k in KS))
-    kind_names = {"rnn": "rnn", "gru": "gru", "attention": "[en]attention[zh]注意力"}
+    kind_names = {"rnn": "RNN", "gru": "GRU", "attention": "[en]attention[zh]注意力"}
     for kind in rnn_lab.MODEL_KINDS:
         print(pad(kind_names[kind], 10) + " " + pad("[en]acc[zh]准确率", 6) + "".join(f"{a:7.2f}" for a in recall["accuracy"][kind]))
         print(f"{'':<10} " + pad("[en]steps[zh]步数", 6) + "".join(f"{s:7d}" for s in recall["steps"][kind])
               + f"   ({recall['seconds'][kind]:.1f} s)")
-    print("[en]largest k solved (accuracy >= 0.9 at every k up to it):[zh]解决了的最大 k（直到它为止每个 k 的准确率都 >= 0.9）：",
-          "[en], [zh]，".join(f"{kind_names[kind]} {rnn_lab.largest_solved(KS, recall['accuracy'][kind])}"
+    print("[en]largest k solved (accuracy >= 0.9 at every k up to it): [zh]解决了的最大 k（直到它为止每个 k 的准确率都 >= 0.9）："
+          + "[en], [zh]，".join(f"{kind_names[kind]} {rnn_lab.largest_solved(KS, recall['accuracy'][kind])}"
                               for kind in rnn_lab.MODEL_KINDS))
 
 # %%

@@ -219,8 +219,8 @@ ax = efficient_lab.plot_memory(rows)
 
 # %% [markdown] lang="en"
 # The measured naive peaks sit on the analytic line: the weights are the memory. Each doubling of $T$ multiplies
-# them by about 4 (4.3 → 16.5 → 65.0 MiB). The tiled peaks grow much more slowly, and at 16K tokens it needs about 6 MiB
-# where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it is a fixed tile
+# them by about 4 (the naive column above). The tiled peaks grow much more slowly: at 16K tokens a few MiB (the tiled
+# column) where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it is a fixed tile
 # of scores (at most 1 MiB, whatever $T$) and the rest is linear: the scaled copy of $Q$ and the output, $T \times D$
 # numbers each. Peak memory is $O(T)$ instead of $O(T^2)$.
 #
@@ -239,8 +239,8 @@ ax = efficient_lab.plot_memory(rows)
 # running values of that moment. Compare it with its final value:
 
 # %% [markdown] lang="zh"
-# 实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就大约乘以 4（4.3 → 16.5 → 65.0 MiB）。
-# 分块实现的峰值增长慢得多：在 16K 个 token 时只需约 6 MiB，而普通公式需要 1 GiB。按每个 token 平均，分块的开销甚至在下降，
+# 实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就大约乘以 4（见上表朴素实现那一列）。
+# 分块实现的峰值增长慢得多：在 16K 个 token 时只需几 MiB（见分块那一列），而普通公式需要 1 GiB。按每个 token 平均，分块的开销甚至在下降，
 # 因为其中一部分是大小有上限的分数块（最多 1 MiB，与 $T$ 无关），其余部分是线性的：缩放后的 $Q$ 副本和输出，各 $T \times D$ 个数。
 # 峰值内存从 $O(T^2)$ 变成了 $O(T)$。
 #
