@@ -79,11 +79,12 @@ unit: setup
 
 ## make quick: the one-minute loop: the unit tests of core, backends, teaching and labs on two workers
 ## (pytest-xdist), without browser, nbval and slow tests (a retrain, a wheel build: make test runs them),
-## and hypothesis's profile `quick` (15 fixed examples a property instead of 60)
+## and hypothesis's profile `quick` (15 fixed examples a property instead of 60); it keeps compiled bytecode
+## (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set, so the second run starts faster
 quick: setup
 	@mkdir -p $(TEST_HOME)
-	$(TEST_ENV) HYPOTHESIS_PROFILE=quick $(PY) -m pytest -p no:cacheprovider -q -n 2 -m "not slow and not browser" \
-		tests/core tests/teaching tests/labs tests/test_layers.py
+	$(TEST_ENV) HYPOTHESIS_PROFILE=quick PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -p no:cacheprovider -p no:nbval -q -n 2 \
+		-m "not slow and not browser" tests/core tests/teaching tests/labs tests/test_layers.py
 
 nbval: setup
 	@mkdir -p $(TEST_HOME)

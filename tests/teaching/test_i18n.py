@@ -9,6 +9,7 @@ both languages with the same format fields.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import pkgutil
 import re
@@ -60,6 +61,7 @@ def _is_t_call(node) -> bool:
     return isinstance(node, ast.Call) and (getattr(func, "id", None) == "t" or getattr(func, "attr", None) == "t")
 
 
+@functools.cache    # read once, when a test first asks: collecting the tests (every xdist worker) stays cheap
 def _scan():
     """(literals used: {text: [where]}, keys passed to t() as literals, keys built at run time)."""
     used, passed, built = {}, {}, []
@@ -79,15 +81,16 @@ def _scan():
 
 
 _import_everything()
-USED, PASSED, BUILT = _scan()
 PREFIXES = {key.split(".")[0] for key in i18n.STRINGS}
 
 
 def test_no_key_is_built_at_run_time():
+    _, _, BUILT = _scan()
     assert not BUILT, "keys built with an f-string (spell them out, e.g. in a dict): " + "; ".join(BUILT)
 
 
 def test_every_registered_key_is_used():
+    USED, _, _ = _scan()
     unused = sorted(key for key in i18n.STRINGS if key not in USED)
     assert not unused, f"registered but never used (drop them): {unused}"
 
@@ -103,6 +106,7 @@ def test_every_key_used_is_registered():
     for mod_name, mod in list(sys.modules.items()):
         if mod_name.startswith("attention_core."):
             modules.setdefault(mod_name.rsplit(".", 1)[-1], []).append(mod)
+    USED, PASSED, _ = _scan()
     key_like = {text: where for text, where in USED.items()
                 if KEY.match(text) and text.split(".")[0] in PREFIXES and text not in i18n.STRINGS
                 and not _names_code(text, modules)}
@@ -111,6 +115,7 @@ def test_every_key_used_is_registered():
 
 
 def test_the_scan_sees_the_notebooks_and_the_labs():
+    USED, _, _ = _scan()
     assert any(w.startswith("notebooks/src/04_masking.py cell") for where in USED.values() for w in where)
     assert any(w.startswith("attention_core/labs/") for w in USED["widgets.mask_causal"])
     assert len(i18n.STRINGS) > 300
