@@ -42,14 +42,14 @@
 # 训练从没见过的新数据、每一个位置、换几个随机种子，以及模型内部的通路，而不只是看头。
 #
 # **学完本节，你将能够**
-# - 用已经学过的零件（层归一化、多头注意力、前馈层、残差连接）拼出一个 Transformer 块，并跟着形状走完一个小模型；
+# - 用已经学过的零件（层归一化、多头注意力、前馈网络、残差连接）拼出一个 Transformer 块，并跟着形状走完一个小模型；
 # - 量一个头：在随机位置的重复片段上算它的“前一个 token”得分和 induction 得分，看每个位置上的损失和准确率，看关掉它之后损失怎样变化，
 #   以及是哪条通路（Query、Key 还是 Value）用到了它；
 # - 说明为什么因果解码器不能靠代词自己的注意力解析“it”，并在留作测试的中英文 Winograd 句子上验证编码器可以做到，还要和简单的基线比一比；
 # - 在留作测试的句子上展示同一个词（bank、杜鹃）在不同上下文里得到不同的表示；
 # - 在训练好的模型上说明：注意力权重并不等于解释（Q6）。
 #
-# **需要的基础：** 多头注意力和消融实验（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）、因果掩码（见 [04 · 掩码](04_masking.ipynb)）和位置编码（见 [07 · 位置信息](07_position.ipynb)）。
+# **需要的基础**：多头注意力和消融实验（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）、因果掩码（见 [04 · 掩码](04_masking.ipynb)）和位置编码（见 [07 · 位置信息](07_position.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -106,7 +106,7 @@ for m in (induction, coref, decoder):
 # ## 用学过的零件拼出一个块
 #
 # 一个 Transformer 块就是注意力再加上它周围的三样东西。**层归一化**（layer norm）把每个 token 的向量重新缩放到均值 0、方差 1
-# （再乘上一个学出来的增益 $\gamma$、加上偏置 $\beta$），这样每一层看到的数值大小都不会漂移。**前馈层**（feed-forward）对每个 token
+# （再乘上一个学出来的增益 $\gamma$、加上偏置 $\beta$），这样每一层看到的数值大小都不会漂移。**前馈网络**（feed-forward）对每个 token
 # 单独做变换，每个位置用的都是同样的两个矩阵。**残差连接**则把每个子层的输出加到它的输入上，而不是替换掉输入，于是每一层都往同一条
 # “信息流”里写东西。GPT-2 以及此后的大多数模型采用的是“pre-LN”形式：
 #
@@ -143,7 +143,7 @@ x1 = x + attn                                            # [en] residual 1 [zh] 
 ffn = tr.feed_forward(tr.layer_norm(x1, block.ln2_g, block.ln2_b), block.w_1, block.b_1, block.w_2, block.b_2)
 x2 = x1 + ffn                                            # [en] residual 2 [zh] 残差连接 2
 print("[en]layer norm[zh]层归一化", h.shape, "[en] attention[zh] 注意力", attn.shape, "[en] weights[zh] 权重", w0.shape,
-      " W_1", block.w_1.shape, "[en] feed-forward[zh] 前馈层", ffn.shape)
+      " W_1", block.w_1.shape, "[en] feed-forward[zh] 前馈网络", ffn.shape)
 print("[en]same as tr.transformer_block:[zh]与 tr.transformer_block 的结果相同：", np.allclose(x2, tr.transformer_block(x, block)[0], atol=1e-5))
 logits, weights = coref.forward(ids)                     # [en] the whole model [zh] 整个模型
 print("[en]model: logits[zh]模型：logits", logits.shape, "[en] every attention map[zh] 所有注意力图", weights.shape, "(L, H, T, T)")
@@ -207,15 +207,15 @@ for row in corpora.induction_batch(rng, 3):
     print(" ".join(corpora.INDUCTION_VOCAB[i] for i in row))
 split = corpora.coreference_split()
 print("[en]sentences: train[zh]句子：训练", len(split.train), "[en] held out[zh] 留作测试", len(split.test),
-      "[en] shared sentences:[zh] 两者共有的句子：", len({e.text for e in split.train} & {e.text for e in split.test}))
+      f"[en] shared sentences: {len({e.text for e in split.train} & {e.text for e in split.test})}[zh] 两者共有的句子：{len({e.text for e in split.train} & {e.text for e in split.test})}")
 for lang in ("en", "zh"):
     for kind in corpora.WINOGRAD:
         a, b = next(t for t in corpora.twins(split.test, kind, lang) if t[0].held_out_frame)
         print(f"  {a.text}  -> {a.answer}   |   ...{b.adj} -> {b.answer}")
 for m in (induction, coref, decoder):
     man = m.manifest
-    print(f"[en]{m.name}: `{man['command']}`  seed {man['seed']}, {man['steps']} steps, {man['corpus_version']}, {man['train_seconds']} s,[zh]{m.name}：`{man['command']}`  种子 {man['seed']}，{man['steps']} 步，{man['corpus_version']}，{man['train_seconds']} 秒，",
-          f"torch {man['torch_version']}")
+    print(f"[en]{m.name}: `{man['command']}`  seed {man['seed']}, {man['steps']} steps, {man['corpus_version']}, {man['train_seconds']} s, [zh]{m.name}：`{man['command']}`  种子 {man['seed']}，{man['steps']} 步，{man['corpus_version']}，{man['train_seconds']} 秒，",
+          f"torch {man['torch_version']}", sep="")
 
 # %%
 ax = figures.plot_loss_curves([induction, coref, decoder])
@@ -249,7 +249,7 @@ ax = figures.plot_loss_curves([induction, coref, decoder])
 # %% [markdown] lang="zh"
 # ## 学出来的头：量一量
 #
-# induction 模型有 2 层、每层 4 个头，没有前馈层（只有注意力，这是做这个实验的经典设定）。在这类模型里，已知会出现两种头：
+# induction 模型有 2 层、每层 4 个头，没有前馈网络（只有注意力，这是做这个实验的经典设定）。在这类模型里，已知会出现两种头：
 #
 # - **“前一个 token”头**（previous-token head）把权重放在 Key $t - 1$ 上（主对角线下方错开一格的一条对角线）；
 # - **induction head** 出现在更靠后的层，它找到当前 token 上一次出现的位置，关注**紧跟在它后面**的那个 token，再把它复制过来：
@@ -364,7 +364,9 @@ rows = experiments.ablation_table(induction)
 base = rows[0]["loss"]
 print("[en]switched off   loss (nats)   change[zh]关掉的头      损失（nats）     变化")
 for r in rows:
-    print(f"{r['ablated']:<14}{r['loss']:>12.3f}{r['loss'] - base:>+9.3f}")
+    name = r["ablated"] if r["head"] is not None or r["layer"] is None else f"[en]L{r['layer']} all[zh]L{r['layer']} 整层"
+    name = name.ljust(14 - sum(ord(ch) > 0x2E80 for ch in name))      # [en] a Chinese character is two columns wide [zh] 一个汉字占两列宽
+    print(f"{name}{r['loss']:>12.3f}{r['loss'] - base:>+9.3f}")
 
 # %% [markdown] lang="en"
 # Read it against the scores:
@@ -500,7 +502,7 @@ route_name = {"previous-token + induction": "[en]previous-token + induction[zh]�
 print("[en]seed  previous  induction  heads  accuracy  early  late   step  route[zh]种子  前一个     induction  头数   准确率    前部   后部   步数  路线")
 for r in sweep["rows"]:
     print(f"{r['seed']:>4}{r['best_previous_token_score']:>10.2f}{r['best_induction_score']:>11.2f}{r['n_induction_heads']:>7}"
-          f"{r['in_context_accuracy']:>10.3f}{r['early_accuracy']:>7.3f}{r['late_accuracy']:>7.3f}{str(r['phase_change_step']):>7}  {route_name[r['route']]}")
+          f"{r['in_context_accuracy']:>10.3f}{r['early_accuracy']:>7.3f}{r['late_accuracy']:>7.3f}{'—' if r['phase_change_step'] is None else r['phase_change_step']:>7}  {route_name[r['route']]}")
 print(f"[en]`{sweep['command']}` ({sweep['make']})[zh]`{sweep['command']}`（{sweep['make']}）")
 
 # %% [markdown] lang="en"
@@ -932,7 +934,7 @@ checks.check_induction_score(induction_score_first_try)
 # `NotImplementedError`; that is expected).
 
 # %% [markdown] lang="zh"
-# **轮到你了。** 在下面写出 `induction_score` 并运行（写好之前，检查器会报告 `NotImplementedError`，这是正常的）。
+# **轮到你了**。在下面写出 `induction_score` 并运行（写好之前，检查器会报告 `NotImplementedError`，这是正常的）。
 
 # %%
 def induction_score(w, half):
@@ -995,7 +997,7 @@ for lang in ("en", "zh"):
     print(f"[en]  fresh probes (seed {corpora.PROBE_SEED}), {lang}: {probe[lang]['accuracy']:.1%} (margin {probe[lang]['margin']:+.3f}), head share {probe[lang]['head_share']:.2f} ({probe[lang]['head']}); role swaps {cut[lang]['model_swapped']:.1%}, while the class shortcut scores {cut[lang]['lookup_held_out']:.1%} on the held-out set[zh]  新抽的探针句（种子 {corpora.PROBE_SEED}），{lang}：{probe[lang]['accuracy']:.1%}（高出 {probe[lang]['margin']:+.3f}），头的命中比例 {probe[lang]['head_share']:.2f}（{probe[lang]['head']}）；角色互换 {cut[lang]['model_swapped']:.1%}，而类别捷径在测试集上是 {cut[lang]['lookup_held_out']:.1%}")
 for word, s in sims.items():
     print(f"[en]{word} (held-out sentences): cosine same / other sense after the last layer {s['same'][-1]:.3f} / {s['other'][-1]:.3f}, accuracy {s['accuracy']:.3f}[zh]{word}（留作测试的句子）：最后一层之后同一 / 另一词义的余弦 {s['same'][-1]:.3f} / {s['other'][-1]:.3f}，准确率 {s['accuracy']:.3f}")
-print("[en]manifests agree with what was measured:[zh]manifest 与实测结果一致：",
+print("[en]manifests agree with what was measured:[zh]清单（manifest）与实测结果一致：",
       np.isclose(mi["best_induction_score"], scores["induction"].max(), atol=1e-4),
       np.isclose(mc["test_winograd_zh"], met["test_winograd_zh"], atol=1e-4), mi["phase_change_step"] == ph["step"])
 targets = {lang: (met[f"test_winograd_{lang}"] >= 0.95, met[f"margin_{lang}"] >= 0.15, met[f"head_share_{lang}"] >= 0.8)
@@ -1059,10 +1061,10 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # [11 · Review](11_review.ipynb) (the concept map).
 
 # %% [markdown] lang="zh"
-# - **Transformer 块**就是 pre-LN 的注意力和前馈层，各自加回残差信息流：先 $x + \text{MHA}(\text{LN}(x))$，再 $x + \text{FFN}(\text{LN}(x))$。
+# - **Transformer 块**就是 pre-LN 的注意力和前馈网络，各自加回残差信息流：先 $x + \text{MHA}(\text{LN}(x))$，再 $x + \text{FFN}(\text{LN}(x))$。
 #   解码器带着因果掩码运行它，编码器不带；`tr.decoder_forward`（编码器用 `causal=False`）返回 logits 和所有注意力图 $(L, H, T, T)$，
 #   与训练用的 torch 模型结果一致。
-# - **头的分工是学出来的，不是设计出来的，而且电路在每个位置上都成立。** 只被训练去预测下一个字母，重复片段的位置随机，induction 模型就长出了一个
+# - **头的分工是学出来的，不是设计出来的，而且电路在每个位置上都成立**。只被训练去预测下一个字母，重复片段的位置随机，induction 模型就长出了一个
 #   “前一个 token”头（L0H0，0.69）和三个 induction head（L1H0–L1H2，0.73–0.95）。不管重复片段从哪里开始，它上面的准确率都是 0.998–1.000
 #   （前部 0.997，后部 1.000）。消融“前一个 token”头，重复片段上的损失从 0.18 升到 3.07 nats。
 # - **通路**：只从第 1 层的 Key 里去掉这个头的输出，准确率就从 0.999 跌到 0.055；只从 Query 或只从 Value 里去掉，则毫无影响（Key 组合）。
@@ -1082,11 +1084,11 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # 都正确解析了代词”以及“80%”：那个模型是因果解码器，答案来自 `|` 之后重复的代词，从来不是代词自己的注意力；而且那些孪生句里混进了她 / 他的句子对，
 # 它们靠语法上的性别翻转，并不需要关于世界的知识，现在单独统计。（3）*bank* / 银行：余弦大多是在训练句上算的，“tom took the money to the bank”
 # 得到的是 *river*，而“银行对岸”也不是自然的汉语；现在改用留作测试的句子和“杜鹃”。（4）附加题 x12b 把“没有别的通路能传递‘我前面的 token 是什么’”
-# 判为正确选项；一次消融证明不了这一点。（5）训练模块的注释和本节对带前馈层的那次训练给出了不同的得分（0.15 和 0.24）；那次训练没有重跑，
+# 判为正确选项；一次消融证明不了这一点。（5）训练模块的注释和本节对带前馈网络的那次训练给出了不同的得分（0.15 和 0.24）；那次训练没有重跑，
 # 现在两处都只说它没有长出清晰的头。（6）“杜鹃”作为鸟的两个线索词“筑巢”和“孵蛋”对杜鹃并不成立：杜鹃不筑巢、不孵蛋，它把蛋下在别的鸟的巢里；
 # 现在换成了“啼叫”和“飞来”，两个指代模型也在改正后的语料上重新训练了。
 #
-# **哪些没成功，以及局限。** 这些句子是模板：测试句里的每个词都在训练中见过，Winograd 家族只有三个，*bank* / 杜鹃的新线索词是靠简短的词汇句教给模型的
+# **哪些没成功，以及局限**。这些句子是模板：测试句里的每个词都在训练中见过，Winograd 家族只有三个，*bank* / 杜鹃的新线索词是靠简短的词汇句教给模型的
 # （没有这些句子，模型无从认识这些词；这种情况我们没有量）。模型没有办法说“都不是”，而且它读的是名词的类别，不是角色（见上面的角色互换）；要教会它角色，需要让类别和角色交叉的训练孪生句
 # （背东西的小狗、放进抽屉的书包），这一点我们没有做。只训练 1,200 步（而不是 3,000 步）的 induction 模型，
 # “前一个 token”头更弱，还和另一个头分担工作，在紧贴窗口末尾的重复片段上失败了（0.57），Key 组合测试也不那么干净（0.80，而不是 0.06）；
@@ -1094,4 +1096,4 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # 在负载较轻时重新训练的，编码器 196.4 秒，解码器 98.6 秒（清单里记录了用时和命令）。在空闲的机器上，同样的训练只需其中一小部分时间，
 # 而且权重与负载无关（重跑一次得到的权重完全相同）。
 #
-# **回到：** [06 · 多头注意力](06_multi_head_attention.ipynb)（设计出来的头与消融）和 [11 · 总复习](11_review.ipynb)（概念图）。
+# **回到**：[06 · 多头注意力](06_multi_head_attention.ipynb)（设计出来的头与消融）和 [11 · 总复习](11_review.ipynb)（概念图）。

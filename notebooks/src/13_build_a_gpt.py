@@ -897,7 +897,7 @@ for r in rows:
 #
 # ## 你的代码能运行 GPT-2
 #
-# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的 pre-LN block、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
+# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的 pre-LN Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的 tokenizer，两者都在能联网的机器上保存：
 # `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` 和
@@ -909,7 +909,7 @@ for r in rows:
 # %%
 from attention_core.labs.nb13_build_a_gpt import gpt2_tour
 
-ONLINE = False          # True: download GPT-2 small once (about 500 MB) and run it with your code
+ONLINE = False          # [en] True: download GPT-2 small once (about 500 MB) and run it with your code [zh] True：下载一次 GPT-2 small（约 500 MB），用你的代码运行它
 GPT2_SOURCE = "gpt2"    # [en] or a folder holding the model AND its tokenizer (save_pretrained of both) [zh] 或者一个同时存有模型和 tokenizer 的文件夹（两者都用 save_pretrained 保存）
 if ONLINE:
     g2, g2_numpy, hf_model, hf_tok = gpt2_tour.gpt2_small(GPT2_SOURCE, download=True)
@@ -923,7 +923,7 @@ if ONLINE:
     print(parts.report())
     print(f"[en]largest difference from Hugging Face's logits (float32): yours {d_mine:.1e}, the library's {d_lib:.1e}[zh]与 Hugging Face 的 logits 的最大差（float32）：你的 {d_mine:.1e}，库里的 {d_lib:.1e}")
     print("[en]greedy continuation (your generate, KV cache):[zh]贪心续写（你的 generate，带 KV 缓存）：", hf_tok.decode(parts.generate(g2, ids, 20)))
-    scores_g2 = gpt2_tour.all_head_scores(parts.gpt_forward, g2)          # (L, H) each, notebook 12's scores
+    scores_g2 = gpt2_tour.all_head_scores(parts.gpt_forward, g2)          # [en] (L, H) each, notebook 12's scores [zh] 每种都是 (L, H)，第 12 节的得分
     for kind, label in (("previous", "[en]previous-token heads[zh]“前一个 token”头"), ("induction", "[en]induction heads[zh]induction head")):
         tops = ", ".join(f"L{l}H{h} {s:.2f}" for l, h, s in gpt2_tour.top_heads(scores_g2[kind]))
         print(f"[en]{label}: {tops}[zh]{label}：{tops}")
@@ -935,7 +935,7 @@ if ONLINE:
         print(f"[en]layer {layer}: head {h} looks from 'it' at {words[j]!r} ({float(mine_w[layer, h, it, j]):.2f})[zh]第 {layer} 层：第 {h} 个头从 'it' 看向 {words[j]!r}（{float(mine_w[layer, h, it, j]):.2f}）")
 else:
     rec = gpt2_tour.RECORDED
-    config = gpt2_tour.config_label(rec["config"])                        # in this edition's language
+    config = gpt2_tour.config_label(rec["config"])                        # [en] in this edition's language [zh] 用本版本的语言
     print(f"[en]offline: nothing downloaded. The package's oracle test (a random GPT-2 of {config}) measured, against Hugging Face's forward in float64:[zh]离线：没有下载任何东西。包里的对照测试（随机 GPT-2，{config}）在 float64 下与 Hugging Face 前向计算的差：")
     print(f"[en]  the reference gpt_forward: logits {rec['yours'][0]:.1e}, attention maps {rec['yours'][1]:.1e}[zh]  参考 gpt_forward：logits {rec['yours'][0]:.1e}，注意力图 {rec['yours'][1]:.1e}")
     print(f"[en]  the library's decoder_forward: logits {rec['library'][0]:.1e}, attention maps {rec['library'][1]:.1e}[zh]  库里的 decoder_forward：logits {rec['library'][0]:.1e}，注意力图 {rec['library'][1]:.1e}")

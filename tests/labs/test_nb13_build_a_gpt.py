@@ -552,6 +552,8 @@ def test_the_manifest_records_the_command_line_as_typed(tmp_path, monkeypatch):
         return {"manifest": {"train_seconds": 0.0, "metrics": {}, "command": kwargs["command"]}}
     monkeypatch.setattr(training, "run", fake_run)
     monkeypatch.setattr(training, "save", lambda result, out: (out / "x.npz", out / "x.json"))
+    frozen = []                               # never the shipped corpus: --overwrite-shipped would write it here
+    monkeypatch.setattr(training, "save_run_corpus", lambda data, out: frozen.append(out))
     out = tmp_path / "my runs"
     assert training.main(["induction", "--steps", "3", "--out", str(out)]) == 0
     assert seen["induction"]["steps"] == 3
@@ -559,6 +561,7 @@ def test_the_manifest_records_the_command_line_as_typed(tmp_path, monkeypatch):
                                             f"--steps 3 --out '{out}'")
     assert training.main(["--overwrite-shipped"]) == 0
     assert seen["text"]["command"] == "python -m attention_core.labs.nb13_build_a_gpt.training --overwrite-shipped"
+    assert frozen == [training.default_out_dir()]             # the text run freezes its corpus beside its weights
 
 
 def test_the_recorded_gpt2_oracle_numbers_hold():

@@ -92,17 +92,30 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.case.ln_random": {"en": "x (2, 5, 8), random gamma, beta", "zh": "x (2, 5, 8)，随机的 gamma 与 beta"},
     "nb13.case.ln_tiny": {"en": "x (4, 6), rows of tiny variance", "zh": "x (4, 6)，每行方差都极小"},
     "nb13.case.ln_nb12": {"en": "x (7, {d}), notebook 12's ln1 (layer 0)",
-                          "zh": "x (7, {d})，notebook 12 的 ln1（第 0 层）"},
-    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，notebook 12 的最后一个 LN"},
+                          "zh": "x (7, {d})，第 12 节的 ln1（第 0 层）"},
+    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，第 12 节的最后一个 LN"},
     "nb13.case.gpt_coref": {"en": "notebook 12's coreference model, ids (9,)",
-                            "zh": "notebook 12 的指代模型，ids (9,)"},
+                            "zh": "第 12 节的指代模型，ids (9,)"},
     "nb13.case.gpt_induction": {"en": "notebook 12's induction model, ids (2, 22)",
-                                "zh": "notebook 12 的 induction 模型，ids (2, 22)"},
+                                "zh": "第 12 节的 induction 模型，ids (2, 22)"},
     "nb13.case.gpt_random": {"en": "a random model, ids ({n},)", "zh": "一个随机模型，ids ({n},)"},
     "nb13.case.block_nb12": {"en": "notebook 12's block {i}, x {shape}, causal mask",
-                             "zh": "notebook 12 的第 {i} 个块，x {shape}，因果掩码"},
+                             "zh": "第 12 节的第 {i} 个 Transformer 块，x {shape}，因果掩码"},
     "nb13.case.block_random": {"en": "a random block, x (6, 16), {kind}",
-                               "zh": "一个随机的块，x (6, 16)，{kind}"},
+                               "zh": "一个随机的 Transformer 块，x (6, 16)，{kind}"},
+    "nb13.case.paragraph_en": {"en": "English paragraph {i}", "zh": "英文第 {i} 段"},
+    "nb13.case.paragraph_zh": {"en": "Chinese paragraph {i}", "zh": "中文第 {i} 段"},
+    "nb13.case.gen": {"en": "prompt ({p},), n_new = {n}", "zh": "提示 ({p},)，n_new = {n}"},
+    "nb13.case.gen_full": {"en": "prompt (1,), n_new = {n} (the full context)",
+                           "zh": "提示 (1,)，n_new = {n}（用满上下文）"},
+    "nb13.case.gen_sample": {"en": "prompt (3,), n_new = 12, temperature = {t}, seed = {s}",
+                             "zh": "提示 (3,)，n_new = 12，温度 {t}，种子 {s}"},
+    "nb13.case.gen_twice": {"en": "prompt (3,), n_new = 12, temperature = {t}, seed = {s} (twice)",
+                            "zh": "提示 (3,)，n_new = 12，温度 {t}，种子 {s}（运行两次）"},
+    "nb13.case.gen_seeds": {"en": "prompt (3,), n_new = 12, temperature = {t}, seeds 0 .. {last}",
+                            "zh": "提示 (3,)，n_new = 12，温度 {t}，种子 0 .. {last}"},
+    "nb13.case.gen_top_k": {"en": "prompt (3,), n_new = 12, temperature = {t}, top_k = {k}, seed = {s}",
+                            "zh": "提示 (3,)，n_new = 12，温度 {t}，top_k = {k}，种子 {s}"},
     "nb13.case.mask_causal": {"en": "causal mask", "zh": "因果掩码"},
     "nb13.case.mask_padding": {"en": "a padding mask", "zh": "填充掩码"},
     # layer norm
@@ -136,51 +149,52 @@ STRINGS: dict[str, dict[str, str]] = {
     # feed-forward
     "nb13.ffn.erf": {"en": "Your feed-forward uses the exact (erf) GELU ({case}); the library and GPT-2 use the tanh "
                            "form: `torch.nn.functional.gelu(h, approximate=\"tanh\")`.",
-                     "zh": "你的前馈层用的是精确（erf）形式的 GELU（{case}）；库和 GPT-2 用的是 tanh 形式："
+                     "zh": "你的前馈网络用的是精确（erf）形式的 GELU（{case}）；库和 GPT-2 用的是 tanh 形式："
                            "`torch.nn.functional.gelu(h, approximate=\"tanh\")`。"},
     "nb13.ffn.relu": {"en": "Your feed-forward uses ReLU ({case}); this model uses GELU in the tanh form: "
                             "`torch.nn.functional.gelu(h, approximate=\"tanh\")`.",
-                      "zh": "你的前馈层用的是 ReLU（{case}）；这个模型用的是 tanh 形式的 GELU："
+                      "zh": "你的前馈网络用的是 ReLU（{case}）；这个模型用的是 tanh 形式的 GELU："
                             "`torch.nn.functional.gelu(h, approximate=\"tanh\")`。"},
     "nb13.ffn.no_b2": {"en": "Your feed-forward leaves out b_2 ({case}): GELU(x W_1 + b_1) W_2 + b_2.",
-                       "zh": "你的前馈层漏掉了 b_2（{case}）：应为 GELU(x W_1 + b_1) W_2 + b_2。"},
+                       "zh": "你的前馈网络漏掉了 b_2（{case}）：应为 GELU(x W_1 + b_1) W_2 + b_2。"},
     "nb13.ffn.no_b1": {"en": "Your feed-forward leaves out b_1 ({case}): GELU(x W_1 + b_1) W_2 + b_2.",
-                       "zh": "你的前馈层漏掉了 b_1（{case}）：应为 GELU(x W_1 + b_1) W_2 + b_2。"},
+                       "zh": "你的前馈网络漏掉了 b_1（{case}）：应为 GELU(x W_1 + b_1) W_2 + b_2。"},
     "nb13.ffn.gelu_twice": {"en": "Your feed-forward applies GELU after the second layer too ({case}); only the hidden "
                                   "layer gets it.",
-                            "zh": "你的前馈层在第二层之后也用了 GELU（{case}）；只有隐藏层才需要它。"},
+                            "zh": "你的前馈网络在第二层之后也用了 GELU（{case}）；只有隐藏层才需要它。"},
     "nb13.ffn.ok": {"en": "your feed-forward matches the library's on {n} inputs (random weights, notebook 12's "
                           "trained layers, an attention-only block with F = 0; largest difference {diff}).",
-                    "zh": "你的前馈层在 {n} 个输入上与库里的结果一致（随机权重、第 12 节训练好的层、F = "
-                          "0 的纯注意力 block；"
+                    "zh": "你的前馈网络在 {n} 个输入上与库里的结果一致（随机权重、第 12 节训练好的层、F = "
+                          "0 的纯注意力 Transformer 块；"
                           "最大差 {diff}）。"},
     # the block
     "nb13.block.post_ln": {"en": "Your block normalises after adding (post-LN, the 2017 paper's order) ({case}); this "
                                  "model is pre-LN like GPT-2: x + MHA(LN1(x)), then x + FFN(LN2(x)).",
-                           "zh": "你的 block 是先相加再归一化（post-LN，2017 年论文的顺序）（{case}）；这"
+                           "zh": "你的 Transformer 块是先相加再归一化（post-LN，2017 年论文的顺序）（{case}）；这"
                                  "个模型和 GPT-2 一样是 "
                                  "pre-LN：先 x + MHA(LN1(x))，再 x + FFN(LN2(x))。"},
     "nb13.block.no_res1": {"en": "Your block drops the first residual connection ({case}): x = x + MHA(LN1(x)), not "
                                  "x = MHA(LN1(x)).",
-                           "zh": "你的 block 漏掉了第一个残差连接（{case}）：应为 x = x + MHA(LN1(x))，而不是 "
+                           "zh": "你的 Transformer 块漏掉了第一个残差连接（{case}）：应为 x = x + MHA(LN1(x))，而不是 "
                                  "x = MHA(LN1(x))。"},
     "nb13.block.no_res2": {"en": "Your block drops the second residual connection ({case}): x = x + FFN(LN2(x)).",
-                           "zh": "你的 block 漏掉了第二个残差连接（{case}）：应为 x = x + FFN(LN2(x))。"},
+                           "zh": "你的 Transformer 块漏掉了第二个残差连接（{case}）：应为 x = x + FFN(LN2(x))。"},
     "nb13.block.no_ln2": {"en": "Your block feeds the feed-forward x itself ({case}); it reads LN2(x) (with ln2_g, "
                                 "ln2_b).",
-                          "zh": "你的 block 把 x 本身送进了前馈层（{case}）；前馈层读的是 LN2(x)（用 ln2_g、ln2_b）。"},
+                          "zh": "你的 Transformer 块把 x 本身送进了前馈网络（{case}）；"
+                                "前馈网络读的是 LN2(x)（用 ln2_g、ln2_b）。"},
     "nb13.block.ln1_twice": {"en": "Your block uses LN1's gain and bias before the feed-forward too ({case}); that one "
                                    "is LN2 (ln2_g, ln2_b).",
-                             "zh": "你的 block 在前馈层之前也用了 LN1 的增益和偏置（{case}）；那里应该用 LN2"
+                             "zh": "你的 Transformer 块在前馈网络之前也用了 LN1 的增益和偏置（{case}）；那里应该用 LN2"
                                    "（ln2_g、ln2_b）。"},
     "nb13.block.mask": {"en": "Your block does not honour the mask it is given ({case}): query {q} puts weight {w} on "
                               "key {k}, which the mask forbids. Pass `mask` to the attention.",
-                        "zh": "你的 block 没有遵守传进来的掩码（{case}）：Query {q}（从 0 编号）把 {w} 的权重放在了"
-                              "掩码禁止的 Key {k} 上。请把 `mask` 传给注意力。"},
+                        "zh": "你的 Transformer 块没有遵守传进来的掩码（{case}）：Query {q}（从 0 编号）"
+                              "把 {w} 的权重放在了掩码禁止的 Key {k} 上。请把 `mask` 传给注意力。"},
     "nb13.block.ok": {"en": "your block matches the library's on {n} inputs (notebook 12's trained block, random "
                             "blocks, a batch, a padding mask; largest difference {diff}).",
-                      "zh": "你的 block 在 {n} 个输入上与库里的结果一致（第 12 节训练好的 block、随机 "
-                            "block、一个 batch、"
+                      "zh": "你的 Transformer 块在 {n} 个输入上与库里的结果一致（第 12 节训练好的 Transformer 块、"
+                            "随机的 Transformer 块、一个 batch、"
                             "一个填充掩码；最大差 {diff}）。"},
     # the decoder
     "nb13.gpt.no_pos": {"en": "Your model forgets the position embeddings ({case}): x0 = tok_emb[ids] + "
@@ -242,13 +256,13 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "对缓存做注意力。"},
     "nb13.gen.not_reproducible": {"en": "Sampling with the same seed gave two different results ({case}): make a "
                                         "`torch.Generator().manual_seed(seed)` and pass it to every torch.multinomial.",
-                                  "zh": "同一个 seed 采样两次得到了不同的结果（{case}）：请创建 "
+                                  "zh": "同一个种子采样两次得到了不同的结果（{case}）：请创建 "
                                         "`torch.Generator().manual_seed(seed)`，并把它传给每一次 torch.multinomial。"},
     "nb13.gen.not_random": {"en": "Sampling at temperature 2 gave the same text for five seeds ({case}): does "
                                   "temperature > 0 really sample (torch.multinomial), with the seed?",
-                            "zh": "温度为 2 时，五个不同的 seed 采样得到了同样的结果（{case}）：温度大于 "
+                            "zh": "温度为 2 时，五个不同的种子采样得到了同样的结果（{case}）：温度大于 "
                                   "0 时是否真的在采样"
-                                  "（torch.multinomial），并且用了 seed？"},
+                                  "（torch.multinomial），并且用了种子？"},
     "nb13.gen.temperature": {"en": "At temperature 1e-4, sampling should equal greedy decoding ({case}), but it "
                                    "differs: divide the logits by the temperature before the softmax.",
                              "zh": "温度为 1e-4 时，采样结果应该与贪心解码一样（{case}），却不一样：在 "
@@ -262,6 +276,6 @@ STRINGS: dict[str, dict[str, str]] = {
                           "full context), sampling is reproducible from the seed, follows the temperature and keeps to "
                           "the top k.",
                     "zh": "你的 generate 是对的：贪心输出与每步全部重算的结果相同（一直到上下文用满），采"
-                          "样可以由 seed 复现，"
+                          "样可以由种子复现，"
                           "遵守温度，并且只在前 k 个里选。"},
 }

@@ -145,7 +145,8 @@ def _paragraphs(n_each: int = 3) -> list[tuple[str, str]]:
     for lang in corpus_mod.LANGS:
         paras = [p for p in data[lang].split("\n\n") if 80 <= len(p) <= 600]
         step = max(1, len(paras) // n_each)
-        out += [(f"{lang} paragraph {i}", p) for i, p in enumerate(paras[::step][:n_each])]
+        key = {"en": "nb13.case.paragraph_en", "zh": "nb13.case.paragraph_zh"}[lang]
+        out += [(msg(key, i=i), p) for i, p in enumerate(paras[::step][:n_each])]
     return out
 
 
@@ -508,15 +509,15 @@ def check_generate(fn, lang: str | None = None, *, timeout=None):
         t_max = params.pos_emb.shape[0]
         watched, positions = _watched_positions(params)
         prompt, n_new = [3, 1, 4, 1, 5], 10
-        case = "prompt (5,), n_new = 10"
+        case = msg("nb13.case.gen", p=5, n=10)
         want = pieces.generate_uncached(params, prompt, n_new)
         got = _ids_list(_call(fn, case, watched, list(prompt), n_new), case, len(prompt), n_new)
         if got == want and sum(positions) > len(prompt) + n_new:
             raise Fail("nb13.gen.no_cache", got=sum(positions), p=len(prompt), n=n_new,
                        want=len(prompt) + n_new - 1, case=case)
-        greedy_cases = [("prompt (5,), n_new = 10", [3, 1, 4, 1, 5], 10),
-                        ("prompt (1,), n_new = 23 (the full context)", [2], t_max - 1),
-                        ("prompt (16,), n_new = 8", list(np.random.default_rng(8).integers(0, 17, 16)), 8)]
+        greedy_cases = [(msg("nb13.case.gen", p=5, n=10), [3, 1, 4, 1, 5], 10),
+                        (msg("nb13.case.gen_full", n=t_max - 1), [2], t_max - 1),
+                        (msg("nb13.case.gen", p=16, n=8), list(np.random.default_rng(8).integers(0, 17, 16)), 8)]
         for case, prompt, n_new in greedy_cases:
             prompt = [int(i) for i in prompt]
             want = pieces.generate_uncached(params, prompt, n_new)
@@ -527,22 +528,22 @@ def check_generate(fn, lang: str | None = None, *, timeout=None):
                 if g != w:
                     raise Fail("nb13.gen.greedy", step=step, got=g, expected=w, case=case)
         prompt, n_new = [3, 1, 4], 12
-        case = "prompt (3,), n_new = 12, temperature = 1e-4, seed = 1"
+        case = msg("nb13.case.gen_sample", t="1e-4", s=1)
         got = _ids_list(_call(fn, case, params, list(prompt), n_new, temperature=1e-4, seed=1), case, 3, n_new)
         if got != pieces.generate_uncached(params, prompt, n_new):
             raise Fail("nb13.gen.temperature", case=case)
-        case = "prompt (3,), n_new = 12, temperature = 1.0, seed = 3 (twice)"
+        case = msg("nb13.case.gen_twice", t="1.0", s=3)
         a = _ids_list(_call(fn, case, params, list(prompt), n_new, temperature=1.0, seed=3), case, 3, n_new)
         b = _ids_list(_call(fn, case, params, list(prompt), n_new, temperature=1.0, seed=3), case, 3, n_new)
         if a != b:
             raise Fail("nb13.gen.not_reproducible", case=case)
-        case = "prompt (3,), n_new = 12, temperature = 2.0, seeds 0 .. 4"
+        case = msg("nb13.case.gen_seeds", t="2.0", last=4)
         outs = {tuple(_ids_list(_call(fn, case, params, list(prompt), n_new, temperature=2.0, seed=s), case, 3, n_new))
                 for s in range(5)}
         if len(outs) == 1:
             raise Fail("nb13.gen.not_random", case=case)
         for k in (1, 3):
-            case = f"prompt (3,), n_new = 12, temperature = 2.0, top_k = {k}, seed = 0"
+            case = msg("nb13.case.gen_top_k", t="2.0", k=k, s=0)
             got = _ids_list(_call(fn, case, params, list(prompt), n_new, temperature=2.0, top_k=k, seed=0), case, 3,
                             n_new)
             with torch.no_grad():

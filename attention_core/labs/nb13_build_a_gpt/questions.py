@@ -41,7 +41,7 @@ EXTRA = {
             _o("It depends on the attention weights: tokens with little weight do not count toward the 256",
                "这取决于注意力权重：权重很小的 token 不计入这 256 个",
                "Every token in the window counts, whatever weight it gets; the mask, not the weights, sets the window.",
-               "窗口里的每个 token 都算数，不管它得到多少权重；决定窗口的是 mask，不是权重。"),
+               "窗口里的每个 token 都算数，不管它得到多少权重；决定窗口的是掩码，不是权重。"),
         ),
         correct=(0,),
         reference={"en": "Windows are counted in tokens. One character per token: 256 characters of either language. "
@@ -66,7 +66,7 @@ EXTRA = {
                "T²，输出完全相同",
                "Yes: the earlier tokens' keys and values do not change (the mask stops them from seeing the new "
                "token), so they are kept instead of recomputed; greedy output is identical.",
-               "对：前面 token 的 Key 和 Value 不会变（mask 不让它们看到新 token），所以保留下来而不必重算；"
+               "对：前面 token 的 Key 和 Value 不会变（因果掩码不让它们看到新 token），所以保留下来而不必重算；"
                "贪心输出完全一样。"),
             _o("It keeps the attention weights of earlier steps, so the new token needs no softmax at all and the "
                "step costs a constant amount of work",
@@ -77,12 +77,12 @@ EXTRA = {
                "cache instead of being dropped from the window",
                "它让模型能读超过上下文长度的内容，因为旧 token 被压缩进缓存，而不是被挤出窗口",
                "The cache holds one K and V per token and layer, uncompressed; the position table still ends at T_max.",
-               "缓存为每个 token、每一层存一份未经压缩的 K 和 V；位置表照样在 T_max 处结束。"),
+               "缓存为每个 token、每一层存一份未经压缩的 K 和 V；可学习的位置编码照样只到 T_max 为止。"),
             _o("It trades exactness for speed: cached generation is close to, but not the same as, recomputing "
                "everything, which is why sampling needs a seed",
-               "它用精确换速度：带缓存的生成与全部重算接近但不相同，所以采样需要 seed",
+               "它用精确换速度：带缓存的生成与全部重算接近但不相同，所以采样需要种子",
                "The checker of this notebook shows greedy output identical to recomputing; the seed is for sampling.",
-               "本节的检查器表明，贪心输出与全部重算完全相同；seed 是给采样用的。"),
+               "本节的检查器表明，贪心输出与全部重算完全相同；种子是给采样用的。"),
         ),
         correct=(0,),
         reference={"en": "Keys and values of earlier tokens never change in a causal model, so they are cached; each "
