@@ -220,8 +220,8 @@ tok = corpus.CharTokenizer(chars)
 mine = checks.check_tokenizer(encode, decode).passed
 enc = encode if mine else tok.encode
 use_merge = merge if checks.check_bpe_merge(merge).passed else corpus.merge
-print("[en]encode in use:[zh]正在使用的 encode：", "[en]yours[zh]你的" if mine else "[en]the library's (corpus.CharTokenizer)[zh]库里的（corpus.CharTokenizer）",
-      "[en]| merge in use:[zh]| 正在使用的 merge：", "[en]yours[zh]你的" if use_merge is merge else "[en]the library's (corpus.merge)[zh]库里的（corpus.merge）")
+print("[en]encode in use: [zh]正在使用的 encode：", "[en]yours[zh]你的" if mine else "[en]the library's (corpus.CharTokenizer)[zh]库里的（corpus.CharTokenizer）",
+      "[en] | merge in use: [zh] | 正在使用的 merge：", "[en]yours[zh]你的" if use_merge is merge else "[en]the library's (corpus.merge)[zh]库里的（corpus.merge）", sep="")
 sample = enc(text["en"][:12000] + text["zh"][:6000])
 merges = corpus.train_merges(sample, 60, len(chars), merge_fn=use_merge)
 pieces_of = {i: c for i, c in enumerate(chars)}
@@ -286,7 +286,7 @@ for lang, p in para.items():
 demo = pieces.torch_params(load_trained("coreference").params)   # notebook 12's model, as float64 tensors
 block0 = demo.blocks[0]
 print(type(demo).__name__, "[en]holds[zh]装的是", type(demo.tok_emb).__name__, demo.tok_emb.dtype, "| tok_emb", tuple(demo.tok_emb.shape),
-      "| block0.attn.w_q", tuple(block0.attn.w_q.shape), "| block0.w_1", tuple(block0.w_1.shape), "| heads", block0.attn.n_heads)
+      "| block0.attn.w_q", tuple(block0.attn.w_q.shape), "| block0.w_1", tuple(block0.w_1.shape), "[en]| heads[zh]| 头数", block0.attn.n_heads)
 print(torch.as_tensor(ac.causal_mask(4)))                 # [en] the causal mask as a tensor, True = may attend [zh] 张量形式的因果掩码，True = 可以关注
 
 # %%
@@ -648,8 +648,8 @@ print()
 print("[en]induction score, your forward[zh]induction 得分，你的前向计算")
 print(nb12.head_table(ind_mine))
 print()
-print("[en]the same scores as from the library's maps:[zh]与库里的注意力图算出的得分相同：",
-      np.allclose(prev_mine, prev_lib, atol=1e-5), np.allclose(ind_mine, ind_lib, atol=1e-5))
+same = (np.allclose(prev_mine, prev_lib, atol=1e-5), np.allclose(ind_mine, ind_lib, atol=1e-5))
+print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]与库里的注意力图算出的得分相同：{same[0]} {same[1]}")
 
 # %% [markdown] lang="en"
 # Nothing here is special to notebook 12's model: the same code runs any decoder of this shape, GPT-2 included (its
@@ -724,7 +724,7 @@ best = experiments.best_heads(pos_scores)
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh]induction head")):
     b = best[kind]
     print(f"[en]{label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} (position {b['at_min']})[zh]{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，最低 {b['min']:.2f}（位置 {b['at_min']}）")
-print("[en]manifest agrees:[zh]与清单一致：", round(best["induction"]["mean"], 4) == man["metrics"]["induction_mean"])
+print("[en]manifest agrees: [zh]与清单一致：", round(best["induction"]["mean"], 4) == man["metrics"]["induction_mean"], sep="")
 axes = figures.plot_position_scores(pos_scores, best)
 
 # %%
@@ -774,7 +774,7 @@ print(f"[en]{mt['steps']} steps of {mt['config']['batch']} windows of {mt['confi
 losses = experiments.text_losses(mine_text, data)
 for lang, r in losses.items():
     print(f"[en]{lang}: validation loss {r['loss']:.3f} nats per character, perplexity {r['perplexity']:.1f}; bigram {r['bigram_loss']:.3f} / {r['bigram_perplexity']:.1f}: {1 - r['perplexity'] / r['bigram_perplexity']:.0%} lower perplexity[zh]{lang}：验证集损失每个字符 {r['loss']:.3f} nats，困惑度 {r['perplexity']:.1f}；bigram 为 {r['bigram_loss']:.3f} / {r['bigram_perplexity']:.1f}：困惑度低了 {1 - r['perplexity'] / r['bigram_perplexity']:.0%}")
-print("[en]manifest agrees:[zh]与清单一致：", round(losses["en"]["loss"], 4) == mt["metrics"]["en_loss"])
+print("[en]manifest agrees: [zh]与清单一致：", round(losses["en"]["loss"], 4) == mt["metrics"]["en_loss"], sep="")
 base = sum(r["bigram_loss"] * r["n_chars"] for r in losses.values()) / sum(r["n_chars"] for r in losses.values())
 ax = figures.plot_curve(mt["loss_curve"], baseline=base, title="[en]the full run: the course text[zh]完整训练：课程文字")
 
@@ -864,10 +864,14 @@ nb12_widgets.head_picker_widget(mine_ind)
 rows = nb12.ablation_table(mine_ind)
 base_loss = rows[0]["loss"]
 labels = ("[en]switched off[zh]关掉的头", "[en]loss (nats)[zh]损失（nats）", "[en]change[zh]变化")
-print(f"{labels[0]:<14}{labels[1]:>14}{labels[2]:>9}")
+def wide(s):
+    return sum(ord(ch) > 0x2E80 for ch in s)             # [en] a Chinese character is two columns wide [zh] 一个汉字占两列宽
+
+
+print(labels[0].ljust(14 - wide(labels[0])) + labels[1].rjust(14 - wide(labels[1])) + labels[2].rjust(9 - wide(labels[2])))
 for r in rows:
     name = r["ablated"] if r["head"] is not None or r["layer"] is None else f"[en]L{r['layer']} all[zh]L{r['layer']} 整层"
-    print(f"{name:<14}{r['loss']:>14.3f}{r['loss'] - base_loss:>+9.3f}")
+    print(f"{name.ljust(14 - wide(name))}{r['loss']:>14.3f}{r['loss'] - base_loss:>+9.3f}")
 
 # %% [markdown] lang="en"
 # The layer-0 head with the highest previous-token score does not put all its weight on $t-1$: it spreads it over the
