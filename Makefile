@@ -65,12 +65,14 @@ site: setup
 slides: setup
 	$(PY) tools/build_site.py slides
 
-## make test: set up, then run every test: unit tests and nbval over both editions
+## make test: set up, then run every test: ruff, unit tests, nbval over both editions and the browser tests, on
+## two workers (pytest-xdist; --dist loadfile keeps each test file, and so each notebook's cells, on one worker)
+TEST_WORKERS ?= 2
 test: setup
 	@mkdir -p $(TEST_HOME)
 	$(VENV)/bin/ruff check attention_core tests tools benchmarks notebooks/src
 	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-p no:cacheprovider tests notebooks/en notebooks/zh
+		-p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile tests notebooks/en notebooks/zh
 
 ## make unit: every unit test, without the browser tests (tests/browser drives Chromium; make test runs them)
 unit: setup
