@@ -1,7 +1,5 @@
 """Every notebook of both editions in JupyterLab: it runs from a clean state without an error output, and each
-of its widgets answers when one of its controls moves (its picture or its numbers change). This file runs the
-English edition; test_all_notebooks_zh.py runs the Chinese one with the same check (two files, so that make test's
-two workers share them)."""
+of its widgets answers when one of its controls moves (its picture or its numbers change)."""
 from __future__ import annotations
 
 import json
@@ -16,13 +14,8 @@ from attention_core.teaching import i18n
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def notebooks(edition: str) -> list[str]:
-    return [f"{edition}/{p.name}" for p in sorted((REPO / "notebooks" / edition).glob("[0-9][0-9]_*.ipynb"))]
-
-
-NOTEBOOKS = notebooks("en") + notebooks("zh")
+NOTEBOOKS = [f"{edition}/{p.name}" for edition in ("en", "zh")
+             for p in sorted((REPO / "notebooks" / edition).glob("[0-9][0-9]_*.ipynb"))]
 WIDGET_VIEW = ".jp-OutputArea-output:has(> .jupyter-widgets)"   # a widget view, one per widget output
 
 
@@ -37,12 +30,8 @@ def test_every_notebook_is_covered():
     assert len(NOTEBOOKS) >= 24 and len(NOTEBOOKS) % 2 == 0, NOTEBOOKS
 
 
-@pytest.mark.parametrize("path", notebooks("en"))
+@pytest.mark.parametrize("path", NOTEBOOKS)
 def test_notebook_runs_and_its_widgets_answer(page, lab_server, path):
-    run_and_move_every_widget(page, lab_server, path)
-
-
-def run_and_move_every_widget(page, lab_server, path: str) -> None:
     open_and_run(page, lab_server, path)
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     views = panel.locator(WIDGET_VIEW)
