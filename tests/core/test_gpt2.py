@@ -57,6 +57,7 @@ def test_hf_gpt2_saved_and_loaded_equals_the_library_forward(name, dtype, tmp_pa
     assert np.abs(logits).max() > 0.5 and (t == 1 or maps[..., -1, :].max() > 2 / t)
 
 
+@pytest.mark.slow          # builds, saves and reloads a Hugging Face model: ~4 s
 def test_the_model_object_the_folder_and_the_state_dict_give_the_same_arrays(tmp_path):
     model = random_gpt2(2, 2, 8, 6, 11, None, True, np.float64)
     model.save_pretrained(tmp_path / "m")

@@ -151,7 +151,8 @@ def metrics(coref):
     return E.coreference_metrics(coref)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow          # the corpus's whole held-out split through the encoder: ~6 s (tests/labs/test_nb12_probes.py
+@pytest.mark.parametrize("lang", ["en", "zh"])   # holds the same targets on fresh probes in the quick loop)
 def test_the_encoder_resolves_held_out_winograd_sentences_above_every_baseline(metrics, lang):
     """The targets of issue 18 on held-out frames and noun pairs: >= 95% per language, >= 0.15 above the
     best rule that reads no meaning, and a head whose largest weight from the pronoun is the referent in
@@ -163,6 +164,7 @@ def test_the_encoder_resolves_held_out_winograd_sentences_above_every_baseline(m
     assert metrics[f"head_share_{lang}"] >= 0.8, (lang, metrics[f"head_share_{lang}"])
 
 
+@pytest.mark.slow          # shares the ~6 s held-out metrics above
 def test_manifest_metrics_are_what_the_weights_do(coref, ind, metrics):
     for key, value in coref.manifest["metrics"].items():
         if key != "final_train_loss":

@@ -2,6 +2,7 @@
 with its cells and their languages, and saving it back from Lab changes no byte (the header filters out the
 version details jupytext would otherwise add, so opening a source in Lab leaves no diff to review)."""
 import asyncio
+import concurrent.futures
 import shutil
 from pathlib import Path
 
@@ -27,7 +28,9 @@ def test_a_source_opens_as_a_notebook_and_saves_back_unchanged(src, tmp_path):
         await cm.save(model, src.name)
         return model
 
-    model = asyncio.run(open_and_save())
+    # a thread of its own: a browser test before this one in the same worker may leave Playwright's loop running
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        model = pool.submit(asyncio.run, open_and_save()).result()
     assert model["type"] == "notebook"
     cells = model["content"]["cells"]
     langs = [c["metadata"].get("lang") for c in cells if c["cell_type"] == "markdown"]
