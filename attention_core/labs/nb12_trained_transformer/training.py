@@ -307,8 +307,8 @@ def default_out_dir() -> Path:
     return Path(data.__file__).resolve().parent / "models"
 
 
-def _steps(text: str) -> int:
-    """--steps: an integer >= 1 (argparse turns this ValueError into a usage error, not a traceback)."""
+def steps_arg(text: str) -> int:
+    """--steps, --jobs: an integer >= 1 (argparse turns this ValueError into a usage error, not a traceback)."""
     try:
         value = int(text)
     except ValueError:
@@ -323,8 +323,8 @@ def parse_args(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog=COMMAND, description="Train notebook 12's models (seeded, deterministic, CPU).")
     ap.add_argument("names", nargs="*", metavar="NAME",
                     help=f"models to train, of {list(CONFIGS)} (default: both)")
-    ap.add_argument("--steps", type=_steps, default=None, help="override the number of steps (quick checks)")
-    ap.add_argument("--jobs", type=_steps, default=1, help="--sweep: seeds trained at once (default 1)")
+    ap.add_argument("--steps", type=steps_arg, default=None, help="override the number of steps (quick checks)")
+    ap.add_argument("--jobs", type=steps_arg, default=1, help="--sweep: seeds trained at once (default 1)")
     ap.add_argument("--sweep", action="store_true",
                     help=f"train the induction recipe from each seed of {list(SWEEP_SEEDS)} and write the table "
                          "induction_sweep.json (what make train-sweep does)")

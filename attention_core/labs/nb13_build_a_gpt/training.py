@@ -32,6 +32,7 @@ from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer.training import (  # one file format for both notebooks' models
     default_out_dir,
     save,
+    steps_arg,
 )
 
 from . import corpus as corpus_mod
@@ -256,16 +257,6 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
 
 
 # --- files ----------------------------------------------------------------------------------------------
-def _steps(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
 def load_run(name: str, folder=None):
     """A shipped run as notebook 12's TrainedModel (params, manifest, vocab; kind "induction" works with
     notebook 12's scores and widgets)."""
@@ -294,9 +285,7 @@ def save_run_corpus(data: TextData, out_dir) -> Path:
               "note": "the course text notebook 13's text run was trained on (a copy of data/course_text.json "
                       "at training time; make train writes both)"}
     frozen.update({lang: data.texts[lang] for lang in corpus_mod.LANGS})
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(frozen, ensure_ascii=False, indent=0), encoding="utf-8")
-    os.replace(tmp, path)
+    path.write_text(json.dumps(frozen, ensure_ascii=False, indent=0), encoding="utf-8")   # as save() writes its json
     return path
 
 
@@ -322,7 +311,7 @@ def parse_args(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog=COMMAND,
                                  description="Train notebook 13's GPTs (seeded, deterministic, CPU).")
     ap.add_argument("names", nargs="*", metavar="NAME", help=f"runs to train, of {list(RUN_NAMES)} (default: both)")
-    ap.add_argument("--steps", type=_steps, default=None, help="override the number of steps (quick checks)")
+    ap.add_argument("--steps", type=steps_arg, default=None, help="override the number of steps (quick checks)")
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--out", default=None, help="output folder for nb13_<name>.npz and .json")
     where.add_argument("--overwrite-shipped", action="store_true",
