@@ -206,3 +206,36 @@ def test_site_pages_are_titled_with_the_notebooks_title():
     assert build_site.page_title("01_query_key_value", "en") == "01 · Query, Key, Value: the intuition"
     assert build_site.page_title("04_masking", "zh").startswith("04 · ") and "04_masking" not in \
         build_site.page_title("04_masking", "zh")
+
+
+def test_side_by_side_builds_fetch_the_site_assets_once(tmp_path):
+    """Two builds starting on an empty node_modules (make test's workers build the site and a deck at once):
+    one fetch runs, the other waits for it and finds the folder ready; two `npm ci` in one folder delete each
+    other's files (the CI failure this guards against)."""
+    import os
+    import subprocess
+    import sys
+    pkg = tmp_path / "site"
+    pkg.mkdir()
+    (pkg / "package.json").write_text(json.dumps({"dependencies": {"mathjax": "2.7.7"}}))
+    (pkg / "package-lock.json").write_text("{}")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text("#!/bin/sh\n"
+                   "[ -e running ] && { echo 'a second npm in the same folder' >&2; exit 9; }\n"
+                   "touch running; sleep 1\n"
+                   "mkdir -p node_modules/mathjax && touch node_modules/.package-lock.json\n"
+                   "echo fetched >> fetches; rm running\n")
+    npm.chmod(0o755)
+    script = ("import importlib.util, pathlib, sys\n"
+              f"spec = importlib.util.spec_from_file_location('b', {str(ROOT / 'tools' / 'build_site.py')!r})\n"
+              "b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b)\n"
+              f"b.SITE_PKG = pathlib.Path({str(pkg)!r}); b.NODE = b.SITE_PKG / 'node_modules'\n"
+              "b.ensure_node_modules()\n")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    builds = [subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE, text=True)
+              for _ in range(2)]
+    errors = [build.communicate(timeout=60)[1] for build in builds]
+    assert [build.returncode for build in builds] == [0, 0], errors
+    assert (pkg / "fetches").read_text().splitlines() == ["fetched"]

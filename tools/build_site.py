@@ -25,6 +25,7 @@ assets/ (mathjax/, require.js, jquery.min.js, html-manager/, reveal.js/, attenti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import html
 import json
@@ -59,18 +60,45 @@ TITLES = {"en": "Attention Lab: attention in Transformers, step by step",
 LINKS = {"en": ("Read", "Slides"), "zh": ("阅读", "幻灯片")}
 
 
+@contextlib.contextmanager
+def _exclusive(path: Path):
+    """Hold an exclusive lock on `path` (created if needed) across processes; waits for the holder."""
+    with open(path, "a+b") as handle:
+        if sys.platform == "win32":
+            import msvcrt
+            while True:
+                try:
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:        # LK_LOCK gives up after ten seconds: keep waiting
+                    continue
+        else:
+            import fcntl
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield                          # closing the file releases the lock
+
+
+def _node_modules_ready() -> bool:
+    return (NODE / ".package-lock.json").exists() and all(
+        (NODE / name).is_dir() for name in json.loads((SITE_PKG / "package.json").read_text())["dependencies"])
+
+
 def ensure_node_modules() -> None:
-    """Fetch the pinned browser assets once (npm ci with the committed lock file)."""
-    if (NODE / ".package-lock.json").exists() and all(
-            (NODE / name).is_dir() for name in json.loads((SITE_PKG / "package.json").read_text())["dependencies"]):
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise SystemExit("npm is needed once to fetch the site's pinned assets (MathJax, reveal.js, ...): "
-                         "install Node.js (Debian: apt-get install -y npm)")
-    cmd = [npm, "ci" if (SITE_PKG / "package-lock.json").exists() else "install",
-           "--no-audit", "--no-fund", "--ignore-scripts"]
-    subprocess.run(cmd, cwd=SITE_PKG, check=True)
+    """Fetch the pinned browser assets once (npm ci with the committed lock file).
+
+    Builds may run side by side (the test suite's workers build the site and a deck at the same time), and
+    two `npm ci` in one folder delete each other's files: the check and the fetch hold a lock file, and whoever
+    waited finds the folder ready."""
+    with _exclusive(SITE_PKG / ".npm-fetch.lock"):      # held even to look: a fetch under way looks ready early
+        if _node_modules_ready():
+            return
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit("npm is needed once to fetch the site's pinned assets (MathJax, reveal.js, ...): "
+                             "install Node.js (Debian: apt-get install -y npm)")
+        cmd = [npm, "ci" if (SITE_PKG / "package-lock.json").exists() else "install",
+               "--no-audit", "--no-fund", "--ignore-scripts"]
+        subprocess.run(cmd, cwd=SITE_PKG, check=True)
 
 
 def _copytree(src: Path, dest: Path, ignore=None) -> None:
