@@ -54,8 +54,12 @@ def _actions(page, output, reference_label: str | None, check_label: str | None 
         def nudge(handle=handle):
             handle.scroll_into_view_if_needed()
             handle.focus()
+            # A slider that starts at its maximum cannot move right: nudge it left instead of waiting 30 s for
+            # a change that cannot come.
+            at_max = handle.evaluate("h => h.getAttribute('aria-valuenow') !== null"
+                                     " && +h.getAttribute('aria-valuenow') >= +h.getAttribute('aria-valuemax')")
             for _ in range(3):
-                page.keyboard.press("ArrowRight")
+                page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
                 page.wait_for_timeout(60)
         def nudge_back(handle=handle):
             handle.focus()
