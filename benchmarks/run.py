@@ -54,14 +54,32 @@ def main(argv=None) -> int:
         results["sections"][section]["section_seconds"] = round(time.perf_counter() - t0, 1)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     results["machine"]["load_average_after"] = _load_average()
+    out = args.out or (HERE / "out" / "results-quick.json" if args.quick else HERE / "results.json")
+    if set(args.only) != set(SECTIONS):
+        results = merge_into(out, results)
     text = format_markdown(results)
     print(text)
-    out = args.out or (HERE / "out" / "results-quick.json" if args.quick else HERE / "results.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nwrote {out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out}"
-          f" in {results['total_seconds']} s", file=sys.stderr)
+          f" in {round(time.perf_counter() - started, 1)} s", file=sys.stderr)
     return 0
+
+
+def merge_into(path: Path, results: dict) -> dict:
+    """`--only`: the sections just measured replace theirs in the file's earlier report (of the same kind,
+    full or quick), which keeps the rest; each replaced section records its own date and machine load."""
+    for section in results["sections"].values():
+        section["measured"] = {k: results["machine"][k] for k in ("date", "load_average_before",
+                                                                   "load_average_after")}
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return results
+    if earlier.get("quick") != results["quick"] or not isinstance(earlier.get("sections"), dict):
+        return results
+    sections = {**earlier["sections"], **results["sections"]}
+    return {**earlier, "sections": {name: sections[name] for name in SECTIONS if name in sections}}
 
 
 def _run_section(section: str, quick: bool) -> dict:

@@ -239,3 +239,26 @@ def test_side_by_side_builds_fetch_the_site_assets_once(tmp_path):
     errors = [build.communicate(timeout=60)[1] for build in builds]
     assert [build.returncode for build in builds] == [0, 0], errors
     assert (pkg / "fetches").read_text().splitlines() == ["fetched"]
+
+
+def test_bench_only_replaces_its_sections_and_keeps_the_rest(tmp_path, monkeypatch):
+    """`make bench`'s `--only gpt` updates that section of results.json: the other sections stay, the new one
+    records when and under what load it was measured; a quick run never merges into a full report."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = tmp_path / "results.json"
+    earlier = {"machine": {"date": "then"}, "quick": False, "total_seconds": 240.0,
+               "sections": {"attention": {"rows": [1]}, "gpt": {"old": True}}}
+    path.write_text(json.dumps(earlier))
+    machine = {"date": "now", "load_average_before": [0.1], "load_average_after": [1.0]}
+    merged = bench.merge_into(path, {"machine": machine, "quick": False, "sections": {"gpt": {"training": []}}})
+    assert merged["sections"]["attention"] == {"rows": [1]} and merged["machine"] == {"date": "then"}
+    assert merged["sections"]["gpt"] == {"training": [], "measured": {"date": "now", "load_average_before": [0.1],
+                                                                      "load_average_after": [1.0]}}
+    quick = bench.merge_into(path, {"machine": machine, "quick": True, "sections": {"gpt": {}}})
+    assert set(quick["sections"]) == {"gpt"}
+    path.write_text("not json")
+    assert set(bench.merge_into(path, {"machine": machine, "quick": False, "sections": {"gpt": {}}})["sections"]) \
+        == {"gpt"}
