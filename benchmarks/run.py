@@ -222,6 +222,10 @@ def format_markdown(results: dict) -> str:
     if "gpt" in s:
         lines += importlib.import_module("gpt").format_markdown(s["gpt"])
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
+    later = [f"{name} ({sec['measured']['date']}, load average before {sec['measured']['load_average_before']})"
+             for name, sec in s.items() if isinstance(sec, dict) and "measured" in sec]
+    if later:
+        lines.append("Measured later with `--only`, outside that run: " + "; ".join(later) + ".")
     return "\n".join(lines)
 
 
