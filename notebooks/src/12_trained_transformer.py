@@ -180,12 +180,15 @@ print(f"[en]answer at position {at} ('{tokens[at]}'):[zh]位置 {at}（'{tokens[
 #   not fit in the suitcase because it is too *big* / *small* (奖杯放不进箱子，因为它太大了 / 太小了); the dog that
 #   cannot carry the puppy because it is too *weak* / *heavy*. Each comes in several frames: word orders with the
 #   reason clause first or the place first, distractor nouns, different verbs. Each sentence has a **twin** that
-#   differs in the adjective only and has the other answer. Beside them, she / he sentences (小红 … 她, 小明 … 他),
+#   differs in the adjective only and has the other answer. In fit and carry, **role-crossing twins** put nouns of
+#   one class in both roles or a young animal in the carrier's role (the bag that does not fit in the drawer, the
+#   puppy that cannot carry the dog), so that a noun's class never tells its role on its own (the section on
+#   fresh probes tests why this matters). Beside them, she / he sentences (小红 … 她, 小明 … 他),
 #   which flip on grammatical gender and are therefore counted apart, and one polysemous word per language:
 #   *bank* (money or river) and 杜鹃 (the cuckoo, a bird, or the azalea, a flower).
 # - **held out**, never trained on: whole frames (new word orders and combinations), a fifth of the noun pairs of
-#   every family, bank / 杜鹃 sentences in a new frame or with a cue word never seen beside them, and the seeds' own
-#   sentences. Every word of a test sentence appears somewhere in training.
+#   every family and of every kind of role crossing, bank / 杜鹃 sentences in a new frame or with a cue word never
+#   seen beside them, and the seeds' own sentences. Every word of a test sentence appears somewhere in training.
 
 # %% [markdown] lang="zh"
 # ## 训练：只做一次，离线完成
@@ -197,9 +200,11 @@ print(f"[en]answer at position {at} ('{tokens[at]}'):[zh]位置 {at}（'{tokens[
 #   模型要预测每一个下一个字母；
 # - **指代与上下文**：中英文模板句。三个 Winograd 家族，答案要靠关于世界的知识，而不是语法：动物和街道配上 *tired* / *wide*；
 #   奖杯放不进箱子，因为它太大了 / 太小了；狗背不动小狗，因为它太弱了 / 太重了。每个家族都有好几种句式：原因从句在前或地点在前的语序、
-#   起干扰作用的名词、不同的动词。每句话都有一个**孪生句**，只差那个形容词，答案却相反。此外还有她 / 他的句子（小红 … 她、小明 … 他），
+#   起干扰作用的名词、不同的动词。每句话都有一个**孪生句**，只差那个形容词，答案却相反。fit 和 carry 两个家族还有**角色交叉的孪生句**：
+#   两个角色上放同一类名词，或者让幼崽来背东西（书包放不进抽屉、小狗背不动狗），这样单看名词的类别永远判断不出它的角色
+#   （为什么这很要紧，“新抽的探针句”那一节会检验）。此外还有她 / 他的句子（小红 … 她、小明 … 他），
 #   它们靠语法上的性别翻转，所以单独统计；每种语言还有一个多义词：*bank*（金融的银行或河岸）和“杜鹃”（鸟，或者花）。
-# - **留作测试**、从不参与训练的：整套句式（新的语序和组合）、每个家族五分之一的名词组合、新句式里的 bank / 杜鹃，或者带着从没和它一起出现过的
+# - **留作测试**、从不参与训练的：整套句式（新的语序和组合）、每个家族以及每一种角色交叉各五分之一的名词组合、新句式里的 bank / 杜鹃，或者带着从没和它一起出现过的
 #   线索词的句子，以及原教程自己的句子。测试句里的每个词都在训练中的某处出现过。
 
 # %%
@@ -567,16 +572,16 @@ axes = figures.plot_rows(rows_fig)
 # %% [markdown] lang="en"
 # The decoder's two rows at *it* are identical to the last digit (difference 0.000, in every layer and head): it
 # cannot tell the twins apart at the pronoun, and it answers only at the restated pronoun after `|`, which sees the
-# whole sentence. The encoder's pronoun reads the sentence in both directions: in L1H2 it puts 1.00 on *animal* after
-# *tired* and 0.80 on *street* after *wide*. Already in layer 0 the rows differ: with *tired*, three of the four
-# heads look at *tired*; with *wide*, the same three look at *street*. Layer 1 then fetches the noun that fits: the
-# pronoun resolves itself.
+# whole sentence. The encoder's pronoun reads the sentence in both directions: in L1H0 it puts 1.00 on *animal* after
+# *tired* and 0.92 on *street* after *wide*. Already in layer 0 the rows differ: heads 0 and 3 look at *tired* in one
+# twin and at *street* in the other, and heads 1 and 2, which look at the nouns after *tired*, look at *wide* after
+# *wide*. Layer 1 then fetches the noun that fits: the pronoun resolves itself.
 
 # %% [markdown] lang="zh"
 # 解码器在 *it* 处的两行完全相同，一直到最后一位（在所有层、所有头上差别都是 0.000）：它在代词的位置上根本分不出这两个孪生句，
-# 只能在 `|` 之后重复的那个代词处作答，那里才看得见整句话。编码器的代词则能双向读整句话：在 L1H2 里，用 *tired* 时它把 1.00
-# 放在 *animal* 上，用 *wide* 时把 0.80 放在 *street* 上。第 0 层的注意力行就已经不同了：用 *tired* 时，四个头里有三个在看 *tired*；
-# 用 *wide* 时，同样这三个头看的是 *street*。第 1 层再取回合适的那个名词：代词自己完成了解析。
+# 只能在 `|` 之后重复的那个代词处作答，那里才看得见整句话。编码器的代词则能双向读整句话：在 L1H0 里，用 *tired* 时它把 1.00
+# 放在 *animal* 上，用 *wide* 时把 0.92 放在 *street* 上。第 0 层的注意力行就已经不同了：头 0 和头 3 在一个孪生句里看 *tired*，
+# 在另一个里看 *street*；头 1 和头 2 用 *tired* 时看的是名词，用 *wide* 时看的是 *wide*。第 1 层再取回合适的那个名词：代词自己完成了解析。
 
 # %% [markdown] lang="en"
 # ## The encoder resolves the pronoun on held-out sentences
@@ -610,25 +615,27 @@ for s in ("The trophy didn't fit in the suitcase because it was too big.", "The 
     print(f"  {s}  ->  {coref.referent(s)}")
 
 # %% [markdown] lang="en"
-# Every held-out sentence is right, in both languages and every family, in the new frames too (100%; target 95%):
-# the margin over the best rule ("animate adjective → animate noun", 73.4%) is +0.27. That rule fails where both nouns
+# Almost every held-out sentence is right: 99.6% in English (every family 100% but carry, 97.9%) and 100% in
+# Chinese, in the new frames too (target 95%), and the held-out role-crossing twins are among them. The margin over
+# the best rule ("animate adjective → animate noun", 63.8% / 63.5%) is +0.36 / +0.37. That rule fails where both nouns
 # are things (the trophy and the suitcase) or both are animals (the dog and the puppy): there the answer needs what
-# the model learned about big contents and small containers, weak carriers and heavy loads. The decoder, which
-# answers after `| it` with the whole sentence in view, scores 100% / 100%: it can solve the task too, but only at the
-# restated word, never at the pronoun. The she / he sentences are right as well (100%), but they only test
+# the model learned about things too big to fit and containers too small, weak carriers and heavy loads. The decoder,
+# which answers after `| it` with the whole sentence in view, scores 100% / 100%: it can solve the task too, but only
+# at the restated word, never at the pronoun. The she / he sentences are right as well (100%), but they only test
 # agreement with a name's gender and are not counted as Winograd twins.
 #
-# These sentences are still templates: every test word was seen in training, and the families are few. 100% here
-# says the model combines known words in new orders and frames, not that it understands English or Chinese.
+# These sentences are still templates: every test word was seen in training, and the families are few. 99.6% and
+# 100% here say the model combines known words in new orders and frames, not that it understands English or Chinese.
 
 # %% [markdown] lang="zh"
-# 所有留作测试的句子都答对了，两种语言、每个家族、新的句式也都一样（100%，目标 95%）：比最好的规则（“有生命的形容词 → 有生命的名词”，73.4%）
-# 高出 0.27。这条规则在两个名词都是物体（奖杯和箱子）或者都是动物（狗和小狗）时就失灵了：这时答案要靠模型学到的知识：
-# 东西太大放不进去、箱子太小装不下、背的一方太弱、被背的一方太重。解码器在 `| it` 之后作答，那时整句话都看得见，它的成绩是 100% / 100%：
+# 留作测试的句子几乎全部答对：英文 99.6%（除了 carry 是 97.9%，其余家族都是 100%），中文 100%，新的句式也一样（目标 95%），
+# 留作测试的角色交叉孪生句也算在里面。比最好的规则（“有生命的形容词 → 有生命的名词”，63.8% / 63.5%）高出 0.36 / 0.37。
+# 这条规则在两个名词都是物体（奖杯和箱子）或者都是动物（狗和小狗）时就失灵了：这时答案要靠模型学到的知识：
+# 东西太大放不进去、容器太小装不下、背的一方太弱、被背的一方太重。解码器在 `| it` 之后作答，那时整句话都看得见，它的成绩是 100% / 100%：
 # 它也能完成这个任务，但只能在重复的那个词上，而不是在代词本身上。她 / 他的句子也都对了（100%），但它们只检验代词与名字的性别是否一致，
 # 所以不算作 Winograd 孪生句。
 #
-# 这些句子终究是模板：测试句里的每个词都在训练中见过，家族也只有几个。这里的 100% 说明模型能把认识的词用新的语序和句式组合起来，
+# 这些句子终究是模板：测试句里的每个词都在训练中见过，家族也只有几个。这里的 99.6% 和 100% 说明模型能把认识的词用新的语序和句式组合起来，
 # 并不说明它懂英语或汉语。
 
 # %% [markdown] lang="en"
@@ -652,20 +659,22 @@ for s in ("the trophy didn't fit in the suitcase because it was too tired", "奖
     print(f"  {s}  ->", ", ".join(f"{coref.vocab[i]} {probs[i]:.2f}" for i in np.argsort(-probs)[:3]))
 
 # %% [markdown] lang="en"
-# The best head differs by language: the pronoun's largest weight is on the referent in 97% of the English held-out
-# sentences in L1H2 and in 99% of the Chinese ones in L1H0 (target 0.8). These copying heads of layer 1, the
-# encoder's counterpart of an induction head, fetch the noun the model names; the other heads of layer 1 do so in
-# 57–90% of the sentences, and no head of layer 0 in more than half of them. And a sentence with no
-# fitting noun still gets an answer: "the trophy didn't fit in the suitcase because it was too tired" gets
-# *suitcase* (0.99), a dog "too wide" gets *bridge*, a word not even in the sentence. The model was never taught to
-# say "none of them": its output is a softmax over the vocabulary, so it always names something, with confidence.
+# The best head differs by language: the pronoun's largest weight is on the referent in 88% of the English held-out
+# sentences in L1H0 and in more than 99% of the Chinese ones in L1H2 (target 0.8). These copying heads of layer 1,
+# the encoder's counterpart of an induction head, fetch the noun the model names; the other heads of layer 1 do so
+# almost as often (85–86% in English, more than 99% in Chinese), and no head of layer 0 in more than half of them.
+# And a sentence with no fitting noun still gets an answer: "the trophy didn't fit in the suitcase because it was too
+# tired" gets *trophy* (0.98), 奖杯太累 gets 奖杯 (0.99), a dog "too wide" gets *dog* (0.92). The model was never
+# taught to say "none of them": its output is a softmax over the vocabulary, so it always names something, with
+# confidence.
 
 # %% [markdown] lang="zh"
-# 最好的头因语言而异：英文测试句里，L1H2 中代词的最大权重落在所指对象上的比例是 97%；中文测试句里，L1H0 是 99%（目标 0.8）。
-# 第 1 层这些负责复制的头，也就是编码器里与 induction head 相当的角色，取回了模型要说出的那个名词；第 1 层的其他头这样做的比例在 57%–90% 之间，
-# 第 0 层则没有哪个头超过一半。
-# 而一个没有合适名词的句子照样会得到答案：“the trophy didn't fit in the suitcase because it was too tired”得到 *suitcase*（0.99），
-# “太宽”的狗得到 *bridge*，这个词甚至不在句子里。从没有人教过模型说“都不是”：它的输出是整个词表上的 softmax，所以它总会说出点什么，而且很有把握。
+# 最好的头因语言而异：英文测试句里，L1H0 中代词的最大权重落在所指对象上的比例是 88%；中文测试句里，L1H2 超过 99%（目标 0.8）。
+# 第 1 层这些负责复制的头，也就是编码器里与 induction head 相当的角色，取回了模型要说出的那个名词；第 1 层的其他头这样做的比例也差不多
+# （英文 85%–86%，中文超过 99%），第 0 层则没有哪个头超过一半。
+# 而一个没有合适名词的句子照样会得到答案：“the trophy didn't fit in the suitcase because it was too tired”得到 *trophy*（0.98），
+# “奖杯太累”得到“奖杯”（0.99），“太宽”的狗得到 *dog*（0.92）。从没有人教过模型说“都不是”：它的输出是整个词表上的 softmax，
+# 所以它总会说出点什么，而且很有把握。
 
 # %% [markdown] lang="en"
 # ### Fresh probes, and a shortcut tested directly
@@ -676,13 +685,21 @@ for s in ("the trophy didn't fit in the suitcase because it was too tired", "奖
 # order, that is not a corpus frame), with nouns, distractors and adjectives drawn from a seed that no training,
 # split or evaluation of this notebook uses.
 #
-# And a test can be passed with a shortcut. In every corpus sentence a noun's class coincides with its role: what
-# does not fit is always a content (trophy, ball, …) and never a container; the carrier is always a grown animal and
-# the load always a young one. So a rule that reads no roles at all, "the adjective's class → the sentence's noun of
-# that class" (big → the content noun, weak → the grown animal), answers the corpus. Does the model read roles, or
-# only classes? We test the shortcut directly with **role swaps**: the corpus frames with nouns in the other role,
-# "the puppy couldn't carry the dog because it was too weak" (→ *puppy*, the weak carrier), "the bag didn't fit in
-# the drawer because it was too big" (→ *bag*, the thing that does not fit).
+# And a test can be passed with a shortcut. In the plain sentences of every family a noun's class coincides with its
+# role: what does not fit is always a content (trophy, ball, …) and never a container; the carrier is always a grown
+# animal and the load always a young one. So a rule that reads no roles at all, "the adjective's class → the
+# sentence's noun of that class" (big → the content noun, weak → the grown animal), answers all of them. The previous
+# version of this model, trained on those sentences only (corpus 2.1), learned exactly that: on **role swaps**, the
+# corpus frames with nouns in the other role, "the puppy couldn't carry the dog because it was too weak" (→ *puppy*,
+# the weak carrier), "the bag didn't fit in the drawer because it was too big" (→ *bag*, the thing that does not fit),
+# it was right in 20% of the sentences (0.200 en, 0.198 zh), like the shortcut (0.197), and 720 of its 1,824 answers
+# named a noun that was not in the sentence (*book*, 奖杯: a "big" thing had to be a content noun).
+#
+# The fix is in the data. The corpus now has **role-crossing twins** in fit and carry (a container put into another
+# container, a young animal that carries a grown one, two grown or two young animals), so that only the role predicts
+# the answer. Part of them is held out like the rest: whole frames, and a fifth of the noun pairs of every kind of
+# crossing. The role swaps measured below are these held-out twins only; `corpora.role_swaps` refuses to return them
+# if one of them is a training sentence.
 
 # %% [markdown] lang="zh"
 # ### 新抽的探针句，以及直接检验一条捷径
@@ -691,10 +708,16 @@ for s in ("the trophy didn't fit in the suitcase because it was too tired", "奖
 # 生成的孪生句用的句式既不在训练集里，也不在测试集里（主句和原因从句按两种顺序的所有组合，去掉语料里已有的句式），
 # 名词、干扰词和形容词则用一个本节的训练、划分和评估都没用过的种子来抽。
 #
-# 而且，一个测试是可以靠捷径通过的。在语料的每一句里，名词的类别都和它的角色重合：放不进去的总是被装的东西（奖杯、球……），从来不是容器；
+# 而且，一个测试是可以靠捷径通过的。在每个家族的普通句子里，名词的类别都和它的角色重合：放不进去的总是被装的东西（奖杯、球……），从来不是容器；
 # 背的一方总是成年动物，被背的总是幼崽。所以一条根本不读角色的规则，“形容词的类别 → 句子里属于那一类的名词”（大 → 被装的东西，弱 → 成年动物），
-# 就能答对整份语料。模型读的是角色，还是只是类别？我们用**角色互换**的句子直接检验这条捷径：还是语料里的句式，只是名词换到另一个角色上，
-# 例如“小狗背不动狗，因为它太弱了”（→ 小狗，弱的是背的一方），“书包放不进抽屉，因为它太大了”（→ 书包，太大的是放不进去的那个）。
+# 就能把它们全部答对。这个模型的上一版只用这些句子训练（语料 2.1），学到的恰恰就是这条捷径：我们用**角色互换**的句子检验它，还是语料里的句式，
+# 只是名词换到另一个角色上，例如“小狗背不动狗，因为它太弱了”（→ 小狗，弱的是背的一方），“书包放不进抽屉，因为它太大了”（→ 书包，太大的是放不进去的那个）。
+# 结果它只答对了 20%（英文 0.200，中文 0.198），和这条捷径（0.197）差不多；1,824 个答案里有 720 个说出的是句子里根本没有的词
+# （*book*、奖杯：“太大”的非得是一个被装的东西不可）。
+#
+# 要改正，得从数据入手。现在的语料在 fit 和 carry 两个家族里加入了**角色交叉的孪生句**（一个容器放进另一个容器，幼崽背成年动物，
+# 两只成年动物或两只幼崽），这样只有角色才能预测答案。它们和其余句子一样留出一部分作测试：整套句式，以及每一种角色交叉五分之一的名词组合。
+# 下面量的角色互换句就只是这些留作测试的孪生句；只要其中有一句在训练集里，`corpora.role_swaps` 就拒绝返回它们。
 
 # %%
 probe = experiments.probe_metrics(coref)               # [en] fresh frames, a seed never used before [zh] 新句式，一个从没用过的种子
@@ -702,46 +725,51 @@ cut = experiments.shortcut_test(coref)                 # [en] the class shortcut
 for lang in ("en", "zh"):
     r = probe[lang]
     print(f"[en]{lang}: {r['sentences']} probe sentences (seed {corpora.PROBE_SEED}): accuracy {r['accuracy']:.3f}, best baseline {max(r['baselines'].values()):.3f} (margin {r['margin']:+.3f}), head share {r['head_share']:.2f} ({r['head']})[zh]{lang}：{r['sentences']} 个探针句（种子 {corpora.PROBE_SEED}）：准确率 {r['accuracy']:.3f}，最好的基线 {max(r['baselines'].values()):.3f}（高出 {r['margin']:+.3f}），头的命中比例 {r['head_share']:.2f}（{r['head']}）")
-print("[en]      held-out sentences      |  role swaps[zh]      测试句                  |  角色互换")
-print("[en]      shortcut   model          |  shortcut   model    fit  carry   adjective's class   not in the sentence[zh]      类别捷径   模型           |  类别捷径   模型     fit  carry   形容词那一类的名词   不在句子里的答案")
+print("[en]      held-out plain sentences   |  held-out role swaps (never trained on)[zh]      测试句（普通的）         |  留作测试的角色互换句（从未训练过）")
+print("[en]      shortcut   model           |  shortcut   model    fit  carry  both twins  adjective's class  not in the sentence[zh]      类别捷径   模型            |  类别捷径   模型     fit  carry  孪生句都对  形容词那一类的名词  不在句子里的答案")
 for lang in ("en", "zh"):
     c = cut[lang]
-    print(f"  {lang:<4}{c['lookup_held_out']:>8.3f}{c['model_held_out']:>8.3f}          |{c['lookup_swapped']:>10.3f}{c['model_swapped']:>8.3f}"
+    print(f"  {lang:<4}{c['lookup_held_out']:>8.3f}{c['model_held_out']:>8.3f}           |{c['lookup_swapped']:>10.3f}{c['model_swapped']:>8.3f}"
           + "".join(f"{c['swapped_by_family'][f]:>7.3f}" for f in ("fit", "carry"))
-          + f"{c['answer_in_class']:>20.3f}{c['absent']:>12} / {c['sentences']}")
+          + f"{c['twins_both_right']:>12.3f}{c['answer_in_class']:>19.3f}{c['absent']:>12} / {c['sentences']}")
 for s, want in (("the puppy couldn't carry the dog because it was too weak", "puppy"),
                 ("the bag didn't fit in the drawer because it was too big", "bag"),
                 ("小狗 背不动 狗 ， 因为 它 太 弱 了", "小狗"), ("书包 放不进 抽屉 ， 因为 它 太 大 了", "书包")):
     print(f"  {s}  ->  {coref.referent(s)}", f"[en](right: {want})[zh]（正确答案：{want}）")
 
 # %% [markdown] lang="en"
-# On the fresh probes the targets hold in both languages: every sentence right (1.000), +0.253 (en) and +0.262 (zh)
-# above the best rule, and the best head's largest weight on the referent in 94% (en, L1H2) and 98% (zh, L1H0) of
-# them. The held-out result was not an accident of the split.
+# On the fresh probes the targets hold in both languages: 99.7% (en) and 100% (zh) of the sentences right, +0.235 and
+# +0.200 above the best rule, and the best head's largest weight on the referent in 80% (en, L1H0: just at the
+# target) and 99% (zh, L1H1) of them. The held-out result was not an accident of the split.
 #
-# The role swaps tell another story. The class shortcut scores 1.000 on the held-out sentences, exactly like the
-# model; on the role swaps it scores 0.197, and so does the model (0.200 en, 0.198 zh): 0.000 on the carry swaps and
-# about a quarter on the fit swaps. Every answer the model gives there is a noun of the class the adjective names
-# (1.000): the weak one is the grown animal even when the grown animal is the load (*dog*), and a thing too big to fit
-# is a content noun even when the sentence has none, so 720 of the 1,824 answers name a noun that is not in the
-# sentence (*book*, 奖杯). The model did not learn who does what to whom; it learned "weak / big / tired → this kind
-# of noun", which nothing in its corpus contradicted. **A model can pass a held-out test with a shortcut** when the
-# test comes from the same generator as the training data; a researcher names the shortcut and builds inputs on which
-# it gives the wrong answer. The fix is in the data: training twins in which the classes cross the roles (a puppy that
-# carries, a bag put into a drawer), so that only the role predicts the answer. The shipped model was not retrained
-# for this; it is the one measured here.
+# On the held-out role swaps the class shortcut scores 0.33 (en) and 0.32 (zh); the model 0.993 and 1.000 (fit 1.000
+# in both, carry 0.979 in English), with both sentences of a twin right in 98.6% and 100% of the twins. Its answers
+# are a noun of the adjective's class only as often as the roles put one there (0.45 / 0.44), and none of the 1,024 /
+# 1,032 answers names a noun that is not in the sentence. The weak one is now the carrier, young or grown, and the
+# thing too big to fit is whatever is put in: the model reads which noun is the subject of *fit in* or *hold*,
+# *carry* or *lift*, at least in these templates. **A model can pass a held-out test with a shortcut** when the test
+# comes from the same generator as the training data; a researcher names the shortcut, builds inputs on which it
+# gives the wrong answer, and if the model takes it, changes the data so that only the intended rule predicts the
+# answer, then tests again on inputs held out from that new data. It took more than the twins: once a noun's class no
+# longer tells its role, the answer depends on the syntax, and a first retraining with the old frames learned the
+# roles in the frames it had seen but failed on the held-out frames built on *hold* (装不下), a verb it had seen in
+# one frame only (0.56 on the held-out fit sentences in English, 0.61 on the role swaps). The corpus now also trains every main clause of fit
+# and carry with the reason clause first and last, with and without the distractor; the held-out frames are new
+# combinations of a main clause and a reason clause.
 
 # %% [markdown] lang="zh"
-# 在新抽的探针句上，两种语言都达到了目标：每一句都对（1.000），比最好的规则分别高出 +0.253（英文）和 +0.262（中文），
-# 最好的那个头的最大权重落在所指对象上的比例是 94%（英文，L1H2）和 98%（中文，L1H0）。测试集上的结果并不是那次划分碰巧得来的。
+# 在新抽的探针句上，两种语言都达到了目标：答对的句子英文 99.7%、中文 100%，比最好的规则分别高出 +0.235 和 +0.200，
+# 最好的那个头的最大权重落在所指对象上的比例是 80%（英文，L1H0，刚好达到目标）和 99%（中文，L1H1）。测试集上的结果并不是那次划分碰巧得来的。
 #
-# 角色互换的句子却是另一回事。类别捷径在测试句上是 1.000，和模型一模一样；在角色互换的句子上它是 0.197，模型也差不多（英文 0.200，中文 0.198）：
-# carry 的互换句全错（0.000），fit 的互换句只对了大约四分之一。模型在这些句子上给出的每一个答案，都是形容词所指的那一类名词（1.000）：
-# 即使成年动物是被背的那个，“太弱”的也还是成年动物（狗）；即使句子里根本没有被装的东西，“太大”的也还是一个被装的东西，
-# 所以 1,824 个答案里有 720 个说出的是句子里没有的词（*book*、奖杯）。模型没有学会“谁对谁做了什么”；它学到的是“弱 / 大 / 累 → 这一类名词”，
-# 而它的语料里从来没有什么与此矛盾。**一个模型可以靠捷径通过留作测试的检验**，只要测试句和训练句出自同一个生成器；研究者会把这条捷径说出来，
-# 再专门造出让它答错的输入。要改正，得从数据入手：让类别和角色交叉的训练孪生句（背东西的小狗、放进抽屉的书包），使得只有角色才能预测答案。
-# 提交的模型没有为此重新训练；这里量的就是它。
+# 在留作测试的角色互换句上，类别捷径只有 0.33（英文）和 0.32（中文）；模型则是 0.993 和 1.000（fit 两种语言都是 1.000，英文的 carry 是 0.979），
+# 孪生句两句都对的比例是 98.6% 和 100%。它的答案属于形容词那一类名词的比例（0.45 / 0.44），正好就是角色把这类名词放在那里的比例；
+# 1,024 / 1,032 个答案里，没有一个说出句子里没有的词。现在“太弱”的是背东西的那一方，不管它是幼崽还是成年动物；“太大”的是被放进去的那个，
+# 不管它是什么：至少在这些模板里，模型读的是哪个名词做“放不进”或“装不下”、“背不动”或“叼不动”的主语。
+# **一个模型可以靠捷径通过留作测试的检验**，只要测试句和训练句出自同一个生成器；研究者会把这条捷径说出来，专门造出让它答错的输入；
+# 如果模型走了这条捷径，就改数据，让只有想教的那条规则才能预测答案，再在从新数据里留出来的输入上重新检验。光加孪生句还不够：
+# 名词的类别一旦不再透露角色，答案就取决于句法。第一次重新训练时用的还是原来的句式，模型在见过的句式里学会了角色，
+# 却在以“装不下”（*hold*）为谓语的测试句式上失败了，这个动词它只在一种句式里见过（英文留作测试的 fit 句子只有 0.56，角色互换句 0.61）。
+# 所以现在的语料还让 fit 和 carry 的每个主句都和原因从句前后两种顺序、带或不带干扰词一起训练；留作测试的句式则是主句与原因从句的新组合。
 
 # %% [markdown] lang="en"
 # ## Context changes the representation: bank and 杜鹃
@@ -780,16 +808,17 @@ ax = figures.plot_bank_similarity(sims)
 
 # %% [markdown] lang="en"
 # At the embedding, every *bank* is the same vector (cosine 1.000 for every pair: a word-level table cannot know the
-# context). After layer 0, *bank* in two held-out river sentences is still almost the same vector (0.997), while a
-# river *bank* and a money *bank* are nearly unrelated (0.056); 杜鹃 separates the same way (0.997 against 0.097).
+# context). After layer 0, *bank* in two held-out sentences of the same sense is still almost the same vector (0.993),
+# while a river *bank* and a money *bank* are nearly unrelated (0.126); 杜鹃 separates the same way (0.994 against
+# 0.141).
 # On these held-out sentences the sense is right every time, including the cues never seen beside *bank*: "tom took
 # the money to the bank" is now *money*, and 杜鹃飞来了 is a bird. The cue words reached the model through the short
 # lexicon sentences, and the polysemous word reads them through attention: same word, same position, different
 # representations.
 
 # %% [markdown] lang="zh"
-# 在嵌入层，每一个 *bank* 都是同一个向量（任意两句之间余弦都是 1.000：按词查表的嵌入不可能知道上下文）。过了第 0 层之后，两个留作测试的“河岸”
-# 句子里的 *bank* 几乎仍是同一个向量（0.997），而“河岸”的 *bank* 与“金融”的 *bank* 几乎不再相关（0.056）；“杜鹃”也以同样的方式分开（0.997 对 0.097）。
+# 在嵌入层，每一个 *bank* 都是同一个向量（任意两句之间余弦都是 1.000：按词查表的嵌入不可能知道上下文）。过了第 0 层之后，两个词义相同的测试句
+# 里的 *bank* 几乎仍是同一个向量（0.993），而“河岸”的 *bank* 与“金融”的 *bank* 几乎不再相关（0.126）；“杜鹃”也以同样的方式分开（0.994 对 0.141）。
 # 在这些留作测试的句子上，词义每次都判断对了，包括训练中从没和 *bank* 一起出现过的线索词：“tom took the money to the bank”现在是 *money*，
 # “杜鹃飞来了”说的是鸟。这些线索词是通过那些简短的“词汇句”进入模型的，而多义词则通过注意力读到它们：同一个词、同一个位置，表示却不同。
 
@@ -797,18 +826,18 @@ ax = figures.plot_bank_similarity(sims)
 # ## A weight is not an explanation (Q6), on a trained model
 #
 # Q6 asks whether a high attention weight explains a prediction. On the trained encoder we can test it directly: for
-# each word of the seed's sentence, compare the weight the pronoun puts on it (in the head of the last section) with
+# each word of the seed's sentence (its *wide* twin), compare the weight the pronoun puts on it (in the head of the last section) with
 # what happens when the word is **removed** from everyone's view (no query may attend to it, in any layer; every
 # other position stays where it was).
 
 # %% [markdown] lang="zh"
 # ## 权重不等于解释（Q6）：在训练好的模型上检验
 #
-# Q6 问的是：注意力权重高，能不能解释一个预测？在训练好的编码器上可以直接检验：对原教程那句话里的每个词，比较代词（在上一节那个头里）
+# Q6 问的是：注意力权重高，能不能解释一个预测？在训练好的编码器上可以直接检验：对原教程那句话（用 *wide* 的那个孪生句）里的每个词，比较代词（在上一节那个头里）
 # 给它的权重，与把这个词从所有人的视野里**去掉**之后会发生什么（任何 Query 在任何一层都不能关注它；其他位置都保持不动）。
 
 # %%
-q6 = experiments.weight_vs_removal(coref, "the animal didn't cross the street because it was too tired")
+q6 = experiments.weight_vs_removal(coref, "the animal didn't cross the street because it was too wide")
 print(f"[en]answer at 'it': {q6['answer']} (p = {q6['p_answer']:.3f}); weights of 'it' in L{q6['layer']}H{q6['head']}[zh]“it”处的答案：{q6['answer']}（p = {q6['p_answer']:.3f}）；L{q6['layer']}H{q6['head']} 中“it”的权重")
 print("[en]    word   weight  drop of p   answer without the word[zh]      词     权重   p 的下降   去掉这个词后的答案")
 for r in q6["rows"]:
@@ -821,19 +850,22 @@ print("[en]largest weight:[zh]权重最大：", d["top_weight"]["word"], "[en]  
 ax = figures.plot_weight_vs_effect(q6)
 
 # %% [markdown] lang="en"
-# Here the largest weight and the largest effect fall on different words. *animal* has the largest weight (1.00);
-# removing it lowers the probability of the answer by 0.96 and turns it into *fox* (the model still knows from *tired*
-# that an animal is wanted, and guesses another one). The largest effect belongs to *tired*: it gets no weight at all
-# in this head (0.00003), yet removing it lowers the probability of *animal* by 0.997 and changes the answer to
-# *street*. The adjective is read by the heads of layer 0 (the section before), and its
-# information reaches this head through the residual stream, not through this head's weights. A large weight says
+# Here the largest weight and the largest effect fall on different words. *street* has the largest weight (0.92);
+# removing it lowers the probability of the answer by 0.60, yet the answer stays *street*. The largest effect belongs
+# to *wide*: it gets almost no weight in this head (0.003), yet removing it lowers the probability of *street* by
+# 0.99 and changes the answer to *animal*. The adjective is read by the heads of layer 0 (the section before), and its
+# information reaches this head through the residual stream, not through this head's weights. (In the *tired* twin
+# the two agree: *animal* has the largest weight and the largest effect, and without *tired* the model still says
+# *animal*, its probability lower by only 0.01: whether weight and effect agree is measured, sentence by sentence.) A large weight says
 # where a head reads, not what the prediction depends on; a removal measures that.
 
 # %% [markdown] lang="zh"
-# 这一次，权重最大的词和影响最大的词不是同一个。权重最大的是 *animal*（1.00）；去掉它，答案的概率下降 0.96，答案变成 *fox*
-# （模型仍然能从 *tired* 知道要找的是一种动物，于是另猜了一种）。影响最大的却是 *tired*：它在这个头里完全没有权重（0.00003），
-# 可是去掉它，*animal* 的概率下降 0.997，答案变成了 *street*。
+# 这一次，权重最大的词和影响最大的词不是同一个。权重最大的是 *street*（0.92）；去掉它，答案的概率下降 0.60，答案却仍是 *street*。
+# 影响最大的却是 *wide*：它在这个头里几乎没有权重（0.003），
+# 可是去掉它，*street* 的概率下降 0.99，答案变成了 *animal*。
 # 这个形容词是由第 0 层的头读取的（见前面那一节），它的信息是经由残差信息流传到这个头的，而不是通过这个头的权重。
+# （在用 *tired* 的那个孪生句里，两者是一致的：权重最大、影响也最大的都是 *animal*；去掉 *tired*，模型仍然说 *animal*，概率只下降 0.01：
+# 权重和影响是否一致，要一句一句地量。）
 # 权重大，只说明一个头在哪里读信息，并不说明预测依赖什么；要回答后者，得把它去掉再测。
 
 # %% [markdown] lang="en"
@@ -870,14 +902,14 @@ for off in ([], *[[pair] for pair in layer1], layer1):
     print(f"[en]off {str(off):<34} ->[zh]关掉 {str(off):<34} ->", ", ".join(f"{w} {p:.2f}" for w, p in st["top"]))
 
 # %% [markdown] lang="en"
-# Switching off one head of layer 1 at a time changes almost nothing (*animal* stays at 0.99 or more): the heads of
+# Switching off one head of layer 1 at a time changes almost nothing (*animal* stays at 0.98 or more): the heads of
 # layer 1 back each other up. Switching off all four leaves a model that still knows an animal is wanted but not which
-# one: it names *cat* (0.62), and *animal* drops to 0.09. Layer 1 copies the identity of the referent; layer 0 (and the rest of the stream) decides what
+# one: it names *cat* (0.25), and *animal* drops to 0.22, just ahead of *dog* (0.16). Layer 1 copies the identity of the referent; layer 0 (and the rest of the stream) decides what
 # kind of noun is wanted.
 
 # %% [markdown] lang="zh"
-# 每次只关掉第 1 层的一个头，几乎没有变化（*animal* 始终不低于 0.99）：第 1 层的几个头互为备份。把四个全部关掉，剩下的模型仍然知道要找的是一种动物，
-# 却不知道是哪一种：它说出 *cat*（0.62），*animal* 降到 0.09。第 1 层复制的是所指对象的身份；需要哪一类名词，则由第 0 层（以及信息流里的其余部分）决定。
+# 每次只关掉第 1 层的一个头，几乎没有变化（*animal* 始终不低于 0.98）：第 1 层的几个头互为备份。把四个全部关掉，剩下的模型仍然知道要找的是一种动物，
+# 却不知道是哪一种：它说出 *cat*（0.25），*animal* 降到 0.22，只比 *dog*（0.16）高一点。第 1 层复制的是所指对象的身份；需要哪一类名词，则由第 0 层（以及信息流里的其余部分）决定。
 
 # %% [markdown] lang="en"
 # ## Self-test (extra questions on learned heads)
@@ -994,15 +1026,15 @@ print("[en]  seed sweep:[zh]  换种子：", ", ".join(f"{r['seed']}: {route_nam
 for lang in ("en", "zh"):
     print(f"[en]coreference encoder, held-out Winograd, {lang}: {met[f'test_winograd_{lang}']:.1%} (best baseline {max(met[f'baseline_{r}_{lang}'] for r in ('first', 'last', 'animate')):.1%}, margin {met[f'margin_{lang}']:+.3f}); head share {met[f'head_share_{lang}']:.2f} ({met[f'head_{lang}']}); decoder {dec[f'test_winograd_{lang}']:.1%}[zh]指代编码器，留作测试的 Winograd 句子，{lang}：{met[f'test_winograd_{lang}']:.1%}（最好的基线 {max(met[f'baseline_{r}_{lang}'] for r in ('first', 'last', 'animate')):.1%}，高出 {met[f'margin_{lang}']:+.3f}）；头的命中比例 {met[f'head_share_{lang}']:.2f}（{met[f'head_{lang}']}）；解码器 {dec[f'test_winograd_{lang}']:.1%}")
 for lang in ("en", "zh"):
-    print(f"[en]  fresh probes (seed {corpora.PROBE_SEED}), {lang}: {probe[lang]['accuracy']:.1%} (margin {probe[lang]['margin']:+.3f}), head share {probe[lang]['head_share']:.2f} ({probe[lang]['head']}); role swaps {cut[lang]['model_swapped']:.1%}, while the class shortcut scores {cut[lang]['lookup_held_out']:.1%} on the held-out set[zh]  新抽的探针句（种子 {corpora.PROBE_SEED}），{lang}：{probe[lang]['accuracy']:.1%}（高出 {probe[lang]['margin']:+.3f}），头的命中比例 {probe[lang]['head_share']:.2f}（{probe[lang]['head']}）；角色互换 {cut[lang]['model_swapped']:.1%}，而类别捷径在测试集上是 {cut[lang]['lookup_held_out']:.1%}")
+    print(f"[en]  fresh probes (seed {corpora.PROBE_SEED}), {lang}: {probe[lang]['accuracy']:.1%} (margin {probe[lang]['margin']:+.3f}), head share {probe[lang]['head_share']:.2f} ({probe[lang]['head']}); held-out role swaps {cut[lang]['model_swapped']:.1%}, the class shortcut {cut[lang]['lookup_swapped']:.1%}[zh]  新抽的探针句（种子 {corpora.PROBE_SEED}），{lang}：{probe[lang]['accuracy']:.1%}（高出 {probe[lang]['margin']:+.3f}），头的命中比例 {probe[lang]['head_share']:.2f}（{probe[lang]['head']}）；留作测试的角色互换句 {cut[lang]['model_swapped']:.1%}，类别捷径 {cut[lang]['lookup_swapped']:.1%}")
 for word, s in sims.items():
     print(f"[en]{word} (held-out sentences): cosine same / other sense after the last layer {s['same'][-1]:.3f} / {s['other'][-1]:.3f}, accuracy {s['accuracy']:.3f}[zh]{word}（留作测试的句子）：最后一层之后同一 / 另一词义的余弦 {s['same'][-1]:.3f} / {s['other'][-1]:.3f}，准确率 {s['accuracy']:.3f}")
 print("[en]manifests agree with what was measured:[zh]清单（manifest）与实测结果一致：",
       np.isclose(mi["best_induction_score"], scores["induction"].max(), atol=1e-4),
       np.isclose(mc["test_winograd_zh"], met["test_winograd_zh"], atol=1e-4), mi["phase_change_step"] == ph["step"])
-targets = {lang: (met[f"test_winograd_{lang}"] >= 0.95, met[f"margin_{lang}"] >= 0.15, met[f"head_share_{lang}"] >= 0.8)
-           for lang in ("en", "zh")}
-print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]目标是否达到（准确率 >= 95%，高出 >= 0.15，头的命中比例 >= 0.8）：", targets)
+targets = {lang: (met[f"test_winograd_{lang}"] >= 0.95, met[f"margin_{lang}"] >= 0.15, met[f"head_share_{lang}"] >= 0.8,
+                  cut[lang]["model_swapped"] >= 0.9) for lang in ("en", "zh")}
+print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8, held-out role swaps >= 0.9):[zh]目标是否达到（准确率 >= 95%，高出 >= 0.15，头的命中比例 >= 0.8，留作测试的角色互换句 >= 0.9）：", targets)
 
 # %% [markdown] lang="en"
 # - A **Transformer block** is pre-LN attention and a feed-forward layer, each added to a residual stream:
@@ -1017,17 +1049,19 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 #   the queries or the values alone, nothing (key composition). The induction heads' OV circuits copy 100% of the
 #   letters they attend to. The heads formed at the phase change (induction head at step 300, when the in-context loss
 #   fell from 3.11 to 0.59 nats); in four of five seeds the same pair forms; seed 3 predicts 96% of the repeat by another route, with no head of either kind.
-# - **A decoder cannot resolve "it" at the pronoun** (its row is identical in the twins); the **encoder** does: 100% on
-#   held-out Winograd sentences (new frames, new noun pairs) in English and in Chinese, 0.27 above the best rule
-#   (73.4%), with the best head's largest weight from the pronoun on the referent in 97% (en, L1H2) and 99% (zh, L1H0)
-#   of them; on fresh probes in new frames (seed 2718) it holds too (100%, head share 0.94 / 0.98). With no fitting
-#   noun it still names one, confidently.
-# - **But it learned a shortcut**: in the corpus a noun's class always matches its role, so "adjective class → noun of
-#   that class" scores 100% on the held-out set too; on role-swapped sentences the model is right in only 20% (en,
-#   0.200; zh, 0.198), and every answer there is a noun of the adjective's class, often one not in the sentence.
+# - **A decoder cannot resolve "it" at the pronoun** (its row is identical in the twins); the **encoder** does: 99.6%
+#   (en) and 100% (zh) on held-out Winograd sentences (new frames, new noun pairs), 0.36 / 0.37 above the best rule
+#   (63.8% / 63.5%), with the best head's largest weight from the pronoun on the referent in 88% (en, L1H0) and more
+#   than 99% (zh, L1H2) of them; on fresh probes in new frames (seed 2718) it holds too (99.7% / 100%, head share
+#   0.80 / 0.99). With no fitting noun it still names one, confidently.
+# - **A shortcut, named, tested and trained away**: in the plain sentences a noun's class always matches its role, so
+#   "adjective class → noun of that class" answers all of them, and the previous version of the model learned just
+#   that (20% on role swaps). Trained with role-crossing twins, the model answers held-out role swaps, never trained
+#   on, by role: 0.993 (en) and 1.000 (zh), where the shortcut scores 0.33 / 0.32; it needed frames that show each
+#   verb in several orders too.
 # - **Context changes the representation**: on held-out sentences, *bank* / 杜鹃 are identical at the embedding and
-#   separate by sense after layer 0 (other-sense cosine 0.06 / 0.10, same sense above 0.99); new cue words work too.
-# - **A weight is not an explanation**: *tired* gets weight 0.00003 in the head that fetches the answer, yet removing it
+#   separate by sense after layer 0 (other-sense cosine 0.13 / 0.14, same sense above 0.99); new cue words work too.
+# - **A weight is not an explanation**: *wide* gets weight 0.003 in the head that fetches the answer, yet removing it
 #   flips the answer.
 #
 # **Errata: what the previous version of this notebook said, and what was wrong.** (1) "All four heads of layer 1
@@ -1042,19 +1076,22 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # module's note and this notebook gave different scores for the run with feed-forward layers (0.15 and 0.24); it was
 # not rerun, and both now say only that it grew no clean heads. (6) Two bird cues of 杜鹃, 筑巢 (build a nest) and 孵蛋
 # (sit on eggs), are false of the cuckoo, which lays its eggs in other birds' nests; they are now 啼叫 and 飞来, and the
-# two coreference models were retrained on the corrected corpus.
+# two coreference models were retrained on the corrected corpus. (7) "The model reads noun classes, not roles" was
+# true of the model trained on corpus 2.1; both coreference models were retrained on corpus 2.2, with role-crossing
+# twins and more frames, and the encoder now answers held-out role swaps by role (see above).
 #
 # **What did not work, and the limits.** The sentences are templates: every test word was seen in training, the
 # Winograd families are three, and the new cue words of *bank* / 杜鹃 were taught by short lexicon sentences (without
 # them the model could not know those words; we did not measure that case). The model has no way to say "none of
-# them", and it reads noun classes, not roles (the role swaps above); teaching it roles would need training twins in
-# which the classes cross the roles (a puppy that carries, a bag put into a drawer), which we have not done. A
-# 1,200-step induction run (instead of 3,000) grew a weaker previous-token head shared with a second head,
+# them". It reads roles in these templates, not in English or Chinese at large: the role swaps are new combinations of
+# known nouns, verbs and clauses, and the roles are those of four verbs per language. The encoder meets the head-share
+# target on the fresh probes with little room (0.80 in English), and a 2,000-step run of the same recipe did worse
+# (probes 97.5% and head share 0.74 in English, role swaps 0.91 in Chinese): the targets hold for the shipped
+# 1,500-step model, not for every run of the recipe. A 1,200-step induction run (instead of 3,000) grew a weaker previous-token head shared with a second head,
 # failed on repeats at the very end of the window (0.57) and made the key-composition test less clean (0.80 instead
 # of 0.06); the shipped recipe keeps 3,000 steps. `make train` ran on a shared 2-core machine under heavy load (load
-# average about 12): induction 1,753 s; the two coreference models were retrained later, after the cuckoo's cue words
-# were corrected, in 196.4 s (encoder) and 98.6 s (decoder) under a lighter load (the manifests record the times and
-# the commands). The same runs take a small fraction of that on a quiet machine, and the weights do not depend on the
+# average about 12): induction 1,753 s; the two coreference models were retrained later, on corpus 2.2, in 71.8 s
+# (encoder) and 54.8 s (decoder) under a light load (the manifests record the times and the commands). The same runs take a small fraction of that on a quiet machine, and the weights do not depend on the
 # load (a rerun gave identical weights).
 #
 # **Back to:** [06 · Multi-head attention](06_multi_head_attention.ipynb) (designed heads and ablation) and
@@ -1071,13 +1108,15 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 #   induction head 的 OV 电路把它们所关注的字母 100% 复制出来。这些头在相变时长出（induction head 在第 300 步出现，这时上下文内损失从
 #   3.11 降到 0.59 nats）；五个种子中有四个长出同样的一对头；种子 3 走了另一条路线，两种头都没有，也预测对了 96% 的重复字母。
 # - **解码器不能在代词处解析“it”**（它那一行在两个孪生句里完全相同）；**编码器**能做到：在留作测试的 Winograd 句子上（新的句式、新的名词组合），
-#   英文和中文都是 100%，比最好的规则（73.4%）高出 0.27；其中 97%（英文，L1H2）和 99%（中文，L1H0）的句子里，最好的那个头从代词出发的最大权重落在所指对象上；
-#   在新句式的探针句上（种子 2718）也成立（100%，头的命中比例 0.94 / 0.98）。没有合适的名词时，它照样说出一个，而且很有把握。
-# - **但它学到的是一条捷径**：语料里名词的类别总和它的角色重合，所以“形容词的类别 → 那一类的名词”在测试集上也是 100%；在角色互换的句子上，
-#   模型只答对 20%（英文 0.200，中文 0.198），而且它在那里的每个答案都是形容词那一类的名词，常常是句子里根本没有的词。
-# - **上下文改变表示**：在留作测试的句子上，*bank* / 杜鹃在嵌入层完全相同，过了第 0 层就按词义分开（不同词义的余弦 0.06 / 0.10，同一词义高于 0.99）；
+#   英文 99.6%，中文 100%，比最好的规则（63.8% / 63.5%）高出 0.36 / 0.37；其中 88%（英文，L1H0）和超过 99%（中文，L1H2）的句子里，
+#   最好的那个头从代词出发的最大权重落在所指对象上；在新句式的探针句上（种子 2718）也成立（99.7% / 100%，头的命中比例 0.80 / 0.99）。
+#   没有合适的名词时，它照样说出一个，而且很有把握。
+# - **一条捷径：说出来、检验它、再用数据把它训练掉**：普通句子里名词的类别总和它的角色重合，所以“形容词的类别 → 那一类的名词”能把它们全部答对，
+#   模型的上一版学到的正是这条捷径（角色互换句只对 20%）。加入角色交叉的孪生句重新训练之后，模型在从未训练过的、留作测试的角色互换句上按角色作答：
+#   英文 0.993，中文 1.000，而类别捷径只有 0.33 / 0.32；为此还需要让每个动词出现在几种不同语序里的句式。
+# - **上下文改变表示**：在留作测试的句子上，*bank* / 杜鹃在嵌入层完全相同，过了第 0 层就按词义分开（不同词义的余弦 0.13 / 0.14，同一词义高于 0.99）；
 #   新的线索词也一样有效。
-# - **权重不等于解释**：*tired* 在取回答案的那个头里权重只有 0.00003，去掉它答案却翻转了。
+# - **权重不等于解释**：*wide* 在取回答案的那个头里权重只有 0.003，去掉它答案却翻转了。
 #
 # **勘误：本节上一版说过什么，错在哪里。**（1）“第 1 层的四个头全都成了 induction head”：那个模型训练时重复片段总在末尾；在随机位置的重复片段上，
 # 其中两个只有 0.35–0.37，前部的重复片段只有 9% 被预测对，换一个种子则根本没有长出“前一个 token”头。（2）“指代模型在全部测试用的 Winograd 孪生句上
@@ -1086,14 +1125,17 @@ print("[en]targets met (accuracy >= 95%, margin >= 0.15, head share >= 0.8):[zh]
 # 得到的是 *river*，而“银行对岸”也不是自然的汉语；现在改用留作测试的句子和“杜鹃”。（4）附加题 x12b 把“没有别的通路能传递‘我前面的 token 是什么’”
 # 判为正确选项；一次消融证明不了这一点。（5）训练模块的注释和本节对带前馈网络的那次训练给出了不同的得分（0.15 和 0.24）；那次训练没有重跑，
 # 现在两处都只说它没有长出清晰的头。（6）“杜鹃”作为鸟的两个线索词“筑巢”和“孵蛋”对杜鹃并不成立：杜鹃不筑巢、不孵蛋，它把蛋下在别的鸟的巢里；
-# 现在换成了“啼叫”和“飞来”，两个指代模型也在改正后的语料上重新训练了。
+# 现在换成了“啼叫”和“飞来”，两个指代模型也在改正后的语料上重新训练了。（7）“模型读的是名词的类别，不是角色”：这对在语料 2.1 上训练的模型成立；
+# 两个指代模型后来又在语料 2.2 上重新训练，加入了角色交叉的孪生句和更多句式，现在编码器在留作测试的角色互换句上按角色作答（见上文）。
 #
 # **哪些没成功，以及局限**。这些句子是模板：测试句里的每个词都在训练中见过，Winograd 家族只有三个，*bank* / 杜鹃的新线索词是靠简短的词汇句教给模型的
-# （没有这些句子，模型无从认识这些词；这种情况我们没有量）。模型没有办法说“都不是”，而且它读的是名词的类别，不是角色（见上面的角色互换）；要教会它角色，需要让类别和角色交叉的训练孪生句
-# （背东西的小狗、放进抽屉的书包），这一点我们没有做。只训练 1,200 步（而不是 3,000 步）的 induction 模型，
+# （没有这些句子，模型无从认识这些词；这种情况我们没有量）。模型没有办法说“都不是”。它读的是这些模板里的角色，而不是一般英语或汉语里的角色：
+# 角色互换句是已知名词、动词和从句的新组合，角色也只是每种语言四个动词的角色。编码器在探针句上达到头的命中比例这一目标时余地很小（英文 0.80），
+# 同一配方训练 2,000 步的结果反而更差（英文探针句 97.5%、头的命中比例 0.74，中文角色互换句 0.91）：目标对提交的 1,500 步模型成立，
+# 并不是这套配方的每次训练都成立。只训练 1,200 步（而不是 3,000 步）的 induction 模型，
 # “前一个 token”头更弱，还和另一个头分担工作，在紧贴窗口末尾的重复片段上失败了（0.57），Key 组合测试也不那么干净（0.80，而不是 0.06）；
-# 提交的配方保留 3,000 步。`make train` 是在一台负载很重的共享 2 核机器上跑的（平均负载约 12）：induction 1,753 秒；两个指代模型是后来在改正了杜鹃的线索词之后、
-# 在负载较轻时重新训练的，编码器 196.4 秒，解码器 98.6 秒（清单里记录了用时和命令）。在空闲的机器上，同样的训练只需其中一小部分时间，
+# 提交的配方保留 3,000 步。`make train` 是在一台负载很重的共享 2 核机器上跑的（平均负载约 12）：induction 1,753 秒；两个指代模型是后来在语料 2.2 上、
+# 负载较轻时重新训练的，编码器 71.8 秒，解码器 54.8 秒（清单里记录了用时和命令）。在空闲的机器上，同样的训练只需其中一小部分时间，
 # 而且权重与负载无关（重跑一次得到的权重完全相同）。
 #
 # **回到**：[06 · 多头注意力](06_multi_head_attention.ipynb)（设计出来的头与消融）和 [11 · 总复习](11_review.ipynb)（概念图）。

@@ -216,10 +216,12 @@ def test_bank_and_dujuan_on_held_out_sentences(coref, lang):
 
 
 def test_weight_and_removal_on_the_seed_sentence(coref):
-    r = E.weight_vs_removal(coref, "the animal didn't cross the street because it was too tired")
+    r = E.weight_vs_removal(coref, "the animal didn't cross the street because it was too wide")
     rows = {row["word"]: row for row in r["rows"]}
-    assert r["answer"] == "animal" and r["tokens"][r["position"]] == "it" and "it" not in rows
-    assert rows["tired"]["answer_without"] != "animal"                       # the adjective decides
+    assert r["answer"] == "street" and r["tokens"][r["position"]] == "it" and "it" not in rows
+    assert rows["wide"]["answer_without"] != "street"                        # the adjective decides
+    d = E.disagreement(r)                                  # what the notebook's Q6 section says: they disagree
+    assert d["disagree"] and d["top_effect"]["word"] == "wide" and d["top_weight"]["word"] == "street"
     mask = E.removal_mask(4, 1)
     assert mask[:, 1].tolist() == [False, True, False, False] and mask.sum() == 13
 

@@ -9,9 +9,13 @@ sentence and answers at the position of the word asked about (the pronoun, bank 
     奖杯 放不进 箱子 ， 因为 它 太 小 了                                  at "它" -> 箱子
     tom saw the ducks at the bank                                      at "bank" -> river
 
+The fit and carry families also come with ROLE-CROSSING twins, in which a noun's class no longer tells
+its role (a bag put into a drawer, a puppy that carries a dog), so that only the role predicts the answer.
+
 Held out (never trained on): whole frames (new word orders and combinations), a seeded fifth of the
-noun pairs of every family, bank / 杜鹃 sentences whose cue word never appeared beside it, and the
-seeds' own sentences. Every word of a test sentence appears somewhere in training.
+noun pairs of every family and of every kind of role crossing (plus the crossings the notebook shows),
+bank / 杜鹃 sentences whose cue word never appeared beside it, and the seeds' own sentences. Every word
+of a test sentence appears somewhere in training.
 """
 from __future__ import annotations
 
@@ -20,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 CORPUS_VERSION = "nb12-corpora-2"               # the induction corpus
-# the coreference corpus: 2 with the cuckoo's cue words corrected (啼叫 and 飞来 replace 筑巢 and 孵蛋: the
-# cuckoo builds no nest and sits on no eggs, it lays them in other birds' nests)
-COREFERENCE_VERSION = "nb12-corpora-2.1"
+# the coreference corpus: 2.1 with the cuckoo's cue words corrected (啼叫 and 飞来 replace 筑巢 and 孵蛋: the
+# cuckoo builds no nest and sits on no eggs, it lays them in other birds' nests); 2.2 adds the role-crossing
+# twins of fit and carry (CROSSINGS), part of them held out (the role swaps the notebook measures)
+COREFERENCE_VERSION = "nb12-corpora-2.2"
 
 
 def corpus_version(kind: str) -> str:
@@ -133,7 +138,11 @@ FAMILIES = {
     "carry": {"x": CARRIERS, "y": YOUNG,
               "adj": {"en": (("weak", "old"), ("heavy", "fat")), "zh": (("弱", "老"), ("重", "胖"))}},
 }
-# (frame, held out?): held-out frames are whole new word orders or combinations, never trained on
+# (frame, held out?): held-out frames are whole new word orders or combinations, never trained on. Corpus 2.2
+# adds the last frames of fit and carry (trained): once classes cross roles, the answer depends on which noun is
+# the subject of which verb (fit in / hold, carry / lift), so every main clause of these two families is trained
+# with the reason clause first and last, with and without the distractor, in some wording; the held-out frames
+# stay new combinations of a main clause and a reason clause
 FRAMES = {
     ("cross", "en"): (("the {x} didn't cross the {y} because it was too {adj}", False),
                       ("the {x} could not reach the {y} because it was too {adj}", False),
@@ -147,13 +156,19 @@ FRAMES = {
                     ("because it was too {adj} , the {x} didn't fit in the {y}", False),
                     ("the {x} with the {d} didn't fit in the {y} since it was very {adj}", False),
                     ("because it was very {adj} , the {y} could not hold the {x}", True),
-                    ("the {y} with the {d} could not hold the {x} because it was too {adj}", True)),
+                    ("the {y} with the {d} could not hold the {x} because it was too {adj}", True),
+                    ("because it was too {adj} , the {y} could not hold the {x}", False),
+                    ("the {y} with the {d} could not hold the {x} since it was very {adj}", False),
+                    ("since it was very {adj} , the {x} with the {d} didn't fit in the {y}", False),
+                    ("since it was very {adj} , the {y} with the {d} could not hold the {x}", False)),
     ("carry", "en"): (("the {x} couldn't carry the {y} because it was too {adj}", False),
                       ("the {x} could not lift the {y} because it was too {adj}", False),
                       ("because it was too {adj} , the {x} couldn't carry the {y}", False),
                       ("the {x} with the {d} could not lift the {y} since it was very {adj}", False),
                       ("because it was very {adj} , the {x} could not lift the {y}", True),
-                      ("the {x} with the {d} couldn't carry the {y} because it was too {adj}", True)),
+                      ("the {x} with the {d} couldn't carry the {y} because it was too {adj}", True),
+                      ("since it was very {adj} , the {x} with the {d} could not lift the {y}", False),
+                      ("because it was too {adj} , the {x} with the {d} couldn't carry the {y}", False)),
     ("cross", "zh"): (("{x} 没有 过 {y} ， 因为 它 太 {adj} 了", False),
                       ("{x} 没能 走过 {y} ， 因为 它 太 {adj} 了", False),
                       ("{y} 拦住 了 {x} ， 因为 它 太 {adj} 了", False),
@@ -166,13 +181,21 @@ FRAMES = {
                     ("因为 它 太 {adj} 了 ， {x} 放不进 {y}", False),
                     ("{d} 的 {x} 放不进 {y} ， 因为 它 非常 {adj}", False),
                     ("因为 它 非常 {adj} ， {y} 装不下 {x}", True),
-                    ("{d} 的 {y} 装不下 {x} ， 因为 它 太 {adj} 了", True)),
+                    ("{d} 的 {y} 装不下 {x} ， 因为 它 太 {adj} 了", True),
+                    ("因为 它 太 {adj} 了 ， {y} 装不下 {x}", False),
+                    ("{d} 的 {y} 装不下 {x} ， 因为 它 非常 {adj}", False),
+                    ("因为 它 非常 {adj} ， {d} 的 {x} 放不进 {y}", False),
+                    ("因为 它 太 {adj} 了 ， {d} 的 {y} 装不下 {x}", False),
+                    ("因为 它 非常 {adj} ， {x} 放不进 {y}", False)),
     ("carry", "zh"): (("{x} 背不动 {y} ， 因为 它 太 {adj} 了", False),
                       ("{x} 叼不动 {y} ， 因为 它 太 {adj} 了", False),
                       ("因为 它 太 {adj} 了 ， {x} 背不动 {y}", False),
                       ("{d} 的 {x} 叼不动 {y} ， 因为 它 非常 {adj}", False),
                       ("因为 它 非常 {adj} ， {x} 叼不动 {y}", True),
-                      ("{d} 的 {x} 背不动 {y} ， 因为 它 太 {adj} 了", True)),
+                      ("{d} 的 {x} 背不动 {y} ， 因为 它 太 {adj} 了", True),
+                      ("因为 它 太 {adj} 了 ， {d} 的 {x} 叼不动 {y}", False),
+                      ("因为 它 非常 {adj} ， {d} 的 {x} 背不动 {y}", False),
+                      ("因为 它 非常 {adj} ， {x} 背不动 {y}", False)),
 }
 IT_PRONOUN = {"en": "it", "zh": "它"}
 WINOGRAD = tuple(FAMILIES)                     # the kinds whose twins need knowledge of the world
@@ -240,6 +263,7 @@ class Example:
     adj: str = ""          # the adjective that decides the answer (Winograd kinds)
     held_out_frame: bool = False   # the sentence's frame is never trained on
     held_out_cue: bool = False     # its cue word never appears beside bank / 杜鹃 in training
+    crossed: bool = False          # a role-crossing twin: a noun's class does not tell its role (CROSSINGS)
 
     @property
     def text(self) -> str:
@@ -270,6 +294,44 @@ def _winograd_examples(family: str, lang: str):
                         toks = tuple(frame.format(x=x, y=y, d=d, adj=adj).split())
                         nouns = _noun_order(toks, x, y, *([d] if "{d}" in frame else []))
                         yield Example(toks, pron, answer, lang, family, twin, toks.index(pron), nouns, adj, held)
+
+
+# Role-crossing twins: in the plain families a noun's class always coincides with its role (the thing that does
+# not fit is a content noun, the carrier a grown animal), so "adjective class -> the noun of that class" would
+# answer them all. These twins put nouns of one class in both roles, or a young animal in the carrier's role:
+#     "the bag didn't fit in the drawer because it was too big"  -> bag (the thing that does not fit)
+#     "the puppy couldn't carry the dog because it was too weak" -> puppy (the weak carrier)
+# family -> ((name, pool of the x role, pool of the y role, adjective pairs k used), ...). Adjective pairs that
+# would read oddly are left out: a container that is 粗 (fit, k = 2), a puppy that is too old (carry, k = 1).
+CROSSINGS = {
+    "fit": (("container in container", "y", "y", (0, 1, 3)),),
+    "carry": (("young carries grown", "y", "x", (0,)), ("grown carries grown", "x", "x", (0, 1)),
+              ("young carries young", "y", "y", (0,))),
+}
+ROLE_SWAP_POOLS = {family: kinds[0][1:3] for family, kinds in CROSSINGS.items()}     # the old name (first kind)
+# the crossings the notebook shows: always held out (every frame), so the model never trained on them
+SHOWN_SWAPS = {("fit", "en", "bag", "drawer"), ("carry", "en", "puppy", "dog"),
+               ("fit", "zh", "书包", "抽屉"), ("carry", "zh", "小狗", "狗")}
+
+
+def _crossing_examples(family: str, lang: str):
+    fam = FAMILIES[family]
+    pron = IT_PRONOUN[lang]
+    adjs = fam["adj"][lang]
+    for f, (frame, held) in enumerate(FRAMES[family, lang]):
+        for c, (_, px, py, ks) in enumerate(CROSSINGS[family]):
+            for i, x in enumerate(fam[px][lang]):
+                for j, y in enumerate(fam[py][lang]):
+                    if x == y:
+                        continue
+                    d = DISTRACTORS[lang][(i + j) % len(DISTRACTORS[lang])]
+                    for k in ks:
+                        twin = (family, lang, f, x, y, k, "crossed", c)
+                        for adj, answer in ((adjs[0][k], x), (adjs[1][k], y)):
+                            toks = tuple(frame.format(x=x, y=y, d=d, adj=adj).split())
+                            nouns = _noun_order(toks, x, y, *([d] if "{d}" in frame else []))
+                            yield Example(toks, pron, answer, lang, family, twin, toks.index(pron), nouns, adj, held,
+                                          crossed=True)
 
 
 def _person_examples(lang: str):
@@ -312,6 +374,8 @@ def all_examples() -> list[Example]:
     for lang in ("en", "zh"):
         for family in FAMILIES:
             out += list(_winograd_examples(family, lang))
+        for family in CROSSINGS:
+            out += list(_crossing_examples(family, lang))
         out += list(_person_examples(lang)) + list(_polysemy_examples(lang)) + list(_lexicon_examples(lang))
     return out
 
@@ -330,7 +394,9 @@ def coreference_split(seed: int = 0, test_fraction: float = 0.2) -> Split:
     """The held-out set, never trained on: (1) every sentence of a held-out frame (new word orders and
     combinations); (2) in the trained frames of each Winograd family, the sentences of a seeded
     `test_fraction` of the (x, y) noun pairs; (3) she / he: a seeded `test_fraction` of the twins;
-    (4) bank / 杜鹃: held-out frames and every sentence whose cue was held out; (5) the seeds' sentences.
+    (4) bank / 杜鹃: held-out frames and every sentence whose cue was held out; (5) the seeds' sentences;
+    (6) role-crossing twins: held-out frames, a seeded `test_fraction` of the noun pairs of every kind of
+    crossing (drawn after everything above, so (1)-(5) are those of corpus 2.1) and SHOWN_SWAPS.
     Lexicon sentences are all trained on."""
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction: expected a number between 0 and 1, got {test_fraction!r}")
@@ -345,10 +411,22 @@ def coreference_split(seed: int = 0, test_fraction: float = 0.2) -> Split:
     person_twins = sorted({ex.twin for ex in examples if ex.kind == "person"}, key=repr)
     order = rng.permutation(len(person_twins))
     held_person = {person_twins[i] for i in order[:int(round(test_fraction * len(person_twins)))]}
+    held_crossed = set()
+    for family, kinds in CROSSINGS.items():
+        fam = FAMILIES[family]
+        for lang in ("en", "zh"):
+            for c, (_, px, py, _) in enumerate(kinds):
+                pairs = [(x, y) for x in fam[px][lang] for y in fam[py][lang] if x != y]
+                order = rng.permutation(len(pairs))
+                held_crossed |= {(family, lang, c) + pairs[i]
+                                 for i in order[:int(round(test_fraction * len(pairs)))]}
 
     def is_test(ex) -> bool:
         if ex.twin in SEED_TWINS:
             return True
+        if ex.crossed:
+            return (ex.held_out_frame or (ex.kind, ex.lang, ex.twin[7], ex.twin[3], ex.twin[4]) in held_crossed
+                    or (ex.kind, ex.lang, ex.twin[3], ex.twin[4]) in SHOWN_SWAPS)
         if ex.kind in FAMILIES:
             return ex.held_out_frame or (ex.twin[3], ex.twin[4]) in held_pairs[ex.kind, ex.lang]
         if ex.kind == "person":
@@ -477,44 +555,30 @@ def probe_sentences(seed: int = PROBE_SEED, per_frame: int = 4) -> list[Example]
     return out
 
 
-# Role swaps: in the corpus a noun's class always coincides with its role (a container is never the thing
-# put in, a young animal never the carrier), so "adjective class -> the noun of that class" answers every
-# corpus sentence. A role swap puts a noun of another class in the role:
+# Role swaps: in the plain families a noun's class always coincides with its role, so "adjective class -> the
+# noun of that class" answers every one of their sentences. The role-crossing twins (CROSSINGS) put a noun of
+# another class in the role; the role swaps measured are the HELD-OUT ones, never trained on:
 #     "the puppy couldn't carry the dog because it was too weak" -> puppy (the weak carrier)
 #     "the bag didn't fit in the drawer because it was too big"  -> bag (the thing that does not fit)
-ROLE_SWAP_POOLS = {"fit": ("y", "y"), "carry": ("y", "x")}     # (pool of the x role, pool of the y role)
-
-
-def role_swaps() -> list[Example]:
-    """Twins of the fit and carry families in every frame of FRAMES, with the nouns in swapped roles:
-    fit with two containers (one in the content's role), carry with the young animal as the carrier and
-    the grown one as the load. The answer follows the role (adjective class 0 -> the x role)."""
-    out = []
-    for lang in ("en", "zh"):
-        pron = IT_PRONOUN[lang]
-        for family, (px, py) in ROLE_SWAP_POOLS.items():
-            fam = FAMILIES[family]
-            adjs = fam["adj"][lang]
-            for f, (frame, _) in enumerate(FRAMES[family, lang]):
-                for x in fam[px][lang]:
-                    for y in fam[py][lang]:
-                        if x == y:
-                            continue
-                        d = DISTRACTORS[lang][0]
-                        for k in range(len(adjs[0])):
-                            twin = ("swap", lang, family, f, x, y, k)
-                            for adj, answer in ((adjs[0][k], x), (adjs[1][k], y)):
-                                toks = tuple(frame.format(x=x, y=y, d=d, adj=adj).split())
-                                nouns = _noun_order(toks, x, y, *([d] if "{d}" in frame else []))
-                                out.append(Example(toks, pron, answer, lang, family, twin, toks.index(pron), nouns,
-                                                   adj, True))
-    return out
+def role_swaps(split: Split | None = None) -> list[Example]:
+    """The held-out role-crossing twins of `split` (default coreference_split()): fit with two containers
+    (one in the content's role), carry with a young carrier or two animals of one class, in held-out
+    frames, held-out noun pairs and SHOWN_SWAPS. The answer follows the role (adjective class 0 -> the x
+    role). Raises AssertionError if one of them is a training sentence (the guard of the measurement)."""
+    split = coreference_split() if split is None else split
+    swaps = [ex for ex in split.test if ex.crossed]
+    trained = {ex.text for ex in split.train}
+    seen = [ex.text for ex in swaps if ex.text in trained]
+    if seen:
+        raise AssertionError(f"role_swaps: {len(seen)} swap sentence(s) are training sentences, e.g. {seen[0]!r}")
+    return swaps
 
 
 def class_lookup_answer(ex: Example) -> str:
-    """The shortcut the corpus allows: the adjective's class names a noun class (class 0 -> the family's
-    x nouns, class 1 -> its y nouns), and the answer is the sentence's noun of that class (several: the
-    first of them; none: no answer, ""). It reads no roles at all."""
+    """The shortcut the plain families allow: the adjective's class names a noun class (class 0 -> the
+    family's x nouns, class 1 -> its y nouns), and the answer is the sentence's noun of that class (several:
+    the first of them; none: no answer, ""). It reads no roles at all, and the role-crossing twins
+    contradict it."""
     if ex.kind not in FAMILIES:
         raise ValueError(f"class_lookup_answer: expected a Winograd sentence ({', '.join(FAMILIES)}), "
                          f"got kind {ex.kind!r}")

@@ -393,8 +393,9 @@ def baselines(lang: str, split=None) -> dict:
 
 def coreference_metrics(model, split=None) -> dict:
     """Everything a coreference manifest records: held-out accuracy per language (Winograd pooled, per
-    family, held-out frames only), she / he agreement (apart), bank / 杜鹃 on held-out sentences, the
-    baselines and the margin over the best, the head share, and the training accuracy."""
+    family, held-out frames only, held-out role-crossing twins only), she / he agreement (apart), bank /
+    杜鹃 on held-out sentences, the baselines and the margin over the best, the head share, and the training
+    accuracy."""
     split = corpora.coreference_split() if split is None else split
     answered = dict(zip(map(id, split.test), predictions(model, split.test)))    # one pass over the test set
 
@@ -411,6 +412,7 @@ def coreference_metrics(model, split=None) -> dict:
         for fam in corpora.WINOGRAD:
             out[f"test_{fam}_{lang}"] = test_accuracy([ex for ex in wino if ex.kind == fam])
         out[f"test_new_frames_{lang}"] = test_accuracy([ex for ex in wino if ex.held_out_frame])
+        out[f"test_role_swaps_{lang}"] = test_accuracy([ex for ex in wino if ex.crossed])
         out[f"test_person_{lang}"] = test_accuracy([ex for ex in test if ex.kind == "person"])
         bank = [ex for ex in test if ex.kind == "bank"]
         out[f"test_bank_{lang}"] = test_accuracy(bank)
@@ -454,19 +456,24 @@ def _adjective_class(ex) -> tuple:
 def shortcut_test(model, split=None) -> dict:
     """Does the model read roles, or only which class of noun the adjective names? Per language: the
     accuracy of the class-lookup shortcut (corpora.class_lookup_answer) and of the model on the held-out
-    Winograd sentences, then both on role-swapped twins (corpora.role_swaps), where a noun's class no
-    longer tells its role: {lang: {"lookup_held_out", "model_held_out", "lookup_swapped", "model_swapped",
+    Winograd sentences of the plain families (a noun's class tells its role there), then both on the
+    HELD-OUT role swaps (corpora.role_swaps: role-crossing twins never trained on, where a noun's class no
+    longer tells its role): {lang: {"lookup_held_out", "model_held_out", "lookup_swapped", "model_swapped",
     "swapped_by_family" {family: model accuracy}, "answer_in_class" (the share of swapped sentences whose
     answer is a noun of the class the adjective names, in the sentence or not: what the shortcut would
-    say), "absent" (swapped answers naming a noun not in the sentence), "sentences" (swapped)}}."""
+    say), "absent" (swapped answers naming a noun not in the sentence), "sentences" (swapped),
+    "twins_both_right" (swapped twins with both sentences right)}}."""
     split = corpora.coreference_split() if split is None else split
-    swaps = corpora.role_swaps()
+    swaps = corpora.role_swaps(split)
     out = {}
     for lang in ("en", "zh"):
-        held = [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang]
+        held = [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang and not ex.crossed]
         sw = [ex for ex in swaps if ex.lang == lang]
         pred_sw = predictions(model, sw)
         right = np.array([p == ex.answer for p, ex in zip(pred_sw, sw)])
+        by_twin: dict = {}
+        for ok, ex in zip(right, sw):
+            by_twin.setdefault(ex.twin, []).append(ok)
         look = [corpora.class_lookup_answer(ex) for ex in sw]
         out[lang] = {
             "lookup_held_out": float(np.mean([corpora.class_lookup_answer(ex) == ex.answer for ex in held])),
@@ -474,9 +481,10 @@ def shortcut_test(model, split=None) -> dict:
             "lookup_swapped": float(np.mean([a == ex.answer for a, ex in zip(look, sw)])),
             "model_swapped": float(right.mean()),
             "swapped_by_family": {f: float(right[[ex.kind == f for ex in sw]].mean())
-                                  for f in corpora.ROLE_SWAP_POOLS},
+                                  for f in corpora.CROSSINGS},
             "answer_in_class": float(np.mean([p in _adjective_class(ex) for p, ex in zip(pred_sw, sw)])),
-            "absent": int(sum(p not in ex.tokens for p, ex in zip(pred_sw, sw))), "sentences": len(sw)}
+            "absent": int(sum(p not in ex.tokens for p, ex in zip(pred_sw, sw))), "sentences": len(sw),
+            "twins_both_right": float(np.mean([all(v) for v in by_twin.values()]))}
     return out
 
 

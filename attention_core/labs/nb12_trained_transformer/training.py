@@ -125,8 +125,9 @@ def padding_mask(lengths, t: int, n_layers: int) -> np.ndarray:
 
 
 def _group_weights(examples) -> np.ndarray:
-    """Sampling probabilities giving every (kind, language) group the same share of the batches."""
-    keys = [(ex.kind, ex.lang) for ex in examples]
+    """Sampling probabilities giving every (kind, language, role-crossing or not) group the same share of
+    the batches (the role-crossing twins of fit and carry are groups of their own)."""
+    keys = [(ex.kind, ex.lang, ex.crossed) for ex in examples]
     counts = {k: keys.count(k) for k in set(keys)}
     w = np.array([1.0 / counts[k] for k in keys])
     return w / w.sum()
