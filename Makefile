@@ -109,7 +109,7 @@ train: setup
 
 ## make train-sweep: the induction recipe from seeds 0-4 (about 5 x the induction run; JOBS=3 trains 3 at once);
 ## writes the table attention_core/data/models/induction_sweep.json that notebook 12 prints (the committed table
-## was assembled from separate per-seed runs of the same function, seed 0's from make train; its "note" says so)
+## is one such run: 474 s here, seeds one after another; its "note" says how it was run)
 .PHONY: train-sweep
 train-sweep: setup
 	$(PY) -m attention_core.labs.nb12_trained_transformer.training --sweep --overwrite-shipped $(if $(JOBS),--jobs $(JOBS))
