@@ -19,6 +19,7 @@ from attention_core.core.validation import (
     as_float_array,
     as_generator,
     check_broadcast,
+    check_finite_result,
     check_flag,
     float_dtype,
     positive_int,
@@ -123,7 +124,9 @@ def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, 
     heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)   # (..., H, Tq, Dh), (..., H, Tq, Tk)
     if head_mask is not None:
         hm = check_head_mask(as_float_array(head_mask, "head_mask", ndim=1), h)
-        heads = heads * hm[:, None, None]
+        with np.errstate(over="ignore"):
+            heads = heads * hm[:, None, None]
+        check_finite_result(heads, "multi_head_attention: each head's output x head_mask", heads.dtype.name)
     output = merge_heads(heads) @ params.w_o + params.b_o         # (..., Tq, D)
     return output, weights
 

@@ -79,8 +79,9 @@ def gelu(x) -> np.ndarray:
     """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (torch's approximate='tanh')."""
     x = as_float_array(x, "x", min_ndim=0)
     c = x.dtype.type(math.sqrt(2.0 / math.pi))
-    with np.errstate(over="ignore"):            # x**3 beyond the dtype is +-inf: tanh is then +-1, as meant
-        return x.dtype.type(0.5) * x * (1 + np.tanh(c * (x + x.dtype.type(0.044715) * x ** 3)))
+    with np.errstate(over="ignore"):            # x^3 beyond the dtype is +-inf: tanh is then +-1, as meant
+        cube = x * x * x                        # not x ** 3: NumPy's power is ~200x slower than two products
+        return x.dtype.type(0.5) * x * (1 + np.tanh(c * (x + x.dtype.type(0.044715) * cube)))
 
 
 def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
