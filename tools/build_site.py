@@ -25,7 +25,6 @@ assets/ (mathjax/, require.js, jquery.min.js, html-manager/, reveal.js/, attenti
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import html
 import json
@@ -36,6 +35,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -60,24 +60,6 @@ TITLES = {"en": "Attention Lab: attention in Transformers, step by step",
 LINKS = {"en": ("Read", "Slides"), "zh": ("阅读", "幻灯片")}
 
 
-@contextlib.contextmanager
-def _exclusive(path: Path):
-    """Hold an exclusive lock on `path` (created if needed) across processes; waits for the holder."""
-    with open(path, "a+b") as handle:
-        if sys.platform == "win32":
-            import msvcrt
-            while True:
-                try:
-                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-                    break
-                except OSError:        # LK_LOCK gives up after ten seconds: keep waiting
-                    continue
-        else:
-            import fcntl
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield                          # closing the file releases the lock
-
-
 def _node_modules_ready() -> bool:
     return (NODE / ".package-lock.json").exists() and all(
         (NODE / name).is_dir() for name in json.loads((SITE_PKG / "package.json").read_text())["dependencies"])
@@ -89,7 +71,7 @@ def ensure_node_modules() -> None:
     Builds may run side by side (the test suite's workers build the site and a deck at the same time), and
     two `npm ci` in one folder delete each other's files: the check and the fetch hold a lock file, and whoever
     waited finds the folder ready."""
-    with _exclusive(SITE_PKG / ".npm-fetch.lock"):      # held even to look: a fetch under way looks ready early
+    with FileLock(SITE_PKG / ".npm-fetch.lock"):        # held even to look: a fetch under way looks ready early
         if _node_modules_ready():
             return
         npm = shutil.which("npm")
