@@ -42,17 +42,66 @@ def run_menu(page, menu: str, command: str) -> None:
     page.locator(f".lm-Menu li.lm-Menu-item[data-command='{command}']").click()
 
 
+# A cell that started: "[*]:" (queued or running) or "[3]:" (done).
+_STARTED_JS = """() => [...document.querySelectorAll(
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
+    .some(p => /\\*|\\d/.test(p.textContent))"""
+RUN_ALL_TRIES = 3
+RUN_ALL_START_S = 20        # Lab marks every queued cell "[*]" at once: no mark this long means the click was lost
+
+# Closes every open document (and shuts its kernel down), opens `path` and makes it the current widget.
+_OPEN_IN_LAB_JS = """async (path) => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) {
+    if (w.sessionContext) { await w.sessionContext.shutdown(); }
+    w.dispose();
+  }
+  const w = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+  await w.context.ready;
+  app.shell.activateById(w.id);
+}"""
+
+
+def lab_is_open(page, lab_server) -> bool:
+    """Whether `page` already shows this server's JupyterLab (started with expose_app_in_browser)."""
+    return page.url.startswith(lab_server.base + "/lab") and page.evaluate("() => !!window.jupyterapp")
+
+
+def open_notebook(page, lab_server, path: str) -> None:
+    """Show `path` (relative to notebooks/) in JupyterLab with its kernel idle. A page already showing Lab
+    opens it through Lab's own document manager (the previous notebook closed, its kernel shut down), which
+    spares the browser a reload of Lab for every notebook; a fresh page loads Lab on it with a reset workspace."""
+    if lab_is_open(page, lab_server):
+        page.evaluate(_OPEN_IN_LAB_JS, path)
+    else:
+        page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell").first.wait_for(timeout=90_000)
+    page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
+
+
+def _run_all(page, path: str) -> None:
+    """Run > Run All Cells, clicked again where a loaded machine lost the click (no cell marked as started)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    for attempt in range(1, RUN_ALL_TRIES + 1):
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").first.click(position={"x": 5, "y": 5})
+        run_menu(page, "Run", "runmenu:run-all")
+        try:
+            page.wait_for_function(_STARTED_JS, timeout=RUN_ALL_START_S * 1000)
+            return
+        except PlaywrightTimeout:
+            print(f"{path}: no cell started {RUN_ALL_START_S} s after Run All (try {attempt} of {RUN_ALL_TRIES})")
+    pytest.fail(f"{path}: Run All started no cell in {RUN_ALL_TRIES} tries")
+
+
 def open_and_run(page, lab_server, path: str) -> None:
     """Open `path` (relative to notebooks/), clear every output, run all cells, wait until all ran."""
-    page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
-    page.locator(".jp-NotebookPanel .jp-Notebook .jp-CodeCell").first.wait_for(timeout=90_000)
-    page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
-    page.locator(".jp-NotebookPanel .jp-Notebook").first.click(position={"x": 5, "y": 5})
+    open_notebook(page, lab_server, path)
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").first.click(position={"x": 5, "y": 5})
     run_menu(page, "Edit", "editmenu:clear-all")  # stored outputs and widget views go away
     page.wait_for_function("""() => !document.querySelector('.jp-NotebookPanel .jp-OutputArea-output')
         && ![...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt')]
              .some(p => /\\d/.test(p.textContent))""", timeout=30_000)
-    run_menu(page, "Run", "runmenu:run-all")  # "Run All Cells"
+    _run_all(page, path)
     deadline = time.monotonic() + RUN_ALL_S
     progress = page.evaluate(_PROGRESS_JS)
     while time.monotonic() < deadline:

@@ -183,7 +183,8 @@ def _lab(env, root, log):
     port, token = _free_port(), secrets.token_hex(16)
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None"]
+           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
+           "--LabApp.expose_app_in_browser=True"]     # window.jupyterapp: one page can open notebook after notebook
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     proc = _start(cmd, env, root, log, f"http://127.0.0.1:{port}/api/status?token={token}")
@@ -263,22 +264,50 @@ def browser(browser_home):
         b.close()
 
 
+def _new_page(browser):
+    """A page in its own context, with generous timeouts."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    context.set_default_timeout(60_000)
+    return context.new_page()
+
+
+def _screenshot_if_failed(pg, request, tmp_path_factory) -> bool:
+    """Save a screenshot of `pg` when the test failed (its path is printed); says whether it failed."""
+    rep = getattr(request.node, "rep_call", None)
+    if rep is None or not rep.failed:
+        return False
+    folder = Path(os.environ.get("ATTENTION_LAB_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = folder / f"{request.node.name}.png"
+    try:
+        pg.screenshot(path=str(shot), full_page=True, timeout=30_000)
+        print(f"\nscreenshot of the failure: {shot}")
+    except Exception as exc:  # noqa: BLE001 -- a screenshot must not hide the real failure
+        print(f"\nno screenshot ({exc})")
+    return True
+
+
 @pytest.fixture
 def page(browser, request, tmp_path_factory):
     """A fresh page (own context) with generous timeouts; a screenshot on failure."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
-    context.set_default_timeout(60_000)
-    pg = context.new_page()
+    pg = _new_page(browser)
     yield pg
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.failed:
-        folder = Path(os.environ.get("ATTENTION_LAB_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots")
-        folder.mkdir(parents=True, exist_ok=True)
-        shot = folder / f"{request.node.name}.png"
-        try:
-            pg.screenshot(path=str(shot), full_page=True, timeout=30_000)
-            print(f"\nscreenshot of the failure: {shot}")
-        except Exception as exc:  # noqa: BLE001 -- a screenshot must not hide the real failure
-            print(f"\nno screenshot ({exc})")
-    context.close()
+    _screenshot_if_failed(pg, request, tmp_path_factory)
+    pg.context.close()
 
+
+@pytest.fixture(scope="module")
+def _module_page(browser):
+    pg = _new_page(browser)
+    yield pg
+    pg.context.close()
+
+
+@pytest.fixture
+def lab_page(_module_page, request, tmp_path_factory):
+    """One page for a whole test module: JupyterLab loads once and each test opens its notebook in it
+    (browser_helpers.open_notebook). After a failure (screenshot taken) the page is emptied, so the next test
+    loads Lab afresh rather than inherit a broken state."""
+    yield _module_page
+    if _screenshot_if_failed(_module_page, request, tmp_path_factory):
+        _module_page.goto("about:blank")

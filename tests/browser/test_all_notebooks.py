@@ -1,5 +1,7 @@
 """Every notebook of both editions in JupyterLab: it runs from a clean state without an error output, and each
-of its widgets answers when one of its controls moves (its picture or its numbers change)."""
+of its widgets answers when one of its controls moves (its picture or its numbers change). One Lab page serves the
+whole module (fixture lab_page): each test opens its notebook through Lab's document manager, as a learner opening
+notebook after notebook from the file browser would, instead of reloading Lab 28 times."""
 from __future__ import annotations
 
 import json
@@ -31,7 +33,8 @@ def test_every_notebook_is_covered():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS)
-def test_notebook_runs_and_its_widgets_answer(page, lab_server, path):
+def test_notebook_runs_and_its_widgets_answer(lab_page, lab_server, path):
+    page = lab_page
     open_and_run(page, lab_server, path)
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     views = panel.locator(WIDGET_VIEW)
