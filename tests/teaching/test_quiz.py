@@ -4,11 +4,11 @@ import dataclasses
 import importlib
 import json
 import re
+import types
 from importlib.resources import files
 from pathlib import Path
 
 import ipywidgets as w
-import nbformat
 import numpy as np
 import pytest
 
@@ -46,11 +46,19 @@ def test_every_text_exists_in_both_languages_and_differs():
             assert o.text["en"] != o.text["zh"] and o.feedback["en"] != o.feedback["zh"]
 
 
+def read_notebook(path: Path) -> types.SimpleNamespace:
+    """A committed notebook's cells (cell_type, source as one string, outputs): plain JSON, because importing
+    nbformat (its schema's format checkers) costs the quick loop almost two seconds."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return types.SimpleNamespace(cells=[types.SimpleNamespace(
+        cell_type=c["cell_type"], source="".join(c["source"]), outputs=c.get("outputs", [])) for c in nb["cells"]])
+
+
 _WIDTH = str.maketrans("，：？！（）；", ",:?!();")     # full-width and half-width punctuation count as one
 
 
 def heading_texts(path: Path) -> set:
-    nb = nbformat.read(path, as_version=4)
+    nb = read_notebook(path)
     return {m.group(1).strip().translate(_WIDTH) for c in nb.cells if c.cell_type == "markdown"
             for m in re.finditer(r"^#+\s+(.+?)\s*#*\s*$", c.source, re.M)}
 
@@ -60,7 +68,7 @@ WRITTEN = [q for q in QUESTIONS if (ROOT / "notebooks" / "en" / f"{q.pointer.not
 
 def test_pointers_of_unwritten_notebooks_are_announced_in_the_map():
     """A question about a notebook not written yet must point at a notebook the map of 00 announces."""
-    start = nbformat.read(ROOT / "notebooks" / "en" / "00_start_here.ipynb", as_version=4)
+    start = read_notebook(ROOT / "notebooks" / "en" / "00_start_here.ipynb")
     text = "\n".join(c.source for c in start.cells if c.cell_type == "markdown")
     for q in QUESTIONS:
         assert f"| {q.pointer.notebook[:2]} |" in text, f"{q.id}: notebook {q.pointer.notebook} is not on the map"
@@ -368,9 +376,9 @@ def test_a_code_question_opens_its_reference_once_its_checker_has_run():
 def _q6_removals(lang: str) -> dict:
     """{word: (weight, drop of p, answer without it)} as notebook 12 (stored outputs, `lang` edition) prints them for
     the sentence of Q6."""
-    nb = nbformat.read(ROOT / "notebooks" / lang / "12_trained_transformer.ipynb", as_version=4)
+    nb = read_notebook(ROOT / "notebooks" / lang / "12_trained_transformer.ipynb")
     cell = next(c for c in nb.cells if c.cell_type == "code" and "weight_vs_removal(" in c.source)
-    printed = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+    printed = "".join("".join(o.get("text", "")) for o in cell.outputs if o.get("output_type") == "stream")
     rows = re.findall(r"^\s*(\S+)\s+(\d\.\d\d)\s+(-?\d\.\d{3})\s+(\S+)\s*$", printed, re.M)
     assert len(rows) >= 10, printed
     return {word: (weight, drop, without) for word, weight, drop, without in rows}
