@@ -66,13 +66,14 @@ slides: setup
 	$(PY) tools/build_site.py slides
 
 ## make test: set up, then run every test: ruff, unit tests, nbval over both editions and the browser tests, on
-## two workers (pytest-xdist; --dist loadfile keeps each test file, and so each notebook's cells, on one worker)
+## two workers (pytest-xdist; --dist loadfile keeps each test file, and so each notebook's cells, on one worker);
+## it ends with the 20 slowest tests, so a log (CI's included) shows where the time went
 TEST_WORKERS ?= 2
 test: setup
 	@mkdir -p $(TEST_HOME)
 	$(VENV)/bin/ruff check attention_core tests tools benchmarks notebooks/src
 	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile tests notebooks/en notebooks/zh
+		-p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=20 tests notebooks/en notebooks/zh
 
 ## make unit: every unit test, without the browser tests (tests/browser drives Chromium; make test runs them)
 unit: setup

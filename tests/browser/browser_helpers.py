@@ -49,15 +49,19 @@ _STARTED_JS = """() => [...document.querySelectorAll(
 RUN_ALL_TRIES = 3
 RUN_ALL_START_S = 20        # Lab marks every queued cell "[*]" at once: no mark this long means the click was lost
 
-# Closes every open document (and shuts its kernel down), opens `path` and makes it the current widget.
+# Closes every open document (and shuts its kernel down), opens `path` and makes it the current widget. Each
+# await is bounded (page.evaluate itself has no timeout): a kernel that will not stop is left to the server, a
+# notebook that never loads is an error naming the step.
 _OPEN_IN_LAB_JS = """async (path) => {
+  const within = (promise, s, what) => Promise.race([promise, new Promise((ok, fail) =>
+      setTimeout(() => what ? fail(new Error(`${path}: ${what} took more than ${s} s`)) : ok(), s * 1000))]);
   const app = window.jupyterapp;
   for (const w of [...app.shell.widgets('main')]) {
-    if (w.sessionContext) { await w.sessionContext.shutdown(); }
+    if (w.sessionContext) { await within(w.sessionContext.shutdown(), 30, null); }
     w.dispose();
   }
-  const w = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-  await w.context.ready;
+  const w = await within(app.commands.execute('docmanager:open', {path, factory: 'Notebook'}), 90, 'opening it');
+  await within(w.context.ready, 90, 'loading it');
   app.shell.activateById(w.id);
 }"""
 
