@@ -323,7 +323,7 @@ def parse_args(argv) -> argparse.Namespace:
     """Every argument checked (names, steps, the output folder) before anything is trained or torch imported."""
     ap = argparse.ArgumentParser(prog=COMMAND, description="Train notebook 12's models (seeded, deterministic, CPU).")
     ap.add_argument("names", nargs="*", metavar="NAME",
-                    help=f"models to train, of {list(CONFIGS)} (default: both)")
+                    help=f"models to train, of {list(CONFIGS)} (default: all of them)")
     ap.add_argument("--steps", type=steps_arg, default=None, help="override the number of steps (quick checks)")
     ap.add_argument("--jobs", type=steps_arg, default=1, help="--sweep: seeds trained at once (default 1)")
     ap.add_argument("--sweep", action="store_true",
