@@ -115,6 +115,35 @@ def test_the_learners_heads_show_notebook_12s_scores():
     assert np.abs(nb12_exp.induction_score(w.numpy(), half) - nb12_exp.induction_score(w_lib, half)).max() < 1e-5
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_position_figure_puts_each_score_on_its_own_axis(lang):
+    """The previous-token panel runs over query positions t = 1 .. T - 1, the induction panel over the starts of the
+    repeat: each says so under its axis, in the edition's language (they once shared the repeat-start label)."""
+    import matplotlib.pyplot as plt
+
+    from attention_core.labs.nb13_build_a_gpt import figures
+    from attention_core.teaching import i18n
+    rng = np.random.default_rng(0)
+    scores = {"starts": np.arange(17), "induction": rng.random((17, 2, 4)), "previous": rng.random((31, 2, 4))}
+    best = experiments.best_heads(scores)
+    old = i18n.get_language()
+    i18n.set_language(lang)
+    try:
+        prev_ax, ind_ax = figures.plot_position_scores(scores, best)
+        p, q = best["previous"], best["induction"]
+        x, y = prev_ax.lines[0].get_data()
+        assert list(x) == list(range(1, 32))
+        assert np.allclose(y, scores["previous"][:, p["layer"], p["head"]])
+        x, y = ind_ax.lines[0].get_data()
+        assert list(x) == list(range(17)) and np.allclose(y, scores["induction"][:, q["layer"], q["head"]])
+        assert prev_ax.get_xlabel() == i18n.t("nb13.fig_query_position", lang)
+        assert ind_ax.get_xlabel() == i18n.t("nb13.fig_repeat_start", lang)
+        assert prev_ax.get_xlabel() != ind_ax.get_xlabel()
+    finally:
+        i18n.set_language(old)
+        plt.close("all")
+
+
 def test_cached_generation_equals_recomputing_and_sampling_is_seeded():
     p = pieces.torch_params(load_trained("coreference_decoder").params)
     prompt = [1, 2, 3]

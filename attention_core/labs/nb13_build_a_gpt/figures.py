@@ -38,10 +38,10 @@ def plot_position_scores(scores: dict, best: dict, target: float = 0.5):
     p, q = best["previous"], best["induction"]
     t = np.arange(1, scores["previous"].shape[0] + 1)
     axes[0].plot(t, scores["previous"][:, p["layer"], p["head"]], marker=".")
-    axes[0].set_xlabel(i18n.t("nb13.fig_position"))
+    axes[0].set_xlabel(i18n.t("nb13.fig_query_position"))
     axes[0].set_title(i18n.t("nb13.fig_prev", layer=p["layer"], head=p["head"]))
     axes[1].plot(scores["starts"], scores["induction"][:, q["layer"], q["head"]], marker=".", color="C1")
-    axes[1].set_xlabel(i18n.t("nb13.fig_position"))
+    axes[1].set_xlabel(i18n.t("nb13.fig_repeat_start"))
     axes[1].set_title(i18n.t("nb13.fig_ind", layer=q["layer"], head=q["head"]))
     for ax in axes:
         ax.axhline(target, color="gray", ls="--")
