@@ -423,8 +423,14 @@ ov = experiments.ov_copying(induction, 1, ind_head)
 ov_prev = experiments.ov_copying(induction, 0, prev_head)
 print(f"[en]OV circuit: L1H{ind_head} writes the logit of the token it attends to highest for {ov['copy_fraction']:.0%} of the 26 letters (mean rank {ov['mean_rank']:.2f}); L0H{prev_head}: {ov_prev['copy_fraction']:.0%}[zh]OV 电路：对 26 个字母中的 {ov['copy_fraction']:.0%}，L1H{ind_head} 写出的 logit 里最高的就是它所关注的那个 token（平均名次 {ov['mean_rank']:.2f}）；L0H{prev_head}：{ov_prev['copy_fraction']:.0%}")
 fig, ax = plt.subplots(figsize=(4.6, 4), layout="constrained")
-plots.attention_heatmap(ov["table"] - ov["table"].mean(axis=1, keepdims=True), list(corpora.INDUCTION_VOCAB), ax=ax,
-                        annotate=False, title=f"[en]OV circuit of L1H{ind_head}: attended token -> logits[zh]L1H{ind_head} 的 OV 电路：被关注的 token -> logits")
+centred = ov["table"] - ov["table"].mean(axis=1, keepdims=True)   # [en] each row: the logits one attended token writes [zh] 每一行：被关注的一个 token 写出的 logits
+limit = float(np.abs(centred).max())
+plots.attention_heatmap(centred, list(corpora.INDUCTION_VOCAB), ax=ax, annotate=False,
+                        cmap=plots.SIGNED_CMAP, vmin=-limit, vmax=limit,
+                        xlabel="[en]logit of the output token[zh]输出 token 的 logit",
+                        ylabel="[en]attended token (at the key)[zh]被关注的 token（Key 处）",
+                        colorbar_label="[en]logit minus its row's mean[zh]logit 减去该行的均值",
+                        title=f"[en]OV circuit of L1H{ind_head}: attended token -> logits[zh]L1H{ind_head} 的 OV 电路：被关注的 token -> logits")
 
 # %% [markdown] lang="en"
 # Exactly as the story says. With L0H0's output taken out of layer 1's **keys** only, the accuracy on the repeat falls
@@ -436,7 +442,7 @@ plots.attention_heatmap(ov["table"] - ov["table"].mean(axis=1, keepdims=True), l
 #
 # And the induction heads **copy**: for every one of the 26 letters, the output that L1H1 writes when it attends to
 # that letter (its OV circuit: embedding, $W_V$, $W_O$, unembedding) gives that same letter the highest logit (100%;
-# the heatmap's bright diagonal); so do L1H0 and L1H2. The previous-token head copies nothing (0%): its job is to
+# the heatmap's red diagonal); so do L1H0 and L1H2. The previous-token head copies nothing (0%): its job is to
 # move information, not to predict.
 
 # %% [markdown] lang="zh"
@@ -446,7 +452,7 @@ plots.attention_heatmap(ov["table"] - ov["table"].mean(axis=1, keepdims=True), l
 # 这就是 **Key 组合**。
 #
 # 而且 induction head 确实在**复制**：对 26 个字母中的每一个，L1H1 关注这个字母时写出的输出（它的 OV 电路：嵌入、$W_V$、$W_O$、反嵌入）
-# 都让同一个字母得到最高的 logit（100%；热力图上那条亮的对角线）；L1H0 和 L1H2 也是如此。“前一个 token”头什么也不复制（0%）：
+# 都让同一个字母得到最高的 logit（100%；热力图上那条红色的对角线）；L1H0 和 L1H2 也是如此。“前一个 token”头什么也不复制（0%）：
 # 它的任务是搬运信息，而不是做预测。
 
 # %% [markdown] lang="en"

@@ -721,9 +721,10 @@ man = mine_ind.manifest
 print(f"[en]{man['steps']} steps, seed {man['seed']}, {man['train_seconds']} s of training on this project's machine; `{man['command']}`[zh]{man['steps']} 步，种子 {man['seed']}，在本项目的机器上训练了 {man['train_seconds']} 秒；`{man['command']}`")
 pos_scores = experiments.scores_by_position(experiments.numpy_forward(mine_ind), mine_ind.params.max_len)
 best = experiments.best_heads(pos_scores)
+where = {"previous": "[en]at query position t = {}[zh]在 Query 位置 t = {}", "induction": "[en]for the repeat starting at {}[zh]在从位置 {} 开始的重复片段上"}
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh]induction head")):
     b = best[kind]
-    print(f"[en]{label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} (position {b['at_min']})[zh]{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，最低 {b['min']:.2f}（位置 {b['at_min']}）")
+    print(f"[en]{label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} ({where[kind].format(b['at_min'])})[zh]{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，最低 {b['min']:.2f}（{where[kind].format(b['at_min'])}）")
 print("[en]manifest agrees: [zh]与清单一致：", round(best["induction"]["mean"], 4) == man["metrics"]["induction_mean"], sep="")
 axes = figures.plot_position_scores(pos_scores, best)
 
@@ -775,8 +776,11 @@ losses = experiments.text_losses(mine_text, data)
 for lang, r in losses.items():
     print(f"[en]{lang}: validation loss {r['loss']:.3f} nats per character, perplexity {r['perplexity']:.1f}; bigram {r['bigram_loss']:.3f} / {r['bigram_perplexity']:.1f}: {1 - r['perplexity'] / r['bigram_perplexity']:.0%} lower perplexity[zh]{lang}：验证集损失每个字符 {r['loss']:.3f} nats，困惑度 {r['perplexity']:.1f}；bigram 为 {r['bigram_loss']:.3f} / {r['bigram_perplexity']:.1f}：困惑度低了 {1 - r['perplexity'] / r['bigram_perplexity']:.0%}")
 print("[en]manifest agrees: [zh]与清单一致：", round(losses["en"]["loss"], 4) == mt["metrics"]["en_loss"], sep="")
-base = sum(r["bigram_loss"] * r["n_chars"] for r in losses.values()) / sum(r["n_chars"] for r in losses.values())
-ax = figures.plot_curve(mt["loss_curve"], baseline=base, title="[en]the full run: the course text[zh]完整训练：课程文字")
+n_chars = sum(r["n_chars"] for r in losses.values())
+base = sum(r["bigram_loss"] * r["n_chars"] for r in losses.values()) / n_chars     # [en] per character, both languages [zh] 按字符平均，两种语言合计
+final = sum(r["loss"] * r["n_chars"] for r in losses.values()) / n_chars          # [en] the model, on the same text [zh] 模型在同一份文字上
+ax = figures.plot_curve(mt["loss_curve"], baseline=base, final=final,
+                        title="[en]the full run: the course text[zh]完整训练：课程文字")
 
 # %% [markdown] lang="en"
 # ## Let it write
@@ -805,8 +809,8 @@ for prompt in ("The attention weights ", "注意力权重"):
 # What comes out is spelling, not language: short frequent words (*the*, *is*, *in*), spaces in the right places,
 # markdown and formula fragments (`$`, `**`, `[04]`), and in Chinese a few of the course's frequent words (计算, 训练,
 # 注意力) between characters that make no sense together; at 0.5 the Chinese prompt even drifts into English and table
-# syntax, two thirds of what the model read. That is what a validation loss a little under the bigram's buys after a
-# short training on 300,000 characters.
+# syntax, two thirds of what the model read. That is what a validation loss clearly under the bigram's (the perplexities
+# printed above) buys after a short training on 300,000 characters.
 #
 # Now the cost of writing. The KV cache runs one token through the layers instead of all of them; the time per new token
 # with and without it, when the context already holds 64, 128 and 256 tokens (the model's context length):
@@ -814,7 +818,7 @@ for prompt in ("The attention weights ", "注意力权重"):
 # %% [markdown] lang="zh"
 # 生成的是拼写，而不是语言：常见的短词（*the*、*is*、*in*）、位置大致正确的空格、markdown 和公式的碎片（`$`、`\t`、`**`），
 # 中文里则是课程中的几个高频词（计算、训练、注意力）夹在互不搭配的字之间；温度 0.5 时，中文提示后面甚至跑成了英文和表格语法，
-# 因为模型读到的文字有三分之二是英文。在 30 万个字符上短短训练一会儿、验证损失比 bigram 低一点，换来的就是这些。
+# 因为模型读到的文字有三分之二是英文。在 30 万个字符上短短训练一会儿、验证损失明显低于 bigram（见上面打印的困惑度），换来的就是这些。
 #
 # 再看写作的代价。KV 缓存让每一步只有一个 token 经过各层，而不是所有 token；当上下文里已经有 64、128 和 256 个 token（256 是模型的上下文长度）时，
 # 每个新 token 用缓存和不用缓存各要多少时间：

@@ -184,6 +184,21 @@ def test_context_cost_state_matches_attention_cost():
         W.context_cost_state(dtype="int8")
 
 
+def test_context_cost_widget_curves_cover_all_layers_and_its_legend_says_so():
+    """The widget's FLOP curves are a whole forward pass (L layers), so its legend carries the L of the formulas
+    (the one-layer figure of the notebook keeps 4·n²·D and 24·n·D²)."""
+    import inspect
+    s = W.context_cost_state(4096, 32, 32, 4096, "bfloat16")
+    one = W.context_cost_state(4096, 32, 1, 4096, "bfloat16")
+    assert np.allclose(s["curve_attention"], 32 * one["curve_attention"])
+    assert np.allclose(s["curve_linear"], 32 * one["curve_linear"])
+    for lang in ("en", "zh"):
+        assert "L·4·n²·D" in i18n.t("cost_lab.quadratic_all", lang)
+        assert "L·24·n·D²" in i18n.t("cost_lab.linear_all", lang)
+    source = inspect.getsource(W.context_cost_widget)
+    assert "cost_lab.quadratic_all" in source and "cost_lab.linear_all" in source
+
+
 def test_context_cost_widget_redraws_and_reads_out():
     panel = W.context_cost_widget()
     assert ERROR_COLOR not in panel.message.value

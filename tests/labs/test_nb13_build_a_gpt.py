@@ -124,7 +124,8 @@ def test_position_figure_puts_each_score_on_its_own_axis(lang):
     from attention_core.labs.nb13_build_a_gpt import figures
     from attention_core.teaching import i18n
     rng = np.random.default_rng(0)
-    scores = {"starts": np.arange(17), "induction": rng.random((17, 2, 4)), "previous": rng.random((31, 2, 4))}
+    scores = {"starts": np.arange(17), "induction": rng.random((17, 2, 4)), "queries": np.arange(1, 32),
+              "previous": rng.random((31, 2, 4))}
     best = experiments.best_heads(scores)
     old = i18n.get_language()
     i18n.set_language(lang)
@@ -142,6 +143,32 @@ def test_position_figure_puts_each_score_on_its_own_axis(lang):
     finally:
         i18n.set_language(old)
         plt.close("all")
+
+
+def test_best_heads_says_where_the_lowest_score_is_as_the_figure_shows_it():
+    """"lowest 0.33 (position 28)" must be the query position t (or the start of the repeat) of the plotted minimum,
+    not the index into the array (query position t is index t - 1; starts need not begin at 0)."""
+    prev = np.full((31, 2, 4), 0.5)
+    prev[:, 0, 1] = 0.95
+    prev[27, 0, 1] = 0.3                               # query position t = 28
+    ind = np.full((17, 2, 4), 0.2)
+    ind[:, 1, 0] = 0.8
+    ind[5, 1, 0] = 0.4                                 # the sixth start: 3 + 5 = 8
+    best = experiments.best_heads({"starts": np.arange(3, 20), "induction": ind, "queries": np.arange(1, 32),
+                                   "previous": prev})
+    assert (best["previous"]["layer"], best["previous"]["head"], best["previous"]["at_min"]) == (0, 1, 28)
+    assert (best["induction"]["layer"], best["induction"]["head"], best["induction"]["at_min"]) == (1, 0, 8)
+    assert best["previous"]["min"] == 0.3 and best["induction"]["min"] == 0.4
+
+
+def test_a_short_live_run_logs_about_ten_points_and_a_full_one_keeps_its_schedule():
+    """The notebook's live runs are shorter than one logging interval of the full run (40 text steps against 50): they
+    log about ten times so their live curve has points; a full run logs as its manifest did."""
+    short = training.run("induction", steps=20, metrics=False)
+    assert [row[0] for row in short["curve"]] == list(range(2, 21, 2))
+    assert all(row[2] is not None for row in short["curve"])
+    full_start = training.run("induction", stop_after=training.CONFIGS["induction"]["log_every"])["curve"]
+    assert [row[0] for row in full_start] == [training.CONFIGS["induction"]["log_every"]]
 
 
 def test_cached_generation_equals_recomputing_and_sampling_is_seeded():

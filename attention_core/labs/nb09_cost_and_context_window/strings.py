@@ -4,6 +4,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "cost_lab.tokens": {"en": "context length n (tokens)", "zh": "上下文长度 n（token 数）"},
     "cost_lab.quadratic": {"en": "attention, n² part: 4·n²·D", "zh": "注意力的 n² 部分：4·n²·D"},
     "cost_lab.linear": {"en": "projections + FFN: 24·n·D²", "zh": "投影 + 前馈网络：24·n·D²"},
+    "cost_lab.quadratic_all": {"en": "attention, n² part: L·4·n²·D", "zh": "注意力的 n² 部分：L·4·n²·D"},
+    "cost_lab.linear_all": {"en": "projections + FFN: L·24·n·D²", "zh": "投影 + 前馈网络：L·24·n·D²"},
     "cost_lab.crossover": {"en": "6·D = {n:,}", "zh": "6·D = {n:,}"},
     "cost_lab.mark": {"en": "n = {n:,}", "zh": "n = {n:,}"},
     "cost_lab.flops_layer": {"en": "FLOPs of one layer", "zh": "单层的 FLOPs"},

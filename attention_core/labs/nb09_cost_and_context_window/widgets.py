@@ -100,8 +100,9 @@ def context_cost_widget(n_tokens: int = 4096, n_heads: int = 32, n_layers: int =
     right.axhline(cost_lab.GPU_BYTES, color="#777777", linestyle="--", linewidth=1)
     right.text(_COST_GRID[0] * 1.2, cost_lab.GPU_BYTES * 1.6, i18n.t("cost_lab.gpu"), fontsize=plots.FONT["tick"] - 2,
                color=plots.NOTE_COLOR)
-    quad_line, = left.plot([], [], color=plots.COLORS[1], linewidth=2.5, label=i18n.t("cost_lab.quadratic"))
-    lin_line, = left.plot([], [], color=plots.COLORS[0], linewidth=2.5, label=i18n.t("cost_lab.linear"))
+    # the curves are a whole forward pass (all L layers), and the legend's formulas say so
+    quad_line, = left.plot([], [], color=plots.COLORS[1], linewidth=2.5, label=i18n.t("cost_lab.quadratic_all"))
+    lin_line, = left.plot([], [], color=plots.COLORS[0], linewidth=2.5, label=i18n.t("cost_lab.linear_all"))
     left.legend(fontsize=plots.FONT["tick"] - 3, loc="upper left")
     mem_line, = right.plot([], [], color=plots.COLORS[3], linewidth=2.5)
     cross_line = left.axvline(1, color="#777777", linestyle="--", linewidth=1)

@@ -26,7 +26,7 @@ def scores_by_position(forward, max_len: int, half: int = HALF, n: int = 100, se
     """forward(ids (N, T)) -> (logits, weights (N, L, H, T, T)) on sequences whose repeat (half tokens,
     then the same again) starts at every position s = 0 .. max_len - 2 half.
     Returns {"starts": (S,), "induction": (S, L, H) induction score of each repeat start,
-    "previous": (T - 1, L, H) previous-token score of each query position t = 1 .. T - 1}."""
+    "queries": (T - 1,) the query positions t = 1 .. T - 1, "previous": (T - 1, L, H) previous-token score of each}."""
     rng = np.random.default_rng(seed)
     starts = np.arange(0, max_len - 2 * half + 1)
     ind, prev_sum, count = [], 0.0, 0
@@ -39,19 +39,20 @@ def scores_by_position(forward, max_len: int, half: int = HALF, n: int = 100, se
         prev_sum = prev_sum + w[..., t, t - 1].sum(axis=0)                           # (L, H, T - 1)
         count += n
     prev = np.moveaxis(prev_sum / count, -1, 0)                                        # (T - 1, L, H)
-    return {"starts": starts, "induction": np.stack(ind), "previous": prev}
+    return {"starts": starts, "induction": np.stack(ind), "queries": np.arange(1, max_len), "previous": prev}
 
 
 def best_heads(scores: dict) -> dict:
     """The head with the highest mean previous-token score and the one with the highest mean induction
-    score, with their mean and their lowest score over the positions."""
+    score, with their mean, their lowest score over the positions and where it is ("at_min": the query position t
+    for "previous", the start of the repeat for "induction", as the figure's axes show them)."""
     out = {}
-    for kind in ("previous", "induction"):
+    for kind, where in (("previous", "queries"), ("induction", "starts")):
         s = scores[kind]                                                                # (P, L, H)
         layer, head = np.unravel_index(int(np.argmax(s.mean(axis=0))), s.shape[1:])
         col = s[:, layer, head]
         out[kind] = {"layer": int(layer), "head": int(head), "mean": float(col.mean()), "min": float(col.min()),
-                     "at_min": int(np.argmin(col))}
+                     "at_min": int(np.asarray(scores[where])[int(np.argmin(col))])}
     return out
 
 

@@ -11,17 +11,22 @@ from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
 
 
-def plot_curve(curve, baseline: float | None = None, ax=None, title: str | None = None):
-    """curve [[step, train, valid], ...] (a manifest's loss_curve); baseline: a horizontal line."""
+def plot_curve(curve, baseline: float | None = None, ax=None, title: str | None = None, final: float | None = None):
+    """curve [[step, train, valid], ...] (a manifest's loss_curve); baseline: a horizontal line (the bigram's loss on
+    the whole validation text); final: the model's loss on that same text, a point at the last step, so that the
+    comparison with the baseline is made on the same data (the curve's validation windows are a sample of it)."""
     use_cjk_font()
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
     c = np.array([[s, t, np.nan if v is None else v] for s, t, v in curve], dtype=float)
-    ax.plot(c[:, 0], c[:, 1], label=i18n.t("nb13.fig_train"))
+    dots = {"marker": "o", "markersize": 3} if len(c) <= 12 else {}     # a short curve's points stay visible
+    ax.plot(c[:, 0], c[:, 1], label=i18n.t("nb13.fig_train"), **dots)
     if np.isfinite(c[:, 2]).any():
-        ax.plot(c[:, 0], c[:, 2], label=i18n.t("nb13.fig_valid"))
+        ax.plot(c[:, 0], c[:, 2], label=i18n.t("nb13.fig_valid"), **dots)
     if baseline is not None:
         ax.axhline(baseline, color="gray", ls="--", label=i18n.t("nb13.fig_bigram"))
+    if final is not None:
+        ax.plot([c[-1, 0]], [final], "D", color="C3", label=i18n.t("nb13.fig_final"))
     ax.set_xlabel(i18n.t("nb13.fig_step"))
     ax.set_ylabel(i18n.t("nb13.fig_loss"))
     if title:
@@ -36,8 +41,7 @@ def plot_position_scores(scores: dict, best: dict, target: float = 0.5):
     use_cjk_font()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained")
     p, q = best["previous"], best["induction"]
-    t = np.arange(1, scores["previous"].shape[0] + 1)
-    axes[0].plot(t, scores["previous"][:, p["layer"], p["head"]], marker=".")
+    axes[0].plot(scores["queries"], scores["previous"][:, p["layer"], p["head"]], marker=".")
     axes[0].set_xlabel(i18n.t("nb13.fig_query_position"))
     axes[0].set_title(i18n.t("nb13.fig_prev", layer=p["layer"], head=p["head"]))
     axes[1].plot(scores["starts"], scores["induction"][:, q["layer"], q["head"]], marker=".", color="C1")

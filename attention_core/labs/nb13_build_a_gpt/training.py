@@ -232,8 +232,10 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
         extra = {"corpus_sha256": data.sha256, "corpus_version": corpus_mod.VERSION}
     init = tr.init_decoder(len(vocab), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
                            seed=rng)
+    # A short run (the notebook's live one) logs about ten times, so its curve has points to draw.
+    log_every = cfg["log_every"] if steps >= cfg["steps"] else max(1, min(cfg["log_every"], steps // 10))
     out = train(forward, init, cfg["n_heads"], batches, steps, lr=cfg["lr"], weight_decay=cfg["weight_decay"],
-                warmup=cfg["warmup"], log_every=cfg["log_every"], valid=valid, callback=callback, seed=cfg["seed"],
+                warmup=cfg["warmup"], log_every=log_every, valid=valid, callback=callback, seed=cfg["seed"],
                 stop_after=stop_after)
     if stop_after is not None:
         return {"curve": out["curve"]}
