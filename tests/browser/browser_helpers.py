@@ -21,6 +21,7 @@ def nudge_slider(page, handle, watched, presses: int = 5) -> None:
         page.wait_for_function(script, arg=[el.element_handle(), attr, old], timeout=30_000)
 
 
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"     # the notebook on show
 RUN_ALL_S = 300          # the slowest notebook runs in about 40 s alone; CI shares two cores with nbval
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
 
@@ -79,15 +80,20 @@ def open_notebook(page, lab_server, path: str) -> None:
         page.evaluate(_OPEN_IN_LAB_JS, path)
     else:
         page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
-    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell").first.wait_for(timeout=90_000)
+    page.locator(f"{NOTEBOOK} .jp-CodeCell").first.wait_for(timeout=90_000)
     page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
+
+
+def _focus_notebook(page) -> None:
+    """Click the notebook's margin, so that Lab's menu commands act on it."""
+    page.locator(NOTEBOOK).first.click(position={"x": 5, "y": 5})
 
 
 def _run_all(page, path: str) -> None:
     """Run > Run All Cells, clicked again where a loaded machine lost the click (no cell marked as started)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     for attempt in range(1, RUN_ALL_TRIES + 1):
-        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").first.click(position={"x": 5, "y": 5})
+        _focus_notebook(page)
         run_menu(page, "Run", "runmenu:run-all")
         try:
             page.wait_for_function(_STARTED_JS, timeout=RUN_ALL_START_S * 1000)
@@ -100,7 +106,7 @@ def _run_all(page, path: str) -> None:
 def open_and_run(page, lab_server, path: str) -> None:
     """Open `path` (relative to notebooks/), clear every output, run all cells, wait until all ran."""
     open_notebook(page, lab_server, path)
-    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").first.click(position={"x": 5, "y": 5})
+    _focus_notebook(page)
     run_menu(page, "Edit", "editmenu:clear-all")  # stored outputs and widget views go away
     page.wait_for_function("""() => !document.querySelector('.jp-NotebookPanel .jp-OutputArea-output')
         && ![...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt')]
