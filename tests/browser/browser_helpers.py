@@ -81,25 +81,58 @@ def open_notebook(page, lab_server, path: str) -> None:
     else:
         page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
     page.locator(f"{NOTEBOOK} .jp-CodeCell").first.wait_for(timeout=90_000)
+    page.locator(f"{IDLE}, {KERNEL_DIALOG}").first.wait_for(timeout=90_000)
+    accept_kernel_dialog(page)
     page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
 
 
+# Lab's "Select Kernel" dialog (a kernel menu and Select / No Kernel): on a loaded machine Lab sometimes asks
+# although the notebook names its kernel and the kernel is idle; the dialog then takes every click.
+KERNEL_DIALOG = ".jp-Dialog:has(select)"
+FOCUS_TRIES = 3
+
+
+def accept_kernel_dialog(page) -> bool:
+    """Accept Lab's kernel choice (the notebook's own kernel, preselected) if the dialog is up; whether it was."""
+    dialog = page.locator(KERNEL_DIALOG)
+    if not dialog.count():
+        return False
+    print("Lab asked which kernel to start: accepting the notebook's own")
+    dialog.locator("button.jp-mod-accept").first.click(timeout=10_000)
+    dialog.first.wait_for(state="detached", timeout=30_000)
+    return True
+
+
 def _focus_notebook(page) -> None:
-    """Click the notebook's margin, so that Lab's menu commands act on it."""
-    page.locator(NOTEBOOK).first.click(position={"x": 5, "y": 5})
+    """Click the notebook's margin, so that Lab's menu commands act on it (past a kernel dialog, if Lab asks)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    for attempt in range(1, FOCUS_TRIES + 1):
+        accept_kernel_dialog(page)
+        try:
+            page.locator(NOTEBOOK).first.click(position={"x": 5, "y": 5}, timeout=20_000)
+            return
+        except PlaywrightTimeout:
+            print(f"the notebook took no click in 20 s (try {attempt} of {FOCUS_TRIES})")
+    pytest.fail(f"the notebook took no click in {FOCUS_TRIES} tries")
 
 
 def _run_all(page, path: str) -> None:
     """Run > Run All Cells, clicked again where a loaded machine lost the click (no cell marked as started)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    def started() -> bool:
+        try:
+            page.wait_for_function(_STARTED_JS, timeout=RUN_ALL_START_S * 1000)
+            return True
+        except PlaywrightTimeout:
+            return False
+
     for attempt in range(1, RUN_ALL_TRIES + 1):
         _focus_notebook(page)
         run_menu(page, "Run", "runmenu:run-all")
-        try:
-            page.wait_for_function(_STARTED_JS, timeout=RUN_ALL_START_S * 1000)
+        # a Run All held up by Lab's kernel dialog goes on once the dialog is answered: no second click then
+        if started() or (accept_kernel_dialog(page) and started()):
             return
-        except PlaywrightTimeout:
-            print(f"{path}: no cell started {RUN_ALL_START_S} s after Run All (try {attempt} of {RUN_ALL_TRIES})")
+        print(f"{path}: no cell started {RUN_ALL_START_S} s after Run All (try {attempt} of {RUN_ALL_TRIES})")
     pytest.fail(f"{path}: Run All started no cell in {RUN_ALL_TRIES} tries")
 
 

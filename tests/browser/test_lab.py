@@ -92,3 +92,13 @@ def test_lab_has_the_rise_slideshow_button(page, lab_server):
     button = page.locator(".jp-NotebookPanel-toolbar [data-command^='RISE:']")
     button.first.wait_for(timeout=30_000)
     assert button.count() >= 1
+
+
+def test_a_notebook_that_names_no_kernel_opens_and_runs(page, lab_server, notebooks_copy):
+    """A notebook without kernel metadata (a learner's own, say): Lab asks which kernel to start; the helpers
+    that every browser test uses answer its dialog (Lab sometimes shows it on a loaded machine too) and run it."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('print("ran", 6 * 7)')])
+    nbformat.write(nb, notebooks_copy / "en" / "_no_kernel.ipynb")
+    open_and_run(page, lab_server, "en/_no_kernel.ipynb")
+    code_cell(page, "6 * 7").locator(".jp-OutputArea").get_by_text("ran 42").wait_for(timeout=30_000)
