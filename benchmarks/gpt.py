@@ -81,8 +81,8 @@ def _agreement(row: dict) -> str:
 
 
 def format_markdown(r: dict) -> list:
-    lines = ["", "### Notebook 13's GPTs (`make train`'s nb13 runs into a scratch folder; generation on the shipped "
-             "text model, torch on the CPU, 1 thread)", "",
+    lines = ["", "### Notebook 13's GPTs (`make train`'s nb13 runs into a scratch folder, torch on the CPU with each "
+             "run's thread count: induction 1, text 2; generation on the shipped text model, 1 thread)", "",
              "| run | steps | training s | goal | metrics vs the shipped manifest |",
              "| --- | ---: | ---: | --- | --- |"]
     for row in r["training"]:

@@ -67,6 +67,15 @@ _OPEN_IN_LAB_JS = """async (path) => {
 }"""
 
 
+# The notebook on show has a kernel connected, or Lab is asking which kernel to start (the execution indicator
+# alone says "idle" before there is any kernel).
+_KERNEL_OR_DIALOG_JS = """(dialog) => !!document.querySelector(dialog) || (() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const kernel = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!kernel && kernel.connectionStatus === 'connected';
+})()"""
+
+
 def lab_is_open(page, lab_server) -> bool:
     """Whether `page` already shows this server's JupyterLab (started with expose_app_in_browser)."""
     return page.url.startswith(lab_server.base + "/lab") and page.evaluate("() => !!window.jupyterapp")
@@ -81,7 +90,7 @@ def open_notebook(page, lab_server, path: str) -> None:
     else:
         page.goto(lab_server.url(f"lab/tree/{path}", "reset"), timeout=90_000)
     page.locator(f"{NOTEBOOK} .jp-CodeCell").first.wait_for(timeout=90_000)
-    page.locator(f"{IDLE}, {KERNEL_DIALOG}").first.wait_for(timeout=90_000)
+    page.wait_for_function(_KERNEL_OR_DIALOG_JS, arg=KERNEL_DIALOG, timeout=90_000)
     accept_kernel_dialog(page)
     page.locator(IDLE).wait_for(timeout=90_000)                 # kernel started and idle
 

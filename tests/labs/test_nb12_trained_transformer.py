@@ -151,6 +151,17 @@ def metrics(coref):
     return E.coreference_metrics(coref)
 
 
+@pytest.mark.slow
+def test_the_notebooks_held_out_table_is_the_manifests(coref, metrics):
+    """Notebook 12 prints coreference_metrics(held_out_only=True): every number of the full metrics but the
+    training accuracy and the head share, equal to them; a flag that is not a bool is refused."""
+    held = E.coreference_metrics(coref, held_out_only=True)
+    assert held == {k: v for k, v in metrics.items() if k != "train_accuracy" and not k.startswith("head")}
+    assert "train_accuracy" in metrics and "head_share_en" in metrics
+    with pytest.raises(TypeError, match="held_out_only"):
+        E.coreference_metrics(coref, held_out_only="yes")
+
+
 @pytest.mark.slow          # the corpus's whole held-out split through the encoder: ~6 s (tests/labs/test_nb12_probes.py
 @pytest.mark.parametrize("lang", ["en", "zh"])   # holds the same targets on fresh probes in the quick loop)
 def test_the_encoder_resolves_held_out_winograd_sentences_above_every_baseline(metrics, lang):

@@ -105,6 +105,26 @@ def test_reference_gpt_forward_on_notebook_12_models_equals_decoder_forward(name
         {k: v.astype(np.float64) for k, v in tr.decoder_to_dict(m.params).items()}, m.n_heads), ids)[0]).max() < 1e-10
 
 
+@pytest.mark.parametrize("dtype, tol", [("float64", 1e-10), ("float32", 1e-5)])
+def test_the_training_forward_gives_gpt_forwards_logits_and_gradients(dtype, tol):
+    """The shipped text run trains training_forward (fused attention, no maps): same logits and same gradients
+    as gpt_forward, on random weights (LN and biases included) and on a batch with a full context."""
+    init = tr.init_decoder(50, 32, 4, 2, 64, 40, seed=3)
+    rng = np.random.default_rng(1)
+    init = {k: v + 0.1 * rng.normal(size=v.shape) for k, v in init.items()}    # LN gains and biases not 1 / 0
+    ids = torch.as_tensor(rng.integers(0, 50, (3, 40)))
+    grads = []
+    for fwd in (pieces.gpt_forward, pieces.training_forward):
+        params = pieces.torch_params(init, 4, dtype=dtype, requires_grad=True)
+        logits, maps = fwd(params, ids)
+        assert (maps is None) == (fwd is pieces.training_forward)
+        logits.square().mean().backward()
+        grads.append((logits.detach(), {k: t.grad for k, t in pieces.flat_tensors(params).items()}))
+    (want, want_g), (got, got_g) = grads
+    assert (got - want).abs().max() < tol
+    assert max(float((got_g[k] - want_g[k]).abs().max()) for k in want_g) < tol
+
+
 def test_the_learners_heads_show_notebook_12s_scores():
     m = load_trained("induction")
     seqs = nb12_exp.eval_sequences()

@@ -7,12 +7,13 @@
   only, 2 layers x 4 heads): a previous-token head and an induction head grow within a minute.
 - "text": the course's own prose, both languages, one token per character (context 256).
 
-The loop (`train`) takes the forward function to train (the learner's `gpt_forward` in the notebook,
-`pieces.gpt_forward` for the shipped runs), AdamW, a warm-up then cosine schedule, a validation loss
-every `log_every` steps and a callback for the notebook's progress line and live curve. Seeded, one
-thread, deterministic algorithms: `make train` reproduces the shipped manifests. The shipped runs
-live in attention_core/data/models/nb13_<name>.npz + .json (the manifests of notebook 12's kind, so
-notebook 12's `from_files`, widgets and scores read them). torch is imported inside the functions.
+The loop (`train`) takes the forward function to train (the learner's `gpt_forward` in the notebook;
+for the shipped runs `pieces.gpt_forward`, or `pieces.training_forward`, its fused-attention twin), AdamW,
+a warm-up then cosine schedule, a validation loss every `log_every` steps and a callback for the notebook's
+progress line and live curve. Seeded, a fixed thread count per run, deterministic algorithms: `make train`
+reproduces the shipped manifests. The shipped runs live in attention_core/data/models/nb13_<name>.npz + .json
+(the manifests of notebook 12's kind, so notebook 12's `from_files`, widgets and scores read them). torch is
+imported inside the functions.
 """
 from __future__ import annotations
 
@@ -39,17 +40,21 @@ from . import corpus as corpus_mod
 from . import pieces
 
 COMMAND = "python -m attention_core.labs.nb13_build_a_gpt.training"
-THREADS = 1
 INDUCTION_VOCAB = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")          # notebook 12's letters
 RUN_NAMES = ("induction", "text")
 
 CONFIGS = {
     "induction": dict(kind="induction", d_model=64, n_heads=4, n_layers=2, d_ff=0, max_len=32, steps=1500,
-                      batch=64, lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=100),
-    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=1500, batch=8,
-                 lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=50),
+                      batch=64, lr=3e-3, weight_decay=0.01, seed=0, log_every=50, warmup=100, threads=1, fused=False),
+    "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=256, steps=600, batch=8,
+                 lr=6e-3, weight_decay=0.01, seed=0, log_every=50, warmup=50, threads=2, fused=True,
+                 unigram_bias=True),
 }
-SHORT_STEPS = {"induction": 150, "text": 40}                      # the notebook's live runs (seconds each)
+# threads: torch's thread count (a fixed count gives the same sums in the same order on every machine with that
+# many cores). fused: the shipped run trains pieces.training_forward (the fused attention kernel; the text run's
+# 256 x 256 weights are most of its time) instead of pieces.gpt_forward; the two give equal logits.
+# unigram_bias: the output bias starts at each character's log-frequency in the training text (see run).
+SHORT_STEPS = {"induction": 100, "text": 24}                      # the notebook's live runs (seconds each)
 
 
 # --- data -----------------------------------------------------------------------------------------------
@@ -137,18 +142,28 @@ class TextData:
         return best
 
 
+def unigram_bias(data: TextData) -> np.ndarray:
+    """(V,) the log-frequency of each character in the training text (add-one counts): an output bias that
+    starts the model as the unigram model, so the first steps are not spent learning how common each
+    character is (the text run starts there; without it, its 600 steps end above the bigram baseline)."""
+    counts = np.bincount(np.concatenate(list(data.train.values())), minlength=len(data.tokenizer)) + 1.0
+    return np.log(counts / counts.sum())
+
+
 # --- the loop -------------------------------------------------------------------------------------------
-def setup_torch(seed: int):
+def setup_torch(seed: int, threads: int | None = 1):
+    """Seed torch, ask for deterministic algorithms and set its thread count (None: leave it as it is)."""
     import torch
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(THREADS)
+    if threads is not None:
+        torch.set_num_threads(threads)
     return torch
 
 
 def train(forward, init: dict, n_heads: int, batches, steps: int, *, lr: float, weight_decay: float = 0.01,
           warmup: int = 50, log_every: int = 50, valid=None, callback=None, seed: int = 0,
-          stop_after: int | None = None) -> dict:
+          stop_after: int | None = None, threads: int | None = 1) -> dict:
     """Train the flat weights `init` (name -> array) with `forward(params, ids) -> (logits, weights)`.
 
     batches(step) -> (B, T + 1) ids: the model reads the first T and predicts each next one.
@@ -156,7 +171,7 @@ def train(forward, init: dict, n_heads: int, batches, steps: int, *, lr: float, 
     callback(record) after each logged step: {"step", "steps", "train", "valid", "seconds"}.
     stop_after: stop after this many steps of the schedule (a test reruns the start of a shipped run).
     Returns {"weights": {name: float32 array}, "curve": [[step, train, valid], ...], "seconds"}."""
-    torch = setup_torch(seed)
+    torch = setup_torch(seed, threads)
     flat = {k: torch.tensor(np.asarray(v), dtype=torch.float32, requires_grad=True) for k, v in init.items()}
     params = pieces.params_from_tensors(flat, n_heads)
     opt = torch.optim.AdamW(list(flat.values()), lr=lr, weight_decay=weight_decay)
@@ -207,15 +222,19 @@ def model_loss(forward, params, windows) -> float:
 def run(name: str, forward=None, *, steps: int | None = None, callback=None, data: TextData | None = None,
         stop_after: int | None = None, metrics: bool = True, command: str | None = None) -> dict:
     """One of the two runs with its config: {"weights", "manifest"} (nothing written).
-    forward: what to train (default pieces.gpt_forward, the library's pieces). stop_after: return
-    {"curve"} after that many steps of the full schedule. metrics=False: skip the final measurements (a live
-    run); the result then holds "weights" and "curve". command: the command line the manifest records
-    (main passes its own, argv included; default: the one that trains this name with these steps)."""
+    forward: what to train (default: the library's pieces, pieces.training_forward where the config says
+    fused, with the config's thread count; a forward passed in trains on torch's current thread count).
+    stop_after: return {"curve"} after that many steps of the full schedule. metrics=False: skip the final
+    measurements (a live run); the result then holds "weights" and "curve". command: the command line the
+    manifest records (main passes its own, argv included; default: the one that trains this name with
+    these steps)."""
     if name not in CONFIGS:
         raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
     cfg = dict(CONFIGS[name])
     steps = cfg["steps"] if steps is None else int(steps)
-    forward = pieces.gpt_forward if forward is None else forward
+    shipped = forward is None         # the run make train ships: its config's forward and thread count
+    if shipped:
+        forward = pieces.training_forward if cfg["fused"] else pieces.gpt_forward
     rng = np.random.default_rng(cfg["seed"])
     if name == "induction":
         vocab = list(INDUCTION_VOCAB)
@@ -232,11 +251,13 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
         extra = {"corpus_sha256": data.sha256, "corpus_version": corpus_mod.VERSION}
     init = tr.init_decoder(len(vocab), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
                            seed=rng)
+    if cfg.get("unigram_bias"):
+        init["b_out"] = unigram_bias(data).astype(init["b_out"].dtype)
     # A short run (the notebook's live one) logs about ten times, so its curve has points to draw.
     log_every = cfg["log_every"] if steps >= cfg["steps"] else max(1, min(cfg["log_every"], steps // 10))
     out = train(forward, init, cfg["n_heads"], batches, steps, lr=cfg["lr"], weight_decay=cfg["weight_decay"],
                 warmup=cfg["warmup"], log_every=log_every, valid=valid, callback=callback, seed=cfg["seed"],
-                stop_after=stop_after)
+                stop_after=stop_after, threads=cfg["threads"] if shipped else None)
     if stop_after is not None:
         return {"curve": out["curve"]}
     if not metrics:
@@ -248,8 +269,11 @@ def run(name: str, forward=None, *, steps: int | None = None, callback=None, dat
         "name": f"nb13_{name}", "command": command,
         "make": "make train", "seed": cfg["seed"], "steps": steps,
         "config": {k: cfg[k] for k in ("kind", "d_model", "n_heads", "n_layers", "d_ff", "max_len", "batch", "lr",
-                                       "weight_decay", "warmup")} | {"vocab_size": len(vocab)},
-        "vocab": vocab, "torch_version": torch.__version__, "threads": THREADS,
+                                       "weight_decay", "warmup")} | {"unigram_bias": bool(cfg.get("unigram_bias")),
+                                                                "vocab_size": len(vocab)},
+        "vocab": vocab, "torch_version": torch.__version__,
+        "threads": cfg["threads"] if shipped else torch.get_num_threads(),
+        "forward": f"pieces.{forward.__name__}" if shipped else "given",
         "train_seconds": round(out["seconds"], 1), "loss_curve": out["curve"], **extra,
     }
     result = {"weights": out["weights"], "manifest": manifest}
