@@ -452,7 +452,8 @@ def main(argv=None) -> int:
             else:
                 execute(nb, out_dir)
                 how = "executed"
-            nb.metadata["attention_lab"] = {"inputs": inputs}
+            # a notebook written without outputs is not stamped as made from these inputs: the next build executes it
+            nb.metadata["attention_lab"] = {"inputs": inputs if how != "code changed: written without outputs" else ""}
             nb = normalize(nb, f"{lang}/{src.stem}", renumber=how == "executed")
             before = target.read_text(encoding="utf-8") if target.exists() else None
             nbformat.write(nb, target)

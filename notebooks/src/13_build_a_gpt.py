@@ -831,19 +831,21 @@ for prompt in ("The attention weights ", "注意力权重"):
         print(tok_text.decode(out))
 
 # %% [markdown] lang="en"
-# What comes out is spelling, not language: short frequent words (*the*, *is*, *in*), spaces in the right places,
-# markdown and formula fragments (`$`, `**`, `[04]`), and in Chinese a few of the course's frequent words (计算, 训练,
-# 注意力) between characters that make no sense together; at 0.5 the Chinese prompt even drifts into English and table
-# syntax, two thirds of what the model read. That is what a validation loss clearly under the bigram's (the perplexities
-# printed above) buys after a short training on 300,000 characters.
+# What comes out is spelling, not language: after the English prompt, short frequent words (*the*, *and*, *as*, *we*)
+# with spaces in the right places, and at 1.0 fragments of markdown and formulas (`$`, `**`, `_j`, `\`). After the
+# Chinese prompt it does worse: at 0.5 it falls into runs of digits, like the tables of numbers the notebooks print
+# (`0.999`, `0.00`); at 1.0 a few Chinese characters (并, 不, 有, 位置) give way to formula syntax. Two thirds of what
+# the model read is English, and 600 steps are few. That is what 80 s of training on 360,000 characters buys, with a
+# validation loss clearly under the bigram's (the perplexities printed above).
 #
 # Now the cost of writing. The KV cache runs one token through the layers instead of all of them; the time per new token
 # with and without it, when the context already holds 64, 128 and 256 tokens (the model's context length):
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词（*the*、*is*、*in*）、位置大致正确的空格、markdown 和公式的碎片（`$`、`\t`、`**`），
-# 中文里则是课程中的几个高频词（计算、训练、注意力）夹在互不搭配的字之间；温度 0.5 时，中文提示后面甚至跑成了英文和表格语法，
-# 因为模型读到的文字有三分之二是英文。在 30 万个字符上短短训练一会儿、验证损失明显低于 bigram（见上面打印的困惑度），换来的就是这些。
+# 生成的是拼写，而不是语言：英文提示后面是常见的短词（*the*、*and*、*as*、*we*）和位置大致正确的空格，温度 1.0 时还夹着 markdown
+# 和公式的碎片（`$`、`**`、`_j`、`\`）。中文提示后面更差：温度 0.5 时它陷进一串串数字里，像各节打印出来的数字表格（`0.999`、`0.00`）；
+# 温度 1.0 时，几个汉字（并、不、有、位置）之后就变成了公式语法。模型读到的文字有三分之二是英文，600 步也不多。
+# 在 36 万个字符上训练 80 秒、验证损失明显低于 bigram（见上面打印的困惑度），换来的就是这些。
 #
 # 再看写作的代价。KV 缓存让每一步只有一个 token 经过各层，而不是所有 token；当上下文里已经有 64、128 和 256 个 token（256 是模型的上下文长度）时，
 # 每个新 token 用缓存和不用缓存各要多少时间：
