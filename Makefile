@@ -10,6 +10,10 @@ TEST_HOME := $(CURDIR)/.test-home
 # One BLAS / OpenMP thread per process: the tests run on as many workers as there are cores, and a second thread
 # in each worker (and in each notebook kernel) oversubscribes them: OpenBLAS's waiting threads then spin against
 # the other worker (a 1.3 s cell of notebook 06 took 33 s; the pytest session took 7 min 13 s, 6 min 12 s with this).
+# Bytecode is compiled when a module is first imported and kept (__pycache__, git-ignored), even where the shell sets
+# PYTHONDONTWRITEBYTECODE: set-up installs without compiling (see below), and without a kept .pyc every kernel, test
+# worker and server would compile torch's modules again (an import of torch and matplotlib: 12 s, then 5 s).
+export PYTHONDONTWRITEBYTECODE :=
 TEST_ENV := HOME=$(TEST_HOME) JUPYTER_CONFIG_DIR=$(TEST_HOME)/jupyter IPYTHONDIR=$(TEST_HOME)/ipython \
             MPLCONFIGDIR=$(TEST_HOME)/mpl PYTHONHASHSEED=0 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
@@ -28,7 +32,9 @@ setup: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml tools/lab-overrides.json tools/jupyter_lab_config.json tools/lab_setup.py \
           tools/voila/voila.json $(wildcard tools/voila/templates/*/*)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q --require-hashes -r requirements.txt
+	@# --no-compile: pip would byte-compile every module of every package (all of torch; 70 s of a 163 s set-up on
+	@# a 2-core machine); Python compiles the few hundred a notebook imports when it first imports them.
+	$(PY) -m pip install --disable-pip-version-check -q --no-compile --require-hashes -r requirements.txt
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp tools/lab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -85,11 +91,10 @@ unit: setup
 
 ## make quick: the one-minute loop: the unit tests of core, backends, teaching and labs on two workers
 ## (pytest-xdist), without browser, nbval and slow tests (a retrain, a wheel build: make test runs them),
-## and hypothesis's profile `quick` (15 fixed examples a property instead of 60); it keeps compiled bytecode
-## (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set, so the second run starts faster
+## and hypothesis's profile `quick` (15 fixed examples a property instead of 60)
 quick: setup
 	@mkdir -p $(TEST_HOME)
-	$(TEST_ENV) HYPOTHESIS_PROFILE=quick PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -p no:cacheprovider -p no:nbval -q -n 2 \
+	$(TEST_ENV) HYPOTHESIS_PROFILE=quick $(PY) -m pytest -p no:cacheprovider -p no:nbval -q -n 2 \
 		-m "not slow and not browser" tests/core tests/teaching tests/labs tests/test_layers.py
 
 nbval: setup

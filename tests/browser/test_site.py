@@ -1,5 +1,7 @@
 """`make site` and `make slides` work offline: every page and deck opened with all non-local requests blocked
-has no failed request, typeset formulas (MathJax from the site), its images, and the widgets' static fallbacks."""
+has no failed request, typeset formulas (MathJax from the site), its images, and the widgets' static fallbacks; a
+zh deck served with the course's web font alone draws its heading, a table and preformatted text with it (reveal.js
+styles them itself). One build serves every test here."""
 from __future__ import annotations
 
 import re
@@ -9,6 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 from conftest import REPO
+from font_probe import assert_cjk_drawn, fonts_loaded, show_slide_of, web_font_only, with_cjk_text
 
 pytestmark = pytest.mark.browser
 
@@ -96,3 +99,17 @@ def test_saved_widget_state_renders_offline(page, site_server):
     page.locator(".widget-slider").first.wait_for(timeout=60_000)
     assert page.locator("img.widget-image").count() >= 1, "the saved widget state drew no picture"
     assert page.locator(".attention-lab-static").count() == 0       # the live view, not the fallback
+
+
+def test_slides_web_font_alone_draws_heading_table_and_preformatted_text(page, site_server):
+    fetched = web_font_only(page, r"attention-lab-cjk\.css")
+    page.goto(f"{site_server.base}/slides/zh/00_start_here.slides.html", timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.reveal.ready') !== null", timeout=60_000)
+    fonts_loaded(page)
+    assert_cjk_drawn(page, with_cjk_text(page.locator(".reveal .slides h1")), "slide heading", custom=True)
+    cell = show_slide_of(page, ".reveal .slides td")
+    assert_cjk_drawn(page, cell, "slide table cell", custom=True)
+    pre = show_slide_of(page, ".reveal .slides pre")
+    assert_cjk_drawn(page, pre, "slide preformatted output", custom=True,
+                     text_js="el.textContent.replace(/[^\\u4e00-\\u9fff]/g, '')")
+    assert fetched, "the web font file was never fetched"

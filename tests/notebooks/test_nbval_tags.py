@@ -19,20 +19,34 @@ def _notebook(path, tags):
     nbformat.write(nb, path)
 
 
-def _nbval(path, tmp_path) -> int:
+def _nbval(paths, tmp_path) -> dict[str, bool]:
+    """Run pytest --nbval once over `paths`: {notebook name: whether all its cells passed}."""
+    import xml.etree.ElementTree as ET
     env_home = {"HOME": str(tmp_path), "IPYTHONDIR": str(tmp_path / "ipython"),
                 "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", str(path)],
-                          cwd=tmp_path, env={**os.environ, **env_home}, capture_output=True, text=True,
-                          timeout=300).returncode
+    report = tmp_path / "report.xml"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", f"--junitxml={report}",
+                    *map(str, paths)], cwd=tmp_path, env={**os.environ, **env_home}, capture_output=True, text=True,
+                   timeout=300)
+    passed: dict[str, bool] = {}
+    for case in ET.parse(report).iter("testcase"):
+        name = case.get("classname", "").rsplit(".", 1)[0]           # "ignored.ipynb" -> "ignored"
+        failed = any(child.tag in ("failure", "error") for child in case)   # a skipped cell does not fail
+        passed[name] = passed.get(name, True) and not failed
+    return passed
 
 
-@pytest.mark.slow                      # runs pytest --nbval on a notebook with a kernel: about 20 s each
-@pytest.mark.parametrize("tags, passes", [([], False), (["nbval-ignore-output"], True), (["nbval-skip"], True)])
-def test_nbval_reads_the_tags(tmp_path, tags, passes):
-    path = tmp_path / "tagged.ipynb"
-    _notebook(path, tags)
-    assert (_nbval(path, tmp_path) == 0) is passes, f"tags {tags}: nbval {'failed' if passes else 'passed'}"
+TAGS = {"plain": ([], False), "ignored": (["nbval-ignore-output"], True), "skipped": (["nbval-skip"], True)}
+
+
+@pytest.mark.slow                      # runs pytest --nbval on three notebooks, each with its kernel
+def test_nbval_reads_the_tags(tmp_path):
+    for name, (tags, _) in TAGS.items():
+        _notebook(tmp_path / f"{name}.ipynb", tags)
+    passed = _nbval([tmp_path / f"{name}.ipynb" for name in TAGS], tmp_path)
+    assert set(passed) == set(TAGS), passed
+    for name, (tags, passes) in TAGS.items():
+        assert passed[name] is passes, f"tags {tags}: nbval {'failed' if passes else 'passed'}"
 
 
 def _sanitizers():
