@@ -424,7 +424,7 @@ print(f"[en]spread along a diagonal / largest entry: sinusoidal {position_lab.di
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="compressed")
 titles = ("[en]sinusoidal table: PE[m] · PE[n][zh]正弦位置编码：PE[m] · PE[n]", "[en]learned table (untrained): L[m] · L[n][zh]可学习位置编码（未训练）：L[m] · L[n]", "[en]RoPE: q_m · k_n[zh]RoPE 分数：q_m · k_n")
 for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], rope_scores), titles):
-    ax = position_lab.plot_pair_matrix(matrix, ax=ax, title=title)
+    ax = position_lab.plot_pair_matrix(matrix, ax=ax, title=title, query_key=matrix is rope_scores)
 
 # %% [markdown] lang="en"
 # The left and right matrices are striped along their diagonals (each stripe is one offset); the middle one has

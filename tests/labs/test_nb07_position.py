@@ -147,6 +147,22 @@ def test_figures_draw_with_translated_labels(lang):
     plt.close(fig)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_table_of_positions_is_not_labelled_as_queries_and_keys(lang):
+    """PE[m] · PE[n] compares positions with positions; only a score matrix has a query and a key axis."""
+    i18n.set_language(lang)
+    fig, (gram, scores) = plt.subplots(1, 2)
+    pe = ac.sinusoidal_encoding(8, 4)
+    pl.plot_pair_matrix(pe @ pe.T, ax=gram)
+    pl.plot_pair_matrix(pe @ pe.T, ax=scores, query_key=True)
+    role = {"en": ("query", "key"), "zh": ("Query", "Key")}[lang]
+    assert not any(word in gram.get_ylabel() + gram.get_xlabel() for word in role), gram.get_ylabel()
+    assert role[0] in scores.get_ylabel() and role[1] in scores.get_xlabel()
+    with pytest.raises(TypeError, match="query_key"):
+        pl.plot_pair_matrix(pe @ pe.T, ax=gram, query_key="yes")
+    plt.close(fig)
+
+
 # --- the widget -----------------------------------------------------------------------------------------
 def test_position_bias_state_combines_bias_window_and_causal_mask():
     s = W.position_bias_state(SCORES, 5, slope=0.5, window=3, causal=True)

@@ -192,19 +192,25 @@ def weight_by_distance(n_positions: int, d_k: int, n_trials: int, *, seed=0, slo
 
 
 # --- figures ------------------------------------------------------------------------------------------
-def plot_pair_matrix(matrix, ax=None, *, title=None, colorbar: bool = True, **kwargs):
+def plot_pair_matrix(matrix, ax=None, *, title=None, colorbar: bool = True, query_key: bool = False, **kwargs):
     """Heatmap of a (T, T) matrix of pair values (row m, column n), signed colours centred on 0.
 
-    Constant diagonals = the value depends only on the offset n - m. kwargs go to `ax.imshow`.
-    Returns the Axes.
+    Constant diagonals = the value depends only on the offset n - m. query_key: the rows are queries and the
+    columns keys (a score matrix), said on the axes; a table's dot products with itself are positions only.
+    kwargs go to `ax.imshow`. Returns the Axes.
     """
     colorbar = check_flag(colorbar, "colorbar")
+    query_key = check_flag(query_key, "query_key")
     matrix = as_float_array(matrix, "matrix", ndim=2)
     bound = float(np.abs(matrix).max()) or 1.0
     ax = plots.new_axes(ax, (4.2, 3.6))
     im = ax.imshow(matrix, **{"cmap": plots.SIGNED_CMAP, "vmin": -bound, "vmax": bound,
                               "interpolation": "nearest", **kwargs})
-    plots.style_axes(ax, i18n.t("position_lab.pos_n"), i18n.t("position_lab.pos_m"),
+    if query_key:
+        xlabel, ylabel = i18n.t("position_lab.pos_n"), i18n.t("position_lab.pos_m")
+    else:
+        xlabel, ylabel = i18n.t("position_lab.pos_n_plain"), i18n.t("position_lab.pos_m_plain")
+    plots.style_axes(ax, xlabel, ylabel,
                      tick_size=plots.FONT["tick"] - 1, grid=None)
     if title:
         ax.set_title(title, fontsize=plots.FONT["label"])

@@ -6,6 +6,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "widgets.pe_column": {"en": "dimension {i} along the positions", "zh": "维度 {i} 随位置的变化"},
     "position_lab.pos_m": {"en": "position m (query)", "zh": "位置 m（Query）"},
     "position_lab.pos_n": {"en": "position n (key)", "zh": "位置 n（Key）"},
+    "position_lab.pos_m_plain": {"en": "position m", "zh": "位置 m"},
+    "position_lab.pos_n_plain": {"en": "position n", "zh": "位置 n"},
     "position_lab.key_position": {"en": "key position j", "zh": "Key 的位置 j"},
     "position_lab.distance": {"en": "distance |i − j|", "zh": "距离 |i − j|"},
     "position_lab.mean_weight": {"en": "average weight", "zh": "平均权重"},
