@@ -14,8 +14,6 @@ the plot helpers take `ax=`, return it and never call `show()`.
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention, validate_attention_inputs
@@ -29,21 +27,11 @@ from attention_core.core.validation import (
     positive_float,
     positive_int,
 )
-from attention_core.teaching import i18n, measure, plots
+from attention_core.teaching import i18n, plots
 
-# notebook 10 calls efficient_lab.blas_threads (re-exported here) and efficient_lab.traced_peak (below)
+# notebook 10 calls efficient_lab.traced_peak and efficient_lab.blas_threads: re-exported here
 from attention_core.teaching.measure import blas_threads as blas_threads
-from attention_core.teaching.measure import latencies, timed
-
-
-def traced_peak(fn, *args, **kwargs):
-    """measure.traced_peak after printed output is flushed. tracemalloc counts every thread: in a kernel the
-    thread that sends printed lines would otherwise build the previous line's message inside the measurement
-    (notebook 10 printed 1.06 MiB in one run and 1.07 MiB in another for the same call)."""
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()                                   # ipykernel waits here until the line is sent
-    return measure.traced_peak(fn, *args, **kwargs)
-
+from attention_core.teaching.measure import latencies, timed, traced_peak
 
 METHODS = ("full", "window")
 METHOD_LABELS = {"full": "efficient_lab.method_full", "window": "efficient_lab.method_window"}   # i18n keys
