@@ -367,6 +367,7 @@ def apply_rope(x, positions=None, base: float = 10000.0, *, device) -> torch.Ten
     cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]                         # (..., T, Dh/2) each
     out = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)   # (..., T, Dh/2, 2)
+    V.check_finite_result(out, "apply_rope: the rotated pairs", V.dtype_name(x))
     return out.flatten(-2)                                         # (..., T, Dh): pairs interleaved
 
 
@@ -422,3 +423,17 @@ def from_torch_mha(module):
         w_in[:d].T.copy(), w_in[d:2 * d].T.copy(), w_in[2 * d:].T.copy(), w_o.T.copy(),
         b_in[:d].copy(), b_in[d:2 * d].copy(), b_in[2 * d:].copy(), b_o.copy(), n_heads=module.num_heads)
 
+
+
+class TorchCallCounter(torch.overrides.TorchFunctionMode):
+    """`with TorchCallCounter() as calls: ...` counts the torch functions called inside (calls.count), in this
+    thread: a checker that measures memory with tracemalloc, which does not see torch's allocations, learns
+    whether a function it judges computed with torch."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))

@@ -23,6 +23,7 @@ def causal_mask(t_q: int, t_k: int | None = None, offset: int = 0) -> np.ndarray
     t_k = t_q if t_k is None else positive_int(t_k, "t_k")
     if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, (int, np.integer)):
         raise TypeError(f"offset: expected an integer, got {describe(offset)}")
+    offset = max(-t_q, min(int(offset), t_k))               # beyond these every entry is False / True anyway
     i = np.arange(t_q)[:, None]
     j = np.arange(t_k)[None, :]
     return j <= i + offset                                   # (Tq, Tk)
@@ -33,11 +34,16 @@ def padding_mask(lengths, max_len: int | None = None) -> np.ndarray:
 
     Key j of sequence b is visible when j < lengths[b]; the middle axis broadcasts over queries.
     """
-    arr = np.asarray(lengths)
+    try:
+        arr = np.asarray(lengths)
+    except ValueError:                                       # ragged: [[1], [2, 3]]
+        arr = np.asarray(None, dtype=object)
     if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
         raise TypeError(f"lengths: expected a 1-D list of non-negative integers, got {describe(lengths)}")
     if (arr < 0).any():
         raise ValueError(f"lengths: expected non-negative integers, got {arr.tolist()}")
+    if arr.max() > np.iinfo(np.int64).max:                   # uint64 beyond int64: no mask is that long
+        raise ValueError(f"lengths: expected lengths below 2**63, got {int(arr.max())}")
     t_k = int(arr.max()) if max_len is None else positive_int(max_len, "max_len")
     if arr.max() > t_k:
         raise ValueError(f"lengths: the longest sequence ({arr.max()}) exceeds max_len ({t_k})")

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.core.validation import (
+    as_float_array,
+    as_generator,
+    check_finite_result,
+    describe,
+    positive_float,
+    positive_int,
+)
 
 
 def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -20,10 +27,14 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -
     base = positive_float(base, "base")
     pos = np.arange(n_positions)[:, None]                          # (T, 1)
     two_i = np.arange(0, d_model, 2)[None, :]                      # (1, ceil(D/2))
-    angles = pos / base ** (two_i / d_model)                       # (T, ceil(D/2))
-    table = np.empty((n_positions, d_model))
-    table[:, 0::2] = np.sin(angles)
-    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    with np.errstate(all="ignore"):                                # a base too small or too large: said below
+        angles = pos / base ** (two_i / d_model)                   # (T, ceil(D/2))
+        table = np.empty((n_positions, d_model))
+        table[:, 0::2] = np.sin(angles)
+        table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    if not np.isfinite(table).all():
+        raise ValueError(f"base: {base:g} makes the angles p / base^(2i/D) overflow for d_model = {d_model}; "
+                         "use a base near the usual 10000")
     return table
 
 
@@ -52,8 +63,10 @@ def apply_rope(x, positions=None, base: float = 10000.0) -> np.ndarray:
     cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]                         # (..., T, Dh/2) each
     out = np.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
+    with np.errstate(over="ignore", invalid="ignore"):            # an overflow is reported below, in words
+        out[..., 0::2] = even * cos - odd * sin
+        out[..., 1::2] = even * sin + odd * cos
+    check_finite_result(out, "apply_rope: the rotated pairs", x.dtype.name)   # near the dtype's largest value
     return out
 
 
@@ -62,4 +75,6 @@ def learned_position_table(n_positions: int, d_model: int, *, seed=0, scale: flo
     n_positions = positive_int(n_positions, "n_positions")
     d_model = positive_int(d_model, "d_model")
     rng = as_generator(seed)
-    return rng.normal(0.0, positive_float(scale, "scale"), (n_positions, d_model))
+    table = rng.normal(0.0, positive_float(scale, "scale"), (n_positions, d_model))
+    check_finite_result(table, "learned_position_table: a normal table of this scale", "float64")
+    return table

@@ -29,6 +29,8 @@ from attention_core.core.validation import (
 def reference_softmax(x, axis: int = -1):
     """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
     x = as_float_array(x, "x")
+    if x.size == 0:                                        # the same words as softmax's
+        raise ValueError(f"x: expected at least one score, got an empty array of shape {x.shape}")
     axis = check_axis(axis, x.ndim)
     with np.errstate(over="ignore"):                       # a gap beyond the dtype is -inf: weight 0
         e = np.exp(x - x.max(axis=axis, keepdims=True))    # every exponent <= 0: no overflow

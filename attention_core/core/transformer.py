@@ -30,6 +30,7 @@ from .validation import (
     check_finite_result,
     check_flag,
     describe,
+    dtype_name,
     float_dtype,
     positive_int,
 )
@@ -131,16 +132,19 @@ def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     Returns (x_out (..., T, D), weights (..., H, T, T))."""
     if not isinstance(block, BlockParams):
         raise TypeError(f"block: expected BlockParams, got {type(block).__name__}")
+    if type(x).__module__.startswith("torch"):     # the library's blocks are NumPy; torch has its own twin
+        raise TypeError("transformer_block: x is a torch tensor, but the library's Transformer block runs in NumPy "
+                        "(pass x.numpy(), or use attention_core.backends.torch_decoder.to_torch_decoder for torch)")
     h = layer_norm(x, block.ln1_g, block.ln1_b, names=("ln1_g", "ln1_b"))  # (..., T, D)
     attn_out, weights = multi_head_attention(h, h, h, block.attn, mask=mask, head_mask=head_mask)
     with np.errstate(over="ignore"):
         x = x + attn_out                                                   # residual 1
-    check_finite_result(x, "transformer_block: the residual stream x + attention", x.dtype.name)
+    check_finite_result(x, "transformer_block: the residual stream x + attention", dtype_name(x))
     ffn = feed_forward(layer_norm(x, block.ln2_g, block.ln2_b, names=("ln2_g", "ln2_b")),
                        block.w_1, block.b_1, block.w_2, block.b_2)
     with np.errstate(over="ignore"):
         x = x + ffn                                                        # residual 2
-    check_finite_result(x, "transformer_block: the residual stream x + feed-forward", x.dtype.name)
+    check_finite_result(x, "transformer_block: the residual stream x + feed-forward", dtype_name(x))
     return x, weights
 
 

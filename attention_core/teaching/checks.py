@@ -24,11 +24,14 @@ pytest never collects them.
 from __future__ import annotations
 
 import contextvars
+import copy
 import ctypes
+import dataclasses
 import html
 import importlib
 import re
 import signal
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -37,6 +40,7 @@ import numpy as np
 
 from attention_core.core.validation import positive_float
 from attention_core.teaching import i18n
+from attention_core.teaching.measure import traced_peak
 
 # The machinery's UI strings, English and Chinese side by side (registered with i18n on import);
 # each lab's checkers keep theirs in the lab's strings.py.
@@ -47,7 +51,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.what.scores": {"en": "scores", "zh": "分数"},
     "checks.what.code": {"en": "{name}", "zh": "\u2063{name}\u2063"},
     "checks.raised": {"en": "Your function raised {exc} on the input {case}.{why}",
-                      "zh": "你的函数在输入 {case} 上抛出了异常 {exc}。{why}"},
+                      "zh": "你的函数抛出了异常 {exc}（输入：{case}）。{why}"},
     # What the common NumPy / torch errors mean, with the shapes of the inputs the learner's function got.
     "checks.why.matmul": {"en": " That is a matrix product whose inner sizes differ: `a @ b` needs a.shape[-1] == "
                                 "b.shape[-2]. Your function received {shapes}; is one operand missing a transpose "
@@ -69,18 +73,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.timeout": {"en": "Your function did not finish within {seconds} s on the input {case}: is there a loop "
                              "that never ends, or a `time.sleep`? (A slower machine may need more time: pass "
                              "timeout=, in seconds.){more}",
-                       "zh": "你的函数在输入 {case} 上 {seconds} 秒内没有结束：是不是有一个永远不会结束的循环，"
+                       "zh": "你的函数 {seconds} 秒内没有结束（输入：{case}）：是不是有一个永远不会结束的循环，"
                              "或者 `time.sleep`？（机器较慢时可以用 timeout= 给更多时间，单位是秒。）{more}"},
     "checks.still_running": {"en": " It is still running in the background; if the notebook becomes slow, restart "
                                    "the kernel.",
                              "zh": "它仍在后台运行；如果 notebook 变慢，请重启内核。"},
     "checks.exited": {"en": "Your function called exit() or raised SystemExit on the input {case}; a function should "
                             "return its result instead. (The notebook keeps running.)",
-                      "zh": "你的函数在输入 {case} 上调用了 exit() 或抛出了 SystemExit；函数应该用 return 返回结果。"
+                      "zh": "你的函数调用了 exit() 或抛出了 SystemExit（输入：{case}）；函数应该用 return 返回结果。"
                             "（notebook 仍在正常运行。）"},
     "checks.interrupted": {"en": "Your function was interrupted (KeyboardInterrupt) on the input {case}; the check "
                                  "stopped there. (The notebook keeps running.)",
-                           "zh": "你的函数在输入 {case} 上被中断（KeyboardInterrupt），检查到此为止。"
+                           "zh": "你的函数被中断了（KeyboardInterrupt；输入：{case}），检查到此为止。"
                                  "（notebook 仍在正常运行。）"},
     "checks.complex": {"en": "Your function returned complex numbers for {case}; expected real numbers "
                              "(a square root or power of a negative number gives complex results in NumPy).",
@@ -88,6 +92,20 @@ STRINGS: dict[str, dict[str, str]] = {
                              "（在 NumPy 里，对负数开方或取幂会得到复数）。"},
     "checks.not_function": {"en": "Pass your function itself, as in {name}(my_function), not a {got}.",
                             "zh": "请传入你写的函数本身，例如 {name}(my_function)，而不是 {got}。"},
+    "checks.memory_torch": {
+        "en": "Your function computes with torch on the input {case}. This check measures memory with tracemalloc, "
+              "which sees NumPy's arrays but not torch's tensors, so it cannot judge this version: write it with "
+              "NumPy (the inputs and the result are NumPy arrays).",
+        "zh": "你的函数用 torch 做了计算（输入：{case}）。这个检查用 tracemalloc 测量内存，"
+              "它看得见 NumPy 的数组，却看不见 torch 的张量，所以没法评判这个版本："
+              "请用 NumPy 来写（输入和结果都是 NumPy 数组）。"},
+    "checks.unreadable": {
+        "en": "The check could not read your function's result ({exc}); return what the exercise asks for (its "
+              "docstring says what).",
+        "zh": "检查器读不了你的函数返回的结果（{exc}）；请按练习的要求返回"
+              "（函数的文档字符串里写着要返回什么）。"},
+    "checks.not_number": {"en": "Your function returned {got} for {case}; expected one number.",
+                          "zh": "你的函数返回了 {got}（{case}），应当返回一个数。"},
     "checks.mutated": {"en": "Your function changed its input in place ({case}); work on a copy "
                              "(for example `x = x - x.max(...)` instead of `x -= ...`).",
                        "zh": "你的函数原地修改了输入（{case}）；请在副本上计算"
@@ -239,6 +257,8 @@ def run_check(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCT
         passed = True
     except Fail as fail:
         said, passed = fail.message, False
+    except Exception as exc:                              # noqa: BLE001 -- a result no diagnosis foresaw
+        said, passed = msg("checks.unreadable", exc=exception_text(exc)), False
     finally:
         _LIMIT_S.reset(token)
     sentences = said if isinstance(said, tuple) else (said,)
@@ -279,7 +299,9 @@ def _alarm_usable() -> bool:
 
 def _with_alarm(call, limit: float):
     """call() interrupted by SIGALRM after `limit` seconds (then every 0.25 s, in case the learner's
-    code catches the first one with a bare `except:`)."""
+    code catches the first one with a bare `except:` and goes on). A loop that catches every one of them
+    (`while True: try: ... except: pass`) cannot be stopped from inside Python, nor by the kernel's
+    Interrupt, which it catches too: only restarting the kernel ends it."""
     active = {"on": True}
 
     def on_alarm(_signum, _frame):
@@ -329,7 +351,7 @@ def format_array(a) -> str:
 def call_learner(fn, case: str, *args, **kwargs):
     """Call the learner's function on copies of the inputs, within the check's time limit; report
     exceptions (SystemExit and KeyboardInterrupt included), time-outs and in-place edits."""
-    copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    copies = [_private_copy(a) for a in args]
     limit = _LIMIT_S.get()
 
     def call():
@@ -351,13 +373,59 @@ def call_learner(fn, case: str, *args, **kwargs):
         raise Fail("checks.exited", case=case) from None
     except KeyboardInterrupt:
         raise Fail("checks.interrupted", case=case) from None
-    except Exception as exc:                         # noqa: BLE001 -- the learner's bug, reported
-        raise Fail("checks.raised", exc=f"{type(exc).__name__}: {exc}"[:300], case=case,
-                   why=why_raised(exc, args)) from None
+    except (Exception, GeneratorExit) as exc:        # noqa: BLE001 -- the learner's bug, reported
+        raise Fail("checks.raised", exc=exception_text(exc), case=case, why=why_raised(exc, args)) from None
     for before, after in zip(args, copies):
-        if isinstance(before, np.ndarray) and not np.array_equal(before, after):
+        if after is not before and not _same_arrays(before, after):
             raise Fail("checks.mutated", case=case)
     return out
+
+
+def exception_text(exc: BaseException) -> str:
+    """"ValueError: its message", at most 300 characters, even when the exception's str() itself fails."""
+    try:
+        message = str(exc)
+    except Exception:                                # noqa: BLE001 -- a learner's exception class
+        message = ""
+    return (f"{type(exc).__name__}: {message}" if message else type(exc).__name__)[:300]
+
+
+def _arrays_in(obj) -> list:
+    """The NumPy arrays inside an input: itself, or the fields of a parameter dataclass (nested)."""
+    if isinstance(obj, np.ndarray):
+        return [obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [a for f in dataclasses.fields(obj) for a in _arrays_in(getattr(obj, f.name))]
+    if isinstance(obj, (list, tuple)):
+        return [a for item in obj for a in _arrays_in(item)]
+    return []
+
+
+def _private_copy(obj):
+    """What the learner's function receives: a copy of an array or of a parameter dataclass holding arrays, so
+    that an edit in place neither changes the checker's reference nor goes unseen."""
+    if isinstance(obj, np.ndarray):
+        return np.array(obj, copy=True)
+    return copy.deepcopy(obj) if _arrays_in(obj) and not isinstance(obj, (list, tuple)) else obj
+
+
+def _same_arrays(before, after) -> bool:
+    a, b = _arrays_in(before), _arrays_in(after)
+    return len(a) == len(b) and all(x.shape == y.shape and np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b))
+
+
+def numpy_peak(fn, case: str, *args):
+    """(the learner's result as an array, its peak memory in bytes) for a check that judges memory. The peak is
+    tracemalloc's, which sees NumPy's buffers but not torch's: a call that computes with torch is refused (a
+    pass would report a peak nothing measured). Torch calls are seen in this thread (the kernel's)."""
+    if "torch" not in sys.modules:                  # no torch loaded: nothing computed with it
+        return traced_peak(lambda: as_array(call_learner(fn, case, *args), case))
+    from attention_core.backends.torch_ops import TorchCallCounter
+    with TorchCallCounter() as torch_calls:
+        out, peak = traced_peak(lambda: as_array(call_learner(fn, case, *args), case))
+    if torch_calls.count:
+        raise Fail("checks.memory_torch", case=case)
+    return out, peak
 
 
 def as_array(out, case: str, what: str = "output") -> np.ndarray:
@@ -366,17 +434,37 @@ def as_array(out, case: str, what: str = "output") -> np.ndarray:
         raise Fail("checks.returned_none", case=case)
     if isinstance(out, tuple):
         raise Fail("checks.returned_tuple", n=len(out), case=case)
-    if hasattr(out, "detach"):                       # a torch tensor
-        out = out.detach().cpu().numpy()
-    if np.iscomplexobj(out) or isinstance(out, complex):
-        raise Fail("checks.complex", case=case)
     try:
-        arr = np.asarray(out)
-    except Exception:                                # noqa: BLE001
-        arr = np.asarray(None, dtype=object)
+        if hasattr(out, "detach"):                   # a torch tensor (bfloat16, meta or sparse ones fail here)
+            out = out.detach().cpu().numpy()
+        complex_ = np.iscomplexobj(out) or isinstance(out, complex)
+        arr = None if complex_ else np.asarray(out)
+    except Exception:                                # noqa: BLE001 -- not convertible: said below
+        complex_, arr = False, np.asarray(None, dtype=object)
+    if complex_:
+        raise Fail("checks.complex", case=case)
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise Fail("checks.not_array", got=type(out).__name__, case=case)
     return arr
+
+
+def as_number(out, case: str) -> float:
+    """The learner's return value as one float: a Python or NumPy number, or a 0-d array or tensor; a string, a
+    bool, a list or a number too large for a float is a failure that says what came back."""
+    try:
+        if hasattr(out, "detach"):                   # a torch tensor
+            out = out.detach().cpu().numpy()
+        if isinstance(out, np.ndarray) and out.ndim == 0:
+            out = out[()]
+        number = not isinstance(out, (bool, np.bool_)) and isinstance(out, (int, float, np.integer, np.floating))
+        value = float(out) if number else None
+    except (Exception, OverflowError):               # noqa: BLE001 -- not readable as a float: said below
+        number, value = False, None
+    if not number:
+        huge = isinstance(out, int) and not isinstance(out, bool)          # beyond float64: show its size only
+        shown = f"10^{len(str(abs(out))) - 1}" if huge else repr(out)[:60]
+        raise Fail("checks.not_number", got=shown, case=case)
+    return value
 
 
 def expect_shape(arr, expected, what: str, case: str, hint: str = "") -> None:
@@ -462,6 +550,8 @@ def mismatch(got, expected, what, case: str, atol: float = 1e-5, rtol: float = 1
     """The Fail for the first entry where `got` differs from `expected` (same shape): its index, the two
     values, how many entries differ, and the usual cause; None when they agree."""
     g, e = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    if g.shape != e.shape:                           # never compared by broadcasting
+        return Fail("checks.shape", what=what, got=g.shape, expected=e.shape, case=case, hint="")
     wrong = ~np.isclose(g, e, atol=atol, rtol=rtol, equal_nan=False)
     if not wrong.any():
         return None
@@ -513,7 +603,7 @@ _NONE = re.compile(r"'NoneType'|NoneType")
 def why_raised(exc: BaseException, args=()) -> str:
     """What a common NumPy or torch error means (a Message, put in words in the check's language), naming the
     shapes or data types of the arrays the learner's function received; "" for any other error."""
-    text = f"{type(exc).__name__}: {exc}"
+    text = exception_text(exc)
     arrays = [a for a in args if hasattr(a, "shape") and hasattr(a, "dtype")]
     shapes = ", ".join(str(tuple(a.shape)) for a in arrays) or "-"
     dtypes = ", ".join(str(a.dtype) for a in arrays) or "-"

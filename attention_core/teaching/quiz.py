@@ -319,12 +319,18 @@ def _parse_number(answer):
     """
     if isinstance(answer, (bool, np.bool_)):
         return None
+    if isinstance(answer, (bytes, bytearray)):
+        answer = bytes(answer).decode("utf-8", "replace")
     if isinstance(answer, np.ndarray) and answer.ndim == 0:
         answer = answer.item()
     if isinstance(answer, numbers.Complex) and not isinstance(answer, numbers.Real):
         answer = answer.real if answer.imag == 0 else None
+    if isinstance(answer, numbers.Number) and not isinstance(answer, numbers.Complex):   # decimal.Decimal
+        answer = _float_or_none(answer)
     if isinstance(answer, numbers.Real):
-        value = float(answer)
+        value = _float_or_none(answer)
+        if value is None:
+            return None                             # 10**400: beyond any float, so no answer here
     elif isinstance(answer, str):
         text = " ".join(_typed(answer).split())
         unit = _CJK_UNIT.search(text)                   # 1678万, 0.17 亿: the Chinese units of 10^4, 10^8, 10^12
@@ -344,6 +350,21 @@ def _parse_number(answer):
     else:
         return None
     return value if math.isfinite(value) else None
+
+
+def _float_or_none(x) -> float | None:
+    try:
+        return float(x)
+    except (OverflowError, ValueError, TypeError):
+        return None
+
+
+def _is_index(a, n: int) -> bool:
+    """0, 1, 2.0, np.int64(3) below n; not True, 1.5, 7, 2+0j, None or 10**400."""
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real):
+        return False
+    value = _float_or_none(a)
+    return value is not None and value.is_integer() and 0 <= value < n
 
 
 class _NotAnOption(ValueError):
@@ -373,6 +394,8 @@ def _choice_indices(question: Question, answer):
     or "AC", or an option's text. Raises _NotAnOption for anything that names no option."""
     if answer is None:
         return set()
+    if isinstance(answer, (bytes, bytearray)):
+        answer = bytes(answer).decode("utf-8", "replace")              # b"A" is the letter, not the number 65
     if isinstance(answer, np.ndarray):
         answer = answer.tolist()
     items = [answer] if isinstance(answer, (str, numbers.Number)) or not hasattr(answer, "__iter__") \
@@ -391,8 +414,7 @@ def _choice_indices(question: Question, answer):
             if not matches:
                 raise _NotAnOption(a)
             chosen.update(matches)
-        elif isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) \
-                or not float(a).is_integer() or not 0 <= int(a) < n:
+        elif not _is_index(a, n):
             raise _NotAnOption(a)                                       # 1.5, 7, 2+0j, True, None in a list
         else:
             chosen.add(int(a))

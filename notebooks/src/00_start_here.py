@@ -99,7 +99,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 06 | [Multi-head attention](06_multi_head_attention.ipynb) | heads that look for different things | Q3 |
 # | 07 | [Position](07_position.ipynb) | sinusoidal encodings, RoPE | Q7 |
 # | 08 | [Attention versus RNN](08_attention_vs_rnn.ipynb) | path length, parallelism | Q8 |
-# | 09 | [Cost and the context window](09_cost_and_context_window.ipynb) | the n² wall, lost in the middle | – |
+# | 09 | [Cost and the context window](09_cost_and_context_window.ipynb) | the n² wall, lost in the middle | P9 |
 # | 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | – |
 # | 11 | [Review](11_review.ipynb) | all eight self-test questions | Q1–Q8 |
 # | 12 | [Attention inside a trained Transformer](12_trained_transformer.ipynb) | the Transformer block; heads a small trained model learned, measured and ablated | extra x12a–c |
@@ -121,7 +121,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 06 | [多头注意力](06_multi_head_attention.ipynb) | 不同的头关注不同的关系 | Q3 |
 # | 07 | [位置信息](07_position.ipynb) | 正弦位置编码、RoPE | Q7 |
 # | 08 | [注意力与 RNN](08_attention_vs_rnn.ipynb) | 路径长度、并行计算 | Q8 |
-# | 09 | [计算代价与上下文窗口](09_cost_and_context_window.ipynb) | n² 的墙、中间迷失 | – |
+# | 09 | [计算代价与上下文窗口](09_cost_and_context_window.ipynb) | n² 的墙、中间迷失 | P9 |
 # | 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | – |
 # | 11 | [总复习](11_review.ipynb) | 全部八道自测题 | Q1–Q8 |
 # | 12 | [训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) | Transformer 块；一个训练好的小模型学出来的头，逐个测量、逐个消融 | 附加题 x12a–c |

@@ -202,7 +202,7 @@ for where in (0, 4, 8):
 # 这类固定规则，总会在其中一句上出错。
 #
 # 注意力能做到吗？我们搭一个极小的模型，里面每个数字都有明确含义，这样就能看清它**为什么**能做到。
-# 每个词都表示成一个向量，每一维是一个有名字的特征（`animate` 有生命、`place` 地点、`can_be_tired` 会累、`can_be_wide` 会宽……）：
+# 每个词都表示成一个向量，每一维是一个有名字的特征（`animate` 有生命、`place` 地点、`can_be_tired` 会累、`can_be_wide` 能用“宽”形容……）：
 
 # %%
 tired = coreference.coreference_example("animal_tired")
@@ -227,7 +227,7 @@ coreference.feature_table(tired)
 #
 # 1. **别人怎么说我**？代词的 Query 去找作表语的形容词；形容词的 Key 回应，它的 Value 把自己说的内容
 #    （`pred_tired` 或 `pred_wide`）复制进代词的向量。
-# 2. **这会是谁**？此时代词的 Query 变成“我要找一个会累的东西”（或“会宽的东西”）；每个名词的 Key
+# 2. **这会是谁**？此时代词的 Query 变成“我要找一个会累的东西”（或“能用‘宽’形容的东西”）；每个名词的 Key
 #    说明自己可能是什么；最匹配的那个名词交出自己的身份信息。
 #
 # 下面先看第 1 步的效果，再看第 2 步负责匹配的两个矩阵：Query 矩阵把 `pred_tired` 变成“在找 `tired`”，

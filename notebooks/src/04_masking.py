@@ -257,7 +257,7 @@ ax = plots.attention_heatmap(weights, tokens)
 # %%
 for name, fill in (("-10", -10.0), ("-1e9", -1e9), ("-inf", -np.inf)):
     w = masking_lab.naive_masked_softmax(scores, mask, fill=fill)        # [en] hidden scores set to `fill` [zh] 被屏蔽的分数设为 `fill`
-    print(f"[en]fill {name:>5}: largest weight on a future key = {w[~mask].max():.1e}[zh]填充 {name:>5}：未来 Key 上的最大权重 = {w[~mask].max():.1e}")
+    print(f"[en]fill {name:>5}: largest weight on a future key = {w[~mask].max():.1e}[zh]填入 {name:>5}：未来 Key 上的最大权重 = {w[~mask].max():.1e}")
 
 
 # %% [markdown] lang="en"
@@ -428,14 +428,14 @@ print(f"[en]attention_core output rows 0-2 all zero: {bool((lib_out[:3] == 0).al
 # %% [markdown] lang="zh"
 # 既然这些 NaN 行都是填充位，直接忽略不就行了？不行，因为 NaN 会扩散。到了下一层，真实 token 给这些位置的权重严格为 0，
 # 可是 $0 \times \text{NaN} = \text{NaN}$，所以每个真实 token 的加权和也变成了 NaN。两层之后，整条序列全军覆没。
-# 用 $-10^9$ 填充能避开 NaN，却会悄悄地把空行平均分给那些明明不许看的 Key（包括未来的 token）：
+# 把分数填成 $-10^9$ 能避开 NaN，却会悄悄地把空行平均分给那些明明不许看的 Key（包括未来的 token）：
 
 # %%
 naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # [en] layer 1: a second layer (numbered from 0) [zh] 第 1 层：第二层（从 0 编号）
 lib_2, _ = ac.scaled_dot_product_attention(lib_out, lib_out, lib_out, mask=m1)
 for n_layer, (a, b) in ((0, (naive_out, lib_out)), (1, (naive_2, lib_2))):
     print(f"[en]rows with NaN after layer {n_layer}:  naive {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}[zh]第 {n_layer} 层之后含 NaN 的行：朴素写法 {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}")
-print("[en]fill -1e9, row 0:[zh]填充 -1e9，行 0：", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
+print("[en]fill -1e9, row 0:[zh]填入 -1e9，行 0：", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
 
 # %% [markdown] lang="en"
 # The library's rule is written in its readable reference, `ac.reference_attention`, printed below (the fast path

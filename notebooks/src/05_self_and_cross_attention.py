@@ -393,13 +393,13 @@ context_lab.bank_table()
 # 0.78) than either is from the embedding (0.89): one word, two contextual representations. The cosines are taken
 # over all six features, which is why the table shows all six: the two sides alone would give 0.60, but both vectors
 # also keep *noun* and *ambiguous* at 1 (for the two sentences, $3.5 / 4.5 = 0.78$). Notebook 12 measures the same
-# pair in a trained model, layer by layer.
+# effect in a trained model, layer by layer, with words whose two senses both exist in its language (*bank*, 杜鹃).
 
 # %% [markdown] lang="zh"
 # 嵌入向量在两句话里完全相同（余弦为 1）。经过一步注意力之后，“银行”在“银行倒闭了”里偏向“机构”一面（1.5 比 0.5），
 # 在“银行对面的公园”里偏向“地点”一面；这两个向量彼此的距离（余弦 0.78），比它们各自与嵌入向量的距离（0.89）更远：
 # 同一个词，两种带上下文的表示。余弦是在全部六个特征上算的，所以表里六个特征都列了出来：只看“机构”和“地点”两列会得到 0.60，
-# 但两个向量的“名词”和“多义”也都是 1（两句之间：$3.5 / 4.5 = 0.78$）。12 节会在一个训练好的模型里逐层测量同一对句子。
+# 但两个向量的“名词”和“多义”也都是 1（两句之间：$3.5 / 4.5 = 0.78$）。12 节会在一个训练好的模型里逐层测量同样的效应，用的是在各自语言里确实有两种意思的词（*bank*、杜鹃）。
 
 # %% [markdown] lang="en"
 # ## Try it: pick a word

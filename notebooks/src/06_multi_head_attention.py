@@ -105,7 +105,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # ## 拆分、各自注意、拼接、投影
 #
 # 下面是一层 $d_{model} = 8$、$h = 2$ 个头的多头注意力，输入是 2 个序列、每个 5 个 token 的一批数据，每行代码一步。
-# 它省钱的诀窍在于：这一层**并不**保存 $h$ 套独立的矩阵，而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，
+# 它节省参数的诀窍在于：这一层**并不**保存 $h$ 套独立的矩阵，而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，
 # 再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$；第 $i$ 个头的 $W_i^Q$ 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。
 # `ac.split_heads` 负责切分，并把“头”这一维挪到前面，这样一次批量的注意力调用就能同时算完所有的头。
 #

@@ -429,14 +429,15 @@ if recall is not None:
     print("[en]all three recall the first token at k = 2 (accuracy >= 0.9):[zh]k = 2 时三者都记住了第一个 token（准确率 >= 0.9）：",
           all(acc[kind][0] >= 0.9 for kind in rnn_lab.MODEL_KINDS))
     print("[en]the gated RNN still does at k = 8:[zh]k = 8 时门控 RNN 仍然做得到：", acc["gru"][KS.index(8)] >= 0.9)
-    print("[en]at k = 32 both recurrent models are back near chance (< 0.5), attention is not (> 0.5):[zh]k = 32 时两个循环模型都退回到接近瞎猜（< 0.5），注意力没有（> 0.5）：",
+    print("[en]at k = 32 both recurrent models fail (accuracy < 0.5; chance is 1/8), attention does not (> 0.5):[zh]k = 32 时两个循环模型都失败了（准确率 < 0.5；瞎猜是 1/8），注意力没有（> 0.5）：",
           max(acc["rnn"][-1], acc["gru"][-1]) < 0.5 < acc["attention"][-1])
 
 # %% [markdown] lang="en"
 # All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
 # to $k = 4$ and down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain of the previous section, now in a trained model.
 # The GRU holds on much longer (to $k = 16$ here): its update gate can learn to copy the state almost unchanged, which
-# keeps the product near 1. But at $k = 32$ it too is back near chance within this training budget, while the
+# keeps the product near 1. But at $k = 32$ it too fails within this training budget (0.26 in this run, where guessing
+# gives 1/8 = 0.125), while the
 # attention layer answers correctly at every distance, and learns it within a few dozen batches: its path to the
 # symbol is one step long at $k = 2$ and at $k = 32$ alike. (Exactly where each recurrent model gives up moves a
 # little with the seed and the training budget; the order does not.)
@@ -444,7 +445,7 @@ if recall is not None:
 # %% [markdown] lang="zh"
 # 当符号只在 2 个 token 之前时，三个模型都能答对。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，到 $k = 8$ 只剩 0.29，从 $k = 16$ 起就接近随机猜了。
 # 这正是上一节那条衰减的链条，只不过这次出现在训练好的模型里。GRU 坚持得久得多（这里一直到 $k = 16$）：它的更新门可以学会几乎原封不动地复制状态，
-# 让那个乘积保持在 1 附近。但到了 $k = 32$，在这份训练预算之内它也退回到接近随机猜的水平；而注意力层在每个距离上都答对了，而且几十个批次就学会了：
+# 让那个乘积保持在 1 附近。但到了 $k = 32$，在这份训练预算之内它也失败了（这次运行是 0.26，随机猜是 1/8 = 0.125）；而注意力层在每个距离上都答对了，而且几十个批次就学会了：
 # 无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。（每个循环模型究竟在哪个距离上放弃，会随种子和训练预算略有变化；但先后顺序不变。）
 
 # %% [markdown] lang="en"
@@ -538,13 +539,13 @@ ax = rnn_lab.plot_macs(ds=(64, 512))
 # 一层注意力要做 $4 n d^2$（投影 $W^Q, W^K, W^V, W^O$）再加 $2 n^2 d$（分数，以及对 Value 的加权求和）：
 
 # %%
-kind_labels = {"attention": "[en]attention[zh]注意力"}
+kind_labels = {"rnn": "RNN", "gru": "GRU", "lstm": "LSTM", "attention": "[en]attention[zh]注意力"}
 for d in (64, 512):
     n = d
     counts = {kind: rnn_lab.layer_macs(kind, n, d)["total"] for kind in rnn_lab.KINDS}
-    print(f"d = {d}, n = d: " + ", ".join(f"{kind_labels.get(kind, kind)} {macs:.3g}" for kind, macs in counts.items()))
+    print(f"d = {d}, n = d: " + ", ".join(f"{kind_labels[kind]} {macs:.3g}" for kind, macs in counts.items()))
     for kind in ("gru", "lstm"):
-        print("   " + f"[en]attention's multiply-adds reach the {kind}'s at n = {rnn_lab.crossover_length(d, kind)}[zh]注意力的乘加次数在 n = {rnn_lab.crossover_length(d, kind)} 时追上 {kind}")
+        print("   " + f"[en]attention's multiply-adds reach the {kind_labels[kind]}'s at n = {rnn_lab.crossover_length(d, kind)}[zh]注意力的乘加次数在 n = {rnn_lab.crossover_length(d, kind)} 时追上 {kind_labels[kind]}")
     at_one = {kind: rnn_lab.layer_macs(kind, 1, d)["total"] for kind in ("attention", "rnn")}
     if rnn_lab.crossover_length(d, "rnn") == 1:                         # [en] costlier from the very first token [zh] 从第一个 token 起就更贵
         print("   " + f"[en]attention costs more than the plain RNN at every n (n = 1: {at_one['attention']:.3g} against {at_one['rnn']:.3g})[zh]在任何 n 上，注意力都比普通 RNN 贵（n = 1 时：{at_one['attention']:.3g} 对 {at_one['rnn']:.3g}）")
@@ -669,7 +670,7 @@ checks.check_rnn_forward(my_rnn_forward)
 # %% [markdown] lang="zh"
 # ## 练习 2：沿着链条的梯度
 #
-# 第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回雅可比矩阵
+# 第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回 Jacobian 矩阵
 # $\partial h_{T-1} / \partial x_0$，形状为 $(D_h, D_{in})$：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
 # 之后每一步在左边再乘上 $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$。然后看看链条很长时它的范数：这 $T - 1$ 个因子的乘积，
 # 就是上面用有限差分测到的那种衰减。

@@ -360,7 +360,8 @@ print(f"[en]log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(siz
 steps = kv_cache.decode_with_cache(1024)
 for step in (steps[i - 1] for i in (128, 256, 512, 1024)):
     print(f"[en]tokens in the cache {step['t']:>4}: cache {step['cache_bytes']:>9,} bytes, scores this step {step['scores']:>5}[zh]缓存中的 token {step['t']:>4}：缓存 {step['cache_bytes']:>9,} 字节，这一步计算的分数 {step['scores']:>5} 个")
-print("[en]bytes per token:[zh]每个 token 的字节数：", {steps[i]["cache_bytes"] - steps[i - 1]["cache_bytes"] for i in range(1, len(steps))},
+growth = sorted({steps[i]["cache_bytes"] - steps[i - 1]["cache_bytes"] for i in range(1, len(steps))})  # [en] one value: every step adds the same [zh] 只有一个值：每一步增加的都一样
+print("[en]bytes added per token, at every one of the 1,023 steps:[zh]每个 token 增加的字节数（1,023 步里每一步都是）：", *growth,
       "[en]= 2 · 2 layers · 4 heads · 16 · 8 bytes =[zh]= 2 · 2 层 · 4 个头 · 16 · 8 字节 =", 2 * 2 * 4 * 16 * 8)
 
 # %% [markdown] lang="en"
@@ -613,7 +614,7 @@ for n_keys in (16, 256, 4096):
 # 一条水平线，谈不上“中间”丢了什么。
 #
 # 要得到 U 形曲线，就需要某种随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，并不模拟任何真实的大模型：
-# Query 位于最后一个 Key 之后（就像长提示末尾的问题），在 softmax 之前给分数加上两种偏置：一种把注意力拉向开头的 token
+# Query 位于最后一个 Key 之后（就像长提示词末尾的问题），在 softmax 之前给分数加上两种偏置：一种把注意力拉向开头的 token
 # （类似训练好的模型在第一个 token 上出现的“attention sink”），另一种把注意力拉向最近的 token（近因偏置）：
 
 # %%
@@ -637,7 +638,7 @@ ax = cost_lab.plot_position_weights({"[en]content only[zh]只看内容": content
 # 同一个 Query、同一组 Key、同样多的 Key：只改了位置项，现在埋在开头或结尾的匹配 Key 约能得到 0.4，而埋在中间的只得到 0.033，
 # 还不到只看内容时（0.073）的一半。这个玩具示例只说明了机制：让中间比两端差的，是**随位置变化**的注意模式，而不是 Key 的数量。
 # 在真实模型里，这种模式来自训练（训练文档习惯把什么放在开头和结尾）、来自位置表示（例如 RoPE 的分数如何随距离变化），
-# 也来自学到的注意习惯，比如 sink 和近因偏好；而且“中间迷失”衡量的是**任务正确率**：把关键证据放在不同位置上测试（10 节的验证方法），
+# 也来自学到的注意习惯，比如 sink 和近因偏置；而且“中间迷失”衡量的是**任务正确率**：把关键证据放在不同位置上测试（10 节的验证方法），
 # 而不是看某一个权重。
 
 # %% [markdown] lang="en"

@@ -220,8 +220,8 @@ ax = efficient_lab.plot_memory(rows)
 # %% [markdown] lang="en"
 # The measured naive peaks sit on the analytic line: the weights are the memory. Each doubling of $T$ multiplies
 # them by about 4 (the naive column above). The tiled peaks grow much more slowly: at 16K tokens a few MiB (the tiled
-# column) where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it is a fixed tile
-# of scores (at most 1 MiB, whatever $T$) and the rest is linear: the scaled copy of $Q$ and the output, $T \times D$
+# column) where the plain formula needs 1 GiB. Per token the tiled cost even falls, because one part of it does not grow with
+# $T$ (the tile of scores, at most 1 MiB, and the working buffers around it) and the rest is linear: the scaled copy of $Q$ and the output, $T \times D$
 # numbers each. Peak memory is $O(T)$ instead of $O(T^2)$.
 #
 # Two notes. First, the **compute** is still $O(T^2)$: every pair is still scored, once; only the storage is gone
@@ -241,7 +241,7 @@ ax = efficient_lab.plot_memory(rows)
 # %% [markdown] lang="zh"
 # 实测的朴素实现峰值正好落在理论线上：内存就花在权重上。$T$ 每翻一倍，它就大约乘以 4（见上表朴素实现那一列）。
 # 分块实现的峰值增长慢得多：在 16K 个 token 时只需几 MiB（见分块那一列），而普通公式需要 1 GiB。按每个 token 平均，分块的开销甚至在下降，
-# 因为其中一部分是大小有上限的分数块（最多 1 MiB，与 $T$ 无关），其余部分是线性的：缩放后的 $Q$ 副本和输出，各 $T \times D$ 个数。
+# 因为其中一部分不随 $T$ 增长（分数块最多 1 MiB，再加上围绕它的工作缓冲区），其余部分是线性的：缩放后的 $Q$ 副本和输出，各 $T \times D$ 个数。
 # 峰值内存从 $O(T^2)$ 变成了 $O(T)$。
 #
 # 有两点要注意。第一，**计算量**仍然是 $O(T^2)$：每一对照样要打一次分，省掉的只是存储（最后一节的计时会显示这一点）。
@@ -289,11 +289,11 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 # 确实需要权重时（例如 FlashAttention 的反向传播），就从分数和每行保存的两个数 $L = m + \log \ell$ 出发，逐块**重新计算**：
 # 上面最后一行与最终权重完全一致。在本课程中想看权重，请用 `scaled_dot_product_attention`，它会显式地把权重算出来。
 #
-# ## 滑动窗口与稀疏模式：算的对更少，看到的范围也变了
+# ## 滑动窗口与稀疏模式：计算的位置对更少，看到的范围也变了
 #
 # 分块计算保留了每一对，只是存得更少。另一类加速方法则**少算一些对**：滑动窗口只让 token $i$ 看到满足 $|i - j| < W$ 的 token；
 # 稀疏模式（Longformer、BigBird）再加上几个全局 token，它们能看到所有位置，所有位置也都能看到它们。
-# 下面是 16 个 token 的三种模式：全局注意力、窗口 $W = 3$，以及窗口加一个全局 token。配对数直接从掩码里数出来。
+# 下面是 16 个 token 的三种模式：全局注意力、窗口 $W = 3$，以及窗口加一个全局 token。位置对的数目直接从掩码里数出来。
 
 # %%
 T_small, W_small = 16, 3
@@ -304,7 +304,7 @@ counts = [int(p.sum()) for p in patterns]
 titles = [f"[en]full: {counts[0]} pairs[zh]全局：{counts[0]} 对",
           f"[en]window W = {W_small}: {counts[1]} pairs[zh]窗口 W = {W_small}：{counts[1]} 对",
           f"[en]window + global token: {counts[2]} pairs[zh]窗口 + 全局 token：{counts[2]} 对"]
-print(f"[en]pairs: {counts}   window pairs by formula: {efficient_lab.window_pairs(T_small, W_small)}[zh]配对数：{counts}   按公式算的窗口配对数：{efficient_lab.window_pairs(T_small, W_small)}")
+print(f"[en]pairs: {counts}   window pairs by formula: {efficient_lab.window_pairs(T_small, W_small)}[zh]位置对数：{counts}   按公式算的窗口位置对数：{efficient_lab.window_pairs(T_small, W_small)}")
 fig = masking_lab.plot_mask_grid(patterns, titles=titles)
 
 # %% [markdown] lang="en"
@@ -312,11 +312,11 @@ fig = masking_lab.plot_mask_grid(patterns, titles=titles)
 # grows like $T$, not $T^2$:
 
 # %% [markdown] lang="zh"
-# 序列越长，省下的越多。取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token（包括它自己），所以配对数随 $T$ 线性增长，而不是随 $T^2$：
+# 序列越长，省下的越多。取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token（包括它自己），所以位置对数随 $T$ 线性增长，而不是随 $T^2$：
 
 # %%
 W = 256                                                          # [en] the window used in the rest of the notebook [zh] 本 notebook 后面都用这个窗口
-print("[en]       T          full pairs     window pairs (W = 256)   share[zh]       T          全局配对数        窗口配对数（W = 256）   占比")
+print("[en]       T          full pairs     window pairs (W = 256)   share[zh]       T          全局位置对数      窗口位置对数（W = 256）  占比")
 for T in (1024, 4096, 16384, 131072):
     full_pairs, window_pairs = T * T, efficient_lab.window_pairs(T, W)
     print(f"{T:>8,}   {full_pairs:>17,}   {window_pairs:>22,}   {100 * window_pairs / full_pairs:5.1f}%")
@@ -327,7 +327,7 @@ for T in (1024, 4096, 16384, 131072):
 # attention it wins; with the window, it is not in the visible range and its weight is exactly 0, however good its score.
 
 # %% [markdown] lang="zh"
-# 但是少算配对就意味着**换了一种计算**。窗口就是一个掩码，而掩码改变的是 Query 能看到什么。
+# 但是少算位置对就意味着**换了一种计算**。窗口就是一个掩码，而掩码改变的是 Query 能看到什么。
 # 取 16 个 token 中位置 12 的 Query，让位置 2 的 Key 得到遥遥领先的最高分：全局注意力下它胜出；用了窗口之后，它不在可见范围内，
 # 分数再高，权重也恰好为 0。
 
@@ -432,7 +432,7 @@ print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.
 # at linear cost, and loses the sharp lookups that the needle task needs.
 
 # %% [markdown] lang="zh"
-# 在随机向量上，两组权重大约有三分之一的质量不同，线性注意力每行最大的权重已经接近均匀分布。换成一个植入的匹配——下一节里的针——
+# 在随机向量上，两组权重之间的差别（总变差）大约是三分之一，线性注意力每行最大的权重已经接近均匀分布。换成一个植入的匹配——下一节里的针——
 # softmax 几乎把全部权重（1.000）都给了它，线性注意力却只给了大约两倍于均匀分布的份额（0.002）：特征映射没法像 $e^{17.7}$ 那样
 # 让一个 Key 一枝独秀。线性注意力是另一种函数，而不是更快的 softmax：它以线性的代价让所有位置对都保持可见，却失去了针任务所需要的那种精确查找。
 
@@ -490,7 +490,7 @@ print("[en]segments with k = T (E = identity) equal full attention:[zh]k = T 的
 # #### $k$ 增大时，输出离全局注意力有多远
 #
 # 每种设置给一个数：$\lVert \text{out}_{\text{Linformer}} - \text{out}_{\text{全局}} \rVert / \lVert \text{out}_{\text{全局}} \rVert$，
-# 其中 1 相当于处处输出 0 的那么远。两类输入，都是 $T = 1024$ 个 token：前面一直在用的随机向量，以及 `smooth_inputs`：
+# 误差为 1，相当于直接输出全 0。两类输入，都是 $T = 1024$ 个 token：前面一直在用的随机向量，以及 `smooth_inputs`：
 # 每个 token 都是它附近 32 个向量的滑动平均（代替真实文本，文本里相邻的 token 往往谈的是同一件事）。`weight_rank` 数出
 # 占 $(T, T)$ 权重 90% 能量的奇异值个数：投影到 $k$ 行时需要抓住的秩。
 
@@ -563,7 +563,7 @@ ax = linformer_lab.plot_memory_comparison(compared)
 # %% [markdown] lang="zh"
 # Linformer 的峰值就是 $(T, k)$ 的分数和权重：$T$ 翻倍它就翻倍（见上面最后一行），和分块、窗口、线性注意力一样是线性的，
 # 远低于朴素实现的 1 GiB。它在这几种线性方法里最大，因为每个 Query 都保留了 $k = 256$ 列，而分块内核只保留一个分块，线性注意力只保留一个 $(d, d)$ 矩阵。
-# 与分块计算不同，它确实少算了配对（$T k$ 而不是 $T^2$）；与窗口不同，每个 Query 仍然能通过这 $k$ 个混合行够到整个序列。
+# 与分块计算不同，它确实少算了位置对（$T k$ 而不是 $T^2$）；与窗口不同，每个 Query 仍然能通过这 $k$ 个混合行够到整个序列。
 #
 # #### 它在哪里失效：因果掩码
 #

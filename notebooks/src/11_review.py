@@ -287,7 +287,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # windows are limited, but not the only one (editor's note on the table's last row, which is the tutorial's): at
 # inference the KV cache grows **linearly** with the context and must stay in memory for the whole generation, and it
 # is often the first wall (notebook 09: Llama-2-7B keeps 64 GiB for one 128K sequence); and a model works reliably
-# only up to the lengths it was trained on, whatever its memory (notebooks 07 and 09). Sparse and sliding-window
+# only up to the lengths it was trained on, whatever its memory (cited in notebook 07). Sparse and sliding-window
 # attention compute fewer pairs (changing what each token can see), and FlashAttention computes all of them without
 # ever storing the $n \times n$ matrix (notebooks 09 and 10).
 
@@ -295,7 +295,7 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # 一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。这是上下文窗口有限的一个原因，但不是唯一的原因
 # （编者注，针对表格最后一行，那一行是原教程的说法）：推理时 KV 缓存随上下文**线性**增长，而且在整个生成过程中都要留在内存里，
 # 它往往是最先撞上的那堵墙（09 节：Llama-2-7B 一个 128K 的序列就要 64 GiB）；此外，无论内存多大，模型通常只在训练过的长度以内
-# 才可靠（07 节和 09 节）。稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），
+# 才可靠（07 节引用的结论）。稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），
 # FlashAttention 则计算全部位置对，却从不存下整个 $n \times n$ 矩阵（见 09 节和 10 节）。
 
 # %% [markdown] lang="en"
@@ -465,14 +465,14 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 #
 # 如果你阅读的地方显示不出这张图，下面是同样内容的列表：
 #
-# - **先修知识**：向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）·
-#   神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
+# - **先修知识**：向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）
+#   · 神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
 # - **核心概念**：Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
 #   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
 #   （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
-# - **紧邻的延伸方向**：Transformer 块（注意力加前馈网络、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）·
-#   梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）·
-#   中间迷失（[09](09_cost_and_context_window.ipynb)）。
+# - **紧邻的延伸方向**：Transformer 块（注意力加前馈网络、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）
+#   · 梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）
+#   · 中间迷失（[09](09_cost_and_context_window.ipynb)）。
 # - **更远的学习方向**：缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
 
 # %% [markdown] lang="en"

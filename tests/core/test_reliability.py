@@ -43,6 +43,7 @@ OVERFLOW = [
     ("tiled float32 1e20", lambda: ac.tiled_attention(*_qkv(1e20, np.float32), block_size=2)),
     ("reference float64 1e200", lambda: ac.reference_attention(*_qkv(1e200, np.float64))),
     ("scores float64 1e200", lambda: ac.attention_scores(*_qkv(1e200, np.float64)[:2])),
+    ("rope float64 1.5e308", lambda: ac.apply_rope(np.full((3, 4), 1.5e308))),
 ]
 
 
@@ -497,3 +498,37 @@ def test_decoder_gives_finite_logits_or_a_clear_error(dtype, data, t, hidden):
     assert logits.shape == (t, 5) and weights.shape == (1, 2, t, t)
     np.testing.assert_allclose(weights.astype(np.float64).sum(-1), 1.0, atol=2e-2)
     assert finite(tr.log_softmax(logits))
+
+
+def test_rope_that_overflows_its_dtype_says_so_in_numpy_and_in_torch():
+    with pytest.raises(FloatingPointError, match="apply_rope.*overflowed float16"):
+        ac.apply_rope(np.full((3, 4), 60000, np.float16))
+    torch = pytest.importorskip("torch")
+    with pytest.raises(FloatingPointError, match="apply_rope.*overflowed float32"):
+        ac.apply_rope(torch.full((3, 4), 3e38))
+
+
+def test_the_numpy_transformer_block_refuses_a_tensor_and_names_the_torch_twin():
+    torch = pytest.importorskip("torch")
+    from attention_core.core import transformer as tr
+    block = tr.decoder_from_dict(tr.init_decoder(10, 8, 2, 1, 16, 8, seed=0), 2).blocks[0]
+    with pytest.raises(TypeError, match="torch tensor.*to_torch_decoder"):
+        ac.transformer_block(torch.zeros(5, 8), block)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: ac.reference_softmax([]), ValueError, "at least one score"),
+    (lambda: ac.padding_mask([[1], [2, 3]]), TypeError, "1-D list of non-negative integers"),
+    (lambda: ac.padding_mask(np.array([2 ** 63], np.uint64)), ValueError, "below 2**63"),
+    (lambda: ac.sinusoidal_encoding(1000, 1000, base=1e-308), ValueError, "base"),
+    (lambda: ac.learned_position_table(4, 4, scale=1e308), FloatingPointError, "learned_position_table"),
+], ids=["empty reference softmax", "ragged lengths", "uint64 length", "tiny base", "huge scale"])
+def test_edge_inputs_found_by_a_hostile_caller_get_clear_errors(call, error, words):
+    with pytest.raises(error, match=words.replace("*", r"\*")):
+        call()
+
+
+def test_a_causal_offset_beyond_any_size_is_all_or_nothing():
+    assert ac.causal_mask(3, offset=10 ** 30).all() and not ac.causal_mask(3, offset=-10 ** 30).any()
+    expected = np.arange(6)[None, :] <= np.arange(4)[:, None] + 2
+    assert np.array_equal(ac.causal_mask(4, 6, offset=2), expected)       # ordinary offsets unchanged

@@ -800,3 +800,24 @@ def test_check_induction_score_takes_a_right_fraction_and_validates_its_timeout(
     assert check_induction_score(lambda w, half: Fraction(float(E12.induction_score(w, half))), IND).passed
     with pytest.raises(ValueError, match="timeout: expected a finite number > 0"):
         check_induction_score(lambda w, half: 0.0, IND, timeout=0)
+
+
+def _lab_calls():
+    from attention_core.labs.nb09_cost_and_context_window import kv_cache
+    from attention_core.labs.nb10_efficient_attention import linear_lab, linformer_lab
+    q = np.random.default_rng(0).normal(size=(5, 4))
+    return [
+        (lambda: kv_cache.model_cache_bytes("gpt-99", 10), "published models"),
+        (lambda: kv_cache.decode_with_cache(3, n_heads=-1), "n_heads"),
+        (lambda: kv_cache.decode_with_cache(3, n_heads=0), "n_heads"),
+        (lambda: linear_lab.linear_attention(q, np.zeros((5, 3)), q[:, :2]), "(Tq, Dk), (Tk, Dk), (Tk, Dv)"),
+        (lambda: linformer_lab.weight_rank(q, q, energy=float("nan")), "energy"),
+        (lambda: linformer_lab.weight_rank(q, q, energy=1.5), "energy"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_lab_functions_say_what_they_expected_when_a_hostile_caller_passes_nonsense(index):
+    call, words = _lab_calls()[index]
+    with pytest.raises(ValueError, match=re.escape(words)):
+        call()

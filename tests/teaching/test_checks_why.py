@@ -38,7 +38,7 @@ def test_a_torch_shape_mismatch_is_explained_too():
 
 def test_any_other_error_gets_no_guess():
     text = _words(lambda q, k: {}["missing"], Q, K, lang="zh")
-    assert text.endswith("KeyError: 'missing'。"), text
+    assert text.endswith("KeyError: 'missing'（输入：q, k）。"), text        # the exception and the input, no guess
 
 
 def test_a_worded_error_reaches_a_widget_in_the_learners_language():

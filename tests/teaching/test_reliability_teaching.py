@@ -276,3 +276,22 @@ def test_dot_text_cosine_is_right_at_any_scale(a, b, cos):
 def test_teaching_flags_are_true_or_false(make, words):
     with pytest.raises(TypeError, match=words):
         make()
+
+
+@pytest.mark.parametrize("answer, qid, words", [
+    (10 ** 400, "q1", "is not one of the 4 options"),          # float() of it overflows: no answer, no traceback
+    (10 ** 400, "q2b", "is not a number"),
+    ([0, 10 ** 400], "q1", "is not one of the 4 options"),
+    (chr(65 + quiz.get_question("q1").correct[0]).encode(), "q1", "Correct"),   # bytes: the text they hold
+    (bytearray(b"64"), "q2b", "Correct"),
+])
+def test_quiz_reads_huge_integers_and_bytes_without_raising(answer, qid, words):
+    fb = quiz.check_answer(qid, answer, lang="en")
+    assert words in fb.message, fb.message
+    assert_plain(fb.message)
+
+
+def test_quiz_reads_a_decimal_as_the_number_it_is():
+    from decimal import Decimal
+    assert quiz.check_answer("q3b", Decimal("64"), lang="en").correct
+    assert not quiz.check_answer("q3b", Decimal("0.665"), lang="en").correct

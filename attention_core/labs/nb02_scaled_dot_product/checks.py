@@ -14,6 +14,7 @@ from attention_core.teaching.checks import (
     CheckResult,
     Fail,
     as_array,
+    as_number,
     call_learner,
     describe,
     expect_close,
@@ -109,10 +110,15 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
     def pair(d_k, n, seed, case):
         with draws.watch():
             out = call_learner(fn, case, d_k, n, seed)
-        try:
-            raw, scaled = (float(x) for x in out)
-        except (TypeError, ValueError):
-            raise Fail("exercises.var.not_pair", case=case) from None
+        if hasattr(out, "detach"):                   # a torch tensor of two numbers
+            out = out.detach().cpu().numpy()
+        if isinstance(out, np.ndarray):
+            pair_like = out.shape == (2,)
+        else:
+            pair_like = isinstance(out, (tuple, list)) and len(out) == 2
+        if not pair_like:                            # a generator is refused too: it would run unwatched
+            raise Fail("exercises.var.not_pair", case=case)
+        raw, scaled = (as_number(x, case) for x in out)
         return raw, scaled
 
     def body():

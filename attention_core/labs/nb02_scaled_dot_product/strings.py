@@ -32,5 +32,5 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "has almost vanished.",
                           "zh": "已饱和：几乎所有权重都落在一个 Key 上，经过 softmax 回传的梯度几乎消失。"},
     "scaling.healthy": {"en": "Not saturated: several keys share the weight and gradients flow.",
-                        "zh": "未饱和：权重由多个 Key 分享，梯度可以正常回传。"},
+                        "zh": "未饱和：权重分摊在多个 Key 上，梯度可以正常回传。"},
 }

@@ -39,7 +39,10 @@ def model_cache_bytes(name: str, n_tokens: int, bytes_per_number: int = 2, *, wi
     A model with a sliding window (Mistral-7B: 4,096 tokens, Jiang et al. 2023) never reads a key further
     back than the window, so its cache is a rolling buffer of the last `sliding_window` tokens: it stops
     growing there. window=False gives the cache the same shape would need with full attention."""
-    m = published_shapes()[name]
+    shapes = published_shapes()
+    if name not in shapes:
+        raise ValueError(f"name: expected one of the published models {sorted(shapes)}, got {name!r}")
+    m = shapes[name]
     if window and m.get("sliding_window"):
         n_tokens = min(n_tokens, m["sliding_window"])
     return kv_cache_bytes(m["layers"], m["kv_heads"], m["d_model"] // m["heads"], n_tokens, bytes_per_number)
@@ -55,6 +58,7 @@ def decode_with_cache(n_tokens: int, *, n_layers: int = 2, n_heads: int = 4, d_h
     scores (how many query-key scores the step computed: n_layers * n_heads * t).
     """
     n_tokens, n_layers = positive_int(n_tokens, "n_tokens"), positive_int(n_layers, "n_layers")
+    n_heads, d_head = positive_int(n_heads, "n_heads"), positive_int(d_head, "d_head")
     rng = as_generator(seed)
     k_cache = [np.empty((n_heads, 0, d_head)) for _ in range(n_layers)]       # (H, t, Dh) per layer
     v_cache = [np.empty((n_heads, 0, d_head)) for _ in range(n_layers)]

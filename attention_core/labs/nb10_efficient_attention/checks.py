@@ -22,10 +22,10 @@ from attention_core.teaching.checks import (
     expect_shape,
     first_difference,
     msg,
+    numpy_peak,
     run_exercise,
     watch,
 )
-from attention_core.teaching.measure import traced_peak
 
 from .check_strings import STRINGS
 
@@ -124,7 +124,7 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
         q, k, v = rng.normal(size=(t, 16)), rng.normal(size=(t, 16)), rng.normal(size=(t, 16))
         case = describe(q=q, k=k, v=v) + f", block_size = {block}"
         full = t * t * 8
-        out, peak = traced_peak(lambda: as_array(call_learner(fn, case, q, k, v, block), case))
+        out, peak = numpy_peak(fn, case, q, k, v, block)
         expect_close(out, scaled_dot_product_attention(q, k, v)[0], msg(W_OUTPUT), case)
         budget = full / 2
         if peak > budget:
@@ -135,7 +135,7 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
         case = describe(q=q, k=k, v=v) + f", block_size = {block}"
         reads = []
         watched = watch(reads, q=q, k=k, v=v)
-        out, peak_few = traced_peak(lambda: as_array(call_learner(fn, case, *watched, block), case))
+        out, peak_few = numpy_peak(fn, case, *watched, block)
         expect_close(out, scaled_dot_product_attention(q, k, v)[0], msg(W_OUTPUT), case)
         _block_by_block(reads, block, case)
         few_full = tq * tk * 8

@@ -127,6 +127,8 @@ def error_vs_k(q, k, v, ks, *, kinds=PROJECTIONS, seed=0) -> list[dict]:
 def weight_rank(q, k, energy: float = 0.9) -> int:
     """How many singular values of the (T, T) softmax weights hold `energy` of their squared sum: the rank
     a projection to k rows has to capture."""
+    if isinstance(energy, bool) or not isinstance(energy, (int, float, np.integer, np.floating)) or not 0 < energy <= 1:
+        raise ValueError(f"energy: expected a share in (0, 1], got {energy!r}")
     _, w = scaled_dot_product_attention(q, k, k)
     s2 = np.linalg.svd(w, compute_uv=False) ** 2
     return int(np.searchsorted(np.cumsum(s2) / s2.sum(), energy) + 1)

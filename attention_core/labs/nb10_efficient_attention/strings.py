@@ -31,7 +31,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "efficient_lab.readout_weight": {"en": "Needle weight: window {ww}, full {wf} · answer: window {aw}, full {af}",
                                      "zh": "针的权重：窗口 {ww}，全局 {wf} · 答案：窗口{aw}，全局{af}"},
     "efficient_lab.readout_pairs": {"en": "Pairs computed for all {t} queries: window {pw} of full {pf} ({share})",
-                                    "zh": "全部 {t} 个 Query 要计算的配对：窗口 {pw}，全局 {pf}（占 {share}）"},
+                                    "zh": "全部 {t} 个 Query 要计算的位置对：窗口 {pw}，全局 {pf}（占 {share}）"},
     "linformer.random": {"en": "random Gaussian E = F", "zh": "随机高斯 E = F"},
     "linformer.segments": {"en": "segment means E = F", "zh": "分段均值 E = F"},
     "linformer.k_axis": {"en": "projected rows k", "zh": "投影后的行数 k"},

@@ -68,6 +68,8 @@ def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=TI
                     raise
                 # this notebook's own sentence for the learner's exception
                 raise Fail("nb12.check_error", err=fail.fields["exc"], case=case) from None
+            if hasattr(got, "detach") and getattr(got, "ndim", None) == 0:     # a 0-d torch tensor
+                got = got.detach().cpu().numpy()
             if isinstance(got, np.ndarray) and got.size == 1:
                 got = got.item()
             if not _finite_number(got):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 STRINGS: dict[str, dict[str, str]] = {
-    "nb13.parts_report": {"en": "pieces in use: ", "zh": "正在使用的部件："},
+    "nb13.parts_report": {"en": "pieces in use: ", "zh": "正在使用的零件："},
     "nb13.parts_yours": {"en": "(yours)", "zh": "（你的）"},
     "nb13.parts_library": {"en": "(the library's)", "zh": "（库里的）"},
     "nb13.fig_step": {"en": "training step", "zh": "训练步数"},
@@ -24,7 +24,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.gpt2_config": {"en": "{n_layers} layers × {n_heads} heads, d_model {d_model}, {vocab} tokens, "
                                "T = {t}, batch {batch}",
                          "zh": "{n_layers} 层 × {n_heads} 个头，d_model {d_model}，词表 {vocab} 个 token，"
-                               "T = {t}，batch {batch}"},
+                               "T = {t}，批大小 {batch}"},
     "nb13.gpt2_no_tokenizer": {
         "en": "GPT2_SOURCE: the folder {folder!r} holds GPT-2's weights but no tokenizer (tokenizer.json, or "
               "vocab.json and merges.txt), so no sentence can become token ids. Save the tokenizer into the same "
