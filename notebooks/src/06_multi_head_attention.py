@@ -525,11 +525,11 @@ quiz.quiz_widget("q3b")
 # %% [markdown] lang="en"
 # Now the cost, for the layer of the original Transformer ($d_{model} = 512$) on one sequence of $T = 1024$ tokens in
 # float32. The parameter count is taken from a real `init_multihead`, and the size of the weights tensor
-# $(B, h, T, T)$ from a real forward pass (about a second to run):
+# $(B, h, T, T)$ from a real forward pass (a second or so on a laptop):
 
 # %% [markdown] lang="zh"
 # 再看开销。以原始 Transformer 的一层（$d_{model} = 512$）为例，输入一个 $T = 1024$ 个 token 的序列，用 float32 计算。
-# 参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（大约要跑一秒）：
+# 参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（在笔记本电脑上大约一秒）：
 
 # %%
 cost = heads_lab.tradeoff_rows(d_model=512, heads=(1, 2, 4, 8, 16, 64), n_tokens=1024)

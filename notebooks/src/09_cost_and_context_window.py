@@ -324,12 +324,13 @@ print("[en]blocks, time ratio per doubling of n:[zh]分块，n 每翻倍一次�
 print(f"[en]log-log slope from 1,024 to 4,096 tokens: {cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}[zh]从 1,024 到 4,096 个 token 的双对数斜率：{cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}")
 
 # %% [markdown] lang="en"
-# So a fused kernel moves the wall (you can reach longer contexts on the same memory, and faster, because the
-# matrix never travels to and from main memory), but it does not remove it: per layer the work is still $4n^2D$.
+# So a fused kernel moves the wall (you can reach longer contexts on the same memory, and on a GPU faster too, because
+# the matrix never travels to and from main memory: notebook 10 cites the measured speed-up), but it does not remove
+# it: per layer the work is still $4n^2D$.
 # Notebook 10 builds the tiled version with an online softmax and measures it.
 
 # %% [markdown] lang="zh"
-# 所以融合内核挪动了这堵墙（同样的显存能装下更长的上下文，速度也更快，因为矩阵从不需要往返于主存），但没有拆掉它：
+# 所以融合内核挪动了这堵墙（同样的显存能装下更长的上下文；在 GPU 上速度也更快，因为矩阵从不需要往返于主存，10 节引用了实测的加速），但没有拆掉它：
 # 每一层的计算量仍然是 $4n^2D$。10 节会亲手搭建带在线 softmax 的分块版本，并测量它。
 
 # %% [markdown] lang="en"

@@ -518,7 +518,8 @@ print("[en]seed  previous  induction  heads  accuracy  early  late   step  route
 for r in sweep["rows"]:
     print(f"{r['seed']:>4}{r['best_previous_token_score']:>10.2f}{r['best_induction_score']:>11.2f}{r['n_induction_heads']:>7}"
           f"{r['in_context_accuracy']:>10.3f}{r['early_accuracy']:>7.3f}{r['late_accuracy']:>7.3f}{'—' if r['phase_change_step'] is None else r['phase_change_step']:>7}  {route_name[r['route']]}")
-print(f"[en]`{sweep['command']}` ({sweep['make']})[zh]`{sweep['command']}`（{sweep['make']}）")
+secs = [r["train_seconds"] for r in sweep["rows"]]                 # [en] recorded by the run: they depend on the machine [zh] 训练时记下的：随机器而变
+print(f"[en]`{sweep['command']}` ({sweep['make']}); {min(secs):.0f}-{max(secs):.0f} s of training per seed on the machine that ran it[zh]`{sweep['command']}`（{sweep['make']}）；在跑它的那台机器上，每个种子训练 {min(secs):.0f}–{max(secs):.0f} 秒")
 
 # %% [markdown] lang="en"
 # Four of the five seeds grow the textbook pair: a previous-token head in layer 0 (0.61–0.69) and two to four
@@ -527,7 +528,7 @@ print(f"[en]`{sweep['command']}` ({sweep['make']})[zh]`{sweep['command']}`（{sw
 # yet it predicts 96% of the repeated letters, early (0.97) and late (0.96) alike. Which circuit it uses is not
 # measured here; what the sweep shows is that "a previous-token head and an induction head" is the usual answer of
 # this recipe, not the only one. (How the table was made: by one `make train-sweep` run, one seed after another, one
-# thread each, 86-104 s per seed on this project's 2-core machine. It reproduced every column of an earlier table
+# thread each, on this project's 2-core machine: the seconds printed under the table. It reproduced every column of an earlier table
 # put together from separate runs of the same function, so only the training times changed. Seed 0's row is the
 # shipped model of `make train`, and a test checks that it equals that model's manifest.)
 
@@ -536,7 +537,7 @@ print(f"[en]`{sweep['command']}` ({sweep['make']})[zh]`{sweep['command']}`（{sw
 # 都在第 300 步出现，前部和后部的重复片段都能预测对 99.7%–100%。**种子 3 找到了另一条路线**：两种头一个都没有（最好的“前一个 token”得分 0.06，
 # 最好的 induction 得分 0.05），可它照样预测对了 96% 的重复字母，前部（0.97）和后部（0.96）都一样。它用的是什么电路，这里没有量；
 # 这次换种子的实验说明的是：“一个‘前一个 token’头加上一个 induction head”是这套配方通常给出的答案，但不是唯一的答案。
-# （这张表是怎么来的：由一次 `make train-sweep` 写出，种子一个接一个地训练，每个用一个线程，在本项目的 2 核机器上每个种子 86–104 秒。
+# （这张表是怎么来的：由一次 `make train-sweep` 写出，种子一个接一个地训练，每个用一个线程，在本项目的 2 核机器上；每个种子用了多少秒，打印在表的下面。
 # 以前那张表是把同一个函数分几次单独运行的结果拼起来的；这次完整重跑，除了训练用时，每一列都和它一模一样。
 # 种子 0 那一行就是 `make train` 提交的模型，有一个测试检查它与该模型的清单一致。）
 

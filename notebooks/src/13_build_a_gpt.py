@@ -988,7 +988,7 @@ else:
     print(f"[en]offline: nothing downloaded. The package's oracle test (a random GPT-2 of {config}) measured, against Hugging Face's forward in float64:[zh]离线：没有下载任何东西。包里的对照测试（随机 GPT-2，{config}）在 float64 下与 Hugging Face 前向计算的差：")
     print(f"[en]  the reference gpt_forward: logits {rec['yours'][0]:.1e}, attention maps {rec['yours'][1]:.1e}[zh]  参考 gpt_forward：logits {rec['yours'][0]:.1e}，注意力图 {rec['yours'][1]:.1e}")
     print(f"[en]  the library's decoder_forward: logits {rec['library'][0]:.1e}, attention maps {rec['library'][1]:.1e}[zh]  库里的 decoder_forward：logits {rec['library'][0]:.1e}，注意力图 {rec['library'][1]:.1e}")
-    print("[en]Run it here with your own gpt_forward: gpt2_tour.oracle_differences(parts.gpt_forward) (builds the model locally, about 10 s).[zh]想在这里用你自己的 gpt_forward 跑一遍：gpt2_tour.oracle_differences(parts.gpt_forward)（在本机建模型，大约 10 秒）。")
+    print("[en]Run it here with your own gpt_forward: gpt2_tour.oracle_differences(parts.gpt_forward) (builds the model locally: seconds).[zh]想在这里用你自己的 gpt_forward 跑一遍：gpt2_tour.oracle_differences(parts.gpt_forward)（在本机建模型，几秒钟）。")
 
 # %% [markdown] lang="en"
 # Online, the cell prints the scores of GPT-2 small's 144 heads on repeated random tokens; offline nothing here computes
