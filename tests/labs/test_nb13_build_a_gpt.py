@@ -181,6 +181,7 @@ def test_best_heads_says_where_the_lowest_score_is_as_the_figure_shows_it():
     assert best["previous"]["min"] == 0.3 and best["induction"]["min"] == 0.4
 
 
+@pytest.mark.slow                      # two training runs (20 and 50 steps): about 4 s of make quick's minute
 def test_a_short_live_run_logs_about_ten_points_and_a_full_one_keeps_its_schedule():
     """The notebook's live runs are shorter than one logging interval of the full run (40 text steps against 50): they
     log about ten times so their live curve has points; a full run logs as its manifest did."""
