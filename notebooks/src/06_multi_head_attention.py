@@ -554,9 +554,8 @@ axes = heads_lab.plot_tradeoff(cost)
 # - **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$. But many thin products use the
 #   hardware less well than a few wide ones, and the softmax and the memory traffic grow with $h$.
 #
-# So more heads buy more, narrower views at a memory and compute price; they are not free and not always better.
-# What practice keeps fixed is the **width** of a head, not the number of heads: as models grow, $d_{model}$ grows
-# and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
+# Now choose the numbers yourself: move $h$, and the context length $T$. Two rows never move; $d_k$ shrinks as $h$
+# grows, and the weights tensor grows with $h$ and with the square of $T$.
 
 # %% [markdown] lang="zh"
 # 逐列来读这张表：
@@ -567,6 +566,19 @@ axes = heads_lab.plot_tradeoff(cost)
 # - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。但许多细小的矩阵乘法对硬件的利用率不如少数几个宽的，
 #   而 softmax 和显存读写的开销都随 $h$ 增长。
 #
+# 现在自己来选：拖动 $h$ 和上下文长度 $T$。有两行始终不动；$d_k$ 随 $h$ 增大而变窄，权重张量则随 $h$ 线性增长、随 $T$ 平方增长。
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
+widgets.tradeoff_widget(h=8, n_tokens=1024, d_model=512)
+
+# %% [markdown] lang="en"
+# So more heads buy more, narrower views at a memory and compute price; they are not free and not always better.
+# What practice keeps fixed is the **width** of a head, not the number of heads: as models grow, $d_{model}$ grows
+# and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
+
+# %% [markdown] lang="zh"
 # 所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
 # 实践中保持不变的是每个头的**宽度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
 # 这样每个头始终保持 64 或 128 宽。下面是公开发表的模型配置：

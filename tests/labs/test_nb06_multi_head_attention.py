@@ -187,3 +187,40 @@ def test_head_widget_switches_heads():
     np.testing.assert_array_equal(panel.state["weights"], w[2])
     assert image_bytes(panel.images["weights"]) != before
     assert is_error(W.head_widget(w[0]))
+
+
+# --- the trade-off widget ---------------------------------------------------------------------------
+@pytest.mark.parametrize("h", W.TRADEOFF_HEADS)
+def test_tradeoff_state_matches_the_measured_table(h):
+    """What the widget shows is what notebook 06's table measures in a real forward pass (at T = 256)."""
+    s = W.tradeoff_state(h, 256)
+    row = hl.tradeoff_rows(d_model=512, heads=(h,), n_tokens=256)[0]
+    mine = s["chosen"]
+    assert (mine["d_k"], mine["params"], mine["weights_bytes"], mine["macs"]) == (
+        row["d_k"], row["params"], row["weights_bytes"], row["matmul_macs"])
+    assert s["one_head"]["params"] == mine["params"] and s["one_head"]["macs"] == mine["macs"]   # what stays
+    assert mine["weights_bytes"] == h * s["one_head"]["weights_bytes"]                           # what grows
+
+
+def test_tradeoff_widget_answers_both_sliders_and_speaks_chinese():
+    panel = W.tradeoff_widget()
+    before = panel.readout.value
+    panel.controls["h"].value = 64
+    assert panel.readout.value != before and "h = 64" in panel.readout.value and "256.0" in panel.readout.value
+    panel.controls["n_tokens"].value = 2048                      # 4x the tokens: 16x the weights
+    assert "1,024.0" in panel.readout.value and not is_error(panel)
+    i18n.set_language("zh")
+    assert "权重张量" in W.tradeoff_widget().readout.value
+
+
+@pytest.mark.parametrize("kwargs", [{"h": 3}, {"n_tokens": 1000}, {"d_model": 0}, {"h": "8"}, {"d_model": 100}])
+def test_tradeoff_widget_refuses_settings_off_its_sliders_in_words(kwargs):
+    assert is_error(W.tradeoff_widget(**kwargs))
+
+
+def test_tradeoff_widget_shows_an_indivisible_width_in_red_without_dying():
+    panel = W.tradeoff_widget(h=4, d_model=96)                  # 96 = 3 x 32: h = 64 does not divide it
+    panel.controls["h"].value = 64
+    assert is_error(panel) and "divisible" in panel.message.value
+    panel.controls["h"].value = 32
+    assert not is_error(panel) and "h = 32" in panel.readout.value

@@ -1,11 +1,22 @@
-"""The head widget: pick one attention head and see its heatmap (notebook 06)."""
+"""The widgets of notebook 06: pick one attention head and see its heatmap; move the number of heads and the
+context length and see what the trade-off costs."""
 from __future__ import annotations
+
+import html
 
 import ipywidgets as widgets
 
-from attention_core.core.validation import as_float_array
+from attention_core.core.validation import as_float_array, positive_int
 from attention_core.teaching import i18n, plots
-from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_panel, watch, widget_builder
+from attention_core.teaching.widget_base import (
+    DPI,
+    HeatmapView,
+    Panel,
+    error_panel,
+    title_html,
+    watch,
+    widget_builder,
+)
 
 
 # --- 06: heads --------------------------------------------------------------------------------
@@ -31,5 +42,67 @@ def head_widget(weights, labels=None, *, y_labels=None, head_names=None, dpi: in
     def compute():
         view.update(weights[head.value])
         return {"head": head.value, "weights": weights[head.value]}
+
+    return watch(panel, compute)
+
+
+# --- 06: the trade-off of the number of heads -------------------------------------------------------
+TRADEOFF_HEADS = (1, 2, 4, 8, 16, 32, 64)
+TRADEOFF_TOKENS = (256, 512, 1024, 2048, 4096, 8192, 16384)
+
+
+def tradeoff_state(h: int, n_tokens: int, d_model: int = 512) -> dict:
+    """One choice of h at this d_model and context length T (float32, one sequence), beside h = 1: the width of a
+    head d_k, the layer's parameters (counted in a real `init_multihead`), the bytes of the (h, T, T) weights and
+    the multiply-adds of the two matrix products, h * 2 T^2 d_k."""
+    from attention_core.core.multihead import init_multihead
+    from attention_core.labs.nb06_multi_head_attention.heads_lab import parameter_count
+    n_tokens, d_model = positive_int(n_tokens, "n_tokens"), positive_int(d_model, "d_model")
+
+    def numbers(heads: int) -> dict:
+        params = init_multihead(d_model, heads, seed=0)            # raises when heads does not divide d_model
+        return {"h": heads, "d_k": params.d_head, "params": parameter_count(params),
+                "weights_bytes": heads * n_tokens * n_tokens * 4,
+                "macs": heads * 2 * n_tokens * n_tokens * params.d_head}
+
+    return {"n_tokens": n_tokens, "d_model": d_model, "chosen": numbers(h), "one_head": numbers(1)}
+
+
+@widget_builder
+def tradeoff_widget(h: int = 8, n_tokens: int = 1024, d_model: int = 512) -> Panel:
+    """Sliders for the number of heads h and the context length T (notebook 06): the table of what changes (d_k,
+    the weights tensor) and what does not (the parameters, the multiply-adds), against one head."""
+    try:
+        if h not in TRADEOFF_HEADS or n_tokens not in TRADEOFF_TOKENS:
+            raise ValueError(f"h, n_tokens: expected values from {TRADEOFF_HEADS} and {TRADEOFF_TOKENS}, "
+                             f"got {h!r} and {n_tokens!r}")
+        tradeoff_state(h, n_tokens, d_model)                        # d_model checked before anything is drawn
+    except Exception as exc:                       # noqa: BLE001
+        return error_panel(exc)
+    style = {"description_width": "initial"}
+    heads = widgets.SelectionSlider(options=list(TRADEOFF_HEADS), value=h, description=i18n.t("heads_lab.h"),
+                                    continuous_update=True, style=style, layout={"width": "420px"})
+    tokens = widgets.SelectionSlider(options=[(f"{t:,}", t) for t in TRADEOFF_TOKENS], value=n_tokens,
+                                     description=i18n.t("heads_lab.tokens"), continuous_update=True, style=style,
+                                     layout={"width": "420px"})
+    panel = Panel([title_html("heads_lab.tradeoff_widget_title", d=d_model), heads, tokens], name="tradeoff",
+                  controls={"h": heads, "n_tokens": tokens})
+    panel.children += (panel.readout, panel.message)
+
+    def compute():
+        s = tradeoff_state(heads.value, tokens.value, d_model)
+        mine, one = s["chosen"], s["one_head"]
+        mib = 2 ** 20
+        rows = [(i18n.t("heads_lab.d_k"), f"{mine['d_k']:,}", f"{one['d_k']:,}"),
+                (i18n.t("heads_lab.params"), f"{mine['params']:,}", f"{one['params']:,}"),
+                (i18n.t("heads_lab.weights_mib", t=f"{s['n_tokens']:,}"), f"{mine['weights_bytes'] / mib:,.1f}",
+                 f"{one['weights_bytes'] / mib:,.1f}"),
+                (i18n.t("heads_lab.macs_g"), f"{mine['macs'] / 1e9:,.2f}", f"{one['macs'] / 1e9:,.2f}")]
+        cell = "<td style='text-align:right;padding-left:16px'>"
+        head = (f"<tr><th></th><th style='text-align:right'>h = {mine['h']}</th>"
+                f"<th style='text-align:right'>h = 1</th></tr>")
+        body = "".join(f"<tr><td>{html.escape(label)}</td>{cell}{a}</td>{cell}{b}</td></tr>" for label, a, b in rows)
+        panel.readout.value = f"<table style='font-size:15px'>{head}{body}</table>"
+        return s
 
     return watch(panel, compute)
