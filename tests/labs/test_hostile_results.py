@@ -13,7 +13,7 @@ import attention_core as ac
 from attention_core.labs.nb01_query_key_value.checks import check_attention
 from attention_core.labs.nb02_scaled_dot_product.checks import check_dot_product_variance
 from attention_core.labs.nb03_softmax.checks import check_softmax
-from attention_core.labs.nb05_self_and_cross_attention.checks import check_self_attention
+from attention_core.labs.nb05_self_and_cross_attention.checks import check_cross_attention, check_self_attention
 from attention_core.labs.nb06_multi_head_attention.checks import check_multi_head_attention
 from attention_core.labs.nb08_attention_vs_rnn.checks import check_rnn_forward
 from attention_core.labs.nb09_cost_and_context_window.checks import check_kv_cache_bytes, check_kv_cache_decode
@@ -50,6 +50,16 @@ def _attention_weights_only(q, k, v):
     return weights                                            # (Tq, Tk) where the output (Tq, Dv) is expected
 
 
+def _self_swapped(x, w_q, w_k, w_v):
+    output, weights = ac.scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
+    return weights, output                                    # the library's order is (output, weights)
+
+
+def _cross_swapped(x_dec, x_enc, w_q, w_k, w_v):
+    output, weights = ac.scaled_dot_product_attention(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v)
+    return weights, output
+
+
 def _online_squeezed(q, k, v, block_size):
     return ac.scaled_dot_product_attention(q, k, v)[0].squeeze()     # (1, 2) comes back as (2,)
 
@@ -77,6 +87,8 @@ HOSTILE = [
     (check_softmax, _raise(GeneratorExit()), "GeneratorExit"),
     (lambda fn, lang: check_attention(fn, returns="output", lang=lang), _attention_weights_only, "weights"),
     (check_self_attention, lambda x, w_q, w_k, w_v: (np.zeros(()), np.zeros(())), "shape"),
+    (check_self_attention, _self_swapped, "returns (weights, output)"),
+    (check_cross_attention, _cross_swapped, "returns (weights, output)"),
     (check_online_attention, _online_squeezed, "shape"),
     (check_online_attention, _torch_full_attention, "tracemalloc"),
     (check_kv_cache_decode, _torch_full_attention, "tracemalloc"),

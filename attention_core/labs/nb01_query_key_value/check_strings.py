@@ -27,6 +27,10 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "zh": "你的函数应该像 attention_core.scaled_dot_product_attention 一样返回 "
                                         "(output, weights) 二元组（{case}）。如果练习只要求返回输出，"
                                         "请用 check_attention(fn, returns=\"output\")。"},
+    "checks.attention.swapped": {"en": "Your function returns (weights, output); the order is (output, weights), like "
+                                       "attention_core.scaled_dot_product_attention ({case}).",
+                                 "zh": "你的函数返回的是 (weights, output)；顺序应为 (output, weights)，"
+                                       "和 attention_core.scaled_dot_product_attention 一样（{case}）。"},
     "checks.attention.output": {"en": "Your weights are right but your output is not weights @ V ({case}).",
                                 "zh": "你的权重是对的，但输出不等于 weights @ V（{case}）。"},
     "checks.attention.times_k": {"en": "Your output is weights @ K ({case}): the weighted sum runs over the values V; "

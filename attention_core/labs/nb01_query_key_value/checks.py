@@ -78,6 +78,13 @@ def output_and_weights(out, case: str):
     return as_array(out[0], case), as_array(out[1], case)
 
 
+def not_swapped(out, w, ref_out, ref_w, case: str) -> None:
+    """(weights, output) returned in the wrong order, said as such (where the two shapes tell them apart), before
+    any diagnosis reads the weights as an output."""
+    if ref_out.shape != ref_w.shape and out.shape == ref_w.shape and w.shape == ref_out.shape:
+        raise Fail("checks.attention.swapped", case=case)
+
+
 def _accepts_mask(fn) -> bool:
     try:
         params = inspect.signature(fn).parameters

@@ -6,7 +6,7 @@ import numpy as np
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.masks import causal_mask
 from attention_core.core.softmax import softmax
-from attention_core.labs.nb01_query_key_value.checks import output_and_weights
+from attention_core.labs.nb01_query_key_value.checks import not_swapped, output_and_weights
 from attention_core.teaching import i18n
 from attention_core.teaching.checks import (
     W_OUTPUT,
@@ -40,6 +40,7 @@ def check_self_attention(fn, lang: str | None = None, *, timeout: float | None =
             case = describe(x=x, w_q=w_q, w_k=w_k, w_v=w_v)
             out, w = output_and_weights(call_learner(fn, case, x, w_q, w_k, w_v), case)
             ref_out, ref_w = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
+            not_swapped(out, w, ref_out, ref_w, case)
             if out.ndim and out.shape[-1] == x.shape[-1] != ref_out.shape[-1]:
                 raise Fail("exercises.self.no_projection", case=case)
             expect_shape(w, ref_w.shape, msg(W_WEIGHTS), case)
@@ -63,6 +64,7 @@ def check_cross_attention(fn, lang: str | None = None, *, timeout: float | None 
         case = describe(x_dec=x_dec, x_enc=x_enc)
         out, w = output_and_weights(call_learner(fn, case, x_dec, x_enc, w_q, w_k, w_v), case)
         ref_out, ref_w = scaled_dot_product_attention(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v)
+        not_swapped(out, w, ref_out, ref_w, case)
         if w.shape == (3, 3):
             raise Fail("exercises.cross.self_on_decoder", case=case)
         hint = "exercises.cross.q_from_encoder" if w.shape != (3, 5) else ""
