@@ -30,7 +30,6 @@ from .validation import (
     check_finite_result,
     check_flag,
     describe,
-    dtype_name,
     float_dtype,
     positive_int,
 )
@@ -139,12 +138,12 @@ def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     attn_out, weights = multi_head_attention(h, h, h, block.attn, mask=mask, head_mask=head_mask)
     with np.errstate(over="ignore"):
         x = x + attn_out                                                   # residual 1
-    check_finite_result(x, "transformer_block: the residual stream x + attention", dtype_name(x))
+    check_finite_result(x, "transformer_block: the residual stream x + attention", x.dtype.name)
     ffn = feed_forward(layer_norm(x, block.ln2_g, block.ln2_b, names=("ln2_g", "ln2_b")),
                        block.w_1, block.b_1, block.w_2, block.b_2)
     with np.errstate(over="ignore"):
         x = x + ffn                                                        # residual 2
-    check_finite_result(x, "transformer_block: the residual stream x + feed-forward", dtype_name(x))
+    check_finite_result(x, "transformer_block: the residual stream x + feed-forward", x.dtype.name)
     return x, weights
 
 

@@ -418,14 +418,23 @@ def numpy_peak(fn, case: str, *args):
     """(the learner's result as an array, its peak memory in bytes) for a check that judges memory. The peak is
     tracemalloc's, which sees NumPy's buffers but not torch's: a call that computes with torch is refused (a
     pass would report a peak nothing measured). Torch calls are seen in this thread (the kernel's)."""
-    if "torch" not in sys.modules:                  # no torch loaded: nothing computed with it
+    def measured():
         return traced_peak(lambda: as_array(call_learner(fn, case, *args), case))
+
+    if "torch" not in sys.modules:                  # no torch loaded: nothing computed with it
+        return measured()
     from attention_core.backends.torch_ops import TorchCallCounter
     with TorchCallCounter() as torch_calls:
-        out, peak = traced_peak(lambda: as_array(call_learner(fn, case, *args), case))
+        out, peak = measured()
     if torch_calls.count:
         raise Fail("checks.memory_torch", case=case)
     return out, peak
+
+
+def from_tensor(x):
+    """A torch tensor as a NumPy array (detached, on the CPU); anything else as it came. Raises for tensors NumPy
+    cannot hold (bfloat16, meta, sparse): the callers say so in words."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
 def as_array(out, case: str, what: str = "output") -> np.ndarray:
@@ -435,8 +444,7 @@ def as_array(out, case: str, what: str = "output") -> np.ndarray:
     if isinstance(out, tuple):
         raise Fail("checks.returned_tuple", n=len(out), case=case)
     try:
-        if hasattr(out, "detach"):                   # a torch tensor (bfloat16, meta or sparse ones fail here)
-            out = out.detach().cpu().numpy()
+        out = from_tensor(out)
         complex_ = np.iscomplexobj(out) or isinstance(out, complex)
         arr = None if complex_ else np.asarray(out)
     except Exception:                                # noqa: BLE001 -- not convertible: said below
@@ -452,13 +460,12 @@ def as_number(out, case: str) -> float:
     """The learner's return value as one float: a Python or NumPy number, or a 0-d array or tensor; a string, a
     bool, a list or a number too large for a float is a failure that says what came back."""
     try:
-        if hasattr(out, "detach"):                   # a torch tensor
-            out = out.detach().cpu().numpy()
+        out = from_tensor(out)
         if isinstance(out, np.ndarray) and out.ndim == 0:
             out = out[()]
         number = not isinstance(out, (bool, np.bool_)) and isinstance(out, (int, float, np.integer, np.floating))
         value = float(out) if number else None
-    except (Exception, OverflowError):               # noqa: BLE001 -- not readable as a float: said below
+    except Exception:                                # noqa: BLE001 -- not readable as a float: said below
         number, value = False, None
     if not number:
         huge = isinstance(out, int) and not isinstance(out, bool)          # beyond float64: show its size only

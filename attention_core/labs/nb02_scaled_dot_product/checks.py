@@ -19,6 +19,7 @@ from attention_core.teaching.checks import (
     describe,
     expect_close,
     expect_shape,
+    from_tensor,
     msg,
     run_check,
     run_exercise,
@@ -110,8 +111,7 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
     def pair(d_k, n, seed, case):
         with draws.watch():
             out = call_learner(fn, case, d_k, n, seed)
-        if hasattr(out, "detach"):                   # a torch tensor of two numbers
-            out = out.detach().cpu().numpy()
+        out = from_tensor(out)                       # a torch tensor of two numbers
         if isinstance(out, np.ndarray):
             pair_like = out.shape == (2,)
         else:

@@ -271,7 +271,8 @@ def tradeoff_rows(d_model: int = 512, heads=(1, 2, 4, 8, 16, 64), n_tokens: int 
     measure = check_flag(measure, "measure")
     d_model, n_tokens, batch = (positive_int(v, n) for v, n in
                                 ((d_model, "d_model"), (n_tokens, "n_tokens"), (batch, "batch")))
-    x = as_generator(seed).normal(size=(batch, n_tokens, d_model)).astype(dtype)   # (B, T, D)
+    if measure:                                  # the input of the real forward passes; counting needs none
+        x = as_generator(seed).normal(size=(batch, n_tokens, d_model)).astype(dtype)   # (B, T, D)
     rows = []
     for h in heads:
         params = init_multihead(d_model, h, seed=seed, dtype=dtype)           # raises if h does not divide D

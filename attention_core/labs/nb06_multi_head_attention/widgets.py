@@ -6,7 +6,7 @@ import html
 
 import ipywidgets as widgets
 
-from attention_core.core.validation import as_float_array, positive_int
+from attention_core.core.validation import as_float_array
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.widget_base import (
     DPI,
@@ -55,17 +55,11 @@ def tradeoff_state(h: int, n_tokens: int, d_model: int = 512) -> dict:
     """One choice of h at this d_model and context length T (float32, one sequence), beside h = 1: the width of a
     head d_k, the layer's parameters (counted in a real `init_multihead`), the bytes of the (h, T, T) weights and
     the multiply-adds of the two matrix products, h * 2 T^2 d_k."""
-    from attention_core.core.multihead import init_multihead
-    from attention_core.labs.nb06_multi_head_attention.heads_lab import parameter_count
-    n_tokens, d_model = positive_int(n_tokens, "n_tokens"), positive_int(d_model, "d_model")
-
-    def numbers(heads: int) -> dict:
-        params = init_multihead(d_model, heads, seed=0)            # raises when heads does not divide d_model
-        return {"h": heads, "d_k": params.d_head, "params": parameter_count(params),
-                "weights_bytes": heads * n_tokens * n_tokens * 4,
-                "macs": heads * 2 * n_tokens * n_tokens * params.d_head}
-
-    return {"n_tokens": n_tokens, "d_model": d_model, "chosen": numbers(h), "one_head": numbers(1)}
+    from attention_core.labs.nb06_multi_head_attention.heads_lab import tradeoff_rows
+    rows = tradeoff_rows(d_model, heads=(h, 1), n_tokens=n_tokens, measure=False)   # raises when h does not divide
+    chosen, one_head = ({"h": r["h"], "d_k": r["d_k"], "params": r["params"], "weights_bytes": r["weights_bytes"],
+                         "macs": r["matmul_macs"]} for r in rows)
+    return {"n_tokens": rows[0]["n_tokens"], "d_model": rows[0]["d_model"], "chosen": chosen, "one_head": one_head}
 
 
 @widget_builder

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import TIMEOUT_S, CheckResult, Fail, call_learner, msg, run_check
+from attention_core.teaching.checks import TIMEOUT_S, CheckResult, Fail, call_learner, from_tensor, msg, run_check
 
 from . import experiments
 from .check_strings import STRINGS
@@ -68,8 +68,8 @@ def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=TI
                     raise
                 # this notebook's own sentence for the learner's exception
                 raise Fail("nb12.check_error", err=fail.fields["exc"], case=case) from None
-            if hasattr(got, "detach") and getattr(got, "ndim", None) == 0:     # a 0-d torch tensor
-                got = got.detach().cpu().numpy()
+            if getattr(got, "ndim", None) == 0:                              # a 0-d torch tensor too
+                got = from_tensor(got)
             if isinstance(got, np.ndarray) and got.size == 1:
                 got = got.item()
             if not _finite_number(got):
