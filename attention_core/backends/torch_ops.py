@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from attention_core.backends import BACKENDS, is_tensor
+from attention_core.core import hooked
 from attention_core.core import masks as core_masks
 from attention_core.core import multihead as core_multihead
 from attention_core.core import validation as V
@@ -336,6 +337,24 @@ def layer_norm(x: torch.Tensor, gamma, beta, eps: float = LN_EPS) -> torch.Tenso
 def gelu(x: torch.Tensor) -> torch.Tensor:
     """core.transformer.gelu: the tanh form (GPT-2's), torch's own kernel for it."""
     return F.gelu(x, approximate="tanh")
+
+
+def softmax_rows(scores: torch.Tensor) -> torch.Tensor:
+    """core.hooked.softmax_rows in torch: softmax over the last axis, a row of only -inf gets zeros."""
+    row_max = scores.amax(-1, keepdim=True)
+    row_max = torch.where(torch.isneginf(row_max), torch.zeros_like(row_max), row_max)
+    e = torch.exp(scores - row_max)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total == 0, torch.ones_like(total), total)
+
+
+def ops_for(device=None, *, fused: bool = False) -> hooked.Ops:
+    """The namespace `core.hooked.forward` runs torch with: masks and ids made tensors on `device`; fused=True
+    computes attention with the fused kernel wherever no hook reads the scores or the pattern (training)."""
+    dev = check_device("cpu" if device is None else device)
+    return hooked.Ops(layer_norm=layer_norm, gelu=gelu, softmax=softmax_rows, where=torch.where, stack=torch.stack,
+                      cat=torch.cat, as_array=lambda a: torch.as_tensor(a, device=dev),
+                      fused_attention=fused_attention if fused else None)
 
 
 # ---- masks and positions ---------------------------------------------------------------------------

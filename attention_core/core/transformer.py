@@ -1,14 +1,15 @@
-"""A small pre-LN Transformer decoder built from this package's own parts (NumPy only).
+"""A small pre-LN Transformer decoder built from this package's own parts (NumPy only): its parameters
+and the checked entry points to the one forward of `core.hooked`.
 
     x0 = E_tok[ids] + E_pos[0..T-1]                               embed
     x  = x + MHA(LN1(x), causal mask)                             each block, pre-LN (GPT-2 style)
     x  = x + FFN(LN2(x)),  FFN(z) = GELU(z W_1 + b_1) W_2 + b_2
     logits = LN_f(x) W_out + b_out
 
-The attention step is `multi_head_attention` of notebook 06 with `causal_mask` of notebook 04, and
-the position table is a learned one (notebook 07). The forward pass returns what it computes:
-logits and EVERY attention map, shape (L, H, T, T), and on request the residual stream after the
-embedding and after each block, so that a notebook can measure what the heads do.
+The formulas live in `core.hooked` (bare maths with hook points); `core.model.HookedDecoder` runs them
+with run_with_cache / run_with_hooks. The functions here check what a caller passes, say what was
+expected, and run the same formulas: `layer_norm`, `feed_forward`, `transformer_block` and
+`decoder_forward` (logits and EVERY attention map, (L, H, T, T), and on request the residual stream).
 Weights use the paper's orientation, y = x @ W + b with W of shape (D_in, D_out).
 Shapes: B batch, T tokens, D = d_model, F = d_ff, H heads, L layers, V vocabulary size.
 """
@@ -20,21 +21,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .masks import causal_mask
-from .multihead import MultiHeadParams, multi_head_attention
+from . import hooked
+from .hooked import LN_EPS
+from .multihead import MultiHeadParams, check_head_mask
 from .validation import (
     as_bool_mask,
     as_float_array,
     as_generator,
     check_axis,
+    check_broadcast,
     check_finite_result,
     check_flag,
     describe,
     float_dtype,
     positive_int,
 )
-
-LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
 
 
 def layer_norm(x, gamma, beta, eps: float = LN_EPS, *, names: tuple = ("gamma", "beta")) -> np.ndarray:
@@ -58,30 +59,31 @@ def layer_norm(x, gamma, beta, eps: float = LN_EPS, *, names: tuple = ("gamma", 
     if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real) or not 0 < eps < math.inf:
         raise ValueError(f"eps: expected a small finite number > 0, got {describe(eps)}")
     out_dtype = np.result_type(x.dtype, gamma.dtype, beta.dtype)
+    x64, eps64 = _rescaled_rows(x, eps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = hooked.layer_norm(x64, gamma, beta, eps64).astype(out_dtype)    # the formula itself
+    check_finite_result(out, f"layer_norm: LN(x) * {names[0]} + {names[1]}", out_dtype.name)
+    return out
+
+
+def _rescaled_rows(x, eps):
+    """x in float64 with each row divided by a power of two near its largest magnitude (exact; LN does not
+    change under it when eps is divided by the square), and that eps per row (..., 1): the variance of 1e200s
+    (or float32's 3e38s) cannot overflow, an eps below float32's smallest number is not rounded to 0."""
     x64 = x.astype(np.float64)
     _, exponent = np.frexp(np.abs(x64).max(axis=-1, keepdims=True))      # (..., 1): row max < 2**exponent
     shift = np.maximum(exponent - 1, -1021)                              # row / 2**shift lies in [-2, 2]
-    xs = np.ldexp(x64, -shift)                                           # exact: a power of two
-    mean = xs.mean(axis=-1, keepdims=True)                               # (..., 1)
-    dev = xs - mean                                                      # (..., D)
-    var = (dev * dev).mean(axis=-1, keepdims=True)                       # (..., 1), biased
-    with np.errstate(over="ignore"):                                     # eps / scale**2: 0 or inf at the ends
-        denom = np.sqrt(var + np.ldexp(float(eps), -2 * shift))          # inf (a subnormal row): the row is 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(denom > 0, dev / denom, 0.0)                        # a constant row is all 0, not 0 / 0
-    with np.errstate(over="ignore"):
-        out = (z * gamma + beta).astype(out_dtype)                       # (..., D)
-    check_finite_result(out, f"layer_norm: LN(x) * {names[0]} + {names[1]}", out_dtype.name)
-    return out
+    with np.errstate(over="ignore"):                                     # eps / scale**2: huge for a subnormal row
+        eps64 = np.ldexp(float(eps), -2 * shift)
+    eps64 = np.maximum(eps64, np.finfo(np.float64).smallest_subnormal)   # never 0: a constant row gives 0 / 0
+    return np.ldexp(x64, -shift), eps64
 
 
 def gelu(x) -> np.ndarray:
     """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (torch's approximate='tanh')."""
     x = as_float_array(x, "x", min_ndim=0)
-    c = x.dtype.type(math.sqrt(2.0 / math.pi))
     with np.errstate(over="ignore"):            # x^3 beyond the dtype is +-inf: tanh is then +-1, as meant
-        cube = x * x * x                        # not x ** 3: NumPy's power is ~200x slower than two products
-        return x.dtype.type(0.5) * x * (1 + np.tanh(c * (x + x.dtype.type(0.044715) * cube)))
+        return hooked.gelu(x).astype(x.dtype, copy=False)
 
 
 def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
@@ -106,7 +108,7 @@ def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         hidden = x @ w_1 + b_1                                             # (..., T, F)
         check_finite_result(hidden, "feed_forward: x @ w_1 + b_1", dtype)
-        out = gelu(hidden) @ w_2 + b_2                                     # (..., T, D)
+        out = hooked.gelu(hidden) @ w_2 + b_2                              # (..., T, D)
     check_finite_result(out, "feed_forward: GELU(x W_1 + b_1) @ w_2 + b_2", dtype)
     return out
 
@@ -126,25 +128,46 @@ class BlockParams:
 
 
 def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
-    """x + MHA(LN1(x)), then + FFN(LN2(x)). x (..., T, D); mask boolean (..., T, T), True = may
-    attend; head_mask (H,) multiplies each head's output (0 ablates it).
-    Returns (x_out (..., T, D), weights (..., H, T, T))."""
+    """x + MHA(LN1(x)), then + FFN(LN2(x)): `hooked.block`, the formula the decoder runs, on checked inputs.
+    x (..., T, D); mask boolean (..., T, T), True = may attend; head_mask (H,) multiplies each head's output
+    (0 ablates it). Returns (x_out (..., T, D), weights (..., H, T, T))."""
     if not isinstance(block, BlockParams):
         raise TypeError(f"block: expected BlockParams, got {type(block).__name__}")
     if type(x).__module__.startswith("torch"):     # the library's blocks are NumPy; torch has its own twin
         raise TypeError("transformer_block: x is a torch tensor, but the library's Transformer block runs in NumPy "
                         "(pass x.numpy(), or use attention_core.backends.torch_decoder.to_torch_decoder for torch)")
-    h = layer_norm(x, block.ln1_g, block.ln1_b, names=("ln1_g", "ln1_b"))  # (..., T, D)
-    attn_out, weights = multi_head_attention(h, h, h, block.attn, mask=mask, head_mask=head_mask)
-    with np.errstate(over="ignore"):
-        x = x + attn_out                                                   # residual 1
-    check_finite_result(x, "transformer_block: the residual stream x + attention", x.dtype.name)
-    ffn = feed_forward(layer_norm(x, block.ln2_g, block.ln2_b, names=("ln2_g", "ln2_b")),
-                       block.w_1, block.b_1, block.w_2, block.b_2)
-    with np.errstate(over="ignore"):
-        x = x + ffn                                                        # residual 2
-    check_finite_result(x, "transformer_block: the residual stream x + feed-forward", x.dtype.name)
-    return x, weights
+    x = as_float_array(x, "x", min_ndim=2)
+    d, h, t = block.attn.d_model, block.attn.n_heads, x.shape[-2]
+    if x.shape[-1] != d:
+        raise ValueError(f"x: expected last dimension d_model={d} (the block's width), got shape {x.shape}")
+    w = dict(zip(_BLOCK_NAMES, _block_arrays(block)))
+    for name in ("ln1_g", "ln1_b", "ln2_g", "ln2_b", "w_1", "b_1", "w_2", "b_2"):
+        w[name] = as_float_array(w[name], name, min_ndim=1)
+    f = w["w_1"].shape[-1]
+    for name, shape in (("ln1_g", (d,)), ("ln1_b", (d,)), ("ln2_g", (d,)), ("ln2_b", (d,)), ("w_1", (d, f)),
+                        ("b_1", (f,)), ("w_2", (f, d)), ("b_2", (d,))):
+        if w[name].shape != shape:
+            raise ValueError(f"block.{name}: expected shape {shape} (D = {d}, F = {f}), got {w[name].shape}")
+    if mask is None:
+        mask = np.ones((t, t), dtype=bool)
+    mask = as_bool_mask(mask)
+    check_broadcast(mask.shape, x.shape[:-2] + (t, t), "mask", "the attention weights (..., T, T) of shape")
+    hooks = {}
+    if head_mask is not None:
+        hm = check_head_mask(as_float_array(head_mask, "head_mask", ndim=1), h).astype(x.dtype)
+        hooks["blocks.0.attn.hook_z"] = [lambda z, _: z * hm[:, None, None]]
+    record = hooked.HookSet(fns=hooks, record={"blocks.0.attn.hook_pattern"})
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out, _ = hooked.block(x, w, h, mask if mask.ndim == 2 else mask[..., None, :, :], record, hooked.NUMPY_OPS, 0)
+    check_finite_result(out, "transformer_block: the residual stream", x.dtype.name)
+    return out, record.cache["blocks.0.attn.hook_pattern"]
+
+
+def _block_arrays(b: BlockParams) -> tuple:
+    """One block's arrays in the order of _BLOCK_NAMES."""
+    a = b.attn
+    return (b.ln1_g, b.ln1_b, a.w_q, a.b_q, a.w_k, a.b_k, a.w_v, a.b_v, a.w_o, a.b_o, b.ln2_g, b.ln2_b,
+            b.w_1, b.b_1, b.w_2, b.b_2)
 
 
 @dataclass(frozen=True)
@@ -179,6 +202,10 @@ class DecoderParams:
         return self.pos_emb.shape[0]
 
 
+_SYMBOLS = {"tok_emb": "(V, D)", "pos_emb": "(T_max, D)", "lnf_g": "(D,)", "lnf_b": "(D,)", "w_out": "(D, V)",
+            "b_out": "(V,)", "w_1": "(D, F)", "b_1": "(F,)", "w_2": "(F, D)",
+            **{n: "(D, D)" for n in ("w_q", "w_k", "w_v", "w_o")},
+            **{n: "(D,)" for n in ("b_q", "b_k", "b_v", "b_o", "ln1_g", "ln1_b", "ln2_g", "ln2_b", "b_2")}}
 _BLOCK_NAMES = ("ln1_g", "ln1_b", "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
                 "ln2_g", "ln2_b", "w_1", "b_1", "w_2", "b_2")
 
@@ -186,7 +213,9 @@ _BLOCK_NAMES = ("ln1_g", "ln1_b", "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o
 def parameter_shapes(vocab_size: int, d_model: int, n_layers: int, d_ff: int, max_len: int) -> dict:
     """{flat name: shape} of every parameter, in the order used by files and by the torch twin.
     Block parameters are named l{i}_{name}, e.g. l0_w_q (D, D), l1_w_1 (D, F)."""
-    v, d, f = vocab_size, d_model, d_ff
+    v, d = positive_int(vocab_size, "vocab_size"), positive_int(d_model, "d_model")
+    n_layers, f = positive_int(n_layers, "n_layers"), positive_int(d_ff, "d_ff", minimum=0)
+    max_len = positive_int(max_len, "max_len")
     shapes = {"tok_emb": (v, d), "pos_emb": (max_len, d)}
     per_block = {"ln1_g": (d,), "ln1_b": (d,), "w_q": (d, d), "b_q": (d,), "w_k": (d, d), "b_k": (d,),
                  "w_v": (d, d), "b_v": (d,), "w_o": (d, d), "b_o": (d,), "ln2_g": (d,), "ln2_b": (d,),
@@ -195,6 +224,9 @@ def parameter_shapes(vocab_size: int, d_model: int, n_layers: int, d_ff: int, ma
         shapes.update({f"l{i}_{name}": per_block[name] for name in _BLOCK_NAMES})
     shapes.update({"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, v), "b_out": (v,)})
     return shapes
+
+
+MAX_INIT_BYTES = 8 << 30         # a model of more weights than this machine's memory is a typo, not a model
 
 
 def init_decoder(vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_ff: int, max_len: int, *,
@@ -210,6 +242,11 @@ def init_decoder(vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_f
     dtype = float_dtype(dtype)                             # an integer dtype would round every weight to 0
     if d_model % n_heads:
         raise ValueError(f"n_heads: d_model={d_model} is not divisible by n_heads={n_heads}")
+    size = sum(math.prod(s) for s in parameter_shapes(vocab_size, d_model, n_layers, d_ff, max_len).values())
+    if size * dtype.itemsize > MAX_INIT_BYTES:
+        raise ValueError(f"vocab_size, d_model, n_layers, d_ff, max_len: these sizes need {size:,} weights "
+                         f"({size * dtype.itemsize / 2**30:.3g} GiB of {dtype.name}); expected at most "
+                         f"{MAX_INIT_BYTES / 2**30:.0f} GiB")
     rng = as_generator(seed)
     out = {}
     for name, shape in parameter_shapes(vocab_size, d_model, n_layers, d_ff, max_len).items():
@@ -233,7 +270,12 @@ def decoder_from_dict(weights: dict, n_heads: int) -> DecoderParams:
     for name in ("tok_emb", "pos_emb", "w_out", "l0_w_q", "l0_w_1"):
         if name not in weights:
             raise ValueError(f"weights: missing the array {name!r}")
+    for name in ("tok_emb", "pos_emb", "l0_w_1"):                 # their shapes give V, D, T_max and F
+        if np.ndim(weights[name]) != 2:
+            raise ValueError(f"{name}: expected a 2-D array, got {describe(weights[name])}")
     v, d = np.shape(weights["tok_emb"])
+    if v == 0 or d == 0:
+        raise ValueError(f"tok_emb: expected a (V, D) table with V >= 1 tokens and D >= 1, got shape {(v, d)}")
     n_layers = 0
     while f"l{n_layers}_w_q" in weights:
         n_layers += 1
@@ -247,7 +289,8 @@ def decoder_from_dict(weights: dict, n_heads: int) -> DecoderParams:
     for name, shape in expected.items():
         arr = as_float_array(weights[name], name)
         if arr.shape != shape:
-            raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
+            short = name.split("_", 1)[1] if name[0] == "l" and name[1].isdigit() else name
+            raise ValueError(f"{name}: expected shape {shape} = {_SYMBOLS[short]}, got {arr.shape}")
         arrays[name] = arr
     blocks = []
     for i in range(n_layers):
@@ -264,10 +307,7 @@ def decoder_to_dict(params: DecoderParams) -> dict:
     """The flat {name: array} form of DecoderParams (what files store and the torch twin holds)."""
     out = {"tok_emb": params.tok_emb, "pos_emb": params.pos_emb}
     for i, b in enumerate(params.blocks):
-        a = b.attn
-        for name, arr in zip(_BLOCK_NAMES, (b.ln1_g, b.ln1_b, a.w_q, a.b_q, a.w_k, a.b_k, a.w_v, a.b_v, a.w_o,
-                                            a.b_o, b.ln2_g, b.ln2_b, b.w_1, b.b_1, b.w_2, b.b_2)):
-            out[f"l{i}_{name}"] = arr
+        out.update({f"l{i}_{name}": arr for name, arr in zip(_BLOCK_NAMES, _block_arrays(b))})
     out.update(lnf_g=params.lnf_g, lnf_b=params.lnf_b, w_out=params.w_out, b_out=params.b_out)
     return out
 
@@ -305,27 +345,10 @@ def embed(ids, tok_emb, pos_emb) -> np.ndarray:
     return x
 
 
-def _layer_masks(extra, n_layers: int, t: int, causal: bool = True):
-    """The causal mask of every layer, ANDed with an optional extra boolean mask: None, (T, T)
-    (all layers) or (L, T, T) (one per layer); with a batch, (B, T, T) or (B, L, T, T).
-    causal=False (an encoder, which reads the whole sequence): every key allowed, then the extra mask."""
-    causal = causal_mask(t) if causal else np.ones((t, t), dtype=bool)    # (T, T)
-    if extra is None:
-        return [causal] * n_layers
-    extra = as_bool_mask(extra, "attn_mask")
-    if extra.shape[-2:] != (t, t):
-        raise ValueError(f"attn_mask: expected its last two axes to be (T, T) = ({t}, {t}), got {extra.shape}")
-    if extra.ndim >= 3 and extra.shape[-3] == n_layers:
-        return [extra[..., i, :, :] & causal for i in range(n_layers)]
-    return [extra & causal] * n_layers
-
-
 def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=None, return_hidden: bool = False,
                     causal: bool = True):
-    """Run the causal decoder on token ids (T,) or (B, T).
-
-    causal=False runs the same stack as an encoder (no causal mask: every token reads every token;
-    attn_mask then hides padding).
+    """Run the decoder (causal=False: the same stack as an encoder) on token ids (T,) or (B, T): the one
+    forward of `core.hooked`, through `HookedDecoder`, reading the attention weights at its hook points.
 
     head_mask: optional (L, H) numbers multiplying each head's output (0 ablates it).
     attn_mask: optional boolean (T, T) or (L, T, T), True = may attend, ANDed with the causal mask
@@ -333,42 +356,14 @@ def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=Non
     Returns (logits (..., T, V), weights (..., L, H, T, T)), and with return_hidden=True also the
     residual stream (..., L + 1, T, D): after the embedding and after each block.
     """
+    from .model import HookedDecoder  # model builds on this module's parameters
     if not isinstance(params, DecoderParams):
         raise TypeError(f"params: expected DecoderParams (see decoder_from_dict), got {type(params).__name__}")
     return_hidden = check_flag(return_hidden, "return_hidden")
-    n_layers, n_heads = params.n_layers, params.n_heads
-    x = embed(ids, params.tok_emb, params.pos_emb)                         # (..., T, D)
-    t, d = x.shape[-2], x.shape[-1]
-    w_out = as_float_array(params.w_out, "w_out", ndim=2)                 # params may be built by hand
-    b_out = as_float_array(params.b_out, "b_out", ndim=1)
-    if w_out.shape[0] != d or b_out.shape != (w_out.shape[1],):
-        raise ValueError(f"w_out, b_out: expected shapes (D, V) and (V,) with D = {d}, got {w_out.shape} "
-                         f"and {b_out.shape}")
-    if head_mask is not None:
-        head_mask = as_float_array(head_mask, "head_mask", ndim=2)
-        if head_mask.shape != (n_layers, n_heads):
-            raise ValueError(f"head_mask: expected shape (L, H) = ({n_layers}, {n_heads}), got {head_mask.shape}")
-        with np.errstate(over="ignore"):
-            cast = head_mask.astype(x.dtype)
-        if not np.isfinite(cast).all():
-            raise ValueError(f"head_mask: {np.abs(head_mask).max():.3g} is beyond the largest {x.dtype.name} "
-                             f"number ({float(np.finfo(x.dtype).max):.3g}), the model's dtype")
-        head_mask = cast
-    causal = check_flag(causal, "causal")
-    masks = _layer_masks(attn_mask, n_layers, t, causal)
-    hidden, weights = [x], []
-    for i, block in enumerate(params.blocks):
-        x, w = transformer_block(x, block, mask=masks[i],
-                                 head_mask=None if head_mask is None else head_mask[i])   # w (..., H, T, T)
-        hidden.append(x)
-        weights.append(w)
-    with np.errstate(over="ignore", invalid="ignore"):
-        logits = layer_norm(x, params.lnf_g, params.lnf_b, names=("lnf_g", "lnf_b")) @ w_out + b_out  # (..., T, V)
-    check_finite_result(logits, "decoder_forward: the logits LN_f(x) @ w_out + b_out", logits.dtype.name)
-    weights = np.stack(weights, axis=-4)                                   # (..., L, H, T, T)
-    if return_hidden:
-        return logits, weights, np.stack(hidden, axis=-3)                  # (..., L + 1, T, D)
-    return logits, weights
+    if not params.blocks:
+        raise ValueError("params.blocks: expected at least one BlockParams, got none")
+    return HookedDecoder(params, causal=causal).forward(ids, head_mask=head_mask, attn_mask=attn_mask,
+                                                       return_hidden=return_hidden)
 
 
 def log_softmax(logits, axis: int = -1) -> np.ndarray:
