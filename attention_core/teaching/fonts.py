@@ -8,6 +8,11 @@ text keeps DejaVu Sans and only the Chinese characters come from Noto.
 
 Note that the fallback works along `font.family` only: a generic entry such as "sans-serif"
 resolves to ONE font, so putting Noto into `font.sans-serif` behind DejaVu would never be used.
+
+The wheel's file is a collection of faces (JP, KR, SC, TC, HK). matplotlib >= 3.10 registers every face,
+"Noto Sans CJK SC" among them; older ones (the browser's, Pyodide's matplotlib 3.8) register only the first,
+named "Noto Sans CJK JP". Each face holds every CJK ideograph (only a few differ in shape between regions), so
+when no Simplified Chinese face is known, the family matplotlib registered from the wheel's file is used.
 """
 from __future__ import annotations
 
@@ -46,8 +51,18 @@ def _find_family() -> str | None:
             font_manager.fontManager.addfont(path)
         _state["registered"] = True
         known = {f.name for f in font_manager.fontManager.ttflist}
-        _state["family"] = next((fam for fam in SYSTEM_CJK_FAMILIES if fam in known), None)
+        family = next((fam for fam in SYSTEM_CJK_FAMILIES if fam in known), None)
+        if family is None and path is not None:            # only the collection's first face (matplotlib < 3.10)
+            family = next((f.name for f in font_manager.fontManager.ttflist if _same_file(f.fname, path)), None)
+        _state["family"] = family
     return _state["family"]
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def use_cjk_font() -> str | None:

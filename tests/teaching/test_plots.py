@@ -188,3 +188,22 @@ def test_plot_mask_validates():
         plots.plot_mask(np.ones((3, 3)))
     with pytest.raises(ValueError, match=r"mask\[0\]"):
         plots.plot_mask(padding_mask([3, 2], 4))                      # (2, 1, 4): pick one sequence
+
+
+def test_a_matplotlib_that_registers_only_the_collections_first_face_still_gets_chinese(monkeypatch):
+    """matplotlib < 3.10 (the browser's, under Pyodide) registers only the first face of the wheel's collection,
+    "Noto Sans CJK JP": the lookup takes the family registered from the wheel's file, not only the SC names."""
+    path = fonts.cjk_font_path()
+    if path is None:
+        pytest.skip("no CJK font: install noto-cjk-sans-otc (requirements.txt)")
+    from matplotlib import font_manager
+    first_face_only = font_manager.FontManager.__new__(font_manager.FontManager)
+    first_face_only.__dict__.update(font_manager.fontManager.__dict__)
+    first_face_only.ttflist = [f for f in font_manager.fontManager.ttflist if "CJK" not in f.name]
+    entry = font_manager.FontEntry(fname=path, name="Noto Sans CJK JP")
+    first_face_only.addfont = lambda p: first_face_only.ttflist.append(entry)   # what matplotlib 3.8 registers
+    monkeypatch.setattr(font_manager, "fontManager", first_face_only)
+    monkeypatch.setattr(fonts, "_state", {"registered": False, "family": None})
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", ["sans-serif"])
+    assert fonts.use_cjk_font() == "Noto Sans CJK JP"
+    assert list(matplotlib.rcParams["font.family"]) == ["sans-serif", "Noto Sans CJK JP"]
