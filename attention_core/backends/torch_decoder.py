@@ -23,9 +23,6 @@ from attention_core.core import transformer as tr
 from attention_core.core.model import HookedDecoder
 from attention_core.core.validation import describe, positive_int
 
-# one block's parameter names (ln1_g, ..., b_2), read off the library's own table
-BLOCK_NAMES = tuple(k.removeprefix("l0_") for k in tr.parameter_shapes(1, 1, 1, 1, 1) if k.startswith("l0_"))
-
 
 class TorchDecoder(torch.nn.Module):
     """A causal decoder whose parameters are `self.p[name]`, name as in `parameter_shapes`

@@ -17,6 +17,8 @@ Tk = past + T keys):
     hook_embed, hook_pos_embed                              (B, T, D), (T, D)
     blocks.{l}.hook_resid_pre / hook_resid_mid / hook_resid_post        (B, T, D)
     blocks.{l}.ln1.hook_normalized, blocks.{l}.ln2.hook_normalized     (B, T, D)
+    blocks.{l}.attn.hook_q_input / hook_k_input / hook_v_input         (B, T, D)   what W_q, W_k, W_v read
+                                                                                  (one path of composition)
     blocks.{l}.attn.hook_q                                  (B, H, T, Dh)
     blocks.{l}.attn.hook_k, blocks.{l}.attn.hook_v          (B, H, Tk, Dh)   with the cached keys
     blocks.{l}.attn.hook_attn_scores                        (B, H, T, Tk)    scaled, hidden keys -inf
@@ -38,7 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
-BLOCK_HOOKS = ("hook_resid_pre", "ln1.hook_normalized", "attn.hook_q", "attn.hook_k", "attn.hook_v",
+BLOCK_HOOKS = ("hook_resid_pre", "ln1.hook_normalized", "attn.hook_q_input", "attn.hook_k_input",
+               "attn.hook_v_input", "attn.hook_q", "attn.hook_k", "attn.hook_v",
                "attn.hook_attn_scores", "attn.hook_pattern", "attn.hook_z", "attn.hook_result", "hook_attn_out",
                "hook_resid_mid", "ln2.hook_normalized", "mlp.hook_pre", "mlp.hook_post", "hook_mlp_out",
                "hook_resid_post")
@@ -134,9 +137,10 @@ def attention(x, w: dict, n_heads: int, mask, hook, ops: Ops, past=None, prefix:
     """Multi-head self-attention of notebook 06: x (..., T, D) -> (output (..., T, D), (k, v) for a cache).
     w: this block's weights (w_q, b_q, ..., w_o, b_o); mask (T, Tk) boolean, True = may attend;
     past: the cached (k, v) of earlier tokens, each (..., H, T_past, Dh)."""
-    q = hook(f"{prefix}.hook_q", split_heads(x @ w["w_q"] + w["b_q"], n_heads))   # (..., H, T, Dh)
-    k = split_heads(x @ w["w_k"] + w["b_k"], n_heads)                             # (..., H, T, Dh)
-    v = split_heads(x @ w["w_v"] + w["b_v"], n_heads)
+    x_q, x_k, x_v = (hook(f"{prefix}.hook_{c}_input", x) for c in "qkv")        # (..., T, D) each
+    q = hook(f"{prefix}.hook_q", split_heads(x_q @ w["w_q"] + w["b_q"], n_heads))   # (..., H, T, Dh)
+    k = split_heads(x_k @ w["w_k"] + w["b_k"], n_heads)                             # (..., H, T, Dh)
+    v = split_heads(x_v @ w["w_v"] + w["b_v"], n_heads)
     if past is not None:
         k, v = ops.cat([past[0], k], -2), ops.cat([past[1], v], -2)              # (..., H, Tk, Dh)
     k, v = hook(f"{prefix}.hook_k", k), hook(f"{prefix}.hook_v", v)

@@ -50,15 +50,15 @@ class MultiHeadParams:
     def __post_init__(self):
         n_heads = positive_int(self.n_heads, "n_heads")
         d = np.shape(self.w_q)[0] if np.ndim(self.w_q) == 2 else -1
-        for name in ("w_q", "w_k", "w_v", "w_o"):
-            w = as_float_array(getattr(self, name), name, ndim=2)
-            if w.shape != (d, d):
-                raise ValueError(f"{name}: expected shape ({d}, {d}) like w_q, got {w.shape}")
+        for name in ("w_q", "w_k", "w_v", "w_o"):           # as_float: tensors stay tensors (notebook 13 trains them)
+            w = as_float(getattr(self, name), name, ndim=2)
+            if tuple(w.shape) != (d, d):
+                raise ValueError(f"{name}: expected shape ({d}, {d}) like w_q, got {tuple(w.shape)}")
             object.__setattr__(self, name, w)
         for name in ("b_q", "b_k", "b_v", "b_o"):
-            b = as_float_array(getattr(self, name), name, ndim=1)
-            if b.shape != (d,):
-                raise ValueError(f"{name}: expected shape ({d},), got {b.shape}")
+            b = as_float(getattr(self, name), name, ndim=1)
+            if tuple(b.shape) != (d,):
+                raise ValueError(f"{name}: expected shape ({d},), got {tuple(b.shape)}")
             object.__setattr__(self, name, b)
         if d % n_heads:
             raise ValueError(f"n_heads: d_model={d} is not divisible by n_heads={n_heads}")

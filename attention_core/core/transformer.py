@@ -140,7 +140,7 @@ def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     d, h, t = block.attn.d_model, block.attn.n_heads, x.shape[-2]
     if x.shape[-1] != d:
         raise ValueError(f"x: expected last dimension d_model={d} (the block's width), got shape {x.shape}")
-    w = dict(zip(_BLOCK_NAMES, _block_arrays(block)))
+    w = dict(zip(BLOCK_NAMES, block_arrays(block)))
     for name in ("ln1_g", "ln1_b", "ln2_g", "ln2_b", "w_1", "b_1", "w_2", "b_2"):
         w[name] = as_float_array(w[name], name, min_ndim=1)
     f = w["w_1"].shape[-1]
@@ -163,8 +163,8 @@ def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     return out, record.cache["blocks.0.attn.hook_pattern"]
 
 
-def _block_arrays(b: BlockParams) -> tuple:
-    """One block's arrays in the order of _BLOCK_NAMES."""
+def block_arrays(b: BlockParams) -> tuple:
+    """One block's arrays in the order of BLOCK_NAMES."""
     a = b.attn
     return (b.ln1_g, b.ln1_b, a.w_q, a.b_q, a.w_k, a.b_k, a.w_v, a.b_v, a.w_o, a.b_o, b.ln2_g, b.ln2_b,
             b.w_1, b.b_1, b.w_2, b.b_2)
@@ -206,7 +206,7 @@ _SYMBOLS = {"tok_emb": "(V, D)", "pos_emb": "(T_max, D)", "lnf_g": "(D,)", "lnf_
             "b_out": "(V,)", "w_1": "(D, F)", "b_1": "(F,)", "w_2": "(F, D)",
             **{n: "(D, D)" for n in ("w_q", "w_k", "w_v", "w_o")},
             **{n: "(D,)" for n in ("b_q", "b_k", "b_v", "b_o", "ln1_g", "ln1_b", "ln2_g", "ln2_b", "b_2")}}
-_BLOCK_NAMES = ("ln1_g", "ln1_b", "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
+BLOCK_NAMES = ("ln1_g", "ln1_b", "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
                 "ln2_g", "ln2_b", "w_1", "b_1", "w_2", "b_2")
 
 
@@ -221,7 +221,7 @@ def parameter_shapes(vocab_size: int, d_model: int, n_layers: int, d_ff: int, ma
                  "w_v": (d, d), "b_v": (d,), "w_o": (d, d), "b_o": (d,), "ln2_g": (d,), "ln2_b": (d,),
                  "w_1": (d, f), "b_1": (f,), "w_2": (f, d), "b_2": (d,)}
     for i in range(n_layers):
-        shapes.update({f"l{i}_{name}": per_block[name] for name in _BLOCK_NAMES})
+        shapes.update({f"l{i}_{name}": per_block[name] for name in BLOCK_NAMES})
     shapes.update({"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, v), "b_out": (v,)})
     return shapes
 
@@ -292,22 +292,29 @@ def decoder_from_dict(weights: dict, n_heads: int) -> DecoderParams:
             short = name.split("_", 1)[1] if name[0] == "l" and name[1].isdigit() else name
             raise ValueError(f"{name}: expected shape {shape} = {_SYMBOLS[short]}, got {arr.shape}")
         arrays[name] = arr
-    blocks = []
-    for i in range(n_layers):
-        g = {name: arrays[f"l{i}_{name}"] for name in _BLOCK_NAMES}
-        attn = MultiHeadParams(g["w_q"], g["w_k"], g["w_v"], g["w_o"], g["b_q"], g["b_k"], g["b_v"], g["b_o"],
-                               n_heads=n_heads)
-        blocks.append(BlockParams(g["ln1_g"], g["ln1_b"], attn, g["ln2_g"], g["ln2_b"],
-                                  g["w_1"], g["b_1"], g["w_2"], g["b_2"]))
-    return DecoderParams(arrays["tok_emb"], arrays["pos_emb"], tuple(blocks), arrays["lnf_g"], arrays["lnf_b"],
-                         arrays["w_out"], arrays["b_out"])
+    return assemble(arrays, n_heads)
+
+
+def assemble(flat: dict, n_heads: int) -> DecoderParams:
+    """DecoderParams holding the arrays of `flat` themselves (NumPy arrays or tensors, not copied: autograd
+    reaches a tensor through every piece). decoder_from_dict checks a dict first, then assembles it."""
+    blocks = tuple(block_params(hooked.block_weights(flat, i), n_heads) for i in range(hooked.n_layers_of(flat)))
+    return DecoderParams(flat["tok_emb"], flat["pos_emb"], blocks, flat["lnf_g"], flat["lnf_b"],
+                         flat["w_out"], flat["b_out"])
+
+
+def block_params(g: dict, n_heads: int) -> BlockParams:
+    """BlockParams of one block's arrays under their short names (ln1_g, w_q, ..., b_2), not copied."""
+    attn = MultiHeadParams(g["w_q"], g["w_k"], g["w_v"], g["w_o"], g["b_q"], g["b_k"], g["b_v"], g["b_o"],
+                           n_heads=n_heads)
+    return BlockParams(g["ln1_g"], g["ln1_b"], attn, g["ln2_g"], g["ln2_b"], g["w_1"], g["b_1"], g["w_2"], g["b_2"])
 
 
 def decoder_to_dict(params: DecoderParams) -> dict:
     """The flat {name: array} form of DecoderParams (what files store and the torch twin holds)."""
     out = {"tok_emb": params.tok_emb, "pos_emb": params.pos_emb}
     for i, b in enumerate(params.blocks):
-        out.update({f"l{i}_{name}": arr for name, arr in zip(_BLOCK_NAMES, _block_arrays(b))})
+        out.update({f"l{i}_{name}": arr for name, arr in zip(BLOCK_NAMES, block_arrays(b))})
     out.update(lnf_g=params.lnf_g, lnf_b=params.lnf_b, w_out=params.w_out, b_out=params.b_out)
     return out
 

@@ -71,8 +71,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 torch.manual_seed(0)
 torch.set_num_threads(1)        # [en] one thread: the same sums in the same order on every run [zh] 单线程：每次运行都按同样的顺序做同样的加法
 np.set_printoptions(precision=3, suppress=True)
-parts = pieces.PARTS  # [en] the pieces later cells run on: yours once they pass their check, the library's until then [zh] 后面单元格用的零件：你的零件通过检查后就用你的，在此之前用库里的
-parts.clear()
+parts = pieces.Parts()  # [en] the pieces later cells run on: yours once they pass their check, the library's until then [zh] 后面单元格用的零件：你的零件通过检查后就用你的，在此之前用库里的
 text = corpus.load_corpus()     # [en] the course's own prose, both languages (package data) [zh] 本课程自己的文字，两种语言（包里的数据）
 chars = corpus.vocabulary(text)  # [en] every character of both languages, sorted [zh] 两种语言的所有字符，已排序
 stoi = {c: i for i, c in enumerate(chars)}  # character -> id
@@ -294,7 +293,7 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     """[en]x (..., D), gamma and beta (D,) tensors -> (..., D): normalised over the last axis, then scaled and shifted.[zh]x (..., D)，gamma 和 beta 是 (D,) 张量 -> (..., D)：沿最后一维归一化，再缩放和平移。"""
     raise NotImplementedError("[en]mean and biased variance over dim=-1 (keepdim=True); eps inside the square root[zh]沿 dim=-1 求均值和有偏方差（keepdim=True）；eps 放在根号里面")
 
-checks.check_layer_norm(layer_norm)
+checks.check_layer_norm(layer_norm, parts=parts)
 
 # %% [markdown] lang="en"
 # <details><summary>Show a solution (try first!)</summary>
@@ -333,7 +332,7 @@ def feed_forward(x, w_1, b_1, w_2, b_2):
     """x (..., T, D), w_1 (D, F), b_1 (F,), w_2 (F, D), b_2 (D,) -> (..., T, D)."""
     raise NotImplementedError("[en]GELU (tanh form) of x @ w_1 + b_1, then @ w_2 + b_2[zh]先算 x @ w_1 + b_1 的 GELU（tanh 形式），再 @ w_2 + b_2")
 
-checks.check_feed_forward(feed_forward)
+checks.check_feed_forward(feed_forward, parts=parts)
 
 # %% [markdown] lang="en"
 # <details><summary>Show a solution (try first!)</summary>
@@ -380,7 +379,7 @@ def transformer_block(x, block, mask):
     返回 (x_out (..., T, D), weights (..., H, T, T))。"""
     raise NotImplementedError("[en]x + attention of LN1(x); then x + feed-forward of LN2(x)[zh]先 x + 注意力(LN1(x))，再 x + 前馈网络(LN2(x))")
 
-checks.check_transformer_block(transformer_block)
+checks.check_transformer_block(transformer_block, parts=parts)
 
 # %% [markdown] lang="en"
 # <details><summary>Show a solution (try first!)</summary>
@@ -431,7 +430,7 @@ def gpt_forward(params, ids):
     返回 (logits (..., T, V), weights (..., L, H, T, T))。"""
     raise NotImplementedError("[en]embed + positions, parts.transformer_block for each block with the causal mask, final LN, @ w_out + b_out[zh]token 嵌入加位置编码，每个块用 parts.transformer_block 并传入因果掩码，最后 LN，再 @ w_out + b_out")
 
-checks.check_gpt_forward(gpt_forward)
+checks.check_gpt_forward(gpt_forward, parts=parts)
 
 # %% [markdown] lang="en"
 # <details><summary>Show a solution (try first!)</summary>
@@ -503,7 +502,7 @@ def generate(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
     """[en]The prompt ids followed by n_new generated ids (a list), through a KV cache.[zh]提示词的 id 后面接上 n_new 个生成的 id（一个列表），用 KV 缓存来生成。"""
     raise NotImplementedError("[en]run the prompt once keeping each layer's (K, V); then one token at a time: its position, its query against the cache[zh]先把提示词跑一遍并保存每层的 (K, V)；然后一次一个 token：用它自己的位置，让它的 Query 对缓存做注意力")
 
-checks.check_generate(generate)
+checks.check_generate(generate, parts=parts)
 
 # %% [markdown] lang="en"
 # <details><summary>Show a solution (try first!)</summary>

@@ -4,7 +4,7 @@ import torch
 import attention_core as ac
 from attention_core.labs.nb13_build_a_gpt import corpus, pieces
 
-parts = pieces.PARTS
+parts = pieces.Parts()
 chars = corpus.vocabulary()
 stoi = {c: i for i, c in enumerate(chars)}
 

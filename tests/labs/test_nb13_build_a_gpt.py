@@ -1,6 +1,6 @@
 """Notebook 13's lab: the corpus export in sync with the sources, the tokenizer and merges, the torch
 reference pieces equal to the library, every checker's verdict on right and wrong pieces (a table),
-PARTS, generation with the cache, and the shipped runs (loaded, their metrics re-measured, the start of
+Parts, generation with the cache, and the shipped runs (loaded, their metrics re-measured, the start of
 `make train` reproduced)."""
 from __future__ import annotations
 
@@ -491,15 +491,11 @@ TABLE = [
                          ids=[f"{c}-{getattr(f[0], '__name__', '?')}-{'ok' if p else 'wrong'}"
                               for c, f, p, _ in TABLE])
 def test_checker_verdicts(checker, fns, passes, words):
-    pieces.PARTS.clear()
-    try:
-        result = getattr(checks, checker)(*fns)
-        assert result.passed is passes, result.message
-        assert words in result.message, result.message
-        zh = getattr(checks, checker)(*fns, lang="zh")
-        assert zh.passed is passes and zh.message != result.message
-    finally:
-        pieces.PARTS.clear()
+    result = getattr(checks, checker)(*fns)
+    assert result.passed is passes, result.message
+    assert words in result.message, result.message
+    zh = getattr(checks, checker)(*fns, lang="zh")
+    assert zh.passed is passes and zh.message != result.message
 
 
 def test_a_checker_never_raises_on_garbage():
@@ -511,19 +507,24 @@ def test_a_checker_never_raises_on_garbage():
     assert not checks.check_tokenizer(sol.encode, None).passed
 
 
-def test_passing_pieces_go_into_parts_and_failing_ones_leave():
-    pieces.PARTS.clear()
-    try:
-        assert checks.check_layer_norm(sol.layer_norm).passed
-        assert pieces.PARTS.which()["layer_norm"] == "yours"
-        assert pieces.PARTS.layer_norm is sol.layer_norm
-        assert not checks.check_layer_norm(_ln_unbiased).passed
-        assert pieces.PARTS.which()["layer_norm"] == "library"
-        assert checks.check_layer_norm(pieces.layer_norm).passed
-        assert pieces.PARTS.which()["layer_norm"] == "library"
-        assert "layer_norm" in pieces.PARTS.report("en")
-    finally:
-        pieces.PARTS.clear()
+def test_passing_pieces_go_into_the_parts_they_are_given_and_failing_ones_leave():
+    parts = pieces.Parts()
+    assert checks.check_layer_norm(sol.layer_norm, parts=parts).passed
+    assert parts.which()["layer_norm"] == "yours"
+    assert parts.layer_norm is sol.layer_norm
+    assert not checks.check_layer_norm(_ln_unbiased, parts=parts).passed
+    assert parts.which()["layer_norm"] == "library"
+    assert checks.check_layer_norm(pieces.layer_norm, parts=parts).passed
+    assert parts.which()["layer_norm"] == "library"
+    assert "layer_norm" in parts.report("en")
+
+
+def test_a_checker_without_parts_keeps_nothing_between_cells():
+    """Run in any order, a check gives the same verdict and leaves no state behind (no global Parts)."""
+    assert not hasattr(pieces, "PARTS")
+    first = checks.check_layer_norm(_ln_unbiased).message
+    assert checks.check_layer_norm(sol.layer_norm).passed
+    assert checks.check_layer_norm(_ln_unbiased).message == first
 
 
 # --- training and the shipped runs ------------------------------------------------------------------------

@@ -45,13 +45,13 @@ sol = _solutions()
 
 @pytest.fixture
 def learner():
-    """pieces.PARTS holding every piece of the solutions (layer norm, feed-forward, block, forward, generate),
-    as after a learner's passing checks: the solutions' gpt_forward then runs on the solutions' pieces."""
+    """The solutions' Parts holding every piece of the solutions (layer norm, feed-forward, block, forward,
+    generate), as after a learner's passing checks: the solutions' gpt_forward then runs on their pieces."""
     for name in pieces.NAMES:
-        pieces.PARTS.use(name, getattr(sol, name))
-    assert set(pieces.PARTS.which().values()) == {"yours"}
-    yield pieces.PARTS
-    pieces.PARTS.clear()
+        sol.parts.use(name, getattr(sol, name))
+    assert set(sol.parts.which().values()) == {"yours"}
+    yield sol.parts
+    sol.parts.clear()
 
 
 # --- 1. the oracle: notebook 13's gpt_forward on every configuration --------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_core.core import hooked
 from attention_core.core import transformer as tr
 from attention_core.core.validation import as_float_array, as_generator, check_flag, describe, positive_int
 
@@ -205,40 +206,24 @@ def circuit_heads(model, scores: dict | None = None) -> dict:
             "induction": (1, int(np.argmax(scores["induction"][1])))}
 
 
-def _head_slice(model, head: int) -> slice:
-    dh = model.params.d_model // model.n_heads
-    return slice(head * dh, (head + 1) * dh)
-
-
 def composition_forward(model, ids, remove: tuple, paths=("k",)):
     """The 2-layer model with the output of head `remove` = (0, h) taken out of layer 1's input for the
-    keys ("k"), queries ("q") and/or values ("v") only; every other path (the residual stream, the
-    other heads) unchanged. Returns (logits (..., T, V), layer-1 weights (..., H, T, T))."""
-    from attention_core.core.multihead import multi_head_attention
+    keys ("k"), queries ("q") and/or values ("v") only, through the hook points hook_k_input etc.; every
+    other path (the residual stream, the other heads) unchanged. Returns (logits (..., T, V), layer-1
+    weights (..., H, T, T))."""
     if model.n_layers != 2 or remove[0] != 0:
         raise ValueError("composition_forward: expected a 2-layer model and a head of layer 0")
     bad = set(paths) - {"q", "k", "v"}
     if bad:
         raise ValueError(f"paths: expected some of 'q', 'k', 'v', got {sorted(bad)}")
-    p = model.params
-    if model.causal:
-        mask = np.tril(np.ones((ids.shape[-1],) * 2, dtype=bool))
-    else:
-        mask = None
-    x0 = tr.embed(ids, p.tok_emb, p.pos_emb)
-    x1, _ = tr.transformer_block(x0, p.blocks[0], mask=mask)
-    hm = np.ones(model.n_heads, dtype=x0.dtype)
-    hm[remove[1]] = 0
-    x1_minus, _ = tr.transformer_block(x0, p.blocks[0], mask=mask, head_mask=hm)
-    b = p.blocks[1]
-    ln = lambda x: tr.layer_norm(x, b.ln1_g, b.ln1_b)                     # noqa: E731
-    full, minus = ln(x1), ln(x1_minus).astype(x1.dtype)
-    q_in, k_in, v_in = (minus if c in paths else full for c in "qkv")
-    attn, w = multi_head_attention(q_in, k_in, v_in, b.attn, mask=mask)
-    x = x1 + attn
-    x = x + tr.feed_forward(tr.layer_norm(x, b.ln2_g, b.ln2_b), b.w_1, b.b_1, b.w_2, b.b_2)
-    logits = tr.layer_norm(x, p.lnf_g, p.lnf_b) @ p.w_out + p.b_out
-    return logits, w
+    hooked_model = model.hooked
+    _, cache = hooked_model.run_with_cache(ids, ["blocks.1.hook_resid_pre", "blocks.0.attn.hook_result"])
+    without = cache["blocks.1.hook_resid_pre"] - cache["blocks.0.attn.hook_result"][..., remove[1], :, :]
+    w = hooked_model.weights
+    ln_without = hooked.layer_norm(without, w["l1_ln1_g"], w["l1_ln1_b"])        # (..., T, D): LN1 of layer 1
+    hooks = [(f"blocks.1.attn.hook_{c}_input", lambda x, _: ln_without) for c in paths]
+    logits, cache = hooked_model.run_with_cache(ids, ["blocks.1.attn.hook_pattern"], hooks=hooks)
+    return logits, cache["blocks.1.attn.hook_pattern"]
 
 
 def composition_test(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> list[dict]:
@@ -265,7 +250,8 @@ def ov_copying(model, layer: int, head: int) -> dict:
     copies every token it attends to), "mean_rank" of the own token (0 = top)."""
     p = model.params
     b = p.blocks[layer]
-    sl = _head_slice(model, head)
+    dh = p.d_model // model.n_heads
+    sl = slice(head * dh, (head + 1) * dh)                                 # head h's columns of W_V, rows of W_O
     e = p.tok_emb + p.pos_emb[:EVAL_LEN].mean(axis=0)                     # (V, D)
     z = tr.layer_norm(e, b.ln1_g, b.ln1_b)
     v = z @ b.attn.w_v[:, sl] + b.attn.b_v[sl]                            # (V, Dh)

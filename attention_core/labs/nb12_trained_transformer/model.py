@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.core import transformer as tr
+from attention_core.core.model import HookedDecoder
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n
 
@@ -71,6 +72,7 @@ class TrainedModel:
         # False: an encoder (no causal mask, every word reads the whole sentence); manifests before
         # corpus 2 have no "causal" key and are decoders
         self.causal = bool(self.config.get("causal", True))
+        self.hooked = HookedDecoder(self.params, causal=self.causal)      # run_with_cache, run_with_hooks, ...
 
     def __repr__(self) -> str:
         c = self.config
@@ -145,8 +147,7 @@ class TrainedModel:
         """(logits (..., T, V), weights (..., L, H, T, T)) of the NumPy decoder (see decoder_forward)."""
         if isinstance(ids, str):
             ids = self.encode(ids)
-        return tr.decoder_forward(self.params, ids, head_mask=head_mask, attn_mask=attn_mask,
-                                  return_hidden=return_hidden, causal=self.causal)
+        return self.hooked.forward(ids, head_mask=head_mask, attn_mask=attn_mask, return_hidden=return_hidden)
 
     def next_token_probs(self, ids, **kwargs) -> np.ndarray:
         """(V,) probabilities of the token after the last one of `ids`."""

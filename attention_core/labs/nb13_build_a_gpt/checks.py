@@ -5,8 +5,9 @@ Built on teaching.checks like every lab's checkers: each call of the learner's f
 limit, their exceptions are reported, never raised, and the verdict is put in words in the language
 asked for. The pieces are compared in float64 with the torch reference of `pieces` (the library's
 formulas; 1e-8) on random inputs and on the weights of notebook 12's trained models, and the usual
-mistakes are named. A piece that passes is put into `pieces.PARTS` (one that fails is taken out), so
-the notebook's later steps run on the learner's pieces where they pass and on the library's elsewhere.
+mistakes are named. Given `parts=` (the notebook's `pieces.Parts()`), a piece that passes is put there
+(one that fails is taken out), so the notebook's later steps run on the learner's pieces where they pass
+and on the library's elsewhere; without it a checker keeps nothing.
 torch is imported inside the functions.
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _torch():
 
 
 
-def _run(name: str, piece: str | None, body, lang, timeout, fn):
+def _run(name: str, piece: str | None, body, lang, timeout, fn, parts=None):
     def guarded():
         try:
             return body()
@@ -47,11 +48,11 @@ def _run(name: str, piece: str | None, body, lang, timeout, fn):
         except Exception as exc:      # noqa: BLE001 -- the check's own failure, reported, never raised
             raise Fail("nb13.check.internal", exc=f"{type(exc).__name__}: {exc}"[:300]) from None
     result = run_check(name, guarded, lang, TIMEOUT_S if timeout is None else timeout, fn)
-    if piece is not None and callable(fn):
-        if result.passed:
-            pieces.PARTS.use(piece, fn)
+    if parts is not None and piece is not None:
+        if result.passed and callable(fn):
+            parts.use(piece, fn)
         else:
-            pieces.PARTS.drop(piece)
+            parts.drop(piece)
     return result
 
 
@@ -274,7 +275,7 @@ def _ln_variants(x, g, b, eps):
             ("nb13.ln.no_affine", (x - m) / torch.sqrt(var + eps))], ref
 
 
-def check_layer_norm(fn, lang: str | None = None, *, timeout=None):
+def check_layer_norm(fn, lang: str | None = None, *, timeout=None, parts=None):
     """fn(x, gamma, beta, eps=1e-5) -> LN(x) on torch tensors, against the library's layer norm."""
     def body():
         torch = _torch()
@@ -301,11 +302,11 @@ def check_layer_norm(fn, lang: str | None = None, *, timeout=None):
             if got.grad_fn is None:
                 raise Fail("nb13.check.detached", case=case)
         return msg("nb13.ln.ok", n=len(cases), diff=f"{worst:.1e}")
-    return _run("check_layer_norm", "layer_norm", body, lang, timeout, fn)
+    return _run("check_layer_norm", "layer_norm", body, lang, timeout, fn, parts)
 
 
 # --- feed-forward ---------------------------------------------------------------------------------------
-def check_feed_forward(fn, lang: str | None = None, *, timeout=None):
+def check_feed_forward(fn, lang: str | None = None, *, timeout=None, parts=None):
     """fn(x, w_1, b_1, w_2, b_2) -> GELU_tanh(x W_1 + b_1) W_2 + b_2 on torch tensors."""
     def body():
         torch = _torch()
@@ -339,7 +340,7 @@ def check_feed_forward(fn, lang: str | None = None, *, timeout=None):
             if got.grad_fn is None:
                 raise Fail("nb13.check.detached", case=case)
         return msg("nb13.ffn.ok", n=len(cases), diff=f"{worst:.1e}")
-    return _run("check_feed_forward", "feed_forward", body, lang, timeout, fn)
+    return _run("check_feed_forward", "feed_forward", body, lang, timeout, fn, parts)
 
 
 # --- the block ------------------------------------------------------------------------------------------
@@ -359,7 +360,7 @@ def _block_variants(x, b, mask):
             ("nb13.block.ln1_twice", x1 + f(ln(x1, b.ln1_g, b.ln1_b)))]
 
 
-def check_transformer_block(fn, lang: str | None = None, *, timeout=None):
+def check_transformer_block(fn, lang: str | None = None, *, timeout=None, parts=None):
     """fn(x, block, mask) -> (x_out, weights (..., H, T, T)), pre-LN, both residuals, the mask honoured;
     block a BlockParams holding torch tensors (pieces.torch_params)."""
     def body():
@@ -396,7 +397,7 @@ def check_transformer_block(fn, lang: str | None = None, *, timeout=None):
             if got_x.grad_fn is None:
                 raise Fail("nb13.check.detached", case=case)
         return msg("nb13.block.ok", n=len(cases), diff=f"{worst:.1e}")
-    return _run("check_transformer_block", "transformer_block", body, lang, timeout, fn)
+    return _run("check_transformer_block", "transformer_block", body, lang, timeout, fn, parts)
 
 
 # --- the decoder ----------------------------------------------------------------------------------------
@@ -416,7 +417,7 @@ def _gpt_variants(params, ids):
             ("nb13.gpt.no_mask", run(mask=False)), ("nb13.gpt.no_bout", run(bout=False))]
 
 
-def check_gpt_forward(fn, lang: str | None = None, *, timeout=None):
+def check_gpt_forward(fn, lang: str | None = None, *, timeout=None, parts=None):
     """fn(params, ids) -> (logits (..., T, V), weights (..., L, H, T, T)); params DecoderParams holding
     torch tensors, ids an int64 tensor (T,) or (B, T)."""
     def body():
@@ -443,7 +444,7 @@ def check_gpt_forward(fn, lang: str | None = None, *, timeout=None):
         if not isinstance(got_l, torch.Tensor) or got_l.grad_fn is None:
             raise Fail("nb13.check.detached", case=msg("nb13.case.gpt_random", n=5))
         return msg("nb13.gpt.ok", n=len(cases), diff=f"{worst:.1e}")
-    return _run("check_gpt_forward", "gpt_forward", body, lang, timeout, fn)
+    return _run("check_gpt_forward", "gpt_forward", body, lang, timeout, fn, parts)
 
 
 # --- generation -----------------------------------------------------------------------------------------
@@ -496,7 +497,7 @@ def _watched_positions(params):
     return pieces.params_from_tensors(flat, params.blocks[0].attn.n_heads), log
 
 
-def check_generate(fn, lang: str | None = None, *, timeout=None):
+def check_generate(fn, lang: str | None = None, *, timeout=None, parts=None):
     """fn(params, ids, n_new, temperature=0.0, top_k=None, seed=0) -> the prompt followed by n_new ids,
     with a KV cache: greedy output identical to recomputing the whole sequence at every step, sampling
     reproducible from the seed, following the temperature, within the top k. The cache is observed, not
@@ -556,4 +557,4 @@ def check_generate(fn, lang: str | None = None, *, timeout=None):
                 if got[pos + 1] not in allowed:
                     raise Fail("nb13.gen.top_k", k=k, step=step, got=got[pos + 1], case=case)
         return msg("nb13.gen.ok")
-    return _run("check_generate", "generate", body, lang, timeout, fn)
+    return _run("check_generate", "generate", body, lang, timeout, fn, parts)

@@ -1,30 +1,29 @@
-"""The reference pieces of notebook 13, in torch: what the learner's functions are checked against.
-
-Each is the library's own formula on tensors, computed by the backend's torch code
-(`backends.torch_ops`: layer_norm, gelu, attend_heads, the attention step) with the library's
-signatures and structures (`core.transformer`: BlockParams, DecoderParams, the flat parameter names),
-so the same functions train (autograd) and load notebook 12's weights unchanged:
+"""The reference pieces of notebook 13, in torch: the course's one model (`core.model.HookedDecoder`,
+run with torch's namespace) and the pieces the learner's functions are checked against.
 
     params = torch_params(load_trained("induction").params)   # DecoderParams holding float64 tensors
     logits, weights = gpt_forward(params, ids)                  # (T, V), (L, H, T, T)
-    generate(params, ids, 20)                                   # greedy, with a KV cache
+    model_of(params).run_with_cache(ids)                        # every hook point, as in notebook 12
+    generate(params, ids, 20)                                   # greedy, with the KV cache (model.step)
 
-`PARTS` holds the learner's pieces that passed their checker (a checker that passes puts the
-function there, one that fails takes it out); `PARTS.gpt_forward` etc. is the learner's version where
-it passed and this module's otherwise, and `PARTS.which()` says which. torch is imported inside the
-functions (tests/test_layers.py: a lab imports torch only when it is used).
+Every forward here is the one of `core.hooked`: `model_of(params, parts)` plugs the learner's layer norm,
+feed-forward and block into it (a `Parts`: the learner's pieces that passed their checker, the library's
+for the rest), so "your model" is that one object. The notebook holds its own `Parts`; a checker given
+`parts=` records there whether the piece passed, and nothing else is kept between cells. torch is
+imported inside the functions (tests/test_layers.py: a lab imports torch only when it is used).
 Shapes: B batch, T tokens, D = d_model, H heads, Dh = D / H, L layers, V vocabulary size.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
 import numpy as np
 
+from attention_core.core import hooked
 from attention_core.core import transformer as tr
-from attention_core.core.masks import causal_mask
-from attention_core.core.multihead import MultiHeadParams, merge_heads, split_heads
+from attention_core.core.model import HookedDecoder
 from attention_core.core.validation import describe, positive_int
 
 NAMES = ("layer_norm", "feed_forward", "transformer_block", "gpt_forward", "generate")
@@ -37,28 +36,10 @@ def _ops():
 
 
 # --- parameters as tensors, in the library's structures ------------------------------------------------
-def _mha(g: dict, n_heads: int) -> MultiHeadParams:
-    """MultiHeadParams holding tensors (its NumPy validation would turn them into arrays; the shapes
-    were checked by decoder_from_dict on the NumPy side)."""
-    mha = object.__new__(MultiHeadParams)
-    for name in MHA_NAMES:
-        object.__setattr__(mha, name, g[name])
-    object.__setattr__(mha, "n_heads", n_heads)
-    return mha
-
-
 def params_from_tensors(flat: dict, n_heads: int) -> tr.DecoderParams:
     """DecoderParams whose arrays are the tensors of `flat` themselves (name -> tensor, the names of
     `parameter_shapes`): autograd reaches them through every piece."""
-    blocks = []
-    i = 0
-    while f"l{i}_w_q" in flat:
-        g = {name[len(f"l{i}_"):]: t for name, t in flat.items() if name.startswith(f"l{i}_")}
-        blocks.append(tr.BlockParams(g["ln1_g"], g["ln1_b"], _mha(g, n_heads), g["ln2_g"], g["ln2_b"],
-                                     g["w_1"], g["b_1"], g["w_2"], g["b_2"]))
-        i += 1
-    return tr.DecoderParams(flat["tok_emb"], flat["pos_emb"], tuple(blocks), flat["lnf_g"], flat["lnf_b"],
-                            flat["w_out"], flat["b_out"])
+    return tr.assemble(flat, n_heads)
 
 
 def torch_params(params, n_heads: int | None = None, dtype="float64", requires_grad: bool = False):
@@ -92,6 +73,36 @@ def to_numpy_params(params) -> tr.DecoderParams:
     return tr.decoder_from_dict(flat, params.blocks[0].attn.n_heads)
 
 
+# --- the one model, with the learner's pieces plugged in ---------------------------------------------------
+def model_of(params, parts=None, *, fused: bool = False) -> HookedDecoder:
+    """HookedDecoder on DecoderParams of tensors, run with torch's namespace and, where `parts` holds the
+    learner's layer_norm, feed_forward or transformer_block, with those. fused=True: attention by the fused
+    kernel wherever no hook reads the weights (training)."""
+    if not isinstance(params, tr.DecoderParams):
+        raise TypeError(f"params: expected DecoderParams of tensors (see torch_params), got {describe(params)}")
+    mine = {} if parts is None else parts.mine
+    device = params.tok_emb.device if hasattr(params.tok_emb, "device") else None
+    ops = _ops().ops_for(device, fused=fused)
+    ops = dataclasses.replace(ops, layer_norm=mine.get("layer_norm", ops.layer_norm),
+                              feed_forward=mine.get("feed_forward"))
+    block_fn = _learner_block(mine["transformer_block"], parts) if "transformer_block" in mine else None
+    return HookedDecoder(tr.decoder_to_dict(params), params.n_heads, ops=ops, block_fn=block_fn)
+
+
+def _learner_block(fn, parts):
+    """hooked.block's place in the forward, taken by the learner's transformer_block(x, block, mask) -> (x, w):
+    the residual stream around it and its weights pass through the block's hook points."""
+    def run(x, w, n_heads, mask, hook, ops, layer, past=None):
+        if past is not None:
+            raise ValueError("your transformer_block has no KV cache; generate runs the library's block")
+        name = f"blocks.{layer}"
+        x, weights = fn(hook(f"{name}.hook_resid_pre", x), tr.block_params(w, n_heads), mask)
+        if weights is not None:
+            hook(f"{name}.attn.hook_pattern", weights)
+        return hook(f"{name}.hook_resid_post", x), None
+    return run
+
+
 # --- the pieces ---------------------------------------------------------------------------------
 def layer_norm(x, gamma, beta, eps: float = tr.LN_EPS):
     """(x - mean) / sqrt(var + eps) * gamma + beta over the last axis, biased variance."""
@@ -114,90 +125,52 @@ def self_attention(x, attn, mask=None, *, need_weights: bool = True):
 
 
 def transformer_block(x, block, mask=None, *, parts=None, need_weights: bool = True):
-    """Pre-LN: x + MHA(LN1(x)), then + FFN(LN2(x)). Returns (x_out (..., T, D), weights (..., H, T, T) or None
-    with need_weights=False)."""
-    p = _Reference if parts is None else parts
-    a, weights = self_attention(p.layer_norm(x, block.ln1_g, block.ln1_b), block.attn, mask,
-                                need_weights=need_weights)
-    x = x + a
-    x = x + p.feed_forward(p.layer_norm(x, block.ln2_g, block.ln2_b), block.w_1, block.b_1, block.w_2, block.b_2)
-    return x, weights
-
-
-def _ids(params, ids):
+    """Pre-LN: x + MHA(LN1(x)), then + FFN(LN2(x)) (`core.hooked.block`, with the learner's layer norm and
+    feed-forward where `parts` has them). Returns (x_out (..., T, D), weights (..., H, T, T))."""
     import torch
-    if isinstance(ids, torch.Tensor):
-        if ids.is_floating_point() or ids.dtype == torch.bool:
-            raise TypeError(f"ids: expected integer token ids, got {describe(ids)}")
-        arr = ids.detach().cpu().numpy()
-    else:
-        arr = ids
-    return torch.as_tensor(tr.check_ids(arr, params.tok_emb.shape[0], params.pos_emb.shape[0]))
+    t = x.shape[-2]
+    if mask is None:
+        mask = torch.ones((t, t), dtype=torch.bool)
+    elif not isinstance(mask, torch.Tensor):
+        mask = torch.as_tensor(np.asarray(mask, dtype=bool))
+    if mask.ndim > 2:
+        mask = mask.unsqueeze(-3)                                             # (..., 1, T, T): every head
+    w = {name: arr for name, arr in zip(tr.BLOCK_NAMES, tr.block_arrays(block))}
+    mine = {} if parts is None else parts.mine
+    ops = _ops().ops_for(x.device, fused=not need_weights)
+    ops = dataclasses.replace(ops, layer_norm=mine.get("layer_norm", ops.layer_norm),
+                              feed_forward=mine.get("feed_forward"))
+    hook = hooked.HookSet(record={"blocks.0.attn.hook_pattern"})
+    out, _ = hooked.block(x, w, block.attn.n_heads, mask, hook, ops, 0)
+    return out, hook.cache.get("blocks.0.attn.hook_pattern")
 
 
 def gpt_forward(params, ids, *, parts=None):
-    """Token + position embeddings, L blocks with the causal mask, the final LN, the unembedding.
-    ids (T,) or (B, T) -> (logits (..., T, V), weights (..., L, H, T, T))."""
-    import torch
-    p = _Reference if parts is None else parts
-    ids = _ids(params, ids)
-    t = ids.shape[-1]
-    x = params.tok_emb[ids] + params.pos_emb[:t]                               # (..., T, D)
-    mask = torch.as_tensor(causal_mask(t))                                     # (T, T), True = may attend
-    maps = []
-    for block in params.blocks:
-        x, w = p.transformer_block(x, block, mask)                             # w (..., H, T, T)
-        maps.append(w)
-    logits = p.layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out   # (..., T, V)
-    return logits, torch.stack(maps, dim=-4)                                    # (..., L, H, T, T)
+    """Token + position embeddings, L blocks with the causal mask, the final LN, the unembedding: the one
+    forward (model_of). ids (T,) or (B, T) -> (logits (..., T, V), weights (..., L, H, T, T))."""
+    return model_of(params, parts).forward(ids)
 
 
 def training_forward(params, ids):
-    """gpt_forward for training: the same blocks, but each attention step is the fused kernel
-    (transformer_block with need_weights=False), which never holds the (T, T) weights that training
-    does not look at. Twice as fast at 256 tokens on a CPU; equal logits (tested). Returns (logits, None)."""
-    import torch
-    ids = _ids(params, ids)
-    t = ids.shape[-1]
-    x = params.tok_emb[ids] + params.pos_emb[:t]                               # (..., T, D)
-    mask = torch.as_tensor(causal_mask(t))                                     # (T, T), True = may attend
-    for block in params.blocks:
-        x, _ = transformer_block(x, block, mask, need_weights=False)
-    return layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out, None   # (..., T, V)
+    """gpt_forward for training: the same model, but each attention step is the fused kernel, which never
+    holds the (T, T) weights that training does not look at (twice as fast at 256 tokens on a CPU; equal
+    logits, tested). Returns (logits, None)."""
+    return model_of(params, fused=True)(ids), None
 
 
 # --- generation with a KV cache -----------------------------------------------------------------
 def forward_cached(params, new_ids, cache=None, *, parts=None):
-    """Run only the new tokens, at positions len(cache) .., attending to the cached keys and values.
-    new_ids (T_new,); cache: None or a list of (K, V) per layer, each (H, T_past, Dh). Returns
-    (logits (T_new, V), the cache with the new keys and values appended)."""
-    import torch
-    p = _Reference if parts is None else parts
-    ops = _ops()
-    past = 0 if not cache else cache[0][0].shape[-2]
-    new_ids = torch.as_tensor(new_ids, dtype=torch.int64).reshape(-1)
-    t_new = new_ids.shape[0]
-    if past + t_new > params.pos_emb.shape[0]:
-        raise ValueError(f"the context is full: {past + t_new} tokens, but the model reads at most "
-                         f"{params.pos_emb.shape[0]}")
-    x = params.tok_emb[new_ids] + params.pos_emb[past:past + t_new]            # (T_new, D)
-    mask = torch.as_tensor(causal_mask(t_new, past + t_new, offset=past))      # (T_new, T_past + T_new)
-    new_cache = []
-    for i, block in enumerate(params.blocks):
-        a, h = block.attn, block.attn.n_heads
-        z = p.layer_norm(x, block.ln1_g, block.ln1_b)
-        q = split_heads(z @ a.w_q + a.b_q, h)                                   # (H, T_new, Dh)
-        k = split_heads(z @ a.w_k + a.b_k, h)
-        v = split_heads(z @ a.w_v + a.b_v, h)
-        if cache:
-            k = torch.cat([cache[i][0], k], dim=-2)                            # (H, T_past + T_new, Dh)
-            v = torch.cat([cache[i][1], v], dim=-2)
-        new_cache.append((k, v))
-        heads, _ = ops.explicit_attention(q, k, v, mask, 1 / math.sqrt(q.shape[-1]))   # (H, T_new, Dh)
-        x = x + merge_heads(heads) @ a.w_o + a.b_o
-        x = x + p.feed_forward(p.layer_norm(x, block.ln2_g, block.ln2_b), block.w_1, block.b_1, block.w_2, block.b_2)
-    logits = p.layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out   # (T_new, V)
-    return logits, new_cache
+    """Run only the new tokens, at positions len(cache) .., attending to the cached keys and values
+    (HookedDecoder.step). new_ids (T_new,); cache: None or a list of (K, V) per layer, each (H, T_past, Dh).
+    Returns (logits (T_new, V), the cache with the new keys and values appended)."""
+    mine = {} if parts is None else {k: v for k, v in parts.mine.items() if k != "transformer_block"}
+    model = model_of(params, _Mine(mine))                         # the library's block: it has the cache
+    past = 0 if not cache else int(cache[0][0].shape[-2])
+    n_new = int(np.size(new_ids)) if not hasattr(new_ids, "numel") else int(new_ids.numel())
+    if past + n_new > model.max_len:
+        raise ValueError(f"the context is full: {past + n_new} tokens, but the model reads at most {model.max_len}")
+    return model.step(np.ravel(np.asarray(new_ids.detach().cpu() if hasattr(new_ids, "detach") else new_ids)),
+                      cache or None)
 
 
 def pick_next(logits, temperature: float = 0.0, top_k: int | None = None, generator=None) -> int:
@@ -251,13 +224,13 @@ def generate_uncached(params, ids, n_new: int, temperature: float = 0.0, top_k: 
                       seed: int = 0, *, parts=None) -> list[int]:
     """generate, recomputing the whole sequence at every step (what the cache saves)."""
     import torch
-    p = _Reference if parts is None else parts
+    forward = gpt_forward if parts is None else parts.gpt_forward
     ids = check_generate_args(params, ids, n_new, temperature, top_k)
     g = torch.Generator().manual_seed(int(seed))
     out = list(ids)
     with torch.no_grad():
         for _ in range(n_new):
-            logits, _ = p.gpt_forward(params, torch.tensor(out))
+            logits, _ = forward(params, torch.tensor(out))
             out.append(pick_next(logits[-1], temperature, top_k, g))
     return out
 
@@ -268,21 +241,17 @@ def cache_bytes(cache) -> int:
 
 
 # --- the learner's pieces where they passed, the library's elsewhere --------------------------------------
-class _ReferenceParts:
-    """The reference pieces under the names of PARTS (pure: every piece is this module's)."""
-    layer_norm = staticmethod(layer_norm)
-    feed_forward = staticmethod(feed_forward)
-    transformer_block = staticmethod(transformer_block)
-    gpt_forward = staticmethod(gpt_forward)
-    generate = staticmethod(generate)
+class _Mine:
+    """A Parts-like holder of some learner's pieces (what model_of reads)."""
 
-
-_Reference = _ReferenceParts()
+    def __init__(self, mine: dict):
+        self.mine = mine
 
 
 class Parts:
     """The pieces later steps run on: the learner's where its checker passed, the library's otherwise.
-    parts.layer_norm(...) etc.; parts.which() -> {name: "yours" | "library"}."""
+    parts.layer_norm(...) etc.; parts.which() -> {name: "yours" | "library"}. The notebook makes one
+    (`parts = pieces.Parts()`) and hands it to each checker (`check_layer_norm(fn, parts=parts)`)."""
 
     def __init__(self):
         self.mine: dict = {}
@@ -290,7 +259,7 @@ class Parts:
     def use(self, name: str, fn) -> None:
         if name not in NAMES:
             raise ValueError(f"name: expected one of {NAMES}, got {name!r}")
-        if fn is globals()[name] or fn is getattr(_Reference, name):
+        if fn is globals()[name]:
             self.mine.pop(name, None)                        # the library's own: nothing of the learner's
         else:
             self.mine[name] = fn
@@ -321,6 +290,3 @@ class Parts:
         words = {"yours": i18n.t("nb13.parts_yours", lang), "library": i18n.t("nb13.parts_library", lang)}
         sep, gap = ("、", "") if lang == "zh" else (", ", " ")
         return i18n.t("nb13.parts_report", lang) + sep.join(f"{n}{gap}{words[w]}" for n, w in self.which().items())
-
-
-PARTS = Parts()
