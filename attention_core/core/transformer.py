@@ -327,6 +327,9 @@ def check_ids(ids, vocab_size: int, max_len: int, name: str = "ids") -> np.ndarr
         arr = np.asarray(ids)
     except (ValueError, TypeError):                          # ragged lists
         raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}") from None
+    if arr.size == 0 and arr.ndim in (1, 2):
+        raise ValueError(f"{name}: expected at least one sequence of 1..{max_len} tokens, got an empty array of "
+                         f"shape {arr.shape}")
     if arr.dtype.kind not in "iu" or arr.ndim not in (1, 2):
         raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
     t = arr.shape[-1]
@@ -343,6 +346,9 @@ def embed(ids, tok_emb, pos_emb) -> np.ndarray:
     """x0 = tok_emb[ids] + pos_emb[:T]: ids (..., T) -> (..., T, D)."""
     tok_emb = as_float_array(tok_emb, "tok_emb", ndim=2)
     pos_emb = as_float_array(pos_emb, "pos_emb", ndim=2)
+    for name, table in (("tok_emb", tok_emb), ("pos_emb", pos_emb)):
+        if 0 in table.shape:
+            raise ValueError(f"{name}: expected a table with at least one row and one column, got shape {table.shape}")
     if tok_emb.shape[1] != pos_emb.shape[1]:
         raise ValueError(f"tok_emb and pos_emb: expected the same width D, got {tok_emb.shape} and {pos_emb.shape}")
     ids = check_ids(ids, tok_emb.shape[0], pos_emb.shape[0])

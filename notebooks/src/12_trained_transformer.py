@@ -60,6 +60,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
+from attention_core.core import hooked
 from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer import (
     checks,
@@ -100,7 +101,10 @@ for m in (induction, coref, decoder):
 # The model embeds the tokens (a learned table for the words plus one for the positions, as in 07), runs $L$ blocks,
 # normalises once more and maps each position to a score per word of the vocabulary. A **decoder** runs the blocks
 # with the causal mask of 04 (each token reads only itself and the tokens before it); an **encoder** runs the same
-# blocks without it (every token reads the whole sentence). Here is the whole block as the library writes it:
+# blocks without it (every token reads the whole sentence). Here is the whole block as the library writes it, then
+# its attention step. Each `hook(name, value)` is a **hook point**: the forward hands the value to any function
+# registered under that name, which may read it or replace it. Every measurement below (and notebook 13's model) runs
+# through this one function: `model.hooked.run_with_cache(ids)` records every hook point, `run_with_hooks` changes one.
 
 # %% [markdown] lang="zh"
 # ## 用学过的零件拼出一个块
@@ -115,10 +119,14 @@ for m in (induction, coref, decoder):
 #
 # 模型先给 token 做嵌入（一张学出来的词表，加上一张位置编码表，就像 07 节那样），再跑 $L$ 个块，最后再归一化一次，
 # 把每个位置映射成词表里每个词的一个分数。**解码器**跑这些块时带着 04 节的因果掩码（每个 token 只读它自己和它前面的 token）；
-# **编码器**跑的是同样的块，只是不加这个掩码（每个 token 都读整句话）。下面是库里写出的整个块：
+# **编码器**跑的是同样的块，只是不加这个掩码（每个 token 都读整句话）。下面先是库里写出的整个块，再是其中的注意力一步。
+# 每个 `hook(name, value)` 都是一个**钩子点**（hook point）：前向计算把这个值交给登记在这个名字下的函数，函数可以只读它，也可以替换它。
+# 后面的每一项测量（以及第 13 节的模型）都走这同一个函数：`model.hooked.run_with_cache(ids)` 记下每个钩子点的值，
+# `run_with_hooks` 则改掉其中一个。
 
 # %%
-print(inspect.getsource(tr.transformer_block))
+print(inspect.getsource(hooked.block))
+print(inspect.getsource(hooked.attention))
 
 # %% [markdown] lang="en"
 # Now one sentence through the trained coreference model, step by step, with every shape. This model is an

@@ -231,6 +231,11 @@ def _read_manifest(path) -> str:
         raise ModelFileError(f"{path}: config.n_heads must be an integer >= 1, got {n_heads!r}; {_FIX}")
     if not all(isinstance(w, str) for w in manifest["vocab"]):
         raise ModelFileError(f"{path}: the vocabulary must be a list of words (strings); {_FIX}")
+    seen: set = set()
+    twice = [w for w in manifest["vocab"] if w in seen or seen.add(w)]
+    if twice:
+        raise ModelFileError(f"{path}: the vocabulary holds {twice[:5]} more than once (each word needs one id); "
+                             f"{_FIX}")
     return text
 
 
@@ -259,7 +264,7 @@ def load_trained(name: str) -> TrainedModel:
 
     Each call returns a new TrainedModel; its arrays are read-only (shared between calls), so nothing
     a caller does to one model reaches the next `load_trained`."""
-    if name not in MODEL_NAMES:
+    if not isinstance(name, str) or name not in MODEL_NAMES:
         raise ValueError(f"name: expected one of {MODEL_NAMES}, got {describe(name)}")
     npz, js = _files(name)
     if name not in _CACHE:
@@ -272,6 +277,9 @@ def load_trained(name: str) -> TrainedModel:
 
 def from_files(npz_path, json_path) -> TrainedModel:
     """A model from explicit files (for a fresh training run that is not committed yet)."""
+    for name, path in (("npz_path", npz_path), ("json_path", json_path)):
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"{name}: expected a file path (str or pathlib.Path), got {describe(path)}")
     npz_path, json_path = Path(npz_path), Path(json_path)
     for path in (npz_path, json_path):
         if not path.is_file():
