@@ -74,6 +74,14 @@ site: setup
 slides: setup
 	$(PY) tools/build_site.py slides
 
+## make lite: the course in the browser, nothing installed (JupyterLite with Pyodide): both editions of notebooks
+## 00-11 in _site/lite/, for any static web server (`python3 -m http.server -d _site/lite`, a school server, a
+## static host). The first build fetches its pinned, hash-checked packages once into tools/lite/cache/ (ignored);
+## later builds run offline (tools/lite/build_lite.py; licences in tools/lite/LICENSES.md)
+.PHONY: lite
+lite: setup
+	$(PY) tools/lite/build_lite.py
+
 ## make test: set up, then run every test: ruff, unit tests, nbval over both editions and the browser tests, on
 ## two workers (pytest-xdist; --dist loadfile keeps each test file, and so each notebook's cells, on one worker);
 ## it ends with the 20 slowest tests, so a log (CI's included) shows where the time went

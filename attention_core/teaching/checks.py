@@ -292,6 +292,12 @@ class _TimeUp(BaseException):
     learner's `except Exception:` cannot swallow it)."""
 
 
+def _threads_usable() -> bool:
+    """False in the browser's Python (Pyodide, WebAssembly), which cannot start a thread: there the learner's
+    call runs without a time limit (an endless loop needs the kernel restarted, as in any notebook)."""
+    return sys.platform not in ("emscripten", "wasi")
+
+
 def _alarm_usable() -> bool:
     return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
             and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
@@ -364,8 +370,10 @@ def call_learner(fn, case: str, *args, **kwargs):
             out = call()
         elif _alarm_usable():
             out = _with_alarm(call, limit)
-        else:
+        elif _threads_usable():
             out = _with_thread(call, limit)
+        else:                                        # the browser (Pyodide): no thread, no timer signal to stop it
+            out = call()
     except _TimeUp as up:
         more = msg("checks.still_running") if up.args == ("abandoned",) else ""
         raise Fail("checks.timeout", seconds=_seconds(limit), case=case, more=more) from None

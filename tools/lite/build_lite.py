@@ -1,6 +1,6 @@
 """The course in the browser: a JupyterLite site of both editions, with nothing installed (`make lite`).
 
-    python tools/lite/build_lite.py [--out _site/lite] [--fetch-only]
+    python tools/lite/build_lite.py [--out _site/lite] [--if-stale] [--fetch-only]
 
 Writes OUT (default `_site/lite/`, ignored by git): JupyterLite with its Pyodide kernel, both editions of the
 notebooks that run without torch, `attention_core` (and its data) preinstalled, ipywidgets, the CJK font for
@@ -324,8 +324,10 @@ def stage_source(src: Path, course_wheel: Path) -> list[tuple[str, str]]:
             "disablePyPIFallback": True,
             "loadPyodideOptions": {"checkIntegrity": True}}}}}
     (src / "jupyter-lite.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    # JupyterLab settings of the site: no news or update checks (they would reach the internet).
-    overrides = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+    # JupyterLab settings of the site: no news or update checks (they would reach the internet); every cell kept
+    # in the page (Lab's windowing leaves a scrolled-away widget's slider unrendered until it is scrolled back).
+    overrides = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+                 "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
     (src / "overrides.json").write_text(json.dumps(overrides, indent=1), encoding="utf-8")
     return written
 
@@ -382,8 +384,33 @@ stay in this browser. Notebooks 12 and 13 need torch: run them with <code>make l
     return index
 
 
+STAMP = ".attention-lab-lite.json"
+
+
+def inputs_digest() -> str:
+    """A digest of everything the site is built from: the notebooks, the package, this builder and its pins."""
+    h = hashlib.sha256()
+    files = [nb for _, nb in lite_notebooks()]
+    files += sorted(p for p in (ROOT / "attention_core").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files += [LITE / "build_lite.py", LITE / "requirements.txt", ROOT / "tools" / "lab_setup.py",
+              ROOT / "pyproject.toml", ROOT / "requirements.txt"]
+    for f in files:
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def is_current(out: Path) -> bool:
+    """Whether OUT holds a site built from the tree as it is now."""
+    try:
+        stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return stamp.get("inputs") == inputs_digest()
+
+
 def build(out: Path) -> Path:
     out = out.resolve()
+    digest = inputs_digest()
     src = (CACHE / "src").resolve()
     if str(src).startswith(str(out)) or str(out).startswith(str(src)):
         raise SystemExit(f"--out {out} must not contain (or be inside) the staged source {src}")
@@ -401,6 +428,7 @@ def build(out: Path) -> Path:
     add_webfont(out)
     write_index(out, notebooks)
     check_site(out)
+    (out / STAMP).write_text(json.dumps({"inputs": digest, "pyodide": PYODIDE_VERSION}), encoding="utf-8")
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     say(f"{len(notebooks)} notebooks, {size / 1e6:.0f} MB; serve it with: python -m http.server -d {out}")
     return out
@@ -424,7 +452,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--fetch-only", action="store_true", help="download and verify what the build needs, no more")
+    ap.add_argument("--if-stale", action="store_true", help="build only when OUT was built from other inputs")
     args = ap.parse_args(argv)
+    if args.if_stale and is_current(args.out):
+        say(f"{args.out} is up to date")
+        return 0
     if args.fetch_only:
         ensure_build_venv()
         fetch_pyodide_tarball()
