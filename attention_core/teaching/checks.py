@@ -660,60 +660,101 @@ def first_difference(got, expected, name: str, case: str) -> None:
 
 # --- watching how a learner reads its inputs --------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Read:
-    """One read of a watched input: which input, which rows (along axis 0), and how ("rows": indexed or
-    iterated; "whole": used whole in a computation, `k.T`, `k @ x`, `np.exp(k)`; "converted": turned
-    into an array, `np.asarray(k)`, after which the checker cannot see what is read)."""
+    """One read of a watched input: which input, which rows (tokens, along axis 0 of the input as given: a range
+    when contiguous, else a tuple), and how ("rows": indexed, taken or iterated; "whole": the values used in a
+    computation, `k.T @ x`, `np.exp(k)`, `block @ q` for a block split off lazily; "converted": turned into a
+    plain array, `np.asarray(k)`, after which the checker cannot see what is read)."""
     name: str
     rows: tuple
     how: str
 
 
-class Watched:
-    """An input (T, ...) that records which of its rows the learner's function reads, and in what order.
+# Value-blind functions: they rearrange or split an input without reading a number, so they hand back
+# watched views (the reads are recorded when the view's values are used); and the functions that only
+# make a new array of the input's shape (np.zeros_like(k)), which read nothing at all.
+_VIEWS = {np.reshape, np.transpose, np.swapaxes, np.moveaxis, np.rollaxis, np.squeeze, np.expand_dims, np.ravel,
+          np.copy, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.flip, np.flipud, np.fliplr,
+          np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.roll,
+          np.lib.stride_tricks.sliding_window_view}
+_VIEWS |= {getattr(np, n) for n in ("permute_dims", "matrix_transpose", "unstack") if hasattr(np, n)}
+_SELECTS = {np.take, np.take_along_axis, np.compress, np.diagonal, np.extract}    # a selection: rows read now
+_SHAPED_LIKE = {np.empty_like, np.zeros_like, np.ones_like, np.full_like, np.shape, np.ndim, np.size,
+                np.result_type}
 
-    Indexing (`k[t]`, `k[:t + 1]`, `k[idx]`) and iteration hand out copies and record the rows; any use
-    of the whole array (attributes such as `.T`, operators, NumPy functions) records all rows as read
-    "whole"; `np.asarray(k)` records them as "converted". A copy, `k.copy()`, `k.astype(float)` or
-    `np.copy(k)`, reads nothing: it is watched like the original (judged by what is read from it, not by
-    its identity), and may be written into. `reads` is shared by the inputs of one call, so their order
-    is the order of the learner's steps. Shape, dtype, len() are free.
+
+class Watched:
+    """An input (T, ...) that records which of its rows (tokens) the learner's function reads, and in what order.
+
+    Each element carries the row of the input it came from, so every form of indexing NumPy offers is read
+    exactly: `k[t]`, `k[:t + 1]`, `k[..., j:j + b, :]`, `k[::-1]`, `k[idx]`, `k[mask]`, `np.take(k, idx, axis=0)`
+    hand out copies of the rows selected and record those rows; iteration records one row at a time. Rearranging
+    or splitting without reading a number (`k.T`, `k.reshape(...)`, `np.split`, `np.array_split`,
+    `np.moveaxis`, `np.flip`, sliding windows) gives watched views: their reads are recorded when their values
+    are used, as the rows they hold. Any use of the values (operators, ufuncs, other NumPy functions and
+    methods) records the rows present as read "whole"; `np.asarray(k)` records them as "converted". A copy,
+    `k.copy()`, `k.astype(float)` or `np.copy(k)`, reads nothing: it is watched like the original (judged by
+    what is read from it, not by its identity), and may be written into. `np.zeros_like(k)`, shape, dtype,
+    len() read nothing. `reads` is shared by the inputs of one call, so their order is the order of the
+    learner's steps.
     """
     __array_priority__ = 1000                    # ndarray @ Watched comes here, not to ndarray
+    __hash__ = None
+    __slots__ = ("_name", "_array", "_rows", "_reads", "_n")      # small: it is measured with the learner's memory
 
-    def __init__(self, name: str, array, reads: list, *, writable: bool = False):
-        self._name, self._array, self._reads = name, np.array(array, copy=True), reads
-        self._array.setflags(write=writable)
+    def __init__(self, name: str, array, reads: list, *, writable: bool = False, rows=None, n: int | None = None):
+        if rows is None:                         # an input: a private copy, each element on its row
+            array = np.array(array, copy=True)
+            n = len(array) if array.ndim else 1
+            small = np.int16 if n < 2 ** 15 - 1 else np.int32                  # the rows cost little memory
+            rows = np.arange(n, dtype=small).reshape((n,) + (1,) * max(array.ndim - 1, 0))
+            rows = np.broadcast_to(rows, array.shape)
+        elif writable and not array.flags.writeable:
+            array = array.copy()
+        elif not writable:
+            array = array.view()
+        array.setflags(write=writable)
+        self._name, self._array, self._rows, self._reads, self._n = name, array, rows, reads, n
+
+    def _view(self, array, rows, writable: bool = False) -> Watched:
+        """Part or rearrangement of this input, watched like it (same name, same reads, rows carried along)."""
+        return Watched(self._name, array, self._reads, writable=writable, rows=rows, n=self._n)
 
     # free: what the learner may look at without reading any token
     shape = property(lambda self: self._array.shape)
     ndim = property(lambda self: self._array.ndim)
     dtype = property(lambda self: self._array.dtype)
     size = property(lambda self: self._array.size)
+    itemsize = property(lambda self: self._array.itemsize)
+    nbytes = property(lambda self: self._array.nbytes)
 
     def __len__(self):
         return len(self._array)
 
+    def _record(self, rows, how: str) -> None:
+        seen = np.zeros(self._n + 1, dtype=bool)        # row -1 (padding the learner added) lands in the spare
+        seen[np.asarray(rows)] = True
+        found = np.flatnonzero(seen[:-1])
+        if len(found) and found[-1] - found[0] + 1 == len(found):    # contiguous: a range, small whatever its length
+            found = range(int(found[0]), int(found[-1]) + 1)       # (the reads are measured with the learner's memory)
+        self._reads.append(Read(self._name, tuple(found.tolist()) if isinstance(found, np.ndarray) else found, how))
+
     def read_all(self, how: str) -> np.ndarray:
-        self._reads.append(Read(self._name, tuple(range(len(self._array))), how))
+        self._record(self._rows, how)
         return np.array(self._array, copy=True)
 
     def __getitem__(self, key):
-        first = key[0] if isinstance(key, tuple) and key else key
-        try:
-            rows = np.arange(len(self._array))[first] if first is not Ellipsis and first is not None \
-                else np.arange(len(self._array))
-            rows = tuple(int(r) for r in np.atleast_1d(rows))
-        except (IndexError, TypeError, ValueError):
-            rows = tuple(range(len(self._array)))
-        self._reads.append(Read(self._name, rows, "rows"))
-        return np.array(self._array[key], copy=True)
+        if isinstance(key, Watched) or isinstance(key, tuple) and any(isinstance(i, Watched) for i in key):
+            key = tuple(i.read_all("whole") if isinstance(i, Watched) else i for i in key) \
+                if isinstance(key, tuple) else key.read_all("whole")
+        out = self._array[key]                   # the learner's own IndexError, if any, comes from here
+        self._record(self._rows[key], "rows")
+        return np.array(out, copy=True)
 
     def __iter__(self):
         for t in range(len(self._array)):
-            self._reads.append(Read(self._name, (t,), "rows"))
-            yield np.array(self._array[t], copy=True)
+            yield self[t]
 
     def __array__(self, dtype=None, copy=None):
         out = self.read_all("converted")
@@ -726,7 +767,7 @@ class Watched:
     def _copied(self, array) -> Watched:
         """A copy of the input, watched like it (same name, same list of reads), reading nothing; the
         learner may write into it (`x[t] = ...`), not into the input itself."""
-        return Watched(self._name, array, self._reads, writable=True)
+        return self._view(array, self._rows, writable=True)
 
     def __setitem__(self, key, value):
         if not self._array.flags.writeable:
@@ -740,9 +781,59 @@ class Watched:
     def astype(self, dtype, *args, **kwargs):
         return self._copied(self._array.astype(dtype, *args, **kwargs))
 
+    def _rearranged(self, func, args, kwargs):
+        """func applied to the values and to their rows alike: a watched view, or a list of them."""
+        data = func(self._array, *args, **kwargs)
+        rows = func(self._rows, *args, **kwargs)
+        if isinstance(data, (list, tuple)):
+            return [self._view(d, r) for d, r in zip(data, rows)]
+        return self._view(np.asarray(data), np.asarray(rows))
+
+    # value-blind methods: views, read when used
+    T = property(lambda self: self._rearranged(np.transpose, (), {}))
+    mT = property(lambda self: self._rearranged(np.swapaxes, (-1, -2), {}))
+
+    def reshape(self, *shape, order="C"):
+        return self._rearranged(np.reshape, (shape[0] if len(shape) == 1 else shape,), {"order": order})
+
+    def transpose(self, *axes):
+        return self._rearranged(np.transpose, (axes[0] if len(axes) == 1 else (axes or None),), {})
+
+    def swapaxes(self, a, b):
+        return self._rearranged(np.swapaxes, (a, b), {})
+
+    def squeeze(self, axis=None):
+        return self._rearranged(np.squeeze, (), {"axis": axis})
+
+    def ravel(self, order="C"):
+        return self._rearranged(np.ravel, (), {"order": order})
+
+    def flatten(self, order="C"):
+        return self._rearranged(np.ravel, (), {"order": order}).copy()
+
+    def take(self, indices, axis=None, **kwargs):
+        return np.take(self, indices, axis=axis, **kwargs)
+
     def __array_function__(self, func, types, args, kwargs):
-        if func is np.copy and args and args[0] is self:
-            return self.copy()
+        joined = _joined(func, args, kwargs)
+        if joined is not None:
+            return joined
+        if args and args[0] is self and not any(isinstance(a, Watched) for a in (*args[1:], *kwargs.values())):
+            if func is np.copy:
+                return self.copy()
+            if func is np.pad:                  # padding holds no token: its rows are -1 (unless it repeats rows)
+                data = func(self._array, *args[1:], **kwargs)
+                blind = dict(kwargs, constant_values=-1) if kwargs.get("mode", "constant") == "constant" and \
+                    (len(args) < 3 or args[2] == "constant") else kwargs
+                return self._view(data, func(self._rows, *args[1:], **blind))
+            if func in _SHAPED_LIKE:             # shape and dtype only
+                return func(self._array, *args[1:], **kwargs)
+            if func in _VIEWS:
+                return self._rearranged(func, args[1:], kwargs)
+            if func in _SELECTS:
+                out = func(self._array, *args[1:], **kwargs)
+                self._record(func(self._rows, *args[1:], **kwargs), "rows")
+                return np.array(out, copy=True)
 
         def unwrap(x):
             if isinstance(x, Watched):
@@ -752,13 +843,34 @@ class Watched:
             return x
         return func(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()})
 
-    def __getattr__(self, name):                 # .T, .swapaxes, .astype, .copy, .sum, ...
+    def __getattr__(self, name):                 # .sum, .max, .tolist, .dot, ...: the values are used
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.read_all("whole"), name)
 
     def __repr__(self):
         return f"<{self._name}: {self._array.shape} {self._array.dtype}, watched by the checker>"
+
+
+_JOINS = {np.concatenate, np.stack, np.vstack, np.hstack}
+
+
+def _joined(func, args, kwargs):
+    """np.concatenate / np.stack of parts of one watched input (and plain arrays, the learner's padding): a
+    watched view, read when used; None for anything else."""
+    if func not in _JOINS or not args or not isinstance(args[0], (list, tuple)):
+        return None
+    parts = args[0]
+    watched = [p for p in parts if isinstance(p, Watched)]
+    if not watched or len({w._name for w in watched}) != 1 or len({id(w._reads) for w in watched}) != 1:  # noqa: SLF001
+        return None
+    if any(isinstance(a, Watched) for a in (*args[1:], *kwargs.values())):
+        return None
+    first = watched[0]
+    data = func([p._array if isinstance(p, Watched) else p for p in parts], *args[1:], **kwargs)  # noqa: SLF001
+    rows = func([p._rows if isinstance(p, Watched) else np.full(np.shape(p), -1, dtype=first._rows.dtype)  # noqa: SLF001
+                 for p in parts], *args[1:], **kwargs)
+    return first._view(np.asarray(data), np.asarray(rows))  # noqa: SLF001
 
 
 def _operator(name):
@@ -769,7 +881,9 @@ def _operator(name):
 
 
 for _name in ("__matmul__", "__rmatmul__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__pow__", "__neg__", "__lt__", "__le__", "__gt__", "__ge__"):
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__pow__", "__rpow__",
+              "__neg__", "__pos__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
+              "__float__", "__int__", "__bool__", "__index__"):
     setattr(Watched, _name, _operator(_name))
 
 

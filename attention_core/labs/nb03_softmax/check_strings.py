@@ -8,15 +8,15 @@ STRINGS: dict[str, dict[str, str]] = {
                                    "Use axis=-1 (the last axis) so that any number of leading dimensions works.",
                              "zh": "你的 softmax 对一维、二维输入正确，但对批量输入不对（{case}）：{detail}"
                                    "请用 axis=-1（最后一个轴），这样前面有多少维都能处理。"},
-    "checks.softmax.clipped": {"en": "For {case} your softmax gives {got} to the score -1000 and {got_100} to -100, "
-                                     "instead of 0 (e^-1000 underflows to exactly 0) and {expected_100}: the "
-                                     "exponents are clipped (np.maximum, np.clip) or a floor is added. Harmless "
-                                     "within a tolerance here, but then no score can ever get a weight of 0, "
-                                     "a masked one included.",
-                               "zh": "对于 {case}，你的 softmax 给分数 -1000 的权重是 {got}，给 -100 的是 {got_100}，"
-                                     "而应该是 0（e^-1000 下溢为严格的 0）和 {expected_100}：指数被截断了"
-                                     "（np.maximum、np.clip），或者加了下限。在这里的误差范围内看似无害，"
-                                     "但这样一来，没有哪个分数能得到 0 权重，被掩码屏蔽的也不例外。"},
+    "checks.softmax.clipped": {"en": "One remark: for {case} your softmax gives {got} to the score -1000 and "
+                                     "{got_100} to -100, instead of 0 (e^-1000 underflows to exactly 0) and "
+                                     "{expected_100}: the exponents are clipped (np.maximum, np.clip) or a floor is "
+                                     "added. That is well within the tolerance, so it passes; only, no score can "
+                                     "then get a weight of exactly 0, a masked one included.",
+                               "zh": "还有一点提醒：对于 {case}，你的 softmax 给分数 -1000 的权重是 {got}，"
+                                     "给 -100 的是 {got_100}，而精确值是 0（e^-1000 下溢为严格的 0）和 {expected_100}："
+                                     "指数被截断了（np.maximum、np.clip），或者加了下限。这远在误差范围之内，所以算通过；"
+                                     "只是这样一来，没有哪个分数能得到严格为 0 的权重，被掩码屏蔽的也不例外。"},
     "checks.softmax.overflow": {"en": "Overflow: for {case} your softmax returns NaN or inf, because exp(1000) is inf "
                                       "in floating point. Subtract each row's maximum before exp "
                                       "(the shift does not change softmax).",

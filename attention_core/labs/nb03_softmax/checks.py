@@ -29,7 +29,8 @@ i18n.register(STRINGS)         # this lab's checkers' own words
 
 
 def check_softmax(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
-    """Check fn(x) -> softmax of x along the last axis (1-D, 2-D and batched x, large logits)."""
+    """Check fn(x) -> softmax of x along the last axis (1-D, 2-D and batched x, large logits). A softmax that
+    clips its exponents (np.maximum(x - max, -50)) is within the tolerance: it passes, with a remark."""
     def body():
         x = np.array([2.0, 1.0, 0.0])
         case = "x = [2, 1, 0]"
@@ -74,17 +75,19 @@ def check_softmax(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckRes
         expect_finite(out, "softmax(x)", case, key="checks.softmax.overflow")
         expect_close(out, softmax(x), "softmax(x)", case)
 
-        # Tiny weights stay tiny: e^-100 ~ 3.7e-44, and e^-1000 underflows to exactly 0. A clipped
-        # exponent (np.maximum(x - max, -50)) gives them both e^-50 ~ 2e-22: within any tolerance, not softmax.
+        # Tiny weights: e^-100 ~ 3.7e-44, and e^-1000 underflows to exactly 0. A clipped exponent
+        # (np.maximum(x - max, -50)) gives them both e^-50 ~ 2e-22: within the tolerance, so it passes, with a remark.
         x = np.array([0.0, -100.0, -1000.0])
         case = "x = [0, -100, -1000]"
-        out = as_array(call_learner(fn, case, x), case).astype(float)
+        out = as_array(call_learner(fn, case, x), case)
+        expect_shape(out, x.shape, "softmax(x)", case)
+        out = out.astype(float)
         expect_finite(out, "softmax(x)", case)
         ref = softmax(x)
-        if out.shape == ref.shape and (out[2] > 1e-300 or not np.isclose(out[1], ref[1], rtol=1e-3, atol=0)):
-            raise Fail("checks.softmax.clipped", got=f"{out[2]:.3g}", got_100=f"{out[1]:.3g}",
-                       expected_100=f"{ref[1]:.3g}", case=case)
         expect_close(out, ref, "softmax(x)", case)
+        if out[2] > 1e-300 or not np.isclose(out[1], ref[1], rtol=1e-3, atol=0):
+            return msg("checks.softmax.ok"), msg("checks.softmax.clipped", got=f"{out[2]:.3g}",
+                                                 got_100=f"{out[1]:.3g}", expected_100=f"{ref[1]:.3g}", case=case)
         return msg("checks.softmax.ok")
     return run_check("check_softmax", body, lang, timeout, fn)
 

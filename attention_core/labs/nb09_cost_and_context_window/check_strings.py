@@ -38,15 +38,16 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "每一步都只关注了第一个 Key（{case}）：一个新 Query 面对缓存里 t + 1 个 Key 时，"
                                   "因果掩码需要 offset = t，即 causal_mask(1, t + 1, offset=t)（或者干脆不用掩码："
                                   "缓存里只有过去）；漏了 offset，新 Query 就被当成了位置 0。"},
-    "exercises.kv.reread": {"en": "At step {t} your function read {read}, which holds a token it had already read "
-                                  "({case}): that recomputes the prefix at every step, with no cache, even when the "
-                                  "outputs are right. With a KV cache each step reads only the new token: the query "
-                                  "row q[t], and k[t] and v[t], which join the cache, so the cache grows one step at "
-                                  "a time and step t scores t + 1 keys, not (t + 1)² pairs.",
-                            "zh": "你的函数在第 {t} 步读取了 {read}，其中有它已经读过的 token（{case}）："
-                                  "这是每一步都把前缀重算一遍，没有缓存，即使输出是对的。用 KV 缓存时，每一步只读新 "
-                                  "token：Query 行 q[t]，以及放进缓存的 k[t] 和 v[t]；缓存每一步只增长一个 token，"
-                                  "第 t 步只给 t + 1 个 Key 打分，而不是 (t + 1)² 对。"},
+    "exercises.kv.reread": {"en": "At step {t} your function read {read}, queries of steps it had already decoded "
+                                  "({case}): that recomputes the prefix at every step, (t + 1)² scores where one "
+                                  "row of t + 1 suffices, even when the outputs are right. With a KV cache, step t "
+                                  "scores only the new query q[t] against the cached keys 0 .. t (a list, a "
+                                  "preallocated buffer or k[:t + 1], as you like) and reads no query twice.",
+                            "zh": "你的函数在第 {t} 步读取了 {read}，其中有已经解码过的步骤的 Query（{case}）："
+                                  "这是每一步都把前缀重算一遍，要算 (t + 1)² 个分数，而 t + 1 个就够了，"
+                                  "即使输出是对的。用 KV 缓存时，第 t 步只让新的 Query q[t] 对缓存里位置 0 到 t 的 "
+                                  "Key 打分（缓存用列表、预先分配的数组还是 k[:t + 1] 都可以），"
+                                  "同一个 Query 不会读第二次。"},
     "exercises.kv.memory": {"en": "Your function's peak memory is {got} for {case}, as much as the whole (T, T) score "
                                   "matrix ({full}): that is one masked computation over the whole sequence, or the "
                                   "prefix recomputed at every step, not decoding with a cache, even when the outputs "
@@ -57,10 +58,12 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "即使输出是对的。用缓存时，第 t 步只让一个 Query 对缓存里的 t + 1 个 Key 打分："
                                   "只有一行分数，从不是整个矩阵（这里的预算是 {budget}）。"},
     "exercises.kv.ok": {"en": "All good: step-by-step decoding with your cache gives exactly the outputs of the full "
-                              "causal computation, for 1, 5, 12 and 384 tokens, reading each token once; at 384 "
-                              "tokens its peak memory is {got}, against {full} for the whole score matrix.",
+                              "causal computation, for 1, 5, 12 and 384 tokens, no step reading a future token "
+                              "or an earlier query; at 384 tokens its peak memory is {got}, against {full} for the "
+                              "whole score matrix.",
                         "zh": "全部通过：用你的缓存逐步解码，1、5、12、384 个 token 时都与完整的因果计算结果完全相同，"
-                              "每个 token 只读一次；384 个 token 时峰值内存是 {got}，而整个分数矩阵要 {full}。"},
+                              "没有哪一步读过未来的 token 或之前的 Query；"
+                              "384 个 token 时峰值内存是 {got}，而整个分数矩阵要 {full}。"},
     "exercises.kvbytes.no_two": {"en": "Your count is half the answer ({case}): the cache keeps a Key and a Value "
                                        "for every token, layer and KV head, so there is a factor 2.",
                                  "zh": "你的结果只有正确答案的一半（{case}）：缓存为每个 token、每层、每个 KV 头同时存"

@@ -17,7 +17,6 @@ from attention_core.teaching.checks import (
     expect_close,
     expect_finite,
     expect_shape,
-    first_read_ahead,
     msg,
     numpy_peak,
     run_exercise,
@@ -38,16 +37,36 @@ def _observed(reads) -> list:
     return list(reads[first:])
 
 
+def _future_read(reads) -> tuple | None:
+    """The first read of a future token, as (step, Read), or None. The steps are counted by the queries: step
+    t begins when q[t] is read, and until then the rows read may reach t (k[t] and v[t] may join the cache
+    before q[t] is read); a read of a later row of q, k or v reads a token that does not exist yet. When q was
+    taken whole before the first step (`np.asarray(q)`), its reads are hidden: then row t of any input may be
+    read once rows 0 .. t-1 of some input have been."""
+    q_seen = any(r.name == "q" and r.how == "rows" for r in reads)
+    step = seen = -1
+    for r in reads:
+        if not r.rows:
+            continue
+        limit = (step if q_seen else seen) + 1
+        if max(r.rows) > limit:
+            return limit, r
+        seen = max(seen, max(r.rows))
+        if r.name == "q":
+            step = max(step, max(r.rows))
+    return None
+
+
 def _read_pattern(reads, n_tokens: int, case: str) -> None:
     """Decoding is watched, not only its result: q, k and v arrive as inputs that record which rows
-    (tokens) are read, in order; step t may read token t only after tokens 0 .. t-1."""
-    ahead = first_read_ahead(_observed(reads))
+    (tokens) are read, in order; no step may read a token after its own."""
+    ahead = _future_read(_observed(reads))
     if ahead is None:
         return
     step, read = ahead
     if step == 0 and len(read.rows) == n_tokens:
         raise Fail("exercises.kv.all_at_once", name=read.name, n=n_tokens, case=case)
-    raise Fail("exercises.kv.read_ahead", t=step - 1, j=max(read.rows), name=read.name, case=case)
+    raise Fail("exercises.kv.read_ahead", t=step, j=max(read.rows), name=read.name, case=case)
 
 
 def _index(name: str, rows) -> str:
@@ -59,19 +78,17 @@ def _index(name: str, rows) -> str:
     return f"{name}[{list(rows)}]"
 
 
-def _cache_grows(reads, case: str) -> None:
-    """A cache grows one step at a time: each step reads only the new token's rows (q[t], k[t], v[t]);
-    reading an earlier row again (q[:t + 1], k[:t + 1]) recomputes the prefix instead of keeping it."""
-    latest: dict = {}
-    step = -1
+def _no_recomputation(reads, case: str) -> None:
+    """Step t computes one output, for the query q[t]: the keys and values of tokens 0 .. t may be read as often
+    as the decoder likes (a cache, a preallocated buffer, k[:t + 1] of the keys given), but reading the query of
+    an earlier step again (q[:t + 1]) computes the attention of the whole prefix once more, at every step."""
+    latest = -1
     for r in _observed(reads):
-        if r.how != "rows" or not r.rows:
+        if r.name != "q" or not r.rows:
             continue
-        prior = max(latest.get(r.name, -1), max(r.rows))
-        step = max(step, prior)
-        if min(r.rows) < prior:
-            raise Fail("exercises.kv.reread", t=step, read=_index(r.name, r.rows), case=case)
-        latest[r.name] = prior
+        if min(r.rows) < latest:
+            raise Fail("exercises.kv.reread", t=max(latest, max(r.rows)), read=_index(r.name, r.rows), case=case)
+        latest = max(latest, max(r.rows))
 
 
 def _mib(n_bytes: float) -> str:
@@ -83,9 +100,11 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
     step t appends k[t], v[t] to the cache and attends with q[t] over keys 0 .. t.
 
     Behaviour is observed, not only the result. q, k and v are handed over as watched inputs
-    (`teaching.checks.Watched`): indexing them gives the rows as arrays and records which tokens were read,
-    so reading ahead (one masked computation over the whole sequence) and reading earlier rows again (the
-    prefix recomputed at every step) are told apart from decoding one token at a time. An input taken whole
+    (`teaching.checks.Watched`): indexing them in any form gives the rows as arrays and records which tokens
+    were read, so reading ahead (one masked computation over the whole sequence) and reading the queries of
+    earlier steps again (the prefix recomputed at every step) are told apart from decoding one token at a
+    time. How the keys and values are kept is the learner's choice: a list the cache appends to, a
+    preallocated buffer filled step by step, or the given keys sliced up to t are all a KV cache. An input taken whole
     before the first step (`np.asarray(q)`) hides its reads; then the peak memory at 384 tokens judges:
     a decoder holds one row of scores per step, never the (T, T) matrix."""
     def body():
@@ -113,7 +132,7 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
                                "exercises.kv.offset": np.broadcast_to(v[0], v.shape)}, case, ref=ref)
             expect_finite(out, msg(W_OUTPUT), case)
             expect_close(out, ref, msg(W_OUTPUT), case)
-            _cache_grows(reads, case)
+            _no_recomputation(reads, case)
         # Memory: 384 tokens; the (T, T) float64 scores are 1.1 MiB, one step's row of scores 3 KiB.
         t = 384
         q, k, v = rng.normal(size=(t, 4)), rng.normal(size=(t, 4)), rng.normal(size=(t, 3))
