@@ -736,7 +736,9 @@ class Watched:
         seen = np.zeros(self._n + 1, dtype=bool)        # row -1 (padding the learner added) lands in the spare
         seen[np.asarray(rows)] = True
         found = np.flatnonzero(seen[:-1])
-        if len(found) and found[-1] - found[0] + 1 == len(found):    # contiguous: a range, small whatever its length
+        if not len(found):                                        # k[:0], padding only: no token read
+            return
+        if found[-1] - found[0] + 1 == len(found):                # contiguous: a range, small whatever its length
             found = range(int(found[0]), int(found[-1]) + 1)       # (the reads are measured with the learner's memory)
         self._reads.append(Read(self._name, tuple(found.tolist()) if isinstance(found, np.ndarray) else found, how))
 

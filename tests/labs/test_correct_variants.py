@@ -1065,3 +1065,92 @@ def test_every_correct_variant_passes(checker, fn):
 def test_each_checker_has_at_least_five_correct_variants():
     assert all(len(fns) >= 5 for fns in CORRECT.values()), {c.__name__: len(f) for c, f in CORRECT.items()}
     assert len(CORRECT) == 22                  # every checker of notebooks 01-12 (13's: their own file)
+
+
+# --- the same structures written wrong, in the same styles: still refused -----------------------------------
+
+def kv_future_with_ellipsis(q, k, v):
+    """One key too many at every step, written with `...`."""
+    return np.stack([_softmax(q[..., t, :] @ k[..., : t + 2, :].swapaxes(-1, -2) / 2.0) @ v[..., : t + 2, :]
+                     for t in range(q.shape[-2])])
+
+
+def kv_all_keys_first(q, k, v):
+    """Every key copied into the cache before the first query: the cache holds future tokens."""
+    keys, values = [k[t] for t in range(len(k))], [v[t] for t in range(len(v))]
+    return np.array([_attend(q[t], np.array(keys[: t + 1]), np.array(values[: t + 1])) for t in range(len(q))])
+
+
+def kv_recompute_with_take(q, k, v):
+    """The prefix recomputed at every step, the queries taken with np.take."""
+    outs = []
+    for t in range(len(q)):
+        qs = np.take(q, np.arange(t + 1), axis=0)
+        out, _ = ac.scaled_dot_product_attention(qs, k[: t + 1], v[: t + 1], mask=ac.causal_mask(t + 1))
+        outs.append(out[-1])
+    return np.array(outs)
+
+
+def online_split_then_whole(q, k, v, block_size):
+    """Split into blocks, then joined back whole before scoring: every key scored at once."""
+    whole_k = np.concatenate(np.array_split(k, max(1, len(k) // block_size)))
+    whole_v = np.concatenate(np.array_split(v, max(1, len(v) // block_size)))
+    return _softmax(q @ whole_k.T / np.sqrt(q.shape[-1])) @ whole_v
+
+
+def online_reshape_whole(q, k, v, block_size):
+    """A reshape view (1, T, D) indexed at 0: all T rows of k at once."""
+    kk, vv = k.reshape(1, *k.shape)[0], v.reshape(1, *v.shape)[0]
+    return _softmax(np.einsum("qd,kd->qk", q, kk) / np.sqrt(q.shape[-1])) @ vv
+
+
+WRONG_IN_NEW_STYLES = [
+    (check_kv_cache_decode, kv_future_with_ellipsis, "sees a future key", "看到了未来的 Key"),
+    (check_kv_cache_decode, kv_all_keys_first, "a future token", "未来的 token"),
+    (check_kv_cache_decode, kv_recompute_with_take, "recomputes the prefix at every step", "前缀重算一遍"),
+    (check_online_attention, online_split_then_whole, "read 10 rows of k at once", "k 的 10 行"),
+    (check_online_attention, online_reshape_whole, "read 10 rows of k at once", "k 的 10 行"),
+]
+
+
+@pytest.mark.parametrize("checker, fn, en, zh", WRONG_IN_NEW_STYLES,
+                         ids=[f.__name__ for _, f, *_ in WRONG_IN_NEW_STYLES])
+def test_the_same_mistakes_in_the_same_styles_still_fail(checker, fn, en, zh):
+    for lang, words in (("en", en), ("zh", zh)):
+        result = checker(fn, lang=lang)
+        assert not result.passed and words in result.message, result.message
+
+
+def test_every_numpy_form_of_reading_records_exactly_its_rows():
+    from attention_core.teaching.checks import watch
+    reads: list = []
+    (k,) = watch(reads, k=np.arange(24.0).reshape(6, 4))
+
+    def last():
+        return tuple(reads[-1].rows)
+    forms = [
+        (lambda: k[..., 2:4, :], (2, 3)),
+        (lambda: k[..., 1], tuple(range(6))),                    # a column: every row
+        (lambda: k[4::-2], (0, 2, 4)),
+        (lambda: k[[5, 1]], (1, 5)),
+        (lambda: k[np.array([True, False] * 3)], (0, 2, 4)),
+        (lambda: k[None, 3], (3,)),
+        (lambda: np.take(k, [2, 3], axis=0), (2, 3)),
+        (lambda: k.take(7), (1,)),                               # flat index 7 is row 1
+        (lambda: np.split(k, 3)[1] @ np.ones(4), (2, 3)),
+        (lambda: np.array_split(k, 4)[0].sum(), (0, 1)),
+        (lambda: k.reshape(3, 2, 4)[2], (4, 5)),
+        (lambda: k.T[:, 1], (1,)),
+        (lambda: np.moveaxis(k, 0, -1)[..., -1], (5,)),
+        (lambda: np.flip(k, axis=0)[0], (5,)),
+        (lambda: np.lib.stride_tricks.sliding_window_view(k, 2, axis=0)[3], (3, 4)),
+        (lambda: np.pad(k, ((0, 2), (0, 0)))[5:].sum(), (5,)),   # the padding holds no token
+        (lambda: np.concatenate([k[:0], np.split(k, 2)[1]])[0], (3,)),
+    ]
+    for i, (read, rows) in enumerate(forms):
+        n = len(reads)
+        read()
+        assert len(reads) == n + 1 and last() == rows, (i, reads[n:])
+    n = len(reads)
+    _ = np.zeros_like(k), np.empty_like(k), np.shape(k), k.shape, len(k), k.copy(), np.split(k, 2), k.T
+    assert len(reads) == n                                      # none of these reads a number
