@@ -61,6 +61,19 @@ def layer_norm(x, gamma, beta, eps=LN_EPS):
     return (x - mean) / (var + eps) ** 0.5 * gamma + beta         # (..., D)
 
 
+def layer_norm_rescaled(x, gamma, beta, eps=LN_EPS):
+    """layer_norm in float64 on each row divided by a power of two near its largest magnitude (exact; LN does not
+    change when eps is divided by the same factor squared): the variance of 1e200s, or of float32's 3e38s, cannot
+    overflow, and an eps below float32's smallest number is not rounded to 0. NumPy's model uses this one."""
+    x64 = np.asarray(x, dtype=np.float64)
+    _, exponent = np.frexp(np.abs(x64).max(-1, keepdims=True))      # (..., 1): row max < 2**exponent
+    shift = np.maximum(exponent - 1, -1021)                          # row / 2**shift lies in [-2, 2]
+    with np.errstate(over="ignore"):                                 # eps / 4**shift: huge for a subnormal row
+        eps64 = np.maximum(np.ldexp(float(eps), -2 * shift), np.finfo(np.float64).smallest_subnormal)  # never 0
+    out = layer_norm(np.ldexp(x64, -shift), gamma, beta, eps64)
+    return out.astype(np.result_type(x, gamma, beta), copy=False)
+
+
 def gelu(x):
     """GELU, tanh form (GPT-2's): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
@@ -79,7 +92,7 @@ def softmax_rows(scores):
 class Ops:
     """What the forward needs beyond operators, for one array library. Fields are plain functions;
     notebook 13 swaps in the learner's layer_norm and feed_forward (`dataclasses.replace`)."""
-    layer_norm: object = layer_norm
+    layer_norm: object = layer_norm_rescaled
     gelu: object = gelu
     softmax: object = softmax_rows
     where: object = np.where

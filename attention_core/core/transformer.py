@@ -59,24 +59,10 @@ def layer_norm(x, gamma, beta, eps: float = LN_EPS, *, names: tuple = ("gamma", 
     if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real) or not 0 < eps < math.inf:
         raise ValueError(f"eps: expected a small finite number > 0, got {describe(eps)}")
     out_dtype = np.result_type(x.dtype, gamma.dtype, beta.dtype)
-    x64, eps64 = _rescaled_rows(x, eps)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = hooked.layer_norm(x64, gamma, beta, eps64).astype(out_dtype)    # the formula itself
+        out = hooked.layer_norm_rescaled(x, gamma, beta, eps).astype(out_dtype)   # the formula, on rescaled rows
     check_finite_result(out, f"layer_norm: LN(x) * {names[0]} + {names[1]}", out_dtype.name)
     return out
-
-
-def _rescaled_rows(x, eps):
-    """x in float64 with each row divided by a power of two near its largest magnitude (exact; LN does not
-    change under it when eps is divided by the square), and that eps per row (..., 1): the variance of 1e200s
-    (or float32's 3e38s) cannot overflow, an eps below float32's smallest number is not rounded to 0."""
-    x64 = x.astype(np.float64)
-    _, exponent = np.frexp(np.abs(x64).max(axis=-1, keepdims=True))      # (..., 1): row max < 2**exponent
-    shift = np.maximum(exponent - 1, -1021)                              # row / 2**shift lies in [-2, 2]
-    with np.errstate(over="ignore"):                                     # eps / scale**2: huge for a subnormal row
-        eps64 = np.ldexp(float(eps), -2 * shift)
-    eps64 = np.maximum(eps64, np.finfo(np.float64).smallest_subnormal)   # never 0: a constant row gives 0 / 0
-    return np.ldexp(x64, -shift), eps64
 
 
 def gelu(x) -> np.ndarray:

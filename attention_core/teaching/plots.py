@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from attention_core.core.similarity import cosine
 from attention_core.core.validation import as_float_array, check_flag, describe, positive_float
 from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
@@ -282,14 +283,10 @@ def vector_limit(arrays, minimum: float = 1.0) -> float:
 
 
 def _cosine(a, b):
-    """cos θ of two vectors from their unit vectors (no overflow for 1e300, no underflow for 1e-300);
-    None when one is zero."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    top_a, top_b = float(np.abs(a).max()), float(np.abs(b).max())
-    if top_a == 0 or top_b == 0:
+    """core.similarity.cosine, or None when one vector is zero (a plot then shows no angle)."""
+    if not (np.any(a) and np.any(b)):
         return None
-    ua, ub = a / top_a, b / top_b
-    return float(np.clip(ua @ ub / (np.linalg.norm(ua) * np.linalg.norm(ub)), -1.0, 1.0))
+    return cosine(a, b)
 
 
 def dot_text(a_label: str, b_label: str, a, b) -> str:

@@ -449,7 +449,7 @@ NB12_STATES = [
     (E12.eval_sequences, (2,), {"half": 0}, (ValueError, "half: expected an integer >= 1")),
     (W12.head_picker_state, (IND, 0, 0), {"sequence": [0]},
      (ValueError, "sequence: expected one sequence of at least 2")),
-    (W12.head_picker_state, (IND, 0, 0), {"sequence": []}, (TypeError, "sequence: expected integer token ids")),
+    (W12.head_picker_state, (IND, 0, 0), {"sequence": []}, (ValueError, "sequence: expected at least one sequence")),
     (W12.head_picker_state, (IND, 0, 0), {"sequence": [0] * 25}, (ValueError, "sequence: expected 1..24")),
     (W12.head_picker_state, (IND, 0, 0), {"sequence": [0.5, 1.5]}, (TypeError, "sequence: expected integer token ids")),
     (W12.head_picker_state, (IND, 0, 0), {"sequence": [99, 1]}, (ValueError, "sequence: token ids must lie in 0..25")),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.core.similarity import cosine
 from attention_core.teaching import i18n
 from attention_core.teaching.tables import Table, named_matrix
 
@@ -53,11 +54,6 @@ def contextual(tokens, strength: float = 4.0):
     w_q, w_k, w_v = context_params(strength)
     out, weights = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
     return x + out, weights
-
-
-def cosine(a, b) -> float:
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def bank_vectors(strength: float = 4.0) -> dict:

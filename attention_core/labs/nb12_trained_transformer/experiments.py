@@ -15,7 +15,8 @@ import numpy as np
 
 from attention_core.core import hooked
 from attention_core.core import transformer as tr
-from attention_core.core.validation import as_float_array, as_generator, check_flag, describe, positive_int
+from attention_core.core.similarity import cosine, unit  # noqa: F401 -- part of this lab's API
+from attention_core.core.validation import as_float_array, as_generator, check_flag, positive_int
 
 from . import corpora
 
@@ -492,26 +493,6 @@ def twin_accuracy(model, lang: str, kind: str | None = "winograd", split=None) -
 def coreference_accuracy(model, split=None) -> dict:
     """The old name of coreference_metrics."""
     return coreference_metrics(model, split)
-
-
-def unit(a, name: str = "a") -> np.ndarray:
-    """a / |a| in float64, computed on a / max|a| so that neither 1e200s nor 1e-200s overflow or vanish."""
-    a = as_float_array(a, name).astype(np.float64)
-    if a.shape[-1] == 0:
-        raise ValueError(f"{name}: expected at least one number, got an empty array of shape {a.shape}")
-    top = np.abs(a).max(axis=-1, keepdims=True)
-    if not (top > 0).all():
-        raise ValueError(f"{name}: a zero vector has no direction, so its cosine is undefined")
-    a = a / top
-    return a / np.linalg.norm(a, axis=-1, keepdims=True)
-
-
-def cosine(a, b) -> float:
-    """cos(a, b) of two vectors of the same length, from unit vectors (finite at any magnitude)."""
-    ua, ub = unit(a, "a"), unit(b, "b")
-    if ua.ndim != 1 or ua.shape != ub.shape:
-        raise ValueError(f"a and b: expected two vectors of the same length, got {describe(a)} and {describe(b)}")
-    return float(np.clip(ua @ ub, -1.0, 1.0))
 
 
 def bank_similarity(model, lang: str, held_out: bool = True) -> dict:
