@@ -16,9 +16,10 @@ import numpy as np
 from attention_core.core import hooked
 from attention_core.core import transformer as tr
 from attention_core.core.similarity import cosine, unit  # noqa: F401 -- part of this lab's API
-from attention_core.core.validation import as_float_array, as_generator, check_flag, positive_int
+from attention_core.core.validation import as_float_array, as_generator, check_flag, describe, positive_int
 
 from . import corpora
+from .model import check_model
 
 CIRCUIT_MIN = 0.4                # a head scoring this on the random layout counts as previous-token / induction
 EVAL_SEED = 12345                # fresh sequences: never the training stream (seeded 0)
@@ -70,6 +71,7 @@ def _mean(x) -> np.ndarray:
 def head_scores(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
     """{"previous": (L, H), "induction": (L, H)} averaged over n fresh sequences of `HALF` tokens repeated
     once (eval_sequences; the head picker's layout). scores_everywhere measures repeats at random places."""
+    check_model(model, "induction")
     seqs = eval_sequences(n, HALF, seed)
     _, w = model.forward(seqs)                                        # (N, L, H, T, T)
     return {"previous": previous_token_score(w).mean(axis=0), "induction": induction_score(w, HALF).mean(axis=0)}
@@ -78,6 +80,7 @@ def head_scores(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
 def repeated_half_loss(model, head_mask=None, n: int = EVAL_N, seed: int = EVAL_SEED) -> float:
     """Mean cross-entropy (nats) of predicting tokens 2..half of the second copy, the ones an
     induction head can predict (the first token of the copy follows nothing seen before)."""
+    check_model(model, "induction")
     seqs = eval_sequences(n, HALF, seed)
     logits, _ = model.forward(seqs, head_mask=head_mask)              # (N, T, V)
     logp = tr.log_softmax(logits)
@@ -88,6 +91,7 @@ def repeated_half_loss(model, head_mask=None, n: int = EVAL_N, seed: int = EVAL_
 
 def ablation_table(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> list[dict]:
     """Loss on the repeated half with nothing, each single head, and each whole layer switched off."""
+    check_model(model, "induction")
     l_, h_ = model.n_layers, model.n_heads
     rows = [{"ablated": "-", "layer": None, "head": None, "loss": repeated_half_loss(model, None, n, seed)}]
     for layer in range(l_):
@@ -478,11 +482,21 @@ def shortcut_test(model, split=None) -> dict:
     return out
 
 
+LANGS = ("en", "zh")
+TWIN_KINDS = ("winograd", None, *corpora.WINOGRAD, "person", "bank")     # None: every kind
+
+
 def twin_accuracy(model, lang: str, kind: str | None = "winograd", split=None) -> dict:
     """Held-out twins of one language (default: every Winograd family): sentences right, and twins with
     BOTH sentences right."""
+    if lang not in LANGS:
+        raise ValueError(f"lang: expected one of {LANGS}, got {describe(lang)}")
+    if kind not in TWIN_KINDS:
+        raise ValueError(f"kind: expected one of {TWIN_KINDS}, got {describe(kind)}")
     split = corpora.coreference_split() if split is None else split
     pairs = corpora.twins(split.test, kind=kind, lang=lang)
+    if not pairs:
+        raise ValueError(f"kind, lang: the held-out sentences hold no twins of kind {kind!r} in {lang!r}")
     flat = [ex for pair in pairs for ex in pair]
     pred = predictions(model, flat)
     right = np.array([p == ex.answer for p, ex in zip(pred, flat)]).reshape(-1, 2)
@@ -521,6 +535,9 @@ def bank_similarity(model, lang: str, held_out: bool = True) -> dict:
 def removal_mask(t: int, j: int) -> np.ndarray:
     """(T, T) boolean: no query other than j itself may attend to key j (token j is removed from
     everyone's view, in every layer, while every position stays where it was)."""
+    t = positive_int(t, "t")
+    if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)) or not 0 <= j < t:
+        raise ValueError(f"j: expected the position of a token, an integer in 0..{t - 1}, got {describe(j)}")
     m = np.ones((t, t), dtype=bool)
     m[:, j] = False
     m[j, j] = True
@@ -532,6 +549,14 @@ def weight_vs_removal(model, sentence, query: str | None = None, layer: int | No
     """For each word of the sentence (but the query word itself): the attention weight of the query word
     on it (in `layer`, `head`; default the referent head), and the effect of removing that word on the
     answer: the drop of the probability of the model's answer, and the answer without the word."""
+    check_model(model, "coreference")
+    if (layer is None) != (head is None):
+        raise ValueError(f"layer and head: give both (one head) or neither (the referent head), got layer={layer!r}, "
+                         f"head={head!r}")
+    for name, value, n in (("layer", layer, model.n_layers), ("head", head, model.n_heads)):
+        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                                  or not 0 <= value < n):
+            raise ValueError(f"{name}: expected an integer in 0..{n - 1}, got {describe(value)}")
     words = model.query_input(sentence, query)
     at = model.query_position(sentence, query)
     ids = model.encode(words)
@@ -555,7 +580,11 @@ def weight_vs_removal(model, sentence, query: str | None = None, layer: int | No
 def disagreement(result: dict) -> dict:
     """The clearest disagreement in a weight_vs_removal result: the word with the largest weight and
     the word whose removal changes the answer most; they disagree when they are not the same word."""
-    rows = result["rows"]
+    rows = result.get("rows") if isinstance(result, dict) else None
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and {"weight", "effect"} <= set(r)
+                                                         for r in rows):
+        raise ValueError(f"result: expected what weight_vs_removal returns, a dict whose 'rows' lists at least one "
+                         f"word's weight and effect, got {describe(result)[:120]}")
     top_weight = max(rows, key=lambda r: r["weight"])
     top_effect = max(rows, key=lambda r: r["effect"])
     return {"top_weight": top_weight, "top_effect": top_effect, "disagree": top_weight is not top_effect}
@@ -565,7 +594,7 @@ def head_table(values, digits: int = 2, lang: str | None = None):
     """An (L, H) array of per-head numbers as a labelled table (rows: layers, columns: heads)."""
     from attention_core.teaching import i18n
     from attention_core.teaching.tables import Table
-    values = np.asarray(values, dtype=float)
+    values = as_float_array(values, "values", min_ndim=0)
     if values.ndim != 2:
         raise ValueError(f"values: expected an (L, H) array, got shape {values.shape}")
     return Table(values, [i18n.t("nb12.row_layer", lang, layer=l) for l in range(values.shape[0])],
