@@ -105,9 +105,16 @@ def _clearing(panel: Panel, view: HeatmapView, compute):
 def sentence_state(model, sentence, layer: int = 0, head: int = 0, ablated=(), top: int = 3) -> dict:
     """The coreference model on a sentence, answered at its pronoun (or bank / 杜鹃; a decoder after
     `| pronoun`): the chosen head's (T, T) weights, the query word's row, and the top predictions with
-    and without the ablated heads."""
+    and without the ablated heads (ablated: (layer, head) pairs; None or () for none)."""
     check_model(model, "coreference")
     layer, head = _check_head(model, layer, head)
+    ablated = () if ablated is None else ablated
+    if isinstance(ablated, (str, bytes)) or not isinstance(ablated, (list, tuple)):
+        raise TypeError(f"ablated: expected a list of (layer, head) pairs, got {describe(ablated)}")
+    if isinstance(top, (bool, np.bool_)) or not isinstance(top, (int, np.integer)) or not 1 <= top <= len(model.vocab):
+        error = ValueError if isinstance(top, (int, np.integer)) and not isinstance(top, bool) else TypeError
+        raise error(f"top: expected the number of predictions to show, an integer in 1..{len(model.vocab)}, "
+                    f"got {describe(top)}")
     if not isinstance(sentence, (str, list, tuple)):
         raise TypeError(f"sentence: expected a string of space-separated words, got {describe(sentence)}")
     words = model.tokens(sentence)
