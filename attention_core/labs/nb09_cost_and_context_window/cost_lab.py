@@ -94,8 +94,19 @@ def attention_cost(n_tokens, d_model, n_heads: int = 1, n_layers: int = 1, dtype
 
 
 def cost_curves(n_values, d_model, n_heads: int = 1, n_layers: int = 1, dtype="float32", d_ff=None) -> dict:
-    """`attention_cost` along many context lengths: {key: (N,) float array} for plotting."""
-    n_values = [positive_int(int(n), "n_values") for n in np.asarray(n_values).ravel()]
+    """`attention_cost` along many context lengths (whole numbers of tokens >= 1): {key: (N,) float array} for
+    plotting."""
+    if isinstance(n_values, (str, bytes)) or n_values is None:
+        raise TypeError(f"n_values: expected context lengths, whole numbers of tokens >= 1, got {describe(n_values)}")
+    arr = np.asarray(n_values)
+    if arr.dtype.kind not in "iuf" or arr.size == 0:
+        raise TypeError(f"n_values: expected context lengths, whole numbers of tokens >= 1, got {describe(n_values)}")
+    arr = arr.ravel()
+    whole = np.isfinite(arr) & (arr == np.floor(arr)) if arr.dtype.kind == "f" else np.ones(arr.shape, dtype=bool)
+    if not whole.all():
+        raise ValueError(f"n_values: expected whole numbers of tokens, got {float(arr[~whole][0])!r} (a context holds a whole "
+                         f"number of tokens: round it first)")
+    n_values = [positive_int(int(n), "n_values") for n in arr]
     rows = [attention_cost(n, d_model, n_heads, n_layers, dtype, d_ff) for n in n_values]
     keys = ("pairs_per_head", "score_bytes", "attention_flops", "linear_flops", "quadratic_share")
     return {"n": np.array(n_values, dtype=float), **{k: np.array([r[k] for r in rows], dtype=float) for k in keys}}

@@ -24,7 +24,7 @@ CONTEXT_LENGTHS = tuple(sorted({2 ** e for e in range(7, 21)} | {1_000, 100_000}
 COST_HEADS = (1, 2, 4, 8, 16, 32, 64, 128)
 COST_WIDTHS = (256, 512, 768, 1024, 2048, 4096, 8192)
 COST_DTYPES = ("float32", "bfloat16")
-_COST_GRID = 2.0 ** np.arange(7, 20.01, 0.25)              # the curves: 128 .. 2^20, four points an octave
+_COST_GRID = np.floor(2.0 ** np.arange(7, 20.01, 0.25))    # the curves: 128 .. 2^20 tokens, four points an octave
 
 
 def context_cost_state(n_tokens: int = 4096, n_heads: int = 32, n_layers: int = 32, d_model: int = 4096,
