@@ -68,7 +68,6 @@ from attention_core.labs.nb12_trained_transformer import (
     experiments,
     figures,
     load_trained,
-    questions,
     widgets,
 )
 from attention_core.teaching import i18n, plots, quiz
@@ -101,10 +100,11 @@ for m in (induction, coref, decoder):
 # The model embeds the tokens (a learned table for the words plus one for the positions, as in 07), runs $L$ blocks,
 # normalises once more and maps each position to a score per word of the vocabulary. A **decoder** runs the blocks
 # with the causal mask of 04 (each token reads only itself and the tokens before it); an **encoder** runs the same
-# blocks without it (every token reads the whole sentence). Here is the whole block as the library writes it, then
-# its attention step. Each `hook(name, value)` is a **hook point**: the forward hands the value to any function
-# registered under that name, which may read it or replace it. Every measurement below (and notebook 13's model) runs
-# through this one function: `model.hooked.run_with_cache(ids)` records every hook point, `run_with_hooks` changes one.
+# blocks without it (every token reads the whole sentence). In the code, each `hook(name, value)` is a **hook point**:
+# the forward hands the value to any function registered under that name, which may read it or replace it. Every
+# measurement below (and notebook 13's model) runs through this one function: `model.hooked.run_with_cache(ids)`
+# records every hook point, `run_with_hooks` changes one. Here is the whole block as the library writes it, then its
+# attention step:
 
 # %% [markdown] lang="zh"
 # ## 用学过的零件拼出一个块
@@ -119,10 +119,10 @@ for m in (induction, coref, decoder):
 #
 # 模型先给 token 做嵌入（一张学出来的词表，加上一张位置编码表，就像 07 节那样），再跑 $L$ 个块，最后再归一化一次，
 # 把每个位置映射成词表里每个词的一个分数。**解码器**跑这些块时带着 04 节的因果掩码（每个 token 只读它自己和它前面的 token）；
-# **编码器**跑的是同样的块，只是不加这个掩码（每个 token 都读整句话）。下面先是库里写出的整个块，再是其中的注意力一步。
-# 每个 `hook(name, value)` 都是一个**钩子点**（hook point）：前向计算把这个值交给登记在这个名字下的函数，函数可以只读它，也可以替换它。
-# 后面的每一项测量（以及第 13 节的模型）都走这同一个函数：`model.hooked.run_with_cache(ids)` 记下每个钩子点的值，
-# `run_with_hooks` 则改掉其中一个。
+# **编码器**跑的是同样的块，只是不加这个掩码（每个 token 都读整句话）。代码里的每个 `hook(name, value)` 都是一个**钩子点**
+# （hook point）：前向计算把这个值交给登记在这个名字下的函数，函数可以只读它，也可以替换它。后面的每一项测量（以及第 13 节的模型）
+# 都走这同一个函数：`model.hooked.run_with_cache(ids)` 记下每个钩子点的值，`run_with_hooks` 则改掉其中一个。
+# 下面先是库里写出的整个块，再是其中的注意力一步：
 
 # %%
 print(inspect.getsource(hooked.block))
@@ -949,17 +949,17 @@ for off in ([], *[[pair] for pair in layer1], layer1):
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-quiz.quiz_widget(questions.EXTRA["x12a"])
+quiz.quiz_widget("x12a")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-quiz.quiz_widget(questions.EXTRA["x12b"])
+quiz.quiz_widget("x12b")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-quiz.quiz_widget(questions.EXTRA["x12c"])
+quiz.quiz_widget("x12c")
 
 
 # %% [markdown] lang="en"

@@ -63,7 +63,7 @@ from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer import experiments as nb12
 from attention_core.labs.nb12_trained_transformer import load_trained
 from attention_core.labs.nb12_trained_transformer import widgets as nb12_widgets
-from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, figures, pieces, questions, training
+from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, figures, pieces, training
 from attention_core.teaching import i18n, quiz
 
 i18n.set_language(LANG)
@@ -1011,13 +1011,13 @@ else:
 # 关于你搭出来的模型的三道附加题。
 
 # %%
-quiz.quiz_widget(questions.EXTRA["x13a"])
+quiz.quiz_widget("x13a")
 
 # %%
-quiz.quiz_widget(questions.EXTRA["x13b"])
+quiz.quiz_widget("x13b")
 
 # %%
-quiz.quiz_widget(questions.EXTRA["x13c"])
+quiz.quiz_widget("x13c")
 
 # %% [markdown] lang="en"
 # ## Summary
