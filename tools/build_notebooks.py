@@ -39,7 +39,7 @@ from attention_core.teaching import notebook_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "notebooks" / "src"
-LANGS = ("en", "zh")
+LANGS = notebook_source.LANGS    # the two editions, declared once (teaching.i18n.LANGUAGES)
 INDEX = ROOT / "attention_core" / "data" / notebook_source.INDEX
 # nbval's comment markers and the cell tags that mean the same to it (nbval.plugin.metadata_tags).
 NBVAL_TAGS = {"NBVAL_IGNORE_OUTPUT": ["nbval-ignore-output"], "NBVAL_SKIP": ["nbval-skip"],
@@ -52,10 +52,20 @@ REASON_LINE = re.compile(r"^#\s*\(.*\)\s*$")
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
+def read_source(path: Path) -> str:
+    """The text of a source file (UTF-8); a file that is not UTF-8 stops the build with its name."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise SystemExit(f"{path.name}:{line}: not UTF-8 text (byte {path.read_bytes()[exc.start]:#04x} at offset "
+                         f"{exc.start}); save the source as UTF-8") from None
+
+
 def parse(path: Path) -> list[tuple[str, str | None, str]]:
     """Return [(kind, lang, text)] for each cell of a source file."""
     try:
-        return notebook_source.parse_source(path.read_text(encoding="utf-8"), path.name)
+        return notebook_source.parse_source(read_source(path), path.name)
     except notebook_source.SourceFormatError as exc:
         raise SystemExit(str(exc)) from None
 
@@ -251,7 +261,7 @@ def build(path: Path, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
-    check_test_markers(path.read_text(encoding="utf-8"), path.name)
+    check_test_markers(read_source(path), path.name)
     for i, (kind, cell_lang, text) in enumerate(parse(path)):
         if kind == "md" and cell_lang in (None, lang):
             nb.cells.append(nbformat.v4.new_markdown_cell(join_zh_lines(text) if cell_lang == "zh" else text))

@@ -39,7 +39,9 @@ import re
 import tokenize
 from importlib.resources import files
 
-LANGS = ("en", "zh")
+from attention_core.teaching.i18n import LANGUAGES
+
+LANGS = LANGUAGES                # the course's two languages, declared once in teaching.i18n
 # A line that looks like a cell marker at all, and the exact forms that are allowed.
 MARKER_LIKE = re.compile(r"^\s*#\s*%%")
 MARKERS = {
@@ -80,6 +82,9 @@ def parse_source(text: str, name: str = "<source>") -> list[tuple[str, str | Non
     import jupytext  # a build and test requirement, not a run-time one of the package
 
     markers = check_markers(text, name)
+    if not markers:
+        raise SourceFormatError(f"{name}: no cells (an empty source, or no '# %%' cell marker): a notebook source "
+                                "holds its cells, each opened by '# %%' or '# %% [markdown] lang=\"en\"'")
     notebook = jupytext.reads(text, fmt="py:percent")
     if len(notebook.cells) != len(markers):
         raise SourceFormatError(f"{name}: {len(markers)} cell markers but jupytext reads {len(notebook.cells)} "

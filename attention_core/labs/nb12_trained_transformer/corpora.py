@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attention_core.teaching.i18n import LANGUAGES
+
 CORPUS_VERSION = "nb12-corpora-2"               # the induction corpus
 # the coreference corpus: 2.1 with the cuckoo's cue words corrected (啼叫 and 飞来 replace 筑巢 and 孵蛋: the
 # cuckoo builds no nest and sits on no eggs, it lays them in other birds' nests); 2.2 adds the role-crossing
@@ -126,7 +128,7 @@ CARRIERS = {"en": ("dog", "cat", "horse", "cow"), "zh": ("狗", "猫", "马", "�
 YOUNG = {"en": ("puppy", "kitten", "lamb", "chick"), "zh": ("小狗", "小猫", "小羊", "小鸡")}
 # the distractor noun of some frames: a thing (en) or a person who owns the x (zh), never the answer
 DISTRACTORS = {"en": ("collar", "ribbon", "bell", "label"), "zh": ("小明", "小红", "小刚", "小丽")}
-ANIMATE_WORDS = {lang: set(ANIMALS[lang]) | set(CARRIERS[lang]) | set(YOUNG[lang]) for lang in ("en", "zh")}
+ANIMATE_WORDS = {lang: set(ANIMALS[lang]) | set(CARRIERS[lang]) | set(YOUNG[lang]) for lang in LANGUAGES}
 
 FAMILIES = {
     "cross": {"x": ANIMALS, "y": PLACES,
@@ -235,7 +237,7 @@ POLY_FRAMES = {"en": (("{s} saw the {cue} at the bank", False), ("{s} took the {
 # lexicon sentences teach what each cue word is about, asked at the cue itself (every cue, held out or not)
 LEXICON_FRAMES = {"en": ("{s} saw the {cue}", "{s} found the {cue}"),
                   "zh": ("{s} 说 它 {cue} 了", "{s} 发现 它 {cue} 了")}
-NAMES = {lang: FEMALE[lang] + MALE[lang] for lang in ("en", "zh")}
+NAMES = {lang: FEMALE[lang] + MALE[lang] for lang in LANGUAGES}
 
 # the seeds' own sentences are always held out: the model never trains on them
 SEED_TWINS = {("cross", "en", 0, "animal", "street", 0), ("cross", "zh", 0, "动物", "马路", 0),
@@ -371,7 +373,7 @@ def _lexicon_examples(lang: str):
 def all_examples() -> list[Example]:
     """Every generated sentence, both languages, in a fixed order."""
     out = []
-    for lang in ("en", "zh"):
+    for lang in LANGUAGES:
         for family in FAMILIES:
             out += list(_winograd_examples(family, lang))
         for family in CROSSINGS:
@@ -404,7 +406,7 @@ def coreference_split(seed: int = 0, test_fraction: float = 0.2) -> Split:
     rng = np.random.default_rng(seed)
     held_pairs = {}
     for family, fam in FAMILIES.items():
-        for lang in ("en", "zh"):
+        for lang in LANGUAGES:
             pairs = [(x, y) for x in fam["x"][lang] for y in fam["y"][lang] if x != y]
             order = rng.permutation(len(pairs))
             held_pairs[family, lang] = {pairs[i] for i in order[:int(round(test_fraction * len(pairs)))]}
@@ -414,7 +416,7 @@ def coreference_split(seed: int = 0, test_fraction: float = 0.2) -> Split:
     held_crossed = set()
     for family, kinds in CROSSINGS.items():
         fam = FAMILIES[family]
-        for lang in ("en", "zh"):
+        for lang in LANGUAGES:
             for c, (_, px, py, _) in enumerate(kinds):
                 pairs = [(x, y) for x in fam[px][lang] for y in fam[py][lang] if x != y]
                 order = rng.permutation(len(pairs))
@@ -532,7 +534,7 @@ def probe_sentences(seed: int = PROBE_SEED, per_frame: int = 4) -> list[Example]
     rng = np.random.default_rng(seed)
     corpus = {ex.text for ex in all_examples()}
     out, seen = [], set()
-    for lang in ("en", "zh"):
+    for lang in LANGUAGES:
         pron = IT_PRONOUN[lang]
         for family, fam in FAMILIES.items():
             adjs = fam["adj"][lang]

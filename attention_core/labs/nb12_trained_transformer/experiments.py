@@ -17,6 +17,7 @@ from attention_core.core import hooked
 from attention_core.core import transformer as tr
 from attention_core.core.similarity import cosine, unit  # noqa: F401 -- part of this lab's API
 from attention_core.core.validation import as_float_array, as_generator, check_flag, describe, positive_int
+from attention_core.teaching.i18n import LANGUAGES
 
 from . import corpora
 from .model import check_model
@@ -398,7 +399,7 @@ def coreference_metrics(model, split=None, *, held_out_only: bool = False) -> di
         return float(np.mean([answered[id(ex)] == ex.answer for ex in examples]))
 
     out = {} if held_out_only else {"train_accuracy": accuracy(model, split.train)}
-    for lang in ("en", "zh"):
+    for lang in LANGUAGES:
         test = [ex for ex in split.test if ex.lang == lang]
         wino = [ex for ex in test if ex.kind in corpora.WINOGRAD]
         out[f"test_winograd_{lang}"] = test_accuracy(wino)
@@ -429,7 +430,7 @@ def probe_metrics(model, seed: int = corpora.PROBE_SEED, per_frame: int = 4) -> 
     "absent" (answers naming a noun that is not in the sentence)}}."""
     probes = corpora.Split((), tuple(corpora.probe_sentences(seed, per_frame)))
     out = {}
-    for lang in ("en", "zh"):
+    for lang in LANGUAGES:
         examples = [ex for ex in probes.test if ex.lang == lang]
         pred = predictions(model, examples)
         acc = float(np.mean([p == ex.answer for p, ex in zip(pred, examples)]))
@@ -460,7 +461,7 @@ def shortcut_test(model, split=None) -> dict:
     split = corpora.coreference_split() if split is None else split
     swaps = corpora.role_swaps(split)
     out = {}
-    for lang in ("en", "zh"):
+    for lang in LANGUAGES:
         held = [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang and not ex.crossed]
         sw = [ex for ex in swaps if ex.lang == lang]
         pred_sw = predictions(model, sw)
@@ -482,7 +483,7 @@ def shortcut_test(model, split=None) -> dict:
     return out
 
 
-LANGS = ("en", "zh")
+LANGS = LANGUAGES                # the course's two languages, declared once in teaching.i18n
 TWIN_KINDS = ("winograd", None, *corpora.WINOGRAD, "person", "bank")     # None: every kind
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from attention_core.core import transformer as tr
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n
+from attention_core.teaching.i18n import LANGUAGES
 from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_panel, watch
 
 from . import corpora, experiments
@@ -137,7 +138,7 @@ def example_sentences(limit_per_kind: int = 3) -> list[str]:
     """A few held-out sentences of each kind and language, twins side by side, for the menu."""
     split = corpora.coreference_split()
     out = []
-    for lang in ("en", "zh"):
+    for lang in LANGUAGES:
         for kind in corpora.WINOGRAD + ("person", "bank"):
             for a, b in corpora.twins(split.test, kind=kind, lang=lang)[:max(1, limit_per_kind // 2 + 1)]:
                 out += [a.text, b.text]

@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.core.validation import describe
+from attention_core.teaching.i18n import LANGUAGES
 
-LANGS = ("en", "zh")
+LANGS = LANGUAGES                # the course's two languages, declared once in teaching.i18n
 FILE = "course_text.json"
 VERSION = "nb13-course-text-1"
 VALID_FRACTION = 0.1             # the last 10% of each language is held out (validation)
