@@ -199,7 +199,7 @@ def export(kind: str, out: Path, widgets: str = "static", names=None) -> list[Pa
         for src in sorted((NOTEBOOKS / edition).glob("[0-9][0-9]_*.ipynb")):
             if names and not any(src.stem.startswith(n) for n in names):
                 continue
-            nb = _prepare(nbformat.read(src, as_version=4), kind, widgets)
+            nb = _prepare(read_notebook(src), kind, widgets)
             nb.metadata["title"] = page_title(src.stem, edition)        # nbconvert's <title>, not the file name
             resources = {"metadata": {"name": src.stem}, "attention_css": f"{depth}assets/attention-lab-cjk.css"}
             page, _ = exporter.from_notebook_node(nb, resources=resources)
@@ -248,6 +248,19 @@ fonts come from this folder, so the site works offline.<br>
 <main>{"".join(columns)}</main></body></html>
 """, encoding="utf-8")
     return index
+
+
+def read_notebook(path: Path):
+    """A committed notebook, read and validated; one that is not a valid .ipynb stops the build with its name."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except (OSError, UnicodeDecodeError, ValueError, nbformat.ValidationError, KeyError, TypeError,
+            AttributeError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise SystemExit(f"{path.parent.name}/{path.name}: not a valid notebook ({type(exc).__name__}: {reason}); "
+                         "rebuild it with `make notebooks`") from None
+    return nb
 
 
 def main(argv=None) -> int:

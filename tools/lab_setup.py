@@ -177,11 +177,18 @@ def read_state(path: Path) -> dict:
 def copy(reset: bool = False, dest: Path = WORK_COPY, source: Path = ROOT / "notebooks") -> list[str]:
     """Refresh the working copy; returns the notebooks kept although the course's version changed
     (the learner changed them too). A notebook only the learner changed is kept without a word."""
+    dest = Path(dest)
+    if dest.exists() and not dest.is_dir():
+        raise SystemExit(f"dest: {dest} is a file, not a folder; give a folder for the working copy of the "
+                         "notebooks (or move the file away)")
     if reset and dest.exists():
         backup = next_backup(dest)
         dest.rename(backup)
         print(f"moved your copy to {backup.relative_to(dest.parent)}/")
-    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:                                      # a file on the way, no permission
+        raise SystemExit(f"dest: cannot make the folder {dest} ({exc.strerror or type(exc).__name__})") from None
     state_path = dest / ".copied.json"
     state = read_state(state_path)
     kept, unknown = [], set()
