@@ -140,3 +140,23 @@ def outputs(page, mime: str) -> list[str]:
 def execute(page, code: str) -> str:
     """Run `code` in the notebook's kernel (nothing shown in the notebook); returns what it printed."""
     return page.evaluate(_EXECUTE_JS, code)
+
+
+def drag_slider(page, handle, pixels: float = 40) -> None:
+    """Drag a noUi slider handle `pixels` to the right with the mouse. (In JupyterLite's Lab the arrow keys on a
+    focused handle reach the notebook, not the slider: they move nothing, so the tests drag, as a learner does.)"""
+    handle.evaluate("e => e.scrollIntoView({block: 'center'})")
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + pixels, y, steps=8)
+    page.mouse.up()
+
+
+def wait_changed(page, element, attribute: str, old: str, timeout_s: float = 60) -> float:
+    """Seconds until element's attribute differs from `old` (a picture's src: the kernel drew a new one)."""
+    start = time.monotonic()
+    page.wait_for_function("([el, attr, old]) => el.getAttribute(attr) !== old",
+                           arg=[element.element_handle(), attribute, old], timeout=timeout_s * 1000, polling=50)
+    return time.monotonic() - start
