@@ -1,0 +1,203 @@
+"""The course's commands without `make`, on Linux, macOS and Windows alike (the Makefile calls this script too).
+
+    python tools/course.py lab [--lang zh] [-- JUPYTER-LAB-OPTIONS]   # set up (first time), open JupyterLab on 00
+    python tools/course.py test [--workers 2]                          # developer set-up, then every test
+    python tools/course.py setup [--learner] [--torch-cpu]              # only the set-up
+    python tools/course.py lite                                         # the browser edition (_site/lite/)
+
+(`py tools\\course.py lab` on Windows.) It needs only Python (3.11.5 or later) and access to PyPI, nothing else:
+no make, no shell, no compiler. Why a script in tools/ and not `python -m attention_lab`: the repository's top
+level is fixed (the package, notebooks, tests, ...), and a script path runs from a fresh clone before anything is
+installed, where a `-m` module would need a new top-level package; `make setup` / `make lab` / `make test` run
+this same code, so there is one set-up.
+
+Two set-ups, one `.venv`:
+- the learner's (`lab` on a fresh clone, or `setup --learner`): tools/requirements-learner.txt, what notebooks
+  00-11 need (NumPy, matplotlib, ipywidgets, JupyterLab with its Chinese interface, the CJK font), every file
+  hash-checked; no test tools, no torch (notebooks 12 and 13 need torch: `setup --torch-cpu` on Linux, or
+  `pip install torch==2.13.0` into .venv elsewhere);
+- the developer's (`test`, `setup`, every make target): requirements.txt, with the test tools and torch.
+Both install the package itself editable (`pip install -e .`) and the course's Jupyter settings (the news pop-up
+off, the CJK web font, Voila's templates).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV = ROOT / ".venv"
+LOCKS = {"developer": ROOT / "requirements.txt", "learner": ROOT / "tools" / "requirements-learner.txt"}
+STAMPS = {"developer": VENV / ".installed", "learner": VENV / ".installed-learner"}
+# What a set-up depends on: a change to any of these makes the next command set up again.
+SETUP_INPUTS = ("pyproject.toml", "tools/lab-overrides.json", "tools/jupyter_lab_config.json", "tools/lab_setup.py",
+                "tools/voila/voila.json", "tools/course.py")
+MIN_PYTHON = (3, 11, 5)
+TORCH = "torch==2.13.0"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+TEST_PATHS = ["tests", "notebooks/en", "notebooks/zh"]
+LINT_PATHS = ["attention_core", "tests", "tools", "benchmarks", "notebooks/src"]
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def say(msg: str) -> None:
+    print(f"[course] {msg}", flush=True)
+
+
+def run(cmd, **kwargs) -> None:
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kwargs)
+
+
+def _digest(kind: str) -> str:
+    h = hashlib.sha256()
+    for rel in (LOCKS[kind].relative_to(ROOT).as_posix(), *SETUP_INPUTS):
+        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes() + b"\0")
+    for template in sorted((ROOT / "tools" / "voila" / "templates").rglob("*")):
+        if template.is_file():
+            h.update(template.relative_to(ROOT).as_posix().encode() + b"\0" + template.read_bytes())
+    return h.hexdigest()
+
+
+def is_set_up(kind: str) -> bool:
+    stamp = STAMPS[kind]
+    return stamp.exists() and stamp.read_text(encoding="utf-8").strip() in ("", _digest(kind))
+
+
+def check_python() -> None:
+    if sys.version_info[:3] < MIN_PYTHON:
+        raise SystemExit(f"Python {'.'.join(map(str, MIN_PYTHON))} or later is needed (this is "
+                         f"{sys.version.split()[0]}): install it from python.org, then run this command with it")
+
+
+def setup(kind: str = "developer", torch_cpu: bool = False, force: bool = False) -> Path:
+    """Create .venv (first time), install the lock of `kind` with --require-hashes, the package and the course's
+    Jupyter settings; returns the venv's python. Does nothing when already done for the same inputs."""
+    py = venv_python()
+    if not force and is_set_up(kind) and not torch_cpu:
+        return py
+    check_python()
+    if not py.exists():
+        say(f"creating {VENV.name}/ with Python {sys.version.split()[0]}")
+        run([sys.executable, "-m", "venv", VENV])
+    pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    if torch_cpu:
+        # PyPI's Linux torch is the CUDA build (several GB): the CPU build first, from PyTorch's own index; pip
+        # then keeps it (2.13.0+cpu satisfies the lock's pin).
+        say(f"installing {TORCH} (CPU build) from {TORCH_CPU_INDEX}")
+        run([*pip, TORCH, "--index-url", TORCH_CPU_INDEX])
+    say(f"installing {LOCKS[kind].relative_to(ROOT).as_posix()} (every file hash-checked; first time: minutes)")
+    # --no-compile: pip would byte-compile every module of every package (all of torch: 70 s of a 163 s set-up on
+    # a 2-core machine); Python compiles the few hundred a notebook imports when it first imports them.
+    run([*pip, "--no-compile", "--require-hashes", "-r", LOCKS[kind]])
+    run([*pip, "--no-deps", "--no-build-isolation", "-e", "."])
+    install_settings(py)
+    STAMPS[kind].write_text(_digest(kind) + "\n", encoding="utf-8")
+    if kind == "developer":                      # the developer's lock holds the learner's
+        STAMPS["learner"].write_text(_digest("learner") + "\n", encoding="utf-8")
+    return py
+
+
+def install_settings(py: Path) -> None:
+    """The course's Jupyter settings inside the venv: Lab's overrides (no news pop-up), Lab's config (custom.css:
+    the web font), Voila's templates and config, the web font in Voila's template."""
+    share, etc = VENV / "share" / "jupyter", VENV / "etc" / "jupyter"
+    (share / "lab" / "settings").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "tools" / "lab-overrides.json", share / "lab" / "settings" / "overrides.json")
+    templates = share / "voila" / "templates"
+    templates.mkdir(parents=True, exist_ok=True)
+    for name in ("attention-lab", "attention-lab-teacher"):
+        shutil.copytree(ROOT / "tools" / "voila" / "templates" / name, templates / name, dirs_exist_ok=True)
+    etc.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "tools" / "voila" / "voila.json", etc / "voila.json")
+    shutil.copyfile(ROOT / "tools" / "jupyter_lab_config.json", etc / "jupyter_lab_config.json")
+    run([py, ROOT / "tools" / "lab_setup.py", "webfont", templates / "attention-lab" / "static"],
+        stdout=subprocess.DEVNULL)
+
+
+def default_edition() -> str:
+    """zh where the system's language is Chinese (LANG=zh_CN..., or a Chinese Windows), else en."""
+    lang = os.environ.get("LANG", "")
+    if not lang and os.name == "nt":
+        import locale
+        lang = locale.getlocale()[0] or ""
+    return "zh" if lang.lower().startswith(("zh", "chinese")) else "en"
+
+
+def lab(edition: str, extra: list[str]) -> int:
+    """JupyterLab on the learner's working copy (my-notebooks/), 127.0.0.1 with a token, as `make lab`."""
+    py = venv_python() if is_set_up("developer") else setup("learner")
+    run([py, ROOT / "tools" / "lab_setup.py", "copy"])
+    config = ROOT / ".lab" / edition / "jupyter"
+    run([py, ROOT / "tools" / "lab_setup.py", "config", config, "--lang", edition])
+    cmd = [str(py), "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={ROOT / 'my-notebooks'}",
+           f"--LabApp.default_url=/lab/tree/{edition}/00_start_here.ipynb"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config))
+    try:
+        return subprocess.run(cmd + extra, cwd=ROOT, env=env).returncode
+    except KeyboardInterrupt:            # Ctrl+C twice stops JupyterLab; no traceback from this script after it
+        return 0
+
+
+def test_env() -> dict:
+    """`make test`'s environment: the tests do not depend on the user's Jupyter, IPython or matplotlib settings;
+    one BLAS thread per process (the tests run on as many workers as there are cores)."""
+    home = ROOT / ".test-home"
+    home.mkdir(exist_ok=True)
+    env = dict(os.environ, HOME=str(home), USERPROFILE=str(home), JUPYTER_CONFIG_DIR=str(home / "jupyter"),
+               IPYTHONDIR=str(home / "ipython"), MPLCONFIGDIR=str(home / "mpl"), PYTHONHASHSEED="0",
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def test(workers: str, extra: list[str]) -> int:
+    """`make test`: ruff, then pytest over the tests and both editions' notebooks (nbval) on `workers` workers."""
+    py = setup("developer")
+    env = test_env()
+    ruff = subprocess.run([str(py), "-m", "ruff", "check", *LINT_PATHS], cwd=ROOT, env=env)
+    if ruff.returncode:
+        return ruff.returncode
+    cmd = [str(py), "-m", "pytest", "--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
+           "-p", "no:cacheprovider", "-n", workers, "--dist", "loadfile", "--durations=20", *TEST_PATHS, *extra]
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("setup", help="set up .venv (the developer's lock, or --learner's)")
+    p.add_argument("--learner", action="store_true", help="only what notebooks 00-11 need (no test tools, no torch)")
+    p.add_argument("--torch-cpu", action="store_true", help="first install torch's CPU build (Linux)")
+    p.add_argument("--force", action="store_true", help="install again even where nothing changed")
+    p = sub.add_parser("lab", help="open JupyterLab on notebook 00 (sets up the learner's .venv the first time)")
+    p.add_argument("--lang", choices=("en", "zh"), default=default_edition())
+    p.add_argument("extra", nargs=argparse.REMAINDER, help="options for jupyter lab, after --")
+    p = sub.add_parser("test", help="set up the developer's .venv, then run every test")
+    p.add_argument("--workers", default="2")
+    p.add_argument("extra", nargs=argparse.REMAINDER, help="options for pytest, after --")
+    sub.add_parser("lite", help="build the browser edition (JupyterLite) in _site/lite/")
+    args = ap.parse_args(argv)
+    extra = [a for a in getattr(args, "extra", []) if a != "--"]
+    if args.cmd == "setup":
+        setup("learner" if args.learner else "developer", args.torch_cpu, args.force)
+        return 0
+    if args.cmd == "lab":
+        return lab(args.lang, extra)
+    if args.cmd == "test":
+        return test(args.workers, extra)
+    py = setup("developer")
+    return subprocess.run([str(py), str(ROOT / "tools" / "lite" / "build_lite.py")], cwd=ROOT).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
