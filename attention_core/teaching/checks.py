@@ -763,6 +763,9 @@ class Watched:
         return out if dtype is None else out.astype(dtype)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        elementwise = _elementwise(ufunc, method, inputs, kwargs)
+        if elementwise is not None:
+            return elementwise
         inputs = tuple(i.read_all("whole") if isinstance(i, Watched) else i for i in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
 
@@ -875,16 +878,52 @@ def _joined(func, args, kwargs):
     return first._view(np.asarray(data), np.asarray(rows))  # noqa: SLF001
 
 
+def _elementwise(ufunc, method, inputs, kwargs):
+    """An elementwise ufunc (`k / 8`, `np.exp(k)`, `k * scale[None]`) of one watched input with plain numbers or
+    arrays reads no row by itself: each element of its result comes from one element of the input, so the result
+    is watched like it (rows carried along) and read when used (`q @ (k / 8)[j:j + b].T` reads b rows). None when
+    the ufunc is not elementwise (np.matmul, reductions, `out=`), or mixes two inputs."""
+    if method != "__call__" or ufunc.signature is not None or ufunc.nout != 1 or "out" in kwargs:
+        return None
+    watched = [i for i in inputs if isinstance(i, Watched)]
+    first = watched[0]
+    if any(w._name != first._name or w._reads is not first._reads for w in watched):  # noqa: SLF001
+        return None
+    data = np.asarray(ufunc(*(i._array if isinstance(i, Watched) else i for i in inputs), **kwargs))  # noqa: SLF001
+    try:
+        rows = [np.broadcast_to(w._rows, data.shape) for w in watched]                    # noqa: SLF001
+    except ValueError:
+        return None
+    if any(not np.array_equal(r, rows[0]) for r in rows[1:]):       # k[::-1] * k: elements of different rows
+        return None
+    return first._view(data, rows[0])                                # noqa: SLF001
+
+
+_UFUNC_OPERATORS = {"__add__": np.add, "__sub__": np.subtract, "__mul__": np.multiply, "__truediv__": np.true_divide,
+                    "__floordiv__": np.floor_divide, "__mod__": np.remainder, "__pow__": np.power,
+                    "__matmul__": np.matmul, "__lt__": np.less, "__le__": np.less_equal, "__gt__": np.greater,
+                    "__ge__": np.greater_equal, "__eq__": np.equal, "__ne__": np.not_equal}
+_UNARY_OPERATORS = {"__neg__": np.negative, "__pos__": np.positive, "__abs__": np.absolute}
+
+
 def _operator(name):
-    def op(self, *other):
+    """k + x, x * k, -k, k @ x, ...: through the ufunc (elementwise ones stay watched, np.matmul reads)."""
+    if name in _UNARY_OPERATORS:
+        return lambda self: _UNARY_OPERATORS[name](self)
+    if name in _UFUNC_OPERATORS:
+        return lambda self, other: _UFUNC_OPERATORS[name](self, other)
+    if name.startswith("__r") and f"__{name[3:]}" in _UFUNC_OPERATORS:
+        return lambda self, other: _UFUNC_OPERATORS[f"__{name[3:]}"](other, self)
+
+    def op(self, *other):                        # float(k), int(k), bool(k), operator.index(k): the values
         other = [o.read_all("whole") if isinstance(o, Watched) else o for o in other]
         return getattr(self.read_all("whole"), name)(*other)
     return op
 
 
 for _name in ("__matmul__", "__rmatmul__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__pow__", "__rpow__",
-              "__neg__", "__pos__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+              "__rpow__", "__neg__", "__pos__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
               "__float__", "__int__", "__bool__", "__index__"):
     setattr(Watched, _name, _operator(_name))
 

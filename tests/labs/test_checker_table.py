@@ -325,8 +325,13 @@ def test_watched_inputs_record_rows_whole_uses_and_conversions():
     assert reads[-1].name == "k" and reads[-1].how == "whole" and len(reads[-1].rows) == 4
     _ = np.asarray(k)
     assert reads[-1].how == "converted"
-    _ = np.exp(k), k * 2, np.sum(k)
-    assert all(r.how == "whole" for r in reads[-3:])
+    n = len(reads)
+    elementwise = np.exp(k), k * 2, 1 - k                       # each element from one element: still watched
+    assert len(reads) == n and all(isinstance(e, Watched) for e in elementwise)
+    _ = elementwise[1][2:4]
+    assert reads[-1] == Read("k", range(2, 4), "rows")
+    _ = np.sum(k), k @ np.ones(2), np.ones(4) @ k
+    assert all(r.how == "whole" and len(r.rows) == 4 for r in reads[-3:])
     n = len(reads)
     swapped = np.swapaxes(k, 0, 1)                              # value-blind: a view, read when used
     assert isinstance(swapped, Watched) and len(reads) == n

@@ -808,6 +808,19 @@ def kv_negative_step_slices(q, k, v):
     return np.array(outs)
 
 
+def kv_queries_scaled_first(q, k, v):
+    """The queries scaled once up front (elementwise), then one cached step per token."""
+    qs = q / np.sqrt(q.shape[-1])
+    keys, values, out = [], [], []
+    for t in range(len(qs)):
+        keys.append(k[t])
+        values.append(v[t])
+        s = np.stack(keys) @ qs[t]
+        w = np.exp(s - s.max())
+        out.append(w @ np.stack(values) / w.sum())
+    return np.array(out)
+
+
 def kv_copy_first(q, k, v):
     """The inputs copied first (copies stay watched), then a preallocated cache."""
     return kv_preallocated(q.copy(), k.astype(np.float64), v.copy())
@@ -970,6 +983,19 @@ def online_loop_two_passes_per_block(q, k, v, block_size):
     return acc / denom[:, None]
 
 
+def online_keys_scaled_first(q, k, v, block_size):
+    """The keys scaled by 1/sqrt(d) up front (elementwise: no score computed), then blocks of the scaled keys."""
+    ks = k * (1.0 / np.sqrt(k.shape[-1]))
+    m, total, acc = -np.inf, 0.0, 0.0
+    for j in range(0, ks.shape[0], block_size):
+        s = q @ ks[j:j + block_size].T
+        new_m = np.maximum(m, s.max(-1, keepdims=True))
+        p = np.exp(s - new_m)
+        scale = np.exp(m - new_m)
+        total, acc, m = total * scale + p.sum(-1, keepdims=True), acc * scale + p @ v[j:j + block_size], new_m
+    return acc / total
+
+
 def online_library(q, k, v, block_size):
     return ac.tiled_attention(q, k, v, block_size=block_size)
 
@@ -1040,14 +1066,16 @@ CORRECT = {
     check_rnn_gradient: [grad_chain_forward, grad_chain_backward, grad_einsum, grad_torch_autograd,
                          grad_central_differences],
     check_kv_cache_decode: [kv_list_append, kv_preallocated, kv_preallocated_like, kv_slices_of_given, kv_ellipsis,
-                            kv_concatenate, kv_take, kv_zip_iteration, kv_negative_step_slices, kv_copy_first],
+                            kv_concatenate, kv_take, kv_zip_iteration, kv_negative_step_slices, kv_copy_first,
+                            kv_queries_scaled_first],
     check_kv_cache_bytes: [bytes_formula, bytes_per_token_first, bytes_numpy, bytes_loop, bytes_float,
                            bytes_array_shape],
     check_sliding_window_mask: [window_compare, window_tril_triu, window_loops, window_difference, window_library,
                                 window_causal_and_band],
     check_online_attention: [online_ellipsis, online_np_split, online_array_split, online_take,
                              online_reversed_blocks, online_transposed_view, online_reshape_view,
-                             online_split_then_concatenate, online_loop_two_passes_per_block, online_library],
+                             online_split_then_concatenate, online_loop_two_passes_per_block, online_keys_scaled_first,
+                             online_library],
     check_induction_score: [induction_fancy, induction_loop, induction_diagonal, induction_list_comprehension,
                             induction_torch, induction_mask_sum],
 }
@@ -1146,6 +1174,9 @@ def test_every_numpy_form_of_reading_records_exactly_its_rows():
         (lambda: np.lib.stride_tricks.sliding_window_view(k, 2, axis=0)[3], (3, 4)),
         (lambda: np.pad(k, ((0, 2), (0, 0)))[5:].sum(), (5,)),   # the padding holds no token
         (lambda: np.concatenate([k[:0], np.split(k, 2)[1]])[0], (3,)),
+        (lambda: (k / 2.0)[1:3], (1, 2)),                        # elementwise results carry their rows
+        (lambda: np.exp(-k)[5], (5,)),
+        (lambda: (1 + k * np.ones(4))[2] @ np.ones(4), (2,)),
     ]
     for i, (read, rows) in enumerate(forms):
         n = len(reads)
