@@ -118,6 +118,13 @@ def attention_torch(q, k, v, mask=None):
     return w @ v, w
 
 
+def attention_float32_list(q, k, v, mask=None):
+    """Computed in float32, returned as a list [output, weights]."""
+    q, k, v = (np.asarray(a, dtype=np.float32) for a in (q, k, v))
+    w = ac.softmax(q @ np.swapaxes(k, -1, -2) / np.float32(np.sqrt(q.shape[-1])), mask=mask)
+    return [w @ v, w]
+
+
 def attention_scaled_queries(q, k, v, mask=None):
     """The scale applied to q before the product (also numerically different)."""
     s = (q / np.sqrt(q.shape[-1])) @ k.swapaxes(-1, -2)
@@ -280,6 +287,13 @@ def softmax_min_shift(x):
     moved = np.moveaxis(x, -1, 0)
     z = np.exp(moved - moved.max(axis=0))
     return np.moveaxis(z / z.sum(axis=0), 0, -1)
+
+
+def softmax_float32(x):
+    """Computed in float32 (e^-100 rounds to a float32 subnormal): accurate to float32, no remark."""
+    x = np.asarray(x, dtype=np.float32)
+    z = np.exp(x - x.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
 
 
 def temperature_divide(x, temperature):
@@ -821,6 +835,27 @@ def kv_queries_scaled_first(q, k, v):
     return np.array(out)
 
 
+def kv_cache_object(q, k, v):
+    """A small cache class with add() and attend(), row and column indexing q[t, :]."""
+    class Cache:
+        def __init__(self):
+            self.keys, self.values = [], []
+
+        def add(self, key, value):
+            self.keys.append(key)
+            self.values.append(value)
+
+        def attend(self, query):
+            s = np.array(self.keys) @ query / math.sqrt(len(query))
+            w = np.exp(s - s.max())
+            return w / w.sum() @ np.array(self.values)
+    cache, out = Cache(), np.zeros((q.shape[0], v.shape[1]))
+    for t in range(q.shape[0]):
+        cache.add(k[t, :], v[t, :])
+        out[t, :] = cache.attend(q[t, :])
+    return out
+
+
 def kv_copy_first(q, k, v):
     """The inputs copied first (copies stay watched), then a preallocated cache."""
     return kv_preallocated(q.copy(), k.astype(np.float64), v.copy())
@@ -996,6 +1031,24 @@ def online_keys_scaled_first(q, k, v, block_size):
     return acc / total
 
 
+def online_while_loop(q, k, v, block_size):
+    """A while loop, the first block starting the running state (no -inf), a dict of state."""
+    j, state = 0, None
+    while j < k.shape[0]:
+        s = np.einsum("id,jd->ij", q, k[j:j + block_size]) / math.sqrt(q.shape[1])
+        vb = v[j:j + block_size]
+        if state is None:
+            m = s.max(1)
+            p = np.exp(s - m[:, None])
+            state = {"m": m, "l": p.sum(1), "o": p @ vb}
+        else:
+            m = np.maximum(state["m"], s.max(1))
+            c, p = np.exp(state["m"] - m), np.exp(s - m[:, None])
+            state = {"m": m, "l": state["l"] * c + p.sum(1), "o": state["o"] * c[:, None] + p @ vb}
+        j += block_size
+    return state["o"] / state["l"][:, None]
+
+
 def online_library(q, k, v, block_size):
     return ac.tiled_attention(q, k, v, block_size=block_size)
 
@@ -1041,14 +1094,14 @@ def induction_mask_sum(weights, half):
 
 CORRECT = {
     check_attention: [attention_plain, attention_einsum, attention_loops, attention_log_sum_exp, attention_torch,
-                      attention_scaled_queries, ac.scaled_dot_product_attention],
+                      attention_scaled_queries, attention_float32_list, ac.scaled_dot_product_attention],
     check_weighted_sum: [weighted_sum_matmul, weighted_sum_einsum, weighted_sum_loops, weighted_sum_broadcast,
                          weighted_sum_tensordot_rows, weighted_sum_torch],
     check_scaled_scores: [scores_matmul, scores_einsum, scores_transpose_last_two, scores_loops, scores_torch],
     check_dot_product_variance: [variance_vectorised, variance_loop_appends, variance_by_hand,
                                  variance_legacy_randomstate, variance_torch],
     check_softmax: [softmax_stable, softmax_log_sum_exp, softmax_loops, softmax_clip_at_minus_50, softmax_torch,
-                    softmax_min_shift, ac.softmax],
+                    softmax_min_shift, softmax_float32, ac.softmax],
     check_temperature_softmax: [temperature_divide, temperature_library, temperature_multiply_inverse,
                                 temperature_loops, temperature_torch],
     check_causal_mask: [causal_tril, causal_compare, causal_loops, causal_not_triu, causal_list_of_rows,
@@ -1067,7 +1120,7 @@ CORRECT = {
                          grad_central_differences],
     check_kv_cache_decode: [kv_list_append, kv_preallocated, kv_preallocated_like, kv_slices_of_given, kv_ellipsis,
                             kv_concatenate, kv_take, kv_zip_iteration, kv_negative_step_slices, kv_copy_first,
-                            kv_queries_scaled_first],
+                            kv_queries_scaled_first, kv_cache_object],
     check_kv_cache_bytes: [bytes_formula, bytes_per_token_first, bytes_numpy, bytes_loop, bytes_float,
                            bytes_array_shape],
     check_sliding_window_mask: [window_compare, window_tril_triu, window_loops, window_difference, window_library,
@@ -1075,7 +1128,7 @@ CORRECT = {
     check_online_attention: [online_ellipsis, online_np_split, online_array_split, online_take,
                              online_reversed_blocks, online_transposed_view, online_reshape_view,
                              online_split_then_concatenate, online_loop_two_passes_per_block, online_keys_scaled_first,
-                             online_library],
+                             online_while_loop, online_library],
     check_induction_score: [induction_fancy, induction_loop, induction_diagonal, induction_list_comprehension,
                             induction_torch, induction_mask_sum],
 }
@@ -1088,6 +1141,12 @@ def test_every_correct_variant_passes(checker, fn):
     for lang in ("en", "zh"):
         result = checker(fn, lang=lang)
         assert result.passed, f"{fn.__name__}: {result.message}"
+
+
+def test_a_clipped_softmax_passes_with_a_remark_and_float32_without_one():
+    clipped, single = check_softmax(softmax_clip_at_minus_50, lang="en"), check_softmax(softmax_float32, lang="en")
+    assert clipped.passed and "One remark" in clipped.message and "exponents are clipped" in clipped.message
+    assert single.passed and "remark" not in single.message
 
 
 def test_each_checker_has_at_least_five_correct_variants():

@@ -85,7 +85,7 @@ def check_softmax(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckRes
         expect_finite(out, "softmax(x)", case)
         ref = softmax(x)
         expect_close(out, ref, "softmax(x)", case)
-        if out[2] > 1e-300 or not np.isclose(out[1], ref[1], rtol=1e-3, atol=0):
+        if out[2] > 1e-300 or out[1] > 10 * ref[1]:               # float32 rounds e^-100, clipping lifts it
             return msg("checks.softmax.ok"), msg("checks.softmax.clipped", got=f"{out[2]:.3g}",
                                                  got_100=f"{out[1]:.3g}", expected_100=f"{ref[1]:.3g}", case=case)
         return msg("checks.softmax.ok")
