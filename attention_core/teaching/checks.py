@@ -2,7 +2,7 @@
 
 Every lab's checkers (`labs/nbNN_<notebook>/checks.py`) are built from these pieces:
 
-    def check_double(fn, lang=None, *, timeout=TIMEOUT_S):
+    def check_double(fn, lang=None, *, timeout=None):
         def body():
             x = np.arange(3.0)
             case = describe(x=x)                                     # "x.shape=(3,)"
@@ -241,14 +241,15 @@ class Fail(Exception):
 _NO_FUNCTION = object()          # run_check's default: the check takes no learner's function to validate
 
 
-def run_check(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCTION) -> CheckResult:
-    """Run a check's body; its verdict (one Message, or several sentences) is put in words in `lang`.
+def run_check(name: str, body, lang: str | None, timeout=None, fn=_NO_FUNCTION) -> CheckResult:
+    """Run a check's body; its verdict (one Message, or several sentences) is put in words in `lang`. Every
+    checker of the course runs through here.
 
-    timeout: seconds each call of the learner's function may take (None: no limit); fn: the
+    timeout: seconds each call of the learner's function may take (None: TIMEOUT_S); fn: the
     learner's function, if given checked to be one before anything runs.
     """
     lang = i18n.resolve_language(lang)
-    limit = None if timeout is None else positive_float(timeout, "timeout", hint=" (seconds)")
+    limit = positive_float(TIMEOUT_S if timeout is None else timeout, "timeout", hint=" (seconds)")
     token = _LIMIT_S.set(limit)
     try:
         if fn is not _NO_FUNCTION and not callable(fn):
@@ -263,18 +264,19 @@ def run_check(name: str, body, lang: str | None, timeout=TIMEOUT_S, fn=_NO_FUNCT
         _LIMIT_S.reset(token)
     sentences = said if isinstance(said, tuple) else (said,)
     sep = "" if lang == "zh" else " "                     # Chinese sentences join without a space
-    for callback in _ON_CHECKED.get(name, ()):
+    for callback in list(_ON_CHECKED.get(name, {}).values()):
         callback()                                        # e.g. a quiz's reference answer may now open
     return CheckResult(name, passed, sep.join(m.text(lang) for m in sentences))
 
 
-_ON_CHECKED: dict[str, list] = {}
+_ON_CHECKED: dict[str, dict] = {}
 
 
-def on_checked(name: str, callback) -> None:
+def on_checked(name: str, callback, key=None) -> None:
     """Call `callback()` each time the checker `name` has judged a function (whatever its verdict): the
-    quiz's code questions open their reference answer once the learner has run its check."""
-    _ON_CHECKED.setdefault(name, []).append(callback)
+    quiz's code questions open their reference answer once the learner has run its check. key: one callback
+    per key (a quiz widget shown again replaces its earlier one instead of adding to them)."""
+    _ON_CHECKED.setdefault(name, {})[id(callback) if key is None else key] = callback
 
 
 # --- the learner's call, with a time limit -----------------------------------------------------------
@@ -592,12 +594,6 @@ def describe(**arrays) -> str:
 # --- comparisons shared by the exercises' checkers -------------------------------------------------
 
 W_OUTPUT, W_WEIGHTS, W_MASK = "exercises.what.output", "exercises.what.weights", "exercises.what.mask"
-
-
-def run_exercise(name: str, body, lang, timeout, fn) -> CheckResult:
-    """run_check for the exercises' checkers, whose timeout=None means the default limit
-    (TIMEOUT_S), not no limit."""
-    return run_check(name, body, lang, TIMEOUT_S if timeout is None else timeout, fn)
 
 
 def same(a, b, atol: float = 1e-6) -> bool:

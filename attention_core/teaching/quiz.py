@@ -634,7 +634,7 @@ def quiz_widget(question, lang: str | None = None, shuffle: int = 0):
     check_button.on_click(on_check)
     reference_button.on_click(on_reference)
     if q.kind == "code":
-        checks.on_checked(q.check, unlock)       # its checker, run in a cell (directly or by check_answer)
+        checks.on_checked(q.check, unlock, key=q.id)       # its checker, run in a cell (directly or by check_answer)
     row = [check_button, reference_button] if q.kind != "code" else [reference_button]
     if shuffle_button is not None:
         shuffle_button.on_click(on_shuffle)

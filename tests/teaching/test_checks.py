@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 
+import attention_core.teaching.checks as checks_module
 from attention_core.teaching import checks
 from attention_core.teaching.checks import (
     TIMEOUT_S,
@@ -26,12 +27,11 @@ from attention_core.teaching.checks import (
     msg,
     rows_sum_to_one,
     run_check,
-    run_exercise,
     same,
 )
 
 
-def check_double(fn, lang=None, *, timeout=TIMEOUT_S):
+def check_double(fn, lang=None, *, timeout=None):
     """A toy checker: fn(x) -> 2 * x, on a vector and a (2, 3) batch."""
     def body():
         for x in (np.arange(3.0), np.arange(6.0).reshape(2, 3)):
@@ -126,22 +126,23 @@ def test_the_time_limit_stops_the_learners_function(learner):
     assert time.monotonic() - start < 3
 
 
-def test_no_limit_and_the_default_limit_of_the_exercises():
+def test_one_runner_whose_none_is_the_default_limit():
     def slow_double(x):
         time.sleep(0.3)
         return 2 * x
 
-    assert verdict(slow_double, timeout=None).passed                   # run_check: None is no limit
+    assert verdict(slow_double, timeout=None).passed                   # None: the default limit (TIMEOUT_S)
     fails(verdict(slow_double, timeout=0.1), "within 0.1 s")
-
-    def exercise(fn, timeout=None):
-        def body():
-            as_array(call_learner(fn, "x = 1", 1.0), "x = 1")
-            return msg("checks.what.code", name="ok")
-        return run_exercise("check_slow", body, "en", timeout, fn)
-    assert exercise(slow_double).passed                                 # run_exercise: None is TIMEOUT_S
-    fails(exercise(slow_double, timeout=0.1), "within 0.1 s")
     assert TIMEOUT_S >= 1
+    assert not hasattr(checks_module, "run_exercise")                  # one checker runner: run_check
+
+
+def test_a_quiz_shown_again_replaces_its_callback_instead_of_adding_one():
+    calls = []
+    for _ in range(5):                                                 # a cell re-run five times
+        checks_module.on_checked("check_cb", lambda: calls.append(1), key="q-cb")
+    run_check("check_cb", lambda: msg("checks.what.code", name="ok"), "en")
+    assert calls == [1]
 
 
 @pytest.mark.parametrize("timeout, error", [(0, ValueError), (-1, ValueError), (float("inf"), ValueError),

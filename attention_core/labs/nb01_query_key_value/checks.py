@@ -19,7 +19,6 @@ from attention_core.core.softmax import softmax
 from attention_core.core.validation import check_flag
 from attention_core.teaching import i18n
 from attention_core.teaching.checks import (
-    TIMEOUT_S,
     W_OUTPUT,
     CheckResult,
     Fail,
@@ -33,7 +32,6 @@ from attention_core.teaching.checks import (
     msg,
     rows_sum_to_one,
     run_check,
-    run_exercise,
     same,
 )
 
@@ -94,7 +92,7 @@ def _accepts_mask(fn) -> bool:
 
 
 def check_attention(fn, *, returns: str = "both", test_mask: bool | None = None,
-                    lang: str | None = None, timeout=TIMEOUT_S) -> CheckResult:
+                    lang: str | None = None, timeout=None) -> CheckResult:
     """Check fn(q, k, v[, mask=]) against attention_core.scaled_dot_product_attention.
 
     returns="both": fn must return (output, weights) like the library; "output": just the output.
@@ -242,4 +240,4 @@ def check_weighted_sum(fn, lang: str | None = None, *, timeout: float | None = N
                                                                          expected.shape)}, case, ref=expected)
             expect_close(out, expected, msg(W_OUTPUT), case)
         return msg("exercises.sum.ok")
-    return run_exercise("check_weighted_sum", body, lang, timeout, fn)
+    return run_check("check_weighted_sum", body, lang, timeout, fn)

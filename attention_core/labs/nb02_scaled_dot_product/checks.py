@@ -10,7 +10,6 @@ from attention_core.core.attention import attention_scores
 from attention_core.labs.nb01_query_key_value.checks import SEED_K, SEED_Q, SEED_QK_CASE, diagnose_scale
 from attention_core.teaching import i18n
 from attention_core.teaching.checks import (
-    TIMEOUT_S,
     CheckResult,
     Fail,
     as_array,
@@ -22,7 +21,6 @@ from attention_core.teaching.checks import (
     from_tensor,
     msg,
     run_check,
-    run_exercise,
 )
 
 from .check_strings import STRINGS
@@ -30,7 +28,7 @@ from .check_strings import STRINGS
 i18n.register(STRINGS)         # this lab's checkers' own words
 
 
-def check_scaled_scores(fn, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
+def check_scaled_scores(fn, lang: str | None = None, *, timeout=None) -> CheckResult:
     """Check fn(q, k) -> Q K^T / sqrt(Dk), shape (..., Tq, Tk)."""
     def body():
         case = SEED_QK_CASE
@@ -160,4 +158,4 @@ def check_dot_product_variance(fn, lang: str | None = None, *, timeout: float | 
             raise Fail("exercises.var.no_spread", low=f"{raws.min():.4g}", high=f"{raws.max():.4g}",
                        spread=f"{spread:.2g}", case="d_k = 64, n_samples = 4, seeds 0 .. 15")
         return msg("exercises.var.ok")
-    return run_exercise("check_dot_product_variance", body, lang, timeout, fn)
+    return run_check("check_dot_product_variance", body, lang, timeout, fn)

@@ -18,7 +18,7 @@ from attention_core.teaching.checks import (
     expect_close,
     expect_shape,
     msg,
-    run_exercise,
+    run_check,
 )
 
 from .check_strings import STRINGS
@@ -51,7 +51,7 @@ def check_self_attention(fn, lang: str | None = None, *, timeout: float | None =
             expect_close(w, ref_w, msg(W_WEIGHTS), case)
             expect_close(out, ref_out, msg(W_OUTPUT), case)
         return msg("exercises.self.ok")
-    return run_exercise("check_self_attention", body, lang, timeout, fn)
+    return run_check("check_self_attention", body, lang, timeout, fn)
 
 
 def check_cross_attention(fn, lang: str | None = None, *, timeout: float | None = None):
@@ -78,4 +78,4 @@ def check_cross_attention(fn, lang: str | None = None, *, timeout: float | None 
         expect_close(w, ref_w, msg(W_WEIGHTS), case)
         expect_close(out, ref_out, msg(W_OUTPUT), case)
         return msg("exercises.cross.ok")
-    return run_exercise("check_cross_attention", body, lang, timeout, fn)
+    return run_check("check_cross_attention", body, lang, timeout, fn)

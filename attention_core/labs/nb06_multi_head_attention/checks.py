@@ -18,7 +18,7 @@ from attention_core.teaching.checks import (
     expect_close,
     expect_shape,
     msg,
-    run_exercise,
+    run_check,
     same,
 )
 
@@ -63,7 +63,7 @@ def check_split_heads(fn, lang: str | None = None, *, timeout: float | None = No
                 raise
             raise Fail("exercises.heads.batch", case=case, detail=fail.message) from None
         return msg("exercises.heads.split_ok")
-    return run_exercise("check_split_heads", body, lang, timeout, fn)
+    return run_check("check_split_heads", body, lang, timeout, fn)
 
 
 def check_merge_heads(fn, lang: str | None = None, *, timeout: float | None = None):
@@ -90,7 +90,7 @@ def check_merge_heads(fn, lang: str | None = None, *, timeout: float | None = No
                 raise
             raise Fail("exercises.heads.batch", case=case, detail=fail.message) from None
         return msg("exercises.merge.ok")
-    return run_exercise("check_merge_heads", body, lang, timeout, fn)
+    return run_check("check_merge_heads", body, lang, timeout, fn)
 
 
 def _mha_variant(x, p, *, transpose=True, scale="head", w_o=True, bias=True, one_head=False):
@@ -133,4 +133,4 @@ def check_multi_head_attention(fn, lang: str | None = None, *, timeout: float | 
             diagnose(out, variants, case, ref=ref)
             expect_close(out, ref, msg(W_OUTPUT), case)
         return msg("exercises.mha.ok")
-    return run_exercise("check_multi_head_attention", body, lang, timeout, fn)
+    return run_check("check_multi_head_attention", body, lang, timeout, fn)

@@ -15,7 +15,7 @@ from attention_core.teaching.checks import (
     expect_finite,
     expect_shape,
     msg,
-    run_exercise,
+    run_check,
     same,
 )
 
@@ -55,7 +55,7 @@ def check_sinusoidal_encoding(fn, lang: str | None = None, *, timeout: float | N
                 raise Fail("exercises.sin.base", case=case)
             expect_close(out, ref, what, case)
         return msg("exercises.sin.ok")
-    return run_exercise("check_sinusoidal_encoding", body, lang, timeout, fn)
+    return run_check("check_sinusoidal_encoding", body, lang, timeout, fn)
 
 
 def _rope_variant(x, positions, *, sign=1.0, half=False, theta_exponent=2, base=10000.0):
@@ -99,4 +99,4 @@ def check_rope(fn, lang: str | None = None, *, timeout: float | None = None):
                 raise Fail("exercises.rope.base", case=case)
             expect_close(out, ref, what, case)
         return msg("exercises.rope.ok")
-    return run_exercise("check_rope", body, lang, timeout, fn)
+    return run_check("check_rope", body, lang, timeout, fn)

@@ -14,7 +14,7 @@ from attention_core.teaching.checks import (
     expect_shape,
     format_array,
     msg,
-    run_exercise,
+    run_check,
 )
 
 from .check_strings import STRINGS
@@ -55,7 +55,7 @@ def check_rnn_forward(fn, lang: str | None = None, *, timeout: float | None = No
                                 "exercises.rnn.no_tanh": _rnn_states(xs, p, tanh=False)}, case, ref=ref)
             expect_close(out, ref, what, case)
         return msg("exercises.rnn.ok")
-    return run_exercise("check_rnn_forward", body, lang, timeout, fn)
+    return run_check("check_rnn_forward", body, lang, timeout, fn)
 
 
 def rnn_jacobian(xs, p, *, tanh_grad=True, reverse=False):
@@ -90,4 +90,4 @@ def check_rnn_gradient(fn, lang: str | None = None, *, timeout: float | None = N
             if not np.allclose(out, ref, atol=1e-8, rtol=1e-5):
                 raise Fail("checks.values", what=what, got=format_array(out), expected=format_array(ref), case=case)
         return msg("exercises.grad.ok")
-    return run_exercise("check_rnn_gradient", body, lang, timeout, fn)
+    return run_check("check_rnn_gradient", body, lang, timeout, fn)

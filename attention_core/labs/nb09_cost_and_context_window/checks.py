@@ -19,7 +19,7 @@ from attention_core.teaching.checks import (
     expect_shape,
     msg,
     numpy_peak,
-    run_exercise,
+    run_check,
     same,
     watch,
 )
@@ -145,7 +145,7 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
         if peak > budget:
             raise Fail("exercises.kv.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
         return msg("exercises.kv.ok", got=_mib(peak), full=_mib(full))
-    return run_exercise("check_kv_cache_decode", body, lang, timeout, fn)
+    return run_check("check_kv_cache_decode", body, lang, timeout, fn)
 
 
 def check_kv_cache_bytes(fn, lang: str | None = None, *, timeout: float | None = None):
@@ -169,4 +169,4 @@ def check_kv_cache_bytes(fn, lang: str | None = None, *, timeout: float | None =
             shown = f"{got:,.0f}" if got.is_integer() else f"{got:,.3f}"        # 0.5 off is not shown as equal
             raise Fail("exercises.kvbytes.wrong", got=shown, expected=f"{expected:,}", case=case)
         return msg("exercises.kvbytes.ok")
-    return run_exercise("check_kv_cache_bytes", body, lang, timeout, fn)
+    return run_check("check_kv_cache_bytes", body, lang, timeout, fn)

@@ -23,7 +23,7 @@ from attention_core.teaching.checks import (
     first_difference,
     msg,
     numpy_peak,
-    run_exercise,
+    run_check,
     watch,
 )
 
@@ -50,7 +50,7 @@ def check_sliding_window_mask(fn, lang: str | None = None, *, timeout: float | N
                             "exercises.window.no_diagonal": (i - j > 0) & (i - j <= window)}, case, ref=ref)
             first_difference(out, ref, "mask", case)
         return msg("exercises.window.ok")
-    return run_exercise("check_sliding_window_mask", body, lang, timeout, fn)
+    return run_check("check_sliding_window_mask", body, lang, timeout, fn)
 
 
 def _online_variant(q, k, v, block, *, rescale=True, divide=True, drop_last=False, scale=True):
@@ -143,4 +143,4 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
             raise Fail("exercises.online.query_blocks", got=_mib(peak_few), full=_mib(few_full), tq=tq, block=block,
                        case=case)
         return msg("exercises.online.ok", got=_mib(peak), full=_mib(full))
-    return run_exercise("check_online_attention", body, lang, timeout, fn)
+    return run_check("check_online_attention", body, lang, timeout, fn)

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import TIMEOUT_S, CheckResult, Fail, call_learner, from_tensor, msg, run_check
+from attention_core.teaching.checks import CheckResult, Fail, call_learner, from_tensor, msg, run_check
 
 from . import experiments
 from .check_strings import STRINGS
@@ -45,7 +45,7 @@ def _cases(model):
     yield msg("nb12.case.random", half=5), w / w.sum(axis=1, keepdims=True), 5
 
 
-def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=TIMEOUT_S) -> CheckResult:
+def check_induction_score(fn, model=None, lang: str | None = None, *, timeout=None) -> CheckResult:
     """Call fn(weights (T, T), half) -> float on learned heads and a random matrix, compare it with
     experiments.induction_score and name the usual mistakes (the same-token offset, every row)."""
     if model is None:

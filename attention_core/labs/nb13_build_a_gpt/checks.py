@@ -19,7 +19,7 @@ import numpy as np
 from attention_core.core import transformer as tr
 from attention_core.core.masks import causal_mask
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import TIMEOUT_S, Fail, call_learner, msg, run_check
+from attention_core.teaching.checks import Fail, call_learner, msg, run_check
 
 from . import corpus as corpus_mod
 from . import pieces
@@ -47,7 +47,7 @@ def _run(name: str, piece: str | None, body, lang, timeout, fn, parts=None):
             raise
         except Exception as exc:      # noqa: BLE001 -- the check's own failure, reported, never raised
             raise Fail("nb13.check.internal", exc=f"{type(exc).__name__}: {exc}"[:300]) from None
-    result = run_check(name, guarded, lang, TIMEOUT_S if timeout is None else timeout, fn)
+    result = run_check(name, guarded, lang, timeout, fn)
     if parts is not None and piece is not None:
         if result.passed and callable(fn):
             parts.use(piece, fn)
