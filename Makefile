@@ -4,7 +4,6 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tests must not depend on the user's Jupyter, IPython or matplotlib settings.
 TEST_HOME := $(CURDIR)/.test-home
 # One BLAS / OpenMP thread per process: the tests run on as many workers as there are cores, and a second thread
@@ -20,7 +19,6 @@ TEST_ENV := HOME=$(TEST_HOME) JUPYTER_CONFIG_DIR=$(TEST_HOME)/jupyter IPYTHONDIR
 # The edition `make lab` / `make present` open: zh when LANG says so (`make lab LANG=zh`, or a zh_CN system).
 EDITION := $(if $(filter zh%,$(LANG)),zh,en)
 LAB_COPY := my-notebooks
-LAB_CONFIG := $(CURDIR)/.lab/$(EDITION)/jupyter
 NB ?= 01
 LAB_ARGS ?=
 NB_FILE = $(notdir $(firstword $(wildcard notebooks/$(EDITION)/$(NB)*.ipynb)))
@@ -30,29 +28,17 @@ NB_FILE = $(notdir $(firstword $(wildcard notebooks/$(EDITION)/$(NB)*.ipynb)))
 setup: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml tools/lab-overrides.json tools/jupyter_lab_config.json tools/lab_setup.py \
-          tools/voila/voila.json $(wildcard tools/voila/templates/*/*)
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@# --no-compile: pip would byte-compile every module of every package (all of torch; 70 s of a 163 s set-up on
-	@# a 2-core machine); Python compiles the few hundred a notebook imports when it first imports them.
-	$(PY) -m pip install --disable-pip-version-check -q --no-compile --require-hashes -r requirements.txt
-	$(PY) -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
-	@mkdir -p $(VENV)/share/jupyter/lab/settings
-	@cp tools/lab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	@mkdir -p $(VENV)/share/jupyter/voila/templates $(VENV)/etc/jupyter
-	@cp -r tools/voila/templates/attention-lab tools/voila/templates/attention-lab-teacher $(VENV)/share/jupyter/voila/templates/
-	@cp tools/voila/voila.json $(VENV)/etc/jupyter/voila.json
-	@cp tools/jupyter_lab_config.json $(VENV)/etc/jupyter/jupyter_lab_config.json   # LabApp.custom_css: the web font
-	@$(PY) tools/lab_setup.py webfont $(VENV)/share/jupyter/voila/templates/attention-lab/static >/dev/null
-	@touch $(STAMP)
+          tools/voila/voila.json $(wildcard tools/voila/templates/*/*) tools/course.py
+	@# tools/course.py setup: .venv, requirements.txt with --require-hashes (and --no-compile: byte-compiling every
+	@# module of torch took 70 s of a 163 s set-up), the package editable, the course's Jupyter and Voila settings.
+	@# The same script is the route without make (`python tools/course.py lab` / `test`).
+	$(PYTHON) tools/course.py setup --force
 
 ## make lab: set up, then open JupyterLab on the start-here notebook (127.0.0.1, token on). It serves the
 ## working copy my-notebooks/ (ignored by git; new course versions flow in, your changes are kept), never
 ## notebooks/. LANG=zh: the Chinese edition and JupyterLab's Chinese interface. Stop it with Ctrl+C twice.
 lab: setup
-	@$(PY) tools/lab_setup.py copy
-	@$(PY) tools/lab_setup.py config $(LAB_CONFIG) --lang $(EDITION)
-	JUPYTER_CONFIG_DIR=$(LAB_CONFIG) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(LAB_COPY) \
-		--LabApp.default_url=/lab/tree/$(EDITION)/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
+	$(PY) tools/course.py lab --lang $(EDITION) $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
 ## make lab-reset: put your working copy aside (my-notebooks.bak/, then .bak.2/, ...: no backup is overwritten)
 ## and start again from the course's notebooks
@@ -87,10 +73,7 @@ lite: setup
 ## it ends with the 20 slowest tests, so a log (CI's included) shows where the time went
 TEST_WORKERS ?= 2
 test: setup
-	@mkdir -p $(TEST_HOME)
-	$(VENV)/bin/ruff check attention_core tests tools benchmarks notebooks/src
-	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=20 tests notebooks/en notebooks/zh
+	$(PY) tools/course.py test --workers $(TEST_WORKERS)
 
 ## make unit: every unit test, without the browser tests (tests/browser drives Chromium; make test runs them)
 unit: setup

@@ -58,7 +58,8 @@ def run(cmd, **kwargs) -> None:
 
 def _digest(kind: str) -> str:
     h = hashlib.sha256()
-    for rel in (LOCKS[kind].relative_to(ROOT).as_posix(), *SETUP_INPUTS):
+    h.update(LOCKS[kind].name.encode() + b"\0" + LOCKS[kind].read_bytes() + b"\0")
+    for rel in SETUP_INPUTS:
         h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes() + b"\0")
     for template in sorted((ROOT / "tools" / "voila" / "templates").rglob("*")):
         if template.is_file():
