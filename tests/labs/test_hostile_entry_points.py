@@ -97,6 +97,15 @@ def test_the_right_arguments_still_give_the_same_answers():
     assert "layer 0     0.5       1" in str(E.head_table([[0.5, 1]]))
 
 
+def test_full_width_latin_letters_read_as_ascii_where_a_learner_types_a_sentence():
+    from attention_core.labs.nb12_trained_transformer import corpora
+    assert corpora.halfwidth("ＴＨＥ　ｄｏｇ ２") == "THE dog 2"
+    assert corpora.halfwidth("奖杯放不进箱子，因为它太大了。") == "奖杯放不进箱子，因为它太大了。"   # Chinese kept
+    typed = W.sentence_state(CO, "ＴＨＥ ＤＯＧ was tired because it")
+    assert typed["tokens"] == W.sentence_state(CO, SENTENCE)["tokens"]        # not split like Chinese characters
+    assert E.weight_vs_removal(CO, "ＴＨＥ dog was tired because it")["tokens"][:2] == ["the", "dog"]
+
+
 # --- the tools ---------------------------------------------------------------------------------------
 
 def _tool(name):

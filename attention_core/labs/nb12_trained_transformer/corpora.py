@@ -442,6 +442,22 @@ def coreference_split(seed: int = 0, test_fraction: float = 0.2) -> Split:
     return Split(train, test)
 
 
+# Full-width Latin letters and digits (an IME left in full-width mode: ＴＨＥ, ２) and the ideographic space.
+_HALFWIDTH = {c: c - 0xFEE0 for c in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))}
+_HALFWIDTH[0x3000] = 0x20
+
+
+def halfwidth(text):
+    """Typed text in one spelling, as the quiz reads it: full-width Latin letters and digits become ASCII
+    (ＴＨＥ -> THE) and the ideographic space a space; Chinese punctuation (，。) stays, the vocabulary has it.
+    A list of words is mapped word by word; anything else comes back as it came (the caller names it)."""
+    if isinstance(text, str):
+        return text.translate(_HALFWIDTH)
+    if isinstance(text, (list, tuple)):
+        return type(text)(w.translate(_HALFWIDTH) if isinstance(w, str) else w for w in text)
+    return text
+
+
 def coreference_vocab() -> tuple:
     """Every token of every sentence, every answer and the padding `|`, sorted (en before zh by code point)."""
     words = set()

@@ -558,6 +558,7 @@ def weight_vs_removal(model, sentence, query: str | None = None, layer: int | No
         if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
                                   or not 0 <= value < n):
             raise ValueError(f"{name}: expected an integer in 0..{n - 1}, got {describe(value)}")
+    sentence = corpora.halfwidth(sentence)                             # ＴＨＥ typed full-width reads as THE
     words = model.query_input(sentence, query)
     at = model.query_position(sentence, query)
     ids = model.encode(words)

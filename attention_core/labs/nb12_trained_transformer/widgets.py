@@ -118,7 +118,7 @@ def sentence_state(model, sentence, layer: int = 0, head: int = 0, ablated=(), t
                     f"got {describe(top)}")
     if not isinstance(sentence, (str, list, tuple)):
         raise TypeError(f"sentence: expected a string of space-separated words, got {describe(sentence)}")
-    words = model.tokens(sentence)
+    words = model.tokens(corpora.halfwidth(sentence))                 # ＴＨＥ typed full-width reads as THE
     model.encode(words)                                               # unknown words first, named
     tokens = model.query_input(words)
     at = model.query_position(words)
