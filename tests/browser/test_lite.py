@@ -16,6 +16,7 @@ from font_probe import CJK, CJK_FAMILY, fonts_for
 from lite_helpers import (
     CHROMIUM,
     OFFLINE_ARGS,
+    REPO,
     drag_slider,
     ensure_site,
     execute,
@@ -182,3 +183,11 @@ print(json.dumps({{"drawn": drawn, "warnings": [str(w.message) for w in caught]}
                         "print(repr(checks.check_softmax(lambda x, axis=-1: x)))")
     assert got.strip() == expected and "✘" in expected
     assert not page.blocked, page.blocked
+
+
+def test_every_package_the_site_ships_has_its_licence_written_down(lite_site):
+    lock = json.loads((lite_site / "static" / "pyodide" / "pyodide-lock.json").read_text(encoding="utf-8"))
+    licences = (REPO / "tools" / "lite" / "LICENSES.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| ([a-z0-9-]+) \| ", licences, re.M))
+    assert len(lock["packages"]) > 30
+    assert set(lock["packages"]) <= listed, sorted(set(lock["packages"]) - listed)
