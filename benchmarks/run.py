@@ -25,12 +25,14 @@ HERE = Path(__file__).resolve().parent
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
 SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks", "training", "gpt")
+# Run only when asked (`run.py --only lite`): every notebook in the browser, ~20 min (benchmarks/lite_time.py).
+OPT_IN = ("lite",)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and few repetitions")
-    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS)
+    parser.add_argument("--only", nargs="+", choices=SECTIONS + OPT_IN, default=SECTIONS)
     parser.add_argument("--keep-openblas-env", action="store_true",
                         help=f"do not unset {' / '.join(OPENBLAS_VARS)} for the run")
     parser.add_argument("--out", type=Path, default=None,
@@ -79,7 +81,7 @@ def merge_into(path: Path, results: dict) -> dict:
     if earlier.get("quick") != results["quick"] or not isinstance(earlier.get("sections"), dict):
         return results
     sections = {**earlier["sections"], **results["sections"]}
-    return {**earlier, "sections": {name: sections[name] for name in SECTIONS if name in sections}}
+    return {**earlier, "sections": {name: sections[name] for name in SECTIONS + OPT_IN if name in sections}}
 
 
 def _run_section(section: str, quick: bool) -> dict:
@@ -106,6 +108,8 @@ def _run_section(section: str, quick: bool) -> dict:
         return importlib.import_module("training").measure(quick=quick)
     if section == "gpt":
         return importlib.import_module("gpt").measure(quick=quick)
+    if section == "lite":
+        return importlib.import_module("lite_time").measure(quick=quick)
     if section == "tiled":
         mod = importlib.import_module("tiled")
         return mod.measure(mod.QUICK_LENGTHS, reps=3) if quick else mod.measure()
@@ -221,6 +225,8 @@ def format_markdown(results: dict) -> str:
         lines.append(f"\nTotal {r['total_s']} s (goal < {r['goal_s']:.0f} s: {'met' if r['goal_met'] else 'NOT met'}).")
     if "gpt" in s:
         lines += importlib.import_module("gpt").format_markdown(s["gpt"])
+    if "lite" in s:
+        lines += importlib.import_module("lite_time").format_markdown(s["lite"])
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
     later = [f"{name} ({sec['measured']['date']}, load average before {sec['measured']['load_average_before']})"
              for name, sec in s.items() if isinstance(sec, dict) and "measured" in sec]
