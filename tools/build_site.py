@@ -58,6 +58,12 @@ HEADINGS = {"#": "slide", "##": "slide", "###": "subslide"}
 TITLES = {"en": "Attention Lab: attention in Transformers, step by step",
           "zh": "Attention Lab：一步一步理解 Transformer 的注意力"}
 LINKS = {"en": ("Read", "Slides"), "zh": ("阅读", "幻灯片")}
+# The browser edition (`make lite` writes _site/lite/ beside these pages): each page links its runnable notebook.
+# Notebooks 12 and 13 need torch and are not in it (tools/lite/build_lite.py's TORCH_NOTEBOOKS).
+LITE_DIR = "lite"
+NOT_IN_LITE = ("12_", "13_")
+RUN_LINK = {"en": ("Run this notebook in your browser", "nothing to install; the site's browser edition"),
+            "zh": ("在浏览器里运行这个 notebook", "无需安装；本网站的浏览器版")}
 
 
 def _node_modules_ready() -> bool:
@@ -165,6 +171,17 @@ def _fix_links(page: str, kind: str) -> str:
                   lambda m: f'href="{m.group(1)}{suffix}{m.group(2) or ""}"', page)
 
 
+def add_run_link(page: str, stem: str, edition: str, depth: str = "../") -> str:
+    """A line at the top of a notebook's page linking the same notebook in the browser edition (_site/lite/,
+    written by `make lite`), where it runs; notebooks that need torch get none."""
+    if stem.startswith(NOT_IN_LITE):
+        return page
+    text, note = RUN_LINK[edition]
+    link = (f'<p class="attention-run-link" style="margin:.5em 1em"><a href="{depth}{LITE_DIR}/lab/index.html?path='
+            f'{edition}/{stem}.ipynb">{html.escape(text)}</a> <small>({html.escape(note)})</small></p>')
+    return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + link, page, count=1)
+
+
 def check_offline(path: Path, page: str) -> None:
     bad = [m.group(0)[-80:] for rx in (REMOTE_ASSET, REMOTE_SRCSET, REMOTE_CSS, REMOTE_IMPORT)
            for m in rx.finditer(page)]
@@ -204,6 +221,8 @@ def export(kind: str, out: Path, widgets: str = "static", names=None) -> list[Pa
             resources = {"metadata": {"name": src.stem}, "attention_css": f"{depth}assets/attention-lab-cjk.css"}
             page, _ = exporter.from_notebook_node(nb, resources=resources)
             page = _fix_links(page, kind)
+            if kind == "site":
+                page = add_run_link(page, src.stem, edition, depth)
             target = folder / (src.stem + (".html" if kind == "site" else ".slides.html"))
             check_offline(target, page)
             target.write_text(page, encoding="utf-8")
@@ -245,6 +264,8 @@ a.slides{{font-size:smaller}}</style></head>
 <p>English and Chinese editions of the same notebooks, exported with their stored outputs; formulas, figures and
 fonts come from this folder, so the site works offline.<br>
 同一套 notebook 的英文版与中文版，带有保存的输出；公式、图片和字体都在本目录中，离线可用。</p>
+<p><a href="{LITE_DIR}/index.html">Run the notebooks in your browser</a> ·
+<a href="{LITE_DIR}/index.html">在浏览器里运行这些 notebook</a> <small>(<code>make lite</code>)</small></p>
 <main>{"".join(columns)}</main></body></html>
 """, encoding="utf-8")
     return index

