@@ -25,16 +25,35 @@ from attention_core.core.validation import (
     check_finite_result,
     check_finite_scores,
     check_flag,
+    checked,
 )
 
 
+def reference_inputs(q, k, v, mask=None, scale=None):
+    """reference_attention's arguments, checked and in the dtype attention computes in; the results are
+    cast back to the inputs' dtype (float16 is computed in float32)."""
+    q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
+    check_scores_fit(q, k, scale)
+    return dict(q=q, k=k, v=v, mask=mask, scale=scale), lambda out: tuple(x.astype(dtype) for x in out)
+
+
+def check_scores_fit(q, k, scale) -> None:
+    """Raise FloatingPointError if some score q·k * scale overflows the dtype. |q·k| <= |q| |k|, so when the
+    largest norms leave room (almost always) nothing is computed twice; otherwise the scores are."""
+    with np.errstate(over="ignore", divide="ignore"):
+        bound = (np.log(np.linalg.norm(q, axis=-1).max(initial=0.0)) + np.log(np.linalg.norm(k, axis=-1).max(
+            initial=0.0)) + np.log(scale))
+    if not bound < np.log(np.finfo(q.dtype).max) - 1:
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = q @ np.swapaxes(k, -1, -2) * scale
+        check_finite_scores(scores.max(axis=-1), q.dtype.name)
+
+
+@checked(reference_inputs, result="the scores q·k * scale")
 def reference_attention(q, k, v, mask=None, scale=None):
     """The textbook formula, one line per step: the oracle every fast path is tested against.
     Returns (output (..., Tq, Dv), weights (..., Tq, Tk))."""
-    q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
-    with np.errstate(over="ignore", invalid="ignore"):          # an overflow is reported in words, next line
-        scores = q @ np.swapaxes(k, -1, -2) * scale             # (..., Tq, Tk): how well each key fits each query
-    check_finite_scores(scores.max(axis=-1), dtype.name)        # overflow: a clear error, not NaN
+    scores = q @ np.swapaxes(k, -1, -2) * scale                 # (..., Tq, Tk): how well each key fits each query
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)                # a hidden key can get no weight
     row_max = scores.max(axis=-1, keepdims=True)
@@ -43,7 +62,7 @@ def reference_attention(q, k, v, mask=None, scale=None):
     total = e.sum(axis=-1, keepdims=True)
     weights = e / np.where(total == 0, 1.0, total)              # (..., Tq, Tk): each row sums to 1 (or is all 0)
     output = weights @ v                                        # (..., Tq, Dv): a weighted sum of the values
-    return output.astype(dtype), weights.astype(dtype)
+    return output, weights
 
 
 def validate_attention_inputs(q, k, v, mask, scale):

@@ -19,8 +19,8 @@ from attention_core.core.validation import (
     as_float_array,
     as_generator,
     check_broadcast,
-    check_finite_result,
     check_flag,
+    checked,
     float_dtype,
     positive_int,
 )
@@ -99,35 +99,38 @@ def merge_heads(x) -> np.ndarray:
     return x.swapaxes(-2, -3).reshape(*lead, t, h * dh)           # (..., T, D)
 
 
-def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, head_mask=None):
-    """Multi-head attention forward pass.
-
-    query (..., Tq, D), key (..., Tk, D), value (..., Tk, D); pass the same array three times
-    for self-attention, decoder states and encoder outputs for cross-attention.
-    mask: boolean, broadcastable to (..., Tq, Tk), True = may attend; shared by all heads.
-    head_mask: optional (H,) numbers multiplying each head's output before W_o (1 keeps a head,
-    0 ablates it).
-    Returns (output (..., Tq, D), weights (..., H, Tq, Tk)).
-    Through `attention_core.multi_head_attention` it also takes backend= and device=.
-    """
+def multi_head_inputs(query, key, value, params, mask=None, head_mask=None) -> dict:
+    """multi_head_attention's arguments, checked: float arrays, MultiHeadParams, matching widths and lengths,
+    a boolean mask that broadcasts to the scores, one number per head in head_mask."""
     query = as_float_array(query, "query", min_ndim=2)
     key = as_float_array(key, "key", min_ndim=2)
     value = as_float_array(value, "value", min_ndim=2)
     mask = None if mask is None else as_bool_mask(mask)
     check_mha_inputs(query, key, value, params, mask)
+    if head_mask is not None:
+        head_mask = check_head_mask(as_float_array(head_mask, "head_mask", ndim=1), params.n_heads)
+    return dict(query=query, key=key, value=value, params=params, mask=mask, head_mask=head_mask)
+
+
+@checked(multi_head_inputs, result="the output")
+def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, head_mask=None):
+    """MultiHead(Q, K, V) = Concat(head_1..head_H) W_o + b_o, head_h = Attention(Q W_q^h, K W_k^h, V W_v^h).
+
+    query (..., Tq, D), key and value (..., Tk, D): the same array three times for self-attention,
+    decoder states and encoder outputs for cross-attention. mask: boolean (..., Tq, Tk), True = may attend,
+    shared by all heads. head_mask: optional (H,) numbers scaling each head's output (0 ablates it).
+    Returns (output (..., Tq, D), weights (..., H, Tq, Tk)).
+    """
     h = params.n_heads
     q = split_heads(query @ params.w_q + params.b_q, h)           # (..., H, Tq, Dh)
     k = split_heads(key @ params.w_k + params.b_k, h)             # (..., H, Tk, Dh)
     v = split_heads(value @ params.w_v + params.b_v, h)           # (..., H, Tk, Dh)
     if mask is not None:
-        mask = np.expand_dims(mask, -3)             # (..., 1, Tq, Tk): same for every head
+        mask = np.expand_dims(mask, -3)                           # (..., 1, Tq, Tk): the same for every head
     heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)   # (..., H, Tq, Dh), (..., H, Tq, Tk)
     if head_mask is not None:
-        hm = check_head_mask(as_float_array(head_mask, "head_mask", ndim=1), h)
-        with np.errstate(over="ignore"):
-            heads = heads * hm[:, None, None]
-        check_finite_result(heads, "multi_head_attention: each head's output x head_mask", heads.dtype.name)
-    output = merge_heads(heads) @ params.w_o + params.b_o         # (..., Tq, D)
+        heads = heads * head_mask[:, None, None]                  # 0 ablates a head
+    output = merge_heads(heads) @ params.w_o + params.b_o         # (..., Tq, D): concatenate, project
     return output, weights
 
 

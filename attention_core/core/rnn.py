@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.core.validation import as_float_array, as_generator, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, checked, positive_float, positive_int
 
 
 @dataclass(frozen=True)
@@ -31,15 +31,22 @@ def init_rnn(d_in: int, d_hidden: int, *, seed=0, recurrent_scale: float = 0.9) 
     return RNNParams(w_x=w_x, w_h=scale * orth, b=np.zeros(d_hidden))
 
 
-def rnn_forward(xs, params: RNNParams, h0=None) -> np.ndarray:
-    """All hidden states (..., T, D_h), computed one step after another (there is no other way)."""
+def rnn_inputs(xs, params, h0=None) -> dict:
+    """rnn_forward's arguments, checked; h0 defaults to zeros (..., D_h)."""
     xs = as_float_array(xs, "xs", min_ndim=2)
     if not isinstance(params, RNNParams):
         raise TypeError(f"params: expected RNNParams (see init_rnn), got {type(params).__name__}")
     d_in, d_h = params.w_x.shape
     if xs.shape[-1] != d_in:
         raise ValueError(f"xs: expected last dimension D_in={d_in}, got shape {xs.shape}")
-    h = np.zeros(xs.shape[:-2] + (d_h,)) if h0 is None else as_float_array(h0, "h0")
+    h0 = np.zeros(xs.shape[:-2] + (d_h,)) if h0 is None else as_float_array(h0, "h0")
+    return dict(xs=xs, params=params, h0=h0)
+
+
+@checked(rnn_inputs)
+def rnn_forward(xs, params: RNNParams, h0=None) -> np.ndarray:
+    """All hidden states (..., T, D_h), computed one step after another (there is no other way)."""
+    h = h0                                                           # (..., D_h)
     states = []
     for t in range(xs.shape[-2]):                                    # the sequential chain
         h = np.tanh(xs[..., t, :] @ params.w_x + h @ params.w_h + params.b)   # (..., D_h)

@@ -22,18 +22,23 @@ from attention_core.core.validation import (
     check_axis,
     check_broadcast,
     check_finite_scores,
+    checked,
     positive_float,
 )
 
 
-def reference_softmax(x, axis: int = -1):
-    """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
+def reference_softmax_inputs(x, axis: int = -1) -> dict:
+    """reference_softmax's arguments, checked: at least one finite score, an axis of x."""
     x = as_float_array(x, "x")
     if x.size == 0:                                        # the same words as softmax's
         raise ValueError(f"x: expected at least one score, got an empty array of shape {x.shape}")
-    axis = check_axis(axis, x.ndim)
-    with np.errstate(over="ignore"):                       # a gap beyond the dtype is -inf: weight 0
-        e = np.exp(x - x.max(axis=axis, keepdims=True))    # every exponent <= 0: no overflow
+    return dict(x=x, axis=check_axis(axis, x.ndim))
+
+
+@checked(reference_softmax_inputs, result="the weights")
+def reference_softmax(x, axis: int = -1):
+    """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))        # every exponent <= 0: no overflow
     return e / e.sum(axis=axis, keepdims=True)             # each slice along `axis` sums to 1
 
 

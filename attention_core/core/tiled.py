@@ -14,13 +14,42 @@ import math
 
 import numpy as np
 
-from attention_core.core.attention import validate_attention_inputs
-from attention_core.core.validation import check_finite_result, check_finite_scores, positive_int
+from attention_core.core.attention import check_scores_fit, validate_attention_inputs
+from attention_core.core.validation import check_finite_result, check_finite_scores, checked, positive_int
 
 # A tile of scores (query rows x block_size keys) of about 1 MiB stays in a core's L2 cache through
 # its passes; fewer than 16 rows would make each matrix product too small to run well.
 _TILE_BYTES = 1 << 20
 _MIN_ROWS = 16
+
+
+def online_inputs(q, k, v, mask=None, scale=None, block_size: int = 128):
+    """online_attention's arguments, checked as scaled_dot_product_attention's (and block_size >= 1); the
+    output is cast back to the inputs' dtype."""
+    q, k, v, mask, scale, dtype = validate_attention_inputs(q, k, v, mask, scale)
+    check_scores_fit(q, k, scale)
+    arguments = dict(q=q, k=k, v=v, mask=mask, scale=scale, block_size=positive_int(block_size, "block_size"))
+    return arguments, lambda out: out.astype(dtype)
+
+
+@checked(online_inputs, result="the output")
+def online_attention(q, k, v, mask=None, scale=None, block_size: int = 128):
+    """softmax(Q K^T * scale) V, one block of keys at a time, with the online softmax: the readable
+    reference of `tiled_attention` (which also takes the queries a block at a time). Returns (..., Tq, Dv)."""
+    m = np.full(q.shape[:-1] + (1,), -np.inf)                       # running max of each query's scores
+    l = np.zeros(q.shape[:-1] + (1,))                               # running sum of exp(score - m)
+    acc = np.zeros(q.shape[:-1] + v.shape[-1:])                     # running sum of exp(score - m) * v_j
+    for start in range(0, k.shape[-2], block_size):
+        s = q @ np.swapaxes(k[..., start:start + block_size, :], -1, -2) * scale   # (..., Tq, B): one block
+        if mask is not None:
+            s = np.where(mask[..., start:start + block_size], s, -np.inf)       # hidden keys
+        m_new = np.maximum(m, s.max(-1, keepdims=True))
+        shift = np.where(np.isneginf(m_new), 0.0, m_new)             # no key seen yet: shift by 0, not -inf
+        p = np.exp(s - shift)                                         # (..., Tq, B)
+        l = np.exp(m - shift) * l + p.sum(-1, keepdims=True)         # rescale the old sum to the new max
+        acc = np.exp(m - shift) * acc + p @ v[..., start:start + block_size, :]
+        m = m_new
+    return acc / np.where(l == 0, 1.0, l)                            # a query with no visible key: 0
 
 
 def tiled_attention(q, k, v, mask=None, scale=None, block_size: int = 128):

@@ -258,3 +258,41 @@ def float_dtype(dtype, name: str = "dtype") -> np.dtype:
     if resolved is None or resolved.name not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected a float dtype (float16, float32 or float64), got {dtype!r}")
     return resolved
+
+
+# ---- entry points: checks in front, bare formulas behind ---------------------------------------
+
+
+def checked(check, *, result: str | None = None):
+    """Decorator of a public function whose body is bare maths: `check(**arguments)` validates and converts
+    the arguments at the entry point (returning them as a dict, or a dict and a function applied to the
+    result: a cast back to the caller's dtype), so the formula below reads like the paper, and
+    `inspect.getsource` (which follows the wrapper) shows the formula with this one line above it.
+
+    result: a name for the output; the formula then runs with NumPy's overflow warnings off and an output
+    (or each array of a returned tuple) that is not finite raises FloatingPointError naming it and its dtype."""
+    import functools
+    import inspect
+
+    def wrap(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def entry(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = check(**bound.arguments)
+            arguments, finish = arguments if isinstance(arguments, tuple) else (arguments, None)
+            if result is None:
+                out = fn(**arguments)
+            else:
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                    out = fn(**arguments)
+                for part in out if isinstance(out, tuple) else (out,):
+                    if part is not None and hasattr(part, "dtype"):
+                        check_finite_result(part, f"{fn.__name__}: {result}", dtype_name(part))
+            return out if finish is None else finish(out)
+
+        entry.formula = fn                                   # the bare function, for callers that checked already
+        return entry
+    return wrap

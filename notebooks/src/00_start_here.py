@@ -58,7 +58,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 #   language, imports `attention_core` and fixes the random seed, so the numbers you see are the numbers in the text.
 # - **Widgets** (sliders, buttons) update their figure at once. If a widget shows no picture, run its cell again.
 # - **Definitions live in one package.** Notebooks never re-implement attention: they call `attention_core`.
-#   To read the code behind a step, run `inspect.getsource(ac.softmax)`.
+#   To read the code behind a step, run `inspect.getsource(ac.reference_softmax)`.
 # - **Two editions, one code.** `notebooks/en/` and `notebooks/zh/` run identical code cells; only the text differs.
 # - **Self-test questions** sit at the end of each topic: answer, press *Check*, then compare with the reference answer.
 # - **Teachers:** *View → Appearance → Presentation Mode* in JupyterLab makes the text large enough for a projector;
@@ -75,7 +75,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 #   导入 `attention_core` 并固定随机种子，所以你看到的数字和正文里写的一致。
 # - **交互控件**（滑块、按钮）一动，图就会马上更新。如果控件没显示图，重新运行它所在的单元格即可。
 # - **所有定义都在同一个包里**。notebook 从不自己重写注意力，而是调用 `attention_core`。
-#   想看某一步背后的代码，运行 `inspect.getsource(ac.softmax)` 就行。
+#   想看某一步背后的代码，运行 `inspect.getsource(ac.reference_softmax)` 就行。
 # - **两个版本，同一份代码**。`notebooks/en/` 和 `notebooks/zh/` 的代码单元格完全相同，只有文字不同。
 # - **自测题**在每个主题的末尾：先作答，点*检查答案*，再对照参考答案。
 # - **老师们**：JupyterLab 的*查看 → 外观 → 演示模式*（英文界面：*View → Appearance → Presentation Mode*）

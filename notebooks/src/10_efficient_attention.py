@@ -149,9 +149,10 @@ print("softmax(scores) @ values =", ac.softmax(scores) @ values,
 #
 # ### Tiled attention in the library
 #
-# `ac.tiled_attention` runs this recurrence on whole blocks of queries at once: one matrix product gives a tile of
-# scores (a block of queries × `block_size` keys), four passes over the tile update $m$, $\ell$ and $a$, and a second
-# product adds the tile's values. Read the loop; the docstring also says why it returns no weights.
+# `online_attention` runs this recurrence for every query at once, one block of `block_size` keys per step: one
+# matrix product gives the block's scores, $m$, $\ell$ and $a$ are rescaled to the new maximum, and a second product
+# adds the block's values. The library's fast path, `ac.tiled_attention`, computes the same numbers and also takes the
+# queries a block at a time, so that each tile of scores stays in the cache; it is tested equal to this one. Read the loop:
 
 # %% [markdown] lang="zh"
 # 读一读这几列。最大值上升了两次（1.0 → 2.5 → 3.1），每次上升时，旧的累加和都要先缩小（先乘 0.223，再乘 0.549），再加上新一块的贡献。
@@ -159,11 +160,14 @@ print("softmax(scores) @ values =", ac.softmax(scores) @ values,
 #
 # ### 库里的分块注意力
 #
-# `ac.tiled_attention` 把这个递推同时用在一整块 Query 上：一次矩阵乘法得到一个分数块（一块 Query × `block_size` 个 Key），
-# 在这个块上扫描四遍来更新 $m$、$\ell$ 和 $a$，再用第二次矩阵乘法把这一块的 Value 加进来。读一读这个循环；文档字符串里也解释了它为什么不返回权重。
+# `online_attention` 对所有 Query 同时做这个递推，每一步处理 `block_size` 个 Key：一次矩阵乘法得到这一块的分数，
+# 把 $m$、$\ell$ 和 $a$ 换算到新的最大值上，再用第二次矩阵乘法把这一块的 Value 加进来。库里的快速版本 `ac.tiled_attention`
+# 算出的数完全一样，只是把 Query 也分成块，让每一块分数都留在缓存里；测试保证两者相等。读一读这个循环：
 
 # %%
-print(inspect.getsource(ac.tiled_attention))
+from attention_core.core.tiled import online_attention
+
+print(inspect.getsource(online_attention))
 
 # %% [markdown] lang="en"
 # Now the claim "identical output": random queries, keys and values at $T = 1024$, in float64 and float32, with and

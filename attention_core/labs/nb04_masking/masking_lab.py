@@ -23,6 +23,7 @@ from attention_core.core.validation import (
     as_generator,
     check_broadcast,
     check_flag,
+    checked,
     describe,
     positive_int,
 )
@@ -161,6 +162,18 @@ def stacked_attention(x, params, mask=None) -> np.ndarray:
     return h
 
 
+def kv_cache_inputs(x, params, chunks, causal: bool = True) -> dict:
+    """decode_with_kv_cache's arguments, checked: x (T, D), params as a list of layers, chunk sizes summing to T."""
+    causal = check_flag(causal, "causal")
+    x = as_float_array(x, "x", ndim=2)
+    layers = _layers(params)
+    sizes = [positive_int(c, f"chunks[{i}]") for i, c in enumerate(chunks)]
+    if sum(sizes) != x.shape[0]:
+        raise ValueError(f"chunks: expected sizes summing to T = {x.shape[0]}, got {sizes} (sum {sum(sizes)})")
+    return dict(x=x, params=layers, chunks=sizes, causal=causal)
+
+
+@checked(kv_cache_inputs)
 def decode_with_kv_cache(x, params, chunks, *, causal: bool = True):
     """Run x (T, D) through the layer(s) chunk by chunk, keeping the keys and values in a cache.
 
@@ -173,21 +186,15 @@ def decode_with_kv_cache(x, params, chunks, *, causal: bool = True):
     Returns (output (T, D) of the last layer, steps: one dict per chunk with start, stop and
     mask (Tq, Tk) as used (all True when causal=False)).
     """
-    causal = check_flag(causal, "causal")
-    x = as_float_array(x, "x", ndim=2)
-    layers = _layers(params)
-    sizes = [positive_int(c, f"chunks[{i}]") for i, c in enumerate(chunks)]
-    if sum(sizes) != x.shape[0]:
-        raise ValueError(f"chunks: expected sizes summing to T = {x.shape[0]}, got {sizes} (sum {sum(sizes)})")
-    k_cache = [None] * len(layers)                                  # per layer: (H, Tk, Dh)
-    v_cache = [None] * len(layers)
+    k_cache = [None] * len(params)                                  # per layer: (H, Tk, Dh)
+    v_cache = [None] * len(params)
     outputs, steps, start = [], [], 0
-    for size in sizes:
+    for size in chunks:
         stop = start + size
         h = x[start:stop]                                           # (Tq, D): only the new tokens
         t_q, t_k = size, stop
         mask = causal_mask(t_q, t_k, offset=t_k - t_q) if causal else np.ones((t_q, t_k), dtype=bool)
-        for n, p in enumerate(layers):
+        for n, p in enumerate(params):
             q = split_heads(h @ p.w_q + p.b_q, p.n_heads)              # (H, Tq, Dh)
             k_new = split_heads(h @ p.w_k + p.b_k, p.n_heads)          # (H, Tq, Dh)
             v_new = split_heads(h @ p.w_v + p.b_v, p.n_heads)          # (H, Tq, Dh)

@@ -26,7 +26,7 @@ import attention_core as ac
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.multihead import init_multihead, multi_head_attention
 from attention_core.core.rnn import RNNParams, init_rnn, rnn_forward
-from attention_core.core.validation import as_float_array, as_generator, describe, positive_float, positive_int
+from attention_core.core.validation import as_float_array, as_generator, checked, describe, positive_float, positive_int
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.measure import blas_threads, latencies, timed
 
@@ -43,11 +43,16 @@ def _kind(kind, allowed=KINDS) -> str:
 
 
 # --- path length --------------------------------------------------------------------------------------
+def path_inputs(kind: str, distance: int) -> dict:
+    """path_length's arguments, checked: a known layer kind and a distance >= 1."""
+    return dict(kind=_kind(kind), distance=positive_int(distance, "distance"))
+
+
+@checked(path_inputs)
 def path_length(kind: str, distance: int) -> int:
     """Hops from a token to a position `distance` tokens later: `distance` hidden-state hand-offs
     in a recurrent layer (plain, GRU or LSTM alike), 1 in an attention layer (a direct query-key match)."""
-    distance = positive_int(distance, "distance")
-    return 1 if _kind(kind) == "attention" else distance
+    return 1 if kind == "attention" else distance
 
 
 def rnn_input_jacobians(params: RNNParams, xs) -> np.ndarray:

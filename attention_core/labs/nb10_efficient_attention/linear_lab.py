@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
-from attention_core.core.validation import as_float_array, describe
+from attention_core.core.validation import as_float_array, checked, describe
 
 
 def feature_map(x) -> np.ndarray:
@@ -23,13 +23,19 @@ def feature_map(x) -> np.ndarray:
     return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
 
 
-def linear_attention(q, k, v) -> np.ndarray:
-    """(T, Dv) output of linear attention, regrouped: phi(Q) (phi(K)^T V), normalised row by row.
-    The largest intermediate is (Dk, Dv): nothing of size T x T."""
+def linear_inputs(q, k, v) -> dict:
+    """linear_attention's arguments, checked: q (Tq, Dk), k (Tk, Dk), v (Tk, Dv)."""
     q, k, v = (as_float_array(a, name, ndim=2) for a, name in ((q, "q"), (k, "k"), (v, "v")))
     if q.shape[1] != k.shape[1] or k.shape[0] != v.shape[0]:
         raise ValueError(f"q, k, v: expected (Tq, Dk), (Tk, Dk), (Tk, Dv), got {describe(q)}, {describe(k)}, "
                          f"{describe(v)}")
+    return dict(q=q, k=k, v=v)
+
+
+@checked(linear_inputs)
+def linear_attention(q, k, v) -> np.ndarray:
+    """(T, Dv) output of linear attention, regrouped: phi(Q) (phi(K)^T V), normalised row by row.
+    The largest intermediate is (Dk, Dv): nothing of size T x T."""
     fq, fk = feature_map(q), feature_map(k)                       # (Tq, Dk), (Tk, Dk)
     kv = fk.T @ v                                                  # (Dk, Dv): sum_j phi(k_j)^T v_j
     z = fk.sum(axis=0)                                             # (Dk,):    sum_j phi(k_j)

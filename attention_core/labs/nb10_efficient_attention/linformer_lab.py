@@ -21,7 +21,7 @@ import numpy as np
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.masks import causal_mask
 from attention_core.core.tiled import tiled_attention
-from attention_core.core.validation import as_float_array, as_generator, describe, positive_int
+from attention_core.core.validation import as_float_array, as_generator, checked, describe, positive_int
 from attention_core.labs.nb04_masking.masking_lab import influence_matrix
 from attention_core.labs.nb10_efficient_attention.efficient_lab import sliding_window_attention
 from attention_core.labs.nb10_efficient_attention.linear_lab import linear_attention
@@ -68,10 +68,8 @@ def projection(kind: str, t: int, k: int, *, seed=0, dtype="float64") -> np.ndar
         segment_projection(t, k, dtype=dtype)
 
 
-def linformer_attention(q, k, v, e, f=None, *, need_weights: bool = False):
-    """softmax(Q (E K)^T / sqrt(Dk)) (F V): q (Tq, Dk), k (T, Dk), v (T, Dv), e and f (k, T) (f defaults
-    to e, Linformer's shared projection). Returns the output (Tq, Dv), and the (Tq, k) weights too when
-    need_weights. The largest intermediate is (Tq, k), never (Tq, T)."""
+def linformer_inputs(q, k, v, e, f=None, need_weights: bool = False) -> dict:
+    """linformer_attention's arguments, checked; f defaults to e (Linformer's shared projection)."""
     q = as_float_array(q, "q", ndim=2)
     k, v = as_float_array(k, "k", ndim=2), as_float_array(v, "v", ndim=2)
     e = as_float_array(e, "e", ndim=2)
@@ -82,6 +80,14 @@ def linformer_attention(q, k, v, e, f=None, *, need_weights: bool = False):
                              f"along the sequence, got {p.shape}")
     if e.shape[0] != f.shape[0]:
         raise ValueError(f"f: expected as many rows as e ({e.shape[0]}), got {f.shape}")
+    return dict(q=q, k=k, v=v, e=e, f=f, need_weights=need_weights)
+
+
+@checked(linformer_inputs)
+def linformer_attention(q, k, v, e, f=None, *, need_weights: bool = False):
+    """softmax(Q (E K)^T / sqrt(Dk)) (F V): q (Tq, Dk), k (T, Dk), v (T, Dv), e and f (k, T) (f defaults
+    to e, Linformer's shared projection). Returns the output (Tq, Dv), and the (Tq, k) weights too when
+    need_weights. The largest intermediate is (Tq, k), never (Tq, T)."""
     k_proj, v_proj = e @ k, f @ v                                   # (k, Dk), (k, Dv)
     out, weights = scaled_dot_product_attention(q, k_proj, v_proj)  # (Tq, Dv), (Tq, k)
     return (out, weights) if need_weights else out
