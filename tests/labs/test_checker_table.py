@@ -79,11 +79,18 @@ def decode_everything_converted(q, k, v):
     return decode_good(np.asarray(q), np.asarray(k), np.array(v, dtype=float))
 
 
+def _causal_attention(q, k, v):
+    """Plain NumPy masked attention (fast: the memory case runs it 384 times, within the check's time limit)."""
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    s = np.where(np.tri(len(q), len(k), dtype=bool), s, -np.inf)
+    return softmax_good(s) @ v
+
+
 def decode_recompute_prefix(q, k, v):
     """Right outputs, no cache: the prefix recomputed at every step."""
     outs = []
     for t in range(len(q)):
-        out, _ = ac.scaled_dot_product_attention(q[:t + 1], k[:t + 1], v[:t + 1], mask=ac.causal_mask(t + 1))
+        out = _causal_attention(q[:t + 1], k[:t + 1], v[:t + 1])
         outs.append(out[-1])
     return np.array(outs)
 
