@@ -53,9 +53,13 @@ _EXECUTE_JS = """async (code) => {
 
 
 def ensure_site(out: Path = SITE) -> Path:
-    """The built site, (re)built when missing or built from other inputs than the tree's."""
-    subprocess.run([sys.executable, str(BUILDER), "--out", str(out), "--if-stale"], check=True, cwd=REPO,
-                   stdout=subprocess.DEVNULL, timeout=1800)
+    """The built site, (re)built when missing or built from other inputs than the tree's. Sessions side by side
+    (two workers, two checkouts' test runs) take turns: the second finds the site built."""
+    from filelock import FileLock
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(out.parent / f".{out.name}-build.lock"):
+        subprocess.run([sys.executable, str(BUILDER), "--out", str(out), "--if-stale"], check=True, cwd=REPO,
+                       stdout=subprocess.DEVNULL, timeout=1800)
     assert (out / "index.html").exists() and (out / "static" / "pyodide" / "pyodide-lock.json").exists()
     return out
 
