@@ -23,6 +23,8 @@ transformers = pytest.importorskip("transformers")
 
 from gpt2kit import CONFIGS, hf_forward, hub_cache, random_gpt2  # noqa: E402  (tests/gpt2kit.py)
 
+from attention_core.core.model import HookedDecoder  # noqa: E402
+
 TOL = {np.float64: 1e-10, np.float32: 1e-4}
 
 
@@ -33,7 +35,11 @@ def max_differences(params, model, ids):
     with torch.no_grad():
         lt, wt = backends.to_torch_decoder(params)(torch.as_tensor(ids))
     assert ln.shape == logits.shape and wn.shape == maps.shape == tuple(wt.shape)
+    # hooks on: a function at every hook point (hook_result too, so each head's write is summed one by one)
+    model_np = HookedDecoder(params)
+    hooked_logits = model_np.run_with_hooks(ids, {n: (lambda v, n: v) for n in model_np.hook_names})
     return {"numpy": (np.abs(ln - logits).max(), np.abs(wn - maps).max()),
+            "numpy, every hook on": (np.abs(hooked_logits - logits).max(), 0.0),
             "torch twin": (np.abs(lt.numpy() - logits).max(), np.abs(wt.numpy() - maps).max())}
 
 
