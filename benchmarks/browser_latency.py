@@ -1,12 +1,13 @@
 """Browser-side widget latency: key press to new picture, in real JupyterLab and Chromium (median and p95, ms).
 
 For three widgets (notebook 00's dot product, 01's attention step, 03's temperature) the notebook is opened
-in a JupyterLab served from a temporary copy, run, and a slider handle gets `presses` key presses
-(ArrowRight, then ArrowLeft, so it stays in range). In the page, a keydown listener stamps each press and a
-MutationObserver stamps the moment the widget's <img> gets a new `src` (the kernel's PNG, decoded by the
-browser into a blob URL); the latency is the difference, all in the page's own clock
-(performance.now), so Playwright's round trips are not counted. It covers the whole loop a learner feels:
-browser -> websocket -> kernel callback -> PNG -> websocket -> browser.
+in a JupyterLab served from a temporary copy and started as the browser tests start theirs (one way to
+start it, tests/browser/browser_servers.py: same options, settings and environment), run, and a slider
+handle gets `presses` key presses (ArrowRight, then ArrowLeft, so it stays in range). In the page, a keydown
+listener stamps each press and a MutationObserver stamps the moment the widget's <img> gets a new `src`
+(the kernel's PNG, decoded by the browser into a blob URL); the latency is the difference, all in the
+page's own clock (performance.now), so Playwright's round trips are not counted. It covers the whole loop
+a learner feels: browser -> websocket -> kernel callback -> PNG -> websocket -> browser.
 
 Needs Debian's Chromium (/usr/bin/chromium) and Playwright; without them it returns {"skipped": why}.
 
@@ -15,9 +16,6 @@ Needs Debian's Chromium (/usr/bin/chromium) and Playwright; without them it retu
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-import secrets
 import shutil
 import statistics
 import sys
@@ -38,13 +36,6 @@ _INSTRUMENT_JS = """img => {
   new MutationObserver(() => window.__lat.changes.push(performance.now()))
       .observe(img, {attributes: true, attributeFilter: ['src']});
 }"""
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _percentile(values, q: float) -> float:
@@ -78,58 +69,37 @@ def _one_widget(page, server, helpers, path: str, snippet: str, presses: int) ->
     return latencies
 
 
-def measure(presses: int = 30) -> dict:
+def measure(presses: int = 30, widgets=None) -> dict:
+    """Key press to new picture for each of `widgets` (default WIDGETS), `presses` presses each."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         return {"skipped": f"playwright missing: {exc}"}
-    conftest = _load("browser_conftest", BROWSER_TESTS / "conftest.py")
-    if not conftest.CHROMIUM.exists():
-        return {"skipped": conftest.SKIP_REASON}
-    sys.path.insert(0, str(BROWSER_TESTS))
-    helpers = _load("browser_helpers", BROWSER_TESTS / "browser_helpers.py")
+    if str(BROWSER_TESTS) not in sys.path:
+        sys.path.append(str(BROWSER_TESTS))
+    # the tests' own helpers: how they start Lab and Chromium, open a notebook and run it
+    import browser_helpers
+    import browser_servers as servers
+    if not servers.CHROMIUM.exists():
+        return {"skipped": servers.SKIP_REASON}
     home = Path(tempfile.mkdtemp(prefix="attention-lab-bench-"))
-    proc = None
     try:
-        root = home / "notebooks"
-        for edition in ("en",):
-            shutil.copytree(ROOT / "notebooks" / edition, root / edition)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-        env.update(HOME=str(home), IPYTHONDIR=str(home / "ipython"), MPLCONFIGDIR=str(home / "mpl"),
-                   JUPYTER_CONFIG_DIR=str(home / "jupyter"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
-        env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-        conftest.lab_setup.config(home / "jupyter", "en")
-        for rel, value in conftest.LAB_USER_SETTINGS.items():
-            target = home / "jupyter" / "lab" / "user-settings" / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(__import__("json").dumps(value))
-        port, token = conftest._free_port(), secrets.token_hex(16)
-        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
-        if os.geteuid() == 0:
-            cmd.append("--allow-root")
-        proc = conftest._start(cmd, env, root, home / "lab.log", f"http://127.0.0.1:{port}/api/status?token={token}")
-        server = conftest.Server(f"http://127.0.0.1:{port}", token)
+        root = servers.copy_notebooks(home / "notebooks", editions=("en",))
         rows = []
         started = time.perf_counter()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(conftest.CHROMIUM), headless=True,
-                                         args=conftest.CHROMIUM_ARGS)
-            for path, snippet, label in WIDGETS:
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                context.set_default_timeout(60_000)
-                page = context.new_page()
-                lat = _one_widget(page, server, helpers, path, snippet, presses)
+        with servers.lab(servers.server_env(home), root, home / "lab.log") as server, sync_playwright() as pw:
+            browser = servers.launch_chromium(pw)
+            for path, snippet, label in widgets or WIDGETS:
+                page = servers.new_page(browser)
+                lat = _one_widget(page, server, browser_helpers, path, snippet, presses)
                 rows.append({"widget": label, "presses": len(lat), "median_ms": round(statistics.median(lat), 1),
                              "p95_ms": round(_percentile(lat, 0.95), 1), "max_ms": round(max(lat), 1)})
-                context.close()
+                page.context.close()
             browser.close()
         return {"rows": rows, "chromium": "Debian /usr/bin/chromium, headless",
                 "seconds": round(time.perf_counter() - started, 1),
                 "note": "key press to new <img> src in the page's clock; kernel, transfer and decode included"}
     finally:
-        if proc is not None:
-            conftest._stop(proc)
         shutil.rmtree(home, ignore_errors=True)
 
 

@@ -1,7 +1,7 @@
 """`make bench`: run every benchmark in benchmarks/, print Markdown tables, write results.json.
 
     .venv/bin/python benchmarks/run.py            # full run (a few minutes on 2 cores)
-    .venv/bin/python benchmarks/run.py --quick    # smoke test: small T, few repetitions
+    .venv/bin/python benchmarks/run.py --quick    # smoke run: every section at its smallest size, once
     .venv/bin/python benchmarks/run.py --only attention memory
 
 Machines of this project may set OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (older OpenBLAS builds
@@ -101,7 +101,8 @@ def _run_section(section: str, quick: bool) -> dict:
         except ImportError as exc:                 # ipywidgets or matplotlib missing
             return {"skipped": f"widget benchmark could not import: {exc}"}
     if section == "browser":
-        return importlib.import_module("browser_latency").measure(presses=5 if quick else 30)
+        mod = importlib.import_module("browser_latency")
+        return mod.measure(presses=5, widgets=mod.WIDGETS[:1]) if quick else mod.measure(presses=30)
     if section == "notebooks":
         return importlib.import_module("notebook_time").measure(quick=quick)
     if section == "training":

@@ -25,13 +25,28 @@ NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"     # the notebo
 RUN_ALL_S = 300          # the slowest notebook runs in about 40 s alone; CI shares two cores with nbval
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
 
-# Counts code cells, executed ones (prompt "[12]:"), running ones ("[*]:") and error outputs.
+# Counts code cells, executed ones (prompt "[12]:"), running ones ("[*]:") and error outputs. Lab 4 draws an error
+# with the stderr renderer (data-mime-type "application/vnd.jupyter.stderr", as a warning), so errors are read from
+# the notebook's model (window.jupyterapp: the test Lab exposes it); an error stops Run All, and without this the
+# wait below would end only at its time limit.
 _PROGRESS_JS = """() => {
   const cells = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell')];
   const prompt = c => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '';
   const errors = [...document.querySelectorAll(
       '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')]
       .map(e => e.textContent.slice(0, 2000));
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const model = w && w.content && w.content.model;
+  if (model && !errors.length) {
+    for (let j = 0; j < model.cells.length; j++) {
+      const cell = model.cells.get(j);
+      if (cell.type !== 'code') { continue; }
+      for (let i = 0; i < cell.outputs.length; i++) {
+        const out = cell.outputs.get(i).toJSON();
+        if (out.output_type === 'error') { errors.push(`${out.ename}: ${out.evalue}`.slice(0, 2000)); }
+      }
+    }
+  }
   return {code: cells.length, done: cells.filter(c => /\\[\\d+\\]/.test(prompt(c))).length,
           running: cells.filter(c => prompt(c).includes('*')).length, errors};
 }"""
