@@ -51,9 +51,12 @@ def main(argv=None) -> int:
     results = {"machine": machine_info(), "quick": args.quick, "sections": {}}
     for section in args.only:
         t0 = time.perf_counter()
-        print(f"[bench] {section} ...", file=sys.stderr, flush=True)
+        # the machine is shared: each section records how busy it was (load average, 1/5/15 min) as it ran
+        load = {"started": _now(), "before": _load_average()}
+        print(f"[bench] {section} ... (load average {load['before']})", file=sys.stderr, flush=True)
         results["sections"][section] = _run_section(section, args.quick)
         results["sections"][section]["section_seconds"] = round(time.perf_counter() - t0, 1)
+        results["sections"][section]["load_average"] = {**load, "after": _load_average()}
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     results["machine"]["load_average_after"] = _load_average()
     out = args.out or (HERE / "out" / "results-quick.json" if args.quick else HERE / "results.json")
@@ -117,10 +120,14 @@ def _run_section(section: str, quick: bool) -> dict:
     raise ValueError(section)
 
 
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def machine_info() -> dict:
     import numpy as np
     info = {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": _now(),
         "cpu_model": _cpu_model(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
@@ -229,6 +236,12 @@ def format_markdown(results: dict) -> str:
     if "lite" in s:
         lines += importlib.import_module("lite_time").format_markdown(s["lite"])
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
+    loads = [f"{name} {sec['load_average']['started'][11:16]} {sec['load_average']['before']} -> "
+             f"{sec['load_average']['after']}" for name, sec in s.items()
+             if isinstance(sec, dict) and isinstance(sec.get("load_average"), dict)]
+    if loads:
+        lines.append("Load average (1 / 5 / 15 min; UTC start) as each section began -> ended: " + "; ".join(loads)
+                     + ".")
     later = [f"{name} ({sec['measured']['date']}, load average before {sec['measured']['load_average_before']})"
              for name, sec in s.items() if isinstance(sec, dict) and "measured" in sec]
     if later:
