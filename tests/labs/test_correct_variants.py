@@ -1136,10 +1136,13 @@ CORRECT = {
 ROWS = [(checker, fn) for checker, fns in CORRECT.items() for fn in fns]
 
 
+TIME_LIMIT_S = 30.0          # per call of the learner's function: speed is not what is judged here (a loaded machine)
+
+
 @pytest.mark.parametrize("checker, fn", ROWS, ids=[f"{c.__name__}-{f.__name__}" for c, f in ROWS])
 def test_every_correct_variant_passes(checker, fn):
     for lang in ("en", "zh"):
-        result = checker(fn, lang=lang)
+        result = checker(fn, lang=lang, timeout=TIME_LIMIT_S)
         assert result.passed, f"{fn.__name__}: {result.message}"
 
 
