@@ -31,8 +31,8 @@ i18n.register(STRINGS)         # this lab's checkers' own words
 
 def _observed(reads) -> list:
     """The reads the checker can judge: those from the first read of rows on. Taking an input whole before
-    the first step (`q = np.asarray(q)`, `k * 1.0`) hands the learner a plain array, whose reads the
-    checker cannot see; the memory case judges what follows (`k.copy()`, `k.astype(float)` stay watched)."""
+    the first step (`q = np.asarray(q)`, `k.sum()`) hands the learner a plain array, whose reads the checker
+    cannot see; the memory case judges what follows (`k.copy()`, `k.astype(float)`, `q / 2` stay watched)."""
     first = next((i for i, r in enumerate(reads) if r.how == "rows"), len(reads))
     return list(reads[first:])
 
