@@ -688,8 +688,10 @@ class Watched:
     hand out copies of the rows selected and record those rows; iteration records one row at a time. Rearranging
     or splitting without reading a number (`k.T`, `k.reshape(...)`, `np.split`, `np.array_split`,
     `np.moveaxis`, `np.flip`, sliding windows) gives watched views: their reads are recorded when their values
-    are used, as the rows they hold. Any use of the values (operators, ufuncs, other NumPy functions and
-    methods) records the rows present as read "whole"; `np.asarray(k)` records them as "converted". A copy,
+    are used, as the rows they hold. An elementwise operation of one input (`k / 8`, `np.exp(k)`, `1 - k`)
+    reads nothing yet either: its result carries the rows. Any other use of the values (`@`, np.matmul,
+    reductions, other NumPy functions and methods, `float(k)`) records the rows present as read "whole";
+    `np.asarray(k)` records them as "converted". A copy,
     `k.copy()`, `k.astype(float)` or `np.copy(k)`, reads nothing: it is watched like the original (judged by
     what is read from it, not by its identity), and may be written into. `np.zeros_like(k)`, shape, dtype,
     len() read nothing. `reads` is shared by the inputs of one call, so their order is the order of the
