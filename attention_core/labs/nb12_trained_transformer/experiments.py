@@ -182,13 +182,21 @@ def in_context(model=None, layout: dict | None = None, *, logits=None, head_mask
 
 
 def by_position(model, offsets=OFFSETS, half: int = LAYOUT_HALF, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
-    """Per-position log-probability and accuracy of the next token (ARENA's per-token plot) for a copy
-    of `half` tokens followed at once by its repeat, the repeat starting at each offset:
-    {"offsets", "logprob" (K, T - 1), "accuracy" (K, T - 1), "copy_accuracy" (K,), "copy_loss" (K,)};
-    position t of the arrays predicts token t + 1."""
+    """Per-position loss (-log P of the right next token, in nats) and accuracy (ARENA's per-token plot) for
+    a copy of `half` tokens followed at once by its repeat, the repeat starting at each offset. Position t
+    of the (K, T - 1) arrays predicts token t + 1. Returns {"offsets", "half", "loss", "logprob" (= -loss),
+    "accuracy", "copy_loss" (K,) and "copy_accuracy" (K,) on letters 2..half of the second copy (what an
+    induction circuit can predict), "letter_loss" (K, half - 1) the same letter by letter, "first_loss" and
+    "first_accuracy" (K,) at the FIRST letter of the second copy (predicted at position offset - 1: nothing
+    before it says which letter comes), "after_loss" (K,) the mean loss on the letters after the second copy
+    (None when the copy ends the window), "start_top" (K,) the share of the predictions before the second
+    copy (positions 1 .. offset - 2) whose top guess is the window's first letter, and "start_p" (K,) the
+    mean probability given to that letter there}."""
     rng = as_generator(seed)
+    half = positive_int(half, "half")
     out = {"offsets": tuple(offsets), "half": half, "logprob": [], "accuracy": [], "copy_accuracy": [],
-           "copy_loss": []}
+           "copy_loss": [], "letter_loss": [], "first_loss": [], "first_accuracy": [], "after_loss": [],
+           "start_top": [], "start_p": []}
     for o in offsets:
         ids = corpora.placed_repeats(rng, n, EVAL_LEN, half, o)
         logp = tr.log_softmax(np.asarray(model.forward(ids)[0], dtype=np.float64))[:, :-1]    # (N, T - 1, V)
@@ -197,11 +205,26 @@ def by_position(model, offsets=OFFSETS, half: int = LAYOUT_HALF, n: int = EVAL_N
         acc = logp.argmax(-1) == target
         out["logprob"].append(lp.mean(0))
         out["accuracy"].append(acc.mean(0))
-        sl = slice(o, o + half - 1)
+        sl = slice(o, o + half - 1)                                       # predicting letters 2..half of the copy
         out["copy_accuracy"].append(float(acc[:, sl].mean()))
         out["copy_loss"].append(float(-lp[:, sl].mean()))
-    for k in ("logprob", "accuracy"):
+        out["letter_loss"].append(-lp[:, sl].mean(0))
+        out["first_loss"].append(float(-lp[:, o - 1].mean()))
+        out["first_accuracy"].append(float(acc[:, o - 1].mean()))
+        after = -lp[:, o + half - 1:]                                     # predicting the letters after the copy
+        out["after_loss"].append(float(after.mean()) if after.size else None)
+        if o >= 3:                                                        # positions 1 .. o - 2: nothing to copy yet
+            first = ids[:, :1]                                            # (N, 1): the window's first letter
+            before = logp[:, 1:o - 1]                                     # (N, o - 2, V)
+            out["start_top"].append(float((before.argmax(-1) == first).mean()))
+            out["start_p"].append(float(np.exp(np.take_along_axis(before, np.repeat(first, o - 2, 1)[..., None],
+                                                                  -1)).mean()))
+        else:
+            out["start_top"].append(None)
+            out["start_p"].append(None)
+    for k in ("logprob", "accuracy", "letter_loss"):
         out[k] = np.array(out[k])
+    out["loss"] = -out["logprob"]
     return out
 
 
@@ -612,3 +635,168 @@ def sweep_table() -> dict:
     if not path.is_file():
         raise FileNotFoundError("induction_sweep.json: not in attention_core/data/models; run `make train-sweep`")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --- the researcher's tools through the hook points: ablations, logit attribution, patching --------------
+REFERENCE_SEED = 54321           # the reference sequences of mean / resample ablation (never a training seed)
+PATCH_SEED = 31415               # the clean / corrupted pairs of activation patching
+CORRUPT_AT = 4                   # the letter of the first copy that the corrupted run replaces
+ABLATIONS = ("zero", "mean", "mean_by_position", "resample")
+
+
+def _check_heads(model, heads) -> list[tuple[int, int]]:
+    """None -> every (layer, head); else a list of (layer, head) pairs, each checked."""
+    if heads is None:
+        return [(l, h) for l in range(model.n_layers) for h in range(model.n_heads)]
+    if isinstance(heads, (str, bytes)) or not isinstance(heads, (list, tuple)):
+        raise TypeError(f"heads: expected None (every head) or a list of (layer, head) pairs, got {describe(heads)}")
+    out = []
+    for pair in heads:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"heads: expected (layer, head) pairs, got {describe(pair)}")
+        for name, value, n in (("layer", pair[0], model.n_layers), ("head", pair[1], model.n_heads)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+                raise ValueError(f"heads: {name} expected an integer in 0..{n - 1}, got {describe(value)}")
+        out.append((int(pair[0]), int(pair[1])))
+    return out
+
+
+def _repeat_loss(logits, seqs) -> float:
+    """Mean cross-entropy (nats) of letters 2..half of the second copy (repeated_half_loss's measure)."""
+    logp = tr.log_softmax(np.asarray(logits, dtype=np.float64))
+    half = seqs.shape[1] // 2
+    pos = np.arange(half, 2 * half - 1)
+    return float(-np.take_along_axis(logp[:, pos], seqs[:, pos + 1][..., None], -1).mean())
+
+
+def ablation_methods(model, heads=None, n: int = EVAL_N, seed: int = EVAL_SEED,
+                     reference_seed: int = REFERENCE_SEED) -> list[dict]:
+    """The loss on the repeated half (as in ablation_table) with each head ablated four ways at its hook_z:
+    "zero" (its output set to 0), "mean" (set to ONE mean vector, its output averaged over n reference
+    sequences of the same layout and every position: core.model.ablate's mean), "mean_by_position" (set to its
+    mean output at each position over the reference sequences: it keeps its average contribution there and
+    loses only what depends on the input) and "resample" (set to its output on another sequence of the
+    reference set, position by position). The first row ("-") is the intact model in every column.
+    heads: None (every head) or a list of (layer, head)."""
+    from attention_core.core.model import ablate, head_hook
+    check_model(model, "induction")
+    heads = _check_heads(model, heads)
+    seqs = eval_sequences(n, HALF, seed)
+    reference = eval_sequences(n, HALF, reference_seed)
+    base = _repeat_loss(model.hooked(seqs), seqs)
+    names = sorted({f"blocks.{layer}.attn.hook_z" for layer, _ in heads})
+    _, ref_cache = model.hooked.run_with_cache(reference, names)
+    rows = [{"ablated": "-", "layer": None, "head": None, **{how: base for how in ABLATIONS}}]
+    for layer, head in heads:
+        name = f"blocks.{layer}.attn.hook_z"
+        row = {"ablated": f"L{layer}H{head}", "layer": layer, "head": head}
+        for how in ("zero", "mean", "resample"):
+            ref = None if how == "zero" else reference
+            row[how] = _repeat_loss(ablate(model.hooked, seqs, layer, head, how, reference=ref), seqs)
+        by_pos = np.asarray(ref_cache[name])[:, head].mean(axis=0)                   # (T, Dh)
+        row["mean_by_position"] = _repeat_loss(model.hooked.run_with_hooks(seqs, {name: head_hook(head, by_pos)}),
+                                               seqs)
+        rows.append(row)
+    return rows
+
+
+def direct_attribution(model, ids, target, relative: bool = True) -> np.ndarray:
+    """Direct logit attribution of every head, batched: ids and target (N, T) -> (N, L, H, T), what each head's
+    write (hook_result) adds to the logit of target[n, t] at position t, read through the final layer norm's
+    scale at that position (core.model.head_logit_attribution, for a batch). relative=True: to that logit
+    minus the mean logit over the vocabulary (softmax ignores what is added to every logit alike)."""
+    relative = check_flag(relative, "relative")
+    hm = model.hooked
+    ids = tr.check_ids(ids, model.params.vocab_size, model.params.max_len, name="ids")
+    ids = ids[None] if ids.ndim == 1 else ids
+    target = np.asarray(target)
+    target = target[None] if target.ndim == 1 else target
+    if target.shape != ids.shape or target.dtype.kind not in "iu":
+        raise ValueError(f"target: expected integer token ids of the shape of ids {ids.shape}, got {describe(target)}")
+    if target.min() < 0 or target.max() >= model.params.vocab_size:
+        raise ValueError(f"target: token ids must lie in 0..{model.params.vocab_size - 1}")
+    last = f"blocks.{model.n_layers - 1}.hook_resid_post"
+    names = [f"blocks.{i}.attn.hook_result" for i in range(model.n_layers)]
+    _, cache = hm.run_with_cache(ids, names + [last])
+    final = np.asarray(cache[last], np.float64)                                   # (N, T, D)
+    scale = np.sqrt(final.var(-1, keepdims=True) + hooked.LN_EPS)                 # (N, T, 1): LN_f's divisor
+    w_out = np.asarray(hm.weights["w_out"], np.float64)                           # (D, V)
+    if relative:
+        w_out = w_out - w_out.mean(-1, keepdims=True)
+    direction = w_out[:, target].transpose(1, 2, 0) * np.asarray(hm.weights["lnf_g"], np.float64)   # (N, T, D)
+    out = np.empty((ids.shape[0], model.n_layers, model.n_heads, ids.shape[1]))
+    for i, name in enumerate(names):
+        result = np.asarray(cache[name], np.float64)                               # (N, H, T, D)
+        centred = result - result.mean(-1, keepdims=True)                          # LN_f subtracts the mean
+        out[:, i] = (centred / scale[:, None] * direction[:, None]).sum(-1)       # (N, H, T)
+    return out
+
+
+def logit_attribution(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
+    """Which heads write the right next letter: direct_attribution (relative) of every head on `half` letters
+    repeated once, averaged over letters 2..half of the second copy ("repeat", (L, H)) and over the same
+    letters of the first copy, where nothing can be copied ("first_copy", (L, H)); "logit" the model's own
+    right-letter logit minus the mean logit on the repeat (what the heads, the embedding and the biases add
+    up to)."""
+    check_model(model, "induction")
+    seqs = eval_sequences(n, HALF, seed)
+    target = np.roll(seqs, -1, axis=1)                                             # target[t] = token t + 1
+    dla = direct_attribution(model, seqs, target)                                  # (N, L, H, T)
+    repeat = np.arange(HALF, 2 * HALF - 1)
+    first = np.arange(0, HALF - 1)
+    logits = np.asarray(model.hooked(seqs), np.float64)                            # (N, T, V)
+    right = np.take_along_axis(logits, target[..., None], -1)[..., 0] - logits.mean(-1)
+    return {"repeat": dla[..., repeat].mean(axis=(0, -1)), "first_copy": dla[..., first].mean(axis=(0, -1)),
+            "logit": float(right[:, repeat].mean())}
+
+
+def patching_pairs(n: int = EVAL_N, seed: int = PATCH_SEED, at: int = CORRUPT_AT):
+    """(clean (N, 2h), corrupted (N, 2h)): `HALF` letters repeated once, and the same with letter `at` of the
+    first copy replaced by a letter that is in neither copy. In the second copy the query at HALF + at holds
+    that letter; the clean model predicts the next one, token at + 1, by finding the earlier occurrence."""
+    if isinstance(at, (bool, np.bool_)) or not isinstance(at, (int, np.integer)) or not 0 <= at < HALF - 1:
+        raise ValueError(f"at: expected the position of a letter of the first copy that has a next letter, an "
+                         f"integer in 0..{HALF - 2}, got {describe(at)}")
+    clean = eval_sequences(n, HALF, seed)
+    rng = as_generator(seed + 1)
+    corrupted = clean.copy()
+    vocab = len(corpora.INDUCTION_VOCAB)
+    for row in corrupted:
+        unused = np.setdiff1d(np.arange(vocab), row)
+        row[at] = rng.choice(unused)
+    return clean, corrupted
+
+
+def patching_table(model, n: int = EVAL_N, seed: int = PATCH_SEED, at: int = CORRUPT_AT) -> dict:
+    """Activation patching through the hook points (core.model.patch): on patching_pairs, the metric is log P of
+    the right letter (token at + 1 of the sequence) at the query HALF + at of the second copy. Each head's
+    hook_z is copied from the clean run into the corrupted run, at every position ("recovered" (L, H)) and at one
+    position at a time ("by_position" (L, H, T)); recovered = (patched - corrupted) / (clean - corrupted) of the
+    mean metric: 1 = the clean prediction is back, 0 = nothing returns. Also "clean", "corrupted" (mean log P),
+    "query", "corrupted_at"."""
+    from attention_core.core.model import patch
+    check_model(model, "induction")
+    clean_ids, bad_ids = patching_pairs(n, seed, at)
+    query, want = HALF + at, clean_ids[:, at + 1]
+    rows = np.arange(len(clean_ids))
+
+    def metric(logits) -> float:
+        logp = tr.log_softmax(np.asarray(logits, dtype=np.float64)[:, query])     # (N, V)
+        return float(logp[rows, want].mean())
+
+    names = [f"blocks.{l}.attn.hook_z" for l in range(model.n_layers)]
+    clean_logits, cache = model.hooked.run_with_cache(clean_ids, names)
+    clean, bad = metric(clean_logits), metric(model.hooked(bad_ids))
+    if not clean - bad > 1e-6:
+        raise ValueError(f"patching: the corruption did not lower log P of the right letter (clean {clean:.3f}, "
+                         f"corrupted {bad:.3f}); nothing to recover")
+    t = clean_ids.shape[1]
+    whole = np.empty((model.n_layers, model.n_heads))
+    by_pos = np.empty((model.n_layers, model.n_heads, t))
+    for layer, name in enumerate(names):
+        for head in range(model.n_heads):
+            whole[layer, head] = metric(patch(model.hooked, bad_ids, cache, name, head))
+            for pos in range(t):
+                by_pos[layer, head, pos] = metric(patch(model.hooked, bad_ids, cache, name, head, positions=[pos]))
+    return {"clean": clean, "corrupted": bad, "recovered": (whole - bad) / (clean - bad),
+            "by_position": (by_pos - bad) / (clean - bad), "query": query, "corrupted_at": at}

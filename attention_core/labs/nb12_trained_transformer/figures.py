@@ -7,6 +7,8 @@ import numpy as np
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
 
+from .strings import HOW_KEYS
+
 
 def _axes(ax, figsize):
     if ax is not None:
@@ -99,28 +101,38 @@ def plot_weight_vs_effect(result: dict, ax=None):
     return ax
 
 
-def plot_by_position(result: dict, axes=None):
-    """experiments.by_position: the mean log-probability (left) and accuracy (right) of the next token at
-    each position, one line per offset of the second copy (shaded: where that copy is)."""
+def plot_by_position(result: dict, axes=None, vocab_size: int = 26):
+    """experiments.by_position: the mean loss, -log P(right next token) in nats (left, the primary measure),
+    and the accuracy (right) at each position, one line per offset of the second copy. Shaded: the letters an
+    induction circuit can predict (2..half of the copy); a ringed point: the copy's FIRST letter, which
+    nothing before it announces; dotted: ln(vocab_size), the loss of a uniform guess."""
     use_cjk_font()
     if axes is None:
         import matplotlib.pyplot as plt
-        axes = plt.subplots(1, 2, figsize=(11, 3.2), layout="constrained")[1]
+        axes = plt.subplots(1, 2, figsize=(11, 3.4), layout="constrained", width_ratios=(3, 2))[1]
     half = result.get("half", 6)
+    loss = result["loss"] if "loss" in result else -np.asarray(result["logprob"])
+    t = np.arange(loss.shape[1])
     for i, o in enumerate(result["offsets"]):
         color = plots.COLORS[i % len(plots.COLORS)]
-        t = np.arange(result["logprob"].shape[1])
         label = i18n.t("nb12.fig_offset", offset=o)
-        axes[0].plot(t, result["logprob"][i], ".-", color=color, label=label)
+        axes[0].plot(t, loss[i], ".-", color=color, label=label)
         axes[1].plot(t, result["accuracy"][i], ".-", color=color, label=label)
-        for ax in axes:
+        for ax, y in ((axes[0], loss[i]), (axes[1], result["accuracy"][i])):
             ax.axvspan(o - 0.5, o + half - 1.5, color=color, alpha=0.08)
-    axes[0].set_ylabel(i18n.t("nb12.fig_logprob"))
+            ax.plot([o - 1], [y[o - 1]], "o", ms=11, mfc="none", mec=color, mew=1.6)   # the copy's first letter
+    chance = float(np.log(vocab_size))
+    axes[0].axhline(chance, color="0.4", lw=0.9, ls=":")
+    axes[0].text(t[0], chance - 0.1, i18n.t("nb12.fig_uniform", v=vocab_size, value=f"{chance:.2f}"), ha="left",
+                 va="top", fontsize=8, color="0.3")
+    axes[0].set_ylim(0, max(chance + 0.9, float(np.nanmax(loss)) + 0.3))
+    axes[0].set_ylabel(i18n.t("nb12.fig_loss_next"))
     axes[1].set_ylabel(i18n.t("nb12.fig_accuracy"))
     axes[1].set_ylim(-0.02, 1.02)
     for ax in axes:
         ax.set_xlabel(i18n.t("nb12.fig_position"))
-    axes[1].legend(frameon=False, fontsize=8)
+    axes[0].plot([], [], "o", ms=9, mfc="none", mec="0.3", label=i18n.t("nb12.fig_first_letter"))
+    axes[0].legend(frameon=False, fontsize=8, loc="lower left", ncol=1)
     return axes
 
 
@@ -145,3 +157,59 @@ def plot_dynamics(phase: dict, ax=None):
     lines = ax.get_lines()[:1] + right.get_lines()
     ax.legend(lines, [ln.get_label() for ln in lines], frameon=False, fontsize=8, loc="center right")
     return ax
+
+
+def plot_ablations(rows, ax=None):
+    """experiments.ablation_methods: the loss on the repeat with each head ablated, one bar per method, the
+    intact model's loss dashed."""
+    use_cjk_font()
+    ax = _axes(ax, (9.0, 3.2))
+    heads = [r for r in rows if r["head"] is not None]
+    base = next(r for r in rows if r["ablated"] == "-")["zero"]
+    methods = ("zero", "mean", "mean_by_position", "resample")
+    width = 0.8 / len(methods)
+    x = np.arange(len(heads))
+    for i, how in enumerate(methods):
+        ax.bar(x + (i - (len(methods) - 1) / 2) * width, [r[how] for r in heads], width,
+               color=plots.COLORS[i % len(plots.COLORS)], label=i18n.t(HOW_KEYS[how]))
+    ax.axhline(base, color="0.3", lw=0.9, ls="--", label=i18n.t("nb12.fig_intact", value=f"{base:.2f}"))
+    ax.set_xticks(x, [r["ablated"] for r in heads])
+    ax.set_ylabel(i18n.t("nb12.fig_repeat_loss"))
+    ax.legend(frameon=False, fontsize=8, ncol=3, loc="upper right")
+    return ax
+
+
+def plot_patching(result: dict, attribution=None, axes=None):
+    """experiments.patching_table: the share of log P recovered when one head's hook_z is patched from the clean
+    run, per head (left; with experiments.logit_attribution's "repeat" beside it when given) and per head and
+    position (right: the corrupted letter and the query marked)."""
+    use_cjk_font()
+    n_left = 1 if attribution is None else 2
+    if axes is None:
+        import matplotlib.pyplot as plt
+        axes = plt.subplots(1, n_left + 1, figsize=(3.0 * n_left + 8.5, 3.4), layout="constrained",
+                            width_ratios=(1,) * n_left + (3.4,))[1]
+    rec = np.asarray(result["recovered"])
+    layers, heads = rec.shape
+    rows = [f"L{l}" for l in range(layers)]
+    cols = [f"H{h}" for h in range(heads)]
+    panels = [(rec, "nb12.fig_recovered", -1.0, 1.0)]
+    if attribution is not None:
+        a = np.asarray(attribution["repeat"])
+        limit = float(np.abs(a).max()) or 1.0
+        panels.insert(0, (a, "nb12.fig_dla", -limit, limit))
+    for ax, (values, key, lo, hi) in zip(axes, panels):
+        plots.attention_heatmap(values, cols, rows, ax=ax, annotate=True, cmap=plots.SIGNED_CMAP, vmin=lo, vmax=hi,
+                                colorbar=False, title=i18n.t(key), xlabel=i18n.t("nb12.head"),
+                                ylabel=i18n.t("nb12.layer"))
+    ax = axes[-1]
+    by_pos = np.asarray(result["by_position"]).reshape(layers * heads, -1)
+    labels = [f"L{l}H{h}" for l in range(layers) for h in range(heads)]
+    plots.attention_heatmap(by_pos, [str(t) for t in range(by_pos.shape[1])], labels, ax=ax, annotate=False,
+                            cmap=plots.SIGNED_CMAP, vmin=-1, vmax=1, title=i18n.t("nb12.fig_recovered_pos"),
+                            xlabel=i18n.t("nb12.fig_patched_position", after=result["corrupted_at"] + 1,
+                                          query=result["query"]),
+                            ylabel="", colorbar_label=i18n.t("nb12.fig_recovered_share"))
+    for t in (result["corrupted_at"] + 1, result["query"]):
+        ax.axvline(t, color="0.3", lw=0.8, ls=":")
+    return axes

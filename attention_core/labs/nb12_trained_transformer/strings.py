@@ -35,13 +35,37 @@ STRINGS: dict[str, dict[str, str]] = {
                         "zh": "注意力权重（第 {layer} 层第 {head} 个头）"},
     "nb12.fig_effect": {"en": "drop of P({word}) when the word is removed", "zh": "去掉这个词后 P({word}) 的下降"},
     "nb12.fig_offset": {"en": "second copy at {offset}", "zh": "第二遍从位置 {offset} 开始"},
-    "nb12.fig_logprob": {"en": "log P(next token)", "zh": "log P（下一个 token）"},
     "nb12.fig_accuracy": {"en": "accuracy of the next token", "zh": "下一个 token 的准确率"},
+    "nb12.fig_loss_next": {"en": "loss: −log P(right next token) (nats)",
+                           "zh": "损失：−log P（正确的下一个 token）（nats）"},
+    "nb12.fig_uniform": {"en": "uniform guess, ln {v} = {value}", "zh": "均匀乱猜：ln {v} = {value}"},
+    "nb12.fig_first_letter": {"en": "first letter of the second copy", "zh": "第二遍的第一个字母"},
     "nb12.fig_position": {"en": "position t (predicting token t + 1)", "zh": "位置 t（预测第 t + 1 个 token）"},
     "nb12.fig_icl_loss": {"en": "in-context loss (nats)", "zh": "上下文内损失（nats）"},
     "nb12.fig_best_prev": {"en": "best previous-token score (layer 0)", "zh": "最高的“前一个 token”得分（第 0 层）"},
     "nb12.fig_best_ind": {"en": "best induction score (layer 1)", "zh": "最高的 induction 得分（第 1 层）"},
     "nb12.fig_score": {"en": "head score", "zh": "头的得分"},
+    "nb12.how_zero": {"en": "zero", "zh": "置零"},
+    "nb12.how_mean": {"en": "mean (one vector)", "zh": "均值（一个向量）"},
+    "nb12.how_mean_by_position": {"en": "mean at each position", "zh": "各位置的均值"},
+    "nb12.how_resample": {"en": "resample", "zh": "重采样"},
+    "nb12.fig_intact": {"en": "intact model ({value})", "zh": "完整的模型（{value}）"},
+    "nb12.fig_repeat_loss": {"en": "loss on the repeat (nats)", "zh": "重复片段上的损失（nats）"},
+    "nb12.fig_dla": {"en": "direct logit attribution", "zh": "直接 logit 归因"},
+    "nb12.fig_recovered": {"en": "log P recovered (whole head)", "zh": "找回的 log P（整个头）"},
+    "nb12.fig_recovered_pos": {"en": "log P recovered, one head at one position",
+                               "zh": "找回的 log P：一个头、一个位置"},
+    "nb12.fig_patched_position": {"en": "patched position ({after}: right after the changed letter; "
+                                        "{query}: the query)",
+                                  "zh": "修补的位置（{after}：紧跟在被改的字母之后；{query}：Query 所在的位置）"},
+    "nb12.fig_recovered_share": {"en": "share of log P recovered", "zh": "找回的 log P 比例"},
+    # the intervention widget
+    "nb12.how_menu": {"en": "ablation", "zh": "消融方式"},
+    "nb12.intervention_readout": {
+        "en": "{head}, ablation “{how}”: loss on the repeat {loss} nats (intact model {base}). Direct logit "
+              "attribution to the right letter: {dla}. Patching its output from the clean run recovers {rec} of log P.",
+        "zh": "{head}，消融方式“{how}”：重复片段上的损失 {loss} nats（完整的模型 {base}）。"
+              "对正确字母的直接 logit 归因：{dla}。从干净的运行修补它的输出，找回 log P 的 {rec}。"},
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
@@ -65,3 +89,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.check_wrong": {"en": "on {case} you return {got}, expected {want}.",
                          "zh": "{case}：你返回 {got}，应为 {want}。"},
 }
+
+# the names of experiments.ABLATIONS, as the figures and the widget say them
+HOW_KEYS = {"zero": "nb12.how_zero", "mean": "nb12.how_mean", "mean_by_position": "nb12.how_mean_by_position",
+            "resample": "nb12.how_resample"}

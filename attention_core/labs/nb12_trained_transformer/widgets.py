@@ -16,6 +16,7 @@ from attention_core.teaching.widget_base import DPI, HeatmapView, Panel, error_p
 
 from . import corpora, experiments
 from .model import check_model
+from .strings import HOW_KEYS
 
 
 def _check_head(model, layer, head) -> tuple[int, int]:
@@ -100,6 +101,58 @@ def _clearing(panel: Panel, view: HeatmapView, compute):
         view.widget.layout.visibility = "visible"
         return s
     return guarded
+
+
+# --- the induction model: ablate, attribute, patch one head --------------------------------------------
+def intervention_tables(model) -> dict:
+    """What the intervention widget reads for every head: experiments.logit_attribution and patching_table."""
+    check_model(model, "induction")
+    return {"attribution": experiments.logit_attribution(model), "patching": experiments.patching_table(model)}
+
+
+def intervention_state(model, layer: int, head: int, how: str = "mean_by_position", tables=None) -> dict:
+    """One head of the induction model under the three tools: the loss on the repeat with it ablated `how`
+    (one of experiments.ABLATIONS, computed now through the hooks), its direct logit attribution to the
+    right letter and the share of log P that patching its output from the clean run recovers (from `tables`,
+    intervention_tables(model) by default)."""
+    check_model(model, "induction")
+    layer, head = _check_head(model, layer, head)
+    if how not in experiments.ABLATIONS:
+        raise ValueError(f"how: expected one of {experiments.ABLATIONS}, got {describe(how)}")
+    tables = intervention_tables(model) if tables is None else tables
+    if not isinstance(tables, dict) or not {"attribution", "patching"} <= set(tables):
+        raise TypeError(f"tables: expected what intervention_tables(model) returns, got {describe(tables)}")
+    base, row = experiments.ablation_methods(model, heads=[(layer, head)])
+    return {"layer": layer, "head": head, "how": how, "loss": row[how], "intact": base[how],
+            "attribution": float(tables["attribution"]["repeat"][layer, head]),
+            "recovered": float(tables["patching"]["recovered"][layer, head])}
+
+
+def intervention_widget(model) -> Panel:
+    """A head and an ablation method -> the loss on the repeat with that head ablated, its direct logit
+    attribution and what patching it recovers."""
+    try:                                             # the whole set-up: a widget must not die
+        check_model(model, "induction")
+        tables = intervention_tables(model)
+        options = [(i18n.t("nb12.layer_head", layer=l, head=h), (l, h))
+                   for l in range(model.n_layers) for h in range(model.n_heads)]
+        pick = widgets.Dropdown(options=options, value=(0, 0), description=i18n.t("nb12.head_menu"))
+        how = widgets.ToggleButtons(options=[(i18n.t(HOW_KEYS[k]), k) for k in experiments.ABLATIONS],
+                                    value="mean_by_position", description=i18n.t("nb12.how_menu"))
+        panel = Panel([pick, how], name="intervention", controls={"head": pick, "how": how})
+        panel.children += (panel.readout, panel.message)
+    except Exception as exc:  # noqa: BLE001 -- a widget must not die
+        return error_panel(exc)
+
+    def compute():
+        s = intervention_state(model, *pick.value, how.value, tables)
+        panel.readout.value = html.escape(i18n.t(
+            "nb12.intervention_readout", head=f"L{s['layer']}H{s['head']}", how=i18n.t(HOW_KEYS[s["how"]]),
+            loss=f"{s['loss']:.3f}", base=f"{s['intact']:.3f}", dla=f"{s['attribution']:+.2f}",
+            rec=f"{s['recovered']:.0%}"))
+        return s
+
+    return watch(panel, compute)
 
 
 # --- the coreference model: a sentence, a head, ablations --------------------------------------------
