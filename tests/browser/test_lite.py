@@ -100,6 +100,9 @@ def test_the_site_lists_every_notebook_in_each_language_with_chinese_glyphs(lite
             assert link.get_attribute("href") == f"lab/index.html?path={edition}/{stem}.ipynb"
             assert link.text_content() == titles[stem][edition]
             assert (lite_site / "files" / edition / f"{stem}.ipynb").exists()
+    # JupyterLab's own menus can be switched to Chinese (Settings -> Language): the site carries the language pack
+    languages = json.loads((lite_site / "api" / "translations" / "all.json").read_text(encoding="utf-8"))["data"]
+    assert "zh_CN" in languages and (lite_site / "api" / "translations" / "zh_CN.json").stat().st_size > 10_000
     page.evaluate("document.fonts.ready")
     text, fonts = fonts_for(page, page.locator("section[lang^='zh'] h2"))
     assert CJK.search(text)

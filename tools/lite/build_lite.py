@@ -19,8 +19,9 @@ so later builds run offline):
   of the official lock, or the build stops;
 - ipywidgets, comm and noto-cjk-sans-otc (the figures' CJK font): the wheels of the project's requirements.txt,
   with its hashes; attention_core: a pure-Python wheel of this tree;
-- JupyterLite itself (jupyterlite-core, jupyterlite-pyodide-kernel, the jupyterlab_widgets lab extension): the
-  build venv tools/lite/cache/venv, installed from tools/lite/requirements.txt with --require-hashes.
+- JupyterLite itself (jupyterlite-core, jupyterlite-pyodide-kernel, the jupyterlab_widgets lab extension, the
+  zh-CN language pack for JupyterLab's menus): the build venv tools/lite/cache/venv, installed from
+  tools/lite/requirements.txt with --require-hashes.
 The site's pyodide-lock.json lists only the packages the site ships, plus attention-core, ipywidgets, comm and
 the font, so `import attention_core` loads them without `%pip`; the kernel's PyPI fallback is off.
 
@@ -382,8 +383,8 @@ padding:0}}li{{margin:.3em 0}}.nn{{color:#888;margin-right:.4em}}</style></head>
 course's package come from this site. The first notebook takes a while to start (about 30 MB to load); your edits
 stay in this browser. Notebooks 12 and 13 need torch: run them with <code>make lab</code>.<br>
 每个 notebook 都直接在浏览器里运行，无需安装任何东西：Python（Pyodide）、NumPy、matplotlib 和课程的包都来自本网站。
-第一次打开需要等一会儿（约 30 MB）；你的修改保存在这个浏览器里。第 12、13 个 notebook 需要 torch，请用
-<code>make lab</code> 运行。</p>
+第一次打开需要等一会儿（约 30 MB）；你的修改保存在这个浏览器里。JupyterLab 的菜单可以改成中文：Settings → Language →
+中文 (简体, 中国)。第 12、13 个 notebook 需要 torch，请用 <code>make lab</code> 运行。</p>
 <main>{"".join(columns)}</main></body></html>
 """, encoding="utf-8")
     return index
