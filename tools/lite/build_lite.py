@@ -170,15 +170,16 @@ def ensure_build_venv() -> Path:
     venv = CACHE / "venv"
     stamp = venv / ".installed"
     want = sha256(req)
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     if stamp.exists() and stamp.read_text().strip() == want:
-        return venv / "bin" / "jupyter"
+        return bindir / "jupyter"
     wheels = CACHE / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     if venv.exists():
         shutil.rmtree(venv)
     say("creating the build venv tools/lite/cache/venv")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
+    pip = [str(bindir / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
     install = [*pip, "install", "--no-deps", "--require-hashes", "--only-binary=:all:", "-r", str(req)]
     offline = subprocess.run([*install, "--no-index", "--find-links", str(wheels)], capture_output=True)
     if offline.returncode != 0:
@@ -187,7 +188,7 @@ def ensure_build_venv() -> Path:
                         "-d", str(wheels)], check=True)
         subprocess.run([*install, "--no-index", "--find-links", str(wheels)], check=True)
     stamp.write_text(want + "\n")
-    return venv / "bin" / "jupyter"
+    return bindir / "jupyter"
 
 
 # --- the Pyodide distribution of the site -------------------------------------------------------------------
