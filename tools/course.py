@@ -3,7 +3,7 @@
     python tools/course.py lab [--lang zh] [-- JUPYTER-LAB-OPTIONS]   # set up (first time), open JupyterLab on 00
     python tools/course.py test [--workers 2]                          # developer set-up, then every test
     python tools/course.py setup [--learner] [--torch-cpu]              # only the set-up
-    python tools/course.py lite                                         # the browser edition (_site/lite/)
+    python tools/course.py lite                                         # the browser edition (_site/lite/; npm once)
 
 (`py tools\\course.py lab` on Windows.) It needs only Python (3.11.5 or later) and access to PyPI, nothing else:
 no make, no shell, no compiler. Why a script in tools/ and not `python -m attention_lab`: the repository's top
@@ -196,7 +196,7 @@ def main(argv=None) -> int:
         return lab(args.lang, extra)
     if args.cmd == "test":
         return test(args.workers, extra)
-    py = setup("developer")
+    py = venv_python() if is_set_up("developer") else setup("learner")      # the builder needs no test tools
     return subprocess.run([str(py), str(ROOT / "tools" / "lite" / "build_lite.py")], cwd=ROOT).returncode
 
 
