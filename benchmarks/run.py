@@ -19,6 +19,7 @@ import os
 import platform
 import sys
 import time
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -54,12 +55,20 @@ def main(argv=None) -> int:
         # the machine is shared: each section records how busy it was (load average, 1/5/15 min) as it ran
         load = {"started": _now(), "before": _load_average()}
         print(f"[bench] {section} ... (load average {load['before']})", file=sys.stderr, flush=True)
-        results["sections"][section] = _run_section(section, args.quick)
+        try:
+            results["sections"][section] = _run_section(section, args.quick)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:    # noqa: BLE001 -- pytest.fail (browser helpers) is a BaseException too
+            # one broken section must not lose the others' figures: recorded, reported, and the exit status is 1
+            traceback.print_exc()
+            results["sections"][section] = {"failed": f"{type(exc).__name__}: {exc}"[:2000]}
         results["sections"][section]["section_seconds"] = round(time.perf_counter() - t0, 1)
         results["sections"][section]["load_average"] = {**load, "after": _load_average()}
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     results["machine"]["load_average_after"] = _load_average()
     out = args.out or (HERE / "out" / "results-quick.json" if args.quick else HERE / "results.json")
+    failed = sorted(name for name, sec in results["sections"].items() if "failed" in sec)
     if set(args.only) != set(SECTIONS):
         results = merge_into(out, results)
     text = format_markdown(results)
@@ -68,7 +77,9 @@ def main(argv=None) -> int:
     out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nwrote {out.relative_to(HERE.parent) if out.is_relative_to(HERE.parent) else out}"
           f" in {round(time.perf_counter() - started, 1)} s", file=sys.stderr)
-    return 0
+    if failed:
+        print(f"FAILED sections: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def merge_into(path: Path, results: dict) -> dict:
@@ -83,7 +94,10 @@ def merge_into(path: Path, results: dict) -> dict:
         return results
     if earlier.get("quick") != results["quick"] or not isinstance(earlier.get("sections"), dict):
         return results
-    sections = {**earlier["sections"], **results["sections"]}
+    # a section that failed now keeps its earlier figures (the run's exit status and stderr say it failed)
+    fresh = {name: sec for name, sec in results["sections"].items()
+             if "failed" not in sec or name not in earlier["sections"]}
+    sections = {**earlier["sections"], **fresh}
     return {**earlier, "sections": {name: sections[name] for name in SECTIONS + OPT_IN if name in sections}}
 
 
@@ -187,7 +201,9 @@ def format_markdown(results: dict) -> str:
              f"{m.get('load_average_after')}."]
     if m["openblas_env"]["unset_for_this_run"]:
         lines.append(f"{', '.join(m['openblas_env']['found'])} were set and unset for this run only.")
-    s = results["sections"]
+    s = {name: sec for name, sec in results["sections"].items() if "failed" not in sec}
+    lines += [f"\n**{name}: FAILED** ({sec['failed']})" for name, sec in results["sections"].items()
+              if "failed" in sec]
     if "attention" in s:
         lines += _attention_table(s["attention"])
     if "memory" in s:

@@ -91,3 +91,24 @@ def test_quick_run_measures_the_browser(tmp_path):
     assert "skipped" not in result, result["skipped"]
     assert MEASURED[BROWSER](result), json.dumps(result)
     assert "| 00 dot product | 5 |" in markdown
+
+
+def test_a_failing_section_keeps_the_others_and_fails_the_run(tmp_path, monkeypatch, capsys):
+    """A section that raises is recorded as failed and named; the other sections' figures are still written."""
+    real = bench_run._run_section
+
+    def run_section(section, quick):
+        if section == "import":
+            raise RuntimeError("boom")
+        return real(section, quick)
+
+    monkeypatch.setattr(bench_run, "_run_section", run_section)
+    monkeypatch.setattr(sys, "path", list(sys.path))            # main() puts benchmarks/ on it
+    out = tmp_path / "results-quick.json"
+    assert bench_run.main(["--quick", "--keep-openblas-env", "--only", "memory", "import", "--out", str(out)]) == 1
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["sections"]["import"]["failed"] == "RuntimeError: boom"
+    assert MEASURED["memory"](report["sections"]["memory"])
+    captured = capsys.readouterr()
+    assert "**import: FAILED** (RuntimeError: boom)" in captured.out
+    assert "FAILED sections: import" in captured.err
