@@ -1049,6 +1049,37 @@ def online_while_loop(q, k, v, block_size):
     return state["o"] / state["l"][:, None]
 
 
+def online_flash_query_and_key_blocks(q, k, v, block_size):
+    """FlashAttention's two loops: blocks of queries outside, blocks of keys inside, each with its running state."""
+    out = np.empty((len(q), v.shape[1]))
+    for i in range(0, len(q), block_size):
+        qi = q[i:i + block_size] / math.sqrt(q.shape[1])
+        m, total, acc = np.full(len(qi), -np.inf), np.zeros(len(qi)), np.zeros((len(qi), v.shape[1]))
+        for j in range(0, len(k), block_size):
+            s = qi @ k[j:j + block_size].T
+            new_m = np.maximum(m, s.max(1))
+            p, c = np.exp(s - new_m[:, None]), np.exp(m - new_m)
+            total, acc, m = total * c + p.sum(1), acc * c[:, None] + p @ v[j:j + block_size], new_m
+        out[i:i + block_size] = acc / total[:, None]
+    return out
+
+
+def online_log_sum_exp_merge(q, k, v, block_size):
+    """Each block's own softmax output and log-sum-exp, merged with np.logaddexp (numerically different)."""
+    lse = out = None
+    for j in range(0, len(k), block_size):
+        s = q @ k[j:j + block_size].T / math.sqrt(q.shape[1])
+        top = s.max(1, keepdims=True)
+        e = np.exp(s - top)
+        block_lse, block_out = top + np.log(e.sum(1, keepdims=True)), e / e.sum(1, keepdims=True) @ v[j:j + block_size]
+        if lse is None:
+            lse, out = block_lse, block_out
+        else:
+            merged = np.logaddexp(lse, block_lse)
+            out, lse = out * np.exp(lse - merged) + block_out * np.exp(block_lse - merged), merged
+    return out
+
+
 def online_library(q, k, v, block_size):
     return ac.tiled_attention(q, k, v, block_size=block_size)
 
@@ -1128,7 +1159,8 @@ CORRECT = {
     check_online_attention: [online_ellipsis, online_np_split, online_array_split, online_take,
                              online_reversed_blocks, online_transposed_view, online_reshape_view,
                              online_split_then_concatenate, online_loop_two_passes_per_block, online_keys_scaled_first,
-                             online_while_loop, online_library],
+                             online_while_loop, online_flash_query_and_key_blocks, online_log_sum_exp_merge,
+                             online_library],
     check_induction_score: [induction_fancy, induction_loop, induction_diagonal, induction_list_comprehension,
                             induction_torch, induction_mask_sum],
 }
