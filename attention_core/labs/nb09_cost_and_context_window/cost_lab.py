@@ -104,8 +104,8 @@ def cost_curves(n_values, d_model, n_heads: int = 1, n_layers: int = 1, dtype="f
     arr = arr.ravel()
     whole = np.isfinite(arr) & (arr == np.floor(arr)) if arr.dtype.kind == "f" else np.ones(arr.shape, dtype=bool)
     if not whole.all():
-        raise ValueError(f"n_values: expected whole numbers of tokens, got {float(arr[~whole][0])!r} (a context holds a whole "
-                         f"number of tokens: round it first)")
+        raise ValueError(f"n_values: expected whole numbers of tokens, got {float(arr[~whole][0])!r} "
+                         f"(a context holds a whole number of tokens: round it first)")
     n_values = [positive_int(int(n), "n_values") for n in arr]
     rows = [attention_cost(n, d_model, n_heads, n_layers, dtype, d_ff) for n in n_values]
     keys = ("pairs_per_head", "score_bytes", "attention_flops", "linear_flops", "quadratic_share")
