@@ -296,6 +296,12 @@ def softmax_float32(x):
     return z / z.sum(axis=-1, keepdims=True)
 
 
+def softmax_pairwise(x):
+    """softmax_i = 1 / sum_j exp(x_j - x_i): no maximum subtracted, yet exact (an overflow only sends a weight to 0)."""
+    x = np.asarray(x, dtype=float)
+    return 1.0 / np.exp(x[..., None, :] - x[..., :, None]).sum(axis=-1)
+
+
 def temperature_divide(x, temperature):
     return softmax_stable(x / temperature)
 
@@ -1132,7 +1138,7 @@ CORRECT = {
     check_dot_product_variance: [variance_vectorised, variance_loop_appends, variance_by_hand,
                                  variance_legacy_randomstate, variance_torch],
     check_softmax: [softmax_stable, softmax_log_sum_exp, softmax_loops, softmax_clip_at_minus_50, softmax_torch,
-                    softmax_min_shift, softmax_float32, ac.softmax],
+                    softmax_min_shift, softmax_float32, softmax_pairwise, ac.softmax],
     check_temperature_softmax: [temperature_divide, temperature_library, temperature_multiply_inverse,
                                 temperature_loops, temperature_torch],
     check_causal_mask: [causal_tril, causal_compare, causal_loops, causal_not_triu, causal_list_of_rows,
