@@ -765,6 +765,12 @@ class Watched:
         if elementwise is not None:
             return elementwise
         inputs = tuple(i.read_all("whole") if isinstance(i, Watched) else i for i in inputs)
+        outs = kwargs.get("out")
+        if outs is not None:                     # np.add(k, 1, out=buffer): into the buffer's own array
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            kwargs["out"] = tuple(o._array if isinstance(o, Watched) else o for o in outs)  # noqa: SLF001
+            getattr(ufunc, method)(*inputs, **kwargs)
+            return outs[0] if len(outs) == 1 else outs
         return getattr(ufunc, method)(*inputs, **kwargs)
 
     def _copied(self, array) -> Watched:
@@ -881,20 +887,28 @@ def _elementwise(ufunc, method, inputs, kwargs):
     arrays reads no row by itself: each element of its result comes from one element of the input, so the result
     is watched like it (rows carried along) and read when used (`q @ (k / 8)[j:j + b].T` reads b rows). None when
     the ufunc is not elementwise (np.matmul, reductions, `out=`), or mixes two inputs."""
-    if method != "__call__" or ufunc.signature is not None or ufunc.nout != 1 or "out" in kwargs:
+    if method != "__call__" or ufunc.signature is not None or ufunc.nout != 1:
         return None
-    watched = [i for i in inputs if isinstance(i, Watched)]
+    out = kwargs.get("out")
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if out is not None and not isinstance(out, Watched):
+        return None
+    watched = [i for i in (*inputs, out) if isinstance(i, Watched)]
     first = watched[0]
     if any(w._name != first._name or w._reads is not first._reads for w in watched):  # noqa: SLF001
         return None
-    data = np.asarray(ufunc(*(i._array if isinstance(i, Watched) else i for i in inputs), **kwargs))  # noqa: SLF001
-    try:
-        rows = [np.broadcast_to(w._rows, data.shape) for w in watched]                    # noqa: SLF001
+    plain = tuple(i._array if isinstance(i, Watched) else i for i in inputs)                # noqa: SLF001
+    try:                                         # a learner's broadcasting mistake: NumPy's own error, below
+        shape = np.broadcast_shapes(*(np.shape(i) for i in plain)) if out is None else out.shape
+        rows = [np.broadcast_to(w._rows, shape) for w in watched]                          # noqa: SLF001
     except ValueError:
         return None
     if any(not np.array_equal(r, rows[0]) for r in rows[1:]):       # k[::-1] * k: elements of different rows
         return None
-    return first._view(data, rows[0])                                # noqa: SLF001
+    if out is not None:                          # np.exp(kc, out=kc) on a copy; the input itself is read-only
+        ufunc(*plain, **dict(kwargs, out=out._array))                                      # noqa: SLF001
+        return out
+    return first._view(np.asarray(ufunc(*plain, **kwargs)), rows[0])                        # noqa: SLF001
 
 
 _UFUNC_OPERATORS = {"__add__": np.add, "__sub__": np.subtract, "__mul__": np.multiply, "__truediv__": np.true_divide,

@@ -1285,3 +1285,19 @@ def test_every_numpy_form_of_reading_records_exactly_its_rows():
     n = len(reads)
     _ = np.zeros_like(k), np.empty_like(k), np.shape(k), k.shape, len(k), k.copy(), np.split(k, 2), k.T
     assert len(reads) == n                                      # none of these reads a number
+
+
+def test_a_copy_written_in_place_through_out_stays_watched():
+    from attention_core.teaching.checks import watch
+    reads: list = []
+    (k,) = watch(reads, k=np.arange(6.0).reshape(3, 2))
+    kc = k.copy()
+    assert np.exp(kc, out=kc) is kc and reads == []            # elementwise, in place: nothing read yet
+    _ = kc[2]
+    assert tuple(reads[-1].rows) == (2,)
+    with pytest.raises(ValueError, match="read-only"):          # the input itself is the checker's
+        np.exp(k, out=k)
+    buffer = np.empty((3, 2))
+    assert np.add(k, 1, out=buffer) is buffer and buffer[0].tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="could not be broadcast together"):   # NumPy's own words for a mistake
+        _ = k + np.ones(3)
