@@ -1232,7 +1232,14 @@ def online_reshape_whole(q, k, v, block_size):
     return _softmax(np.einsum("qd,kd->qk", q, kk) / np.sqrt(q.shape[-1])) @ vv
 
 
+def softmax_clip_at_minus_10(x):
+    """Clipped so high that e^-10 = 4.5e-5 is left where a weight must vanish: beyond the tolerance."""
+    z = np.exp(np.maximum(x - x.max(axis=-1, keepdims=True), -10.0))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
 WRONG_IN_NEW_STYLES = [
+    (check_softmax, softmax_clip_at_minus_10, "an exponent clipped or a floor added", "截断了指数"),
     (check_kv_cache_decode, kv_future_with_ellipsis, "sees a future key", "看到了未来的 Key"),
     (check_kv_cache_decode, kv_all_keys_first, "a future token", "未来的 token"),
     (check_kv_cache_decode, kv_recompute_with_take, "recomputes the prefix at every step", "前缀重算一遍"),
