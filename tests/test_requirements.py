@@ -170,7 +170,10 @@ def test_every_pin_admits_the_pythons_the_lock_is_for():
 def test_make_setup_requires_the_hashes_and_make_lock_writes_them():
     makefile = (ROOT / "Makefile").read_text()
     setup = makefile.split("\n$(STAMP):", 1)[1].split("\n\n", 1)[0]
-    assert "--require-hashes -r requirements.txt" in setup
+    assert "tools/course.py setup" in setup               # make setup is the route without make's set-up
+    course = (ROOT / "tools" / "course.py").read_text()
+    assert '"--require-hashes", "-r", LOCKS[kind]' in course
+    assert 'LOCKS = {"developer": ROOT / "requirements.txt"' in course
     lock = makefile.split("\nlock:", 1)[1].split("\n\n", 1)[0]
     assert "pip-compile" in lock and "--generate-hashes" in lock and "--no-emit-find-links" in lock
     assert "tools/lock_merge.py seed requirements.txt > requirements.lock.tmp" in lock
