@@ -208,4 +208,12 @@ def test_lab_refuses_a_cross_site_post_and_a_cross_origin_websocket(lab):
 
 def test_make_lab_serves_on_127_0_0_1_with_its_token_on():
     recipe = (ROOT / "Makefile").read_text().split("\nlab: setup", 1)[1].split("\n\n", 1)[0]
-    assert "--ServerApp.ip=127.0.0.1" in recipe and "token" not in recipe.replace("token on", "")
+    assert "tools/course.py lab" in recipe and "token" not in recipe.replace("token on", "")
+    # make lab and `python tools/course.py lab` start the same command
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("course", ROOT / "tools" / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    cmd = course.lab_command(Path("python"), "zh", ["--port=9999"])
+    assert "--ServerApp.ip=127.0.0.1" in cmd and not [c for c in cmd if "token" in c.lower()]
+    assert cmd[-1] == "--port=9999" and "--LabApp.default_url=/lab/tree/zh/00_start_here.ipynb" in cmd

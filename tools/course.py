@@ -132,19 +132,25 @@ def default_edition() -> str:
     return "zh" if lang.lower().startswith(("zh", "chinese")) else "en"
 
 
+def lab_command(py: Path, edition: str, extra: list[str]) -> list[str]:
+    """JupyterLab on 127.0.0.1 only, with its token on (Jupyter's default: nothing here turns it off), serving the
+    working copy and opening notebook 00 of the edition; --allow-root where it runs as root."""
+    cmd = [str(py), "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={ROOT / 'my-notebooks'}",
+           f"--LabApp.default_url=/lab/tree/{edition}/00_start_here.ipynb"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd + extra
+
+
 def lab(edition: str, extra: list[str]) -> int:
     """JupyterLab on the learner's working copy (my-notebooks/), 127.0.0.1 with a token, as `make lab`."""
     py = venv_python() if is_set_up("developer") else setup("learner")
     run([py, ROOT / "tools" / "lab_setup.py", "copy"])
     config = ROOT / ".lab" / edition / "jupyter"
     run([py, ROOT / "tools" / "lab_setup.py", "config", config, "--lang", edition])
-    cmd = [str(py), "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={ROOT / 'my-notebooks'}",
-           f"--LabApp.default_url=/lab/tree/{edition}/00_start_here.ipynb"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config))
     try:
-        return subprocess.run(cmd + extra, cwd=ROOT, env=env).returncode
+        return subprocess.run(lab_command(py, edition, extra), cwd=ROOT, env=env).returncode
     except KeyboardInterrupt:            # Ctrl+C twice stops JupyterLab; no traceback from this script after it
         return 0
 
