@@ -123,8 +123,8 @@ def plot_by_position(result: dict, axes=None, vocab_size: int = 26):
             ax.plot([o - 1], [y[o - 1]], "o", ms=11, mfc="none", mec=color, mew=1.6)   # the copy's first letter
     chance = float(np.log(vocab_size))
     axes[0].axhline(chance, color="0.4", lw=0.9, ls=":")
-    axes[0].text(t[0], chance - 0.1, i18n.t("nb12.fig_uniform", v=vocab_size, value=f"{chance:.2f}"), ha="left",
-                 va="top", fontsize=8, color="0.3")
+    axes[0].text(t[0], chance + 0.08, i18n.t("nb12.fig_uniform", v=vocab_size, value=f"{chance:.2f}"), ha="left",
+                 va="bottom", fontsize=8, color="0.3")                  # above the flat start: nothing drawn there
     axes[0].set_ylim(0, max(chance + 0.9, float(np.nanmax(loss)) + 0.3))
     axes[0].set_ylabel(i18n.t("nb12.fig_loss_next"))
     axes[1].set_ylabel(i18n.t("nb12.fig_accuracy"))
@@ -187,8 +187,8 @@ def plot_patching(result: dict, attribution=None, axes=None):
     n_left = 1 if attribution is None else 2
     if axes is None:
         import matplotlib.pyplot as plt
-        axes = plt.subplots(1, n_left + 1, figsize=(3.0 * n_left + 8.5, 3.4), layout="constrained",
-                            width_ratios=(1,) * n_left + (3.4,))[1]
+        axes = plt.subplots(1, n_left + 1, figsize=(3.4 * n_left + 8.5, 3.4), layout="constrained",
+                            width_ratios=(1.2,) * n_left + (3.4,))[1]
     rec = np.asarray(result["recovered"])
     layers, heads = rec.shape
     rows = [f"L{l}" for l in range(layers)]
@@ -199,9 +199,10 @@ def plot_patching(result: dict, attribution=None, axes=None):
         limit = float(np.abs(a).max()) or 1.0
         panels.insert(0, (a, "nb12.fig_dla", -limit, limit))
     for ax, (values, key, lo, hi) in zip(axes, panels):
-        plots.attention_heatmap(values, cols, rows, ax=ax, annotate=True, cmap=plots.SIGNED_CMAP, vmin=lo, vmax=hi,
-                                colorbar=False, title=i18n.t(key), xlabel=i18n.t("nb12.head"),
+        plots.attention_heatmap(np.round(values, 2) + 0.0, cols, rows, ax=ax, annotate=True,   # + 0.0: no "-0.00"
+                                cmap=plots.SIGNED_CMAP, vmin=lo, vmax=hi, colorbar=False, xlabel=i18n.t("nb12.head"),
                                 ylabel=i18n.t("nb12.layer"))
+        ax.set_title(i18n.t(key), fontsize=10)
     ax = axes[-1]
     by_pos = np.asarray(result["by_position"]).reshape(layers * heads, -1)
     labels = [f"L{l}H{h}" for l in range(layers) for h in range(heads)]
