@@ -153,3 +153,13 @@ def test_the_working_copy_refuses_a_file_as_its_folder(tmp_path):
     with pytest.raises(SystemExit, match="dest: cannot make the folder .*inside"):
         lab_setup.copy(dest=a_file / "inside", source=tmp_path)
     assert a_file.read_text() == "not a folder"                # nothing moved or overwritten
+
+
+def test_the_trained_models_read_full_width_letters_and_name_the_sentence():
+    from attention_core.labs.nb12_trained_transformer import load_trained
+    model = load_trained("coreference")
+    assert model.tokens("ＴＨＥ dog") == ["the", "dog"]
+    with pytest.raises(ValueError, match="sentence: expected at least one word"):
+        model.referent("")
+    with pytest.raises(TypeError, match="sentence: expected a string"):
+        model.referent(3)

@@ -88,11 +88,12 @@ class TrainedModel:
     def n_heads(self) -> int:
         return self.params.n_heads
 
-    def tokens(self, text) -> list[str]:
+    def tokens(self, text, name: str = "text") -> list[str]:
         """Words of `text`, or a list of words as given. A string is split on spaces, English lower-cased,
         a final full stop dropped and commas made words of their own ("The trophy ... big." works); a
         Chinese run without spaces is segmented against the vocabulary, longest word first
         (奖杯放不进箱子，因为它太大了 -> 奖杯 放不进 箱子 ， 因为 它 太 大 了)."""
+        text = corpora.halfwidth(text)                     # ＴＨＥ typed full-width is THE
         if isinstance(text, str):
             if self.name == "induction":
                 return text.split()
@@ -107,7 +108,7 @@ class TrainedModel:
             return words
         if isinstance(text, (list, tuple)) and all(isinstance(w, str) for w in text):
             return list(text)
-        raise TypeError(f"text: expected a string of space-separated words or a list of words, got "
+        raise TypeError(f"{name}: expected a string of space-separated words or a list of words, got "
                         f"{type(text).__name__}")
 
     def segment(self, run: str) -> list[str]:
@@ -123,11 +124,11 @@ class TrainedModel:
                     break
         return out
 
-    def encode(self, text) -> np.ndarray:
-        """(T,) token ids of `text`. Unknown words raise ValueError naming each one."""
-        words = self.tokens(text)
+    def encode(self, text, name: str = "text") -> np.ndarray:
+        """(T,) token ids of `text`. Unknown words raise ValueError naming each one; `name`: what errors call it."""
+        words = self.tokens(text, name)
         if not words:
-            raise ValueError("text: expected at least one word, got an empty text")
+            raise ValueError(f"{name}: expected at least one word, got an empty text")
         unknown = [w for w in words if w not in self._index]
         if unknown:
             distinct = list(dict.fromkeys(unknown))
@@ -136,7 +137,7 @@ class TrainedModel:
                 words=", ".join(describe(w)[4:] if len(w) > 40 else repr(w) for w in distinct[:MAX_NAMED]),
                 hint=any(not w.isascii() and len(w) > 3 for w in distinct[:MAX_NAMED]))
         if len(words) > self.params.max_len:
-            raise ValueError(f"text: {len(words)} words, but the model reads at most {self.params.max_len}")
+            raise ValueError(f"{name}: {len(words)} words, but the model reads at most {self.params.max_len}")
         return np.array([self._index[w] for w in words], dtype=np.int64)
 
     def decode(self, ids) -> list[str]:
@@ -158,7 +159,7 @@ class TrainedModel:
     def query_input(self, sentence, query: str | None = None) -> list[str]:
         """What the model reads to answer. A decoder: sentence | query (query: default the sentence's
         last pronoun). An encoder: the sentence itself (it answers at the query word's position)."""
-        words = self.tokens(sentence)
+        words = self.tokens(sentence, "sentence")
         if corpora.SEP in words:
             words = words[:words.index(corpora.SEP)]
         if not self.causal:
@@ -191,7 +192,7 @@ class TrainedModel:
 
     def answer_probs(self, sentence, query: str | None = None, **kwargs) -> np.ndarray:
         """(V,) probabilities of the model's answer about `query` in `sentence`."""
-        ids = self.encode(self.query_input(sentence, query))
+        ids = self.encode(self.query_input(sentence, query), "sentence")
         logits = self.forward(ids, **kwargs)[0]
         return np.exp(tr.log_softmax(logits[self.query_position(sentence, query)]))
 
