@@ -203,11 +203,23 @@ def _module_page(browser):
     pg.context.close()
 
 
+# Every kernel of the page's Lab shut down, bounded: a kernel that will not stop is left to the server.
+_STOP_KERNELS_JS = """async () => {
+  const app = window.jupyterapp;
+  if (app) { await Promise.race([app.serviceManager.kernels.shutdownAll(), new Promise(ok => setTimeout(ok, 30000))]); }
+}"""
+
+
 @pytest.fixture
 def lab_page(_module_page, request, tmp_path_factory):
     """One page for a whole test module: JupyterLab loads once and each test opens its notebook in it
-    (browser_helpers.open_notebook). After a failure (screenshot taken) the page is emptied, so the next test
-    loads Lab afresh rather than inherit a broken state."""
+    (browser_helpers.open_notebook). After a failure (screenshot taken) its kernels are shut down (a notebook that
+    ran out of time would otherwise go on computing beside the next tests) and the page is emptied, so the next
+    test loads Lab afresh rather than inherit a broken state."""
     yield _module_page
     if _screenshot_if_failed(_module_page, request, tmp_path_factory):
+        try:
+            _module_page.evaluate(_STOP_KERNELS_JS)
+        except Exception as exc:  # noqa: BLE001 -- a clean-up must not hide the real failure
+            print(f"\nkernels not shut down ({exc})")
         _module_page.goto("about:blank")
