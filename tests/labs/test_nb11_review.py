@@ -11,7 +11,8 @@ from attention_core.labs.nb11_review import review
 from attention_core.teaching import i18n, notebook_source, quiz
 
 QUESTIONS = quiz.load_questions()
-TABLED = [q for q in QUESTIONS if not q.combines]      # notebook 11's own questions are asked there, not tabled
+# notebook 11's own questions are asked there, and those of the models (12, 13) after it, not tabled
+TABLED = [q for q in QUESTIONS if not q.combines and q.pointer.notebook not in review.AFTER_THE_REVIEW]
 
 
 # --- notebook titles and links --------------------------------------------------------------------

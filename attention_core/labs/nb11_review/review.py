@@ -76,12 +76,17 @@ class QuestionRow:
     widget: str | None      # "widgets.mask_widget" or None
 
 
+AFTER_THE_REVIEW = ("12_trained_transformer", "13_build_a_gpt")   # the models come after this notebook
+
+
 def question_rows(lang: str | None = None, questions=None) -> list[QuestionRow]:
     """One row per question of data/quiz/questions.json, in the order of `quiz.review_quiz()`: each of
     q1..q8 followed by its sub-questions (q2, q2b, ...); questions outside the eight (a notebook's own
-    extra question) come last, in file order."""
+    extra question) come last, in file order. The questions of notebooks 12 and 13 (on trained models, after
+    this review) are asked there, not here."""
     lang = _lang(lang)
     questions = quiz.load_questions() if questions is None else questions
+    questions = [q for q in questions if q.pointer.notebook not in AFTER_THE_REVIEW]
     ordered = []
     for main in quiz.REQUIRED_IDS:
         ordered += [q for q in questions if q.id == main] + [q for q in questions if q.part_of == main]
