@@ -53,12 +53,12 @@ def lite_base(lite_site):
 
 
 @pytest.fixture(scope="module")
-def offline_browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=OFFLINE_ARGS)
-        yield b
-        b.close()
+def offline_browser(browser):
+    """A Chromium of its own (offline flags), started by the session's Playwright: a worker has one Playwright
+    (a second sync_playwright in the same process refuses to start inside the first one's event loop)."""
+    b = browser.browser_type.launch(executable_path=str(CHROMIUM), headless=True, args=OFFLINE_ARGS)
+    yield b
+    b.close()
 
 
 @pytest.fixture
