@@ -20,7 +20,7 @@ import numpy as np
 
 from attention_core.core.attention import attention_scores
 from attention_core.core.softmax import softmax
-from attention_core.core.validation import as_float_array, describe, positive_int
+from attention_core.core.validation import as_float_array, checked, describe, positive_int
 from attention_core.teaching import i18n
 
 DK_VALUES = (1, 4, 16, 64, 256, 1024)      # the widths the notebook measures
@@ -55,14 +55,19 @@ def _rng(seed: int, *keys: int) -> np.random.Generator:
 
 
 # --- the variance of q·k ----------------------------------------------------------------------
+def dot_product_inputs(d_k: int, n_samples: int = 20000, seed: int = 0) -> dict:
+    """random_dot_products' arguments, checked: a width >= 1, at least 2 samples, a seed."""
+    return dict(d_k=positive_int(d_k, "d_k"), n_samples=positive_int(n_samples, "n_samples", minimum=2),
+                seed=_seed(seed))
+
+
+@checked(dot_product_inputs)
 def random_dot_products(d_k: int, n_samples: int = 20000, seed: int = 0) -> np.ndarray:
     """q·k for n_samples independent pairs q, k ~ N(0, I_Dk), unscaled: an array (n_samples,).
 
     Drawn in blocks so that Dk = 1024 with 20000 pairs never holds 2 x 160 MiB at once.
     """
-    d_k = positive_int(d_k, "d_k")
-    n_samples = positive_int(n_samples, "n_samples", minimum=2)
-    rng = _rng(_seed(seed), d_k)
+    rng = _rng(seed, d_k)
     rows = max(1, _BLOCK // (2 * d_k))
     out = np.empty(n_samples)
     for start in range(0, n_samples, rows):
