@@ -348,15 +348,3 @@ def _shape_only(x):
 
 def _all_finite(x) -> bool:
     return bool(np.isfinite(_numpy(x)).all()) if not hasattr(x, "isfinite") else bool(x.isfinite().all())
-
-
-def as_numpy_weights(weights: dict) -> dict:
-    """{name: NumPy array} of a flat weights dict (tensors detached and copied)."""
-    return {k: np.array(_numpy(v)) for k, v in weights.items()}
-
-
-def check_model(model) -> HookedDecoder:
-    if not isinstance(model, HookedDecoder):
-        raise TypeError(f"model: expected a HookedDecoder, got {describe(model)}")
-    return model
-

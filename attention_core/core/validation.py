@@ -293,6 +293,5 @@ def checked(check, *, result: str | None = None):
                         check_finite_result(part, f"{fn.__name__}: {result}", dtype_name(part))
             return out if finish is None else finish(out)
 
-        entry.formula = fn                                   # the bare function, for callers that checked already
         return entry
     return wrap
