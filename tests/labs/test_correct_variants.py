@@ -23,7 +23,12 @@ from attention_core.labs.nb01_query_key_value.checks import check_attention, che
 from attention_core.labs.nb02_scaled_dot_product.checks import check_dot_product_variance, check_scaled_scores
 from attention_core.labs.nb03_softmax.checks import check_softmax, check_temperature_softmax
 from attention_core.labs.nb04_masking.checks import check_causal_mask, check_padding_mask
-from attention_core.labs.nb05_self_and_cross_attention.checks import check_cross_attention, check_self_attention
+from attention_core.labs.nb05_self_and_cross_attention.checks import (
+    check_context_similarity,
+    check_cross_attention,
+    check_padded_cross_attention,
+    check_self_attention,
+)
 from attention_core.labs.nb06_multi_head_attention.checks import (
     check_merge_heads,
     check_multi_head_attention,
@@ -425,6 +430,97 @@ def cross_torch(x_dec, x_enc, w_q, w_k, w_v):
 
 def cross_scaled_queries(x_dec, x_enc, w_q, w_k, w_v):
     return attention_scaled_queries(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v)
+
+
+def padded_library(x_dec, x_enc, lengths, w_q, w_k, w_v):
+    mask = ac.padding_mask(lengths, x_enc.shape[-2])                  # (B, 1, Tk)
+    return ac.scaled_dot_product_attention(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v, mask=mask)
+
+
+def padded_minus_inf(x_dec, x_enc, lengths, w_q, w_k, w_v):
+    q, k, v = x_dec @ w_q, x_enc @ w_k, x_enc @ w_v
+    s = q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])
+    real = np.arange(k.shape[-2])[None, None, :] < np.asarray(lengths)[:, None, None]
+    s = np.where(real, s, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ v, w
+
+
+def padded_additive_huge(x_dec, x_enc, lengths, w_q, w_k, w_v):
+    q, k, v = x_dec @ w_q, x_enc @ w_k, x_enc @ w_v
+    add = np.where(np.arange(k.shape[-2]) < np.asarray(lengths)[:, None], 0.0, -1e9)[:, None, :]
+    w = ac.softmax(np.einsum("bqd,bkd->bqk", q, k) / math.sqrt(q.shape[-1]) + add)
+    return np.einsum("bqk,bkd->bqd", w, v), w
+
+
+def padded_loops(x_dec, x_enc, lengths, w_q, w_k, w_v):
+    b, t_q, t_k = x_dec.shape[0], x_dec.shape[1], x_enc.shape[1]
+    weights = np.zeros((b, t_q, t_k))
+    outputs = np.zeros((b, t_q, w_v.shape[1]))
+    for i in range(b):
+        n = int(lengths[i])                                            # the real source tokens only
+        q, k, v = x_dec[i] @ w_q, x_enc[i, :n] @ w_k, x_enc[i, :n] @ w_v
+        w = ac.softmax(q @ k.T / np.sqrt(q.shape[-1]))
+        weights[i, :, :n] = w
+        outputs[i] = w @ v
+    return outputs, weights
+
+
+def padded_torch(x_dec, x_enc, lengths, w_q, w_k, w_v):
+    torch = _torch()
+    d, e = torch.as_tensor(x_dec), torch.as_tensor(x_enc)
+    q, k, v = d @ torch.as_tensor(w_q), e @ torch.as_tensor(w_k), e @ torch.as_tensor(w_v)
+    real = torch.arange(e.shape[1])[None, None, :] < torch.as_tensor(lengths)[:, None, None]
+    s = (q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5).masked_fill(~real, float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    return w @ v, w
+
+
+def _cosine(a, b):
+    return float(np.dot(a, b) / np.sqrt(np.sum(a * a) * np.sum(b * b)))
+
+
+def similarity_library(x_a, i, x_b, j, w_q, w_k, w_v):
+    h = [x + ac.scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)[0] for x in (x_a, x_b)]
+    return h[0][i] @ h[1][j] / (np.linalg.norm(h[0][i]) * np.linalg.norm(h[1][j]))
+
+
+def similarity_one_row(x_a, i, x_b, j, w_q, w_k, w_v):
+    def row(x, t):                                                     # only the query row that is needed
+        w = ac.softmax((x[t] @ w_q) @ (x @ w_k).T / np.sqrt(w_q.shape[1]))
+        return x[t] + w @ (x @ w_v)
+    return _cosine(row(x_a, i), row(x_b, j))
+
+
+def similarity_einsum(x_a, i, x_b, j, w_q, w_k, w_v):
+    def ctx(x):
+        s = np.einsum("td,sd->ts", x @ w_q, x @ w_k) / math.sqrt(w_k.shape[1])
+        return x + np.einsum("ts,sf->tf", ac.softmax(s), x @ w_v)
+    a, b = ctx(x_a)[i], ctx(x_b)[j]
+    return np.einsum("f,f->", a, b) / np.sqrt(np.einsum("f,f->", a, a) * np.einsum("f,f->", b, b))
+
+
+def similarity_loops(x_a, i, x_b, j, w_q, w_k, w_v):
+    def ctx_row(x, t):
+        q = x[t] @ w_q
+        scores = [float(q @ (x[s] @ w_k)) / math.sqrt(len(q)) for s in range(len(x))]
+        top = max(scores)
+        e = [math.exp(z - top) for z in scores]
+        out = x[t].copy()
+        for s in range(len(x)):
+            out = out + e[s] / sum(e) * (x[s] @ w_v)
+        return out
+    return _cosine(ctx_row(x_a, i), ctx_row(x_b, j))
+
+
+def similarity_torch(x_a, i, x_b, j, w_q, w_k, w_v):
+    torch = _torch()
+    def ctx(x):
+        x = torch.as_tensor(x)
+        q, k, v = (x @ torch.as_tensor(w) for w in (w_q, w_k, w_v))
+        return x + torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1) @ v
+    return torch.nn.functional.cosine_similarity(ctx(x_a)[i], ctx(x_b)[j], dim=0)
 
 
 # --- notebook 06: heads ---------------------------------------------------------------------------------
@@ -1147,6 +1243,9 @@ CORRECT = {
                          padding_library],
     check_self_attention: [self_library, self_einsum, self_torch, self_loops, self_one_projection],
     check_cross_attention: [cross_library, cross_einsum, cross_loops, cross_torch, cross_scaled_queries],
+    check_padded_cross_attention: [padded_library, padded_minus_inf, padded_additive_huge, padded_loops, padded_torch],
+    check_context_similarity: [similarity_library, similarity_one_row, similarity_einsum, similarity_loops,
+                               similarity_torch],
     check_split_heads: [split_reshape_swap, split_moveaxis, split_np_split, split_loops, split_library, split_torch],
     check_merge_heads: [merge_reshape_swap, merge_concatenate, merge_moveaxis, merge_library, merge_preallocated],
     check_multi_head_attention: [mha_library, mha_by_hand, mha_head_loop, mha_einsum, mha_torch],
@@ -1192,7 +1291,7 @@ def test_a_clipped_softmax_passes_with_a_remark_and_float32_without_one():
 
 def test_each_checker_has_at_least_five_correct_variants():
     assert all(len(fns) >= 5 for fns in CORRECT.values()), {c.__name__: len(f) for c, f in CORRECT.items()}
-    assert len(CORRECT) == 22                  # every checker of notebooks 01-12 (13's: their own file)
+    assert len(CORRECT) == 24                  # every checker of notebooks 01-12 (13's: their own file)
 
 
 # --- the same structures written wrong, in the same styles: still refused -----------------------------------

@@ -51,6 +51,38 @@ def attend(q, k, v, mask=None):
     return ac.reference_attention(q, k, v, mask)                  # the library's readable reference
 
 
+def source_keys(lengths, t_k):
+    """(B, 1, Tk) bool: True on the real tokens of each source sentence."""
+    return (np.arange(t_k)[None, :] < np.asarray(lengths)[:, None])[:, None, :]
+
+
+def padded_good(x_dec, x_enc, lengths, w_q, w_k, w_v):
+    return attend(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v, mask=source_keys(lengths, x_enc.shape[-2]))
+
+
+def padded_filled(x_dec, x_enc, lengths, w_q, w_k, w_v, fill=-1e9):
+    q, k, v = x_dec @ w_q, x_enc @ w_k, x_enc @ w_v
+    s = np.where(source_keys(lengths, x_enc.shape[-2]), q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), fill)
+    w = softmax_rows(s)
+    return w @ v, w
+
+
+def cosine(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def contextual(x, w_q, w_k, w_v):
+    return x + attend(x @ w_q, x @ w_k, x @ w_v)[0]
+
+
+def unscaled(x, w_q, w_k, w_v):
+    return x + softmax_rows((x @ w_q) @ (x @ w_k).T) @ (x @ w_v)
+
+
+def similarity_good(x_a, i, x_b, j, w_q, w_k, w_v):
+    return cosine(contextual(x_a, w_q, w_k, w_v)[i], contextual(x_b, w_q, w_k, w_v)[j])
+
+
 def gap(t):
     return np.arange(t)[:, None] - np.arange(t)[None, :]                 # i - j, (T, T)
 
@@ -200,6 +232,36 @@ CASES = {
         (lambda xd, xe, wq, wk, wv: attend(xd @ wq, xd @ wk, xd @ wv), "self-attention"),
         (lambda xd, xe, wq, wk, wv: attend(xd @ wq, xe @ wk, xe @ wv, mask=np.tril(np.ones((3, 5), bool))),
          "causal mask"),
+    ]),
+    "check_padded_cross_attention": (padded_good, [
+        (lambda xd, xe, n, wq, wk, wv: attend(xd @ wq, xe @ wk, xe @ wv), "pads of the short source"),
+        (lambda xd, xe, n, wq, wk, wv: padded_good(xd, xe, n + 1, wq, wk, wv), "j < n, not j <= n"),
+        (lambda xd, xe, n, wq, wk, wv: attend(xd @ wq, xe @ wk, xe @ wv, mask=~source_keys(n, xe.shape[-2])),
+         "mask is inverted"),
+        (lambda xd, xe, n, wq, wk, wv: attend(xd @ wq, xe @ wk, xe @ wv, mask=np.broadcast_to(
+            (np.arange(xd.shape[-2])[None, :] < n[:, None])[:, :, None], (2, 3, 5))), "decoder rows"),
+        (lambda xd, xe, n, wq, wk, wv: attend(xe @ wq, xd @ wk, xd @ wv), "Queries come from the decoder"),
+        (lambda xd, xe, n, wq, wk, wv: attend(xd @ wq, xd @ wk, xd @ wv), "self-attention"),
+        (lambda xd, xe, n, wq, wk, wv: attend(xd @ wq, xe @ wk, xe @ wv,
+                                              mask=source_keys(n, 5) & np.tril(np.ones((3, 5), bool))), "causal mask"),
+        (lambda xd, xe, n, wq, wk, wv: attend(xd @ wq * np.sqrt(wq.shape[1]), xe @ wk, xe @ wv,
+                                              mask=source_keys(n, 5)), "sqrt(d_k)"),
+        (lambda xd, xe, n, wq, wk, wv: padded_good(xd, xe, n, wq, wk, wv)[::-1], "returns (weights, output)"),
+        (lambda xd, xe, n, wq, wk, wv: padded_filled(xd, xe, n, wq, wk, wv, fill=-5.0), "pad still gets weight"),
+    ]),
+    "check_context_similarity": (similarity_good, [
+        (lambda *a: 1.0 - similarity_good(*a), "a distance"),
+        (lambda xa, i, xb, j, wq, wk, wv: contextual(xa, wq, wk, wv)[i] @ contextual(xb, wq, wk, wv)[j],
+         "dot product"),
+        (lambda xa, i, xb, j, wq, wk, wv: cosine(xa[i], xb[j]), "before attention"),
+        (lambda xa, i, xb, j, wq, wk, wv: cosine(attend(xa @ wq, xa @ wk, xa @ wv)[0][i],
+                                                 attend(xb @ wq, xb @ wk, xb @ wv)[0][j]), "add the residual"),
+        (lambda xa, i, xb, j, wq, wk, wv: similarity_good(xa, j % len(xa), xb, i % len(xb), wq, wk, wv),
+         "token j of sentence a"),
+        (lambda xa, i, xb, j, wq, wk, wv: cosine(unscaled(xa, wq, wk, wv)[i], unscaled(xb, wq, wk, wv)[j]),
+         "sqrt(d_k)"),
+        (lambda xa, i, xb, j, wq, wk, wv: similarity_good(xa, i, xb, j, wq, wk, wv) * 0.9, "expected"),
+        (lambda *a: str(similarity_good(*a)), "expected one number"),
     ]),
     "check_split_heads": (split_good, [
         (lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h), "without the transpose"),

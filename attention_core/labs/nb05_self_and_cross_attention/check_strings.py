@@ -41,4 +41,57 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "give (3, 5) weights and the output of attention_core.",
                            "zh": "全部通过：解码器的 Query（3 个 token）对编码器的 Key 和 Value（5 个 token），"
                                  "得到 (3, 5) 的权重，输出与 attention_core 一致。"},
+    "exercises.padded.no_mask": {"en": "Your weights give the pads of the short source sentence a share ({case}): "
+                                       "hide every key j >= src_lengths[b] before the softmax.",
+                                 "zh": "短句末尾的填充位置也分到了权重（{case}）：softmax 之前要把 j >= src_lengths[b] "
+                                       "的 Key 全部屏蔽。"},
+    "exercises.padded.off_by_one": {"en": "You kept one pad too many ({case}): a sentence of length n has its real "
+                                          "tokens at positions 0 .. n-1, so the test is j < n, not j <= n.",
+                                    "zh": "你多留了一个填充位置（{case}）：长度为 n 的句子，"
+                                          "真实 token 在位置 0 到 n-1，"
+                                          "条件是 j < n，不是 j <= n。"},
+    "exercises.padded.pads_kept": {"en": "Your mask is inverted ({case}): the weights go to the pads and the real "
+                                         "words get none. True (may attend) belongs on j < src_lengths[b].",
+                                   "zh": "你的掩码反了（{case}）：权重都给了填充位置，真实的词一点没分到。"
+                                         "True（可以关注）应该在 j < src_lengths[b] 的位置上。"},
+    "exercises.padded.queries_masked": {"en": "You hid decoder rows instead of encoder columns ({case}): "
+                                              "src_lengths are the lengths of the source sentences, the Keys.",
+                                        "zh": "你屏蔽的是解码器的行，而不是编码器的列（{case}）：src_lengths "
+                                              "是原文句子的长度，对应的是 Key。"},
+    "exercises.padded.pad_weight": {"en": "A pad still gets weight {got} ({case}); a hidden key must get exactly 0.",
+                                    "zh": "有一个填充位置的权重还是 {got}（{case}）；被屏蔽的 Key 权重必须严格为 0。"},
+    "exercises.padded.ok": {"en": "All good: two source sentences of lengths 5 and 2, padded to 5; every decoder "
+                                  "token reads only the real words of its own source, and the pads get exactly 0.",
+                            "zh": "全部通过：两句原文长度分别为 5 和 2，都填充到 5；每个解码器 token 只读自己那句原文里"
+                                  "真实的词，填充位置的权重严格为 0。"},
+    "exercises.similarity.distance": {"en": "You returned 1 - cosine, a distance ({case}); the exercise asks for "
+                                            "the similarity itself, the cosine.",
+                                      "zh": "你返回的是 1 - 余弦，这是距离（{case}）；"
+                                            "题目要的是相似度本身，也就是余弦。"},
+    "exercises.similarity.dot": {"en": "You returned the dot product ({case}); divide it by the two lengths to "
+                                       "get the cosine, which does not grow with the vectors.",
+                                 "zh": "你返回的是点积（{case}）；再除以两个向量的长度才是余弦，"
+                                       "它不随向量变长而变大。"},
+    "exercises.similarity.embeddings": {"en": "You compared the vectors before attention ({case}): the contextual "
+                                              "vector is h = x + attention(x), computed in each sentence.",
+                                        "zh": "你比较的是注意力之前的向量（{case}）："
+                                              "上下文表示是 h = x + attention(x)，"
+                                              "要在各自的句子里算。"},
+    "exercises.similarity.no_residual": {"en": "You compared the attention outputs alone ({case}): add the residual, "
+                                               "h = x + attention(x), so the word keeps its own features.",
+                                         "zh": "你只比较了注意力的输出（{case}）：要加上残差，h = x + attention(x)，"
+                                               "词才保留它自己的特征。"},
+    "exercises.similarity.wrong_token": {"en": "You compared token j of sentence a with token i of sentence b "
+                                               "({case}); i belongs to x_a, j to x_b.",
+                                         "zh": "你拿句子 a 的第 j 个 token 和句子 b 的第 i 个 token 比较了（{case}）；"
+                                               "i 属于 x_a，j 属于 x_b。"},
+    "exercises.similarity.wrong": {"en": "Your similarity is {got}, expected {expected} ({case}). Steps: "
+                                         "h = x + softmax(x W_q (x W_k)^T / sqrt(d_k)) x W_v in each sentence, then "
+                                         "the cosine of h_a[i] and h_b[j].",
+                                   "zh": "你算出的相似度是 {got}，应为 {expected}（{case}）。步骤：在每个句子里算 "
+                                         "h = x + softmax(x W_q (x W_k)^T / sqrt(d_k)) x W_v，"
+                                         "再求 h_a[i] 与 h_b[j] 的余弦。"},
+    "exercises.similarity.ok": {"en": "All good: on random sentences and on the two 银行 sentences, where the "
+                                      "cosine is {value}, as in the table.",
+                                "zh": "全部通过：随机句子和两个“银行”句子都对，后者的余弦是 {value}，与表中一致。"},
 }

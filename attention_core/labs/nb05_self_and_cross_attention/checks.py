@@ -1,4 +1,5 @@
-"""The checkers of notebook 05's exercises: self-attention (three projections of one x) and cross-attention."""
+"""The checkers of notebook 05's exercises: cross-attention over padded source sentences, and the similarity of one
+word in two contexts; and the earlier pair, self-attention (three projections of one x) and plain cross-attention."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,10 +13,12 @@ from attention_core.teaching.checks import (
     W_OUTPUT,
     W_WEIGHTS,
     Fail,
+    as_number,
     call_learner,
     describe,
     diagnose,
     expect_close,
+    expect_finite,
     expect_shape,
     msg,
     run_check,
@@ -79,3 +82,91 @@ def check_cross_attention(fn, lang: str | None = None, *, timeout: float | None 
         expect_close(out, ref_out, msg(W_OUTPUT), case)
         return msg("exercises.cross.ok")
     return run_check("check_cross_attention", body, lang, timeout, fn)
+
+
+def _padded_batch(seed: int = 3):
+    """A batch of two translations: decoder states (2, 3, 4), encoder outputs padded to 5 tokens (2, 5, 4), the
+    source lengths (5, 2): the second sentence has 3 pads, whose rows hold large numbers (padding is not zeros)."""
+    rng = np.random.default_rng(seed)
+    x_dec, x_enc = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4))
+    x_enc[1, 2:] = 10.0 * rng.normal(size=(3, 4))
+    return x_dec, x_enc, np.array([5, 2])
+
+
+def check_padded_cross_attention(fn, lang: str | None = None, *, timeout: float | None = None):
+    """Check fn(x_dec (B, Tq, D), x_enc (B, Tk, D), src_lengths (B,), w_q, w_k, w_v) -> (output (B, Tq, Dv),
+    weights (B, Tq, Tk)): cross-attention over a batch of padded source sentences, pads given weight exactly 0."""
+    def body():
+        w_q, w_k, w_v = _projections()
+        x_dec, x_enc, lengths = _padded_batch()
+        case = describe(x_dec=x_dec, x_enc=x_enc) + f", src_lengths={lengths.tolist()}"
+        q, k, v = x_dec @ w_q, x_enc @ w_k, x_enc @ w_v
+        keys = (np.arange(5)[None, :] < lengths[:, None])[:, None, :]          # (B, 1, Tk): real source tokens
+        out, w = output_and_weights(call_learner(fn, case, x_dec.copy(), x_enc.copy(), lengths.copy(),
+                                                 w_q, w_k, w_v), case)
+        ref_out, ref_w = scaled_dot_product_attention(q, k, v, mask=keys)
+        not_swapped(out, w, ref_out, ref_w, case)
+        if w.shape == (2, 3, 3):
+            raise Fail("exercises.cross.self_on_decoder", case=case)
+        hint = "exercises.cross.q_from_encoder" if w.shape[-2:] != (3, 5) else ""
+        expect_shape(w, ref_w.shape, msg(W_WEIGHTS), case, hint)
+        expect_shape(out, ref_out.shape, msg(W_OUTPUT), case)
+        expect_finite(w, msg(W_WEIGHTS), case)
+        queries = (np.arange(3)[None, :] < lengths[:, None])[:, :, None]       # the lengths read as query lengths
+        diagnose(w, {"exercises.padded.no_mask": scaled_dot_product_attention(q, k, v)[1],
+                     "exercises.padded.off_by_one": scaled_dot_product_attention(
+                         q, k, v, mask=(np.arange(5)[None, :] <= lengths[:, None])[:, None, :])[1],
+                     "exercises.padded.pads_kept": scaled_dot_product_attention(q, k, v, mask=~keys)[1],
+                     "exercises.padded.queries_masked": scaled_dot_product_attention(
+                         q, k, v, mask=np.broadcast_to(queries, (2, 3, 5)))[1],
+                     "exercises.cross.masked": scaled_dot_product_attention(
+                         q, k, v, mask=keys & causal_mask(3, 5))[1],
+                     "exercises.self.no_scale": softmax(q @ np.swapaxes(k, -1, -2), mask=keys)},
+                 case, ref=ref_w)
+        if np.abs(w[1, :, 2:]).max() > 1e-12:
+            raise Fail("exercises.padded.pad_weight", case=case, got=float(np.abs(w[1, :, 2:]).max()))
+        expect_close(w, ref_w, msg(W_WEIGHTS), case)
+        expect_close(out, ref_out, msg(W_OUTPUT), case)
+        return msg("exercises.padded.ok")
+    return run_check("check_padded_cross_attention", body, lang, timeout, fn)
+
+
+def _contextual(x, w_q, w_k, w_v):
+    out, _ = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
+    return x + out
+
+
+def _cos(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def check_context_similarity(fn, lang: str | None = None, *, timeout: float | None = None):
+    """Check fn(x_a (Ta, F), i, x_b (Tb, F), j, w_q, w_k, w_v) -> the cosine similarity of token i of sentence a
+    and token j of sentence b after one self-attention step with a residual connection, h = x + attention(x)."""
+    from .context_lab import SENTENCES, context_params, embed
+
+    def body():
+        rng = np.random.default_rng(4)
+        w_q, w_k = rng.normal(size=(5, 2)), rng.normal(size=(5, 2))
+        w_v = rng.normal(size=(5, 5))
+        bank = (embed(SENTENCES["collapse"]), 0, embed(SENTENCES["opposite"]), 0, *context_params())
+        cases = [(rng.normal(size=(4, 5)), 2, rng.normal(size=(3, 5)), 1, w_q, w_k, w_v), bank]
+        for x_a, i, x_b, j, wq, wk, wv in cases:
+            case = describe(x_a=x_a, x_b=x_b, w_q=wq, w_v=wv) + f", i={i}, j={j}"
+            got = as_number(call_learner(fn, case, x_a.copy(), i, x_b.copy(), j, wq, wk, wv), case)
+            h_a, h_b = _contextual(x_a, wq, wk, wv), _contextual(x_b, wq, wk, wv)
+            ref = _cos(h_a[i], h_b[j])
+            out_a = scaled_dot_product_attention(x_a @ wq, x_a @ wk, x_a @ wv)[0]
+            out_b = scaled_dot_product_attention(x_b @ wq, x_b @ wk, x_b @ wv)[0]
+            unscaled = [x + softmax((x @ wq) @ (x @ wk).T) @ (x @ wv) for x in (x_a, x_b)]
+            diagnose(got, {"exercises.similarity.distance": 1.0 - ref,
+                           "exercises.similarity.dot": float(h_a[i] @ h_b[j]),
+                           "exercises.similarity.embeddings": _cos(x_a[i], x_b[j]),
+                           "exercises.similarity.no_residual": _cos(out_a[i], out_b[j]),
+                           "exercises.similarity.wrong_token": _cos(h_a[j % len(h_a)], h_b[i % len(h_b)]),
+                           "exercises.self.no_scale": _cos(unscaled[0][i], unscaled[1][j])},
+                     case, ref=ref)
+            if abs(got - ref) > 1e-6:
+                raise Fail("exercises.similarity.wrong", case=case, got=f"{got:.4f}", expected=f"{ref:.4f}")
+        return msg("exercises.similarity.ok", value=f"{ref:.2f}")
+    return run_check("check_context_similarity", body, lang, timeout, fn)
