@@ -25,7 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _REEXEC_FLAG = "ATTENTION_LAB_BENCH_UNSET_OPENBLAS"
-SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks", "training", "gpt")
+SECTIONS = ("attention", "memory", "tiled", "import", "widgets", "browser", "notebooks", "training", "gpt",
+            "train_live")
 # Run only when asked (`run.py --only lite`): every notebook in the browser, ~20 min (benchmarks/lite_time.py).
 OPT_IN = ("lite",)
 
@@ -126,6 +127,8 @@ def _run_section(section: str, quick: bool) -> dict:
         return importlib.import_module("training").measure(quick=quick)
     if section == "gpt":
         return importlib.import_module("gpt").measure(quick=quick)
+    if section == "train_live":
+        return importlib.import_module("train_live").measure(quick=quick)
     if section == "lite":
         return importlib.import_module("lite_time").measure(quick=quick)
     if section == "tiled":
@@ -251,6 +254,8 @@ def format_markdown(results: dict) -> str:
         lines += importlib.import_module("gpt").format_markdown(s["gpt"])
     if "lite" in s:
         lines += importlib.import_module("lite_time").format_markdown(s["lite"])
+    if "train_live" in s:
+        lines += importlib.import_module("train_live").format_markdown(s["train_live"])
     lines.append(f"\nWhole run: {results['total_seconds']} s.")
     loads = [f"{name} {sec['load_average']['started'][11:16]} {sec['load_average']['before']} -> "
              f"{sec['load_average']['after']}" for name, sec in s.items()

@@ -43,6 +43,9 @@ MEASURED = {
     "training": lambda r: len(r["rows"]) == 1 and r["rows"][0]["steps"] == 5 and _positive(r["total_s"]),
     "gpt": lambda r: [row["steps"] for row in r["training"]] == [5]
     and _positive(*[g["cached_ms"] for g in r["generation"]], *[g["uncached_ms"] for g in r["generation"]]),
+    "train_live": lambda r: bool(r["recipes"]) and all(
+        rec["rows"] and all(row["steps"] > 0 and _positive(row["train_s"]) for row in rec["rows"])
+        for rec in r["recipes"].values()),
 }
 
 

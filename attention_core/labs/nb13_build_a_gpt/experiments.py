@@ -81,6 +81,40 @@ def text_losses(model, data: training.TextData, limit: int | None = None) -> dic
     return out
 
 
+def induction_summary(model) -> dict:
+    """What a trained induction model grew: its best previous-token and induction heads over every position of the
+    context (best_heads of scores_by_position), "found" (both heads score at least nb12.CIRCUIT_MIN on average)
+    and the loss on the repeated half (notebook 12's repeated_half_loss); "scores" is scores_by_position's table."""
+    scores = scores_by_position(numpy_forward(model), model.params.max_len)
+    best = best_heads(scores)
+    found = min(best["previous"]["mean"], best["induction"]["mean"]) >= nb12.CIRCUIT_MIN
+    return {"scores": scores, "best": best, "found": bool(found),
+            "repeated_half_loss": float(nb12.repeated_half_loss(model))}
+
+
+WORD = {"en": r"[A-Za-z]{2,}", "zh": r"[\u4e00-\u9fff]{2}"}
+
+
+def known_share(sample: str, text: str, lang: str) -> dict:
+    """How much of a generated sample is made of pieces of the training text: for "en", the share of its words
+    (runs of two or more letters) that occur as words in `text`; for "zh", the share of its pairs of adjacent
+    Chinese characters that occur in `text`. {"known", "total", "share" (None when total is 0)}."""
+    import re
+    if lang not in WORD:
+        raise ValueError(f"lang: expected one of {tuple(WORD)}, got {lang!r}")
+    if not isinstance(sample, str) or not isinstance(text, str):
+        raise TypeError("sample and text: expected strings")
+    if lang == "en":
+        vocab = {w.lower() for w in re.findall(WORD["en"], text)}
+        pieces_ = [w.lower() for w in re.findall(WORD["en"], sample)]
+    else:
+        han = re.compile(r"[\u4e00-\u9fff]")
+        vocab = {text[i:i + 2] for i in range(len(text) - 1) if han.match(text[i]) and han.match(text[i + 1])}
+        pieces_ = [sample[i:i + 2] for i in range(len(sample) - 1) if han.match(sample[i]) and han.match(sample[i + 1])]
+    known = sum(p in vocab for p in pieces_)
+    return {"known": known, "total": len(pieces_), "share": known / len(pieces_) if pieces_ else None}
+
+
 def final_metrics(name: str, result: dict, data=None) -> dict:
     """What a run's weights achieve, measured with the NumPy forward (the path the notebook reads)."""
     from attention_core.labs.nb12_trained_transformer.model import TrainedModel
@@ -90,14 +124,13 @@ def final_metrics(name: str, result: dict, data=None) -> dict:
     curve = man["loss_curve"]
     m = {"final_train_loss": curve[-1][1], "final_valid_loss": curve[-1][2]}
     if name == "induction":
-        sc = scores_by_position(numpy_forward(model), model.params.max_len)
-        best = best_heads(sc)
+        summary = induction_summary(model)
         for kind in ("previous", "induction"):
-            b = best[kind]
+            b = summary["best"][kind]
             m[f"{kind}_head"] = f"L{b['layer']}H{b['head']}"
             m[f"{kind}_mean"] = round(b["mean"], 4)
             m[f"{kind}_min_over_positions"] = round(b["min"], 4)
-        m["repeated_half_loss"] = round(nb12.repeated_half_loss(model), 4)
+        m["repeated_half_loss"] = round(summary["repeated_half_loss"], 4)
     else:
         data = training.TextData() if data is None else data
         res = text_losses(model, data)
@@ -130,6 +163,27 @@ def cache_timing(generate_cached, generate_uncached, params, lengths=(64, 128, 2
             u = time_per_token(generate_uncached, params, prompt, n_new, repeats)
         rows.append({"length": length, "cached_ms": 1000 * c, "uncached_ms": 1000 * u, "speedup": u / c})
     return rows
+
+
+def write(generate_fn, params, ids, n_new: int, temperature: float = 1.0, seed: int = 0) -> list[int]:
+    """ids followed by n_new generated ids, more than the model's context allows: generate_fn (a generate with the
+    signature of pieces.generate) writes until the context is full, then starts again from the last half of the
+    context, as nanoGPT crops its input. Each call gets its own seed (seed, seed + 1, ...)."""
+    context = int(params.pos_emb.shape[0])
+    ids = [int(i) for i in ids]
+    if not 0 < len(ids) < context:
+        raise ValueError(f"ids: expected a prompt of 1 to {context - 1} tokens (the context is {context}), got "
+                         f"{len(ids)}")
+    if isinstance(n_new, bool) or not isinstance(n_new, (int, np.integer)) or n_new < 0:
+        raise ValueError(f"n_new: expected a whole number of tokens >= 0, got {n_new!r}")
+    out, call = list(ids), 0
+    while len(out) - len(ids) < n_new:
+        window = out[-(context // 2):] if len(out) >= context // 2 and call else out[-(context - 1):]
+        room = min(context - len(window), n_new - (len(out) - len(ids)))
+        out += list(generate_fn(params, window, room, temperature=temperature, top_k=None, seed=seed + call))[
+            len(window):]
+        call += 1
+    return out
 
 
 def cache_size(params, length: int, bytes_per_number: int = 4) -> int:

@@ -10,17 +10,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.fig_train": {"en": "train", "zh": "训练集"},
     "nb13.fig_valid": {"en": "validation", "zh": "验证集"},
     "nb13.fig_bigram": {"en": "bigram baseline (whole validation text)", "zh": "bigram 基线（全部验证文字）"},
-    "nb13.fig_final": {"en": "the model on the whole validation text", "zh": "模型在全部验证文字上"},
     "nb13.fig_query_position": {"en": "query position t (its weight on key t - 1)",
                                 "zh": "Query 的位置 t（看它放在 Key t - 1 上的权重）"},
     "nb13.fig_repeat_start": {"en": "where the repeat starts (position)", "zh": "重复片段开始的位置"},
     "nb13.fig_score": {"en": "score", "zh": "得分"},
     "nb13.fig_prev": {"en": "previous-token score, L{layer}H{head}", "zh": "前一个 token 得分，L{layer}H{head}"},
     "nb13.fig_ind": {"en": "induction score, L{layer}H{head}", "zh": "induction 得分，L{layer}H{head}"},
-    "nb13.fig_context": {"en": "tokens in the context", "zh": "上下文里的 token 数"},
-    "nb13.fig_ms": {"en": "ms per new token", "zh": "每个新 token 的毫秒数"},
-    "nb13.fig_cached": {"en": "with the KV cache", "zh": "用 KV 缓存"},
-    "nb13.fig_uncached": {"en": "recomputing everything", "zh": "每步全部重算"},
     "nb13.gpt2_config": {"en": "{n_layers} layers × {n_heads} heads, d_model {d_model}, {vocab} tokens, "
                                "T = {t}, batch {batch}",
                          "zh": "{n_layers} 层 × {n_heads} 个头，d_model {d_model}，词表 {vocab} 个 token，"
@@ -37,6 +32,14 @@ STRINGS: dict[str, dict[str, str]] = {
               "belong together. Save the model and the tokenizer of the same name into one folder.",
         "zh": "GPT2_SOURCE：{source!r} 的 tokenizer 有 {n_tok} 个 token，模型却只有 {vocab} 个：它们不是一套。"
               "请把同一个名字的模型和 tokenizer 保存进同一个文件夹。"},
-    "nb13.progress": {"en": "step {step}/{steps}  train {train:.3f}  validation {valid}  {seconds:.1f} s",
-                      "zh": "第 {step}/{steps} 步 · 训练 {train:.3f} · 验证 {valid} · {seconds:.1f} 秒"},
+    "nb13.live_line": {"en": "step {step}/{steps}  loss {loss:.3f}  validation {valid}  {rate:.1f} steps/s  "
+                             "{left} left",
+                       "zh": "第 {step}/{steps} 步 · 损失 {loss:.3f} · 验证 {valid} · 每秒 {rate:.1f} 步 · "
+                             "还剩 {left}"},
+    "nb13.live_done": {"en": "done: {steps} steps in {seconds:.1f} s ({rate:.1f} steps/s), loss {loss:.3f}, "
+                             "validation {valid}",
+                       "zh": "完成：{steps} 步，用时 {seconds:.1f} 秒（每秒 {rate:.1f} 步），损失 {loss:.3f}，"
+                             "验证 {valid}"},
+    "nb13.live_seconds": {"en": "{n} s", "zh": "{n} 秒"},
+    "nb13.live_minutes": {"en": "{m} min {s:02d} s", "zh": "{m} 分 {s:02d} 秒"},
 }
