@@ -98,9 +98,10 @@ nbval: setup
 notebooks: setup
 	$(PY) tools/build_notebooks.py $(if $(FORCE),--force) $(if $(filter command line,$(origin NB)),$(NB))
 
-## make train: retrain notebook 12's three small models, export notebook 13's corpus (the course's markdown) and
-## retrain notebook 13's two GPTs (torch on the CPU, seeded and deterministic, a few minutes); writes
-## attention_core/data/models/*.npz and *.json and data/course_text.json, which the notebooks only load
+## make train: retrain notebook 12's four small models (the induction recipe from seeds 0 and 3, the coreference
+## encoder and decoder), export notebook 13's corpus (the course's markdown) and retrain notebook 13's two GPTs
+## (torch on the CPU, seeded and deterministic, a few minutes); writes attention_core/data/models/*.npz and *.json
+## and data/course_text.json, which the notebooks only load
 .PHONY: train
 train: setup
 	$(PY) -m attention_core.labs.nb12_trained_transformer.training --overwrite-shipped

@@ -85,9 +85,13 @@ def test_the_twin_equals_decoder_forward_on_the_shipped_models(name, dtype):
         lt2, _ = twin(torch.as_tensor(ids), head_mask=torch.as_tensor(mask))
     ln, wn = tr.decoder_forward(params, ids, causal=m.causal)
     assert wn.shape == tuple(wt.shape) == (8, m.n_layers, m.n_heads) + ids.shape[-1:] * 2
-    close(lt, ln, dtype)
+    # the trained weights on random ids: float32 logits differ by summation order up to ~2e-5 (the encoder of
+    # corpus 2.3: 1.8e-5 at logits of 0.3), so the float32 bound is 5e-5 here; float64 keeps 1e-10
+    tol = 5e-5 if dtype == np.float32 else TOL[dtype]
+    np.testing.assert_allclose(lt.detach().numpy(), ln, atol=tol, rtol=tol)
     close(wt, wn, dtype)
-    close(lt2, tr.decoder_forward(params, ids, head_mask=mask, causal=m.causal)[0], dtype)
+    masked = tr.decoder_forward(params, ids, head_mask=mask, causal=m.causal)[0]
+    np.testing.assert_allclose(lt2.detach().numpy(), masked, atol=tol, rtol=tol)
     for k, a in twin.numpy_weights().items():              # a round trip changes nothing
         np.testing.assert_array_equal(a, weights[k])
 

@@ -480,7 +480,8 @@ NB12_STATES = [
     (CO.next_token_probs, (_CO_IDS,), {"head_mask": np.full((2, 2), 1e30)}, "finite"),
     (CO.decode, ([999],), {}, (ValueError, "ids: token ids must lie in 0..")),
     (load_trained, ("gpt2",), {},
-     (ValueError, "name: expected one of ('induction', 'coreference', 'coreference_decoder'), got str 'gpt2'")),
+     (ValueError, "name: expected one of ('induction', 'coreference', 'coreference_decoder', 'induction_seed3'), "
+                "got str 'gpt2'")),
     (load_trained, (None,), {}, (ValueError, "name: expected one of")),
 ]
 

@@ -28,8 +28,9 @@ from attention_core.teaching.i18n import LANGUAGES
 CORPUS_VERSION = "nb12-corpora-2"               # the induction corpus
 # the coreference corpus: 2.1 with the cuckoo's cue words corrected (啼叫 and 飞来 replace 筑巢 and 孵蛋: the
 # cuckoo builds no nest and sits on no eggs, it lays them in other birds' nests); 2.2 adds the role-crossing
-# twins of fit and carry (CROSSINGS), part of them held out (the role swaps the notebook measures)
-COREFERENCE_VERSION = "nb12-corpora-2.2"
+# twins of fit and carry (CROSSINGS), part of them held out (the role swaps the notebook measures); 2.3 says
+# "{y} 挡住 了 {x}" (a street or a river blocks the way) where 2.2 had the unnatural "{y} 拦住 了 {x}"
+COREFERENCE_VERSION = "nb12-corpora-2.3"
 
 
 def corpus_version(kind: str) -> str:
@@ -173,10 +174,10 @@ FRAMES = {
                       ("because it was too {adj} , the {x} with the {d} couldn't carry the {y}", False)),
     ("cross", "zh"): (("{x} 没有 过 {y} ， 因为 它 太 {adj} 了", False),
                       ("{x} 没能 走过 {y} ， 因为 它 太 {adj} 了", False),
-                      ("{y} 拦住 了 {x} ， 因为 它 太 {adj} 了", False),
+                      ("{y} 挡住 了 {x} ， 因为 它 太 {adj} 了", False),
                       ("因为 它 太 {adj} 了 ， {x} 没有 过 {y}", False),
                       ("{d} 的 {x} 绕开 了 {y} ， 因为 它 非常 {adj}", False),
-                      ("因为 它 非常 {adj} ， {y} 拦住 了 {x}", True),
+                      ("因为 它 非常 {adj} ， {y} 挡住 了 {x}", True),
                       ("{d} 的 {x} 没能 走过 {y} ， 因为 它 太 {adj} 了", True)),
     ("fit", "zh"): (("{x} 放不进 {y} ， 因为 它 太 {adj} 了", False),
                     ("{y} 装不下 {x} ， 因为 它 太 {adj} 了", False),
@@ -515,7 +516,7 @@ PROBE_MAIN = {
                     "the {x} with the {d} didn't fit in the {y}", "the {y} with the {d} could not hold the {x}"),
     ("carry", "en"): ("the {x} couldn't carry the {y}", "the {x} could not lift the {y}",
                       "the {x} with the {d} could not lift the {y}", "the {x} with the {d} couldn't carry the {y}"),
-    ("cross", "zh"): ("{x} 没有 过 {y}", "{x} 没能 走过 {y}", "{y} 拦住 了 {x}", "{x} 绕开 了 {y}",
+    ("cross", "zh"): ("{x} 没有 过 {y}", "{x} 没能 走过 {y}", "{y} 挡住 了 {x}", "{x} 绕开 了 {y}",
                       "{d} 的 {x} 没有 过 {y}", "{d} 的 {x} 绕开 了 {y}"),
     ("fit", "zh"): ("{x} 放不进 {y}", "{y} 装不下 {x}", "{d} 的 {x} 放不进 {y}", "{d} 的 {y} 装不下 {x}"),
     ("carry", "zh"): ("{x} 背不动 {y}", "{x} 叼不动 {y}", "{d} 的 {x} 背不动 {y}", "{d} 的 {x} 叼不动 {y}"),

@@ -800,3 +800,205 @@ def patching_table(model, n: int = EVAL_N, seed: int = PATCH_SEED, at: int = COR
                 by_pos[layer, head, pos] = metric(patch(model.hooked, bad_ids, cache, name, head, positions=[pos]))
     return {"clean": clean, "corrupted": bad, "recovered": (whole - bad) / (clean - bad),
             "by_position": (by_pos - bad) / (clean - bad), "query": query, "corrupted_at": at}
+
+
+# --- another route: where every head looks, and which path carries the copy -------------------------
+LOOKBACK = (1, 2, 3, 4)          # key t - b: b = 1 is the previous-token score
+SHIFTS = (0, 1, 2, 3, 4)         # key s after the earlier occurrence: s = 1 is the induction score, 0 the occurrence
+
+
+def route_scores(model, n: int = EVAL_N, seed: int = EVAL_SEED, backs=LOOKBACK, shifts=SHIFTS) -> dict:
+    """Where each head attends, on the random layout (copies anywhere): {"backs", "shifts", "lookback" (B, L, H) the
+    mean weight of query t on key t - b over every query t >= b, "shifted" (S, L, H) the mean weight of each
+    second-copy query t on key t - d + s, s positions after the earlier occurrence of its letter (d: the distance
+    between the copies; a key after t is never counted)}. b = 1 and s = 1 are the previous-token and induction
+    scores of scores_everywhere; a model that copies by another offset shows it in the other rows."""
+    check_model(model, "induction")
+    backs = tuple(positive_int(b, "backs") for b in backs)
+    shifts = tuple(int(s) for s in shifts)
+    if any(s < 0 for s in shifts):
+        raise ValueError(f"shifts: expected integers >= 0, got {describe(shifts)}")
+    layout = random_layout(n, seed)
+    _, w = model.forward(layout["ids"])                                  # (N, L, H, T, T)
+    t = w.shape[-1]
+    if max(backs) >= t:
+        raise ValueError(f"backs: expected offsets below the window's {t} tokens, got {describe(backs)}")
+    look = np.stack([w[..., np.arange(b, t), np.arange(0, t - b)].mean(axis=(0, -1)) for b in backs])
+    r, q, k = _copy_positions(layout)                                    # k: key t - d + 1
+    shifted = []
+    for s in shifts:
+        key = k + s - 1
+        ok = key <= q
+        if not ok.any():
+            raise ValueError(f"shifts: {s} positions after the earlier occurrence lies after every query")
+        shifted.append(w[r[ok], :, :, q[ok], key[ok]].mean(axis=0))
+    return {"backs": backs, "shifts": shifts, "lookback": look, "shifted": np.stack(shifted)}
+
+
+def _replace_with(value):
+    """A hook that returns `value` in place of the activation."""
+    return lambda x, _: value
+
+
+def path_patching(model, n: int = EVAL_N, seed: int = PATCH_SEED, at: int = CORRUPT_AT) -> dict:
+    """Activation patching of one path (patching_table's pairs and metric): the clean output of a layer-0 head
+    (hook_result) put into the corrupted run's layer-1 input for the queries, the keys or the values only
+    (through blocks.1.attn.hook_{q,k,v}_input), every other path left corrupted. Returns {"q", "k", "v"} (H,) the
+    share of log P of the right letter recovered, and "clean", "corrupted". A head whose output the keys read (key
+    composition) recovers on "k"; one whose output the values carry to the answer, on "v"."""
+    check_model(model, "induction")
+    if model.n_layers != 2:
+        raise ValueError("path_patching: expected a 2-layer model")
+    clean_ids, bad_ids = patching_pairs(n, seed, at)
+    query, want = HALF + at, clean_ids[:, at + 1]
+    rows = np.arange(len(clean_ids))
+
+    def metric(logits) -> float:
+        logp = tr.log_softmax(np.asarray(logits, dtype=np.float64)[:, query])
+        return float(logp[rows, want].mean())
+
+    names = ["blocks.0.attn.hook_result", "blocks.1.hook_resid_pre"]
+    hm = model.hooked
+    clean_logits, clean_cache = hm.run_with_cache(clean_ids, names)
+    bad_logits, bad_cache = hm.run_with_cache(bad_ids, names)
+    clean, bad = metric(clean_logits), metric(bad_logits)
+    if not clean - bad > 1e-6:
+        raise ValueError(f"patching: the corruption did not lower log P of the right letter (clean {clean:.3f}, "
+                         f"corrupted {bad:.3f}); nothing to recover")
+    w = hm.weights
+    out = {c: np.empty(model.n_heads) for c in "qkv"}
+    for head in range(model.n_heads):
+        resid = (bad_cache["blocks.1.hook_resid_pre"] - bad_cache["blocks.0.attn.hook_result"][..., head, :, :]
+                 + clean_cache["blocks.0.attn.hook_result"][..., head, :, :])
+        ln = hooked.layer_norm(resid, w["l1_ln1_g"], w["l1_ln1_b"])
+        for c in "qkv":
+            logits = hm.run_with_hooks(bad_ids, {f"blocks.1.attn.hook_{c}_input": _replace_with(ln)})
+            out[c][head] = (metric(logits) - bad) / (clean - bad)
+    return {**out, "clean": clean, "corrupted": bad}
+
+
+# --- the coreference claims, measured three ways, and the strongest baseline --------------------------------
+RULES = ("first", "last", "animate", "class")        # the rules that read no roles; "class": the class shortcut
+
+
+def _rule_answer(ex, rule: str) -> str:
+    return corpora.class_lookup_answer(ex) if rule == "class" else corpora.baseline_answer(ex, rule)
+
+
+def baseline_comparison(model, split=None) -> dict:
+    """The model against every rule that reads no roles, the class shortcut included, per language, on two sets:
+    "held_out" (the held-out Winograd sentences whose nouns keep their class's role: there the class shortcut is
+    right by construction) and "role_swaps" (the held-out role-crossing twins, never trained on: there a noun's
+    class does not tell its role, and the shortcut is wrong by construction on one sentence of every twin).
+    {lang: {set: {"model", "rules" {rule: accuracy}, "best_rule", "best", "margin" (model - best),
+    "sentences"}}}."""
+    check_model(model, "coreference")
+    split = corpora.coreference_split() if split is None else split
+    swaps = corpora.role_swaps(split)
+    out = {}
+    for lang in LANGUAGES:
+        sets = {"held_out": [ex for ex in split.test if ex.kind in corpora.WINOGRAD and ex.lang == lang
+                             and not ex.crossed],
+                "role_swaps": [ex for ex in swaps if ex.lang == lang]}
+        out[lang] = {}
+        for name, examples in sets.items():
+            pred = predictions(model, examples)
+            acc = float(np.mean([p == ex.answer for p, ex in zip(pred, examples)]))
+            rules = {r: float(np.mean([_rule_answer(ex, r) == ex.answer for ex in examples])) for r in RULES}
+            best = max(rules, key=rules.get)
+            out[lang][name] = {"model": acc, "rules": rules, "best_rule": best, "best": rules[best],
+                               "margin": acc - rules[best], "sentences": len(examples)}
+    return out
+
+
+def _twin_batches(model, pairs):
+    """Held-out twins grouped by length, each twin in both directions: {T: (ids (n, T), source ids (n, T),
+    answer position (n,), answer id (n,), the source's answer id (n,), referent position (n,), adjective
+    position (n,))}."""
+    groups: dict = {}
+    for a, b in pairs:
+        for x, y in ((a, b), (b, a)):
+            wx = list(x.tokens) + ([corpora.SEP, x.query] if model.causal else [])
+            wy = list(y.tokens) + ([corpora.SEP, y.query] if model.causal else [])
+            pos = len(wx) - 1 if model.causal else x.position
+            groups.setdefault(len(wx), []).append((model.encode(wx), model.encode(wy), pos,
+                                                   model.vocab.index(x.answer), model.vocab.index(y.answer),
+                                                   x.tokens.index(x.answer), x.tokens.index(x.adj)))
+    return {t: tuple(np.array([g[i] for g in grp]) for i in range(7)) for t, grp in groups.items()}
+
+
+def _twin_diff(logits, rows, pos, own, other):
+    """(logit of the twin's answer - logit of the own answer, whether the twin's answer is now the top one) at
+    each row's answering position."""
+    z = np.asarray(logits, np.float64)[rows, pos]                                   # (n, V)
+    return z[rows, other] - z[rows, own], z.argmax(-1) == other
+
+
+def _patch_at(source, rows, pos, head):
+    """A hook_z hook: head `head` (None: every head) at each row's position pos[row] taken from `source`."""
+    def hook(z, _):
+        z = np.array(z)
+        if head is None:
+            z[rows, :, pos] = source[rows, :, pos]
+        else:
+            z[rows, head, pos] = source[rows, head, pos]
+        return z
+    return hook
+
+
+def attention_claim(model, lang: str, split=None) -> dict:
+    """"The pronoun's head attends to its referent", measured three ways on the held-out Winograd twins of one
+    language, per head (L, H), at the word where the model answers (the pronoun for an encoder, the restated
+    pronoun after `|` for a decoder):
+    - "mean_weight": the mean attention weight on the referent ("adjective_weight": on the adjective that decides);
+    - "argmax": the share of sentences whose largest weight falls on the referent (head_share's measure);
+    - patching from the twin (the same sentence with the other adjective, so the other referent): that head's
+      output (hook_z) at the answering word copied from the twin's run, "follows" the share of sentences whose
+      answer becomes the twin's, "recovered" the mean share of the logit difference (twin's answer - own answer)
+      that moves to the twin's value;
+    - "layer_follows" / "layer_recovered" (L,): every head of one layer patched at once;
+    and "model_accuracy" (the answers unpatched), "sentences" (twins x 2: each twin is patched both ways)."""
+    check_model(model, "coreference")
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang: expected one of {LANGUAGES}, got {describe(lang)}")
+    split = corpora.coreference_split() if split is None else split
+    pairs = corpora.twins(split.test, kind="winograd", lang=lang)
+    if not pairs:
+        raise ValueError(f"lang: no held-out Winograd twins in {lang!r}")
+    hm = model.hooked
+    l_, h_ = model.n_layers, model.n_heads
+    names = [f"blocks.{l}.attn.hook_z" for l in range(l_)]
+    acc = {k: [] for k in ("weight", "adjective", "argmax", "follows", "recovered", "layer_follows", "layer_recovered",
+                           "right")}
+    for ids, src, pos, own, other, ref, adj in _twin_batches(model, pairs).values():
+        rows = np.arange(len(ids))
+        logits, cache = hm.run_with_cache(ids, names + [f"blocks.{l}.attn.hook_pattern" for l in range(l_)])
+        _, src_cache = hm.run_with_cache(src, names)
+        base, _ = _twin_diff(logits, rows, pos, own, other)
+        goal, _ = _twin_diff(hm(src), rows, pos, own, other)
+        acc["right"].append(np.asarray(logits, np.float64)[rows, pos].argmax(-1) == own)
+        pat = np.stack([np.asarray(cache[f"blocks.{l}.attn.hook_pattern"])[rows, :, pos] for l in range(l_)], 1)
+        acc["weight"].append(pat[rows, :, :, ref])                                  # (n, L, H)
+        acc["adjective"].append(pat[rows, :, :, adj])
+        acc["argmax"].append(pat.argmax(-1) == ref[:, None, None])
+        fol, rec = np.empty((len(ids), l_, h_)), np.empty((len(ids), l_, h_))
+        lfol, lrec = np.empty((len(ids), l_)), np.empty((len(ids), l_))
+        for l, name in enumerate(names):
+            source = np.asarray(src_cache[name])
+            for head in [*range(h_), None]:
+                patched = hm.run_with_hooks(ids, {name: _patch_at(source, rows, pos, head)})
+                d, f = _twin_diff(patched, rows, pos, own, other)
+                share = (d - base) / (goal - base)
+                if head is None:
+                    lfol[:, l], lrec[:, l] = f, share
+                else:
+                    fol[:, l, head], rec[:, l, head] = f, share
+        acc["follows"].append(fol)
+        acc["recovered"].append(rec)
+        acc["layer_follows"].append(lfol)
+        acc["layer_recovered"].append(lrec)
+    cat = {k: np.concatenate(v) for k, v in acc.items()}
+    return {"mean_weight": cat["weight"].mean(0), "adjective_weight": cat["adjective"].mean(0),
+            "argmax": cat["argmax"].mean(0), "follows": cat["follows"].mean(0), "recovered": cat["recovered"].mean(0),
+            "layer_follows": cat["layer_follows"].mean(0), "layer_recovered": cat["layer_recovered"].mean(0),
+            "model_accuracy": float(cat["right"].mean()), "sentences": int(len(cat["right"]))}

@@ -214,3 +214,25 @@ def plot_patching(result: dict, attribution=None, axes=None):
     for t in (result["corrupted_at"] + 1, result["query"]):
         ax.axvline(t, color="0.3", lw=0.8, ls=":")
     return axes
+
+
+def plot_routes(routes: dict, axes=None):
+    """experiments.route_scores of several induction models ({label: route}): one row per model, where layer 0's
+    heads look (key t - b, left) and where layer 1's heads look (key s after the earlier occurrence, right)."""
+    use_cjk_font()
+    labels = list(routes)
+    if axes is None:
+        import matplotlib.pyplot as plt
+        axes = plt.subplots(len(labels), 2, figsize=(9.0, 2.6 * len(labels)), layout="constrained",
+                            squeeze=False)[1]
+    axes = np.asarray(axes).reshape(len(labels), 2)
+    for row, label in zip(axes, labels):
+        r = routes[label]
+        heads = [f"H{h}" for h in range(r["lookback"].shape[-1])]
+        panels = ((r["lookback"][:, 0], [f"t − {b}" for b in r["backs"]], "nb12.fig_lookback"),
+                  (r["shifted"][:, 1], [f"+{s}" for s in r["shifts"]], "nb12.fig_shifted"))
+        for ax, (values, names, key) in zip(row, panels):
+            plots.attention_heatmap(np.round(values, 2) + 0.0, heads, names, ax=ax, annotate=True, vmin=0.0,
+                                    vmax=1.0, colorbar=False, xlabel=i18n.t("nb12.head"), ylabel="")
+            ax.set_title(f"{label} · {i18n.t(key)}", fontsize=10)
+    return axes

@@ -29,7 +29,7 @@ from attention_core.teaching import i18n
 
 from . import corpora
 
-MODEL_NAMES = ("induction", "coreference", "coreference_decoder")
+MODEL_NAMES = ("induction", "coreference", "coreference_decoder", "induction_seed3")
 PRONOUNS = ("it", "she", "he", "它", "她", "他")
 MAX_NAMED = 10                   # unknown words named in an error (10,000 of them would make an 89 KB message)
 
@@ -95,7 +95,7 @@ class TrainedModel:
         (奖杯放不进箱子，因为它太大了 -> 奖杯 放不进 箱子 ， 因为 它 太 大 了)."""
         text = corpora.halfwidth(text)                     # ＴＨＥ typed full-width is THE
         if isinstance(text, str):
-            if self.name == "induction":
+            if self.config.get("kind") == "induction":
                 return text.split()
             text = text.strip()
             for stop in (".", "。", "!", "！", "?", "？"):

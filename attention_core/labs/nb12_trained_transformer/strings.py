@@ -59,6 +59,10 @@ STRINGS: dict[str, dict[str, str]] = {
                                         "{query}: the query)",
                                   "zh": "修补的位置（{after}：紧跟在被改的字母之后；{query}：Query 所在的位置）"},
     "nb12.fig_recovered_share": {"en": "share of log P recovered", "zh": "找回的 log P 比例"},
+    "nb12.fig_lookback": {"en": "layer 0: weight on key t − b", "zh": "第 0 层：落在 Key t − b 上的权重"},
+    "nb12.fig_shifted": {"en": "layer 1: weight on the key s after the earlier occurrence",
+                         "zh": "第 1 层：落在上一次出现之后第 s 个 Key 上的权重"},
+    "nb12.fig_seed": {"en": "seed {seed}", "zh": "种子 {seed}"},
     # the intervention widget
     "nb12.how_menu": {"en": "ablation", "zh": "消融方式"},
     "nb12.intervention_readout": {

@@ -55,6 +55,9 @@ CONFIGS = {
                                 n_heads=2, n_layers=2, d_ff=96, max_len=18, steps=1500, batch=128, lr=3e-3,
                                 weight_decay=0.01, seed=0, check_steps=150, causal=True),
 }
+# the same induction recipe from seed 3, the seed of the sweep that predicts the repeat without a clean
+# previous-token + induction pair: shipped so that notebook 12 can measure its route
+CONFIGS["induction_seed3"] = dict(CONFIGS["induction"], seed=3)
 SWEEP_SEEDS = (0, 1, 2, 3, 4)              # `make train-sweep`: the induction recipe from each seed
 DYNAMICS_EVERY = 50                        # induction: head scores and in-context loss logged every 50 steps
 DYNAMICS_SEED, DYNAMICS_N = 777, 100       # on fixed fresh sequences (a seed the training stream never uses)
