@@ -74,7 +74,7 @@ np.set_printoptions(precision=3, suppress=True)
 parts = pieces.Parts()  # [en] the pieces later cells run on: yours once they pass their check, the library's until then [zh] 后面单元格用的零件：你的零件通过检查后就用你的，在此之前用库里的
 text = corpus.load_corpus()     # [en] the course's own prose, both languages (package data) [zh] 本课程自己的文字，两种语言（包里的数据）
 chars = corpus.vocabulary(text)  # [en] every character of both languages, sorted [zh] 两种语言的所有字符，已排序
-stoi = {c: i for i, c in enumerate(chars)}  # character -> id
+stoi = {c: i for i, c in enumerate(chars)}  # [en] character -> id [zh] 字符 -> id
 print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh']:,} Chinese characters, {len(chars)} distinct characters[zh]课程文字：英文 {text['chars']['en']:,} 个字符，中文 {text['chars']['zh']:,} 个字符，共 {len(chars)} 种不同的字符")
 
 # %% [markdown] lang="en"
@@ -83,20 +83,19 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # A language model reads numbers, not letters. The simplest tokenizer gives every character an id: the vocabulary is the
 # list of characters that occur, `chars`, and `stoi` maps a character to its position there. The text here is this
 # course's own prose, the markdown of all its notebooks in both languages, exported into the package by a build step
-# (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs; a test fails when the export is older
-# than the notebooks). About 1,100 of its characters are Chinese: a character tokenizer needs a big vocabulary for
-# Chinese and a small one for English.
+# (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). About 1,100 of its characters
+# are Chinese: a character tokenizer needs a big vocabulary for Chinese and a small one for English.
 #
-# **Exercise 1 · ★☆☆ · about 10 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`, the text back. A character
-# that is not in the vocabulary must raise an error that names it: a tokenizer that drops it silently loses text that
-# no one will ever see again.
+# **Exercise 1 · ★☆☆ · about 10 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`,
+# the text back. A character that is not in the vocabulary must raise an error that names it: a tokenizer that drops it
+# silently loses text that no one will ever see again.
 
 # %% [markdown] lang="zh"
 # ## Token：本课程自己的文字
 #
 # 语言模型读的是数字，不是文字。最简单的分词器给每个字符一个 id：词表就是出现过的字符组成的列表 `chars`，`stoi` 把一个字符映射到它在
 # 列表里的位置。这里用的文字是本课程自己的讲解，也就是所有 notebook 的中英文 markdown，由一个构建步骤导出到包里
-# （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它；导出的文件比 notebook 旧时，有一个测试会失败）。
+# （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它）。
 # 其中大约 1,100 种字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
 # **练习 1 · ★☆☆ · 约 10 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
@@ -157,7 +156,7 @@ checks.check_tokenizer(encode, decode)
 # %% [markdown] lang="en"
 # ### A few merges by hand
 #
-**Exercise 2 · ★★☆ · about 15 min**
+# **Exercise 2 · ★★☆ · about 15 min**
 #
 # Byte-pair encoding (BPE) starts from characters and repeatedly replaces the most frequent adjacent pair by a new
 # token. One step is `merge(ids, pair, new_id)`: scan left to right, and wherever `pair` occurs, emit `new_id` and skip
@@ -166,7 +165,7 @@ checks.check_tokenizer(encode, decode)
 # %% [markdown] lang="zh"
 # ### 手工做几次合并
 #
-**练习 2 · ★★☆ · 约 15 分钟**
+# **练习 2 · ★★☆ · 约 15 分钟**
 #
 # 字节对编码（BPE）从字符出发，一次又一次地把出现最多的相邻一对换成一个新 token。其中一步就是 `merge(ids, pair, new_id)`：从左往右扫，
 # 遇到 `pair` 就输出 `new_id`，并跳过这一对的两个 token，所以合并不会重叠（`merge([1, 1, 1], (1, 1), 9)` 的结果是 `[9, 1]`）。
@@ -269,7 +268,7 @@ for lang, p in para.items():
 #
 # ### Layer norm
 #
-**Exercise 3 · ★☆☆ · about 10 min**
+# **Exercise 3 · ★☆☆ · about 10 min**
 #
 # $\text{LN}(x) = \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}\,\gamma + \beta$, with the mean $\mu$ and the **biased**
 # variance $\sigma^2$ (divided by $D$) of each token's vector, over the last axis.
@@ -284,13 +283,13 @@ for lang, p in para.items():
 #
 # ### 层归一化
 #
-**练习 3 · ★☆☆ · 约 10 分钟**
+# **练习 3 · ★☆☆ · 约 10 分钟**
 #
 # $\text{LN}(x) = \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}\,\gamma + \beta$，其中 $\mu$ 和**有偏**方差 $\sigma^2$（除以 $D$）
 # 是每个 token 的向量沿最后一个轴算出来的。
 
 # %%
-demo = pieces.torch_params(load_trained("coreference").params)   # notebook 12's model, as float64 tensors
+demo = pieces.torch_params(load_trained("coreference").params)   # [en] notebook 12's model, as float64 tensors [zh] 第 12 节的模型，转成 float64 张量
 block0 = demo.blocks[0]
 print(type(demo).__name__, "[en]holds[zh]装的是", type(demo.tok_emb).__name__, demo.tok_emb.dtype, "| tok_emb", tuple(demo.tok_emb.shape),
       "| block0.attn.w_q", tuple(block0.attn.w_q.shape), "| block0.w_1", tuple(block0.w_1.shape), "[en]| heads[zh]| 头数", block0.attn.n_heads)
@@ -316,7 +315,7 @@ checks.check_layer_norm(layer_norm, parts=parts)
 #
 # ### The feed-forward layer
 #
-**Exercise 4 · ★☆☆ · about 10 min**
+# **Exercise 4 · ★☆☆ · about 10 min**
 #
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$, the same two layers at every token. GELU comes in two forms; the
 # library and GPT-2 use the tanh one, `torch.nn.functional.gelu(h, approximate="tanh")`.
@@ -334,7 +333,7 @@ checks.check_layer_norm(layer_norm, parts=parts)
 #
 # ### 前馈网络
 #
-**练习 4 · ★☆☆ · 约 10 分钟**
+# **练习 4 · ★☆☆ · 约 10 分钟**
 #
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$，每个 token 用的都是同样的两层。GELU 有两种写法；库和 GPT-2 用的是 tanh 形式，
 # 即 `torch.nn.functional.gelu(h, approximate="tanh")`。
@@ -358,7 +357,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 #
 # ### The block
 #
-**Exercise 5 · ★★☆ · about 15 min**
+# **Exercise 5 · ★★☆ · about 15 min**
 #
 # Pre-LN, as in GPT-2: $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$, then $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$.
 # Call the layer norm and feed-forward through `parts` (`parts.layer_norm`, `parts.feed_forward`): yours once they pass.
@@ -379,7 +378,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 #
 # ### Transformer 块
 #
-**练习 5 · ★★☆ · 约 15 分钟**
+# **练习 5 · ★★☆ · 约 15 分钟**
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈网络请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
@@ -413,7 +412,7 @@ checks.check_transformer_block(transformer_block, parts=parts)
 #
 # ### The whole GPT
 #
-**Exercise 6 · ★★☆ · about 20 min**
+# **Exercise 6 · ★★☆ · about 20 min**
 #
 # $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$, then the $L$ blocks with the causal mask, the final layer norm and the
 # unembedding: $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$. Return the logits and every attention map, stacked
@@ -436,7 +435,7 @@ checks.check_transformer_block(transformer_block, parts=parts)
 #
 # ### 整个 GPT
 #
-**练习 6 · ★★☆ · 约 20 分钟**
+# **练习 6 · ★★☆ · 约 20 分钟**
 #
 # $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果掩码的 $L$ 个块、最后的层归一化和反嵌入（unembedding）：
 # $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$。返回 logits 和所有注意力图，叠成 $(L, H, T, T)$（有批量维度时是 $(B, L, H, T, T)$）。
@@ -491,7 +490,7 @@ checks.check_gpt_forward(gpt_forward, parts=parts)
 # %% [markdown] lang="en"
 # ### Generation with a KV cache
 #
-**Exercise 7 · ★★★ · about 25 min**
+# **Exercise 7 · ★★★ · about 25 min**
 #
 # To write, the model predicts the next token, appends it, and goes again. Recomputing the whole sequence at every step
 # repeats work: in a causal model the keys and values of earlier tokens never change (notebook 09). So run the prompt
@@ -509,7 +508,7 @@ checks.check_gpt_forward(gpt_forward, parts=parts)
 # %% [markdown] lang="zh"
 # ### 用 KV 缓存生成
 #
-**练习 7 · ★★★ · 约 25 分钟**
+# **练习 7 · ★★★ · 约 25 分钟**
 #
 # 模型要“写”，就要预测下一个 token，把它接上，再继续。每一步都把整个序列重算一遍是在重复劳动：在因果模型里，前面 token 的 Key 和 Value
 # 永远不会变（第 09 节）。所以先把提示词跑一遍，保存每一层的 Key 和 Value，之后**只跑新 token**：它在位置 $t$ 上用 `pos_emb[t]`，它的 Query
@@ -654,7 +653,7 @@ p12 = pieces.torch_params(model12.params, dtype="float32")  # [en] the same weig
 seqs = nb12.eval_sequences()                                # [en] (200, 22): 11 random letters, twice [zh] (200, 22)：11 个随机字母，重复两遍
 with torch.no_grad():
     logits_mine, w_mine = parts.gpt_forward(p12, torch.as_tensor(seqs))
-logits_lib, w_lib = model12.forward(seqs)                   # the library's NumPy forward
+logits_lib, w_lib = model12.forward(seqs)                   # [en] the library's NumPy forward [zh] 库里的 NumPy 前向计算
 print(parts.report())
 d_logits, d_maps = np.abs(logits_mine.numpy() - logits_lib).max(), np.abs(w_mine.numpy() - w_lib).max()
 # [en] a bound, not the exact value: float32 rounding differs from one CPU to another; a value over it is printed
@@ -762,9 +761,11 @@ if not yours["found"]:
 axes = figures.plot_position_scores(yours["scores"], yours["best"])
 
 # %% [markdown] lang="en"
-# Two heads that work at every position, not only where a test happened to look: the circuit of notebook 12, grown by
-# code you wrote. Which head does which job, and the scores, depend on the seed: compare your run with the shipped one.
-# A head counts as one of the kind, as in notebook 12, when its mean score reaches 0.4.
+# The circuit of notebook 12, grown by code you wrote. A head counts as one of the kind, as in notebook 12, when its mean
+# score reaches 0.4 (the dashed line). Read the curves for where they dip, not only for their mean: a head need not do its
+# job equally well everywhere. With four heads in a layer the previous-token job is often shared, so the best single
+# previous-token head can fall under the line somewhere in the context while the induction head still copies there.
+# Which head does which job depends on the seed: compare your run with the shipped one.
 #
 # ### The course text
 #
@@ -776,8 +777,9 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 # than the previous character.
 
 # %% [markdown] lang="zh"
-# 两个头在每一个位置上都起作用，而不只是在某个测试恰好看的地方：这就是第 12 节的电路，由你写的代码长了出来。哪个头做哪份工作、得分是多少，
-# 都随种子而变，和随包的那次训练比一比。和第 12 节一样，一个头的平均得分到 0.4，才算是这一类的头。
+# 这就是第 12 节的电路，由你写的代码长了出来。和第 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
+# 还要看它在哪里往下掉：一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
+# 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随包的那次训练比一比。
 #
 # ### 课程文字
 #
@@ -965,7 +967,7 @@ _, clean_cache = mine_ind.hooked.run_with_cache(clean, [name])
 
 
 def log_p_right(logits):
-    logp = logits[:, query] - np.log(np.exp(logits[:, query]).sum(-1, keepdims=True))   # [en] log-softmax [zh] log-softmax
+    logp = logits[:, query] - np.log(np.exp(logits[:, query]).sum(-1, keepdims=True))
     return logp[np.arange(len(right)), right].mean()
 
 
@@ -1012,10 +1014,9 @@ nb12_widgets.intervention_widget(mine_ind)
 # 500 MB into the Hugging Face cache) or a local folder holding the model **and** its tokenizer, both saved where there
 # is network: `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` and
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`. So it is off by default: set
-# `ONLINE = True` (and `GPT2_SOURCE` to that folder if you have one) and run the cells again. Offline they show what the
-# package's oracle test measured: a randomly initialised GPT-2 (layer norms and biases randomised), built locally,
-# loaded with `ac.load_gpt2` and run by the notebook's reference `gpt_forward` and by the library's NumPy forward,
-# against Hugging Face's own forward.
+# `ONLINE = True` (and `GPT2_SOURCE` to that folder if you have one) and run the cells again. Offline the cell builds a
+# small GPT-2 with random weights (layer norms and biases randomised too) with Hugging Face's `transformers`, loads it
+# with `ac.load_gpt2`, and compares your `gpt_forward` and the library's NumPy forward with Hugging Face's own forward.
 
 # %% [markdown] lang="zh"
 # ## 你的代码能运行 GPT-2
@@ -1025,9 +1026,9 @@ nb12_widgets.intervention_widget(mine_ind)
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的 tokenizer，两者都在能联网的机器上保存：
 # `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` 和
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`。所以默认是关闭的：把
-# `ONLINE = True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，它们展示包里的对照测试量到的结果：
-# 在本机随机初始化一个 GPT-2（层归一化和偏置也随机化），用 `ac.load_gpt2` 载入，分别用本节的参考 `gpt_forward` 和库里的 NumPy 前向计算运行，
-# 再与 Hugging Face 自己的前向计算比较。
+# `ONLINE = True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，这个单元格用 Hugging Face 的 `transformers`
+# 在本机建一个权重随机的小 GPT-2（层归一化和偏置也随机化），用 `ac.load_gpt2` 载入，再把你的 `gpt_forward` 和库里的 NumPy 前向计算
+# 与 Hugging Face 自己的前向计算比一比。
 
 # %%
 from attention_core.labs.nb13_build_a_gpt import gpt2_tour
@@ -1057,12 +1058,18 @@ if ONLINE:
         j = int(mine_w[layer, h, it, 1:it].argmax()) + 1
         print(f"[en]layer {layer}: head {h} looks from 'it' at {words[j]!r} ({float(mine_w[layer, h, it, j]):.2f})[zh]第 {layer} 层：第 {h} 个头从 'it' 看向 {words[j]!r}（{float(mine_w[layer, h, it, j]):.2f}）")
 else:
-    rec = gpt2_tour.RECORDED
-    config = gpt2_tour.config_label(rec["config"])                        # [en] in this edition's language [zh] 用本版本的语言
-    print(f"[en]offline: nothing downloaded. The package's oracle test (a random GPT-2 of {config}) measured, against Hugging Face's forward in float64:[zh]离线：没有下载任何东西。包里的对照测试（随机 GPT-2，{config}）在 float64 下与 Hugging Face 前向计算的差：")
-    print(f"[en]  the reference gpt_forward: logits {rec['yours'][0]:.1e}, attention maps {rec['yours'][1]:.1e}[zh]  参考 gpt_forward：logits {rec['yours'][0]:.1e}，注意力图 {rec['yours'][1]:.1e}")
-    print(f"[en]  the library's decoder_forward: logits {rec['library'][0]:.1e}, attention maps {rec['library'][1]:.1e}[zh]  库里的 decoder_forward：logits {rec['library'][0]:.1e}，注意力图 {rec['library'][1]:.1e}")
-    print("[en]Run it here with your own gpt_forward: gpt2_tour.oracle_differences(parts.gpt_forward) (builds the model locally: seconds).[zh]想在这里用你自己的 gpt_forward 跑一遍：gpt2_tour.oracle_differences(parts.gpt_forward)（在本机建模型，几秒钟）。")
+    try:
+        diff = gpt2_tour.oracle_differences(parts.gpt_forward)          # [en] a random GPT-2 built here, nothing downloaded [zh] 在本机建的随机 GPT-2，不下载任何东西
+    except ImportError:
+        diff = None
+    if diff is None:
+        print("[en]offline, and the transformers package is not installed: `pip install transformers` to compare with Hugging Face[zh]离线，而且没有安装 transformers：用 `pip install transformers` 装上之后才能与 Hugging Face 比较")
+    else:
+        config = gpt2_tour.config_label(diff["config"])                  # [en] in this edition's language [zh] 用本版本的语言
+        bound = lambda d: "< 1e-12" if d < 1e-12 else f"{d:.1e}"        # [en] float64 rounding differs between CPUs [zh] float64 的舍入在不同 CPU 上略有不同
+        print(f"[en]offline: a random GPT-2 ({config}), largest difference from Hugging Face's forward in float64:[zh]离线：随机 GPT-2（{config}）与 Hugging Face 前向计算在 float64 下的最大差：")
+        for who, label in (("yours", "[en]your gpt_forward[zh]你的 gpt_forward"), ("library", "[en]the library's decoder_forward[zh]库里的 decoder_forward")):
+            print(f"[en]  {label}: logits {bound(diff[who][0])}, attention maps {bound(diff[who][1])}[zh]  {label}：logits {bound(diff[who][0])}，注意力图 {bound(diff[who][1])}")
 
 # %% [markdown] lang="en"
 # Online, the cell prints the scores of GPT-2 small's 144 heads on repeated random tokens; offline nothing here computes

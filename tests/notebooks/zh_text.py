@@ -3,7 +3,7 @@
 `zh_texts()` yields (where, text) for every learner-visible Chinese text: the zh markdown cells of the sources,
 the string literals of the zh-resolved code cells, the code comments of notebooks/zh, the stored outputs of notebooks/zh
 (stream, text/plain, text/html, the widgets' static fallbacks; not the cells that print library source with
-inspect.getsource),
+inspect.getsource or formula.source),
 the zh side of every registered string table (labs, checkers, teaching) and the zh side of the quiz bank.
 `english_runs(text)` finds English prose in such a text: three or more English words in a row outside code,
 identifiers and the short list of terms the course keeps in English (KEPT_TERMS) and of quoted English
@@ -61,7 +61,7 @@ DATA_LITERALS = {("13_build_a_gpt.py", "The attention weights "),
 # Cells whose printout is text a model wrote (notebook, a line of the cell's code): notebook 13's samples, in which the
 # character model writes English and Chinese by design. Each sample (the lines after a "--- ... ---" header) is data;
 # what the cell prints before the first header, and the headers, are still read.
-GENERATED_SAMPLES = {("13_build_a_gpt.ipynb", "print(tok_text.decode(out))")}
+GENERATED_SAMPLES = {("13_build_a_gpt.ipynb", "experiments.write(parts.generate")}     # the text model writes
 _SAMPLE_HEADER = re.compile(r"--- .* ---")
 _WORD = r"(?<![\w.\-'])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w(])"        # two letters or more
 # Between two words of a run: spaces, hyphens, slashes, commas, digits and the signs of a label (one line).
@@ -173,7 +173,8 @@ def output_texts(notebooks=ZH_NOTEBOOKS):
     for path in notebooks:
         nb = json.loads(path.read_text(encoding="utf-8"))
         for i, cell in enumerate(nb["cells"]):
-            if cell["cell_type"] != "code" or "inspect.getsource" in "".join(cell["source"]):
+            source = "".join(cell["source"])
+            if cell["cell_type"] != "code" or "inspect.getsource" in source or "formula.source(" in source:
                 continue
             samples = any(name == path.name and code in "".join(cell["source"]) for name, code in GENERATED_SAMPLES)
             for out in cell.get("outputs", []):

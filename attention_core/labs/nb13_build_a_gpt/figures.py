@@ -1,10 +1,11 @@
-"""The figures of notebook 13: loss curves (with the bigram baseline), head scores at every position of
-the context, time per token with and without the KV cache; and the live progress of a training run."""
+"""The figures of notebook 13: loss curves (with the bigram baseline) and head scores at every position of the
+context."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+from attention_core.labs.nb12_trained_transformer import experiments as nb12
 from attention_core.teaching import i18n
 from attention_core.teaching.fonts import use_cjk_font
 
@@ -30,7 +31,7 @@ def plot_curve(curve, baseline: float | None = None, ax=None, title: str | None 
     return ax
 
 
-def plot_position_scores(scores: dict, best: dict, target: float = 0.5):
+def plot_position_scores(scores: dict, best: dict, target: float = nb12.CIRCUIT_MIN):
     """The previous-token score of the best previous-token head at each query position, and the
     induction score of the best induction head for each start of the repeat."""
     use_cjk_font()

@@ -9,7 +9,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.fig_loss": {"en": "loss (nats per token)", "zh": "损失（每个 token 的 nats）"},
     "nb13.fig_train": {"en": "train", "zh": "训练集"},
     "nb13.fig_valid": {"en": "validation", "zh": "验证集"},
-    "nb13.fig_bigram": {"en": "bigram baseline (whole validation text)", "zh": "bigram 基线（全部验证文字）"},
+    "nb13.fig_bigram": {"en": "bigram baseline (same windows)", "zh": "bigram 基线（同一批窗口）"},
     "nb13.fig_query_position": {"en": "query position t (its weight on key t - 1)",
                                 "zh": "Query 的位置 t（看它放在 Key t - 1 上的权重）"},
     "nb13.fig_repeat_start": {"en": "where the repeat starts (position)", "zh": "重复片段开始的位置"},
