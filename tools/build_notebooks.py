@@ -91,7 +91,8 @@ def teacher_hides(code: str) -> bool:
     """The setup cell (it sets the edition's language), cells that print library source, and exercise
     cells: a skeleton that raises NotImplementedError, or a call of a checker (whose red verdict on an
     unwritten skeleton is for the learner, not the class)."""
-    return ("i18n.set_language(" in code or "inspect.getsource(" in code or "NotImplementedError" in code
+    return ("i18n.set_language(" in code or "inspect.getsource(" in code or "formula.source(" in code
+            or "NotImplementedError" in code
             or re.search(r"\bcheck_[a-z0-9_]+\(", code) is not None)
 
 

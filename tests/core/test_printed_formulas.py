@@ -35,7 +35,8 @@ GUARDS = re.compile(r"\braise\b|as_float_array|as_bool_mask|errstate|check_\w+\(
 def _printed_names() -> set:
     names = set()
     for path in SOURCES.glob("*.py"):
-        names |= set(re.findall(r"inspect\.getsource\(([\w.]+)\)", path.read_text(encoding="utf-8")))   # cells and text
+        text = path.read_text(encoding="utf-8")
+        names |= set(re.findall(r"(?:inspect\.getsource|formula\.source)\(([\w.]+)\)", text))   # cells and text
     return names
 
 
@@ -80,3 +81,20 @@ def test_online_attention_is_the_tiled_and_the_reference_formula(dtype, block):
     np.testing.assert_allclose(got, ref, atol=tol)
     np.testing.assert_allclose(got, ac.tiled_attention(q, k, v, mask=mask, block_size=block), atol=tol)
     assert got.dtype == dtype and not got[:, 0].any()
+
+
+def _formula_printed_names() -> set:
+    return {name for path in SOURCES.glob("*.py")
+            for name in re.findall(r"formula\.source\(([\w.]+)\)", path.read_text(encoding="utf-8"))}
+
+
+@pytest.mark.parametrize("name", sorted(_formula_printed_names()))
+def test_formula_source_prints_the_def_and_body_with_comments_in_the_edition_language(name):
+    from attention_core.teaching import formula
+    en, zh = formula.source(PRINTED[name], "en"), formula.source(PRINTED[name], "zh")
+    for text in (en, zh):
+        assert text.startswith("def ") and '"""' not in text and "@checked" not in text, text
+        assert "[en]" not in text and "[zh]" not in text, text
+    comments = [line.split("#", 1)[1] for line in zh.splitlines() if "#" in line]
+    english = [c for c in comments if re.search(r"[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}", re.sub(r"\w*_\w*|\w+\(", " ", c))]
+    assert not english, f"{name}: English comments in the Chinese edition: {english}"   # three English words in a row
