@@ -53,15 +53,18 @@ def check_scores_fit(q, k, scale) -> None:
 def reference_attention(q, k, v, mask=None, scale=None):
     """The textbook formula, one line per step: the oracle every fast path is tested against.
     Returns (output (..., Tq, Dv), weights (..., Tq, Tk))."""
-    scores = q @ np.swapaxes(k, -1, -2) * scale                 # (..., Tq, Tk): how well each key fits each query
+    # [en] (..., Tq, Tk): how well each key fits each query [zh] (..., Tq, Tk)：每个 Key 与每个 Query 有多匹配
+    scores = q @ np.swapaxes(k, -1, -2) * scale
     if mask is not None:
-        scores = np.where(mask, scores, -np.inf)                # a hidden key can get no weight
+        scores = np.where(mask, scores, -np.inf)    # [en] a hidden key gets no weight [zh] 被屏蔽的 Key 得不到权重
     row_max = scores.max(axis=-1, keepdims=True)
-    row_max = np.where(np.isneginf(row_max), 0.0, row_max)      # a row with every key hidden: shift by 0, not -inf
-    e = np.exp(scores - row_max)                                # softmax: every exponent <= 0, hidden keys 0
+    # [en] a row with every key hidden: shift by 0, not -inf [zh] 整行都被屏蔽时减去 0，而不是 -inf
+    row_max = np.where(np.isneginf(row_max), 0.0, row_max)
+    e = np.exp(scores - row_max)                    # [en] every exponent <= 0 [zh] 每个指数都 <= 0
     total = e.sum(axis=-1, keepdims=True)
-    weights = e / np.where(total == 0, 1.0, total)              # (..., Tq, Tk): each row sums to 1 (or is all 0)
-    output = weights @ v                                        # (..., Tq, Dv): a weighted sum of the values
+    # [en] (..., Tq, Tk): each row sums to 1 (or is all 0) [zh] (..., Tq, Tk)：每行之和为 1（或全为 0）
+    weights = e / np.where(total == 0, 1.0, total)
+    output = weights @ v                            # [en] (..., Tq, Dv) [zh] (..., Tq, Dv)
     return output, weights
 
 

@@ -38,8 +38,8 @@ def reference_softmax_inputs(x, axis: int = -1) -> dict:
 @checked(reference_softmax_inputs, result="the weights")
 def reference_softmax(x, axis: int = -1):
     """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
-    e = np.exp(x - x.max(axis=axis, keepdims=True))        # every exponent <= 0: no overflow
-    return e / e.sum(axis=axis, keepdims=True)             # each slice along `axis` sums to 1
+    e = np.exp(x - x.max(axis=axis, keepdims=True))   # [en] every exponent <= 0: no overflow [zh] 指数都 <= 0，不会溢出
+    return e / e.sum(axis=axis, keepdims=True)        # [en] each slice sums to 1 [zh] 每一片之和为 1
 
 
 def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):
