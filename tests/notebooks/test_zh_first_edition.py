@@ -104,8 +104,12 @@ def test_the_glossary_names_each_banned_variant_and_the_course_term():
     for term in ("掩码", "屏蔽", "KV 缓存", "隐藏状态", "位置编码", "Transformer 块", "自注意力", "多头注意力",
                  "交叉注意力", "分组 Query 注意力", "层归一化", "掩蔽", "隐状态", "层规范化", "词元", "从 0 开始编号"):
         assert term in glossary, term
+    for term in ("雅可比矩阵", "暂退法", "注意力汇聚点"):
+        assert term in glossary, term
     en = next(text for _, text in zh_text.markdown_cells("en") if text.lstrip().startswith("## Glossary"))
-    assert "numbered from 0" in en and "d2l-zh" in en
+    assert "d2l-zh" in en and not re.search("[\u4e00-\u9fff]", en)          # the English edition lists no Chinese
+    start = "\n".join(text for where, text in zh_text.markdown_cells("en") if where.startswith("00_"))
+    assert "numbered from 0" in start
 
 
 def test_no_space_between_chinese_text_and_full_width_punctuation():
