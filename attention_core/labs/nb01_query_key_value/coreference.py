@@ -36,6 +36,17 @@ FEATURES = ("noun", "pronoun", "adjective", "animate", "place", "female", "male"
             "can_be_tired", "can_be_wide", "refers_female", "refers_male", "pred_tired", "pred_wide")
 STEP1_AXES = ("predicate",)                                   # "what is said about me?"
 STEP2_AXES = ("antecedent", "tired", "wide", "female", "male")  # "who can that be?"
+# The Chinese edition's names of the features and axes in its tables and widget (the code keeps the English ones).
+ZH_NAMES = {"noun": "名词", "pronoun": "代词", "adjective": "形容词", "animate": "有生命", "place": "地点",
+            "female": "女性", "male": "男性", "can_be_tired": "会累", "can_be_wide": "能说宽",
+            "refers_female": "指女性", "refers_male": "指男性", "pred_tired": "说累", "pred_wide": "说宽",
+            "predicate": "表语", "antecedent": "先行词", "tired": "累", "wide": "宽"}
+
+
+def display_name(name: str, lang: str | None = None) -> str:
+    """A feature's or axis's name as the edition shows it: Chinese in zh, the code's name in en."""
+    from attention_core.teaching import i18n
+    return ZH_NAMES.get(name, name) if i18n.resolve_language(lang) == "zh" else name
 
 # Each word's features (1.0 unless given); words not listed carry no features (function words).
 LEXICON: dict[str, dict[str, float]] = {
@@ -227,7 +238,7 @@ def feature_table(example: CorefExample, only_used: bool = True) -> Table:
     only_used = check_flag(only_used, "only_used")
     x = example.embeddings
     cols = [j for j in range(x.shape[1]) if not only_used or x[:, j].any()]
-    return Table(x[:, cols], example.tokens, [example.feature_names[j] for j in cols])
+    return Table(x[:, cols], example.tokens, [display_name(example.feature_names[j]) for j in cols])
 
 
 def matrix_table(params: CorefParams, matrix: str) -> Table:
@@ -236,7 +247,8 @@ def matrix_table(params: CorefParams, matrix: str) -> Table:
     m = getattr(params, matrix)
     keep = [i for i in range(m.shape[0]) if m[i].any()]
     used_cols = [j for j in range(m.shape[1]) if m[:, j].any()] if matrix.startswith("w_v") else range(m.shape[1])
-    return Table(m[np.ix_(keep, list(used_cols))], [rows[i] for i in keep], [cols[j] for j in used_cols])
+    return Table(m[np.ix_(keep, list(used_cols))], [display_name(rows[i]) for i in keep],
+                 [display_name(cols[j]) for j in used_cols])
 
 
 def weights_table(result: CorefResult, step: int = 2) -> Table:
@@ -304,7 +316,8 @@ def coreference_widget(name: str | None = None, lang: str | None = None):
                          value=name, description=i18n.t("demos.coref.example", lang),
                          layout={"width": "max-content"})
     token = w.Dropdown(description=i18n.t("demos.coref.token", lang))
-    feature = w.Dropdown(options=FEATURES, value="can_be_tired", description=i18n.t("demos.coref.feature", lang))
+    feature = w.Dropdown(options=[(display_name(f, lang), f) for f in FEATURES], value="can_be_tired",
+                         description=i18n.t("demos.coref.feature", lang))
     value = w.FloatSlider(min=0.0, max=1.0, step=0.5, description=i18n.t("demos.coref.value", lang),
                           style={"description_width": "initial"},
                           layout=slider_layout(i18n.t("demos.coref.value", lang), track_px=180))
