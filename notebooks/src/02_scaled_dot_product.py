@@ -10,34 +10,32 @@
 # ---
 
 # %% [markdown] lang="en"
-# # 02 · Scaled dot-product attention and the √d_k
+# # 02 · Scaled dot-product attention and √d_k
 #
 # **After this notebook you will be able to**
-# - write attention as $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ and give the shape of every step;
-# - derive why the variance of $q \cdot k$ equals $d_k$ for random unit-variance vectors, and check it by measurement;
-# - explain how large scores push softmax to one-hot and make its gradient vanish, and read that off a Jacobian;
-# - say what dividing by $\sqrt{d_k}$ does (controls the spread) and what it does not do (reorder keys, prevent overflow).
+# - write attention as $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ with the shape of every step;
+# - derive, and measure, why $\text{Var}(q \cdot k) = d_k$ for random unit-variance vectors;
+# - explain how large scores make softmax one-hot and its gradient vanish;
+# - say what dividing by $\sqrt{d_k}$ does and does not do.
 #
-# **What you should know first:** one attention step by hand ([01 · Query, Key, Value](01_query_key_value.ipynb)),
-# and two facts about variance, recalled below: variances of independent terms add, and $\text{Var}(cX) = c^2\,\text{Var}(X)$.
+# **What you should know first:** one attention step ([01](01_query_key_value.ipynb)); variances of independent terms
+# add, and $\text{Var}(cX) = c^2\,\text{Var}(X)$. *About 50 minutes.*
 
 # %% [markdown] lang="zh"
 # # 02 · 缩放点积注意力与 √d_k
 #
 # **学完本节，你将能够**
-# - 写出注意力公式 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$，并说出每一步的形状；
-# - 推导随机单位方差向量的 $q \cdot k$ 方差为什么等于 $d_k$，并用实验验证；
-# - 解释分数过大时 softmax 为什么会变成 one-hot、梯度为什么会消失，并能从 Jacobian 矩阵上看出来；
-# - 说清除以 $\sqrt{d_k}$ 做了什么（控制分数的分散程度），没做什么（不改变 Key 的排序，也不是为了防溢出）。
+# - 写出注意力公式 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ 及每一步的形状；
+# - 推导并测量随机单位方差向量的 $\text{Var}(q \cdot k) = d_k$；
+# - 解释分数过大时 softmax 为什么变成 one-hot、梯度为什么消失；
+# - 说清除以 $\sqrt{d_k}$ 做了什么，没做什么。
 #
-# **需要的基础**：会手算一步注意力（见 [01 · Query、Key、Value](01_query_key_value.ipynb)），
-# 以及方差的两条性质（下文会复习）：独立项之和的方差等于各项方差之和；$\text{Var}(cX) = c^2\,\text{Var}(X)$。
+# **需要的基础**：一步注意力，见 [01 节](01_query_key_value.ipynb)；独立项之和的方差等于各项方差之和，
+# $\text{Var}(cX) = c^2\,\text{Var}(X)$。*约 50 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
-import inspect
-
 import numpy as np
 
 import attention_core as ac
@@ -51,8 +49,8 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # %% [markdown] lang="en"
 # ## The formula, step by step
 #
-# Notebook 01 sent one query through attention. A Transformer does it for every token at once: stack the $n$
-# queries as the rows of $Q$, the keys as the rows of $K$, the values as the rows of $V$, and
+# A Transformer runs attention for every token at once: the $n$ queries are the rows of $Q$, the keys the rows of
+# $K$, the values the rows of $V$, and
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
@@ -62,16 +60,15 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | $V$ | one value per token | $(n, d_v)$ |
 # | $QK^\top$ | every query against every key: entry $[i, j] = q_i \cdot k_j$ | $(n, n)$ |
 # | $/\sqrt{d_k}$ | the same matrix, divided by one number | $(n, n)$ |
-# | softmax, row by row | row $i$ = how much query $i$ takes from each position; each row sums to 1 | $(n, n)$ |
+# | softmax, row by row | row $i$ = how much query $i$ takes from each position | $(n, n)$ |
 # | $\times V$ | row $i$ = the values mixed with row $i$'s weights | $(n, d_v)$ |
 #
-# Here it is on a small random example: 4 tokens, keys of width $d_k = 8$, values of width $d_v = 3$.
+# A small random example: 4 tokens, $d_k = 8$, $d_v = 3$.
 
 # %% [markdown] lang="zh"
 # ## 公式，一步一步
 #
-# 01 节让一个 Query 走完了一次注意力。Transformer 会同时为每个 token 做这件事：把 $n$ 个 Query 按行排成矩阵 $Q$，
-# Key 排成 $K$，Value 排成 $V$，于是
+# Transformer 会同时为每个 token 计算注意力。把 $n$ 个 Query 按行排成矩阵 $Q$，Key 排成 $K$，Value 排成 $V$，于是
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
@@ -79,12 +76,12 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # |---|---|---|
 # | $Q$、$K$ | 每个 token 一个 Query、一个 Key | 都是 $(n, d_k)$ |
 # | $V$ | 每个 token 一个 Value | $(n, d_v)$ |
-# | $QK^\top$ | 每个 Query 与每个 Key 两两点积：第 $[i, j]$ 个元素是 $q_i \cdot k_j$ | $(n, n)$ |
-# | $/\sqrt{d_k}$ | 同一个矩阵，整体除以一个数 | $(n, n)$ |
-# | 按行 softmax | 第 $i$ 行 = Query $i$ 从各个位置取多少；每行之和为 1 | $(n, n)$ |
-# | $\times V$ | 第 $i$ 行 = 用第 $i$ 行的权重混合各个 Value | $(n, d_v)$ |
+# | $QK^\top$ | 每个 Query 与每个 Key 两两点积，第 $[i, j]$ 个元素是 $q_i \cdot k_j$ | $(n, n)$ |
+# | $/\sqrt{d_k}$ | 同一个矩阵整体除以一个数 | $(n, n)$ |
+# | 按行 softmax | 第 $i$ 行是 Query $i$ 从各个位置取多少 | $(n, n)$ |
+# | $\times V$ | 第 $i$ 行是用第 $i$ 行的权重混合各个 Value | $(n, d_v)$ |
 #
-# 下面在一个小的随机例子上走一遍：4 个 token，Key 的维度 $d_k = 8$，Value 的维度 $d_v = 3$。
+# 下面是一个小的随机例子，4 个 token，$d_k = 8$，$d_v = 3$。
 
 # %%
 n, d_k, d_v = 4, 8, 3                               # [en] 4 tokens, keys of width 8, values of width 3 [zh] 4 个 token，Key 宽 8，Value 宽 3
@@ -108,9 +105,9 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 # %% [markdown] lang="en"
 # ### The whole pipeline as one picture
 #
-# The tutorial “Transformer Attention 机制入门：从直觉到公式” draws this computation as a flowchart. Here it is, with the
-# shape of what travels along each arrow ($n$ tokens, model width $d_{model}$). In this JupyterLab it renders as a
-# diagram; a viewer without Mermaid shows its text, which reads the same way, and the cell below prints every shape.
+# The tutorial *Attention in Transformers, from intuition to formula* [“Transformer Attention 机制入门：从直觉到公式”]
+# draws this computation as a flowchart; here it is with the shape along each arrow ($n$ tokens, model width
+# $d_{model}$). The cell below computes every shape.
 #
 # ```mermaid
 # flowchart LR
@@ -129,9 +126,8 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 # %% [markdown] lang="zh"
 # ### 把整条流程画成一张图
 #
-# 《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图。下面就是这张图，每条箭头上标出了
-# 沿它传递的数据的形状（$n$ 个 token，模型宽度 $d_{model}$）。在这个 JupyterLab 里它会显示成图；不支持 Mermaid
-# 的查看器会显示它的文字，按同样的顺序读就行。下面的代码单元格会把每个形状都实际算出来。
+# 《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图，下面每条箭头上标出了沿它传递的数据的形状
+# （$n$ 个 token，模型宽度 $d_{model}$）。下面的代码单元格把每个形状都实际算一遍。
 #
 # ```mermaid
 # flowchart LR
@@ -141,14 +137,14 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 #     Q --> S["打分 Q Kᵀ / √d_k"]
 #     K -->|"Kᵀ (d_k, n)"| S
 #     S -->|"(n, n)"| M["掩码（可选）"]
-#     M -->|"(n, n)"| SM["Softmax 按行"]
+#     M -->|"(n, n)"| SM["按行 softmax"]
 #     SM -->|"注意力权重 α (n, n)，每行之和为 1"| O["加权求和 α V"]
 #     V -->|"(n, d_v)"| O
 #     O -->|"(n, d_v)"| Out["每个位置的新表示"]
 # ```
 
 # %%
-flow_rng = np.random.default_rng(1)                 # [en] its own seed: the numbers below stay as they were [zh] 单独的种子：下面的数字保持原样
+flow_rng = np.random.default_rng(1)                 # [en] a generator of its own, apart from rng [zh] 单独的随机数生成器，与 rng 分开
 d_model = 6
 X = flow_rng.standard_normal((n, d_model))          # [en] (n, d_model): one row per token [zh] (n, d_model)：每个 token 一行
 W_q, W_k = flow_rng.standard_normal((2, d_model, d_k))   # [en] (d_model, d_k) each [zh] 各为 (d_model, d_k)
@@ -170,33 +166,32 @@ print("[en]rows of alpha sum to 1:[zh]alpha 的每一行之和为 1：", np.allc
 # The weight matrix: row $i$ is query $i$'s distribution over the four keys.
 
 # %% [markdown] lang="zh"
-# 权重矩阵：第 $i$ 行是 Query $i$ 在四个 Key 上的分布。
+# 权重矩阵的第 $i$ 行是 Query $i$ 在四个 Key 上的分布。
 
 # %%
 ax = plots.attention_heatmap(weights)
 
 
 # %% [markdown] lang="en"
-# Every step is a matrix product or a row-wise softmax, except one: the division by $\sqrt{d_k}$. It looks like a
-# detail. The rest of this notebook shows why attention breaks without it once vectors get wide.
+# Every step is a matrix product or a row-wise softmax, except the division by $\sqrt{d_k}$. The rest of this notebook
+# shows why attention breaks without it once vectors get wide.
 
 # %% [markdown] lang="zh"
-# 除了除以 $\sqrt{d_k}$ 这一步，其余每一步都是矩阵乘法或按行 softmax。这一步看上去像个细节，
-# 但本节剩下的内容会说明：一旦向量维度变大，没有它，注意力就会失灵。
+# 除了除以 $\sqrt{d_k}$，其余每一步都是矩阵乘法或按行 softmax。本节剩下的内容说明，向量维度一大，没有这一步注意力就会失灵。
 
 # %% [markdown] lang="en"
-# ## Exercise 1: the scaled scores
+# ## Exercise 1 · ★☆☆ · about 10 min: the scaled scores
 #
-# Write the first two steps for a whole batch: `q` $(\dots, T_q, d_k)$ and `k` $(\dots, T_k, d_k)$ in, the scaled
-# scores $QK^\top / \sqrt{d_k}$ of shape $(\dots, T_q, T_k)$ out. The checker tries the worked example of notebook 01,
-# a rectangular case ($T_q \ne T_k$) and a batch of heads $(B, H, T, d_k)$, where `k.T` is a trap.
+# Write the first two steps for a batch: `q` $(\dots, T_q, d_k)$ and `k` $(\dots, T_k, d_k)$ in, $QK^\top / \sqrt{d_k}$
+# of shape $(\dots, T_q, T_k)$ out. The checker tries the worked example of 01, a case with $T_q \ne T_k$ and a batch
+# of heads $(B, H, T, d_k)$, where `k.T` is a trap.
 
 # %% [markdown] lang="zh"
-# ## 练习 1：缩放后的分数
+# ## 练习 1 · ★☆☆ · 约 10 分钟：缩放后的分数
 #
-# 把前两步写成对整批数据都适用的函数：输入 `q` $(\dots, T_q, d_k)$ 和 `k` $(\dots, T_k, d_k)$，输出形状为
-# $(\dots, T_q, T_k)$ 的缩放分数 $QK^\top / \sqrt{d_k}$。检查器会用 01 节的例题、一个 $T_q \ne T_k$ 的长方形例子，
-# 以及一批多头输入 $(B, H, T, d_k)$ 来试——在最后这种情况下，`k.T` 是个陷阱。
+# 把前两步写成对一批数据都适用的函数。输入 `q` $(\dots, T_q, d_k)$ 和 `k` $(\dots, T_k, d_k)$，输出形状为
+# $(\dots, T_q, T_k)$ 的 $QK^\top / \sqrt{d_k}$。检查器会用 01 节的例题、一个 $T_q \ne T_k$ 的例子和一批多头输入
+# $(B, H, T, d_k)$ 来试，最后这种情况下 `k.T` 是个陷阱。
 
 # %%
 def my_scaled_scores(q, k):
@@ -231,40 +226,32 @@ checks.check_scaled_scores(my_scaled_scores)
 # %% [markdown] lang="en"
 # ## The variance of q·k grows with d_k
 #
-# **Intuition.** A dot product is a sum: $q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$. When the
-# entries are random, each term is a small push up or down, and $d_k$ pushes do not cancel out: like the steps of
-# a random walk, their sum wanders further the more steps it takes. Wider vectors mean larger scores, even when
-# $q$ and $k$ have nothing to do with each other.
+# **Intuition.** A dot product is a sum, $q \cdot k = q_1 k_1 + \dots + q_{d_k} k_{d_k}$. With random entries each
+# term is a small push up or down, and like the steps of a random walk, $d_k$ pushes wander further the more there
+# are. Wider vectors mean larger scores, even when $q$ and $k$ have nothing to do with each other.
 #
-# **The maths, in small steps.** Let every entry of $q$ and $k$ be independent, with mean 0 and variance 1
-# (this is what a standard initialisation gives).
+# **The maths.** Let every entry of $q$ and $k$ be independent, with mean 0 and variance 1 (a standard initialisation).
 #
 # 1. One term: $\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$ and
-#    $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$.
-# 2. The $d_k$ terms are independent, so their variances add:
-#    $\text{Var}(q \cdot k) = \underbrace{1 + 1 + \dots + 1}_{d_k} = d_k$, and the standard deviation is $\sqrt{d_k}$.
-# 3. Dividing by a number $c$ divides the variance by $c^2$: with $c = \sqrt{d_k}$,
-#    $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$, **whatever $d_k$ is**.
+#    $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1$.
+# 2. The $d_k$ terms are independent, so their variances add: $\text{Var}(q \cdot k) = d_k$, standard deviation $\sqrt{d_k}$.
+# 3. Dividing by $c$ divides the variance by $c^2$: $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = 1$, **whatever $d_k$ is**.
 #
-# **Predict first.** Before measuring, answer this one:
+# **Predict first:**
 
 # %% [markdown] lang="zh"
 # ## q·k 的方差随 d_k 增长
 #
-# **直觉**。点积是一个求和：$q \cdot k = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}$。分量是随机的时候，每一项都是
-# 一次小小的“向上或向下推一把”，$d_k$ 次推动并不会互相抵消：就像随机游走，走的步数越多，离起点就越远。
-# 所以向量维度越高，分数就越大——哪怕 $q$ 和 $k$ 彼此毫无关系。
+# **直觉**。点积是一个求和，$q \cdot k = q_1 k_1 + \dots + q_{d_k} k_{d_k}$。分量随机时，每一项都像随机游走的一步，
+# 向上或向下推一把，步数越多就离起点越远。所以向量维度越高，分数就越大，哪怕 $q$ 和 $k$ 毫无关系。
 #
-# **数学推导，分几小步**。设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
+# **推导**。设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
 #
-# 1. 单独一项：$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，
-#    $\text{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1 \times 1 = 1$。
-# 2. 这 $d_k$ 项相互独立，方差直接相加：
-#    $\text{Var}(q \cdot k) = \underbrace{1 + 1 + \dots + 1}_{d_k} = d_k$，标准差为 $\sqrt{d_k}$。
-# 3. 一个量除以常数 $c$，方差要除以 $c^2$：取 $c = \sqrt{d_k}$，
-#    $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = d_k / d_k = 1$，**与 $d_k$ 无关**。
+# 1. 单独一项，$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，$\text{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1$。
+# 2. 这 $d_k$ 项相互独立，方差直接相加，$\text{Var}(q \cdot k) = d_k$，标准差为 $\sqrt{d_k}$。
+# 3. 除以常数 $c$，方差就除以 $c^2$，所以 $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = 1$，**与 $d_k$ 无关**。
 #
-# **先预测**。动手测量之前，先回答这道题：
+# **先预测一下**：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -272,15 +259,11 @@ checks.check_scaled_scores(my_scaled_scores)
 quiz.quiz_widget("q2b")
 
 # %% [markdown] lang="en"
-# **Now measure.** For each width $d_k$ we draw 20,000 random pairs $q, k$ with unit-variance entries and compute
-# the variance of $q \cdot k$, before and after dividing by $\sqrt{d_k}$. The library function is short:
+# **Now measure.** For each $d_k$, 20,000 random pairs $q, k$ with unit-variance entries; the variance of $q \cdot k$
+# before and after dividing by $\sqrt{d_k}$:
 
 # %% [markdown] lang="zh"
-# **再来测量**。对每个维度 $d_k$，随机抽取 20,000 对分量方差为 1 的向量 $q, k$，计算 $q \cdot k$ 在除以
-# $\sqrt{d_k}$ 之前和之后的方差。库里负责抽样的函数很短：
-
-# %%
-print(inspect.getsource(scaling.random_dot_products))
+# **再来测量**。对每个 $d_k$ 随机抽取 20,000 对分量方差为 1 的向量 $q, k$，看 $q \cdot k$ 除以 $\sqrt{d_k}$ 前后的方差：
 
 # %%
 result = scaling.dot_product_variance((1, 4, 16, 64, 256, 1024), n_samples=20000, seed=0)
@@ -290,31 +273,29 @@ for d, var, std, var_scaled in zip(result["d_k"], result["variance"], result["st
 
 # %% [markdown] lang="en"
 # The variance follows $d_k$ (1 → 1024) to within the sampling noise of 20,000 pairs (a few per cent), and after
-# scaling it sits at 1 for every width. The histograms show the same thing. Top row: $q \cdot k$ on **one shared
-# axis**, so you can see it spread out as $d_k$ grows. Bottom row: $q \cdot k / \sqrt{d_k}$, the same shape at every width.
+# scaling it is 1 at every width. Top row of the histograms: $q \cdot k$ on **one shared axis**, spreading as $d_k$
+# grows. Bottom row: $q \cdot k / \sqrt{d_k}$, the same shape at every width.
 
 # %% [markdown] lang="zh"
-# 方差紧跟 $d_k$（从 1 到 1024），偏差不超过 20,000 对样本的抽样误差（百分之几）；缩放之后，每个维度下的方差都稳定在 1。
-# 直方图讲的是同一件事。上面一行是 $q \cdot k$，所有子图**共用同一条横轴**，可以看到它随 $d_k$ 增大而越摊越开；
-# 下面一行是 $q \cdot k / \sqrt{d_k}$，每个维度下的形状都一样。
+# 方差紧跟 $d_k$（从 1 到 1024），偏差在 20,000 对样本的抽样误差之内（百分之几）；缩放之后，每个维度下的方差都是 1。
+# 直方图上面一行是 $q \cdot k$，各子图**共用一条横轴**，可以看到它随 $d_k$ 增大越摊越开；下面一行是 $q \cdot k / \sqrt{d_k}$，形状始终一样。
 
 # %%
 fig = scaling.plot_dot_product_histograms(result)
 
 
 # %% [markdown] lang="en"
-# ## Exercise 2: measure the variance yourself
+# ## Exercise 2 · ★★☆ · about 10 min: measure the variance yourself
 #
-# Reproduce the table above without the library: draw `n_samples` pairs $q, k$ of width `d_k` with independent
-# standard-normal entries from `np.random.default_rng(seed)`, and return two numbers, the variance of $q \cdot k$ and the
-# variance of $q \cdot k / \sqrt{d_k}$. The checker runs $d_k = 64, 512, 4$ and expects about $d_k$ and about 1.
+# Reproduce the table without the library: draw `n_samples` pairs $q, k$ of width `d_k` with independent
+# standard-normal entries from `np.random.default_rng(seed)`, and return the variance of $q \cdot k$ and of
+# $q \cdot k / \sqrt{d_k}$. The checker runs $d_k = 64, 512, 4$ and expects about $d_k$ and about 1.
 
 # %% [markdown] lang="zh"
-# ## 练习 2：自己测一测方差
+# ## 练习 2 · ★★☆ · 约 10 分钟：自己测一测方差
 #
-# 不用库函数，把上面的表格重做一遍：用 `np.random.default_rng(seed)` 抽取 `n_samples` 对宽度为 `d_k`、
-# 分量相互独立且服从标准正态分布的向量 $q, k$，返回两个数：$q \cdot k$ 的方差，以及 $q \cdot k / \sqrt{d_k}$ 的方差。
-# 检查器会试 $d_k = 64、512、4$，期望结果分别约为 $d_k$ 和 1。
+# 不用库函数把上面的表格重做一遍。用 `np.random.default_rng(seed)` 抽取 `n_samples` 对宽度为 `d_k`、分量独立且服从标准正态分布的
+# 向量 $q, k$，返回 $q \cdot k$ 的方差和 $q \cdot k / \sqrt{d_k}$ 的方差。检查器会试 $d_k = 64、512、4$，期望结果约为 $d_k$ 和 1。
 
 # %%
 def my_dot_product_variance(d_k, n_samples, seed):
@@ -353,19 +334,17 @@ checks.check_dot_product_variance(my_dot_product_variance)
 # %% [markdown] lang="en"
 # ## Large scores saturate softmax
 #
-# Why would large scores be a problem? Softmax only looks at **differences** between scores:
-# $e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$. A gap of 1 gives the winner 73%; a gap of 10
-# gives it 99.995%. At $d_k = 1024$ the scores spread over about $\pm 32$, so the best key is usually several
-# units ahead of the second and takes almost all the weight. Here is one row of 16 scores at $d_k = 1024$, the same
-# vectors without and with scaling (the three best keys):
+# Softmax only looks at **differences** between scores: $e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$.
+# A gap of 1 gives the winner 73%, a gap of 10 gives it 99.995%. At $d_k = 1024$ the scores spread over about
+# $\pm 32$, so the best key is usually several units ahead and takes almost everything. One row of 16 scores at
+# $d_k = 1024$, the same vectors without and with scaling (the three best keys):
 
 # %% [markdown] lang="zh"
 # ## 分数太大，softmax 就会饱和
 #
-# 分数大为什么是问题？softmax 只看分数之间的**差**：$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。
-# 差为 1 时，领先者拿到 73% 的权重；差为 10 时，拿到 99.995%。在 $d_k = 1024$ 时，分数大约分布在 $\pm 32$ 的范围内，
-# 最好的 Key 通常领先第二名好几个单位，于是几乎拿走全部权重。下面是 $d_k = 1024$ 时的一行 16 个分数，
-# 同一组向量，分别不缩放和缩放（只列出最好的三个 Key）：
+# softmax 只看分数之间的**差**，$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。差为 1 时领先者拿到 73% 的权重，
+# 差为 10 时拿到 99.995%。$d_k = 1024$ 时分数大约分布在 $\pm 32$ 之间，最好的 Key 通常领先好几个单位，几乎拿走全部权重。
+# 下面是 $d_k = 1024$ 时一行 16 个分数，同一组向量分别不缩放和缩放，只列出最好的三个 Key：
 
 # %%
 for gap in (1.0, 10.0):
@@ -381,31 +360,30 @@ for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best 
     print(pad(label, 24), row)
 
 # %% [markdown] lang="en"
-# **Why one-hot is bad: the gradient.** A model learns $W^Q$ and $W^K$ through the derivative of the weights
-# with respect to the scores. For $p = \text{softmax}(s)$:
+# **Why one-hot is bad: the gradient.** A model learns $W^Q$ and $W^K$ through the derivative of the weights with
+# respect to the scores. For $p = \text{softmax}(s)$:
 #
 # 1. $p_i = e^{s_i} / \sum_m e^{s_m}$, so $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
 #    ($\delta_{ij}$ is 1 when $i = j$, else 0).
 # 2. As a matrix, the Jacobian is $J = \text{diag}(p) - p\,p^\top$.
-# 3. If $p$ is one-hot, every entry is $p_i(\delta_{ij} - p_j) = 0$: either $p_i = 0$, or $p_i = 1$ and then
-#    $\delta_{ij} - p_j = 0$ for every $j$. **No gradient reaches the scores**, whatever the loss says.
+# 3. If $p$ is one-hot, every entry is 0: either $p_i = 0$, or $p_i = 1$ and $\delta_{ij} - p_j = 0$ for every $j$.
+#    **No gradient reaches the scores**, whatever the loss says.
 #
-# We measure the size of $J$ by its Frobenius norm $\|J\|$ (the root of the sum of its squared entries). For a
-# uniform row over 16 keys it is $\sqrt{15}/16 = 0.242$; for a one-hot row it is 0. Below, $J$ for a moderate and an
-# extreme row of three scores, checked against finite differences of `ac.softmax`:
+# We measure $J$ by its Frobenius norm $\|J\|$ (the root of the sum of its squared entries): $\sqrt{15}/16 = 0.242$
+# for a uniform row over 16 keys, 0 for a one-hot row. Below, $J$ for a moderate and an extreme row of three scores,
+# checked against finite differences of `ac.softmax`:
 
 # %% [markdown] lang="zh"
-# **one-hot 的坏处在于梯度**。模型通过“权重对分数的导数”来学习 $W^Q$ 和 $W^K$。对于 $p = \text{softmax}(s)$：
+# **one-hot 的坏处在于梯度**。模型通过权重对分数的导数来学习 $W^Q$ 和 $W^K$。对于 $p = \text{softmax}(s)$，
 #
-# 1. $p_i = e^{s_i} / \sum_m e^{s_m}$，所以 $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$
-#    （$i = j$ 时 $\delta_{ij}$ 为 1，否则为 0）。
-# 2. 写成矩阵，Jacobian 就是 $J = \text{diag}(p) - p\,p^\top$。
-# 3. 如果 $p$ 是 one-hot，每个元素 $p_i(\delta_{ij} - p_j)$ 都等于 0：要么 $p_i = 0$；要么 $p_i = 1$，
-#    而此时对所有 $j$ 都有 $\delta_{ij} - p_j = 0$。**梯度传不到分数上**，不管损失是多少。
+# 1. $p_i = e^{s_i} / \sum_m e^{s_m}$，所以 $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$，
+#    其中 $i = j$ 时 $\delta_{ij} = 1$，否则为 0。
+# 2. 写成矩阵，雅可比矩阵就是 $J = \text{diag}(p) - p\,p^\top$。
+# 3. 如果 $p$ 是 one-hot，每个元素都等于 0，因为要么 $p_i = 0$，要么 $p_i = 1$ 而对所有 $j$ 都有 $\delta_{ij} - p_j = 0$。
+#    不管损失是多少，**梯度都传不到分数上**。
 #
-# 我们用 Frobenius 范数 $\|J\|$（各元素平方和的平方根）来衡量 $J$ 的大小。16 个 Key 上的均匀分布对应
-# $\sqrt{15}/16 = 0.242$；one-hot 的一行对应 0。下面给出三个分数的一行在温和与极端两种情况下的 $J$，
-# 并用 `ac.softmax` 的有限差分加以核对：
+# 我们用 Frobenius 范数 $\|J\|$（各元素平方和的平方根）衡量 $J$ 的大小。16 个 Key 上的均匀分布对应 $\sqrt{15}/16 = 0.242$，
+# one-hot 对应 0。下面给出温和与极端两行分数（各三个）的 $J$，并用 `ac.softmax` 的有限差分核对：
 
 # %%
 eps = 1e-6
@@ -420,13 +398,12 @@ for s in (np.array([2.0, 1.0, 0.0]), np.array([20.0, 10.0, 0.0])):
         print(jac.round(4) + 0.0)                                      # [en] + 0.0 prints -0.0 as 0.0 [zh] 加 0.0 让 -0.0 显示成 0.0
 
 # %% [markdown] lang="en"
-# **Measured over many rows.** For each width, 1000 random rows of 16 scores: the average largest weight, the
-# share of rows that are nearly one-hot (largest weight ≥ 0.99), and the average $\|J\|$, without and with scaling.
-# The two sides use the very same vectors.
+# **Measured over many rows.** For each width, 1000 random rows of 16 scores: the average largest weight, the share of
+# nearly one-hot rows (largest weight ≥ 0.99) and the average $\|J\|$, without and with scaling, on the same vectors.
 
 # %% [markdown] lang="zh"
-# **在大量的行上测量**。对每个维度，取 1000 行随机分数（每行 16 个），统计平均最大权重、近似 one-hot 的行所占比例
-# （最大权重 ≥ 0.99），以及 $\|J\|$ 的平均值，分别在不缩放和缩放两种情况下计算。两边用的是完全相同的向量。
+# **在大量的行上测量**。对每个维度取 1000 行随机分数（每行 16 个），在同一组向量上分别统计不缩放和缩放时的平均最大权重、
+# 近似 one-hot（最大权重 ≥ 0.99）的行所占比例，以及 $\|J\|$ 的平均值。
 
 # %%
 table = scaling.saturation_table((1, 4, 16, 64, 256, 1024), n_rows=1000, n_keys=16, seed=0)
@@ -439,33 +416,34 @@ for i, d in enumerate(table["d_k"]):
     r, s = ({key: col[i] for key, col in table[side].items()} for side in ("raw", "scaled"))
     print(f"{d:5d}   {r['max_weight']:10.3f} {r['saturated']:8.0%} {r['jacobian_norm']:7.3f}   "
           f"{s['max_weight']:12.3f} {s['saturated']:8.0%} {s['jacobian_norm']:7.3f}")
+j_raw = table["raw"]["jacobian_norm"]                 # [en] average ‖J‖ without scaling, one per d_k [zh] 不缩放时 ‖J‖ 的平均值，每个 d_k 一个
+print(f"[en]‖J‖ without scaling: / {j_raw[3] / j_raw[4]:.2f} from d_k = 64 to 256, / {j_raw[4] / j_raw[5]:.2f} from 256 to 1024[zh]不缩放时的 ‖J‖：d_k 从 64 到 256 缩小 {j_raw[3] / j_raw[4]:.2f} 倍，从 256 到 1024 缩小 {j_raw[4] / j_raw[5]:.2f} 倍")
 
 # %% [markdown] lang="en"
-# Without scaling, the average largest weight climbs from 0.21 to 0.96, three rows in four at $d_k = 1024$ are
-# nearly one-hot, and the average Jacobian norm falls from 0.28 to 0.06; at large $d_k$ it halves each time $d_k$
-# grows four-fold, as the spread $\sqrt{d_k}$ doubles. (It first rises a little, at $d_k = 4$: a moderately peaked
-# row has a larger Jacobian than a flat one, and only a nearly one-hot row has none.) With scaling, all three columns
-# stay close to where they were at $d_k = 1$ (largest weight 0.21–0.25, ‖J‖ 0.284–0.305).
+# Without scaling, the average largest weight climbs from 0.21 to 0.96, three rows in four are nearly one-hot at
+# $d_k = 1024$, and the average $\|J\|$ falls from 0.28 to 0.06. Once it falls, each four-fold step of $d_k$ (which
+# doubles the spread $\sqrt{d_k}$) divides it by more: 1.66× from 64 to 256, 1.96× from 256 to 1024. It first rises a
+# little, at $d_k = 4$: a moderately peaked row has a larger Jacobian than a flat one; only a nearly one-hot row has
+# none. With scaling, all three columns stay near their values at $d_k = 1$ (largest weight 0.21–0.25, ‖J‖ 0.284–0.305).
 
 # %% [markdown] lang="zh"
-# 不缩放时，平均最大权重从 0.21 升到 0.96，$d_k = 1024$ 时四行里有三行接近 one-hot，Jacobian 范数的平均值从 0.28
-# 降到 0.06；$d_k$ 较大时，$d_k$ 每扩大 4 倍，分数的分散程度 $\sqrt{d_k}$ 就翻一番，这个范数随之减半。
-# （在 $d_k = 4$ 处它先略微上升：适度尖锐的一行，Jacobian 比平坦的一行更大；只有接近 one-hot 的行才几乎没有梯度。）
-# 缩放之后，三列数字在各个维度下都大致保持在 $d_k = 1$ 时的水平（最大权重 0.21–0.25，‖J‖ 0.284–0.305）。
+# 不缩放时，平均最大权重从 0.21 升到 0.96，$d_k = 1024$ 时四行里有三行接近 one-hot，$\|J\|$ 的平均值从 0.28 降到 0.06。
+# 开始下降以后，$d_k$ 每扩大 4 倍（分数的分散程度 $\sqrt{d_k}$ 翻一番），它缩小的倍数就更大一些，从 64 到 256 缩小 1.66 倍，
+# 从 256 到 1024 缩小 1.96 倍。在 $d_k = 4$ 处它先略有上升，因为适度尖锐的一行比平坦的一行雅可比矩阵更大，只有接近 one-hot 的行才几乎没有梯度。
+# 缩放之后，三列数字在各个维度下都保持在 $d_k = 1$ 时的水平附近（最大权重 0.21–0.25，‖J‖ 0.284–0.305）。
 
 # %%
 fig = scaling.plot_saturation(table)
 
 # %% [markdown] lang="en"
-# Now take the controls. The slider sets $d_k$ (1 to 1024), the switch turns the division by $\sqrt{d_k}$ on and off.
-# Try: without scaling, move $d_k$ from 1 to 1024 and watch the histogram widen and the weights collapse onto one key
-# (the bar turns orange when it reaches 0.99); then switch scaling on at $d_k = 1024$; the histogram shrinks back to
-# $\pm 1$ and the weights spread out again. The vectors stay the same when you flip the switch: only the scale changes.
+# Now take the controls: the slider sets $d_k$ (1 to 1024), the switch turns the division by $\sqrt{d_k}$ on and off.
+# Without scaling, move $d_k$ from 1 to 1024: the histogram widens and the weights collapse onto one key (the bar turns
+# orange at 0.99). Then switch scaling on: the histogram shrinks back to $\pm 1$. The vectors stay the same; only the
+# scale changes.
 
 # %% [markdown] lang="zh"
-# 现在轮到你动手。滑块设置 $d_k$（从 1 到 1024），开关决定是否除以 $\sqrt{d_k}$。
-# 试试看：在不缩放的情况下，把 $d_k$ 从 1 拖到 1024，看直方图越来越宽、权重越来越集中到一个 Key 上
-# （某根柱子达到 0.99 时会变成橙色）；然后在 $d_k = 1024$ 时打开缩放，直方图缩回 $\pm 1$，权重重新分散开。
+# 现在轮到你动手。滑块设置 $d_k$（从 1 到 1024），开关决定是否除以 $\sqrt{d_k}$。先不缩放，把 $d_k$ 从 1 拖到 1024，
+# 直方图越来越宽，权重越来越集中到一个 Key 上（柱子达到 0.99 时变成橙色）。再打开缩放，直方图缩回 $\pm 1$。
 # 切换开关时向量不变，变的只是缩放因子。
 
 # %%
@@ -476,15 +454,15 @@ widgets.scaling_widget(d_k=64, scaled=False)
 # %% [markdown] lang="en"
 # ## What scaling does not do
 #
-# **It does not change which key wins.** Dividing every score of a row by the same positive number keeps their
-# order: the best key stays the best, the ranking stays the ranking. Scaling only controls how far apart the scores
-# are, and so how sharply softmax separates them. Measured on 1000 rows at $d_k = 256$:
+# **It does not change which key wins.** Dividing every score of a row by the same positive number keeps their order;
+# scaling only controls how far apart the scores are, and so how sharply softmax separates them. On 1000 rows at
+# $d_k = 256$:
 
 # %% [markdown] lang="zh"
 # ## 缩放不做什么
 #
-# **它不改变哪个 Key 胜出**。一行中的每个分数都除以同一个正数，顺序保持不变：最好的 Key 仍然最好，整体排名也不变。
-# 缩放控制的只是分数之间拉开多大距离，也就是 softmax 把它们区分得有多“尖锐”。在 $d_k = 256$ 下用 1000 行来测量：
+# **它不改变哪个 Key 胜出**。一行中的每个分数都除以同一个正数，顺序不变。缩放控制的只是分数之间拉开多远，
+# 也就是 softmax 把它们区分得有多尖锐。在 $d_k = 256$ 下用 1000 行来测量：
 
 # %%
 rows_raw = scaling.softmax_saturation(256, scaled=False, seed=1, n_rows=1000)     # [en] (1000, 16) scores [zh] (1000, 16) 个分数
@@ -496,15 +474,13 @@ print(pad("[en]spread (std) of the scores:[zh]分数的分散程度（标准差�
 print(pad("[en]average largest weight:[zh]平均最大权重：", 30), f"{rows_raw['max_weight']:.3f} -> {rows_scaled['max_weight']:.3f}")
 
 # %% [markdown] lang="en"
-# **It is not there to prevent overflow.** A careful softmax subtracts each row's maximum before `exp`, so every
-# exponent is at most 0 and nothing overflows, however large the scores (notebook 03 shows how). The unscaled rows
-# above are computed without a single NaN or infinity, and each still sums to 1. They are simply saturated: the
-# numbers are fine, the **gradient** is gone.
+# **It is not there to prevent overflow.** A careful softmax subtracts each row's maximum before `exp`, so nothing
+# overflows however large the scores (notebook 03). The unscaled rows compute without a NaN or an infinity and each
+# sums to 1. They are saturated: the numbers are fine, the **gradient** is gone.
 
 # %% [markdown] lang="zh"
-# **它不是为了防止溢出**。稳妥的 softmax 在取 `exp` 之前会先减去每一行的最大值，这样每个指数都不超过 0，
-# 分数再大也不会溢出（03 节会具体展示）。上面那些不缩放的行在计算中没有出现任何 NaN 或无穷大，每一行之和仍然是 1。
-# 它们只是饱和了：数值没问题，**梯度**没了。
+# **它也不是为了防止溢出**。稳妥的 softmax 在取 `exp` 之前先减去每行的最大值，分数再大也不会溢出（见 03 节）。
+# 上面不缩放的那些行算下来没有一个 NaN 或无穷大，每行之和仍然是 1。它们只是饱和了，数值没问题，**梯度**没了。
 
 # %%
 huge = scaling.softmax_saturation(1024, scaled=False, seed=0, n_rows=1000)
@@ -515,36 +491,26 @@ print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {hug
 # %% [markdown] lang="en"
 # ## Why divide by √d_k?
 #
-# Put the pieces together:
-#
 # **unit-variance entries → $\text{Var}(q \cdot k) = d_k$ → scores spread over about $\pm\sqrt{d_k}$ → softmax nearly
 # one-hot → Jacobian $\text{diag}(p) - pp^\top \approx 0$ → almost no gradient for $W^Q$ and $W^K$.**
 #
-# Dividing by $\sqrt{d_k}$ cuts the chain at its second link: the variance is 1 at every width, so softmax starts in
-# the range where it still learns. This is the argument of the original paper (Vaswani et al., 2017, section 3.2.1).
-# It assumes unit-variance entries; in a trained model the entries of $q$ and $k$ are learned and their variance
-# drifts, but the scale keeps the starting point healthy at any $d_k$, and the model can still learn larger scores
-# where it needs sharp attention.
+# Dividing by $\sqrt{d_k}$ cuts the chain at its second link: the variance is 1 at every width, so softmax starts
+# where it still learns (Vaswani et al., 2017, section 3.2.1). In training the variance drifts, but the start is
+# healthy at any $d_k$, and the model can still learn larger scores where it needs sharp attention.
 #
-# **Why $\sqrt{d_k}$ and not $d_k$?** Because the standard deviation is $\sqrt{d_k}$. Dividing by $d_k$ would shrink
-# the variance to $1/d_k$: the scores would all be close to 0 and the weights close to uniform, the opposite failure,
-# where attention cannot prefer anything. Measured on the same vectors:
+# **Why not divide by $d_k$?** That would shrink the variance to $1/d_k$ and flatten the weights towards uniform,
+# the opposite failure. On the same vectors:
 
 # %% [markdown] lang="zh"
 # ## 为什么要除以 √d_k？
 #
-# 把前面的结论串起来：
+# **分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数大约分布在 $\pm\sqrt{d_k}$ 之间 → softmax 接近 one-hot →
+# 雅可比矩阵 $\text{diag}(p) - pp^\top \approx 0$ → $W^Q$ 和 $W^K$ 几乎得不到梯度。**
 #
-# **分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数大约分布在 $\pm\sqrt{d_k}$ 的范围内 → softmax 接近 one-hot →
-# Jacobian $\text{diag}(p) - pp^\top \approx 0$ → $W^Q$ 和 $W^K$ 几乎得不到梯度。**
+# 除以 $\sqrt{d_k}$ 在第二个环节就切断了这条链，无论维度多大方差都是 1，softmax 从一开始就处在还能学习的区间
+# （Vaswani et al., 2017，第 3.2.1 节）。训练中方差会偏离 1，但任何 $d_k$ 下的起点都是健康的，需要尖锐注意力的地方，模型仍然可以学出更大的分数。
 #
-# 除以 $\sqrt{d_k}$ 在第二个环节就把这条链切断了：无论维度多大，方差都是 1，softmax 从一开始就处在还能学习的区间。
-# 这正是原论文（Vaswani et al., 2017，第 3.2.1 节）给出的理由。这个推导假设分量方差为 1；在训练好的模型里，
-# $q$ 和 $k$ 的分量是学出来的，方差会偏离 1，但缩放保证了无论 $d_k$ 多大，训练的起点都是健康的；
-# 需要“尖锐”注意力的地方，模型仍然可以学出更大的分数。
-#
-# **为什么是 $\sqrt{d_k}$，而不是 $d_k$**？因为标准差是 $\sqrt{d_k}$。除以 $d_k$ 会把方差压到 $1/d_k$：
-# 分数全都挤在 0 附近，权重接近均匀分布——这是反方向的失败，注意力什么都偏好不了。用同一批向量来测量：
+# **为什么不除以 $d_k$**？那会把方差压到 $1/d_k$，权重被压平到接近均匀分布，这是反方向的失败。用同一批向量来测量：
 
 # %%
 print("[en]largest weight:[zh]最大权重：", f"[en](uniform over 16 keys: {1 / 16:.4f})[zh]（16 个 Key 均匀分布时：{1 / 16:.4f}）")
@@ -555,14 +521,14 @@ for d in (4, 64, 1024):
     print(f"{d:5d}   {s['max_weight']:31.3f} {by_d['max_weight'].mean():11.3f}")
 
 # %% [markdown] lang="en"
-# Seen from notebook 03, $\sqrt{d_k}$ is a fixed softmax **temperature**: $\text{softmax}(s / T)$ with $T = \sqrt{d_k}$,
-# chosen so that the temperature grows exactly as fast as the spread of the scores.
+# Seen from notebook 03, $\sqrt{d_k}$ is a fixed softmax **temperature**, $\text{softmax}(s / T)$ with $T = \sqrt{d_k}$,
+# growing exactly as fast as the spread of the scores.
 #
 # ### Self-test (Q2)
 
 # %% [markdown] lang="zh"
-# 从 03 节的角度看，$\sqrt{d_k}$ 就是一个固定的 softmax **温度**：$\text{softmax}(s / T)$，$T = \sqrt{d_k}$，
-# 它增长的速度恰好和分数的分散程度一样快。
+# 从 03 节的角度看，$\sqrt{d_k}$ 就是一个固定的 softmax **温度**，即 $\text{softmax}(s / T)$ 中的 $T = \sqrt{d_k}$，
+# 它增长得恰好和分数的分散程度一样快。
 #
 # ### 自测题（Q2）
 
@@ -574,26 +540,23 @@ quiz.quiz_widget("q2")
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - Attention is $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$: $Q, K$ of shape $(n, d_k)$, scores and weights
-#   $(n, n)$, output $(n, d_v)$.
-# - For unit-variance entries, $\text{Var}(q \cdot k) = d_k$ (measured: 0.97, 4.03, 16.00, 63.90, 258.85, 1020.15 for
+# - Attention is $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$: $Q, K$ of shape $(n, d_k)$, weights $(n, n)$,
+#   output $(n, d_v)$.
+# - For unit-variance entries $\text{Var}(q \cdot k) = d_k$ (measured: 0.97, 4.03, 16.00, 63.90, 258.85, 1020.15 for
 #   $d_k$ = 1 … 1024); divided by $\sqrt{d_k}$ it is 1 at every width.
-# - Large scores make softmax nearly one-hot, and its Jacobian $\text{diag}(p) - pp^\top$ goes to 0: at
-#   $d_k = 1024$ without scaling the average $\|J\|$ is 0.056 instead of 0.305. Gradients for $W^Q$, $W^K$ vanish.
-# - Scaling keeps the order of the scores and is not about overflow: it controls their spread.
-#   Dividing by $d_k$ instead would flatten the weights towards uniform.
+# - Large scores make softmax nearly one-hot and its Jacobian $\text{diag}(p) - pp^\top$ vanishes: at $d_k = 1024$
+#   without scaling the average $\|J\|$ is 0.056 instead of 0.305.
+# - Scaling keeps the order of the scores and is not about overflow; dividing by $d_k$ would flatten the weights.
 #
 # **Next:** [03 · Softmax](03_softmax.ipynb): why softmax, what temperature does, and how to compute it without overflow.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 注意力就是 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$：$Q, K$ 的形状为 $(n, d_k)$，分数和权重为 $(n, n)$，
-#   输出为 $(n, d_v)$。
-# - 分量方差为 1 时，$\text{Var}(q \cdot k) = d_k$（$d_k$ 从 1 到 1024 的实测值：0.97、4.03、16.00、63.90、258.85、1020.15）；
+# - 注意力就是 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$，$Q, K$ 的形状为 $(n, d_k)$，权重为 $(n, n)$，输出为 $(n, d_v)$。
+# - 分量方差为 1 时 $\text{Var}(q \cdot k) = d_k$，$d_k$ 从 1 到 1024 的实测值是 0.97、4.03、16.00、63.90、258.85、1020.15；
 #   除以 $\sqrt{d_k}$ 之后，每个维度下方差都是 1。
-# - 分数过大时 softmax 接近 one-hot，它的 Jacobian $\text{diag}(p) - pp^\top$ 趋于 0：$d_k = 1024$ 且不缩放时，
-#   $\|J\|$ 的平均值只有 0.056，而缩放后是 0.305。$W^Q$、$W^K$ 的梯度随之消失。
-# - 缩放不改变分数的排序，也不是为了防溢出：它控制的是分数的分散程度。改成除以 $d_k$，权重又会被压平到接近均匀分布。
+# - 分数过大时 softmax 接近 one-hot，雅可比矩阵 $\text{diag}(p) - pp^\top$ 趋于 0。$d_k = 1024$ 且不缩放时，$\|J\|$ 的平均值只有 0.056，缩放后是 0.305。
+# - 缩放不改变分数的排序，也不是为了防溢出。改成除以 $d_k$，权重又会被压平。
 #
-# **下一节**：[03 · Softmax](03_softmax.ipynb)——为什么用 softmax，温度起什么作用，以及如何计算才不会溢出。
+# **下一节**：[03 · Softmax](03_softmax.ipynb)，讲为什么用 softmax、温度起什么作用，以及怎样计算才不会溢出。

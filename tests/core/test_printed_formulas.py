@@ -11,7 +11,6 @@ import pytest
 import attention_core as ac
 from attention_core.core import hooked, rnn
 from attention_core.core.tiled import online_attention
-from attention_core.labs.nb02_scaled_dot_product import scaling
 from attention_core.labs.nb04_masking import masking_lab
 from attention_core.labs.nb05_self_and_cross_attention import cross_lab
 from attention_core.labs.nb08_attention_vs_rnn import rnn_lab
@@ -25,7 +24,6 @@ PRINTED = {
     "linformer_lab.linformer_attention": linformer_lab.linformer_attention, "cross_lab.attend": cross_lab.attend,
     "masking_lab.decode_with_kv_cache": masking_lab.decode_with_kv_cache, "hooked.block": hooked.block,
     "hooked.attention": hooked.attention, "ac.reference_softmax": ac.reference_softmax,
-    "scaling.random_dot_products": scaling.random_dot_products,
 }
 # notebook 13 prints its training loop: a recipe with its settings, read as a whole (not a formula)
 LIBRARY_PRINTED_ELSEWHERE = {"training.train"}

@@ -6,7 +6,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "scaling.panel": {"en": "d_k = {d}", "zh": "d_k = {d}"},
     "scaling.var": {"en": "var {v}", "zh": "方差 {v}"},
     "scaling.largest_weight": {"en": "largest weight of a row", "zh": "每行的最大权重"},
-    "scaling.jacobian": {"en": "Jacobian norm ‖diag(p) − p pᵀ‖", "zh": "Jacobian 范数 ‖diag(p) − p pᵀ‖"},
+    "scaling.jacobian": {"en": "Jacobian norm ‖diag(p) − p pᵀ‖", "zh": "雅可比矩阵的范数 ‖diag(p) − p pᵀ‖"},
     "scaling.without": {"en": "q·k (no scaling)", "zh": "q·k（不缩放）"},
     "scaling.with": {"en": "q·k / √d_k", "zh": "q·k / √d_k"},
     "scaling.uniform": {"en": "uniform over {n} keys", "zh": "{n} 个 Key 上的均匀分布"},
@@ -27,7 +27,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "scaling.readout": {"en": "variance of the scores {var} (std {std}) · largest weight {max} · entropy {h} "
                               "(uniform: {hmax}) · Jacobian norm {j} (uniform: {juni})",
                         "zh": "分数的方差 {var}（标准差 {std}）· 最大权重 {max} · 熵 {h}（均匀分布时为 {hmax}）"
-                              "· Jacobian 范数 {j}（均匀分布时为 {juni}）"},
+                              "· 雅可比矩阵的范数 {j}（均匀分布时为 {juni}）"},
     "scaling.saturated": {"en": "Saturated: one key takes almost everything and the gradient through softmax "
                                 "has almost vanished.",
                           "zh": "已饱和：几乎所有权重都落在一个 Key 上，经过 softmax 回传的梯度几乎消失。"},
