@@ -17,8 +17,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "softmax_lab.not_convex": {"en": "raw scores as weights", "zh": "直接用原始分数当权重"},
     "softmax_lab.row_softmax": {"en": "softmax(scores)", "zh": "softmax(分数)"},
     "softmax_lab.row_temperature": {"en": "temperature T = {t}", "zh": "温度 T = {t}"},
-    "softmax_lab.row_dropout_draw": {"en": "dropout p = {p}, draw {i}", "zh": "dropout p = {p}，第 {i} 次抽样"},
-    "softmax_lab.row_dropout_mean": {"en": "dropout, mean of {n} draws", "zh": "dropout，{n} 次抽样的平均"},
-    "softmax_lab.row_dropout_eval": {"en": "dropout at inference (off)", "zh": "推理时的 dropout（关闭）"},
+    "softmax_lab.row_dropout_draw": {"en": "dropout p = {p}, draw {i}", "zh": "暂退法 p = {p}，第 {i} 次抽样"},
+    "softmax_lab.row_dropout_mean": {"en": "dropout, mean of {n} draws", "zh": "暂退法，{n} 次抽样的平均"},
+    "softmax_lab.row_dropout_eval": {"en": "dropout at inference (off)", "zh": "推理时的暂退法（关闭）"},
     "softmax_lab.col_sum": {"en": "sum", "zh": "合计"},
 }
