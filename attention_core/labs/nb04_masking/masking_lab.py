@@ -186,22 +186,23 @@ def decode_with_kv_cache(x, params, chunks, *, causal: bool = True):
     Returns (output (T, D) of the last layer, steps: one dict per chunk with start, stop and
     mask (Tq, Tk) as used (all True when causal=False)).
     """
-    k_cache = [None] * len(params)                                  # per layer: (H, Tk, Dh)
+    k_cache = [None] * len(params)                  # [en] per layer: (H, Tk, Dh) [zh] 每层一份：(H, Tk, Dh)
     v_cache = [None] * len(params)
     outputs, steps, start = [], [], 0
     for size in chunks:
         stop = start + size
-        h = x[start:stop]                                           # (Tq, D): only the new tokens
+        h = x[start:stop]                           # [en] (Tq, D): only the new tokens [zh] (Tq, D)：只有新 token
         t_q, t_k = size, stop
         mask = causal_mask(t_q, t_k, offset=t_k - t_q) if causal else np.ones((t_q, t_k), dtype=bool)
         for n, p in enumerate(params):
             q = split_heads(h @ p.w_q + p.b_q, p.n_heads)              # (H, Tq, Dh)
             k_new = split_heads(h @ p.w_k + p.b_k, p.n_heads)          # (H, Tq, Dh)
             v_new = split_heads(h @ p.w_v + p.b_v, p.n_heads)          # (H, Tq, Dh)
-            k_cache[n] = k_new if k_cache[n] is None else np.concatenate([k_cache[n], k_new], axis=-2)  # (H, Tk, Dh)
+            # [en] append to the cache: (H, Tk, Dh) [zh] 追加进缓存：(H, Tk, Dh)
+            k_cache[n] = k_new if k_cache[n] is None else np.concatenate([k_cache[n], k_new], axis=-2)
             v_cache[n] = v_new if v_cache[n] is None else np.concatenate([v_cache[n], v_new], axis=-2)
             heads, _ = scaled_dot_product_attention(q, k_cache[n], v_cache[n], mask=mask)  # (H, Tq, Dh)
-            h = merge_heads(heads) @ p.w_o + p.b_o                      # (Tq, D): the next layer's input
+            h = merge_heads(heads) @ p.w_o + p.b_o  # [en] (Tq, D): next layer input [zh] (Tq, D)：下一层的输入
         outputs.append(h)
         steps.append({"start": start, "stop": stop, "mask": mask})
         start = stop
