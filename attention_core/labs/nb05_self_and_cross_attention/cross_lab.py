@@ -33,6 +33,16 @@ CONCEPTS = ("cat", "dog", "mat", "table", "sit", "on", "under")     # shared mea
 FEATURES = CONCEPTS + ("article", "noun", "verb", "preposition", "locative", "animate", "place")
 CROSS_AXES = CONCEPTS + ("relation",)                                # "which meaning do I need?"
 SELF_AXES = ("agent", "landmark", "head_noun", "action", "relation")  # "who is my partner here?"
+# The Chinese edition's names of the features and axes in its tables (the code keeps the English ones).
+ZH_NAMES = {"cat": "猫", "dog": "狗", "mat": "垫子", "table": "桌子", "sit": "坐", "on": "在上面", "under": "在下面",
+            "article": "冠词", "noun": "名词", "verb": "动词", "preposition": "介词", "locative": "处所",
+            "animate": "有生命", "place": "地点", "relation": "关系", "agent": "施事", "landmark": "参照物",
+            "head_noun": "中心名词", "action": "动作"}
+
+
+def display_name(name: str, lang: str | None = None) -> str:
+    """A feature's or axis's name as the edition shows it: Chinese in zh, the code's name in en."""
+    return ZH_NAMES.get(name, name) if i18n.resolve_language(lang) == "zh" else name
 ORDERS = ("as_written", "reversed", "shuffled")
 MODES = ("cross", "self")
 # i18n keys per mode: the buttons, the figure titles, and the axis titles (keys, queries)
@@ -131,7 +141,8 @@ class AttnParams:
         cols = FEATURES if matrix == "w_v" else self.axes
         keep = [i for i in range(m.shape[0]) if m[i].any()]
         used = [j for j in range(m.shape[1]) if m[:, j].any()] if matrix == "w_v" else range(m.shape[1])
-        return Table(m[np.ix_(keep, list(used))], [FEATURES[i] for i in keep], [cols[j] for j in used])
+        return Table(m[np.ix_(keep, list(used))], [display_name(FEATURES[i]) for i in keep],
+                     [display_name(cols[j]) for j in used])
 
     def set(self, matrix: str, row: str, col: str, value: float) -> AttnParams:
         """A copy with one named entry changed, e.g. p.set("w_q", "locative", "relation", 0)."""
@@ -181,9 +192,9 @@ def attend(queries_from: Sentence, keys_values_from: Sentence, params: AttnParam
     Q = X_q W_q (Tq, A), K = X_kv W_k (Tk, A), V = X_kv W_v (Tk, F).
     Returns (output (Tq, F), weights (Tq, Tk)) from ac.scaled_dot_product_attention.
     """
-    q = queries_from.x @ params.w_q                  # (Tq, A): what each query token looks for
-    k = keys_values_from.x @ params.w_k              # (Tk, A): how each source token can be matched
-    v = keys_values_from.x @ params.w_v              # (Tk, F): what each source token hands over
+    q = queries_from.x @ params.w_q          # [en] (Tq, A): what each query looks for [zh] (Tq, A)：每个词要找什么
+    k = keys_values_from.x @ params.w_k      # [en] (Tk, A): how each is matched [zh] (Tk, A)：每个词凭什么被匹配
+    v = keys_values_from.x @ params.w_v      # [en] (Tk, F): what each token hands over [zh] (Tk, F)：每个词交出什么
     return scaled_dot_product_attention(q, k, v)
 
 
@@ -197,13 +208,13 @@ def concept_table(output, queries: Sentence, digits: int = 2) -> Table:
     """What each query token read: its output (Tq, F) on the meaning axes (CONCEPTS) present."""
     out = np.asarray(output)[:, :len(CONCEPTS)]
     used = [j for j in range(len(CONCEPTS)) if np.abs(out[:, j]).max() > 0.005]
-    return Table(out[:, used], queries.tokens, [CONCEPTS[j] for j in used], digits=digits)
+    return Table(out[:, used], queries.tokens, [display_name(CONCEPTS[j]) for j in used], digits=digits)
 
 
 def feature_table(s: Sentence) -> Table:
     """Tokens x features of a sentence (features no token has are left out)."""
     cols = [j for j in range(len(FEATURES)) if s.x[:, j].any()]
-    return Table(s.x[:, cols], s.tokens, [FEATURES[j] for j in cols], digits=0)
+    return Table(s.x[:, cols], s.tokens, [display_name(FEATURES[j]) for j in cols], digits=0)
 
 
 def plot_alignment(weights, queries: Sentence, keys: Sentence, ax=None, *, mode: str = "cross", title=None,
