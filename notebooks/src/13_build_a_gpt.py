@@ -86,7 +86,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). About 1,100 of its characters
 # are Chinese: a character tokenizer needs a big vocabulary for Chinese and a small one for English.
 #
-# **Exercise 1 · ★☆☆ · about 10 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`,
+# **Exercise 1 · ★☆☆ · about 5 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`,
 # the text back. A character that is not in the vocabulary must raise an error that names it: a tokenizer that drops it
 # silently loses text that no one will ever see again.
 
@@ -98,7 +98,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它）。
 # 其中大约 1,100 种字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
-# **练习 1 · ★☆☆ · 约 10 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
+# **练习 1 · ★☆☆ · 约 5 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
 # 指明该字符的错误：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
 
 # %%
@@ -156,7 +156,7 @@ checks.check_tokenizer(encode, decode)
 # %% [markdown] lang="en"
 # ### A few merges by hand
 #
-# **Exercise 2 · ★★☆ · about 15 min**
+# **Exercise 2 · ★★☆ · about 10 min**
 #
 # Byte-pair encoding (BPE) starts from characters and repeatedly replaces the most frequent adjacent pair by a new
 # token. One step is `merge(ids, pair, new_id)`: scan left to right, and wherever `pair` occurs, emit `new_id` and skip
@@ -165,7 +165,7 @@ checks.check_tokenizer(encode, decode)
 # %% [markdown] lang="zh"
 # ### 手工做几次合并
 #
-# **练习 2 · ★★☆ · 约 15 分钟**
+# **练习 2 · ★★☆ · 约 10 分钟**
 #
 # 字节对编码（BPE）从字符出发，一次又一次地把出现最多的相邻一对换成一个新 token。其中一步就是 `merge(ids, pair, new_id)`：从左往右扫，
 # 遇到 `pair` 就输出 `new_id`，并跳过这一对的两个 token，所以合并不会重叠（`merge([1, 1, 1], (1, 1), 9)` 的结果是 `[9, 1]`）。
@@ -268,7 +268,7 @@ for lang, p in para.items():
 #
 # ### Layer norm
 #
-# **Exercise 3 · ★☆☆ · about 10 min**
+# **Exercise 3 · ★☆☆ · about 5 min**
 #
 # $\text{LN}(x) = \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}\,\gamma + \beta$, with the mean $\mu$ and the **biased**
 # variance $\sigma^2$ (divided by $D$) of each token's vector, over the last axis.
@@ -283,7 +283,7 @@ for lang, p in para.items():
 #
 # ### 层归一化
 #
-# **练习 3 · ★☆☆ · 约 10 分钟**
+# **练习 3 · ★☆☆ · 约 5 分钟**
 #
 # $\text{LN}(x) = \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}\,\gamma + \beta$，其中 $\mu$ 和**有偏**方差 $\sigma^2$（除以 $D$）
 # 是每个 token 的向量沿最后一个轴算出来的。
@@ -315,7 +315,7 @@ checks.check_layer_norm(layer_norm, parts=parts)
 #
 # ### The feed-forward layer
 #
-# **Exercise 4 · ★☆☆ · about 10 min**
+# **Exercise 4 · ★☆☆ · about 5 min**
 #
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$, the same two layers at every token. GELU comes in two forms; the
 # library and GPT-2 use the tanh one, `torch.nn.functional.gelu(h, approximate="tanh")`.
@@ -333,7 +333,7 @@ checks.check_layer_norm(layer_norm, parts=parts)
 #
 # ### 前馈网络
 #
-# **练习 4 · ★☆☆ · 约 10 分钟**
+# **练习 4 · ★☆☆ · 约 5 分钟**
 #
 # $\text{FFN}(z) = \text{GELU}(z W_1 + b_1)\,W_2 + b_2$，每个 token 用的都是同样的两层。GELU 有两种写法；库和 GPT-2 用的是 tanh 形式，
 # 即 `torch.nn.functional.gelu(h, approximate="tanh")`。
@@ -357,7 +357,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 #
 # ### The block
 #
-# **Exercise 5 · ★★☆ · about 15 min**
+# **Exercise 5 · ★★☆ · about 10 min**
 #
 # Pre-LN, as in GPT-2: $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$, then $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$.
 # Call the layer norm and feed-forward through `parts` (`parts.layer_norm`, `parts.feed_forward`): yours once they pass.
@@ -378,7 +378,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 #
 # ### Transformer 块
 #
-# **练习 5 · ★★☆ · 约 15 分钟**
+# **练习 5 · ★★☆ · 约 10 分钟**
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈网络请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
@@ -412,7 +412,7 @@ checks.check_transformer_block(transformer_block, parts=parts)
 #
 # ### The whole GPT
 #
-# **Exercise 6 · ★★☆ · about 20 min**
+# **Exercise 6 · ★★☆ · about 15 min**
 #
 # $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$, then the $L$ blocks with the causal mask, the final layer norm and the
 # unembedding: $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$. Return the logits and every attention map, stacked
@@ -435,7 +435,7 @@ checks.check_transformer_block(transformer_block, parts=parts)
 #
 # ### 整个 GPT
 #
-# **练习 6 · ★★☆ · 约 20 分钟**
+# **练习 6 · ★★☆ · 约 15 分钟**
 #
 # $x_0 = E_{tok}[\text{ids}] + E_{pos}[0..T-1]$，然后是带因果掩码的 $L$ 个块、最后的层归一化和反嵌入（unembedding）：
 # $\text{logits} = \text{LN}_f(x)\,W_{out} + b_{out}$。返回 logits 和所有注意力图，叠成 $(L, H, T, T)$（有批量维度时是 $(B, L, H, T, T)$）。
@@ -490,7 +490,7 @@ checks.check_gpt_forward(gpt_forward, parts=parts)
 # %% [markdown] lang="en"
 # ### Generation with a KV cache
 #
-# **Exercise 7 · ★★★ · about 25 min**
+# **Exercise 7 · ★★★ · about 20 min**
 #
 # To write, the model predicts the next token, appends it, and goes again. Recomputing the whole sequence at every step
 # repeats work: in a causal model the keys and values of earlier tokens never change (notebook 09). So run the prompt
@@ -508,7 +508,7 @@ checks.check_gpt_forward(gpt_forward, parts=parts)
 # %% [markdown] lang="zh"
 # ### 用 KV 缓存生成
 #
-# **练习 7 · ★★★ · 约 25 分钟**
+# **练习 7 · ★★★ · 约 20 分钟**
 #
 # 模型要“写”，就要预测下一个 token，把它接上，再继续。每一步都把整个序列重算一遍是在重复劳动：在因果模型里，前面 token 的 Key 和 Value
 # 永远不会变（第 09 节）。所以先把提示词跑一遍，保存每一层的 Key 和 Value，之后**只跑新 token**：它在位置 $t$ 上用 `pos_emb[t]`，它的 Query

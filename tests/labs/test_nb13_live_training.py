@@ -309,3 +309,11 @@ def test_write_goes_past_the_context_by_cropping_and_keeps_the_prompt():
             experiments.write(pieces.generate, p, bad, 5)
     with pytest.raises(ValueError, match="n_new: expected a whole number"):
         experiments.write(pieces.generate, p, [1], -1)
+
+
+def test_in_a_kernel_the_default_is_the_line_a_saved_notebook_keeps(monkeypatch):
+    """A widget's saved output is empty on a code host; the display line's last state is plain HTML text."""
+    monkeypatch.setattr(training, "_in_kernel", lambda: True)
+    assert training.Progress("x").mode == "display"
+    monkeypatch.setattr(training, "_in_kernel", lambda: False)
+    assert training.Progress("x").mode == "text"

@@ -392,8 +392,8 @@ class Progress:
 
     mode: "widget" (an ipywidgets bar with the line beside it), "display" (the line as text, updated in place
     through an IPython display handle), "text" (plain lines: a line redrawn with a carriage return in a terminal,
-    one line per logged step in a log file) or None: a widget inside a Jupyter kernel where ipywidgets is installed,
-    the display line in a kernel without it, plain text elsewhere. every: redraw at most every `every` seconds
+    one line per logged step in a log file) or None: the display line inside a Jupyter kernel (its last state is what
+    a saved notebook shows, on a code host too), plain text elsewhere. every: redraw at most every `every` seconds
     (and always at a logged step and at the end). The record of the last step is kept in `last`; `lines` holds
     every line written in text mode."""
 
@@ -403,14 +403,8 @@ class Progress:
                  lang: str | None = None, smoothing: float = 0.9):
         from attention_core.teaching import i18n
         self.lang = i18n.resolve_language(lang)
-        if mode is None:
-            mode = "text"
-            if _in_kernel():
-                try:
-                    import ipywidgets  # noqa: F401
-                    mode = "widget"
-                except ImportError:
-                    mode = "display"
+        if mode is None:                  # in a kernel, a line redrawn in place: the saved notebook keeps its last state
+            mode = "display" if _in_kernel() else "text"
         if mode not in self.MODES:
             raise ValueError(f"mode: expected one of {self.MODES} or None, got {mode!r}")
         if isinstance(every, bool) or not isinstance(every, (int, float)) or not every >= 0:
@@ -459,7 +453,7 @@ class Progress:
                 self._widget(rec, text)
             else:
                 self._display(f"{self.bar(rec)} {text}")
-            if final:             # a plain line too: a notebook read without its widgets still shows the result
+            if final and self.mode == "widget":      # the result as text too: a saved widget shows nothing
                 print(text, file=self.stream, flush=True)
                 self.lines.append(text)
         elif self._tty:                                    # a terminal: one line, redrawn
