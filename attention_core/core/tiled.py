@@ -36,20 +36,24 @@ def online_inputs(q, k, v, mask=None, scale=None, block_size: int = 128):
 def online_attention(q, k, v, mask=None, scale=None, block_size: int = 128):
     """softmax(Q K^T * scale) V, one block of keys at a time, with the online softmax: the readable
     reference of `tiled_attention` (which also takes the queries a block at a time). Returns (..., Tq, Dv)."""
-    m = np.full(q.shape[:-1] + (1,), -np.inf)                       # running max of each query's scores
-    l = np.zeros(q.shape[:-1] + (1,))                               # running sum of exp(score - m)
-    acc = np.zeros(q.shape[:-1] + v.shape[-1:])                     # running sum of exp(score - m) * v_j
+    m = np.full(q.shape[:-1] + (1,), -np.inf)  # [en] running max of each query's scores [zh] 各 Query 的当前最大值
+    l = np.zeros(q.shape[:-1] + (1,))  # [en] running sum of exp(score - m) [zh] exp(分数 - m) 的当前累计和
+    # [en] running sum of exp(score - m) * v_j [zh] exp(分数 - m) * v_j 的当前累计和
+    acc = np.zeros(q.shape[:-1] + v.shape[-1:])
     for start in range(0, k.shape[-2], block_size):
-        s = q @ np.swapaxes(k[..., start:start + block_size, :], -1, -2) * scale   # (..., Tq, B): one block
+        # [en] (..., Tq, B): one block [zh] (..., Tq, B)：一块分数
+        s = q @ np.swapaxes(k[..., start:start + block_size, :], -1, -2) * scale
         if mask is not None:
-            s = np.where(mask[..., start:start + block_size], s, -np.inf)       # hidden keys
+            s = np.where(mask[..., start:start + block_size], s, -np.inf)       # [en] hidden keys [zh] 被屏蔽的 Key
         m_new = np.maximum(m, s.max(-1, keepdims=True))
-        shift = np.where(np.isneginf(m_new), 0.0, m_new)             # no key seen yet: shift by 0, not -inf
+        # [en] no key seen yet: shift by 0, not -inf [zh] 还没见过 Key：平移 0，而不是 -inf
+        shift = np.where(np.isneginf(m_new), 0.0, m_new)
         p = np.exp(s - shift)                                         # (..., Tq, B)
-        l = np.exp(m - shift) * l + p.sum(-1, keepdims=True)         # rescale the old sum to the new max
+        # [en] rescale the old sum to the new max [zh] 把旧的和换算到新的最大值
+        l = np.exp(m - shift) * l + p.sum(-1, keepdims=True)
         acc = np.exp(m - shift) * acc + p @ v[..., start:start + block_size, :]
         m = m_new
-    return acc / np.where(l == 0, 1.0, l)                            # a query with no visible key: 0
+    return acc / np.where(l == 0, 1.0, l)  # [en] a query with no visible key: 0 [zh] 看不到任何 Key 的 Query：输出 0
 
 
 def tiled_attention(q, k, v, mask=None, scale=None, block_size: int = 128):

@@ -217,3 +217,17 @@ def test_window_retrieval_widget_redraws_and_reports_errors(lang):
     panel.controls["distance"].value = 255
     assert not panel.state["visible"]
     assert ERROR_COLOR in W.window_retrieval_widget(64, distance=64).message.value
+
+
+def test_sizes_are_shorter_in_the_browser_and_the_full_sweeps_elsewhere(monkeypatch):
+    native, browser = el.sizes("linux"), el.sizes("emscripten")
+    assert el.sizes("darwin") == native and el.sizes("wasi") == browser
+    assert native["needle"] == (1024, 4096, 16384) and native["memory"][-1] == 16384    # the tutorial's 1K, 4K, 16K
+    assert set(browser) == set(native)
+    for key in native:
+        assert max(browser[key]) <= 2048 and min(browser[key]) == min(native[key]), key
+        assert len(browser[key]) >= 2, key                          # still a sweep: a slope can be read
+    monkeypatch.setattr("sys.platform", "emscripten")
+    assert el.sizes() == browser                                   # the default reads the running platform
+    browser["needle"] = ()
+    assert el.sizes("emscripten")["needle"] == (1024, 2048)         # a copy: the caller cannot change the table

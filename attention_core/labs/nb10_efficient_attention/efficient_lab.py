@@ -14,6 +14,8 @@ the plot helpers take `ax=`, return it and never call `show()`.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention, validate_attention_inputs
@@ -36,6 +38,20 @@ from attention_core.teaching.measure import latencies, timed, traced_peak
 METHODS = ("full", "window")
 METHOD_LABELS = {"full": "efficient_lab.method_full", "window": "efficient_lab.method_window"}   # i18n keys
 MIB = 1 << 20
+
+# The lengths notebook 10 sweeps. In the browser (Pyodide: one thread, no optimised BLAS, matrix products many times
+# slower than here) the sweeps stop at 2,048 tokens, as notebook 09's do, so that Run All takes well under 100 s.
+SIZES = {"memory": (1024, 2048, 4096, 16384), "linear_memory": (1024, 2048, 4096, 8192),
+         "linear_time": (1024, 2048, 4096), "needle": (1024, 4096, 16384)}
+BROWSER_SIZES = {"memory": (1024, 2048), "linear_memory": (1024, 2048), "linear_time": (1024, 2048),
+                 "needle": (1024, 2048)}
+
+
+def sizes(platform: str | None = None) -> dict:
+    """The sweep lengths of notebook 10 for `platform` (default sys.platform): BROWSER_SIZES under Pyodide
+    ("emscripten") or WASI, SIZES elsewhere."""
+    platform = sys.platform if platform is None else platform
+    return dict(BROWSER_SIZES if platform in ("emscripten", "wasi") else SIZES)
 
 
 # --- the online softmax, one block at a time ----------------------------------------------------------

@@ -37,8 +37,8 @@ def linear_attention(q, k, v) -> np.ndarray:
     """(T, Dv) output of linear attention, regrouped: phi(Q) (phi(K)^T V), normalised row by row.
     The largest intermediate is (Dk, Dv): nothing of size T x T."""
     fq, fk = feature_map(q), feature_map(k)                       # (Tq, Dk), (Tk, Dk)
-    kv = fk.T @ v                                                  # (Dk, Dv): sum_j phi(k_j)^T v_j
-    z = fk.sum(axis=0)                                             # (Dk,):    sum_j phi(k_j)
+    kv = fk.T @ v  # [en] (Dk, Dv): sum_j phi(k_j)^T v_j [zh] (Dk, Dv)：对 j 求和 phi(k_j)^T v_j
+    z = fk.sum(axis=0)  # [en] (Dk,): sum_j phi(k_j) [zh] (Dk,)：对 j 求和 phi(k_j)
     return (fq @ kv) / (fq @ z)[:, None]                           # (Tq, Dv)
 
 
