@@ -13,31 +13,30 @@
 # # 09 · Cost and the context window
 #
 # **After this notebook you will be able to**
-# - count the query–key pairs of a context of $n$ tokens, and say what doubling $n$ (or multiplying it by 10) does to them;
-# - turn the pairs into FLOPs ($4n^2D$) and bytes ($H n^2 \times 4$ in float32) step by step, and compare them with the linear parts of a layer ($24nD^2$);
-# - measure time and peak memory of real attention calls as $n$ grows, and read them next to the analytic count;
+# - count the query–key pairs of a context of $n$ tokens, and say what doubling $n$ does to them;
+# - turn the pairs into FLOPs ($4n^2D$) and bytes ($H n^2 \times 4$ in float32), and compare them with the linear parts of a layer ($24nD^2$);
+# - measure the time and peak memory of real attention calls as $n$ grows;
 # - explain why context windows are limited, and what a kernel such as FlashAttention does and does not change;
 # - measure the KV cache growing linearly with the context at inference, and size it for real models;
-# - tell "lost in the middle" apart from "diluted weights": dilution hurts every position equally, a position effect does not.
+# - tell "lost in the middle" apart from "diluted weights".
 #
-# **What you should know first:** the shapes of scaled dot-product attention, $(n, d_k) \to (n, n)$
+# **What you should know first:** the shapes of attention, $(n, d_k) \to (n, n)$
 # ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)); heads ([06 · Multi-head attention](06_multi_head_attention.ipynb));
-# position biases before softmax ([07 · Position](07_position.ipynb)); the complexity table of [08 · Attention versus RNN](08_attention_vs_rnn.ipynb) helps.
+# position biases before softmax ([07 · Position](07_position.ipynb)).
 
 # %% [markdown] lang="zh"
 # # 09 · 计算代价与上下文窗口
 #
 # **学完本节，你将能够**
-# - 数出 $n$ 个 token 的上下文里有多少个 Query–Key 对，并说清 $n$ 翻倍（或变成 10 倍）时它们会怎样变化；
-# - 一步步把位置对换算成 FLOPs（$4n^2D$）和字节数（float32 下为 $H n^2 \times 4$），并与一层里的线性部分（$24nD^2$）比较；
-# - 随着 $n$ 增大，实测真实注意力调用的时间和峰值内存，并把它们与理论计数放在一起读；
+# - 数出 $n$ 个 token 的上下文里有多少个 Query–Key 对，说清 $n$ 翻倍时它们怎样变化；
+# - 把位置对换算成 FLOPs $4n^2D$ 和字节数，float32 下为 $H n^2 \times 4$，并与一层里线性部分的 $24nD^2$ 比较；
+# - 实测 $n$ 增大时真实注意力调用的时间和峰值内存；
 # - 解释上下文窗口为什么有上限，以及 FlashAttention 这类内核改变了什么、没改变什么；
-# - 测量推理时 KV 缓存随上下文线性增长，并算出真实模型的缓存有多大；
-# - 分清“中间迷失”和“权重被摊薄”：摊薄对每个位置一视同仁，位置效应则不然。
+# - 测量推理时随上下文线性增长的 KV 缓存，算出真实模型的缓存有多大；
+# - 分清“中间迷失”和“权重被摊薄”。
 #
-# **需要的基础**：缩放点积注意力的形状变化 $(n, d_k) \to (n, n)$（见 [02 · 缩放点积注意力](02_scaled_dot_product.ipynb)）；
-# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）；softmax 之前的位置偏置（见 [07 · 位置信息](07_position.ipynb)）；
-# 了解 08 节（注意力与 RNN）里的复杂度表会更好。
+# **预备知识**：注意力的形状变化 $(n, d_k) \to (n, n)$（[02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），
+# 多头注意力（[06 · 多头注意力](06_multi_head_attention.ipynb)），softmax 之前的位置偏置（[07 · 位置信息](07_position.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -75,15 +74,13 @@ for n in (6, 12, 24):
     print(f"[en]n = {n:2d}: weights {w.shape}, {w.size:4d} pairs = n² = {cost_lab.pair_count(n)}[zh]n = {n:2d}：权重 {w.shape}，{w.size:4d} 个位置对 = n² = {cost_lab.pair_count(n)}")
 
 # %% [markdown] lang="en"
-# Twice the tokens, four times the pairs. The tutorial “注意力机制” puts numbers on it: 1,000 tokens need about
-# 1,000 × 1,000 = 1 million pairs, 100,000 tokens about 10 billion. Here are those and the context windows
-# of today's models (128K, 200K, 1M tokens; throughout this notebook 128K means 128 × 1,024 = 131,072 tokens),
-# per head and per layer:
+# Twice the tokens, four times the pairs. The tutorial "Attention mechanism" (注意力机制) puts numbers on it: 1,000
+# tokens need about 1 million pairs, 100,000 tokens about 10 billion. Those, and the context windows of today's models
+# (128K, 200K, 1M tokens; 128K means 131,072 here), per head and per layer:
 
 # %% [markdown] lang="zh"
-# token 数翻倍，位置对变成四倍。《注意力机制》一文给出了具体数字：1 千个 token 约需 1,000 × 1,000 = 100 万个位置对，
-# 10 万个 token 则约需 100 亿个。下面是这两个数，以及当今模型的上下文窗口（128K、200K、1M 个 token；本节中 128K 一律指
-# 128 × 1,024 = 131,072 个 token），都按每个头、每一层计：
+# token 数翻倍，位置对变成四倍。《注意力机制》一文给出了具体数字：1 千个 token 约需 100 万个位置对，10 万个 token 约需 100 亿个。
+# 下面是这两个数以及当今模型的上下文窗口，即 128K、200K、1M 个 token，本节的 128K 指 131,072，都按每个头、每一层计：
 
 # %%
 print(pad("[en]n tokens[zh]token 数 n", 11, "right") + "  " + pad("[en]pairs n²[zh]位置对 n²", 19, "right") + f"  {'≈':>8}  "
@@ -97,44 +94,41 @@ n = 4_096
 print(f"[en]n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f};  → 10n = {10 * n:,}: pairs × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}[zh]n = {n:,} → 2n = {2 * n:,}：位置对 × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f}；→ 10n = {10 * n:,}：位置对 × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}")
 
 # %% [markdown] lang="en"
-# A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. In the words of “Transformer 自注意力机制：
-# 直觉理解，不需要数学”: double the length and the work becomes four times as much, ten times the length and it becomes
-# a hundred times; "this is a physical limit, not engineering laziness". Read it with its scope: the $n^2$ is a
-# property of the computation asked for, exact attention over **all** pairs, and no clever code avoids it while
-# computing that. It is not a law of nature for language models: compute something else (a window, a sparse
-# pattern, linear attention in notebook 10) and the count changes, at the price of what the model can see.
+# A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. The tutorial "Transformer self-attention: the
+# intuition, no maths needed" (Transformer 自注意力机制：直觉理解，不需要数学) calls this "a physical limit, not
+# engineering laziness". Read it with its scope: $n^2$ is a property of exact attention over **all** pairs, and no
+# clever code avoids it while computing that. Compute something else (a window, a sparse pattern, linear attention in
+# notebook 10) and the count changes, at the price of what the model can see.
 
 # %% [markdown] lang="zh"
-# 上下文长 100 倍，位置对就要多 $100^2 = 10{,}000$ 倍。用《Transformer 自注意力机制：直觉理解，不需要数学》的话说：
-# 序列长度翻倍，计算量变成四倍；序列长度增加 10 倍，计算量变成 100 倍；“这是物理限制，不是工程偷懒”。这句话要连同它的适用范围一起读：
-# $n^2$ 是所要求的那种计算——对**所有**位置对做精确注意力——本身的性质，只要算的是它，再巧妙的代码也绕不开。但它并不是语言模型的自然定律：
-# 换一种算法（窗口、稀疏模式、10 节的线性注意力），这个数就会变，代价是模型能看到的关系变少了。
+# 上下文长 100 倍，位置对就要多 $100^2 = 10{,}000$ 倍。《Transformer 自注意力机制：直觉理解，不需要数学》说这“是物理限制，不是工程偷懒”。
+# 这句话要连同适用范围一起读：$n^2$ 是对**所有**位置对做精确注意力这种计算本身的性质，只要算的是它，再巧妙的代码也绕不开。
+# 换一种算法，比如窗口、稀疏模式或 10 节的线性注意力，这个数就会变，代价是模型能看到的关系变少了。
 
 # %% [markdown] lang="en"
 # ## From pairs to FLOPs and bytes
 #
-# What does one pair cost? Follow one head through attention with its shapes (a multiply-add counts as 2 FLOPs):
+# Follow one head through attention with its shapes (a multiply-add is 2 FLOPs):
 #
-# 1. **Scores** $QK^\top$: $(n, d_k) \cdot (d_k, n) \to (n, n)$. Each of the $n^2$ scores is a dot product of $d_k$
-#    multiply-adds: $2n^2 d_k$ FLOPs.
-# 2. **Softmax** over each row: about $n^2$ exponentials (small next to the products when $d_k$ is 64 or more).
+# 1. **Scores** $QK^\top$: $(n, d_k) \cdot (d_k, n) \to (n, n)$, each a dot product of $d_k$ multiply-adds: $2n^2 d_k$ FLOPs.
+# 2. **Softmax** over each row: about $n^2$ exponentials, small next to the products when $d_k \ge 64$.
 # 3. **Mixing** weights $\cdot V$: $(n, n) \cdot (n, d_v) \to (n, d_v)$: another $2n^2 d_v$ FLOPs.
 #
-# With $H$ heads of width $d_k = d_v = D / H$, the heads together do $4n^2 D$ FLOPs: the number of heads does not
-# change the FLOPs. Memory is different: a **naive** implementation keeps the $(n, n)$ weights of every head,
-# $H \cdot n^2$ numbers, 4 bytes each in float32. The library's multi-head layer shows the bytes:
+# With $H$ heads of width $d_k = d_v = D / H$, the heads together do $4n^2 D$ FLOPs, whatever $H$ is. Memory is
+# different: a **naive** implementation keeps the $(n, n)$ weights of every head, $H \cdot n^2$ numbers of 4 bytes in
+# float32. The library's multi-head layer shows the bytes:
 
 # %% [markdown] lang="zh"
 # ## 从位置对到 FLOPs 和字节
 #
-# 一个位置对要花多少？带着形状，跟着一个头把注意力走一遍（一次乘加记作 2 个 FLOPs）：
+# 带着形状跟一个头把注意力走一遍，一次乘加记作 2 个 FLOPs：
 #
-# 1. **打分** $QK^\top$：$(n, d_k) \cdot (d_k, n) \to (n, n)$。$n^2$ 个分数中的每一个都是 $d_k$ 次乘加的点积：$2n^2 d_k$ 个 FLOPs。
-# 2. **softmax**：对每一行做归一化，约 $n^2$ 次指数运算（当 $d_k$ 为 64 或更大时，比起矩阵乘法可以忽略）。
-# 3. **混合**权重 $\cdot V$：$(n, n) \cdot (n, d_v) \to (n, d_v)$：又是 $2n^2 d_v$ 个 FLOPs。
+# 1. **打分** $QK^\top$：$(n, d_k) \cdot (d_k, n) \to (n, n)$，每个分数是 $d_k$ 次乘加的点积，共 $2n^2 d_k$ 个 FLOPs。
+# 2. **softmax**：每行归一化，约 $n^2$ 次指数运算，$d_k$ 不小于 64 时比起矩阵乘法可以忽略。
+# 3. **混合**权重 $\cdot V$：$(n, n) \cdot (n, d_v) \to (n, d_v)$，又是 $2n^2 d_v$ 个 FLOPs。
 #
-# 有 $H$ 个头、每个头宽 $d_k = d_v = D / H$ 时，所有头加起来是 $4n^2 D$ 个 FLOPs：头数不改变 FLOPs。内存则不同：
-# **朴素**实现要存下每个头的 $(n, n)$ 权重，共 $H \cdot n^2$ 个数，float32 下每个 4 字节。库里的多头注意力层可以直接给出字节数：
+# 有 $H$ 个宽为 $d_k = d_v = D / H$ 的头时，所有头加起来是 $4n^2 D$ 个 FLOPs，与头数无关。内存则不同：**朴素**实现要存下每个头的 $(n, n)$ 权重，
+# 共 $H \cdot n^2$ 个数，float32 下每个 4 字节。库里的多头注意力层可以直接给出字节数：
 
 # %%
 d_model, n_heads = 64, 4
@@ -146,14 +140,13 @@ for n in (256, 512, 1024):
     print(f"[en]n = {n:4d}: weights {w.shape} = {w.nbytes:>10,} bytes;  H·n²·4 = {cost['score_bytes']:>10,} ({cost_lab.format_bytes(w.nbytes)})[zh]n = {n:4d}：权重 {w.shape} = {w.nbytes:>10,} 字节；H·n²·4 = {cost['score_bytes']:>10,}（{cost_lab.format_bytes(w.nbytes)}）")
 
 # %% [markdown] lang="en"
-# Attention is not the whole layer. The projections $W^Q, W^K, W^V, W^O$ cost $4 \times 2nD^2 = 8nD^2$ FLOPs and the
-# feed-forward network (two matrices, $D \to 4D \to D$) $16nD^2$: together $24nD^2$, **linear** in $n$. So the
-# $n^2$ part overtakes the rest when $4n^2D > 24nD^2$, that is beyond $n = 6D$. Two model shapes, in float32:
+# Attention is not the whole layer. The projections $W^Q, W^K, W^V, W^O$ cost $8nD^2$ FLOPs and the feed-forward
+# network ($D \to 4D \to D$) $16nD^2$: together $24nD^2$, **linear** in $n$. The $n^2$ part overtakes them when
+# $4n^2D > 24nD^2$, that is beyond $n = 6D$. Two model shapes, in float32:
 
 # %% [markdown] lang="zh"
-# 注意力并不是一层的全部。投影 $W^Q, W^K, W^V, W^O$ 需要 $4 \times 2nD^2 = 8nD^2$ 个 FLOPs，前馈网络（两个矩阵，$D \to 4D \to D$）
-# 需要 $16nD^2$：合计 $24nD^2$，与 $n$ 成**线性**关系。所以当 $4n^2D > 24nD^2$，也就是 $n$ 超过 $6D$ 时，$n^2$ 部分就会压过其余部分。
-# 下面是两种模型形状，都按 float32 计：
+# 注意力并不是一层的全部。投影 $W^Q, W^K, W^V, W^O$ 需要 $8nD^2$ 个 FLOPs，前馈网络 $D \to 4D \to D$ 需要 $16nD^2$，合计 $24nD^2$，
+# 与 $n$ 成**线性**关系。当 $4n^2D > 24nD^2$，即 $n$ 超过 $6D$ 时，$n^2$ 部分就压过了它们。下面是两种模型形状，按 float32 计：
 
 # %%
 shapes = {"D = 768, H = 12": (768, 12), "D = 4096, H = 32": (4096, 32)}
@@ -168,32 +161,28 @@ for name, (d, h) in shapes.items():
 ax = cost_lab.plot_flops(4096, mark=131_072)
 
 # %% [markdown] lang="en"
-# On a log-log plot $n^2$ is a line of slope 2 and $n$ a line of slope 1: the steeper one must win somewhere. For a
-# model of width 4096 it wins from 24,576 tokens on; at 128K tokens (green line) it does about 84% of the work, and a
-# naive layer would have to hold 2 TiB of weights. Short contexts are dominated by the linear parts, which is why
-# the $n^2$ term surprises people only when they grow the window.
+# On log-log axes $n^2$ is a line of slope 2 and $n$ one of slope 1, so the steeper one must win. For width 4096 it wins
+# from 24,576 tokens on; at 128K tokens (green line) it does about 84% of the work, and a naive layer would hold 2 TiB of
+# weights. Short contexts are dominated by the linear parts, which is why the $n^2$ term surprises people only when
+# they grow the window.
 
 # %% [markdown] lang="zh"
-# 在双对数坐标里，$n^2$ 是斜率为 2 的直线，$n$ 是斜率为 1 的直线：更陡的那条迟早会胜出。对宽度为 4096 的模型，
-# 从 24,576 个 token 起它就占了上风；到 128K 个 token（绿线）时，它约占 84% 的计算量，而一层的朴素实现要存下 2 TiB 的权重。
-# 上下文较短时，线性部分占主导；所以人们往往要到扩大窗口时，才被 $n^2$ 这一项吓一跳。
+# 在双对数坐标里，$n^2$ 是斜率为 2 的直线，$n$ 是斜率为 1 的直线，更陡的那条迟早胜出。宽度为 4096 的模型从 24,576 个 token 起就由它占上风；
+# 到 128K 个 token（绿线）时它约占 84% 的计算量，一层的朴素实现要存 2 TiB 的权重。上下文较短时线性部分占主导，所以人们往往要到扩大窗口时才被 $n^2$ 吓一跳。
 
 # %% [markdown] lang="en"
 # ## Measured: time and memory against n
 #
-# Counting is one thing; does a real call behave like this? We run the library's `scaled_dot_product_attention`
-# on random $(n, 64)$ float32 inputs and ask it for the weights, so it holds the whole $(n, n)$ matrix as a naive
-# implementation does. `tracemalloc` records the peak of the memory NumPy allocates during the call, which does not
-# depend on the machine, so it can be printed. (In the browser edition, where NumPy runs without threads or an
-# optimised BLAS, the sweeps of this section stop at 2,048 tokens, so that they take seconds rather than minutes.)
+# Does a real call behave like this? We run `scaled_dot_product_attention` on random $(n, 64)$ float32 inputs and ask
+# for the weights, so it holds the whole $(n, n)$ matrix as a naive implementation does. `tracemalloc` records the peak
+# of the memory NumPy allocates during the call, which does not depend on the machine. In the browser edition, where
+# NumPy runs without threads or an optimised BLAS, the sweeps stop at 2,048 tokens.
 
 # %% [markdown] lang="zh"
 # ## 实测：时间和内存随 n 的变化
 #
-# 数数是一回事；真实的调用也是这样吗？我们在随机的 $(n, 64)$ float32 输入上运行库里的 `scaled_dot_product_attention`，
-# 并要求它返回权重，于是它要像朴素实现一样存下整个 $(n, n)$ 矩阵。`tracemalloc` 记录调用期间 NumPy 分配内存的峰值，
-# 这个数不随机器而变，所以可以直接打印出来。（在浏览器版里，NumPy 没有多线程，也没有优化过的 BLAS，本节的实验只做到
-# 2,048 个 token，这样只需几秒而不是几分钟。）
+# 真实的调用也是这样吗？我们在随机的 $(n, 64)$ float32 输入上运行 `scaled_dot_product_attention`，并要它返回权重，于是它像朴素实现一样存下整个 $(n, n)$ 矩阵。
+# `tracemalloc` 记录调用期间 NumPy 分配内存的峰值，这个数与机器无关。浏览器版里 NumPy 没有多线程，也没有优化过的 BLAS，所以实验只做到 2,048 个 token。
 
 # %%
 import sys
@@ -210,15 +199,13 @@ for r in memory:
     previous = r["peak_bytes"]
 
 # %% [markdown] lang="en"
-# The peak is the weight matrix ($n^2 \times 4$ bytes) plus two small $(n, 64)$ arrays, so it approaches × 4 per
-# doubling. Time cannot be printed the same way: it changes from run to run and machine to machine. The next cell
-# measures it (the fastest of five rounds, on one BLAS thread so that other programs on the machine disturb it less)
-# and prints only coarse ratios; your numbers will differ, the trend will not.
+# The peak is the weight matrix ($n^2 \times 4$ bytes) plus two small $(n, 64)$ arrays, so it approaches ×4 per
+# doubling. Time changes from run to run and machine to machine; the next cell takes the fastest of five rounds on one
+# BLAS thread and prints coarse ratios. Your numbers will differ, the trend will not.
 
 # %% [markdown] lang="zh"
-# 峰值就是权重矩阵（$n^2 \times 4$ 字节）再加两个小的 $(n, 64)$ 数组，所以每翻倍一次就趋近 × 4。时间不能这样直接打印：
-# 它每次运行、每台机器都不一样。下一个单元格测量时间（五轮中取最快的一轮，并且只用一个 BLAS 线程，以减少机器上其他程序的干扰），
-# 只打印粗略的倍数；你的数字会不同，趋势不会变。
+# 峰值就是 $n^2 \times 4$ 字节的权重矩阵再加两个小的 $(n, 64)$ 数组，所以每翻倍一次就趋近 ×4。时间则每次运行、每台机器都不一样，
+# 下一个单元格只用一个 BLAS 线程、五轮中取最快的一轮，只打印粗略的倍数。你的数字会不同，趋势不会变。
 
 # %%
 # MEASUREMENT
@@ -232,36 +219,30 @@ ax = cost_lab.plot_measured(timed, "seconds", ax=left)
 ax = cost_lab.plot_measured(timed, "peak_bytes", ax=right)
 
 # %% [markdown] lang="en"
-# The memory line lies on the $n^2$ reference almost exactly. The time line scatters more: at small $n$ a call takes
-# well under a millisecond, and fixed costs (the Python call, the $(n, 64)$ products), the caches and whatever else the
-# machine is doing all show in the ratios. Over the larger sizes its slope comes close to 2. The analytic count and the
-# measurement agree on the trend: the wall is $n^2$.
+# The memory line lies on the $n^2$ reference almost exactly. The time line scatters more at small $n$, where a call
+# takes well under a millisecond and fixed costs show; over the larger sizes its slope comes close to 2. The wall is $n^2$.
 
 # %% [markdown] lang="zh"
-# 内存曲线几乎正好落在 $n^2$ 参考线上。时间曲线则更分散：$n$ 较小时，一次调用远不到一毫秒，固定开销（Python 调用、$(n, 64)$ 的乘法）、
-# 缓存，以及机器上同时在做的其他事情，都会反映在倍数里。在较大的规模上，它的斜率接近 2。理论计数和实测在趋势上一致：这堵墙就是 $n^2$。
+# 内存曲线几乎正好落在 $n^2$ 参考线上。时间曲线在 $n$ 较小时更分散，因为一次调用远不到一毫秒，固定开销都显现出来；规模较大时斜率接近 2。这堵墙就是 $n^2$。
 
 # %% [markdown] lang="en"
 # ## Where n² takes over
 #
-# Now change the model yourself. The slider sets the context length on a log scale from 128 to about a million
-# tokens (1,000 and 100,000, the tutorial's numbers, are on it too); the other controls set the heads $H$, the
-# layers $L$, the width $D$ and the number format. Left: the FLOPs of a whole forward pass, attention's $n^2$ part
-# against the linear parts, with the crossover $n = 6D$ dashed. Right: the score matrices one layer would hold in a
-# naive implementation, against the 80 GiB of one large GPU.
+# Change the model yourself. The slider sets the context length on a log scale from 128 to about a million tokens; the
+# other controls set the heads $H$, layers $L$, width $D$ and number format. Left: the FLOPs of a forward pass, the
+# $n^2$ part against the linear parts, the crossover $n = 6D$ dashed. Right: the score matrices one naive layer would
+# hold, against the 80 GiB of one large GPU.
 #
-# Try: 1,000 and then 100,000 tokens (about 1 M and 10 G pairs per head); change $H$ and watch the memory move while
-# the FLOPs stay put; halve $D$ and watch the crossover move left.
+# Try 1,000 and then 100,000 tokens; change $H$ and watch the memory move while the FLOPs stay put; halve $D$ and watch
+# the crossover move left.
 
 # %% [markdown] lang="zh"
 # ## n² 从哪里开始占上风
 #
-# 现在自己动手改模型。滑块以对数刻度设置上下文长度，从 128 到约一百万个 token（原教程里的 1,000 和 100,000 也在上面）；
-# 其余控件设置头数 $H$、层数 $L$、宽度 $D$ 和数值格式。左图：一次完整前向计算的 FLOPs，注意力的 $n^2$ 部分对比线性部分，
-# 虚线是交点 $n = 6D$。右图：朴素实现下一层要存的分数矩阵，对比一块大显卡的 80 GiB。
+# 自己动手改模型。滑块以对数刻度设置上下文长度，从 128 到约一百万个 token；其余控件设置头数 $H$、层数 $L$、宽度 $D$ 和数值格式。
+# 左图是一次前向计算的 FLOPs，$n^2$ 部分对比线性部分，虚线是交点 $n = 6D$；右图是朴素实现下一层要存的分数矩阵，对比一块大显卡的 80 GiB。
 #
-# 试一试：先设 1,000 个 token，再设 100,000 个（每个头分别约 1 M 和 10 G 个位置对）；改变 $H$，看内存变化而 FLOPs 不动；
-# 把 $D$ 减半，看交点向左移。
+# 试着先设 1,000 个 token，再设 100,000 个；改变 $H$，看内存变而 FLOPs 不动；把 $D$ 减半，看交点左移。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -269,11 +250,10 @@ ax = cost_lab.plot_measured(timed, "peak_bytes", ax=right)
 widgets.context_cost_widget(n_tokens=4096, n_heads=32, n_layers=32, d_model=4096, dtype="bfloat16")
 
 # %% [markdown] lang="en"
-# The widget's numbers come from a pure function that you can call in a cell, for example at the tutorial's
-# 100,000 tokens:
+# The widget's numbers come from a pure function you can call, for example at the tutorial's 100,000 tokens:
 
 # %% [markdown] lang="zh"
-# 控件里的数字来自一个纯函数，你可以在单元格里直接调用它，例如在原教程的 100,000 个 token 处：
+# 控件里的数字来自一个纯函数，可以直接调用，例如取原教程的 100,000 个 token：
 
 # %%
 s = widgets.context_cost_state(n_tokens=100_000, n_heads=32, n_layers=32, d_model=4096, dtype="bfloat16")
@@ -284,28 +264,24 @@ print(f"[en]FLOPs of one forward pass: n² part {cost_lab.format_count(s['attent
 # %% [markdown] lang="en"
 # ## Why the context window is limited
 #
-# Why not simply skip most of the pairs? Because scoring **all** pairs is where attention's power comes from: any
-# token can find any other, wherever it is. Score only some pairs (sparse attention, a sliding window, notebook 10)
-# and you limit which relations the model can see. Long-context models (128K, 200K, 1M tokens; the tutorial's examples
-# are Claude's 200K context and Gemini's 1M, sized at the end of the KV-cache section) push the engineering boundary
-# with such approximations and with better kernels; the $n^2$ in principle stays.
+# Why not skip most of the pairs? Because scoring **all** pairs is where attention's power comes from: any token can find
+# any other, wherever it is. Score only some (a sliding window, sparse attention, notebook 10) and you limit what the
+# model can see. Long-context models (128K, 200K, 1M tokens) push the engineering boundary with such approximations and
+# with better kernels; the $n^2$ in principle stays.
 #
-# Better kernels deserve a closer look. FlashAttention computes exact global attention without ever storing the
-# $(n, n)$ matrix: it works through tiles and keeps only one at a time. That changes **memory traffic and constants**,
-# not the $n^2$ compute. The library has a small version of the same idea: with `need_weights=False` it works through
-# blocks of query rows and keeps only one block of scores. Its peak memory:
+# FlashAttention computes exact attention without ever storing the $(n, n)$ matrix: it works through tiles and keeps
+# one at a time. That changes **memory traffic and constants**, not the $n^2$ compute. The library has a small version
+# of the idea: with `need_weights=False` it works through blocks of query rows and keeps one block of scores. Its peak memory:
 
 # %% [markdown] lang="zh"
 # ## 为什么上下文窗口有上限
 #
 # 为什么不干脆跳过大部分位置对？因为给**所有**位置对打分正是注意力强大的来源：任何 token 都能找到任何其他 token，不管它在哪里。
-# 只给部分位置对打分（稀疏注意力、滑动窗口，见 10 节），就等于限制了模型能看到的关系范围。长上下文模型（128K、200K、1M 个 token；
-# 原教程举的例子是 Claude 的 200k 上下文和 Gemini 的 1M 上下文，KV 缓存一节的末尾会算出它们的代价）
-# 靠这类近似手段和更好的内核推进工程边界；但原理上，$n^2$ 依然存在。
+# 只给部分位置对打分，比如 10 节的滑动窗口和稀疏注意力，就限制了模型能看到的东西。128K、200K、1M 个 token 的长上下文模型靠这类近似和更好的内核推进工程边界，
+# 但原理上 $n^2$ 依然存在。
 #
-# 更好的内核值得细看。FlashAttention 精确地计算全局注意力，却从不存下整个 $(n, n)$ 矩阵：它分块计算，每次只保留一块。
-# 它改变的是**显存搬运和常数**，而不是 $n^2$ 的计算量。库里有同一思路的一个小版本：设 `need_weights=False` 时，
-# 它按 Query 行分块计算，只保留一块分数。它的峰值内存如下：
+# FlashAttention 精确地计算注意力，却从不存下整个 $(n, n)$ 矩阵：它分块计算，每次只保留一块。它改变的是**显存搬运和常数**，不是 $n^2$ 的计算量。
+# 库里有这个思路的一个小版本：设 `need_weights=False` 时，它按 Query 行分块，只保留一块分数。它的峰值内存如下：
 
 # %%
 blocked = cost_lab.measure_sweep(sizes, d_k=64, need_weights=False, timing=False)
@@ -314,12 +290,11 @@ for full, part in zip(memory, blocked):
     print(f"{full['n_tokens']:>5}  {full['peak_bytes'] / 2**20:>23.1f}  {part['peak_bytes'] / 2**20:>17.1f}")
 
 # %% [markdown] lang="en"
-# From 2,048 tokens on, the blocked call holds one block of at most 4 MiB, plus arrays of $n \times 64$ numbers: its
-# memory now grows linearly, not as $n^2$. But every score is still computed, so its **time** keeps the $n^2$ slope:
+# From 2,048 tokens on, the blocked call holds one block of at most 4 MiB plus arrays of $n \times 64$ numbers: its
+# memory grows linearly. But every score is still computed, so its **time** keeps the $n^2$ slope:
 
 # %% [markdown] lang="zh"
-# 从 2,048 个 token 起，分块调用只保留一块最多 4 MiB 的分数，外加几个 $n \times 64$ 的数组：内存变成线性增长，不再是 $n^2$。
-# 但每一个分数仍然都要算，所以它的**时间**仍然保持 $n^2$ 的斜率：
+# 从 2,048 个 token 起，分块调用只保留一块最多 4 MiB 的分数，外加几个 $n \times 64$ 的数组，内存变成线性增长。但每个分数照样要算，所以**时间**仍保持 $n^2$ 的斜率：
 
 # %%
 # MEASUREMENT
@@ -330,38 +305,34 @@ print("[en]blocks, time ratio per doubling of n:[zh]分块，n 每翻倍一次�
 print(f"[en]log-log slope from {sizes[2]:,} to {sizes[-1]:,} tokens: {cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}[zh]从 {sizes[2]:,} 到 {sizes[-1]:,} 个 token 的双对数斜率：{cost_lab.loglog_slope(sizes[2:], block_seconds[2:]):.1f}")
 
 # %% [markdown] lang="en"
-# So a fused kernel moves the wall (you can reach longer contexts on the same memory, and on a GPU faster too, because
-# the matrix never travels to and from main memory: notebook 10 cites the measured speed-up), but it does not remove
-# it: per layer the work is still $4n^2D$.
-# Notebook 10 builds the tiled version with an online softmax and measures it.
+# A fused kernel moves the wall (longer contexts fit in the same memory, and on a GPU it is faster too) but does not
+# remove it: per layer the work is still $4n^2D$. Notebook 10 builds the tiled version with an online softmax.
 
 # %% [markdown] lang="zh"
-# 所以融合内核挪动了这堵墙（同样的显存能装下更长的上下文；在 GPU 上速度也更快，因为矩阵从不需要往返于主存，10 节引用了实测的加速），但没有拆掉它：
-# 每一层的计算量仍然是 $4n^2D$。10 节会亲手搭建带在线 softmax 的分块版本，并测量它。
+# 融合内核挪动了这堵墙，同样的显存能装下更长的上下文，在 GPU 上也更快，但没有拆掉它：每层的计算量仍是 $4n^2D$。10 节会亲手搭建带在线 softmax 的分块版本。
 
 # %% [markdown] lang="en"
 # ## At inference: the KV cache grows linearly with the context
 #
-# Generation adds a memory cost that training does not have. A decoder produces one token at a time, and each new
-# token attends to all the earlier ones, so every layer keeps the **key and value** of every token so far (the KV
-# cache of notebook 04) instead of recomputing them. Its size is
+# Generation adds a memory cost that training does not have. A decoder produces one token at a time, and each new token
+# attends to all earlier ones, so every layer keeps the **key and value** of every token so far instead of recomputing
+# them: the **KV cache**. Its size is
 #
 # $$2 \times \text{layers} \times \text{KV heads} \times d_{head} \times n \times \text{bytes per number},$$
 #
-# **linear** in the context $n$, and one new token costs $n$ scores per head, not $n^2$ (the $n^2$ is paid once, for
-# the prompt). Here it is measured on a small decoder (2 layers, 4 heads of width 16, float64), token by token: the
-# cache's real bytes and the scores each step computes.
+# **linear** in $n$, and a new token costs $n$ scores per head, not $n^2$ (the $n^2$ is paid once, for the prompt).
+# Measured on a small decoder (2 layers, 4 heads of width 16, float64), token by token:
 
 # %% [markdown] lang="zh"
 # ## 推理时：KV 缓存随上下文线性增长
 #
-# 生成文本时，还有一项训练时没有的内存开销。解码器一次只产生一个 token，每个新 token 都要关注之前所有的 token，
-# 所以每一层都把到目前为止每个 token 的 **Key 和 Value** 存下来（04 节的 KV 缓存），而不是重新计算。它的大小是
+# 生成文本时还有一项训练时没有的内存开销。解码器一次只产生一个 token，每个新 token 都要关注之前所有的 token，所以每一层都把到目前为止每个 token 的
+# **Key 和 Value** 存下来，不再重新计算，这就是 **KV 缓存**。它的大小是
 #
 # $$2 \times \text{层数} \times \text{KV 头数} \times d_{head} \times n \times \text{每个数的字节数}$$
 #
-# 与上下文长度 $n$ 成**线性**关系；而每生成一个新 token，每个头只需计算 $n$ 个分数，而不是 $n^2$（$n^2$ 只在处理提示词时付一次）。
-# 下面在一个小解码器（2 层、4 个宽 16 的头，float64）上逐个 token 实测：缓存实际占用的字节数，以及每一步计算的分数个数。
+# 与 $n$ 成**线性**关系；每生成一个新 token，每个头只需算 $n$ 个分数而不是 $n^2$ 个，$n^2$ 只在处理提示词时付一次。
+# 下面在一个小解码器上逐个 token 实测，它有 2 层、4 个宽 16 的头，用 float64：
 
 # %%
 steps = kv_cache.decode_with_cache(1024)
@@ -372,12 +343,11 @@ print("[en]bytes added per token, at every one of the 1,023 steps:[zh]每个 tok
       "[en]= 2 · 2 layers · 4 heads · 16 · 8 bytes =[zh]= 2 · 2 层 · 4 个头 · 16 · 8 字节 =", 2 * 2 * 4 * 16 * 8)
 
 # %% [markdown] lang="en"
-# Each token adds the same 2,048 bytes, so doubling the context doubles the cache (never quadruples it), and the
-# work of one step doubles too. For real models the same count, with their published shapes in float16:
+# Each token adds the same 2,048 bytes: doubling the context doubles the cache, never quadruples it. For real models,
+# with their published shapes in float16:
 
 # %% [markdown] lang="zh"
-# 每个 token 都增加同样的 2,048 字节，所以上下文翻倍，缓存也只翻倍（不会变成四倍），每一步的计算量同样只翻倍。
-# 换成真实模型，用它们公开的形状、按 float16 计算：
+# 每个 token 都增加同样的 2,048 字节：上下文翻倍，缓存也只翻倍，不会变成四倍。换成真实模型，用公开的形状按 float16 计算：
 
 # %%
 models = ["GPT-2 small", "Llama-2-7B", "Llama-2-70B", "Mistral-7B"]
@@ -389,43 +359,38 @@ tables.Table(values, models, columns, digits=3)
 
 
 # %% [markdown] lang="en"
-# Llama-2-7B keeps half a mebibyte per token: 2 GiB at 4K tokens, 64 GiB at 128K, several times its own weights
-# (about 7 billion parameters, some 13 GB in float16), for a single sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook
-# 06's table) is how Mistral-7B and Llama-2-70B cut it by 4 and 8. Mistral-7B's row also stops growing after 4,096
-# tokens: its attention is a sliding window of 4,096 tokens (notebook 10), so no layer reads a key further back and
-# its cache is a rolling buffer of the last 4,096 (Jiang et al. 2023); with full attention the same shape would need
-# 16 GiB at 128K (`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`). It reaches further than 4,096
-# tokens only through its layers, and a window changes what the model can see. So at inference the context window is
-# limited by two things: the $n^2$ of the prompt pass, and a cache that grows with every token and must stay in
+# Llama-2-7B keeps half a mebibyte per token: 2 GiB at 4K tokens, 64 GiB at 128K, several times its own weights (about
+# 13 GB in float16), for one sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook 06)
+# is how Mistral-7B and Llama-2-70B cut it by 4 and 8. Mistral-7B's row stops growing after 4,096 tokens: its attention
+# is a sliding window of 4,096 (notebook 10), so its cache is a rolling buffer (Jiang et al. 2023); with full attention
+# it would need 16 GiB at 128K (`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`). So at inference the
+# window is limited twice: by the $n^2$ of the prompt pass, and by a cache that grows with every token and stays in
 # memory for the whole generation.
 
 # %% [markdown] lang="zh"
-# Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己权重（约 70 亿个参数，float16 下约 13 GB）的好几倍，而这只是一个序列。
-# 分组 Query 注意力（32 或 64 个 Query 头共用 8 个 KV 头，见 06 节的表）正是 Mistral-7B 和 Llama-2-70B 把它缩小 4 倍和 8 倍的办法。
-# Mistral-7B 这一行在 4,096 个 token 之后就不再增长：它的注意力是 4,096 个 token 的滑动窗口（10 节），没有哪一层会读更早的 Key，
-# 所以它的缓存是只保留最近 4,096 个 token 的滚动缓冲区（Jiang 等 2023）；同样的形状若用全局注意力，128K 时需要 16 GiB
-# （`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`）。它要看得比 4,096 个 token 更远，只能靠层层传递，
-# 而窗口本身就改变了模型能看到的范围。所以在推理时，上下文窗口受两件事限制：处理提示词时的 $n^2$，以及一个每生成一个 token 就增长一点、整个生成过程中都必须留在内存里的缓存。
+# Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己 float16 权重（约 13 GB）的好几倍，而这只是一个序列。
+# 分组 Query 注意力让 32 或 64 个 Query 头共用 8 个 KV 头（06 节），Mistral-7B 和 Llama-2-70B 就是这样把缓存缩小 4 倍和 8 倍的。
+# Mistral-7B 这一行过了 4,096 个 token 就不再增长：它的注意力是 4,096 个 token 的滑动窗口（10 节），缓存只是一个滚动缓冲区（Jiang 等 2023）；
+# 若用全局注意力，128K 时要 16 GiB（`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`）。所以推理时上下文窗口受两重限制：
+# 处理提示词时的 $n^2$，以及每生成一个 token 就增长、整个生成过程都得留在内存里的缓存。
 
 # %% [markdown] lang="en"
 # ### The tutorial's examples: 200K and 1M tokens
 #
-# “Transformer 自注意力机制：直觉理解，不需要数学” names two models at the edge: **Claude's 200K context and Gemini's 1M
-# context**, as "results of pushing the engineering boundary in this direction" (the windows as the tutorial states
-# them, at the time it was written). Neither model's shape is published, so here are the collection's own numbers
-# for a published one, **Llama-2-70B's shape** (80 layers, 64 query heads sharing 8 KV heads, head width 128), in
-# bfloat16, at those two lengths: the naive score matrices, the KV cache of one sequence, and what the tiled path of
-# notebook 10 (`ac.tiled_attention`, float32) holds instead. Its fixed part (one tile of scores, the running maximum
-# and sum) is measured first, on one head at two lengths:
+# The tutorial on self-attention quoted above names two windows at the edge, Claude's 200K and Gemini's 1M tokens, as "results of pushing the
+# engineering boundary in this direction". Those models' shapes are not published, so the table below uses a published
+# one at those two lengths: **Llama-2-70B** (80 layers, 64 query heads sharing 8 KV heads, head width 128) in bfloat16.
+# It gives the naive score matrices, the KV cache of one sequence, and what the tiled path of notebook 10
+# (`ac.tiled_attention`, float32) holds instead, whose fixed part (one tile of scores, the running maximum and sum) is
+# measured first on one head:
 
 # %% [markdown] lang="zh"
 # ### 原教程的例子：200K 和 1M 个 token
 #
-# 《Transformer 自注意力机制：直觉理解，不需要数学》点名了两个站在边界上的模型：**Claude 的 200k 上下文、Gemini 的 1M 上下文**，
-# 说它们“都是在这个方向上推进工程边界的结果”（窗口长度按原教程写作时的说法）。这两个模型的形状都没有公开，所以下面用一个公开的形状，
-# **Llama-2-70B 的形状**（80 层，64 个 Query 头共用 8 个 KV 头，每个头宽 128），按 bfloat16，在这两个长度上给出本课程自己算出的数：
-# 朴素实现的分数矩阵、一个序列的 KV 缓存，以及 10 节的分块计算（`ac.tiled_attention`，float32）需要的内存。
-# 先在一个头、两种长度上实测分块计算的固定部分（一块分数、当前最大值和当前累计和）：
+# 《Transformer 自注意力机制：直觉理解，不需要数学》还点名了两个站在边界上的窗口，Claude 的 200K 和 Gemini 的 1M 个 token，说它们“都是在这个方向上推进工程边界的结果”。
+# 这两个模型的形状没有公开，所以下表在这两个长度上用一个公开的形状：**Llama-2-70B**，80 层，64 个 Query 头共用 8 个 KV 头，头宽 128，按 bfloat16 计。
+# 表中给出朴素实现的分数矩阵、一个序列的 KV 缓存，以及 10 节的分块计算（`ac.tiled_attention`，float32）需要的内存。
+# 分块计算的固定部分，即一块分数、当前最大值和当前累计和，先在一个头上实测：
 
 # %%
 overhead = long_context.tiled_overhead([2048, 4096], d_head=128)                 # [en] one head, float32 [zh] 一个头，float32
@@ -439,60 +404,57 @@ labels = ["[en]pairs per head and layer[zh]每个头、每层的位置对", "[en
           "[en]tiled path, one head[zh]分块计算，一个头", "[en]tiled path, one layer, 64 heads[zh]分块计算，一层 64 个头",
           "[en]FLOPs of the n² part, one forward pass[zh]一次前向计算中 n² 部分的 FLOPs"]
 keys = ["pairs", "score_head_bytes", "score_layer_bytes", "kv_cache_bytes", "tiled_head_bytes", "tiled_layer_bytes", "attention_flops"]
-print(pad("", 46) + "".join(pad(f"{name} {n:,}", 22, "right") for name, n in long_context.TUTORIAL_EXAMPLES))
+print(pad("[en]Llama-2-70B, bfloat16[zh]Llama-2-70B，bfloat16", 46) + "".join(pad(f"[en]{n:,} tokens[zh]{n:,} 个 token", 22, "right") for _, n in long_context.TUTORIAL_EXAMPLES))
 for label, key in zip(labels, keys):
     cells = [f"{r[key]:.2e}" if key in ("pairs", "attention_flops") else cost_lab.format_bytes(r[key]) for r in rows]
     print(pad(label, 46) + "".join(pad(c, 22, "right") for c in cells))
 
 # %% [markdown] lang="en"
-# The fixed part is the same 3.0 MiB at 2,048 and 4,096 tokens (a tile holds up to 2,048 query rows × 128 keys, so it is
-# full from 2,048 tokens on); everything else on the tiled path grows like $n$.
-# At 200K tokens one head's naive weights alone (74.5 GiB) would fill a large GPU, and one layer's 64 heads would need
-# 4.7 TiB; at 1M tokens 1.8 TiB per head and 116.4 TiB per layer. No machine holds that, so no model with such a window
-# can be run the naive way. The tiled path needs 12.4 GiB and 61.2 GiB for the same layer, mostly its float32 output,
-# which any method must produce. The KV cache is the other wall: 61.0 GiB for one 200K-token sequence and 305.2 GiB
-# at 1M, linear in $n$ but held for the whole generation (and this shape already shares each KV head among 8 query
-# heads). And the compute stays quadratic: about $10^{17}$ FLOPs in the $n^2$ part of one 200K-token pass, 25 times
-# that at 1M. Reaching such windows takes all of it at once: kernels that never store the matrix, a smaller cache
-# (grouped or compressed keys and values), and more and faster hardware.
+# The fixed part is the same 3.0 MiB at 2,048 and 4,096 tokens (a tile holds up to 2,048 query rows × 128 keys);
+# everything else on the tiled path grows like $n$. At 200K tokens one head's naive weights (74.5 GiB) would fill a
+# large GPU, and one layer's 64 heads need 4.7 TiB; at 1M tokens 1.8 TiB per head and 116.4 TiB per layer. No model
+# with such a window can run the naive way. The tiled path needs 12.4 GiB and 61.2 GiB for the same layer, mostly its
+# float32 output. The KV cache is the other wall: 61.0 GiB for one 200K-token sequence and 305.2 GiB at 1M, held for the
+# whole generation, although this shape already shares each KV head among 8 query heads. And the compute stays
+# quadratic: about $10^{17}$ FLOPs in the $n^2$ part of one 200K-token pass, 25 times that at 1M. Such windows take all
+# of it at once: kernels that never store the matrix, a smaller cache (grouped or compressed keys and values), and more
+# and faster hardware.
 #
 # **Self-test.** With the same shape, at what context does the KV cache of one sequence reach 80 GiB, one large GPU?
 # <details><summary>Answer</summary>
 #
-# $2 \times 80 \times 8 \times 128 \times 2 = 327{,}680$ bytes per token, so $80 \times 2^{30} / 327{,}680 \approx 262{,}144$
-# tokens: a little beyond the 200K of the tutorial's example. `kv_cache.kv_cache_bytes(80, 8, 128, 262_144)` gives
-# exactly 80 GiB.
+# $2 \times 80 \times 8 \times 128 \times 2 = 327{,}680$ bytes per token, so $80 \times 2^{30} / 327{,}680 = 262{,}144$
+# tokens, a little beyond 200K. `kv_cache.kv_cache_bytes(80, 8, 128, 262_144)` gives exactly 80 GiB.
 # </details>
 
 # %% [markdown] lang="zh"
-# 固定部分在 2,048 和 4,096 个 token 时都是 3.0 MiB（一块最多容纳 2,048 行 Query × 128 个 Key，所以从 2,048 个 token 起它就满了）；分块计算的其余部分都随 $n$ 线性增长。在 200K 个 token 时，光是一个头的朴素权重（74.5 GiB）
-# 就能塞满一块大显卡，一层 64 个头要 4.7 TiB；到 1M 个 token 时，每个头 1.8 TiB，每层 116.4 TiB。没有哪台机器装得下，所以有这么长窗口的模型，
-# 都不可能用朴素方式运行。同样一层，分块计算只需 12.4 GiB 和 61.2 GiB，主要是它的 float32 输出，而输出是任何方法都必须产生的。
-# KV 缓存是另一堵墙：一个 200K token 的序列要 61.0 GiB，1M 时要 305.2 GiB；它随 $n$ 线性增长，却要在整个生成过程中一直留着
-# （而且这个形状已经让每个 KV 头由 8 个 Query 头共用）。计算量仍然是平方级的：一次 200K token 的前向计算中，$n^2$ 部分约 $10^{17}$ 个 FLOPs，
-# 到 1M 时是它的 25 倍。要做到这么长的窗口，这几样缺一不可：从不存下整个矩阵的内核、更小的缓存（分组或压缩的 Key 和 Value），以及更多、更快的硬件。
+# 固定部分在 2,048 和 4,096 个 token 时都是 3.0 MiB，因为一块最多容纳 2,048 行 Query × 128 个 Key；分块计算的其余部分都随 $n$ 线性增长。
+# 200K 个 token 时，光一个头的朴素权重就有 74.5 GiB，能塞满一块大显卡，一层 64 个头要 4.7 TiB；1M 个 token 时每个头 1.8 TiB，每层 116.4 TiB。
+# 这么长窗口的模型都不可能用朴素方式运行。同样一层，分块计算只要 12.4 GiB 和 61.2 GiB，主要是它的 float32 输出。KV 缓存是另一堵墙：
+# 一个 200K token 的序列要 61.0 GiB，1M 时要 305.2 GiB，而且整个生成过程都得留着，尽管这个形状已经让 8 个 Query 头共用一个 KV 头。
+# 计算量仍是平方级的：一次 200K token 的前向计算里，$n^2$ 部分约 $10^{17}$ 个 FLOPs，1M 时是它的 25 倍。要做到这么长的窗口，几样缺一不可：
+# 从不存下整个矩阵的内核，分组或压缩 Key 和 Value 以缩小缓存，还有更多更快的硬件。
 #
-# **自测题**。还是这个形状，上下文多长时，一个序列的 KV 缓存会达到 80 GiB，也就是一块大显卡？
+# **自测题**。还是这个形状，上下文多长时，一个序列的 KV 缓存会达到一块大显卡的 80 GiB？
 # <details><summary>答案</summary>
 #
-# 每个 token 要 $2 \times 80 \times 8 \times 128 \times 2 = 327{,}680$ 字节，所以是 $80 \times 2^{30} / 327{,}680 \approx 262{,}144$ 个 token：
-# 比原教程例子里的 200K 稍多一点。`kv_cache.kv_cache_bytes(80, 8, 128, 262_144)` 恰好给出 80 GiB。
+# 每个 token 要 $2 \times 80 \times 8 \times 128 \times 2 = 327{,}680$ 字节，所以是 $80 \times 2^{30} / 327{,}680 = 262{,}144$ 个 token，比 200K 稍多。
+# `kv_cache.kv_cache_bytes(80, 8, 128, 262_144)` 恰好给出 80 GiB。
 # </details>
 
 # %% [markdown] lang="en"
-# ### Exercise 1: decode with a cache
+# ### Exercise 1 · ★★☆ · about 15 min: decode with a cache
 #
 # Write `my_kv_decode(q, k, v)`: the queries, keys and values $(T, d)$ of $T$ tokens arrive one at a time; at step $t$
-# append `k[t]`, `v[t]` to your cache and attend with `q[t]` over the cache. Return the $T$ outputs $(T, d_v)$. They
-# must equal the full causal computation of notebook 04; the checker names a future key seen, a cache that misses the
-# current token, and a cache that forgets.
+# append `k[t]`, `v[t]` to your cache and attend with `q[t]` over it. Return the $T$ outputs $(T, d_v)$; they must equal
+# the full causal computation of notebook 04. The checker names a future key seen, a cache that misses the current
+# token, and a cache that forgets.
 
 # %% [markdown] lang="zh"
-# ### 练习 1：带缓存的解码
+# ### 练习 1 · ★★☆ · 约 15 分钟：带缓存的解码
 #
-# 写一个 `my_kv_decode(q, k, v)`：$T$ 个 token 的 Query、Key、Value $(T, d)$ 一个一个到来；第 $t$ 步把 `k[t]`、`v[t]`
-# 放进缓存，再用 `q[t]` 对整个缓存做注意力。返回 $T$ 个输出 $(T, d_v)$。它们必须与 04 节完整的因果计算完全相同；
-# 检查器能指出：看到了未来的 Key、缓存漏了当前 token、缓存把之前的内容丢了。
+# 写出 `my_kv_decode(q, k, v)`：$T$ 个 token 的 Query、Key、Value $(T, d)$ 一个一个到来，第 $t$ 步把 `k[t]`、`v[t]` 放进缓存，再用 `q[t]` 对整个缓存做注意力。
+# 返回 $T$ 个输出 $(T, d_v)$，它们必须与 04 节完整的因果计算相同。看到了未来的 Key、缓存漏了当前 token、缓存丢了之前的内容，检查器都能指出来。
 
 # %%
 def my_kv_decode(q, k, v):
@@ -534,18 +496,17 @@ checks.check_kv_cache_decode(my_kv_decode)
 # </details>
 
 # %% [markdown] lang="en"
-# ### Exercise 2: size a cache
+# ### Exercise 2 · ★☆☆ · about 10 min: size a cache
 #
-# Write `my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number)` for one sequence. The checker
-# tries Llama-2-7B at 4,096 tokens and Mistral-7B at 32,768, and recognises a forgotten factor 2, a missing layer
-# count, bits instead of bytes, and a cache that grows like $n^2$.
+# Write `my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number)` for one sequence. The checker tries
+# Llama-2-7B at 4,096 tokens and Mistral-7B at 32,768, and recognises a forgotten factor 2, a missing layer count, bits
+# instead of bytes, and a cache that grows like $n^2$.
 
 # %% [markdown] lang="zh"
-# ### 练习 2：算一算缓存有多大
+# ### 练习 2 · ★☆☆ · 约 10 分钟：算一算缓存有多大
 #
-# 写一个 `my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number)`，计算一个序列的缓存字节数。
-# 检查器会试 4,096 个 token 的 Llama-2-7B 和 32,768 个 token 的 Mistral-7B，并能认出：忘了乘 2、漏了层数、把字节当成比特、
-# 以及按 $n^2$ 增长的缓存。
+# 写出 `my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number)`，计算一个序列的缓存字节数。检查器会试 4,096 个 token 的 Llama-2-7B
+# 和 32,768 个 token 的 Mistral-7B，能认出忘了乘 2、漏了层数、把字节当成比特，以及按 $n^2$ 增长的缓存。
 
 # %%
 def my_kv_cache_bytes(n_layers, n_kv_heads, d_head, n_tokens, bytes_per_number):
@@ -575,25 +536,24 @@ checks.check_kv_cache_bytes(my_kv_cache_bytes)
 # %% [markdown] lang="en"
 # ## Lost in the middle: a position effect, not dilution
 #
-# Long contexts show a second problem besides cost. Models often use information at the **start** and the **end** of
-# a long input better than information in the **middle** ("lost in the middle"). A tempting explanation: with $n$ keys
-# the weights are spread thin, so an important key gets too little. The tutorial “注意力机制” warns against this shortcut:
-# the effect is related to the training distribution, the position representation and attention patterns; it cannot
-# simply be put down to diluted weights.
+# Long contexts have a second problem besides cost: models often use information at the **start** and the **end** of
+# a long input better than in the **middle** ("lost in the middle"). A tempting explanation: with $n$ keys the weights
+# are spread thin. The tutorial "Attention mechanism" warns against this shortcut: the effect is tied to the training
+# distribution, the position representation and attention patterns, not simply to diluted weights.
 #
-# A computation shows why dilution alone cannot be the story. One query, one key that matches it (planted), and
-# $n - 1$ random distractors. We move the planted key through every position and read its weight. The scores are
-# content only, as in plain attention without position information:
+# A computation shows why. One query, one planted key that matches it, and $n - 1$ random distractors; we move the
+# planted key through every position and read its weight. The scores are content only, as in attention without
+# position information:
 
 # %% [markdown] lang="zh"
 # ## 中间迷失：是位置效应，不是摊薄
 #
-# 长上下文除了代价之外还有第二个问题。模型往往能更好地利用长输入**开头**和**结尾**的信息，而对**中间**的信息利用不足（“中间迷失”）。
-# 一个诱人的解释是：有 $n$ 个 Key 时权重被摊薄，重要的 Key 分到的太少。《注意力机制》一文特别提醒不要走这条捷径：
-# 这种现象与训练分布、位置表示和注意模式等多种因素有关，不能简单归结为“注意力权重被摊薄”。
+# 长上下文除了代价还有第二个问题：模型往往能更好地利用长输入**开头**和**结尾**的信息，对**中间**的信息却利用不足，这叫“中间迷失”。
+# 一个诱人的解释是：有 $n$ 个 Key 时权重被摊薄了。《注意力机制》一文特别提醒不要走这条捷径：这种现象与训练分布、位置表示和注意模式都有关，
+# 不能简单归结为权重被摊薄。
 #
-# 一个计算就能说明为什么单靠摊薄解释不了它。一个 Query，一个与它匹配的 Key（事先埋好），再加 $n - 1$ 个随机的干扰 Key。
-# 我们把埋好的 Key 依次挪到每个位置，读出它得到的权重。分数只看内容，就像没有位置信息的普通注意力：
+# 一个计算就能说明原因。一个 Query，一个事先埋好、与它匹配的 Key，再加 $n - 1$ 个随机的干扰 Key。我们把埋好的 Key 依次挪到每个位置，读出它的权重。
+# 分数只看内容，就像没有位置信息的注意力：
 
 # %%
 n = 256
@@ -607,22 +567,21 @@ for n_keys in (16, 256, 4096):
 
 # %% [markdown] lang="en"
 # Dilution is real: the more keys compete, the less weight the match gets (0.557 at 16 keys, 0.073 at 256, 0.005 at
-# 4096). But it is the **same at every position**: attention without position information does not know where a
-# key sits (notebook 07), so dilution lowers the whole curve evenly. A flat line has no middle to get lost in.
+# 4096). But it is the **same at every position**: attention without position information does not know where a key
+# sits (notebook 07), so dilution lowers the whole curve evenly. A flat line has no middle to get lost in.
 #
-# A U-shaped curve needs something that depends on position. Here is a **toy** pattern, an illustration and not a
-# model of any real LLM: the query stands after the last key (a question at the end of a long prompt), and two
-# biases are added to the scores before softmax, a pull towards the first tokens (similar to the "attention sink"
-# seen on the first token of trained models) and a pull towards the most recent ones (a recency bias):
+# A U shape needs something that depends on position. A **toy** pattern, an illustration and not a model of any real
+# LLM: the query stands after the last key (a question at the end of a long prompt), and two biases are added to the
+# scores before softmax, a pull towards the first tokens (like the "attention sink" seen on the first token of trained
+# models) and a pull towards the most recent ones (a recency bias):
 
 # %% [markdown] lang="zh"
-# 摊薄确实存在：参与竞争的 Key 越多，匹配的 Key 分到的权重就越少（16 个 Key 时为 0.557，256 个时为 0.073，4096 个时为 0.005）。
-# 但它在**每个位置上都一样**：没有位置信息的注意力不知道 Key 在哪里（07 节），所以摊薄只会把整条曲线均匀地压低。
-# 一条水平线，谈不上“中间”丢了什么。
+# 摊薄确实存在：参与竞争的 Key 越多，匹配的 Key 分到的权重越少，16 个 Key 时为 0.557，256 个时为 0.073，4096 个时为 0.005。
+# 但它在**每个位置上都一样**：没有位置信息的注意力不知道 Key 在哪里（07 节），摊薄只会把整条曲线均匀压低。一条水平线，谈不上中间丢了什么。
 #
-# 要得到 U 形曲线，就需要某种随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，并不模拟任何真实的大模型：
-# Query 位于最后一个 Key 之后（就像长提示词末尾的问题），在 softmax 之前给分数加上两种偏置：一种把注意力拉向开头的 token
-# （类似训练好的模型在第一个 token 上出现的“attention sink”），另一种把注意力拉向最近的 token（近因偏置）：
+# 要得到 U 形曲线，就需要随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，不模拟任何真实的大模型：Query 位于最后一个 Key 之后，
+# 就像长提示词末尾的问题；softmax 之前给分数加上两种偏置，一种把注意力拉向开头的 token，类似训练好的模型在第一个 token 上出现的注意力汇聚点，
+# 另一种拉向最近的 token，即近因偏置：
 
 # %%
 bias = cost_lab.toy_position_bias(n, start=3.0, start_decay=16, recent=3.0, recent_decay=32)   # (256,)
@@ -634,19 +593,17 @@ ax = cost_lab.plot_position_weights({"[en]content only[zh]只看内容": content
 
 # %% [markdown] lang="en"
 # Same query, same keys, same number of keys: only the position terms changed, and now a match at the start or the end
-# gets about 0.4 while one in the middle gets 0.033, less than half of what content alone gave it (0.073).
-# What this toy shows is only the mechanism: a **position-dependent** pattern, not the number of keys, makes the middle
-# worse than the ends. In real models the pattern comes from training (what the training documents put at their start and end),
-# from the position representation (for example how RoPE scores change with distance) and from learned attention
-# habits such as sinks and recency; and "lost in the middle" is measured in **task accuracy** with the key evidence
-# placed at different positions (the verification method of notebook 10), not in one weight.
+# gets about 0.4 while one in the middle gets 0.033, less than half of what content alone gave it (0.073). The toy
+# shows only the mechanism: a **position-dependent** pattern, not the number of keys, makes the middle worse than the
+# ends. In real models the pattern comes from training, from the position representation (how RoPE scores change with
+# distance) and from learned habits such as sinks and recency; and "lost in the middle" is measured in **task
+# accuracy** with the evidence at different positions (notebook 10's verification method), not in one weight.
 
 # %% [markdown] lang="zh"
-# 同一个 Query、同一组 Key、同样多的 Key：只改了位置项，现在埋在开头或结尾的匹配 Key 约能得到 0.4，而埋在中间的只得到 0.033，
-# 还不到只看内容时（0.073）的一半。这个玩具示例只说明了机制：让中间比两端差的，是**随位置变化**的注意模式，而不是 Key 的数量。
-# 在真实模型里，这种模式来自训练（训练文档习惯把什么放在开头和结尾）、来自位置表示（例如 RoPE 的分数如何随距离变化），
-# 也来自学到的注意习惯，比如 sink 和近因偏置；而且“中间迷失”衡量的是**任务正确率**：把关键证据放在不同位置上测试（10 节的验证方法），
-# 而不是看某一个权重。
+# 同一个 Query、同一组 Key、同样多的 Key，只改了位置项，现在埋在开头或结尾的匹配 Key 能得到约 0.4，埋在中间的只得到 0.033，
+# 还不到只看内容时 0.073 的一半。这个玩具示例只说明机制：让中间比两端差的是**随位置变化**的注意模式，而不是 Key 的数量。
+# 在真实模型里，这种模式来自训练、来自位置表示，比如 RoPE 的分数如何随距离变化，也来自学到的习惯，比如汇聚点和近因偏置；
+# 而且“中间迷失”要用**任务正确率**来衡量，把关键证据放在不同位置上检验，即 10 节的验证方法，而不是看某一个权重。
 
 # %% [markdown] lang="en"
 # ## Self-test
@@ -663,22 +620,16 @@ quiz.quiz_widget("p9")
 # ## Summary
 #
 # - One head of one layer scores $n^2$ query–key pairs: 1,000 tokens → 1,000,000 pairs, 100,000 tokens → 10,000,000,000.
-#   Doubling $n$ quadruples them; ten times $n$ is a hundred times the pairs.
-# - Per layer attention's $n^2$ part costs $4n^2D$ FLOPs (independent of the number of heads) and, naively,
-#   $H n^2$ stored weights (4 bytes each in float32); the linear parts cost $24nD^2$. The $n^2$ part wins beyond
-#   $n = 6D$: 24,576 tokens for $D = 4096$.
-#
-# The measured line, printed from the table above so that it cannot drift from it:
+#   Doubling $n$ quadruples them.
+# - Per layer the $n^2$ part costs $4n^2D$ FLOPs (whatever the number of heads) and, naively, $H n^2$ stored weights;
+#   the linear parts cost $24nD^2$. The $n^2$ part wins beyond $n = 6D$: 24,576 tokens for $D = 4096$.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 一层里的一个头要给 $n^2$ 个 Query–Key 对打分：1,000 个 token → 1,000,000 对（100 万），100,000 个 token → 10,000,000,000 对（100 亿）。
-#   $n$ 翻倍，位置对变为四倍；$n$ 变为十倍，位置对变为一百倍。
-# - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs（与头数无关），朴素实现还要存下 $H n^2$ 个权重（float32 下每个 4 字节）；
-#   线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出：$D = 4096$ 时为 24,576 个 token。
-#
-# 实测的那一行直接从上面的表格打印出来，所以不会与它不符：
+# - 一层的一个头要给 $n^2$ 个 Query–Key 对打分：1,000 个 token 是 100 万对，100,000 个 token 是 100 亿对。$n$ 翻倍，位置对变为四倍。
+# - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs，与头数无关，朴素实现还要存 $H n^2$ 个权重；线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出，
+#   $D = 4096$ 时是 24,576 个 token。
 
 # %%
 ratios = [b["peak_bytes"] / a["peak_bytes"] for a, b in zip(memory, memory[1:])]   # [en] peak / previous, as in the table [zh] 峰值 / 上一行，与表格相同
@@ -688,23 +639,21 @@ shown = "[en], [zh]、".join(f"{x:.2f}" for x in ratios)
 print(f"[en]- Measured: peak memory approaches × 4 per doubling (× {shown}; {mib:.1f} MiB of weights at {n_last} tokens); time follows the n² slope once fixed costs fade.[zh]- 实测：每翻倍一次，峰值内存趋近 4 倍（× {shown}；{n_last} 个 token 时权重占 {mib:.1f} MiB）；固定开销淡出之后，时间也沿着 n² 的斜率增长。")
 
 # %% [markdown] lang="en"
-# - "Physics, not laziness" holds for exact attention over all pairs: scoring all pairs is the point, and no code
-#   computing it escapes $n^2$. Blocked or fused kernels (FlashAttention) cut the memory to linear and save traffic,
-#   but the compute stays $n^2$; only computing something else (windows, sparse or linear attention) changes it.
-# - At inference the KV cache grows **linearly**: $2 \cdot$ layers $\cdot$ KV heads $\cdot d_{head}$ numbers per token,
-#   0.5 MiB for Llama-2-7B in float16 (64 GiB at 128K tokens); grouped-query attention divides it.
-# - "Lost in the middle" is a position effect: dilution lowers the weight at every position equally (0.073 for 256 keys,
-#   wherever the match sits); a position-dependent pattern (our toy: start + recency bias) gives the U shape.
+# - "Physics, not laziness" holds for exact attention over all pairs. Blocked or fused kernels (FlashAttention) make the
+#   memory linear and save traffic, but the compute stays $n^2$; only computing something else (windows, sparse or linear
+#   attention) changes it.
+# - At inference the KV cache grows **linearly**, $2 \cdot$ layers $\cdot$ KV heads $\cdot d_{head}$ numbers per token:
+#   0.5 MiB for Llama-2-7B in float16, 64 GiB at 128K tokens; grouped-query attention divides it.
+# - "Lost in the middle" is a position effect: dilution lowers every position equally (0.073 for 256 keys, wherever the
+#   match sits); a position-dependent pattern gives the U shape.
 #
-# **Next:** [10 · Efficient attention](10_efficient_attention.ipynb): tiled attention with an online softmax, sliding windows and sparse patterns, and
-# how to check that a faster model still finds evidence in the middle.
+# **Next:** [10 · Efficient attention](10_efficient_attention.ipynb): tiled attention with an online softmax, sliding windows, and how to check that a faster model still finds evidence in the middle.
 
 # %% [markdown] lang="zh"
-# - “物理限制，不是工程偷懒”适用于对所有位置对做精确注意力：给所有位置对打分正是注意力的意义所在，只要算的是它，就逃不开 $n^2$。
-#   分块或融合内核（FlashAttention）把内存降到线性、减少了数据搬运，但计算量仍是 $n^2$；只有换一种算法（窗口、稀疏或线性注意力）才会改变它。
-# - 推理时 KV 缓存**线性**增长：每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数，Llama-2-7B 在 float16 下每个 token 0.5 MiB
-#   （128K 个 token 时 64 GiB）；分组 Query 注意力能按比例缩小它。
-# - “中间迷失”是位置效应：摊薄让每个位置的权重同样降低（256 个 Key 时无论匹配的 Key 在哪里都是 0.073）；
-#   随位置变化的注意模式（本节的玩具示例：开头偏置 + 近因偏置）才会产生 U 形。
+# - “物理限制，不是工程偷懒”说的是对所有位置对做精确注意力。分块或融合内核（FlashAttention）让内存变成线性、减少数据搬运，但计算量仍是 $n^2$；
+#   只有换一种算法，比如窗口、稀疏或线性注意力，才会改变它。
+# - 推理时 KV 缓存**线性**增长，每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数：Llama-2-7B 在 float16 下每个 token 0.5 MiB，
+#   128K 个 token 时 64 GiB；分组 Query 注意力能按比例缩小它。
+# - “中间迷失”是位置效应：摊薄让每个位置的权重同样降低，256 个 Key 时无论匹配的 Key 在哪里都是 0.073；随位置变化的注意模式才产生 U 形。
 #
-# **下一节**：[10 · 高效注意力](10_efficient_attention.ipynb)：带在线 softmax 的分块注意力、滑动窗口与稀疏模式，以及如何检查更快的模型是否仍能找到中间的证据。
+# **下一节**：[10 · 高效注意力](10_efficient_attention.ipynb)。带在线 softmax 的分块注意力、滑动窗口，以及怎样检查更快的模型是否仍能找到中间的证据。
