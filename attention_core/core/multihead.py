@@ -126,11 +126,11 @@ def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, 
     k = split_heads(key @ params.w_k + params.b_k, h)             # (..., H, Tk, Dh)
     v = split_heads(value @ params.w_v + params.b_v, h)           # (..., H, Tk, Dh)
     if mask is not None:
-        mask = np.expand_dims(mask, -3)                           # (..., 1, Tq, Tk): the same for every head
+        mask = np.expand_dims(mask, -3)  # [en] (..., 1, Tq, Tk): one for every head [zh] (..., 1, Tq, Tk)：各头共用
     heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)   # (..., H, Tq, Dh), (..., H, Tq, Tk)
     if head_mask is not None:
-        heads = heads * head_mask[:, None, None]                  # 0 ablates a head
-    output = merge_heads(heads) @ params.w_o + params.b_o         # (..., Tq, D): concatenate, project
+        heads = heads * head_mask[:, None, None]                  # [en] 0 ablates a head [zh] 0 表示去掉这个头
+    output = merge_heads(heads) @ params.w_o + params.b_o  # [en] concatenate, project [zh] 拼接、投影
     return output, weights
 
 

@@ -13,18 +13,17 @@
 # # 06 · Multi-head attention
 #
 # **After this notebook you will be able to**
-# - follow one multi-head layer step by step, with every shape: project, split $d_{model}$ into $h$ heads,
-#   attend in each, concatenate, project with $W^O$;
-# - show that `attention_core` computes the same numbers as `torch.nn.MultiheadAttention` given the same weights,
-#   and pass torch a mask the right way round;
-# - read heads that attend to different relations (previous token, same word, verb → subject) in a layer whose
-#   every number has a name, and say why in a trained model such roles are learned, not designed;
+# - follow one multi-head layer step by step, with every shape: project, split $d_{model}$ into $h$ heads, attend in
+#   each, concatenate, project with $W^O$;
+# - show that `attention_core` computes the same numbers as `torch.nn.MultiheadAttention`, and pass torch a mask the right way round;
+# - read heads that attend to different relations in a layer whose every number has a name, and say why in a trained
+#   model such roles are learned, not designed;
 # - switch heads off and measure what changes: some heads are redundant;
 # - answer the self-test question "are more heads always better?" with $d_k = d_{model}/h$ and the cost of each head.
 #
 # **What you should know first:** scaled dot-product attention with its shapes
-# ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention, where Q, K and V come
-# from the same sequence ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)).
+# ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention
+# ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)).
 
 # %% [markdown] lang="zh"
 # # 06 · 多头注意力
@@ -41,13 +40,12 @@
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
-import inspect
 
 import numpy as np
 
 import attention_core as ac
 from attention_core.labs.nb06_multi_head_attention import checks, heads_lab, pronoun_lab, published, widgets
-from attention_core.teaching import i18n, plots, quiz
+from attention_core.teaching import formula, i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
@@ -57,21 +55,21 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # %% [markdown] lang="en"
 # ## One head, one way of looking
 #
-# A single attention head gives each query **one** row of weights, one answer to "where should I look?".
-# But a word stands in several relations at once. In *"the cat sat on the mat because it was comfortable"*
-# (the example of “Transformer 自注意力机制：直觉理解，不需要数学”), the verb *sat* has a subject (*cat*), a neighbour on its left (also *cat*),
-# a place (*mat*); the pronoun *it* has an antecedent, a verb, an adjective. One row of softmax weights cannot point
-# at all of these at full strength: to look at two places it must split its budget of 1 between them, and what it
-# hands over is one blend of their values.
+# A single head gives each query **one** row of weights, one answer to "where should I look?". But a word stands in
+# several relations at once. In *"the cat sat on the mat because it was comfortable"* (the example of the tutorial
+# "Transformer self-attention: the intuition, no maths needed", Transformer 自注意力机制：直觉理解，不需要数学), the verb
+# *sat* has a subject (*cat*), a left neighbour (also *cat*), a place (*mat*); the pronoun *it* has an antecedent, a
+# verb, an adjective. One row of softmax weights cannot point at all of these at full strength: it must split its
+# budget of 1, and hands over one blend of their values.
 #
-# Multi-head attention runs several attention heads side by side in the same layer. Each head has its own
-# projections, so it compares the tokens in its own **subspace**, forms its own weights and takes its own values;
-# the heads' outputs are then concatenated and mixed by one more projection, $W^O$:
+# Multi-head attention runs several heads side by side in the same layer. Each head has its own projections, so it
+# compares the tokens in its own **subspace**, forms its own weights and takes its own values; the heads' outputs are
+# concatenated and mixed by one more projection, $W^O$:
 #
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
 # \text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V).$$
 #
-# Multi-head attention is not "several models voting": it is the same sequence watched on several channels at once.
+# It is not "several models voting": it is the same sequence watched on several channels at once.
 
 # %% [markdown] lang="zh"
 # ## 一个头，只有一种看法
@@ -92,14 +90,14 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # %% [markdown] lang="en"
 # ## Split, attend, concatenate, project
 #
-# Here is one layer with $d_{model} = 8$ and $h = 2$ heads on a batch of 2 sequences of 5 tokens, one step per line.
-# The trick that makes it cheap: the layer does **not** hold $h$ separate sets of matrices. It projects with one
-# $(d_{model}, d_{model})$ matrix $W^Q$ and then cuts the result into $h$ slices of width $d_k = d_{model}/h$;
-# head $i$'s $W_i^Q$ is simply columns $i \cdot d_k, \dots, (i+1) \cdot d_k - 1$ of $W^Q$. `ac.split_heads` does the
-# cut and moves the head axis forward, so that one batched attention call serves every head at once.
+# One layer with $d_{model} = 8$ and $h = 2$ heads on a batch of 2 sequences of 5 tokens, one step per line. The layer
+# does **not** hold $h$ separate sets of matrices: it projects with one $(d_{model}, d_{model})$ matrix $W^Q$ and cuts
+# the result into $h$ slices of width $d_k = d_{model}/h$, so head $i$'s $W_i^Q$ is columns $i \cdot d_k, \dots,
+# (i+1) \cdot d_k - 1$ of $W^Q$. `ac.split_heads` does the cut and moves the head axis forward, so one batched
+# attention call serves every head.
 #
-# **Numbering.** Heads and layers are numbered from 0 throughout the course, as their index in the code: head 0 is the
-# first head (`weights[:, 0]`), and "L1H0" in notebook 12 is head 0 of layer 1, the second layer.
+# **Numbering.** Heads and layers are numbered from 0 throughout the course, as in the code: head 0 is the first head
+# (`weights[:, 0]`), and "L1H0" in notebook 12 is head 0 of layer 1, the second layer.
 
 # %% [markdown] lang="zh"
 # ## 拆分、各自注意、拼接、投影
@@ -135,16 +133,15 @@ out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # [en] the libra
 print("[en]same as ac.multi_head_attention:[zh]与 ac.multi_head_attention 的结果相同：", np.allclose(out, out_lib), np.allclose(weights, weights_lib))
 
 # %% [markdown] lang="en"
-# Each head has its own $(T, T)$ weights: the layer returns them all, with shape $(B, H, T_q, T_k)$. The library
-# function is the same five steps, plus input checks, an optional mask shared by all heads, and a `head_mask` that
-# we will use later to switch heads off:
+# Each head has its own $(T, T)$ weights, returned together as $(B, H, T_q, T_k)$. The library function is the same five
+# steps, with a mask shared by all heads and a `head_mask` that we use later to switch heads off:
 
 # %% [markdown] lang="zh"
-# 每个头都有自己的 $(T, T)$ 权重矩阵：这一层把它们全部返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，
-# 再加上输入检查、一个所有头共用的可选掩码，以及一个 `head_mask`（后面会用它来关掉某些头）：
+# 每个头都有自己的 $(T, T)$ 权重，这一层把它们一起返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，另有一个各头共用的掩码，
+# 以及后面用来关掉某些头的 `head_mask`：
 
 # %%
-print(inspect.getsource(ac.multi_head_attention))
+print(formula.source(ac.multi_head_attention))
 
 # %% [markdown] lang="en"
 # Notice what does **not** depend on $h$: the four matrices are $(d_{model}, d_{model})$ whatever the number of heads.
@@ -202,11 +199,10 @@ else:
 # %% [markdown] lang="en"
 # ## Heads see different relations
 #
-# Random weights like the ones above show the machinery but not the point. To see heads that attend to different
-# relations, and to understand **why**, we build a layer whose every number has a name. Each token of the seed's
-# sentence is a vector of named features: which word it is (a one-hot), its role, its clause, and its position
-# (three pairs of numbers that turn at different speeds, like the hands of a clock; notebook 07 explains such codes,
-# and here only one property of them matters, checked below). Here are the roles, the clause and the position features:
+# Random weights show the machinery but not the point. To see heads that attend to different relations, and **why**,
+# we build a layer whose every number has a name. Each token of the sentence is a vector of named features: which word
+# it is (one-hot), its role, its clause, and its position (three pairs of numbers turning at different speeds, like
+# clock hands; notebook 07 explains such codes). The roles, the clause and the position features:
 
 # %% [markdown] lang="zh"
 # ## 不同的头看到不同的关系
@@ -298,12 +294,11 @@ for i in (2, 4, 8):                                                         # [e
 fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
 
 # %% [markdown] lang="en"
-# Four heads, four patterns, computed from the same input in the same layer: head 0 is a shifted diagonal (every
-# word looks at its left neighbour; the first word, which has none, looks at itself); head 1 is a diagonal plus the
-# two *the*s finding each other; head 2 is blank but for the two verbs, which find their subjects (*sat* → *cat*,
-# *was* → *it*), while the other words just spread over their clause; head 3 keeps most words on themselves and
-# sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them apart, so the output of
-# *was* now knows both its neighbour and its subject:
+# Four heads, four patterns, from the same input in the same layer: head 0 is a shifted diagonal (every word looks at
+# its left neighbour; the first word looks at itself); head 1 is a diagonal plus the two *the*s finding each other;
+# head 2 is blank but for the two verbs, which find their subjects (*sat* → *cat*, *was* → *it*); head 3 keeps most
+# words on themselves and sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them
+# apart, so the output of *was* now knows both its neighbour and its subject:
 
 # %% [markdown] lang="zh"
 # 同一层、同一个输入，算出四个头、四种模式：第 0 个头是一条错开一格的对角线（每个词都看它左边的邻居；第一个词没有左邻，只好看自己）；
@@ -337,13 +332,10 @@ print(f"[en]largest weight in each random head: {w_random.max(axis=(1, 2)).round
 print("[en]largest weight in each designed head:[zh]每个设计出来的头的最大权重：", w6.max(axis=(1, 2)).round(2))
 
 # %% [markdown] lang="en"
-# At the start every random head spreads its attention almost evenly. Whatever roles heads end up with come from
-# training, and after training some heads do show clear grammatical, coreference or positional patterns (a head that
-# links pronouns to their antecedents, a head that watches the neighbour). But many heads stay mixed or hard to name,
-# and one head may do several things. A pattern you see in a heatmap is a clue for analysis, not a job description.
-# [12 · Attention inside a trained Transformer](12_trained_transformer.ipynb) trains a small model and measures its heads:
-# a previous-token head and induction heads emerge from training alone, and switching heads off one at a time shows
-# which matter and which are redundant.
+# At the start every random head spreads its attention almost evenly. The roles heads end up with come from training;
+# after training some heads do show clear grammatical, coreference or positional patterns, but many stay mixed or hard
+# to name, and one head may do several things. A heatmap pattern is a clue, not a job description.
+# [12 · Attention inside a trained Transformer](12_trained_transformer.ipynb) trains a small model and measures its heads.
 #
 # Compare them yourself: the menu holds the four designed heads and the four random ones.
 
@@ -390,9 +382,9 @@ for r in rows:
 # %% [markdown] lang="en"
 # Every head carries part of the output (removing any one changes it by 27-66%), but look at what a later layer would
 # read. Heads 2 and 3 reach the subject by different routes (roles and clauses vs. positions and nouns) and write it
-# into the same slot. Remove either one and the answer is still *cat* and *it*, at half the strength; remove both
-# and the subject is gone. They are **redundant** on this sentence: either one alone does the job. They are not
-# identical, though: change the sentence so that the nearest noun is not the subject, and they disagree.
+# into the same slot: remove either and the answer is still *cat* and *it*, at half the strength; remove both and the
+# subject is gone. They are **redundant** on this sentence. They are not identical: when the nearest noun is not the
+# subject, they disagree.
 
 # %% [markdown] lang="zh"
 # 每个头都承载了输出的一部分（去掉任何一个，整体输出都会变化 27%–66%），但要看的是后续的层能从中读出什么。
@@ -423,13 +415,11 @@ for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep on
 # %% [markdown] lang="en"
 # ## Who is "it"? Three views of one pronoun
 #
-# The tutorial “Transformer 自注意力机制：直觉理解，不需要数学” reads the *it* of our sentence three ways. **Syntax:** *it* is
-# the subject of its clause and looks for the subject of the sentence, *cat*. **Meaning:** *comfortable* says how
-# someone feels, which a cat can and a mat cannot (a mat can only be comfortable to sit on, the weaker reading), so
-# the pronoun looks for something that can feel. **Position:** proximity bias, the nearest noun, *mat*. Below, each
-# view is one head with hand-set features, the pronoun's query against every key; its value says which candidate a
-# token is, and the heads' outputs are averaged, as concatenation followed by an output projection that adds their
-# votes would do.
+# The same tutorial reads the *it* of our sentence three ways. **Syntax:** *it* is the subject of its clause and looks
+# for the subject of the sentence, *cat*. **Meaning:** *comfortable* says how someone feels, which a cat can and a mat
+# cannot (a mat can only be comfortable to sit on, the weaker reading). **Position:** proximity bias, the nearest noun,
+# *mat*. Below, each view is one head with hand-set features; its value says which candidate a token is, and the heads'
+# outputs are averaged, as concatenation and an output projection that adds their votes would do.
 
 # %% [markdown] lang="zh"
 # ## “it”指的是谁？一个代词的三种视角
@@ -450,10 +440,9 @@ pronoun_lab.views_table()
 
 # %% [markdown] lang="en"
 # The views disagree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
-# to **cat** (0.66 against 0.31), the tutorial's conclusion: the cat, sitting on the mat, was comfortable. Take the
-# meaning view away and the vote is nearly a tie (0.53 against 0.44): one way of looking is not enough, which is the
-# case for several heads. In a trained model nobody assigns these views to heads, and the final decision is made by
-# later layers reading all the heads' outputs; notebook 12 tests pronouns on a trained model.
+# to **cat** (0.66 against 0.31), the tutorial's conclusion. Without the meaning view the vote is nearly a tie (0.53
+# against 0.44): one way of looking is not enough. In a trained model nobody assigns views to heads, and later layers
+# make the decision; notebook 12 tests pronouns on a trained model.
 
 # %% [markdown] lang="zh"
 # 三种视角互相矛盾：语法和语义都说是 *cat*（0.98 和 0.93），位置说是 *mat*（0.87）。合起来，*it* 指向 **cat**（0.66 比 0.31），
@@ -544,18 +533,17 @@ print(f"[en]parameters = 4·512² + 4·512 = {4 * 512**2 + 4 * 512:,}   measured
 axes = heads_lab.plot_tradeoff(cost)
 
 # %% [markdown] lang="en"
-# Read the table column by column:
-# - **$d_k$ halves** every time $h$ doubles: at $h = 64$ each head has 8 dimensions to compare tokens with.
-# - **The parameters do not change**: $4 d_{model}^2 + 4 d_{model}$ = 1,050,624 for every $h$, because the heads share
-#   the same four matrices. More heads are not a bigger model.
-# - **The weights tensor grows linearly with $h$**: one $(T, T)$ matrix per head, $B \cdot h \cdot T^2$ numbers,
-#   from 4 MiB at $h = 1$ to 256 MiB at $h = 64$, for a single layer and a single sequence. Each of those entries
-#   also costs an exponential in the softmax.
-# - **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$. But many thin products use the
-#   hardware less well than a few wide ones, and the softmax and the memory traffic grow with $h$.
+# Column by column:
+# - **$d_k$ halves** every time $h$ doubles: at $h = 64$ each head compares tokens in 8 dimensions.
+# - **The parameters do not change**: $4 d_{model}^2 + 4 d_{model}$ = 1,050,624 for every $h$; the heads share the same
+#   four matrices. More heads are not a bigger model.
+# - **The weights tensor grows linearly with $h$**: $B \cdot h \cdot T^2$ numbers, from 4 MiB at $h = 1$ to 256 MiB at
+#   $h = 64$, for one layer and one sequence, each entry also an exponential in the softmax.
+# - **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$, though many thin products use the
+#   hardware less well than a few wide ones.
 #
-# Now choose the numbers yourself: move $h$, and the context length $T$. Two rows never move; $d_k$ shrinks as $h$
-# grows, and the weights tensor grows with $h$ and with the square of $T$.
+# Now move $h$ and the context length $T$ yourself: two columns never move, $d_k$ shrinks as $h$ grows, and the weights
+# tensor grows with $h$ and with $T^2$.
 
 # %% [markdown] lang="zh"
 # 逐列来读这张表：
@@ -589,9 +577,8 @@ published.head_table()
 # %% [markdown] lang="en"
 # Every row keeps $d_k$ at 64 or 128: from 8 heads in the original Transformer to 96 in GPT-3. Two rows have fewer
 # **KV heads** than heads: in grouped-query attention several query heads share one key/value head, which shrinks the
-# KV cache of notebook 09 by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial “Transformer 自注意力机制：
-# 直觉理解，不需要数学” says it is *rumoured* to have 128 attention heads. OpenAI has not published GPT-4's architecture,
-# so that number is a rumour, not a fact we can check; the table holds only published numbers.
+# KV cache (taught in notebook 09) by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial says it is
+# *rumoured* to have 128 heads; OpenAI has not published its architecture, so the table holds only published numbers.
 #
 # ### Self-test (Q3)
 
@@ -610,13 +597,13 @@ quiz.quiz_widget("q3")
 
 
 # %% [markdown] lang="en"
-# ## Exercise 1: split the heads
+# ## Exercise 1 · ★☆☆ · about 10 min: split the heads
 #
 # Write `my_split_heads(x, n_heads)`: $(\dots, T, D) \to (\dots, H, T, D/H)$, head $h$ holding columns
 # $h \cdot D_h, \dots, (h+1) \cdot D_h - 1$, like `ac.split_heads`. The usual first try reshapes straight to the target shape:
 
 # %% [markdown] lang="zh"
-# ## 练习 1：拆分多头
+# ## 练习 1 · ★☆☆ · 约 10 分钟：拆分多头
 #
 # 写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $h$ 个头取第 $h \cdot D_h$ 到 $(h+1) \cdot D_h - 1$ 列，
 # 与 `ac.split_heads` 相同。第一次尝试通常是直接 reshape 成目标形状：
@@ -667,13 +654,13 @@ checks.check_split_heads(my_split_heads)
 # </details>
 
 # %% [markdown] lang="en"
-# ## Exercise 2: merge them back
+# ## Exercise 2 · ★☆☆ · about 5 min: merge them back
 #
 # Write `my_merge_heads(x)`: $(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$, the concatenation step, so that
 # `my_merge_heads(ac.split_heads(x, h))` gives `x` back.
 
 # %% [markdown] lang="zh"
-# ## 练习 2：再拼回去
+# ## 练习 2 · ★☆☆ · 约 5 分钟：再拼回去
 #
 # 写一个 `my_merge_heads(x)`：$(\dots, H, T, D_h) \to (\dots, T, H \cdot D_h)$，也就是拼接那一步，
 # 要让 `my_merge_heads(ac.split_heads(x, h))` 还原出 `x`。
@@ -707,7 +694,7 @@ checks.check_merge_heads(my_merge_heads)
 # </details>
 
 # %% [markdown] lang="en"
-# ## Stretch exercise: the whole layer
+# ## Stretch exercise 3 · ★★☆ · about 20 min: the whole layer
 #
 # Put it together without `ac.multi_head_attention`: `my_multi_head_attention(x, params)` returns the self-attention
 # output $(\dots, T, D)$ for the weights in `params` (`w_q`, `b_q`, ..., `w_o`, `b_o`, `n_heads`). Use your own split
@@ -715,7 +702,7 @@ checks.check_merge_heads(my_merge_heads)
 # the missing $W^O$ or biases, heads split without the transpose, dividing by $\sqrt{d_{model}}$ instead of $\sqrt{d_k}$.
 
 # %% [markdown] lang="zh"
-# ## 挑战练习：完整的一层
+# ## 挑战练习 3 · ★★☆ · 约 20 分钟：完整的一层
 #
 # 不用 `ac.multi_head_attention`，把整层拼起来：`my_multi_head_attention(x, params)` 用 `params` 里的权重
 # （`w_q`、`b_q`、……、`w_o`、`b_o`、`n_heads`）返回自注意力的输出 $(\dots, T, D)$。拆分与合并可以用你自己写的，也可以用库里的。
@@ -761,19 +748,17 @@ checks.check_multi_head_attention(my_multi_head_attention)
 # ## Summary
 #
 # - A multi-head layer projects with $W^Q, W^K, W^V$ $(d_{model}, d_{model})$, **splits** the result into $h$ heads of
-#   width $d_k = d_{model}/h$ (`ac.split_heads`: $(B, T, D) \to (B, H, T, D_h)$), attends in each head, **concatenates**
-#   (`ac.merge_heads`) and mixes with $W^O$. It returns one weight matrix per head, $(B, H, T_q, T_k)$.
-# - `ac.multi_head_attention` and `torch.nn.MultiheadAttention` agree to float64 precision given the same weights
-#   (`ac.to_torch_mha`); torch's boolean `attn_mask` means **not allowed**, so pass `~mask`.
-# - Different heads can attend to different relations in the same layer: in our readable layer, previous token,
-#   same word, verb → subject and nearest noun. In trained models such roles are **learned**, not designed, and
-#   many heads stay mixed.
+#   width $d_k = d_{model}/h$ ($(B, T, D) \to (B, H, T, D_h)$), attends in each, **concatenates** and mixes with $W^O$;
+#   it returns one weight matrix per head, $(B, H, T_q, T_k)$.
+# - `ac.multi_head_attention` and `torch.nn.MultiheadAttention` agree to float64 precision given the same weights;
+#   torch's boolean `attn_mask` means **not allowed**, so pass `~mask`.
+# - Heads can attend to different relations in the same layer (previous token, same word, verb → subject, nearest
+#   noun); in trained models such roles are **learned**, and many heads stay mixed.
 # - Heads can be **redundant**: removing head 2 or head 3 leaves the subject readable; removing both erases it.
-# - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite
-#   keys), the parameters stay $4 d_{model}^2 + 4 d_{model}$, and the weights tensor grows as $B \cdot h \cdot T^2$
-#   (4 → 256 MiB at $T = 1024$ from $h = 1$ to 64). $d_{model} = 512$, $h = 8$ gives $d_k = 64$; published models keep
-#   $d_k$ at 64-128 and grow the number of heads (96 in GPT-3; GPT-4's "128 heads" is a rumour).
-# - Three views of one pronoun (syntax, meaning, position) disagree on *it*; together they resolve it to *cat*.
+# - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite keys),
+#   the parameters stay $4 d_{model}^2 + 4 d_{model}$, the weights tensor grows as $B \cdot h \cdot T^2$ (4 → 256 MiB).
+#   Published models keep $d_k$ at 64-128 and grow the number of heads.
+# - Three views of one pronoun disagree on *it*; together they resolve it to *cat*.
 #
 # **Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
 

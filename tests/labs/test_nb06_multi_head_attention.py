@@ -224,3 +224,13 @@ def test_tradeoff_widget_shows_an_indivisible_width_in_red_without_dying():
     assert is_error(panel) and "divisible" in panel.message.value
     panel.controls["h"].value = 32
     assert not is_error(panel) and "h = 32" in panel.readout.value
+
+
+def test_feature_labels_are_chinese_in_the_zh_edition_and_codes_in_the_en_one():
+    from attention_core.labs.nb06_multi_head_attention import heads_lab as H
+    assert [H.feature_label(f, "en") for f in ("verb", "pos3", "prev:cat")] == ["verb", "pos3", "prev:cat"]
+    assert [H.feature_label(f, "zh") for f in ("nominal", "verb", "subject", "pronoun", "clause", "pos3")] == \
+        ["名词性", "动词", "主语", "代词", "分句", "位置3"]
+    assert H.feature_label("subj:cat", "zh") == "subj:cat"                  # a slot keeps its code name
+    with pytest.raises(ValueError, match="features"):
+        H.feature_label("adjective", "zh")

@@ -66,6 +66,21 @@ D_MODEL = len(FEATURES)         # 44 = 4 heads x 11
 D_HEAD = D_MODEL // N_HEADS
 
 
+# How the tables name the role, clause and position features in the Chinese edition (the slots keep their code names).
+_ZH_FEATURES = {"nominal": "名词性", "verb": "动词", "subject": "主语", "pronoun": "代词", "clause": "分句"}
+
+
+def feature_label(name: str, lang: str | None = None) -> str:
+    """The display name of input feature `name` in `lang` (default: the current language)."""
+    if name not in FEATURES:
+        raise ValueError(f"name: expected one of the {len(FEATURES)} features (e.g. 'verb', 'pos0'), got {name!r}")
+    if i18n.resolve_language(lang) == "en":
+        return name
+    if name.startswith("pos"):
+        return "位置" + name[3:]
+    return _ZH_FEATURES.get(name, name)
+
+
 def _col(name: str) -> int:
     return FEATURES.index(name)
 
@@ -192,7 +207,7 @@ def feature_table(demo: HeadsDemo, groups=("roles", "position")) -> Table:
     if bad or not groups:
         raise ValueError(f"groups: expected some of {tuple(names)}, got {groups!r}")
     cols = [j for g in groups for j in names[g]]
-    return Table(demo.x[:, cols], demo.tokens, [FEATURES[j] for j in cols])
+    return Table(demo.x[:, cols], demo.tokens, [feature_label(FEATURES[j]) for j in cols])
 
 
 def head_matrix(demo: HeadsDemo, head: int, matrix: str = "w_q") -> Table:
@@ -202,7 +217,7 @@ def head_matrix(demo: HeadsDemo, head: int, matrix: str = "w_q") -> Table:
         raise ValueError(f"matrix: expected 'w_q', 'w_k' or 'w_v', got {matrix!r}")
     m = getattr(demo.params, matrix)[:, head * D_HEAD:(head + 1) * D_HEAD]     # (D, Dh)
     rows, cols = np.flatnonzero(np.abs(m).sum(1)), np.flatnonzero(np.abs(m).sum(0))
-    return Table(m[np.ix_(rows, cols)], [FEATURES[i] for i in rows], [f"h{head}[{j}]" for j in cols])
+    return Table(m[np.ix_(rows, cols)], [feature_label(FEATURES[i]) for i in rows], [f"h{head}[{j}]" for j in cols])
 
 
 def read_slot(demo: HeadsDemo, output, slot: str, position: int):
