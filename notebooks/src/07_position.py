@@ -15,14 +15,13 @@
 # **After this notebook you will be able to**
 # - show by experiment that self-attention is blind to word order: shuffle the input and the output is shuffled the same way;
 # - build the sinusoidal position table, read it as waves of different speeds, and show that moving $k$ positions is the same rotation at every position;
-# - say what a learned position table is, what it needs (training) and where it stops (its last row);
-# - explain how RoPE makes the score of a query and a key depend only on their offset, and check it numerically;
+# - say what a learned position table is, what it needs and where it stops;
+# - explain how RoPE makes a query–key score depend only on their offset, and check it numerically;
 # - tell apart the mechanisms that change scores **before** softmax: masks, a position bias, a local window;
 # - answer the self-test question "self-attention ignores position: how is that fixed?".
 #
-# **What you should know first:** one attention step and why its weights follow content
-# ([01 · Query, Key, Value](01_query_key_value.ipynb)); softmax ([03 · Softmax](03_softmax.ipynb));
-# masks as $-\infty$ added to the scores ([04 · Masking](04_masking.ipynb)); heads ([06 · Multi-head attention](06_multi_head_attention.ipynb)) help but are not needed.
+# **What you should know first:** one attention step ([01 · Query, Key, Value](01_query_key_value.ipynb)); softmax
+# ([03 · Softmax](03_softmax.ipynb)); masks as $-\infty$ added to the scores ([04 · Masking](04_masking.ipynb)).
 
 # %% [markdown] lang="zh"
 # # 07 · 位置信息
@@ -30,13 +29,13 @@
 # **学完本节，你将能够**
 # - 用实验证明自注意力看不见词序：把输入打乱，输出只会以同样的方式被打乱；
 # - 构造正弦位置编码表，把它读成一组快慢不同的波，并证明“往后挪 $k$ 个位置”在任何位置上都是同一个旋转；
-# - 说清可学习位置编码表是什么、需要什么（训练）、在哪里止步（它的最后一行）；
-# - 解释 RoPE 为什么让 Query 与 Key 的分数只取决于二者的相对位置（偏移 n − m），并用数值验证；
+# - 说清可学习位置编码表是什么、需要什么、在哪里止步；
+# - 解释 RoPE 为什么让 Query 与 Key 的分数只取决于二者的偏移，并用数值验证；
 # - 分清在 softmax **之前**改变分数的几种机制：掩码、位置偏置、局部窗口；
 # - 回答自测题“自注意力是位置无关的，如何弥补？”。
 #
-# **需要的基础**：一步注意力的流程，以及为什么权重跟着内容走（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
-# softmax（见 [03 · Softmax](03_softmax.ipynb)）；掩码就是给分数加上 $-\infty$（见 [04 · 掩码](04_masking.ipynb)）；了解多头注意力（06 节）更好，但不是必需的。
+# **预备知识**：一步注意力的流程（[01 · Query、Key、Value](01_query_key_value.ipynb)），softmax（[03 · Softmax](03_softmax.ipynb)），
+# 掩码就是给分数加上 $-\infty$（[04 · 掩码](04_masking.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -57,11 +56,10 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # ## Self-attention ignores order
 #
 # "Dog bites man" is not news; "man bites dog" is. Same three words, opposite meaning: in language, **order is
-# meaning**. Now look at the formula $\text{softmax}(QK^\top / \sqrt{d_k})\,V$ again. Every query is compared with
-# every key, and every value is mixed in with its weight. Nowhere does the formula ask *where* a token sits:
-# there is no index $i$ or $j$ in it, only the vectors. So a self-attention layer should not be able to tell a
-# sentence from its shuffle. Let us test that on a real layer: two heads, with their projections $W^Q, W^K, W^V, W^O$
-# (seeded random weights, as before training), applied to six random token vectors.
+# meaning**. Now look at $\text{softmax}(QK^\top / \sqrt{d_k})\,V$ again: every query is compared with every key, and
+# every value is mixed in with its weight. Nowhere does the formula ask *where* a token sits; there is no index $i$ or
+# $j$ in it. So a self-attention layer should not tell a sentence from its shuffle. Test it on a real layer: two heads
+# with their projections $W^Q, W^K, W^V, W^O$ (seeded random weights, as before training), on six random token vectors.
 
 # %% [markdown] lang="zh"
 # ## 自注意力不看顺序
@@ -90,14 +88,13 @@ for _ in range(3):
     print(f"[en]shuffle {perm}:  max |out[perm] - attention(x[perm])| = {gap:.0e}[zh]打乱 {perm}：max |out[perm] - attention(x[perm])| = {gap:.0e}")
 
 # %% [markdown] lang="en"
-# The output of the shuffled sentence is the old output, shuffled the same way, to the last bit or two
-# ($10^{-16}$ is the rounding error of float64). Mathematicians call this **permutation equivariance**.
-# `position_lab.equivariance_gap(layer, x, perm)` measures exactly this number; we use it below.
+# The output of the shuffled sentence is the old output, shuffled the same way, to the last bit or two ($10^{-16}$ is
+# float64 rounding). This is **permutation equivariance**; `position_lab.equivariance_gap(layer, x, perm)` measures it.
 #
 # ### Why: a permutation passes straight through
 #
-# Write the shuffle as a permutation matrix $P$ (the rows of $PX$ are the rows of $X$ in a new order; $P^\top P = I$).
-# The projections act on each row separately, so $Q' = PQ$, $K' = PK$, $V' = PV$. Then
+# Write the shuffle as a permutation matrix $P$ ($PX$ reorders the rows of $X$; $P^\top P = I$). The projections act
+# on each row, so $Q' = PQ$, $K' = PK$, $V' = PV$. Then
 #
 # $$Q'K'^\top = P\,QK^\top P^\top, \qquad \text{softmax}(P S P^\top) = P\,\text{softmax}(S)\,P^\top,$$
 #
@@ -105,7 +102,7 @@ for _ in range(3):
 #
 # $$\text{softmax}(P S P^\top)\,PV = P\,\text{softmax}(S)\,P^\top P\,V = P\,\big(\text{softmax}(S)\,V\big).$$
 #
-# Every step, including the output projection $W^O$ and every head, keeps the $P$ on the outside.
+# Every step, including $W^O$ and every head, keeps the $P$ on the outside.
 
 # %% [markdown] lang="zh"
 # 打乱后的句子的输出，恰好就是原来的输出以同样方式打乱的结果，只差最后一两位（$10^{-16}$ 是 float64 的舍入误差）。
@@ -136,28 +133,29 @@ for _ in range(3):
 # 给每个词一个向量，让两句话通过同一个层。下面把每个词的输出（16 个数中的前 4 个）和它在另一句里的输出并排打印：
 
 # %%
-embed = {word: rng.normal(size=D) for word in ("dog", "bites", "man")}   # [en] one vector per word [zh] 每个词一个向量
+dog, bites, man = "[en]dog bites man[zh]狗 咬 人".split()              # [en] the three words [zh] 三个词
+embed = {word: rng.normal(size=D) for word in (dog, bites, man)}   # [en] one vector per word [zh] 每个词一个向量
+first, second = [dog, bites, man], [man, bites, dog]               # [en] the two sentences [zh] 两个句子
 
-def sentence(text):
+def sentence(words):
     """[en] The (T, D) input of a sentence: its words' vectors in order.
     [zh] 一个句子的 (T, D) 输入：按顺序排列的词向量。"""
-    return np.stack([embed[word] for word in text.split()])
+    return np.stack([embed[word] for word in words])
 
 def compare(layer):
-    a, b = layer(sentence("dog bites man")), layer(sentence("man bites dog"))
-    where_a, where_b = "dog bites man".split(), "man bites dog".split()
-    for word in ("dog", "bites", "man"):
-        out_a, out_b = a[where_a.index(word)], b[where_b.index(word)]
-        print(f"{word:<6} {out_a[:4]}  |  {out_b[:4]}  ", f"[en]max diff {np.abs(out_a - out_b).max():.3f}[zh]最大差异 {np.abs(out_a - out_b).max():.3f}")
+    a, b = layer(sentence(first)), layer(sentence(second))
+    for word in (dog, bites, man):
+        out_a, out_b = a[first.index(word)], b[second.index(word)]
+        print(f"{pad(word, 6)} {out_a[:4]}  |  {out_b[:4]}  ", f"[en]max diff {np.abs(out_a - out_b).max():.3f}[zh]最大差异 {np.abs(out_a - out_b).max():.3f}")
 
-print("[en]word   in 'dog bites man'             |  in 'man bites dog'[zh]词     在 'dog bites man' 中          |  在 'man bites dog' 中")
+print(f"[en]word   in '{' '.join(first)}'             |  in '{' '.join(second)}'[zh]词     在“{''.join(first)}”中                   |  在“{''.join(second)}”中")
 compare(self_attention)
 
 # %% [markdown] lang="en"
-# Identical, word for word. "dog" comes out the same whether it did the biting or was bitten, so no later layer can
-# recover who bit whom: both sentences produce the same **set** of outputs, only listed in a different order.
-# The order has to be **injected**. There are two families of ways to do it: add position to the inputs
-# (sinusoidal or learned tables, below), or build it into the scores (RoPE, position biases, masks, windows).
+# Identical, word for word. "dog" comes out the same whether it bit or was bitten, so no later layer can recover who
+# bit whom: both sentences give the same **set** of outputs in a different order. Order has to be **injected**, in two
+# families of ways: add position to the inputs (sinusoidal or learned tables), or build it into the scores (RoPE,
+# position biases, masks, windows).
 
 # %% [markdown] lang="zh"
 # 逐词完全相同。无论“狗”是咬的一方还是被咬的一方，它的输出都一样，所以后面的任何一层都无法还原到底是谁咬了谁：
@@ -243,12 +241,10 @@ print(M3[:2, :2])
 print("[en]M_3 is a rotation: M^T M = I ->[zh]M_3 是一个旋转：M^T M = I ->", np.allclose(M3.T @ M3, np.eye(D_pe)))
 
 # %% [markdown] lang="en"
-# One matrix, fifty positions, agreement to rounding error. A consequence you will meet again with RoPE: the dot
-# product of two encodings depends only on their offset,
-# $PE[p] \cdot PE[p+k] = \sum_i \cos(k\,\omega_i)$, whatever $p$ is. So the paper's hope was that a model could learn
-# to attend "three words back" with one set of weights for every position. (Inside a model the projections
-# $W^Q, W^K$ sit in between, so the scores are not guaranteed to depend on the offset only; RoPE, below, makes
-# sure they do.)
+# One matrix, fifty positions, agreement to rounding error. A consequence you will meet again with RoPE: the dot product
+# of two encodings depends only on their offset, $PE[p] \cdot PE[p+k] = \sum_i \cos(k\,\omega_i)$, whatever $p$ is. The
+# paper hoped a model could so learn to attend "three words back" with one set of weights everywhere. (Inside a model
+# the projections $W^Q, W^K$ sit in between, so this is not guaranteed; RoPE, below, guarantees it.)
 
 # %% [markdown] lang="zh"
 # 一个矩阵，五十个位置，误差只在舍入量级。由此还能得到一个在 RoPE 里会再次见到的结论：两个编码的点积只取决于它们的偏移，
@@ -258,10 +254,9 @@ print("[en]M_3 is a rotation: M^T M = I ->[zh]M_3 是一个旋转：M^T M = I ->
 # %% [markdown] lang="en"
 # ### Try it: position and dimension
 #
-# Move $p$ (the row, a position) and $i$ (the column, a dimension). The lower plot is column $i$ along all positions:
-# a sine or cosine wave; the readout gives its wavelength. Try: $i = 0$ and $i = 1$ (the fastest pair, sine then
-# cosine: the same wave shifted by a quarter turn); then $i = 20$, $i = 40$, $i = 63$ (slower and slower: over 50 positions
-# the last one barely moves). Then fix $i = 2$ and move $p$: the orange dot walks along the wave.
+# Move $p$ (the row, a position) and $i$ (the column, a dimension). The lower plot is column $i$ along all positions, a
+# sine or cosine wave with its wavelength. Try $i = 0$ and $i = 1$ (the fastest pair: the same wave a quarter turn
+# apart); then $i = 20$, $40$, $63$ (slower and slower). Then fix $i = 2$ and move $p$: the orange dot walks along the wave.
 
 # %% [markdown] lang="zh"
 # ### 动手试试：位置与维度
@@ -319,13 +314,12 @@ print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]�
 
 
 # %% [markdown] lang="en"
-# The sinusoidal formula produces a vector for any position, so a longer input at least gets encodings; whether a
-# trained model makes good use of positions it never saw is another matter (often it does not). Newer models moved to
-# relative schemes such as RoPE and ALiBi, but a relative scheme does not solve this either: RoPE models, too,
-# degrade beyond their training length unless the rotation is rescaled and the model tuned on longer texts (position
-# interpolation, NTK-aware scaling, YaRN); ALiBi's linear penalty extrapolates better, at the price of favouring
-# nearby tokens. (Cited from those methods' papers, Press et al. 2022, Chen et al. 2023, Peng et al. 2023; nothing
-# here trains a model long enough to measure it.)
+# The sinusoidal formula gives a vector for any position, so a longer input at least gets encodings; whether a trained
+# model uses positions it never saw is another matter (often it does not). Relative schemes such as RoPE and ALiBi do
+# not solve this either: RoPE models degrade beyond their training length unless the rotation is rescaled and the model
+# tuned on longer texts (position interpolation, NTK-aware scaling, YaRN); ALiBi's linear penalty extrapolates better, at
+# the price of favouring nearby tokens. (Cited from Press et al. 2022, Chen et al. 2023, Peng et al. 2023; nothing here
+# trains a model long enough to measure it.)
 
 # %% [markdown] lang="zh"
 # 正弦公式可以为任意位置算出向量，所以更长的输入至少能拿到编码；至于训练好的模型能否用好从没见过的位置，则是另一回事
@@ -354,7 +348,7 @@ for name, layer in (("[en]without position[zh]不加位置", self_attention),
                     ("[en]with position[zh]加上位置", with_position(self_attention))):
     print(pad(name, 17), f"max |out[perm] - layer(x[perm])| = {position_lab.equivariance_gap(layer, x, perm):.3g}")
 print()
-print("[en]word   in 'dog bites man'             |  in 'man bites dog'[zh]词     在 'dog bites man' 中          |  在 'man bites dog' 中")
+print(f"[en]word   in '{' '.join(first)}'             |  in '{' '.join(second)}'[zh]词     在“{''.join(first)}”中                   |  在“{''.join(second)}”中")
 compare(with_position(self_attention))
 
 # %% [markdown] lang="en"
@@ -439,12 +433,11 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 # %% [markdown] lang="en"
 # ## Before the softmax: masks, position bias, local windows
 #
-# Besides encodings, three mechanisms act directly on the scores before softmax, and each brings position or
-# distance in: a **mask** hides keys (their score becomes $-\infty$, their weight exactly 0); a **position bias**
-# adds a number that depends on the distance, for example the ALiBi-like $-\text{slope} \cdot |i - j|$; a **local window**
-# hides every key $w$ or more positions away (`ac.sliding_window_mask`). Here is one query (at position 5 of 0..7) with
-# its content scores $q \cdot k_j / \sqrt{d_k}$, and what each mechanism makes of them (slope 0.5, a causal window of
-# 3 keys: the query and the two before it):
+# Three mechanisms act on the scores before softmax, and each brings position in: a **mask** hides keys (score
+# $-\infty$, weight exactly 0); a **position bias** adds a number that depends on the distance, such as the ALiBi-like
+# $-\text{slope} \cdot |i - j|$; a **local window** hides every key $w$ or more positions away
+# (`ac.sliding_window_mask`). One query (position 5 of 0..7), its content scores $q \cdot k_j / \sqrt{d_k}$, and what
+# each mechanism makes of them (slope 0.5, a causal window of 3 keys):
 
 # %% [markdown] lang="zh"
 # ## 在 softmax 之前：掩码、位置偏置、局部窗口
@@ -472,12 +465,11 @@ for name, v in variants.items():
 ax = position_lab.plot_score_row(variants, query=query)
 
 # %% [markdown] lang="en"
-# With content only, the winner is key 0 (weight 0.321), five positions away, followed by key 7, in the
-# future. The causal mask removes keys 6 and 7 (exact zeros) and the others share their weight, key 0 rising to
-# 0.474. The distance bias does not hide anything, but key 0 drops from score 2.0 to $-0.5$ and its weight to 0.074,
-# while the query's own key 5 and key 7 (strong content, two positions away) tie at 0.270. The window keeps only keys 3 to 5. Combined, causal mask and
-# bias (which is how ALiBi is used in decoders) put 0.427 on the query itself. The content scores were the same
-# every time: **everything that is about position happened before the softmax**, by adding to the scores or hiding keys.
+# With content only, key 0 wins (0.321), five positions away, followed by key 7, in the future. The causal mask removes
+# keys 6 and 7 (exact zeros) and key 0 rises to 0.474. The distance bias hides nothing, but key 0 drops from score 2.0 to
+# $-0.5$ and weight 0.074, while the query's own key 5 and key 7 tie at 0.270. The window keeps only keys 3 to 5. Causal
+# mask plus bias (how ALiBi is used in decoders) puts 0.427 on the query itself. The content scores never changed:
+# **everything about position happened before the softmax**, by adding to the scores or hiding keys.
 
 # %% [markdown] lang="zh"
 # 只看内容时，胜出的是 Key 0（权重 0.321），它离 Query 有五个位置远，其次是来自未来的 Key 7。因果掩码去掉了 Key 6 和 7
@@ -543,7 +535,7 @@ ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 # 回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
 
 # %% [markdown] lang="en"
-# ## Exercise: build the sinusoidal table
+# ## Exercise 1 · ★☆☆ · about 10 min: build the sinusoidal table
 #
 # Write `my_sinusoidal_encoding(n_positions, d_model)` returning the $(T, D)$ table of this notebook:
 # $PE[p, 2i] = \sin\left(p / 10000^{2i/D}\right)$ and $PE[p, 2i+1] = \cos\left(p / 10000^{2i/D}\right)$, positions from 0.
@@ -551,12 +543,11 @@ ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 # frequency off (base, or $i$ instead of $2i$), the sines and cosines in two blocks, positions from 1.
 
 # %% [markdown] lang="zh"
-# ## 练习：构造正弦位置编码表
+# ## 练习 1 · ★☆☆ · 约 10 分钟：构造正弦位置编码表
 #
-# 写一个 `my_sinusoidal_encoding(n_positions, d_model)`，返回本节的 $(T, D)$ 表：
-# $PE[p, 2i] = \sin\left(p / 10000^{2i/D}\right)$，$PE[p, 2i+1] = \cos\left(p / 10000^{2i/D}\right)$，位置从 0 开始。
-# 检查器会与 `ac.sinusoidal_encoding` 比较，并能认出常见的错误：sin 和 cos 放反、频率不对（底数错了，或者把 $2i$ 写成 $i$）、
-# sin 和 cos 分成前后两块、位置从 1 开始。
+# 写出 `my_sinusoidal_encoding(n_positions, d_model)`，返回本节的 $(T, D)$ 表：$PE[p, 2i] = \sin\left(p / 10000^{2i/D}\right)$，
+# $PE[p, 2i+1] = \cos\left(p / 10000^{2i/D}\right)$，位置从 0 开始。检查器会与 `ac.sinusoidal_encoding` 比较，并能认出常见的错误：
+# sin 和 cos 放反，频率不对（底数错了，或把 $2i$ 写成 $i$），sin 和 cos 分成前后两块，位置从 1 开始。
 
 # %%
 def my_sinusoidal_encoding(n_positions, d_model):
@@ -598,21 +589,20 @@ checks.check_sinusoidal_encoding(my_sinusoidal_encoding)
 # </details>
 
 # %% [markdown] lang="en"
-# ## Stretch exercise: rotate with RoPE
+# ## Stretch exercise 2 · ★★★ · about 25 min: rotate with RoPE
 #
 # Write `my_rope(x, positions)`, like `ac.apply_rope`: for each row $t$ of `x` $(\dots, T, D_h)$ and each pair
-# $(x_{2i}, x_{2i+1})$, rotate the pair by the angle $\text{positions}[t] \cdot \theta_i$ with
-# $\theta_i = 10000^{-2i/D_h}$. Then check the property this notebook measured: the rotated $q_m \cdot k_n$ depends only
-# on $n - m$. The checker tries positions out of order and a batch, and names a rotation the wrong way, the
-# "rotate half" pairing $(i, i + D_h/2)$, a wrong frequency, ignored positions and a map that changes lengths.
+# $(x_{2i}, x_{2i+1})$, rotate the pair by $\text{positions}[t] \cdot \theta_i$ with $\theta_i = 10000^{-2i/D_h}$. Then check
+# the property this notebook measured: the rotated $q_m \cdot k_n$ depends only on $n - m$. The checker tries positions
+# out of order and a batch, and names a rotation the wrong way, the "rotate half" pairing $(i, i + D_h/2)$, a wrong
+# frequency, ignored positions and a map that changes lengths.
 
 # %% [markdown] lang="zh"
-# ## 挑战练习：用 RoPE 旋转
+# ## 挑战练习 2 · ★★★ · 约 25 分钟：用 RoPE 旋转
 #
-# 写一个和 `ac.apply_rope` 一样的 `my_rope(x, positions)`：对 `x` $(\dots, T, D_h)$ 的每一行 $t$ 和每一对 $(x_{2i}, x_{2i+1})$，
-# 把这一对旋转 $\text{positions}[t] \cdot \theta_i$ 角度，其中 $\theta_i = 10000^{-2i/D_h}$。然后检验本节测过的性质：
-# 旋转后的 $q_m \cdot k_n$ 只取决于偏移 $n - m$。检查器会用乱序的位置和批量输入来试，并能指出：旋转方向反了、
-# 用了“rotate half”的配对方式 $(i, i + D_h/2)$、频率不对、忽略了 positions、以及会改变向量长度的变换。
+# 写出和 `ac.apply_rope` 一样的 `my_rope(x, positions)`：对 `x` $(\dots, T, D_h)$ 的每一行 $t$ 和每一对 $(x_{2i}, x_{2i+1})$，
+# 把这一对旋转 $\text{positions}[t] \cdot \theta_i$ 角，其中 $\theta_i = 10000^{-2i/D_h}$。然后检验本节测过的性质：旋转后的 $q_m \cdot k_n$ 只取决于偏移 $n - m$。
+# 检查器会用乱序的位置和批量输入来试，并能指出旋转方向反了、用了“前后两半配对”的方式 $(i, i + D_h/2)$、频率不对、忽略了 positions，以及会改变向量长度的变换。
 
 # %%
 def my_rope(x, positions):
@@ -676,17 +666,16 @@ quiz.quiz_widget("q7")
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - Self-attention is permutation-equivariant: shuffle the input and the output is shuffled the same way (measured:
-#   max difference about $10^{-16}$). "dog bites man" and "man bites dog" give the same outputs per word.
+# - Self-attention is permutation-equivariant: shuffle the input and the output is shuffled the same way (max difference
+#   about $10^{-16}$). "dog bites man" and "man bites dog" give the same outputs per word.
 # - So order must be injected (Q7): add a position table to the inputs, or build position into the scores.
 # - Sinusoidal table: pairs $(\sin p\omega_i, \cos p\omega_i)$ at geometric speeds; moving $k$ positions is one fixed
 #   rotation $M_k$ for every $p$ (error $10^{-15}$), so $PE[p] \cdot PE[p+k]$ depends on $k$ only.
 # - Learned table: free parameters, unstructured until trained, and no row beyond $T_{max}$ (`learned[50]` is an `IndexError`).
 # - Adding the table breaks the symmetry: the shuffle gap goes from $10^{-16}$ to 0.593.
-# - RoPE rotates $q$ and $k$ by their positions: the score depends only on the offset $n - m$ (same score at
-#   (0, 3), (20, 23), (997, 1000)), and lengths are preserved.
-# - Masks, a distance bias and local windows change the scores before softmax; without them, weights do not depend on
-#   distance at all.
+# - RoPE rotates $q$ and $k$ by their positions: the score depends only on $n - m$ (the same at (0, 3), (20, 23),
+#   (997, 1000)), and lengths are preserved.
+# - Masks, a distance bias and local windows change the scores before softmax; without them, weights do not depend on distance.
 #
 # **Next:** [08 · Attention versus RNN](08_attention_vs_rnn.ipynb): an RNN gets order for free but pays with long paths and sequential steps.
 
