@@ -13,27 +13,27 @@
 # # 08 · Attention versus RNN
 #
 # **After this notebook you will be able to**
-# - say how many steps information needs to travel between two distant tokens: $n$ hand-offs in an RNN, **one** in attention;
+# - say how many steps information needs between two distant tokens: $n$ hand-offs in an RNN, **one** in attention;
 # - measure how much an early token still moves the last output as the distance grows: fading (or exploding) along the RNN's chain, flat for attention;
-# - count the steps that must wait for each other, and show why even unlimited parallel hardware needs $n$ rounds for an RNN and one for attention;
-# - train a plain RNN, a gated RNN (GRU) and one attention layer on a long-range task and read their accuracy against the distance;
-# - fill in the table "RNN versus attention" with counted numbers, find where attention becomes the more expensive one ($n = d$), and answer the self-test question "why can attention replace an RNN on long sequences?".
+# - show why even unlimited parallel hardware needs $n$ rounds for an RNN and one for attention;
+# - train a plain RNN, a GRU and one attention layer on a long-range task and read their accuracy against the distance;
+# - fill in the table "RNN versus attention" with counted numbers, find where attention becomes the more expensive one ($n = d$), and answer "why can attention replace an RNN on long sequences?".
 #
 # **What you should know first:** the RNN refresher of [00 · Start here](00_start_here.ipynb); one attention step
-# ([01 · Query, Key, Value](01_query_key_value.ipynb)); why attention itself is blind to order ([07 · Position](07_position.ipynb)).
+# ([01 · Query, Key, Value](01_query_key_value.ipynb)); why attention is blind to order ([07 · Position](07_position.ipynb)).
 
 # %% [markdown] lang="zh"
 # # 08 · 注意力与 RNN
 #
 # **学完本节，你将能够**
-# - 说清两个相隔很远的 token 之间，信息要走多少步：RNN 要接力 $n$ 次，注意力只要**一步**；
-# - 随着距离拉长，测量一个早先的 token 还能在多大程度上影响最后的输出：在 RNN 的链条上逐渐消失（或爆炸），在注意力里保持不变；
-# - 数出必须彼此等待的计算步数，并说明为什么即使硬件的并行能力无限，RNN 也要算 $n$ 轮，而注意力只要一轮；
-# - 在一个远距离任务上训练普通 RNN、门控 RNN（GRU）和一层注意力，读懂它们的准确率如何随距离变化；
-# - 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点（$n = d$），并回答自测题“为什么 Attention 能替代 RNN 处理长序列？”。
+# - 说清两个相隔很远的 token 之间信息要走多少步：RNN 要接力 $n$ 次，注意力只要**一步**；
+# - 测量距离拉长时一个早先的 token 还能在多大程度上影响最后的输出：在 RNN 的链条上逐渐消失或爆炸，在注意力里保持不变；
+# - 说明为什么即使硬件并行能力无限，RNN 也要算 $n$ 轮，注意力只要一轮；
+# - 在远距离任务上训练普通 RNN、GRU 和一层注意力，读懂它们的准确率如何随距离变化；
+# - 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点 $n = d$，并回答“为什么注意力能替代 RNN 处理长序列”。
 #
-# **需要的基础**：[00 · 从这里开始](00_start_here.ipynb)里对 RNN 的快速回顾；一步注意力的流程（见 [01 · Query、Key、Value](01_query_key_value.ipynb)）；
-# 注意力本身为什么看不见顺序（见 [07 · 位置信息](07_position.ipynb)）。
+# **预备知识**：[00 · 从这里开始](00_start_here.ipynb)里对 RNN 的快速回顾，一步注意力的流程（[01 · Query、Key、Value](01_query_key_value.ipynb)），
+# 注意力为什么看不见顺序（[07 · 位置信息](07_position.ipynb)）。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -57,27 +57,26 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # %% [markdown] lang="en"
 # ## Two ways to pass information along
 #
-# Take the example of “Transformer 自注意力机制：直觉理解，不需要数学”: the model is at word 20 and needs something from word 1. A recurrent network (RNN) reads
-# the sentence one word per step and keeps a running summary, the hidden state $h_t$. Word 1 can only reach word 20
-# as part of that summary, **handed on** from step to step: 19 hand-offs, each one a lossy transformation. Attention
-# does not relay: the query of word 20 is compared with the key of word 1 directly, and word 1's value is mixed in
-# with the resulting weight. Whatever the distance, it is **one** step.
+# Take the example of the tutorial "Transformer self-attention: the intuition, no maths needed" (Transformer
+# 自注意力机制：直觉理解，不需要数学): the model is at word 20 and needs something from word 1. A recurrent network
+# (RNN) reads one word per step and keeps a running summary, the hidden state $h_t$. Word 1 reaches word 20 only as part
+# of that summary, **handed on** 19 times, each a lossy transformation. Attention does not relay: the query of word 20
+# meets the key of word 1 directly, and word 1's value is mixed in with the resulting weight. Whatever the distance, it
+# is **one** step.
 #
-# Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. The
-# number of hand-offs follows from that loop, so `path_length` below is a definition (distance for a recurrent layer,
-# 1 for attention); what the long path **costs** is measured in the next section.
+# Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. So
+# `path_length` below is a definition (the distance for a recurrent layer, 1 for attention); what the long path
+# **costs** is measured next.
 
 # %% [markdown] lang="zh"
 # ## 传递信息的两种方式
 #
-# 沿用《Transformer 自注意力机制：直觉理解，不需要数学》的例子：模型正在处理第 20 个词，需要用到第 1 个词的信息。循环神经网络（RNN）每一步读一个词，
-# 并维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为这份摘要的一部分，一步一步地**接力**传下去，
-# 才能到达第 20 个词：要接力 19 次，每一次都是一次有损的变换。注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，
-# 再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
+# 沿用《Transformer 自注意力机制：直觉理解，不需要数学》的例子：模型正在处理第 20 个词，需要用到第 1 个词的信息。循环神经网络（RNN）每步读一个词，
+# 维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为摘要的一部分**接力**传下去，要接力 19 次，每次都是有损的变换。
+# 注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
 #
-# 下面是本课程用到的整个 RNN（`attention_core.rnn`）。关键就在那个循环：第 $t$ 步需要 $h_{t-1}$。
-# 接力次数由这个循环直接决定，所以下面的 `path_length` 是一个定义（循环层等于距离，注意力为 1），而不是测量；
-# 长路径的**代价**要到下一小节才去测量。
+# 下面是本课程的整个 RNN（`attention_core.rnn`）。关键在那个循环：第 $t$ 步需要 $h_{t-1}$。所以下面的 `path_length` 是一个定义，
+# 循环层等于距离，注意力为 1；长路径的**代价**接下来再测。
 
 # %%
 print(inspect.getsource(rnn.rnn_forward))
@@ -86,13 +85,10 @@ print(inspect.getsource(rnn.rnn_forward))
 print(inspect.getsource(rnn_lab.path_length))
 
 # %% [markdown] lang="en"
-# A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as
-# long. The rest of the notebook measures what the long path costs (information and gradients fade), what the
-# waiting costs (no parallelism), what training on a long-range task shows, and what attention pays in return.
+# A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as long.
 
 # %% [markdown] lang="zh"
 # 门控 RNN（GRU、LSTM）改变的是每次接力时**做什么**，而不是接力**多少次**：它的路径一样长。
-# 本节接下来依次测量：长路径的代价（信息和梯度逐渐消失）、彼此等待的代价（无法并行）、在远距离任务上训练会看到什么，以及注意力为此付出了什么。
 
 # %% [markdown] lang="en"
 # ## Path length
@@ -155,27 +151,24 @@ for gap in (0, 1, 5, 10, 20, 40):
 # %% [markdown] lang="en"
 # Forty hand-offs shrink the influence from 1.44 to $3.8 \times 10^{-9}$, far below even the bound: tanh's slope
 # $1 - h^2 < 1$ takes its share at every step too. Refresher 4 of notebook 00 measured the same fading with finite
-# differences (`rnn.influence_of_first_input`, the first token of sequences of growing length); the exact product
-# agrees with it (a test checks this).
+# differences (`rnn.influence_of_first_input`), and the exact product agrees with it.
 #
 # ### An early token, moved further and further back
 #
-# Now compare with attention on equal terms. We take 46 random distractor tokens, one "early" token and a last
-# token (all seeded), and put the early token $k$ positions before the last one, for $k = 1, 2, \dots, 47$. The
-# tokens are the same every time; only the early token's place changes. For each $k$ we measure how much the early
-# token moves the **last output**: of the RNN above, and of one two-head self-attention layer
-# (`ac.multi_head_attention`, seeded weights, measured by finite differences).
+# Now attention on equal terms. Take 46 random distractor tokens, one "early" token and a last token (all seeded), and
+# put the early token $k$ positions before the last one, $k = 1, \dots, 47$; only its place changes. For each $k$ we
+# measure how much it moves the **last output** of the RNN above and of one two-head self-attention layer
+# (`ac.multi_head_attention`, seeded weights, finite differences).
 
 # %% [markdown] lang="zh"
-# 接力 40 次之后，影响从 1.44 缩小到 $3.8 \times 10^{-9}$，比上界还小得多：tanh 的斜率 $1 - h^2 < 1$ 在每一步也要再打一次折扣。
-# 00 节的快速回顾 4 用有限差分（`rnn.influence_of_first_input`，让序列越来越长，看第一个 token）测过同样的衰减；这里的精确乘积与它一致（有测试专门检查）。
+# 接力 40 次之后，影响从 1.44 缩小到 $3.8 \times 10^{-9}$，比上界还小得多：tanh 的斜率 $1 - h^2 < 1$ 每一步也要打一次折扣。
+# 00 节的快速回顾 4 用有限差分（`rnn.influence_of_first_input`）测过同样的衰减，这里的精确乘积与它一致。
 #
 # ### 把一个早先的 token 越推越远
 #
-# 现在在同等条件下和注意力比一比。取 46 个随机的干扰 token、一个“早先的”token 和最后一个 token（都由种子生成），
-# 把早先的 token 放在最后一个 token 之前 $k$ 个位置，$k = 1, 2, \dots, 47$。每次用的都是同一批 token，变的只是早先那个 token 的位置。
-# 对每个 $k$，我们测量早先的 token 能把**最后的输出**推动多少：一个是上面的 RNN，一个是一层两头的自注意力
-# （`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
+# 现在在同等条件下和注意力比一比。取 46 个随机的干扰 token、一个“早先的”token 和最后一个 token，都由种子生成，把早先的 token 放在最后一个 token
+# 之前 $k$ 个位置，$k = 1, \dots, 47$，变的只是它的位置。对每个 $k$，测量它能把**最后的输出**推动多少：一个是上面的 RNN，
+# 一个是一层两头的自注意力（`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
 
 # %%
 # [en] exact for the RNN, finite differences for attention [zh] RNN 用精确值，注意力用有限差分
@@ -191,21 +184,19 @@ ax = rnn_lab.plot_influence(curves)
 
 # %% [markdown] lang="en"
 # The RNN's line falls almost straight on the log scale: every hand-off keeps about 0.6 of what is left (the 0.9 of
-# $W_h$ times the average slope of tanh), so at $k = 40$ the early token moves the last output by $3 \times 10^{-9}$:
-# it is, for all practical purposes, gone, and so is its gradient. The attention line is flat, to the last digit:
-# 0.109 at every distance. That is not luck. The last query meets the early token's key directly, and the set of
-# keys is the same whatever the order (attention is blind to order, notebook 07), so the distance does not enter
-# the computation at all. Its influence is set by **content**: how well that key matches the query.
+# $W_h$ times the average slope of tanh), so at $k = 40$ the early token moves the last output by $3 \times 10^{-9}$: it
+# is gone, and so is its gradient. The attention line is flat to the last digit: 0.109 at every distance. The last query
+# meets the early key directly, and the set of keys is the same whatever the order (notebook 07), so distance does not
+# enter the computation. The influence is set by **content**: how well that key matches the query.
 #
-# The other failure: a large recurrent weight. With $\|W_h\| = 3$ the same chain multiplies instead of shrinking:
+# The other failure: a large recurrent weight. With $\|W_h\| = 3$ the same chain grows instead:
 
 # %% [markdown] lang="zh"
-# RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，剩下的影响只保留约 0.6（$W_h$ 的 0.9 乘以 tanh 的平均斜率），
-# 所以在 $k = 40$ 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$：实际上它已经消失了，它的梯度也一样。
-# 注意力的曲线则是平的，一直平到最后一位：每个距离上都是 0.109。这不是巧合。最后那个 Query 直接遇到早先 token 的 Key，
-# 而无论顺序如何，Key 的集合都一样（注意力看不见顺序，见 07 节），所以距离根本没有进入计算。它的影响大小由**内容**决定：那个 Key 与 Query 有多匹配。
+# RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，影响只剩约 0.6，即 $W_h$ 的 0.9 乘以 tanh 的平均斜率，所以 $k = 40$ 时早先的 token
+# 只能把最后的输出推动 $3 \times 10^{-9}$，它实际上已经消失了，梯度也一样。注意力的曲线平到最后一位：每个距离上都是 0.109。
+# 最后那个 Query 直接遇到早先的 Key，而无论顺序如何，Key 的集合都一样（07 节），所以距离根本没有进入计算。影响大小由**内容**决定，即那个 Key 与 Query 有多匹配。
 #
-# 另一种失败：循环权重太大。当 $\|W_h\| = 3$ 时，同一条链不再缩小，而是越乘越大：
+# 另一种失败是循环权重太大。$\|W_h\| = 3$ 时，同一条链不再缩小，而是越乘越大：
 
 # %%
 big = rnn_lab.influence_curves(n=48, d=D, recurrent_scale=3.0, seed=0)
@@ -213,25 +204,25 @@ for k in (1, 10, 20, 40):
     print(f"[en]k = {k:2d}   RNN with ||W_h|| = 3: {big['rnn'][k - 1]:9.3g}    attention: {big['attention'][k - 1]:.3g}[zh]k = {k:2d}   ||W_h|| = 3 的 RNN：{big['rnn'][k - 1]:9.3g}    注意力：{big['attention'][k - 1]:.3g}")
 
 # %% [markdown] lang="en"
-# At $k = 40$ it is about 5000 times its value at $k = 1$: a gradient like that blows training up. These are the two faces of the
-# "gradients easily vanish or explode" of “Transformer Attention 机制入门：从直觉到公式”: both come from one long product, and no choice of a single scale
-# keeps it near 1 for every input. (Whether a given chain vanishes or explodes also depends on how much tanh
-# saturates; try other scales in the widget.)
+# At $k = 40$ it is about 5000 times its value at $k = 1$: such a gradient blows training up. These are the two faces
+# of "gradients easily vanish or explode" in the tutorial "An introduction to the Transformer attention mechanism: from
+# intuition to formulas" (Transformer Attention 机制入门：从直觉到公式): both come from one long product, and no single
+# scale keeps it near 1 for every input.
 #
 # ### Try it: distance and recurrent scale
 #
-# Move the early token with the distance slider: the RNN needs $k$ hand-offs (orange dots, top), attention one
-# step (blue arc, the same height at every distance). The bottom panel marks both influences. Then change the
-# recurrent scale and watch the orange line tilt down (forgetting) or up (exploding) while the blue one never moves.
+# Move the early token with the distance slider: the RNN needs $k$ hand-offs (orange dots), attention one step (blue
+# arc, the same height at every distance). Then change the recurrent scale and watch the orange line tilt down
+# (forgetting) or up (exploding) while the blue one never moves.
 
 # %% [markdown] lang="zh"
-# 到 $k = 40$ 时，它大约是 $k = 1$ 时的 5000 倍：这样的梯度会让训练失控。这就是《Transformer Attention 机制入门：从直觉到公式》所说“梯度易消失/爆炸”的两面：
-# 二者都来自同一个长长的乘积，而任何一个固定的尺度都无法让它对所有输入都保持在 1 附近。（一条链究竟是消失还是爆炸，也取决于 tanh 饱和得有多厉害；可以在下面的控件里试试别的尺度。）
+# 到 $k = 40$ 时，它大约是 $k = 1$ 时的 5000 倍，这样的梯度会让训练失控。这就是《Transformer Attention 机制入门：从直觉到公式》所说“梯度易消失/爆炸”的两面：
+# 二者都来自同一个长长的乘积，任何一个固定的尺度都无法让它对所有输入都保持在 1 附近。
 #
 # ### 动手试试：距离与循环权重尺度
 #
-# 拖动距离滑块来移动早先的 token：RNN 要接力 $k$ 次（上方橙色的点），注意力只要一步（蓝色的弧，在任何距离上都一样高）。
-# 下方的图标出了两者的影响大小。再调整循环权重尺度，看橙色曲线向下倾斜（遗忘）或向上翘起（爆炸），而蓝色曲线纹丝不动。
+# 拖动距离滑块移动早先的 token：RNN 要接力 $k$ 次（橙色的点），注意力只要一步（蓝色的弧，在任何距离上都一样高）。
+# 再调整循环权重尺度，看橙色曲线向下倾斜（遗忘）或向上翘起（爆炸），而蓝色曲线纹丝不动。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -272,16 +263,14 @@ for n in (8, 64, 256):
     print(f"{n:6d}   {rnn_lab.sequential_steps('rnn', n):10d}   {rnn_lab.sequential_steps('attention', n):16d}")
 
 # %% [markdown] lang="en"
-# Counting is one thing; let us try it. Suppose we had one processor per position and computed **all** the RNN's
-# states at once, each from its left neighbour's current guess (starting from zeros), round after round.
-# `rnn_lab.parallel_rounds` does exactly that, with one batched call per round, and counts how many positions are
-# right after each round. For attention we compute all 32 outputs in one call, and again one query at a time in a
-# random order:
+# Let us try it. With one processor per position, compute **all** the RNN's states at once, each from its left
+# neighbour's current guess (starting from zeros), round after round. `rnn_lab.parallel_rounds` does that, one batched
+# call per round, and counts the positions that are right after each round. Attention computes all 32 outputs in one
+# call, and again one query at a time in a random order:
 
 # %% [markdown] lang="zh"
-# 光数还不够，来试一试。假设每个位置都配一个处理器，一次**同时**计算 RNN 的所有状态：每个位置都用它左邻居当前的猜测值（从全零开始），一轮接一轮地算。
-# `rnn_lab.parallel_rounds` 做的正是这件事，每轮一次批量调用，并统计每轮之后有多少个位置算对了。对注意力，我们一次调用算出全部 32 个输出，
-# 再按随机顺序一个 Query 一个 Query 地算一遍：
+# 来试一试。假设每个位置配一个处理器，**同时**计算 RNN 的所有状态：每个位置都用左邻居当前的猜测值，从全零开始，一轮接一轮地算。
+# `rnn_lab.parallel_rounds` 就这样做，每轮一次批量调用，并数出每一轮之后有几个位置已经算对。注意力则一次调用算出全部 32 个输出，再按随机顺序一个 Query 一个 Query 地算一遍：
 
 # %%
 x = rng.normal(size=(32, D))                                   # [en] 32 positions, (T, D) [zh] 32 个位置，(T, D)
@@ -296,19 +285,19 @@ for t in rng.permutation(32):                                  # [en] any order:
 print("[en]attention: one call = 32 separate calls in a random order:[zh]注意力：一次调用 = 按随机顺序分开调用 32 次：", np.allclose(full, one_by_one))
 
 # %% [markdown] lang="en"
-# Each round gets exactly one more position right: a position can only be right once its left neighbour was, so
-# 32 positions take 32 rounds, whatever the number of processors. “注意力机制” says it plainly: step $t + 1$ must wait
-# for the state of step $t$. Attention's outputs do not depend on each other, so all of them are one parallel round
-# (inside it, the $n \times n$ scores are one matrix product, exactly the kind of work a GPU's thousands of lanes do at once).
+# Each round gets exactly one more position right: a position can be right only once its left neighbour is, so 32
+# positions take 32 rounds, whatever the number of processors. As the tutorial "Attention mechanism" (注意力机制) puts
+# it, step $t + 1$ must wait for the state of step $t$. Attention's outputs do not depend on each other: one parallel
+# round, whose $n \times n$ scores are one matrix product, the kind of work a GPU's thousands of lanes do at once.
 #
 # A curiosity that confirms the rule: a strongly forgetting chain can look "done" early.
 
 # %% [markdown] lang="zh"
-# 每一轮恰好多算对一个位置：只有左邻居算对之后，一个位置才可能算对，所以 32 个位置需要 32 轮，处理器再多也没用。
-# 《注意力机制》一文说得很直白：第 $t + 1$ 步必须等待第 $t$ 步的状态产生。注意力的各个输出互不依赖，所以全部只需一轮并行计算
-# （在这一轮里，$n \times n$ 的分数就是一次矩阵乘法，正是 GPU 成千上万条通道最擅长同时完成的工作）。
+# 每一轮恰好多算对一个位置：左邻居算对之后，一个位置才可能算对，所以 32 个位置需要 32 轮，处理器再多也没用。
+# 用《注意力机制》一文的话说，第 $t + 1$ 步必须等第 $t$ 步的状态产生。注意力的各个输出互不依赖，只需一轮并行计算，
+# 这一轮里 $n \times n$ 的分数就是一次矩阵乘法，正是 GPU 成千上万条通道最擅长同时完成的工作。
 #
-# 有一个小插曲反而印证了这条规律：一条遗忘得很厉害的链，可能会提前“算完”。
+# 有一个小插曲反而印证了这条规律：遗忘得很厉害的链，可能会提前“算完”。
 
 # %%
 fast_forgetter = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.5)
@@ -316,22 +305,21 @@ quick = rnn_lab.parallel_rounds(rnn_lab.rnn_step(fast_forgetter), x, np.zeros(D)
 print("[en]||W_h|| = 0.5: rounds needed for 32 positions:[zh]||W_h|| = 0.5：32 个位置需要的轮数：", quick["rounds"])
 
 # %% [markdown] lang="en"
-# 21 rounds instead of 32, because with $\|W_h\| = 0.5$ a wrong guess 20 positions back has shrunk below
-# $10^{-9}$: the chain has forgotten it. The only way an RNN skips rounds is by forgetting, which is exactly what a
-# long-range task cannot afford.
+# 21 rounds instead of 32, because with $\|W_h\| = 0.5$ a wrong guess 20 positions back has shrunk below $10^{-9}$:
+# the chain has forgotten it. An RNN skips rounds only by forgetting, which a long-range task cannot afford.
 #
 # ### Wall-clock time
 #
-# Now time both on this machine, for growing $n$ ($d = 64$, one sequence, one CPU core each). The numbers depend on
-# the computer, so this cell's output is not checked; read the shapes of the lines.
+# Now time both on this machine for growing $n$ ($d = 64$, one sequence, one CPU core each). Your numbers will differ;
+# read the shapes of the lines.
 
 # %% [markdown] lang="zh"
-# 只用了 21 轮，而不是 32 轮，因为 $\|W_h\| = 0.5$ 时，20 个位置之前的错误猜测已经缩小到 $10^{-9}$ 以下：链条已经把它忘掉了。
-# RNN 能跳过若干轮的唯一办法就是遗忘，而这恰恰是远距离任务承受不起的。
+# 只用了 21 轮而不是 32 轮，因为 $\|W_h\| = 0.5$ 时，20 个位置之前的错误猜测已经缩小到 $10^{-9}$ 以下，链条把它忘掉了。
+# RNN 只有靠遗忘才能跳过若干轮，而这恰恰是远距离任务承受不起的。
 #
 # ### 实际耗时
 #
-# 现在在这台机器上给两者计时，$n$ 逐渐增大（$d = 64$，一条序列，各用一个 CPU 核心）。这些数字取决于计算机，所以这个单元格的输出不参与检查；请看曲线的形状。
+# 现在在这台机器上给两者计时，$n$ 逐渐增大，$d = 64$，一条序列，各用一个 CPU 核心。你测出的数字会不同，请看曲线的形状。
 
 # %%
 # MEASUREMENT
@@ -342,40 +330,33 @@ for n, t_rnn, t_att in zip(timings["n"], timings["rnn"], timings["attention"]):
 ax = rnn_lab.plot_timings(timings)
 
 # %% [markdown] lang="en"
-# The RNN's line is straight with slope 1 on the log-log plot: time grows like $n$, the same few microseconds per
-# step, because every step waits for the one before and is far too small to keep the processor busy. Attention
-# starts almost flat (a few big matrix products, however small) and then bends up, because it does $n^2 d$ work.
-# On a single CPU core the two lines may cross: for long sequences attention can be the **slower** one here. On a GPU
-# the flat part is expected to last much longer, because all $n^2$ scores are computed side by side, while the
-# RNN's $n$ steps stay one after another on any hardware. That, and not fewer operations, is why Transformers train
-# faster: the work can be spread out. (The GPU part is cited, not measured: these notebooks ran on a CPU, and no
-# GPU was available to this course's checks. Vaswani et al. 2017 count the sequential operations per layer in
-# section 4 and Table 1: $O(1)$ for self-attention, $O(n)$ for a recurrent layer; their translation models' training
-# on GPUs is in section 5.2, and its cost, against recurrent and convolutional models, in Table 2.)
+# The RNN's line is straight with slope 1 on the log-log plot: time grows like $n$, a few microseconds per step, because
+# every step waits for the one before and is far too small to keep the processor busy. Attention starts almost flat (a
+# few big matrix products) and then bends up, because it does $n^2 d$ work; on one CPU core it can become the **slower**
+# one. On a GPU the flat part is expected to last much longer, because all $n^2$ scores are computed side by side, while
+# the RNN's $n$ steps stay one after another on any hardware. That, not fewer operations, is why Transformers train
+# faster. (The GPU part is cited, not measured here: Vaswani et al. 2017 count the sequential operations per layer in
+# Table 1, $O(1)$ for self-attention and $O(n)$ for a recurrent layer, and compare training costs in Table 2.)
 
 # %% [markdown] lang="zh"
-# 在双对数坐标下，RNN 的曲线是一条斜率为 1 的直线：耗时随 $n$ 线性增长，每一步都是同样的几微秒，因为每一步都要等前一步，
-# 而且每一步的计算量太小，根本喂不饱处理器。注意力的曲线一开始几乎是平的（几次大的矩阵乘法，不论规模多小），之后向上弯，因为它要做 $n^2 d$ 的计算。
-# 只用一个 CPU 核心时，两条线可能交叉：序列很长时，注意力在这里反而可能**更慢**。在 GPU 上，平坦的那一段预计会长得多，
-# 因为全部 $n^2$ 个分数可以并排同时计算；而 RNN 的 $n$ 步在任何硬件上都只能一步接一步。Transformer 训练得更快，靠的正是这一点：
-# 计算可以铺开并行，而不是运算次数更少。（GPU 这部分是引用的，不是实测的：这些 notebook 是在 CPU 上运行的，本课程的检查也没有
-# 可用的 GPU。Vaswani 等 2017 年论文在第 4 节和表 1 里比较了每层的串行操作数：自注意力是 $O(1)$，循环层是 $O(n)$；
-# 他们在 GPU 上训练翻译模型的情况见第 5.2 节，训练开销与循环模型、卷积模型的对比见表 2。）
+# 在双对数坐标下，RNN 的曲线是斜率为 1 的直线：耗时随 $n$ 线性增长，每步几微秒，因为每一步都要等前一步，而且计算量太小，喂不饱处理器。
+# 注意力的曲线起初几乎是平的，只是几次大的矩阵乘法，之后向上弯，因为它要做 $n^2 d$ 的计算；只用一个 CPU 核心时，它可能反而**更慢**。
+# 在 GPU 上，平坦的那一段预计会长得多，因为全部 $n^2$ 个分数可以并排同时算，而 RNN 的 $n$ 步在任何硬件上都只能一步接一步。
+# Transformer 训练得更快，靠的正是这一点，而不是运算次数更少。GPU 这部分是引用的，这里没有实测：Vaswani 等 2017 年的论文在表 1 里比较了每层的串行操作数，
+# 自注意力是 $O(1)$，循环层是 $O(n)$，并在表 2 里比较了训练开销。
 
 # %% [markdown] lang="en"
 # ## A trained comparison: recall the first token
 #
-# Measurements on random weights show what the structure allows. Does it matter once the models are trained?
-# The task: a sequence starts with one of 8 symbols, then come $k$ distractor tokens (8 other tokens, at random),
-# then a question token; the model must name the first symbol. Chance is $1/8$. The symbols and the distractors are
-# different tokens, so the task is only about **distance**: keep (or fetch) one token across $k$ positions.
+# Random weights show what the structure allows. Does it matter once the models are trained? The task: a sequence starts
+# with one of 8 symbols, then come $k$ distractor tokens, then a question token; the model must name the first symbol
+# (chance is $1/8$). Symbols and distractors are different tokens, so the task is only about **distance**.
 
 # %% [markdown] lang="zh"
 # ## 训练出来的对比：记住第一个 token
 #
-# 在随机权重上的测量说明了结构允许什么。那么训练之后，这些差别还重要吗？任务如下：序列以 8 个符号之一开头，
-# 接着是 $k$ 个干扰 token（从另外 8 个 token 中随机抽取），最后是一个提问 token；模型必须说出开头的那个符号。随机猜的准确率是 $1/8$。
-# 符号和干扰 token 是两组不同的 token，所以这个任务只考**距离**：把一个 token 跨越 $k$ 个位置保留下来（或取回来）。
+# 随机权重只说明结构允许什么。训练之后还是这样吗？任务是：序列以 8 个符号之一开头，接着是 $k$ 个干扰 token，最后是一个提问 token，
+# 模型要说出开头的符号，随机猜的正确率是 $1/8$。符号和干扰项是不同的 token，所以这个任务考的只是**距离**。
 
 # %%
 if backends.torch_available():
@@ -388,20 +369,18 @@ else:
     print("[en]torch is not installed: the trained comparison is skipped (pip install torch==2.13.0)[zh]没有安装 torch：跳过训练对比（pip install torch==2.13.0）")
 
 # %% [markdown] lang="en"
-# Three small models, each with width 32, see the same batches: a plain RNN (`torch.nn.RNN`, tanh), a gated RNN
-# (`torch.nn.GRU`) and one attention layer, whose query comes from the question token and whose keys and values come
-# from every token (`ac.scaled_dot_product_attention` on torch tensors). For each distance
-# $k \in \{2, 4, 8, 16, 32\}$ a fresh model trains for at most 300 batches of 32 sequences (Adam, stopping early once
-# the loss stays below 0.01), then answers 512 new sequences. The attention layer needs no position encoding here:
-# it finds the symbol by its content. Training takes several seconds; the exact accuracies and times can differ
-# slightly on another computer, so this cell's output is not checked (the summary after the plot is).
+# Three small models of width 32 see the same batches: a plain RNN (`torch.nn.RNN`, tanh), a gated RNN (`torch.nn.GRU`)
+# and one attention layer whose query comes from the question token and whose keys and values come from every token
+# (`ac.scaled_dot_product_attention` on torch tensors). For each $k \in \{2, 4, 8, 16, 32\}$ a fresh model trains for at
+# most 300 batches of 32 sequences (Adam, stopping once the loss stays below 0.01), then answers 512 new sequences. The
+# attention layer needs no position encoding: it finds the symbol by content. Training takes several seconds, and the
+# exact accuracies can differ slightly on another computer.
 
 # %% [markdown] lang="zh"
-# 三个小模型（宽度都是 32）看到的是同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力。
+# 三个宽度为 32 的小模型看到同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力，
 # 注意力的 Query 来自提问 token，Key 和 Value 来自所有 token（在 torch 张量上调用 `ac.scaled_dot_product_attention`）。
-# 对每个距离 $k \in \{2, 4, 8, 16, 32\}$，都训练一个新模型，最多 300 个批次、每批 32 条序列（Adam 优化器，损失稳定低于 0.01 就提前停止），
-# 然后让它回答 512 条新序列。这里注意力层不需要位置编码：它凭内容就能找到那个符号。训练要花几秒钟；
-# 换一台计算机，准确率和耗时的具体数值可能略有不同，所以这个单元格的输出不参与检查（图后面的总结会参与检查）。
+# 对每个 $k \in \{2, 4, 8, 16, 32\}$ 都训练一个新模型，最多 300 个批次、每批 32 条序列，用 Adam，损失稳定低于 0.01 就提前停止，然后回答 512 条新序列。
+# 注意力层不需要位置编码，凭内容就能找到那个符号。训练要几秒钟，换一台计算机，准确率的具体数值可能略有不同。
 
 # %%
 # MEASUREMENT
@@ -434,34 +413,31 @@ if recall is not None:
 
 # %% [markdown] lang="en"
 # All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
-# to $k = 4$ and down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain of the previous section, now in a trained model.
-# The GRU holds on much longer (to $k = 16$ here): its update gate can learn to copy the state almost unchanged, which
-# keeps the product near 1. But at $k = 32$ it too fails within this training budget (0.26 in this run, where guessing
-# gives 1/8 = 0.125), while the
-# attention layer answers correctly at every distance, and learns it within a few dozen batches: its path to the
-# symbol is one step long at $k = 2$ and at $k = 32$ alike. (Exactly where each recurrent model gives up moves a
-# little with the seed and the training budget; the order does not.)
+# to $k = 4$, down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain again, now in a trained model. The
+# GRU holds on longer (to $k = 16$): its update gate can learn to copy the state almost unchanged, keeping the product
+# near 1. But at $k = 32$ it too fails within this budget (0.26, where guessing gives 0.125), while attention answers
+# right at every distance within a few dozen batches: its path to the symbol is one step at $k = 2$ and $k = 32$ alike.
+# (Where each recurrent model gives up moves a little with the seed and budget; the order does not.)
 
 # %% [markdown] lang="zh"
-# 当符号只在 2 个 token 之前时，三个模型都能答对。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，到 $k = 8$ 只剩 0.29，从 $k = 16$ 起就接近随机猜了。
-# 这正是上一节那条衰减的链条，只不过这次出现在训练好的模型里。GRU 坚持得久得多（这里一直到 $k = 16$）：它的更新门可以学会几乎原封不动地复制状态，
-# 让那个乘积保持在 1 附近。但到了 $k = 32$，在这份训练预算之内它也失败了（这次运行是 0.26，随机猜是 1/8 = 0.125）；而注意力层在每个距离上都答对了，而且几十个批次就学会了：
-# 无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。（每个循环模型究竟在哪个距离上放弃，会随种子和训练预算略有变化；但先后顺序不变。）
+# 符号只在 2 个 token 之前时，三个模型都答对了。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，$k = 8$ 时只剩 0.29，从 $k = 16$ 起接近随机猜，
+# 这又是那条衰减的链条，只不过出现在训练好的模型里。GRU 坚持得久一些，一直到 $k = 16$：它的更新门可以学会几乎原封不动地复制状态，让乘积保持在 1 附近。
+# 但到 $k = 32$，在这份训练预算内它也失败了，只有 0.26，随机猜是 0.125；而注意力在每个距离上都答对了，几十个批次就学会：
+# 无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。每个循环模型在哪个距离上放弃，会随种子和训练预算略有变化，但先后顺序不变。
 
 # %% [markdown] lang="en"
 # ### Gated RNNs: better memory, the same path
 #
-# The tutorial “注意力机制” puts it precisely: gated recurrent networks ease the **retention** problem but do not remove the two
-# structural constraints, the **long path** and the **sequential computation**. Check both on the trained GRU for
-# $k = 8$, which solved its task: rerun its own cell (`torch.nn.GRUCell` with the trained weights) with
-# `parallel_rounds`, and count the hops from the symbol to the question.
+# The tutorial "Attention mechanism" is precise: gated recurrent networks ease **retention** but keep two structural
+# constraints, the **long path** and the **sequential computation**. Check both on the trained GRU for $k = 8$, which
+# solved its task: run its own cell (`torch.nn.GRUCell` with the trained weights) through `parallel_rounds`, and count
+# the hops from the symbol to the question.
 
 # %% [markdown] lang="zh"
 # ### 门控 RNN：记性更好，路径照旧
 #
-# 《注意力机制》一文说得很准确：门控循环网络可以缓解信息**保留**问题，但不能消除两个结构约束：**长传递路径**和**顺序计算**。
-# 在 $k = 8$ 时训练好的 GRU（它解决了自己的任务）上检验这两点：用训练好的权重构造它自己的单元（`torch.nn.GRUCell`），
-# 交给 `parallel_rounds` 去跑，再数一数从符号到提问要经过几跳。
+# 《注意力机制》一文说得很准确：门控循环网络缓解了信息**保留**问题，但两个结构约束依旧，即**长传递路径**和**顺序计算**。
+# 在 $k = 8$ 时训练好、解决了任务的 GRU 上检验这两点：用训练好的权重构造它的单元（`torch.nn.GRUCell`），交给 `parallel_rounds` 去跑，再数一数从符号到提问要几跳。
 
 # %%
 if recall is not None:
@@ -485,7 +461,8 @@ if recall is not None:
 # %% [markdown] lang="en"
 # ## The complexity table
 #
-# “Transformer Attention 机制入门：从直觉到公式” sums the comparison up in one table. Every row has now been measured or counted:
+# The tutorial "An introduction to the Transformer attention mechanism" sums the comparison up in one table; every row
+# has now been measured or counted:
 #
 # | | RNN | Transformer attention | shown in this notebook |
 # | --- | --- | --- | --- |
@@ -496,26 +473,24 @@ if recall is not None:
 # | memory | the hidden state | the $n \times n$ attention matrix | counted below |
 # | position information | ordered by construction | needs a position encoding | below, and notebook 07 |
 #
-# The per-layer cost is where attention pays. Count the multiply-adds of the two growing terms: the RNN applies the
-# $d \times d$ matrix $W_h$ at each of $n$ steps ($n d^2$); attention compares every pair of positions with a
-# $d$-wide dot product ($n^2 d$). They are equal when $n^2 d = n d^2$, that is at $n = d$.
+# Per layer, the RNN applies the $d \times d$ matrix $W_h$ at each of $n$ steps ($n d^2$ multiply-adds); attention
+# compares every pair of positions with a $d$-wide dot product ($n^2 d$). They are equal at $n = d$.
 
 # %% [markdown] lang="zh"
 # ## 复杂度对比表
 #
-# 《Transformer Attention 机制入门：从直觉到公式》用一张表总结了这场对比。现在表里的每一行都已经测量过或数过了：
+# 《Transformer Attention 机制入门：从直觉到公式》用一张表总结了这场对比，现在表里的每一行都已经测过或数过了：
 #
-# | | RNN | Transformer Attention | 本节在哪里展示 |
+# | | RNN | Transformer 注意力 | 本节在哪里展示 |
 # | --- | --- | --- | --- |
 # | 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | 影响随距离的变化；路径长度 |
 # | 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | $\|W_h\| = 0.9$：$k = 40$ 时为 $3 \times 10^{-9}$；$\|W_h\| = 3$：$10^4$；注意力保持不变 |
 # | 并行性 | 必须按时间步顺序算，$O(n)$ 个串行步骤 | 整序列可并行，$O(1)$ | 32 个位置：32 轮对 1 轮 |
-# | 每层计算量 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（$n^2$ 个位置对） | 下面来数：分界点在 $n = d$ |
+# | 每层计算量 | $O(n \cdot d^2)$，逐时间步 | $O(n^2 \cdot d)$，$n^2$ 个位置对 | 下面来数：分界点在 $n = d$ |
 # | 内存 | 隐藏状态 | $n \times n$ 注意力矩阵 | 下面来数 |
 # | 位置信息 | 天然有序 | 需要额外的位置编码 | 见下文和 07 节 |
 #
-# 注意力付出代价的地方在每层计算量。数一数两个随长度增长的项各需要多少次乘加：RNN 在 $n$ 步中的每一步都要乘一次 $d \times d$ 的矩阵 $W_h$（$n d^2$）；
-# 注意力要用 $d$ 维点积比较每一对位置（$n^2 d$）。当 $n^2 d = n d^2$，也就是 $n = d$ 时，两者相等。
+# 每一层里，RNN 在 $n$ 步中的每一步都要乘一次 $d \times d$ 的矩阵 $W_h$，共 $n d^2$ 次乘加；注意力要用 $d$ 维点积比较每一对位置，共 $n^2 d$ 次。两者在 $n = d$ 时相等。
 
 # %%
 print("[en]   d       n     RNN n·d²    attention n²·d   attention / RNN[zh]   d       n     RNN n·d²       注意力 n²·d   注意力 / RNN")
@@ -527,16 +502,15 @@ for d in (64, 512):
 ax = rnn_lab.plot_macs(ds=(64, 512))
 
 # %% [markdown] lang="en"
-# Below $n = d$ attention's pairwise term is the smaller one; above it, attention costs $n / d$ times more, and the
-# gap keeps growing: at $d = 512$ and $n = 32768$ it is 64 times the RNN's. Counting **every** matrix product gives
-# the same crossover against a gated RNN: a GRU layer does $6 n d^2$ (three gates, each with an input and a
-# recurrent product), one attention layer $4 n d^2$ (the projections $W^Q, W^K, W^V, W^O$) plus $2 n^2 d$ (scores
-# and the weighted sum of the values):
+# Below $n = d$ attention's pairwise term is the smaller one; above it attention costs $n / d$ times more (64 times at
+# $d = 512$, $n = 32768$). Counting **every** matrix product gives the same crossover against a gated RNN: a GRU layer
+# does $6 n d^2$ (three gates, an input and a recurrent product each), one attention layer $4 n d^2$ (the projections)
+# plus $2 n^2 d$ (scores and the weighted sum):
 
 # %% [markdown] lang="zh"
-# 在 $n = d$ 以下，注意力的两两比较项更小；超过它，注意力的开销是 RNN 的 $n / d$ 倍，而且差距越拉越大：$d = 512$、$n = 32768$ 时是 RNN 的 64 倍。
-# 如果把**每一次**矩阵乘法都算上，和门控 RNN 相比，分界点依然一样：一层 GRU 要做 $6 n d^2$ 次乘加（三个门，每个门一个输入乘积、一个循环乘积），
-# 一层注意力要做 $4 n d^2$（投影 $W^Q, W^K, W^V, W^O$）再加 $2 n^2 d$（分数，以及对 Value 的加权求和）：
+# 在 $n = d$ 以下，注意力的两两比较项更小；超过它，注意力的开销是 RNN 的 $n / d$ 倍，$d = 512$、$n = 32768$ 时是 64 倍。
+# 把**每一次**矩阵乘法都算上，和门控 RNN 相比分界点依然一样：一层 GRU 要做 $6 n d^2$ 次乘加，三个门各有一个输入乘积和一个循环乘积；
+# 一层注意力要做 $4 n d^2$，即四个投影，再加 $2 n^2 d$，即打分和对 Value 加权求和：
 
 # %%
 kind_labels = {"rnn": "RNN", "gru": "GRU", "lstm": "LSTM", "attention": "[en]attention[zh]注意力"}
@@ -551,13 +525,13 @@ for d in (64, 512):
         print("   " + f"[en]attention costs more than the plain RNN at every n (n = 1: {at_one['attention']:.3g} against {at_one['rnn']:.3g})[zh]在任何 n 上，注意力都比普通 RNN 贵（n = 1 时：{at_one['attention']:.3g} 对 {at_one['rnn']:.3g}）")
 
 # %% [markdown] lang="en"
-# Against a GRU the crossover is exactly $n = d$; against an LSTM (8 products per step) it is $n = 2d$; a plain
-# tanh RNN, with only two products per step, is cheaper than attention at every length. Attention does **not** win on
-# operations. Memory tells the same story, and the last row of the table is the price of the missing order:
+# Against a GRU the crossover is exactly $n = d$; against an LSTM (8 products per step) $n = 2d$; a plain tanh RNN is
+# cheaper than attention at every length. Attention does **not** win on operations. Memory tells the same story, and the
+# last row of the table is the price of the missing order:
 
 # %% [markdown] lang="zh"
-# 和 GRU 相比，分界点恰好是 $n = d$；和 LSTM（每步 8 次乘积）相比是 $n = 2d$；普通的 tanh RNN 每步只有两次乘积，在任何长度上都比注意力便宜。
-# 注意力**并不是**靠运算次数取胜的。内存的情况也一样；而表格的最后一行，是注意力看不见顺序所要付出的代价：
+# 和 GRU 相比，分界点恰好是 $n = d$；和每步 8 次乘积的 LSTM 相比是 $n = 2d$；普通的 tanh RNN 在任何长度上都比注意力便宜。注意力**不是**靠运算次数取胜的。
+# 内存也是如此；而表格的最后一行，是注意力看不见顺序的代价：
 
 # %%
 n, d = 4096, 512
@@ -570,16 +544,16 @@ gap_rnn = position_lab.equivariance_gap(last_state, x, perm)
 print(f"[en]shuffle the 32 tokens: attention output only shuffled (gap < 1e-12): {gap_attention < 1e-12};  RNN states changed (gap {gap_rnn:.2f})[zh]打乱 32 个 token：注意力的输出只是被同样打乱（差 < 1e-12）：{gap_attention < 1e-12}；RNN 的状态变了（差 {gap_rnn:.2f}）")
 
 # %% [markdown] lang="en"
-# An RNN carries one state of $d$ numbers forward; attention stores an $n \times n$ weight matrix per head (notebook 09
-# turns this into the context-window limit, and notebook 10 shows how fused kernels avoid storing it). And an RNN
-# knows the order for free, because the chain *is* the order, while attention must have it injected (notebook 07).
-# The core trade, in the words of “Transformer Attention 机制入门：从直觉到公式”: the RNN buys linear cost with a sequential inductive bias; the Transformer buys
-# direct long-range interaction and parallelism with all-pairs attention.
+# An RNN carries one state of $d$ numbers forward; attention stores an $n \times n$ weight matrix per head (what that
+# means in bytes and for the context window is measured in notebook 09). And an RNN knows the order for free, because
+# the chain *is* the order, while attention must have it injected (07). The core trade, in the tutorial's words: the RNN
+# buys linear cost with a sequential inductive bias; the Transformer buys direct long-range interaction and parallelism
+# with all-pairs attention.
 
 # %% [markdown] lang="zh"
-# RNN 只需要把一份 $d$ 个数的状态往后传；注意力则要为每个头存一个 $n \times n$ 的权重矩阵（09 节会由此讲到上下文窗口的限制，
-# 10 节会说明融合内核如何避免把它存下来）。而且 RNN 天然知道顺序，因为链条本身就是顺序；注意力则必须另外注入位置信息（见 07 节）。
-# 这正是《Transformer Attention 机制入门：从直觉到公式》所说的核心取舍：RNN 用“顺序归纳偏置”换来线性的计算量；Transformer 用“全连接注意力”换来远距离的直接交互和并行性。
+# RNN 只需把一份 $d$ 个数的状态往后传；注意力则要为每个头存一个 $n \times n$ 的权重矩阵，它换算成字节、对上下文窗口意味着什么，09 节会实测。
+# 而且 RNN 天然知道顺序，因为链条本身就是顺序，注意力则必须另外注入位置信息（07 节）。用原教程的话说，这就是核心取舍：
+# RNN 用“顺序归纳偏置”换来线性的计算量；Transformer 用“全连接注意力”换来远距离的直接交互和并行性。
 
 # %% [markdown] lang="en"
 # ## Misconceptions
@@ -608,14 +582,14 @@ if recall is not None:
 
 
 # %% [markdown] lang="en"
-# ## Exercise 1: the RNN, one step after another
+# ## Exercise 1 · ★☆☆ · about 10 min: the RNN, one step after another
 #
 # Write the recurrent network yourself: `my_rnn_forward(xs, params)` takes inputs $(T, D_{in})$ and the weights
 # `params.w_x` $(D_{in}, D_h)$, `params.w_h` $(D_h, D_h)$, `params.b` $(D_h,)$, and returns every hidden state
 # $(T, D_h)$, with $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ and $h_{-1} = 0$. Notice that you cannot avoid the loop.
 
 # %% [markdown] lang="zh"
-# ## 练习 1：RNN，一步接一步
+# ## 练习 1 · ★☆☆ · 约 10 分钟：RNN，一步接一步
 #
 # 亲手写一个循环神经网络：`my_rnn_forward(xs, params)` 接收输入 $(T, D_{in})$ 和权重 `params.w_x` $(D_{in}, D_h)$、
 # `params.w_h` $(D_h, D_h)$、`params.b` $(D_h,)$，返回每一步的隐藏状态 $(T, D_h)$，其中 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$，
@@ -659,7 +633,7 @@ checks.check_rnn_forward(my_rnn_forward)
 # </details>
 
 # %% [markdown] lang="en"
-# ## Exercise 2: the gradient along the chain
+# ## Exercise 2 · ★★☆ · about 20 min: the gradient along the chain
 #
 # How much does the last state move when the first input moves? Write `my_rnn_gradient(xs, params)` returning the
 # Jacobian $\partial h_{T-1} / \partial x_0$, shape $(D_h, D_{in})$, by the chain rule:
@@ -668,7 +642,7 @@ checks.check_rnn_forward(my_rnn_forward)
 # the fading you measured with finite differences above.
 
 # %% [markdown] lang="zh"
-# ## 练习 2：沿着链条的梯度
+# ## 练习 2 · ★★☆ · 约 20 分钟：沿着链条的梯度
 #
 # 第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回 Jacobian 矩阵
 # $\partial h_{T-1} / \partial x_0$，形状为 $(D_h, D_{in})$：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
@@ -723,32 +697,27 @@ quiz.quiz_widget("q8")
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - **Path length:** in an RNN, token $s$ reaches position $T$ through $T - s$ hand-offs; in attention, in one step.
-#   The RNN's influence is a product of $T - s$ factors $W_h G_t$: with $\|W_h\| = 0.9$ each hand-off keeps about 0.6,
-#   and at distance 40 the early token moves the last output by $3 \times 10^{-9}$; with $\|W_h\| = 3$ it explodes
-#   ($10^4$). One attention layer: 0.109 at every distance, set by content, not by position.
-# - **Parallelism:** an RNN over $n$ positions needs $n$ rounds even with unlimited hardware (32 positions: exactly 32
-#   rounds), attention one; its $n^2$ scores are one matrix product. That is what makes Transformers fast to train.
-# - **Trained:** on "recall the first token after $k$ distractors", a plain RNN fails after a few tokens, a GRU holds on
-#   much longer (to $k = 16$ here) but not to $k = 32$, one attention layer solves every $k$ within a few dozen
-#   batches. Gated RNNs ease retention but keep the long path and the sequential steps (10 positions, 10 rounds).
-# - **Cost:** $n d^2$ against $n^2 d$: attention is more expensive from $n = d$ on (exactly $n = d$ against a GRU),
-#   and stores $n^2$ weights per head. It replaces the RNN on long sequences because of the short path and the
-#   parallelism, not because it is cheaper (Q8).
+# - **Path length:** in an RNN, token $s$ reaches position $T$ through $T - s$ hand-offs, a product of $T - s$ factors
+#   $W_h G_t$: with $\|W_h\| = 0.9$ the early token moves the last output by $3 \times 10^{-9}$ at distance 40; with
+#   $\|W_h\| = 3$ it explodes ($10^4$). One attention layer: 0.109 at every distance, set by content.
+# - **Parallelism:** an RNN over $n$ positions needs $n$ rounds even on unlimited hardware (32 positions: 32 rounds),
+#   attention one matrix product. That is what makes Transformers fast to train.
+# - **Trained:** to recall the first token after $k$ distractors, a plain RNN fails after a few tokens, a GRU holds to
+#   $k = 16$ but not $k = 32$, one attention layer solves every $k$. Gated RNNs keep the long path and the sequential
+#   steps (10 positions, 10 rounds).
+# - **Cost:** $n d^2$ against $n^2 d$: attention is more expensive from $n = d$ on and stores $n^2$ weights per head. It
+#   replaces the RNN on long sequences because of the short path and the parallelism, not because it is cheaper (Q8).
 #
 # **Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb): what $n^2$ means in seconds and bytes, and why context windows are limited.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - **路径长度**：在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才能到达位置 $T$；在注意力里只要一步。
-#   RNN 的影响是 $T - s$ 个因子 $W_h G_t$ 的乘积：$\|W_h\| = 0.9$ 时，每接力一次只保留约 0.6，距离为 40 时，早先的 token 只能把最后的输出推动 $3 \times 10^{-9}$；
-#   $\|W_h\| = 3$ 时则会爆炸（$10^4$）。一层注意力：每个距离上都是 0.109，由内容决定，而不是由位置决定。
-# - **并行**：RNN 处理 $n$ 个位置，即使硬件无限也需要 $n$ 轮（32 个位置：恰好 32 轮），注意力只要一轮；它的 $n^2$ 个分数就是一次矩阵乘法。
-#   这正是 Transformer 训练得快的原因。
-# - **训练对比**：在“隔着 $k$ 个干扰 token 记住第一个 token”的任务上，普通 RNN 几个 token 之后就失败了；GRU 坚持得久得多（这里到 $k = 16$），
-#   但撑不到 $k = 32$；一层注意力在每个 $k$ 上都能解决，而且几十个批次就学会了。门控 RNN 缓解了信息保留问题，但长路径和顺序计算依旧（10 个位置，10 轮）。
-# - **代价**：$n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵（和 GRU 相比恰好是 $n = d$），而且每个头要存 $n^2$ 个权重。
-#   它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
+# - **路径长度**：在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才到达位置 $T$，影响是 $T - s$ 个因子 $W_h G_t$ 的乘积：$\|W_h\| = 0.9$ 时，
+#   距离为 40 的早先 token 只能把最后的输出推动 $3 \times 10^{-9}$；$\|W_h\| = 3$ 时则会爆炸，达到 $10^4$。一层注意力在每个距离上都是 0.109，由内容决定。
+# - **并行**：RNN 处理 $n$ 个位置，即使硬件无限也要 $n$ 轮，32 个位置恰好 32 轮；注意力只是一次矩阵乘法。这正是 Transformer 训练得快的原因。
+# - **训练对比**：隔着 $k$ 个干扰 token 记住第一个 token 时，普通 RNN 几个 token 之后就失败了，GRU 撑到 $k = 16$ 但撑不到 $k = 32$，一层注意力在每个 $k$ 上都能解决。
+#   门控 RNN 的长路径和顺序计算依旧，10 个位置要 10 轮。
+# - **代价**：$n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵，每个头还要存 $n^2$ 个权重。它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
 #
-# **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)：$n^2$ 换算成秒和字节意味着什么，以及为什么上下文窗口是有限的。
+# **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)。$n^2$ 换算成秒和字节意味着什么，以及上下文窗口为什么有限。
