@@ -12,33 +12,33 @@
 # %% [markdown] lang="en"
 # # 11 · Review
 #
-# This last notebook puts the course back together: one attention step that uses every idea at once, the eight
-# self-test questions in one place, the two summary tables of the source tutorials, and a map of what comes next.
+# This notebook puts the mechanism back together before the course turns to trained models: one attention step that
+# uses every idea at once, the eight self-test questions in one place, the two summary tables of the source tutorials,
+# and a map of what comes next.
 #
 # **After this notebook you will be able to**
-# - run one multi-head causal attention step with positions and say what every shape and every number in it means;
-# - answer the eight self-test questions, and for each one find the notebook and the widget that demonstrates it;
-# - compare attention with an RNN row by row (path, long-range dependencies, parallelism, cost, memory, position);
+# - run one multi-head causal attention step with positions and say what every shape and number in it means;
+# - answer the eight self-test questions, and find for each the notebook and widget that demonstrates it;
+# - compare attention with an RNN row by row;
 # - explain self-attention, Query/Key/Value, multi-head attention and the $O(n^2)$ cost to a developer in one sentence each;
-# - place attention between its prerequisites and the topics that build on it (the Transformer block, context windows, FlashAttention).
+# - place attention between its prerequisites and the topics that build on it.
 #
-# **What you should know first:** notebooks [01](01_query_key_value.ipynb)–[07](07_position.ipynb); notebooks 08–10
-# (RNN, cost, efficient attention) help with the second half, and every row below links to the one that shows it.
+# **What you should know first:** notebooks [01](01_query_key_value.ipynb)–[07](07_position.ipynb); 08–10 help with the
+# second half, and every row below links to the notebook that shows it.
 
 # %% [markdown] lang="zh"
 # # 11 · 总复习
 #
-# 最后这一节把整套课程重新拼起来：一步用上所有概念的注意力计算、集中在一处的八道自测题、两份原教程的总结表，以及一张“接下来学什么”的概念图。
+# 在课程转向训练好的模型之前，这一节把注意力机制重新拼起来：一步用上所有概念的注意力计算，集中在一处的八道自测题，两份原教程的总结表，以及一张“接下来学什么”的概念图。
 #
 # **学完本节，你将能够**
 # - 跑通一步带位置编码的多头因果注意力，说清其中每个形状、每个数字的含义；
 # - 回答八道自测题，并为每一道找到演示它的 notebook 和控件；
-# - 逐行比较注意力与 RNN（信息传递路径、长距离依赖、并行性、计算复杂度、内存、位置信息）；
+# - 逐行比较注意力与 RNN；
 # - 用一句话分别向开发者解释自注意力、Query/Key/Value、多头注意力和 $O(n^2)$ 复杂度；
-# - 把注意力放进知识版图：它需要哪些先修知识，又通向哪些主题（Transformer 块、上下文窗口、FlashAttention）。
+# - 说出注意力需要哪些先修知识，又通向哪些主题。
 #
-# **需要的基础**：第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节（RNN、计算代价、高效注意力）有助于理解后半部分，
-# 下面每一行都链接到演示它的那一节。
+# **预备知识**：第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节有助于理解后半部分，下面每一行都链接到演示它的那一节。
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -57,28 +57,25 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # %% [markdown] lang="en"
 # ## The whole course in one attention step
 #
-# Seven words, *the cat sat because it was tired*, go through one self-attention layer of a decoder. Every piece of the
-# course is in it: each word gets a vector (a seeded random embedding, $D = 8$), a **sinusoidal position** is added
-# (07), the sum is projected three times into **Query, Key and Value** (01) and split into **two heads** of width
-# $d_k = D / H = 4$ (06); each head scores every query against every key, **divides by $\sqrt{d_k}$** (02), adds the
-# **causal mask** (04), turns each row into weights with **softmax** (03) and mixes the values; the heads are
-# concatenated and projected with $W^O$. The causal chain of notebook 01, once more: representation → content
-# comparison → weights → weighted sum → new representation.
+# Seven words, *the cat sat because it was tired*, go through one self-attention layer of a decoder. Each word gets a
+# vector (a seeded random embedding, $D = 8$), a **sinusoidal position** is added (07), the sum is projected into
+# **Query, Key and Value** (01) and split into **two heads** of width $d_k = D / H = 4$ (06); each head scores every
+# query against every key, **divides by $\sqrt{d_k}$** (02), adds the **causal mask** (04), turns each row into weights
+# with **softmax** (03) and mixes the values; the heads are concatenated and projected with $W^O$. The chain of notebook
+# 01 once more: representation → content comparison → weights → weighted sum → new representation.
 #
-# Nothing here is new code: `review.recap_step` only calls `ac.sinusoidal_encoding`, `ac.causal_mask` and
-# `ac.multi_head_attention`, and keeps every intermediate so we can look at it.
+# `review.recap_step` only calls `ac.sinusoidal_encoding`, `ac.causal_mask` and `ac.multi_head_attention`, and keeps
+# every intermediate so we can look at it.
 
 # %% [markdown] lang="zh"
 # ## 一步注意力，串起整套课程
 #
-# 七个词 *the cat sat because it was tired* 经过解码器里的一层自注意力。课程里的每一块都在其中：每个词先变成一个向量
-# （固定种子的随机词向量，$D = 8$），再加上**正弦位置编码**（07 节）；和向量被投影三次，得到 **Query、Key、Value**（01 节），
-# 并拆成宽度为 $d_k = D / H = 4$ 的**两个头**（06 节）；每个头让每个 Query 与每个 Key 打分，**除以 $\sqrt{d_k}$**（02 节），
-# 加上**因果掩码**（04 节），用 **softmax** 把每一行变成权重（03 节），再对 Value 加权求和；最后把各头的结果拼接起来，乘以 $W^O$。
-# 这就是 01 节的那条因果链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
+# 七个词 *the cat sat because it was tired* 经过解码器里的一层自注意力。每个词先变成一个向量，即固定种子的随机词向量，$D = 8$，
+# 再加上**正弦位置编码**（07 节）；和向量经投影得到 **Query、Key、Value**（01 节），拆成宽度为 $d_k = D / H = 4$ 的**两个头**（06 节）；
+# 每个头让每个 Query 与每个 Key 打分，**除以 $\sqrt{d_k}$**（02 节），加上**因果掩码**（04 节），用 **softmax** 把每一行变成权重（03 节），
+# 再对 Value 加权求和；最后把各头拼接起来乘以 $W^O$。这又是 01 节的那条链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
 #
-# 这里没有任何新写的注意力代码：`review.recap_step` 只调用 `ac.sinusoidal_encoding`、`ac.causal_mask` 和 `ac.multi_head_attention`，
-# 并把每个中间结果保留下来，方便我们逐个查看。
+# `review.recap_step` 只调用 `ac.sinusoidal_encoding`、`ac.causal_mask` 和 `ac.multi_head_attention`，并保留每个中间结果，方便逐个查看。
 
 # %%
 recap = review.recap_step(("the", "cat", "sat", "because", "it", "was", "tired"), d_model=8, n_heads=2, seed=0)
@@ -102,20 +99,19 @@ print(pad("[en]output[zh]输出", 18), recap.output.shape, "  " + "[en](T, D): o
 fig = plots.head_grid(recap.weights, list(recap.tokens))
 
 # %% [markdown] lang="en"
-# Three things are visible before any check: everything above the diagonal is 0 (the mask: no token reads the future);
-# the first row is a single 1.00 (*the* can only read itself); and the two heads spread their weights differently
-# over the same seven words, although nothing was designed: the projections are random. (A 0.00 *below* the diagonal
-# is rounding: those weights are small but positive, as Q5 below shows.)
+# Three things are visible at once: everything above the diagonal is 0 (the mask: no token reads the future); the
+# first row is a single 1.00 (*the* can only read itself); and the two heads spread their weights differently over the
+# same words, although the projections are random. (A 0.00 *below* the diagonal is rounding: those weights are small but
+# positive, as Q5 below shows.)
 #
-# The next cell measures one fact per self-test question on these very numbers (✓ = the fact holds). The value column
-# comes first; the number in brackets is the notebook that teaches it.
+# The next cell measures one fact per self-test question on these numbers (✓ = the fact holds); the number in brackets
+# is the notebook that teaches it.
 
 # %% [markdown] lang="zh"
-# 不做任何检查也能看出三件事：对角线以上全是 0（这是掩码：没有哪个词能读到未来）；第一行只有一个 1.00（*the* 只能读它自己）；
-# 两个头对同样七个词的权重分配各不相同，尽管这里什么都没有刻意设计，投影矩阵完全是随机的。（对角线*以下*出现的 0.00 只是四舍五入的结果：
-# 这些权重很小，但都是正数，下面的 Q5 会说明。）
+# 有三件事一眼就能看出：对角线以上全是 0，这是掩码，没有哪个词能读到未来；第一行只有一个 1.00，因为 *the* 只能读它自己；
+# 两个头对同样的词分配权重的方式各不相同，尽管投影矩阵完全是随机的。对角线*以下*的 0.00 只是四舍五入，这些权重很小但都是正数，下面的 Q5 会说明。
 #
-# 下一个单元格在这组数字上为每道自测题测量一个事实（✓ 表示成立）。先列数值，括号里是讲解它的那一节。
+# 下一个单元格在这组数字上为每道自测题测量一个事实，✓ 表示成立，括号里是讲解它的那一节。
 
 # %%
 checks = review.recap_checks(recap)
@@ -154,20 +150,18 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # %% [markdown] lang="en"
 # ## The eight self-test questions
 #
-# First, **questions that combine topics**: nine new ones, each needing two notebooks at once (the mask and the KV
-# cache, scaling and temperature, heads and memory, ...). Then all eight questions of the source tutorial come back,
-# in another order than in their notebooks, with the sub-questions that make you compute or write something. Open a
-# question, answer, press **Check**; each one says why an answer is right or wrong. The options appear in a shuffled
-# order (**Shuffle the options** draws another), and the reference answer (the tutorial's, for the eight) opens only
-# after your first attempt. Each ends with a “Try it” line naming the notebook, section and widget to go back to.
+# First, nine **questions that combine topics**, each needing two notebooks at once (the mask and the KV cache, scaling
+# and temperature, heads and memory, ...). Then the eight questions of the source tutorial come back in a new order,
+# with sub-questions that make you compute or write something. Answer and press **Check**; each question says why an
+# answer is right or wrong. The options are shuffled (**Shuffle the options** draws another order), the reference
+# answer opens after your first attempt, and a "Try it" line names the notebook, section and widget to go back to.
 
 # %% [markdown] lang="zh"
 # ## 八道自测题
 #
-# 先做**综合题**：九道新题，每道都要同时用到两节的内容（掩码与 KV 缓存、缩放与温度、头数与内存……）。然后原教程的全部八道题
-# 再出现一次，顺序与各节里不同，连同需要你动手计算或写代码的子题。展开一道题，作答，点**检查答案**；每道题都会说明答案为什么对或错。
-# 选项按打乱后的顺序显示（点**打乱选项顺序**可以再换一种），参考答案（八道题的是原教程的答案）要在你作答一次之后才能打开。
-# 每道题最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
+# 先做九道**综合题**，每道都要同时用到两节的内容，比如掩码与 KV 缓存、缩放与温度、头数与内存。然后原教程的八道题换个顺序再出现一次，
+# 并附有要你动手计算或写代码的子题。作答后点**检查答案**，每道题都会说明答案为什么对或错。选项顺序是打乱的，点**打乱选项顺序**可以再换一种；
+# 作答一次之后才能打开参考答案；最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -177,16 +171,15 @@ quiz.review_quiz()
 # %% [markdown] lang="en"
 # ### Where each question is demonstrated
 #
-# The table is built from the same question file as the quiz (`quiz.load_questions()`), so it cannot drift from it:
-# each link opens the notebook of this edition, and hovering over it shows the quiz's “Try it” line
-# (`quiz.pointer_text`). ↳ marks a sub-question; a question that a notebook adds beyond the eight comes last (you
-# answer it in that notebook).
+# Built from the quiz's own question file (`quiz.load_questions()`): each link opens the notebook of this edition, and
+# hovering shows the quiz's "Try it" line (`quiz.pointer_text`). ↳ marks a sub-question; a question a notebook adds
+# beyond the eight comes last (you answer it in that notebook).
 
 # %% [markdown] lang="zh"
 # ### 每道题在哪里演示
 #
-# 这张表和上面的自测题读的是同一个题目文件（`quiz.load_questions()`），所以两者不会对不上：每个链接打开本版本对应的 notebook，
-# 鼠标悬停在链接上会显示自测题里的“动手试试”提示（`quiz.pointer_text`）。↳ 表示子题；某一节在八道题之外另加的题目排在最后（在那一节里作答）。
+# 这张表由自测题自己的题目文件（`quiz.load_questions()`）生成：每个链接打开本版本对应的 notebook，鼠标悬停会显示自测题里的“动手试试”提示（`quiz.pointer_text`）。
+# ↳ 表示子题；某一节在八道题之外另加的题目排在最后，在那一节里作答。
 
 # %%
 Markdown(review.question_table(LANG))
@@ -194,7 +187,8 @@ Markdown(review.question_table(LANG))
 # %% [markdown] lang="en"
 # ## Attention versus RNN
 #
-# The comparison table of “Transformer Attention 机制入门：从直觉到公式”, with the notebook that shows each row.
+# The comparison table of the tutorial "An introduction to the Transformer attention mechanism: from intuition to
+# formulas" (Transformer Attention 机制入门：从直觉到公式), with the notebook that shows each row.
 #
 # | Aspect | RNN | Transformer attention | shown in |
 # |---|---|---|---|
@@ -205,53 +199,34 @@ Markdown(review.question_table(LANG))
 # | Memory | a hidden state, kept throughout | an $n \times n$ weight matrix to store | [09](09_cost_and_context_window.ipynb), [10](10_efficient_attention.ipynb) |
 # | Position | ordered by construction | needs an extra position encoding | [07](07_position.ipynb) |
 #
-# **The core trade-off:** the RNN trades a sequential inductive bias for cost that is linear in the length; the
-# Transformer trades all-pairs attention for direct long-range interaction and parallelism. For long sequences
-# attention's $O(n^2)$ becomes the bottleneck, which is where Longformer, Linformer, FlashAttention and linear attention
-# start (notebook 10 computes all four: sliding windows and sparse patterns, FlashAttention's tiling, linear attention
-# and Linformer's projection of the keys and values, with where each one breaks). The two compute columns, counted for a
-# width of $d = 512$:
+# **The core trade-off:** the RNN trades a sequential inductive bias for cost linear in the length; the Transformer
+# trades all-pairs attention for direct long-range interaction and parallelism. For long sequences attention's $O(n^2)$
+# becomes the bottleneck, where Longformer, Linformer, FlashAttention and linear attention start; notebook 10 computes all
+# four and shows where each breaks. The compute columns are counted in notebook 08 (equal at $n = d$), the memory
+# measured in 09.
 
 # %% [markdown] lang="zh"
 # ## 注意力与 RNN
 #
-# 《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列：演示这一行的 notebook。
+# 《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列演示这一行的 notebook。
 #
-# | 维度 | RNN | Transformer Attention | 演示 |
+# | 维度 | RNN | Transformer 注意力 | 演示 |
 # |---|---|---|---|
 # | 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | [08](08_attention_vs_rnn.ipynb)；[00](00_start_here.ipynb)（快速回顾 4） |
 # | 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | [08](08_attention_vs_rnn.ipynb) |
 # | 并行性 | 必须按时间步顺序算 | 整序列可并行 | [08](08_attention_vs_rnn.ipynb) |
-# | 计算复杂度 | $O(n \cdot d^2)$（逐时间步） | $O(n^2 \cdot d)$（自注意力的 $n^2$ 项） | [08](08_attention_vs_rnn.ipynb)、[09](09_cost_and_context_window.ipynb) |
+# | 计算复杂度 | $O(n \cdot d^2)$，逐时间步 | $O(n^2 \cdot d)$，自注意力的 $n^2$ 项 | [08](08_attention_vs_rnn.ipynb)、[09](09_cost_and_context_window.ipynb) |
 # | 内存 | 隐藏状态，常驻显存 | 需存 $n \times n$ 注意力矩阵 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
 # | 位置信息 | 天然有序 | 需要额外位置编码 | [07](07_position.ipynb) |
 #
-# **核心取舍**：RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。
-# Attention 的 $O(n^2)$ 在长序列下成为瓶颈，这是后来 Longformer、Linformer、FlashAttention、线性 attention 等优化的出发点
-# （10 节把这四种都亲手算了：滑动窗口和稀疏模式、FlashAttention 的分块计算、线性注意力，以及 Linformer 对 Key 和 Value 的投影，还指出了各自在哪里失效）。
-# 下面按宽度 $d = 512$ 把两列计算量数一数：
-
-# %%
-print("[en]     n    RNN n·d²   attn n²·d   ratio  steps RNN/attn  path RNN/attn   n×n weights[zh]     n    RNN n·d² 注意力 n²·d    比值 步数 RNN/注意力 路径 RNN/注意力      n×n 权重")
-for r in review.complexity_rows(d_model=512, lengths=(128, 512, 2048, 8192)):
-    steps, path = f"{r['rnn_steps']} / {r['attention_steps']}", f"{r['rnn_path']} / {r['attention_path']}"
-    print(f"{r['n']:6d}  {r['rnn_ops']:10.2e}  {r['attention_ops']:10.2e}  {r['attention_ops'] / r['rnn_ops']:6.2f}"
-          f"  {steps:>14}  {path:>13}  {r['pairs']:12,d}")
-
-# %% [markdown] lang="en"
-# Below $n = d$ attention does fewer multiply-adds than the RNN; at $n = d = 512$ they are equal; at $n = 8192$ attention
-# does 16 times more. Yet the RNN's 8192 steps must run one after another, while attention's work is one batch of
-# matrix products with a path of length 1. Which one is faster on real hardware is a measurement, not a formula:
-# notebook 08 times both, and 09 measures the $n \times n$ memory.
-
-# %% [markdown] lang="zh"
-# 当 $n < d$ 时，注意力的乘加次数比 RNN 少；$n = d = 512$ 时两者相等；$n = 8192$ 时注意力多出 16 倍。但 RNN 的 8192 步必须一步接一步地算，
-# 而注意力的计算是一批矩阵乘法，路径长度始终为 1。实际硬件上谁更快要靠测量，而不是靠公式：08 节给两者计时，09 节测量 $n \times n$ 矩阵的内存。
+# **核心取舍**：RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。注意力的 $O(n^2)$ 在长序列下成为瓶颈，
+# 这是后来 Longformer、Linformer、FlashAttention、线性注意力等优化的出发点，10 节把这四种都亲手算了，并指出各自在哪里失效。
+# 两列计算量在 08 节数过，两者在 $n = d$ 时相等；内存在 09 节实测。
 
 # %% [markdown] lang="en"
 # ## Four ideas for developers
 #
-# The summary table of “Transformer 自注意力机制：直觉理解，不需要数学” (section 1.7), with where each idea is shown.
+# The summary table of the tutorial "Transformer self-attention: the intuition, no maths needed" (Transformer 自注意力机制：直觉理解，不需要数学; section 1.7), with where each idea is shown.
 #
 # | Concept | Core intuition | Why it matters to a developer | shown in |
 # |---|---|---|---|
@@ -260,43 +235,29 @@ for r in review.complexity_rows(d_model=512, lengths=(128, 512, 2048, 8192)):
 # | Multi-head attention | several views at once (reference, syntax, meaning) | explains why an LLM can capture several relations at the same time | [06](06_multi_head_attention.ipynb) |
 # | $O(n^2)$ cost | double the sequence, four times the computation | the fundamental reason a context window is limited | [09](09_cost_and_context_window.ipynb), [10](10_efficient_attention.ipynb) |
 #
-# The last row in numbers, with the tutorials' own examples (1K and 100K tokens):
+# In numbers (notebook 09): a thousand tokens make about a million pairs, a hundred thousand about ten billion. That is
+# one reason context windows are limited, not the only one: at inference the KV cache grows **linearly** with the
+# context and stays in memory for the whole generation, often the first wall (09: Llama-2-7B keeps 64 GiB for one 128K
+# sequence); and a model works reliably only up to the lengths it was trained on (07). Sparse and sliding-window
+# attention compute fewer pairs, changing what each token sees; FlashAttention computes all of them without storing the
+# $n \times n$ matrix (09, 10).
 
 # %% [markdown] lang="zh"
 # ## 开发者需要记住的四个概念
 #
-# 《Transformer 自注意力机制：直觉理解，不需要数学》（1.7 节）的小结表，外加一列：演示它的 notebook。
+# 《Transformer 自注意力机制：直觉理解，不需要数学》1.7 节的小结表，外加一列演示它的 notebook。
 #
 # | 概念 | 核心直觉 | 对开发者的意义 | 演示 |
 # |---|---|---|---|
 # | 自注意力 | 每个词直接看所有其他词，加权融合 | 解释为什么 LLM 能理解长距离指代关系 | [01](01_query_key_value.ipynb)、[05](05_self_and_cross_attention.ipynb) |
 # | Query/Key/Value | Q 在问“我需要什么”，K 在说“我有什么”，V 是实际内容 | 理解注意力计算的三个角色 | [01](01_query_key_value.ipynb) |
 # | 多头注意力 | 同时从多个角度看（指代/语法/语义） | 解释为什么 LLM 能同时捕捉多维关系 | [06](06_multi_head_attention.ipynb) |
-# | O(n²) 复杂度 | 序列长度翻倍，计算量翻四倍 | Context window 有限的根本原因 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
+# | $O(n^2)$ 复杂度 | 序列长度翻倍，计算量翻四倍 | 上下文窗口有限的根本原因 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
 #
-# 用数字看最后一行，取原教程自己的例子（1K 和 100K 个 token）：
-
-# %%
-pairs = {r["n"]: r["pairs"] for r in review.complexity_rows(d_model=64, lengths=(1_000, 2_000, 10_000, 100_000))}
-for n, p in pairs.items():
-    print(f"[en]n = {n:7,d} tokens -> {p:18,d} pairs  ({p:.0e})[zh]n = {n:7,d} 个 token -> {p:18,d} 个位置对（{p:.0e}）")
-print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the tokens -> {pairs[10_000] // pairs[1_000]}x[zh]token 数 × 2 -> 位置对 × {pairs[2_000] // pairs[1_000]}；token 数 × 10 -> × {pairs[10_000] // pairs[1_000]}")
-
-# %% [markdown] lang="en"
-# A thousand tokens make about a million pairs, a hundred thousand tokens about ten billion. That is one reason context
-# windows are limited, but not the only one (editor's note on the table's last row, which is the tutorial's): at
-# inference the KV cache grows **linearly** with the context and must stay in memory for the whole generation, and it
-# is often the first wall (notebook 09: Llama-2-7B keeps 64 GiB for one 128K sequence); and a model works reliably
-# only up to the lengths it was trained on, whatever its memory (cited in notebook 07). Sparse and sliding-window
-# attention compute fewer pairs (changing what each token can see), and FlashAttention computes all of them without
-# ever storing the $n \times n$ matrix (notebooks 09 and 10).
-
-# %% [markdown] lang="zh"
-# 一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。这是上下文窗口有限的一个原因，但不是唯一的原因
-# （编者注，针对表格最后一行，那一行是原教程的说法）：推理时 KV 缓存随上下文**线性**增长，而且在整个生成过程中都要留在内存里，
-# 它往往是最先撞上的那堵墙（09 节：Llama-2-7B 一个 128K 的序列就要 64 GiB）；此外，无论内存多大，模型通常只在训练过的长度以内
-# 才可靠（07 节引用的结论）。稀疏注意力和滑窗注意力只计算一部分位置对（代价是改变了每个 token 能看到的范围），
-# FlashAttention 则计算全部位置对，却从不存下整个 $n \times n$ 矩阵（见 09 节和 10 节）。
+# 用 09 节的数字说：一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。这是上下文窗口有限的一个原因，但不是唯一的原因。
+# 推理时 KV 缓存随上下文**线性**增长，整个生成过程中都要留在内存里，它往往是最先撞上的墙，09 节算过，Llama-2-7B 一个 128K 的序列就要 64 GiB；
+# 此外，模型通常只在训练过的长度以内才可靠（07 节）。稀疏注意力和滑动窗口注意力只算一部分位置对，改变了每个 token 能看到的范围；
+# FlashAttention 则算全部位置对，却从不存下整个 $n \times n$ 矩阵（09、10 节）。
 
 # %% [markdown] lang="en"
 # ## Misreadings to avoid
@@ -507,37 +468,30 @@ print(f"[en]2x the tokens -> {pairs[2_000] // pairs[1_000]}x the pairs;  10x the
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - One multi-head causal attention step uses every idea of the course: embeddings plus sinusoidal positions, three
-#   projections into Q, K and V, $H = 2$ heads of $d_k = 4$, scores divided by $\sqrt{d_k}$, the causal mask, softmax, the
-#   weighted sum, concatenation and $W^O$. Measured on it: rows sum to 1, the 42 masked weights are exactly 0, earlier
-#   outputs do not move when the last token changes, and the last token reads the first in one step.
-# - Nine new questions combine two notebooks each; then the eight self-test questions come back in another order, and
-#   the table above links each to its notebook, section and widget.
-# - Attention versus RNN: path $O(1)$ vs $O(n)$, parallel vs sequential, $O(n^2 d)$ vs $O(n d^2)$ (equal at $n = d$),
-#   an $n \times n$ matrix vs a hidden state, and position that must be added vs order for free.
-# - For developers: self-attention (every word reads every word), Query/Key/Value (ask, offer, content),
-#   multi-head (several views at once), $O(n^2)$ (1K tokens ≈ 1M pairs, 100K ≈ 10G: one reason context windows are
-#   limited, with the linear KV cache and the training length).
-# - Next on the map: the Transformer block, position encoding, vanishing gradients, context windows, lost in the middle;
-#   then scaling laws, large language models and FlashAttention.
+# - One multi-head causal attention step uses every idea of the course: embeddings plus sinusoidal positions, Q, K and
+#   V, $H = 2$ heads of $d_k = 4$, scores divided by $\sqrt{d_k}$, the causal mask, softmax, the weighted sum,
+#   concatenation and $W^O$. Measured on it: rows sum to 1, the 42 masked weights are exactly 0, earlier outputs do not
+#   move when the last token changes, and the last token reads the first in one step.
+# - Nine questions combine two notebooks each; the eight self-test questions come back, each linked to its notebook,
+#   section and widget.
+# - Attention versus RNN: path $O(1)$ vs $O(n)$, parallel vs sequential, $O(n^2 d)$ vs $O(n d^2)$, an $n \times n$ matrix
+#   vs a hidden state, position added vs order for free.
+# - For developers: self-attention, Query/Key/Value, multi-head, and $O(n^2)$, one reason context windows are limited,
+#   with the linear KV cache and the training length.
 #
 # **Next:** [12 · Attention inside a trained Transformer](12_trained_transformer.ipynb): the heads a small trained
-# model learned, measured and switched off one by one. Then back to the start, [00 · Start here](00_start_here.ipynb):
-# pick the self-test question you found hardest, go back to its notebook and play with its widget again.
+# model learned, measured and switched off one by one; then in [13 · Build your own GPT](13_build_a_gpt.ipynb) you build and
+# train one yourself.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，三个投影得到 Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，
-#   分数除以 $\sqrt{d_k}$，因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被屏蔽的权重严格为 0，
-#   改动最后一个 token 时前面的输出纹丝不动，最后一个词一步就读到第一个词。
-# - 九道新题，每道都综合两节的内容；之后八道自测题换个顺序再出现一次，上面的表格把每道题链接到演示它的 notebook、小节和控件。
-# - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$（在 $n = d$ 时相等），
-#   $n \times n$ 矩阵对隐藏状态，需要额外加入位置信息对天然有序。
-# - 给开发者的四个概念：自注意力（每个词直接看所有词）、Query/Key/Value（提问、自我介绍、实际内容）、
-#   多头注意力（同时从多个角度看）、$O(n^2)$（1K 个 token ≈ 100 万个位置对，100K ≈ 100 亿：上下文窗口有限的原因之一，
-#   另外还有线性增长的 KV 缓存和训练长度）。
-# - 概念图上的下一站：Transformer 块、位置编码、梯度消失、上下文窗口、中间迷失；再往后是缩放定律、大语言模型和 FlashAttention。
+# - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，分数除以 $\sqrt{d_k}$，
+#   因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被屏蔽的权重严格为 0，改动最后一个 token 时前面的输出纹丝不动，
+#   最后一个词一步就读到第一个词。
+# - 九道综合题各用到两节的内容；八道自测题再出现一次，每道都链接到演示它的 notebook、小节和控件。
+# - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$，$n \times n$ 矩阵对隐藏状态，位置要额外加入对天然有序。
+# - 给开发者的四个概念：自注意力、Query/Key/Value、多头注意力，以及 $O(n^2)$，它是上下文窗口有限的原因之一，另外还有线性增长的 KV 缓存和训练长度。
 #
-# **下一节**：[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)：一个训练好的小模型学出来的头，逐个测量、逐个关掉。
-# 之后回到起点 [00 · 从这里开始](00_start_here.ipynb)：挑一道你觉得最难的自测题，回到它的那一节，再动手玩一遍控件。
+# **下一节**：[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)。一个训练好的小模型学出来的头，逐个测量、逐个关掉；
+# 然后在 [13 · 亲手搭一个 GPT](13_build_a_gpt.ipynb) 里，你自己搭建并训练一个。
