@@ -1063,7 +1063,7 @@ else:
     except ImportError:
         diff = None
     if diff is None:
-        print("[en]offline, and the transformers package is not installed: `pip install transformers` to compare with Hugging Face[zh]离线，而且没有安装 transformers：用 `pip install transformers` 装上之后才能与 Hugging Face 比较")
+        print("[en]offline, and the transformers package is not installed: install it to compare with Hugging Face[zh]离线，而且没有安装 transformers 包：装上它之后才能与 Hugging Face 比较")
     else:
         config = gpt2_tour.config_label(diff["config"])                  # [en] in this edition's language [zh] 用本版本的语言
         bound = lambda d: "< 1e-12" if d < 1e-12 else f"{d:.1e}"        # [en] float64 rounding differs between CPUs [zh] float64 的舍入在不同 CPU 上略有不同
