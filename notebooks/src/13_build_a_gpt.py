@@ -53,7 +53,6 @@
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版本的语言："en" 或 "zh"
 # %matplotlib inline
-import inspect
 
 import numpy as np
 import torch
