@@ -105,13 +105,12 @@ for _ in range(3):
 # Every step, including $W^O$ and every head, keeps the $P$ on the outside.
 
 # %% [markdown] lang="zh"
-# 打乱后的句子的输出，恰好就是原来的输出以同样方式打乱的结果，只差最后一两位（$10^{-16}$ 是 float64 的舍入误差）。
-# 数学上把这叫作**置换等变性**（permutation equivariance）。`position_lab.equivariance_gap(layer, x, perm)` 量的正是这个数，下面会用到它。
+# 打乱后的句子的输出，恰好就是原来的输出以同样方式打乱的结果，只差最后一两位，$10^{-16}$ 是 float64 的舍入误差。
+# 这叫作**置换等变性**，`position_lab.equivariance_gap(layer, x, perm)` 量的正是这个数。
 #
 # ### 原因：置换原样穿过每一步
 #
-# 把打乱写成一个置换矩阵 $P$（$PX$ 的各行就是 $X$ 的各行换了个顺序；$P^\top P = I$）。
-# 投影逐行作用，所以 $Q' = PQ$，$K' = PK$，$V' = PV$。于是
+# 把打乱写成一个置换矩阵 $P$，$PX$ 就是把 $X$ 的各行换个顺序，且 $P^\top P = I$。投影逐行作用，所以 $Q' = PQ$，$K' = PK$，$V' = PV$。于是
 #
 # $$Q'K'^\top = P\,QK^\top P^\top, \qquad \text{softmax}(P S P^\top) = P\,\text{softmax}(S)\,P^\top$$
 #
@@ -119,7 +118,7 @@ for _ in range(3):
 #
 # $$\text{softmax}(P S P^\top)\,PV = P\,\text{softmax}(S)\,P^\top P\,V = P\,\big(\text{softmax}(S)\,V\big)$$
 #
-# 每一步（包括输出投影 $W^O$ 和每一个头）都把 $P$ 留在最外面。
+# 每一步，包括输出投影 $W^O$ 和每一个头，都把 $P$ 留在最外面。
 
 # %% [markdown] lang="en"
 # ### Dog bites man, man bites dog
@@ -261,9 +260,8 @@ print("[en]M_3 is a rotation: M^T M = I ->[zh]M_3 是一个旋转：M^T M = I ->
 # %% [markdown] lang="zh"
 # ### 动手试试：位置与维度
 #
-# 拖动 $p$（行，一个位置）和 $i$（列，一个维度）。下面的图是第 $i$ 列沿所有位置的取值：一条正弦或余弦波；读数给出它的波长。
-# 试试看：$i = 0$ 和 $i = 1$（最快的一对，先正弦后余弦：同一条波错开四分之一圈）；再试 $i = 20$、$i = 40$、$i = 63$
-# （越来越慢：在 50 个位置内，最后一列几乎不动）。然后固定 $i = 2$ 拖动 $p$：橙色的点沿着波移动。
+# 拖动 $p$ 和 $i$，$p$ 是行，即位置，$i$ 是列，即维度。下面的图是第 $i$ 列沿所有位置的取值，一条正弦或余弦波，读数给出它的波长。
+# 先试 $i = 0$ 和 $i = 1$，这是最快的一对，同一条波错开四分之一圈；再试 $i = 20$、$40$、$63$，一个比一个慢。然后固定 $i = 2$ 拖动 $p$，橙色的点沿着波移动。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -442,10 +440,9 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 # %% [markdown] lang="zh"
 # ## 在 softmax 之前：掩码、位置偏置、局部窗口
 #
-# 除了位置编码，还有三种机制直接在 softmax 之前作用于分数，每一种都把位置或距离带了进来：**掩码**屏蔽某些 Key
-# （分数变成 $-\infty$，权重严格为 0）；**位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；
-# **局部窗口**屏蔽所有距离达到或超过 $w$ 的 Key（`ac.sliding_window_mask`）。下面是位置 5 上的一个 Query（共 8 个位置，从 0 编号）与各个 Key 的内容分数
-# $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们（slope 为 0.5；因果窗口含 3 个 Key：Query 自己和它前面两个）：
+# 还有三种机制直接在 softmax 之前作用于分数，每一种都把位置带了进来。**掩码**屏蔽某些 Key，分数变成 $-\infty$，权重严格为 0；
+# **位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；**局部窗口**屏蔽所有距离达到 $w$ 的 Key，即 `ac.sliding_window_mask`。
+# 下面是 0 到 7 号位置中位置 5 上的一个 Query 与各个 Key 的内容分数 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们，slope 取 0.5，因果窗口含 3 个 Key：
 
 # %%
 scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # [en] one query's content scores, Tk = 8 [zh] 一个 Query 的内容分数，Tk = 8
@@ -472,10 +469,10 @@ ax = position_lab.plot_score_row(variants, query=query)
 # **everything about position happened before the softmax**, by adding to the scores or hiding keys.
 
 # %% [markdown] lang="zh"
-# 只看内容时，胜出的是 Key 0（权重 0.321），它离 Query 有五个位置远，其次是来自未来的 Key 7。因果掩码去掉了 Key 6 和 7
-# （权重严格为 0），其他 Key 分掉了它们的权重，Key 0 升到 0.474。距离偏置不屏蔽任何东西，但 Key 0 的分数从 2.0 降到 $-0.5$，
-# 权重降到 0.074；Query 自己的 Key 5 与 Key 7（内容分数高，相距两个位置）并列第一，都是 0.270。窗口只留下 Key 3 到 5。因果掩码与偏置合用（解码器里正是这样使用 ALiBi 的），
-# Query 自己拿到 0.427。每一次的内容分数都完全一样：**所有与位置有关的改变都发生在 softmax 之前**，要么给分数加上一个数，要么屏蔽某些 Key。
+# 只看内容时，胜出的是五个位置之外的 Key 0，权重 0.321，其次是来自未来的 Key 7。因果掩码去掉了 Key 6 和 7，权重严格为 0，Key 0 升到 0.474。
+# 距离偏置不屏蔽任何东西，但 Key 0 的分数从 2.0 降到 $-0.5$，权重降到 0.074，Query 自己的 Key 5 与 Key 7 并列第一，都是 0.270。窗口只留下 Key 3 到 5。
+# 因果掩码与偏置合用，也就是解码器里使用 ALiBi 的方式，Query 自己拿到 0.427。内容分数始终没变：**所有与位置有关的改变都发生在 softmax 之前**，
+# 要么给分数加上一个数，要么屏蔽某些 Key。
 
 # %% [markdown] lang="en"
 # ### Try it: slope, window, causal mask
@@ -530,9 +527,9 @@ ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 # attention formula. Recall notebook 01: with no mechanism, a matching key gets the same weight wherever it stands.
 
 # %% [markdown] lang="zh"
-# 只看内容：每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上偏置（slope 为 0.5），权重随距离下降；加上宽度为 3 的对称窗口（$|i - j| < 3$：两侧各 2 个），距离超过 2 的权重被截为零。
-# 所以“注意力偏爱近处的 token”是某个**模型**的性质（它的位置编码、偏置、掩码、窗口，以及训练把它们变成了什么），而不是注意力公式本身的性质。
-# 回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
+# 只看内容时，每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上 slope 为 0.5 的偏置，权重随距离下降；加上宽度为 3 的对称窗口，即 $|i - j| < 3$，
+# 距离超过 2 的权重被截为零。所以“注意力偏爱近处的 token”是某个**模型**的性质，取决于它的位置编码、偏置、掩码、窗口以及训练把它们变成了什么，
+# 而不是注意力公式本身的性质。回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
 
 # %% [markdown] lang="en"
 # ## Exercise 1 · ★☆☆ · about 10 min: build the sinusoidal table
@@ -682,13 +679,13 @@ quiz.quiz_widget("q7")
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 自注意力具有置换等变性：把输入打乱，输出只以同样方式被打乱（实测最大差值约 $10^{-16}$）。“狗咬人”和“人咬狗”里每个词的输出完全相同。
-# - 所以顺序必须被注入（Q7）：把位置编码表加到输入上，或者把位置做进分数里。
-# - 正弦位置编码表：由 $(\sin p\omega_i, \cos p\omega_i)$ 组成的维度对，各对的转速按几何级数递减；往后挪 $k$ 个位置，对每个 $p$ 都是同一个旋转 $M_k$
-#   （误差 $10^{-15}$），因此 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
-# - 可学习位置编码表：自由参数，训练前没有任何结构，并且在 $T_{max}$ 之后没有行（`learned[50]` 会引发 `IndexError`）。
+# - 自注意力具有置换等变性：把输入打乱，输出只以同样方式被打乱，实测最大差值约 $10^{-16}$。“狗咬人”和“人咬狗”里每个词的输出完全相同。
+# - 所以顺序必须注入进去（Q7）：把位置编码表加到输入上，或者把位置做进分数里。
+# - 正弦位置编码表由维度对 $(\sin p\omega_i, \cos p\omega_i)$ 组成，各对的转速按几何级数递减；往后挪 $k$ 个位置，对每个 $p$ 都是同一个旋转 $M_k$，
+#   误差 $10^{-15}$，因此 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
+# - 可学习位置编码表是自由参数，训练前没有任何结构，在 $T_{max}$ 之后也没有行，`learned[50]` 会引发 `IndexError`。
 # - 加上位置编码表就打破了对称性：打乱带来的差值从 $10^{-16}$ 变成 0.593。
-# - RoPE 按位置旋转 $q$ 和 $k$：分数只取决于偏移 $n - m$（在 (0, 3)、(20, 23)、(997, 1000) 上分数相同），而且向量长度不变。
+# - RoPE 按位置旋转 $q$ 和 $k$，分数只取决于偏移 $n - m$，在 (0, 3)、(20, 23)、(997, 1000) 上分数相同，向量长度也不变。
 # - 掩码、距离偏置和局部窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
 #
-# **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)：RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。
+# **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)。RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。
