@@ -734,31 +734,22 @@ checks.check_multi_head_attention(my_multi_head_attention)
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - A multi-head layer projects with $W^Q, W^K, W^V$ $(d_{model}, d_{model})$, **splits** the result into $h$ heads of
-#   width $d_k = d_{model}/h$ ($(B, T, D) \to (B, H, T, D_h)$), attends in each, **concatenates** and mixes with $W^O$;
-#   it returns one weight matrix per head, $(B, H, T_q, T_k)$.
-# - `ac.multi_head_attention` and `torch.nn.MultiheadAttention` agree to float64 precision given the same weights;
-#   torch's boolean `attn_mask` means **not allowed**, so pass `~mask`.
-# - Heads can attend to different relations in the same layer (previous token, same word, verb → subject, nearest
-#   noun); in trained models such roles are **learned**, and many heads stay mixed.
-# - Heads can be **redundant**: removing head 2 or head 3 leaves the subject readable; removing both erases it.
-# - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows (a $d_k = 1$ head has at most 2 favourite keys),
-#   the parameters stay $4 d_{model}^2 + 4 d_{model}$, the weights tensor grows as $B \cdot h \cdot T^2$ (4 → 256 MiB).
-#   Published models keep $d_k$ at 64-128 and grow the number of heads.
-# - Three views of one pronoun disagree on *it*; together they resolve it to *cat*.
+# - A multi-head layer projects with $W^Q, W^K, W^V$, **splits** into $h$ heads of width $d_k = d_{model}/h$, attends in
+#   each, **concatenates** and mixes with $W^O$; it returns one weight matrix per head, $(B, H, T_q, T_k)$. It computes the
+#   same numbers as `torch.nn.MultiheadAttention` (whose boolean mask means **not allowed**: pass `~mask`).
+# - Heads can attend to different relations in one layer, and can be **redundant** (remove head 2 or 3 and the subject
+#   is still readable; remove both and it is gone). In trained models the roles are **learned**, and many heads stay mixed.
+# - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows, the parameters stay $4 d_{model}^2 + 4 d_{model}$,
+#   the weights tensor grows as $B \cdot h \cdot T^2$; published models keep $d_k$ at 64-128.
 #
 # **Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 一层多头注意力先用 $(d_{model}, d_{model})$ 的 $W^Q, W^K, W^V$ 做投影，把结果**拆分**成 $h$ 个宽 $d_k = d_{model}/h$ 的头，
-#   即 $(B, T, D) \to (B, H, T, D_h)$，各头分别做注意力，再**拼接**起来用 $W^O$ 融合；它为每个头返回一个权重矩阵，形状是 $(B, H, T_q, T_k)$。
-# - 权重相同时，`ac.multi_head_attention` 与 `torch.nn.MultiheadAttention` 的结果在 float64 精度下一致；torch 的布尔 `attn_mask` 表示**不允许**关注，所以要传 `~mask`。
-# - 同一层中不同的头可以关注不同的关系，比如前一个词、相同的词、动词 → 主语、最近的名词；在训练出来的模型里，这种分工是**学出来的**，很多头始终是混合的。
-# - 头之间可能**冗余**：去掉第 2 个或第 3 个头，主语仍然读得出来；两个都去掉，主语就消失了。
-# - 头数是一种取舍（Q3）：$h$ 越大 $d_k$ 越小，$d_k = 1$ 的头最多只有 2 个“最爱”的 Key；参数量始终是 $4 d_{model}^2 + 4 d_{model}$；
-#   权重张量按 $B \cdot h \cdot T^2$ 增长，从 4 MiB 涨到 256 MiB。公开发表的模型把 $d_k$ 保持在 64–128，靠增加头数来扩大。
-# - 一个代词的三种视角对 *it* 的判断互相矛盾，合起来才把它消解为 *cat*。
+# - 一层多头注意力用 $W^Q, W^K, W^V$ 投影，**拆分**成 $h$ 个宽 $d_k = d_{model}/h$ 的头，各头分别做注意力，再**拼接**起来用 $W^O$ 融合，
+#   为每个头返回一个形状为 $(B, H, T_q, T_k)$ 的权重矩阵。它与 `torch.nn.MultiheadAttention` 算出的数相同，后者的布尔掩码表示**不允许**关注，所以要传 `~mask`。
+# - 同一层中不同的头可以关注不同的关系，也可能**冗余**：去掉第 2 个或第 3 个头，主语仍读得出来，两个都去掉就没了。训练出来的模型里，分工是**学出来的**，很多头始终是混合的。
+# - 头数是一种取舍（Q3）：$h$ 越大 $d_k$ 越小，参数量始终是 $4 d_{model}^2 + 4 d_{model}$，权重张量按 $B \cdot h \cdot T^2$ 增长；公开发表的模型把 $d_k$ 保持在 64–128。
 #
 # **下一节**：[07 · 位置信息](07_position.ipynb)。自注意力看不到词序，以及怎样把位置信息加回去。

@@ -663,29 +663,23 @@ quiz.quiz_widget("q7")
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - Self-attention is permutation-equivariant: shuffle the input and the output is shuffled the same way (max difference
-#   about $10^{-16}$). "dog bites man" and "man bites dog" give the same outputs per word.
-# - So order must be injected (Q7): add a position table to the inputs, or build position into the scores.
-# - Sinusoidal table: pairs $(\sin p\omega_i, \cos p\omega_i)$ at geometric speeds; moving $k$ positions is one fixed
-#   rotation $M_k$ for every $p$ (error $10^{-15}$), so $PE[p] \cdot PE[p+k]$ depends on $k$ only.
-# - Learned table: free parameters, unstructured until trained, and no row beyond $T_{max}$ (`learned[50]` is an `IndexError`).
-# - Adding the table breaks the symmetry: the shuffle gap goes from $10^{-16}$ to 0.593.
-# - RoPE rotates $q$ and $k$ by their positions: the score depends only on $n - m$ (the same at (0, 3), (20, 23),
-#   (997, 1000)), and lengths are preserved.
-# - Masks, a distance bias and local windows change the scores before softmax; without them, weights do not depend on distance.
+# - Self-attention is permutation-equivariant (measured: $10^{-16}$): "dog bites man" and "man bites dog" give the same
+#   outputs per word. Order must be injected (Q7): added to the inputs, or built into the scores.
+# - The sinusoidal table turns each pair at its own speed; moving $k$ positions is one rotation $M_k$ for every $p$, so
+#   $PE[p] \cdot PE[p+k]$ depends on $k$ only. A learned table has no structure until trained and no row beyond $T_{max}$.
+#   Adding either breaks the symmetry (0.593).
+# - RoPE rotates $q$ and $k$ by their positions: the score depends only on $n - m$, and lengths are kept.
+# - Masks, distance biases and windows change the scores before softmax; without them, weights do not depend on distance.
 #
 # **Next:** [08 · Attention versus RNN](08_attention_vs_rnn.ipynb): an RNN gets order for free but pays with long paths and sequential steps.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 自注意力具有置换等变性：把输入打乱，输出只以同样方式被打乱，实测最大差值约 $10^{-16}$。“狗咬人”和“人咬狗”里每个词的输出完全相同。
-# - 所以顺序必须注入进去（Q7）：把位置编码表加到输入上，或者把位置做进分数里。
-# - 正弦位置编码表由维度对 $(\sin p\omega_i, \cos p\omega_i)$ 组成，各对的转速按几何级数递减；往后挪 $k$ 个位置，对每个 $p$ 都是同一个旋转 $M_k$，
-#   误差 $10^{-15}$，因此 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
-# - 可学习位置编码表是自由参数，训练前没有任何结构，在 $T_{max}$ 之后也没有行，`learned[50]` 会引发 `IndexError`。
-# - 加上位置编码表就打破了对称性：打乱带来的差值从 $10^{-16}$ 变成 0.593。
-# - RoPE 按位置旋转 $q$ 和 $k$，分数只取决于偏移 $n - m$，在 (0, 3)、(20, 23)、(997, 1000) 上分数相同，向量长度也不变。
-# - 掩码、距离偏置和局部窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
+# - 自注意力具有置换等变性，实测差值为 $10^{-16}$：“狗咬人”和“人咬狗”里每个词的输出完全相同。所以顺序必须注入进去（Q7），要么加到输入上，要么做进分数里。
+# - 正弦位置编码表的每一对维度按各自的速度旋转，往后挪 $k$ 个位置对每个 $p$ 都是同一个旋转 $M_k$，所以 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
+#   可学习位置编码表在训练前没有任何结构，在 $T_{max}$ 之后也没有行。加上任何一种都会打破对称性，差值变成 0.593。
+# - RoPE 按位置旋转 $q$ 和 $k$，分数只取决于 $n - m$，向量长度不变。
+# - 掩码、距离偏置和窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
 #
 # **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)。RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。

@@ -697,27 +697,24 @@ quiz.quiz_widget("q8")
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - **Path length:** in an RNN, token $s$ reaches position $T$ through $T - s$ hand-offs, a product of $T - s$ factors
-#   $W_h G_t$: with $\|W_h\| = 0.9$ the early token moves the last output by $3 \times 10^{-9}$ at distance 40; with
-#   $\|W_h\| = 3$ it explodes ($10^4$). One attention layer: 0.109 at every distance, set by content.
-# - **Parallelism:** an RNN over $n$ positions needs $n$ rounds even on unlimited hardware (32 positions: 32 rounds),
-#   attention one matrix product. That is what makes Transformers fast to train.
-# - **Trained:** to recall the first token after $k$ distractors, a plain RNN fails after a few tokens, a GRU holds to
-#   $k = 16$ but not $k = 32$, one attention layer solves every $k$. Gated RNNs keep the long path and the sequential
-#   steps (10 positions, 10 rounds).
-# - **Cost:** $n d^2$ against $n^2 d$: attention is more expensive from $n = d$ on and stores $n^2$ weights per head. It
-#   replaces the RNN on long sequences because of the short path and the parallelism, not because it is cheaper (Q8).
+# - **Path length:** an RNN hands token $s$ on $T - s$ times, a product of $T - s$ factors: with $\|W_h\| = 0.9$ the early
+#   token moves the last output by $3 \times 10^{-9}$ at distance 40; with $\|W_h\| = 3$ it explodes. Attention: one
+#   step, 0.109 at every distance.
+# - **Parallelism:** an RNN needs $n$ rounds even on unlimited hardware (32 positions: 32 rounds), attention one matrix product.
+# - **Trained:** a plain RNN forgets the first token after a few distractors, a GRU holds to $k = 16$ but not $k = 32$,
+#   one attention layer solves every $k$; gated RNNs keep the long path and the sequential steps.
+# - **Cost:** $n d^2$ against $n^2 d$: attention is the more expensive from $n = d$ on. It replaces the RNN on long
+#   sequences because of the short path and the parallelism, not because it is cheaper (Q8).
 #
 # **Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb): what $n^2$ means in seconds and bytes, and why context windows are limited.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - **路径长度**：在 RNN 里，第 $s$ 个 token 要经过 $T - s$ 次接力才到达位置 $T$，影响是 $T - s$ 个因子 $W_h G_t$ 的乘积：$\|W_h\| = 0.9$ 时，
-#   距离为 40 的早先 token 只能把最后的输出推动 $3 \times 10^{-9}$；$\|W_h\| = 3$ 时则会爆炸，达到 $10^4$。一层注意力在每个距离上都是 0.109，由内容决定。
-# - **并行**：RNN 处理 $n$ 个位置，即使硬件无限也要 $n$ 轮，32 个位置恰好 32 轮；注意力只是一次矩阵乘法。这正是 Transformer 训练得快的原因。
-# - **训练对比**：隔着 $k$ 个干扰 token 记住第一个 token 时，普通 RNN 几个 token 之后就失败了，GRU 撑到 $k = 16$ 但撑不到 $k = 32$，一层注意力在每个 $k$ 上都能解决。
-#   门控 RNN 的长路径和顺序计算依旧，10 个位置要 10 轮。
-# - **代价**：$n d^2$ 对 $n^2 d$：从 $n = d$ 起注意力更贵，每个头还要存 $n^2$ 个权重。它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
+# - **路径长度**：RNN 要把第 $s$ 个 token 接力 $T - s$ 次，影响是 $T - s$ 个因子的乘积：$\|W_h\| = 0.9$ 时，距离 40 的早先 token 只能把最后的输出推动 $3 \times 10^{-9}$；
+#   $\|W_h\| = 3$ 时则会爆炸。注意力一步直达，每个距离上都是 0.109。
+# - **并行**：即使硬件无限，RNN 也要 $n$ 轮，32 个位置恰好 32 轮；注意力只是一次矩阵乘法。
+# - **训练对比**：普通 RNN 隔几个干扰 token 就忘了第一个 token，GRU 撑到 $k = 16$ 却撑不到 $k = 32$，一层注意力在每个 $k$ 上都能解决；门控 RNN 的长路径和顺序计算依旧。
+# - **代价**：$n d^2$ 对 $n^2 d$，从 $n = d$ 起注意力更贵。它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
 #
 # **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)。$n^2$ 换算成秒和字节意味着什么，以及上下文窗口为什么有限。

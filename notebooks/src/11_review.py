@@ -349,22 +349,6 @@ Markdown(review.question_table(LANG))
 #   law --> llm
 #   cost --> fa
 # ```
-#
-# The same map as a list, in case the diagram does not render where you read this:
-#
-# - **Prerequisites:** vectors and the dot product ([00](00_start_here.ipynb)) · softmax ([00](00_start_here.ipynb),
-#   [03](03_softmax.ipynb)) · a neural network layer as a learned projection ([00](00_start_here.ipynb)) ·
-#   the RNN ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)).
-# - **Core ideas:** Query, Key, Value ([01](01_query_key_value.ipynb), [02](02_scaled_dot_product.ipynb)) →
-#   self- vs cross-attention ([05](05_self_and_cross_attention.ipynb)) → path length and parallelism
-#   ([08](08_attention_vs_rnn.ipynb)) → multi-head attention ([06](06_multi_head_attention.ipynb)) →
-#   the $n^2$ cost ([09](09_cost_and_context_window.ipynb)).
-# - **Next topics:** the Transformer block (attention plus feed-forward layers, residuals and normalisation, stacked;
-#   trained and measured in [12](12_trained_transformer.ipynb), built, trained and run on GPT-2 by you in
-#   [13](13_build_a_gpt.ipynb)) ·
-#   position encoding ([07](07_position.ipynb)) · vanishing gradients ([00](00_start_here.ipynb), [08](08_attention_vs_rnn.ipynb)) ·
-#   the context window ([09](09_cost_and_context_window.ipynb)) · lost in the middle ([09](09_cost_and_context_window.ipynb)).
-# - **Further:** scaling laws · large language models · FlashAttention and inference optimisation ([10](10_efficient_attention.ipynb)).
 
 # %% [markdown] lang="zh"
 # ## 概念图
@@ -423,18 +407,6 @@ Markdown(review.question_table(LANG))
 #   law --> llm
 #   cost --> fa
 # ```
-#
-# 如果你阅读的地方显示不出这张图，下面是同样内容的列表：
-#
-# - **先修知识**：向量与点积（[00](00_start_here.ipynb)）· softmax（[00](00_start_here.ipynb)、[03](03_softmax.ipynb)）
-#   · 神经网络：可学习的投影（[00](00_start_here.ipynb)）· 循环神经网络 RNN（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）。
-# - **核心概念**：Query、Key、Value（[01](01_query_key_value.ipynb)、[02](02_scaled_dot_product.ipynb)）→ 自注意力与交叉注意力
-#   （[05](05_self_and_cross_attention.ipynb)）→ 路径长度与并行计算（[08](08_attention_vs_rnn.ipynb)）→ 多头注意力
-#   （[06](06_multi_head_attention.ipynb)）→ 随序列长度平方增长的开销（[09](09_cost_and_context_window.ipynb)）。
-# - **紧邻的延伸方向**：Transformer 块（注意力加前馈网络、残差连接和归一化，层层堆叠；在 [12](12_trained_transformer.ipynb) 里训练并测量，在 [13](13_build_a_gpt.ipynb) 里由你亲手搭建、训练，并拿来运行 GPT-2）· 位置编码（[07](07_position.ipynb)）
-#   · 梯度消失（[00](00_start_here.ipynb)、[08](08_attention_vs_rnn.ipynb)）· 上下文窗口（[09](09_cost_and_context_window.ipynb)）
-#   · 中间迷失（[09](09_cost_and_context_window.ipynb)）。
-# - **更远的学习方向**：缩放定律 · 大语言模型 · 以 FlashAttention 为代表的推理优化（[10](10_efficient_attention.ipynb)）。
 
 # %% [markdown] lang="en"
 # ## What to read next
@@ -468,12 +440,9 @@ Markdown(review.question_table(LANG))
 # %% [markdown] lang="en"
 # ## Summary
 #
-# - One multi-head causal attention step uses every idea of the course: embeddings plus sinusoidal positions, Q, K and
-#   V, $H = 2$ heads of $d_k = 4$, scores divided by $\sqrt{d_k}$, the causal mask, softmax, the weighted sum,
-#   concatenation and $W^O$. Measured on it: rows sum to 1, the 42 masked weights are exactly 0, earlier outputs do not
-#   move when the last token changes, and the last token reads the first in one step.
-# - Nine questions combine two notebooks each; the eight self-test questions come back, each linked to its notebook,
-#   section and widget.
+# - One multi-head causal attention step uses every idea of the course, and on it we measured: rows sum to 1, the 42
+#   masked weights are exactly 0, earlier outputs do not move when the last token changes, and the last token reads the
+#   first in one step.
 # - Attention versus RNN: path $O(1)$ vs $O(n)$, parallel vs sequential, $O(n^2 d)$ vs $O(n d^2)$, an $n \times n$ matrix
 #   vs a hidden state, position added vs order for free.
 # - For developers: self-attention, Query/Key/Value, multi-head, and $O(n^2)$, one reason context windows are limited,
@@ -486,10 +455,8 @@ Markdown(review.question_table(LANG))
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 一步多头因果注意力就用上了整套课程的所有概念：词向量加正弦位置编码，Q、K、V，$H = 2$ 个宽度 $d_k = 4$ 的头，分数除以 $\sqrt{d_k}$，
-#   因果掩码，softmax，加权求和，拼接后乘 $W^O$。在它上面实测：每行之和为 1，42 个被屏蔽的权重严格为 0，改动最后一个 token 时前面的输出纹丝不动，
+# - 一步多头因果注意力就用上了整套课程的所有概念。在它上面实测：每行之和为 1，42 个被屏蔽的权重严格为 0，改动最后一个 token 时前面的输出纹丝不动，
 #   最后一个词一步就读到第一个词。
-# - 九道综合题各用到两节的内容；八道自测题再出现一次，每道都链接到演示它的 notebook、小节和控件。
 # - 注意力与 RNN：路径 $O(1)$ 对 $O(n)$，并行对串行，$O(n^2 d)$ 对 $O(n d^2)$，$n \times n$ 矩阵对隐藏状态，位置要额外加入对天然有序。
 # - 给开发者的四个概念：自注意力、Query/Key/Value、多头注意力，以及 $O(n^2)$，它是上下文窗口有限的原因之一，另外还有线性增长的 KV 缓存和训练长度。
 #
