@@ -7,7 +7,7 @@ import numpy as np
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
 
-from .strings import HOW_KEYS
+from .strings import HOW_KEYS, STRINGS
 
 
 def _axes(ax, figsize):
@@ -23,7 +23,9 @@ def plot_loss_curves(models, ax=None):
     ax = _axes(ax, (6.4, 3.0))
     for i, m in enumerate(models):
         steps, loss = np.array(m.manifest["loss_curve"]).T
-        ax.plot(steps, loss, color=plots.COLORS[i % len(plots.COLORS)], label=m.name)
+        key = f"nb12.model_{m.name}"
+        label = i18n.t(key) if key in STRINGS else m.name                  # the model's name in the edition's words
+        ax.plot(steps, loss, color=plots.COLORS[i % len(plots.COLORS)], label=label)
     ax.set_yscale("log")
     ax.set_xlabel(i18n.t("nb12.fig_step"))
     ax.set_ylabel(i18n.t("nb12.fig_loss"))
@@ -223,7 +225,7 @@ def plot_routes(routes: dict, axes=None):
     labels = list(routes)
     if axes is None:
         import matplotlib.pyplot as plt
-        axes = plt.subplots(len(labels), 2, figsize=(9.0, 2.6 * len(labels)), layout="constrained",
+        axes = plt.subplots(len(labels), 2, figsize=(10.0, 2.6 * len(labels)), layout="constrained",
                             squeeze=False)[1]
     axes = np.asarray(axes).reshape(len(labels), 2)
     for row, label in zip(axes, labels):
@@ -233,6 +235,7 @@ def plot_routes(routes: dict, axes=None):
                   (r["shifted"][:, 1], [f"+{s}" for s in r["shifts"]], "nb12.fig_shifted"))
         for ax, (values, names, key) in zip(row, panels):
             plots.attention_heatmap(np.round(values, 2) + 0.0, heads, names, ax=ax, annotate=True, vmin=0.0,
-                                    vmax=1.0, colorbar=False, xlabel=i18n.t("nb12.head"), ylabel="")
+                                    vmax=1.0, colorbar=False, xlabel=i18n.t("nb12.head"), ylabel="",
+                                    aspect="auto")                   # cells as wide as the panel: no crowded numbers
             ax.set_title(f"{label} · {i18n.t(key)}", fontsize=10)
     return axes

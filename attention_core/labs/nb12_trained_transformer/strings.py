@@ -63,6 +63,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_shifted": {"en": "layer 1: weight on the key s after the earlier occurrence",
                          "zh": "第 1 层：落在上一次出现之后第 s 个 Key 上的权重"},
     "nb12.fig_seed": {"en": "seed {seed}", "zh": "种子 {seed}"},
+    # the models, as figure legends name them
+    "nb12.model_induction": {"en": "induction (seed 0)", "zh": "induction 模型（种子 0）"},
+    "nb12.model_induction_seed3": {"en": "induction (seed 3)", "zh": "induction 模型（种子 3）"},
+    "nb12.model_coreference": {"en": "coreference encoder", "zh": "指代编码器"},
+    "nb12.model_coreference_decoder": {"en": "coreference decoder", "zh": "指代解码器"},
     # the intervention widget
     "nb12.how_menu": {"en": "ablation", "zh": "消融方式"},
     "nb12.intervention_readout": {
