@@ -80,3 +80,18 @@ def test_the_decoders_answer_moves_with_its_last_layer_at_the_restated_pronoun(d
         c = E.attention_claim(decoder, lang)
         assert c["model_accuracy"] >= 0.95
         assert c["layer_follows"][-1] >= 0.9, (lang, c["layer_follows"])
+
+
+def test_the_weight_vs_removal_figure_names_the_words_that_matter(coref):
+    """Notebook 12's Q6 figure labels the words whose removal moves the answer and the most weighted one, and
+    no other (words of small weight and no effect piled their labels on each other)."""
+    import matplotlib.pyplot as plt
+
+    from attention_core.labs.nb12_trained_transformer import figures
+    q6 = E.weight_vs_removal(coref, "the animal didn't cross the street because it was too wide")
+    ax = figures.plot_weight_vs_effect(q6)
+    labels = {t.get_text() for t in ax.texts}
+    top = max(q6["rows"], key=lambda r: r["weight"])["word"]
+    want = {r["word"] for r in q6["rows"] if r["effect"] > 0.1} | {top}
+    assert labels == want and "wide" in labels, (labels, want)
+    plt.close("all")

@@ -91,7 +91,7 @@ def plot_weight_vs_effect(result: dict, ax=None):
     y = np.array([r["effect"] for r in rows])
     ax.scatter(x, y, color=plots.COLORS[0])
     for xi, yi, r in zip(x, y, rows):
-        if xi > 0.1 or yi > 0.1:
+        if yi > 0.1 or xi == x.max():              # the words that matter, and the one most weighted (no pile-up)
             # a label near the right or top edge goes inside, so that it never touches the frame
             right, top = xi > 0.75, yi > 0.85
             ax.annotate(r["word"], (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, -10 if top else 5),
