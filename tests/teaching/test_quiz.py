@@ -413,9 +413,9 @@ def _q6_removals(lang: str) -> dict:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_q6_editors_note_says_what_notebook_12_measures(lang):
     """The note's claims about notebook 12's trained model (issues 16 and 18): each word it names gets the weight, the
-    drop of p and the answer without it that the notebook prints for Q6's sentence ("... too wide"): the top-weighted
-    word (*street*) keeps the answer when removed, the adjective (*wide*, weight 0.003) flips it; no claim that
-    removing a word barely matters."""
+    drop of p and the answer without it that the notebook prints for Q6's sentence ("... too wide"): without the
+    top-weighted word (*street*) the answer stays a place (the model of corpus 2.3 says *road*), the adjective (*wide*,
+    almost no weight) flips it to *animal*; no claim that removing a word barely matters."""
     note = RAW["questions"][[q["id"] for q in RAW["questions"]].index("q6")]["reference"][lang]
     note = note[note.index("12"):]
     rows = _q6_removals(lang)
@@ -424,6 +424,6 @@ def test_q6_editors_note_says_what_notebook_12_measures(lang):
         weight, drop, without = rows[word]
         assert f"*{word}*" in note and f"*{without}*" in note, (word, without, note)
         assert weight in note and drop in note, (word, weight, drop, note)
-    assert rows["street"][2] == "street" and rows["wide"][2] == "animal", rows
-    assert float(rows["wide"][0]) < 0.01 < float(rows["wide"][1]), rows          # no weight, yet the largest effect
+    assert rows["street"][2] in ("street", "road") and rows["wide"][2] == "animal", rows
+    assert float(rows["wide"][0]) < 0.05 < 0.5 < float(rows["wide"][1]), rows    # almost no weight, the largest effect
     assert not re.search(r"barely|hardly|几乎不动|几乎不变", note), note
