@@ -7,7 +7,7 @@ import numpy as np
 from attention_core.teaching import i18n, plots
 from attention_core.teaching.fonts import use_cjk_font
 
-from .strings import HOW_KEYS, STRINGS
+from .strings import HOW_KEYS
 
 
 def _axes(ax, figsize):
@@ -17,14 +17,18 @@ def _axes(ax, figsize):
     return plt.subplots(figsize=figsize, layout="constrained")[1]
 
 
+MODEL_LABELS = {"induction": "nb12.model_induction", "induction_seed3": "nb12.model_induction_seed3",
+                "coreference": "nb12.model_coreference", "coreference_decoder": "nb12.model_coreference_decoder"}
+
+
 def plot_loss_curves(models, ax=None):
     """The training loss of each model (from its manifest's loss_curve), log scale."""
     use_cjk_font()
     ax = _axes(ax, (6.4, 3.0))
     for i, m in enumerate(models):
         steps, loss = np.array(m.manifest["loss_curve"]).T
-        key = f"nb12.model_{m.name}"
-        label = i18n.t(key) if key in STRINGS else m.name                  # the model's name in the edition's words
+        key = MODEL_LABELS.get(m.name)
+        label = m.name if key is None else i18n.t(key)                      # the model's name in the edition's words
         ax.plot(steps, loss, color=plots.COLORS[i % len(plots.COLORS)], label=label)
     ax.set_yscale("log")
     ax.set_xlabel(i18n.t("nb12.fig_step"))

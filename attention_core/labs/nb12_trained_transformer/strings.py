@@ -62,7 +62,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_lookback": {"en": "layer 0: weight on key t − b", "zh": "第 0 层：落在 Key t − b 上的权重"},
     "nb12.fig_shifted": {"en": "layer 1: weight on the key s after the earlier occurrence",
                          "zh": "第 1 层：落在上一次出现之后第 s 个 Key 上的权重"},
-    "nb12.fig_seed": {"en": "seed {seed}", "zh": "种子 {seed}"},
     # the models, as figure legends name them
     "nb12.model_induction": {"en": "induction (seed 0)", "zh": "induction 模型（种子 0）"},
     "nb12.model_induction_seed3": {"en": "induction (seed 3)", "zh": "induction 模型（种子 3）"},
