@@ -229,8 +229,8 @@ pieces_of = {i: c for i, c in enumerate(chars)}
 for (a, b), new in merges:
     pieces_of[new] = pieces_of[a] + pieces_of[b]
 print("[en]the first 15 merges:[zh]前 15 次合并：", " | ".join(repr(pieces_of[new]) for _, new in merges[:15]))
-para = {"en": next(p for p in text["en"].split("\n\n") if p.startswith("Every head you have met so far")),
-        "zh": next(p for p in text["zh"].split("\n\n") if p.startswith("到目前为止，你见过的每一个头"))}
+para = {"en": next(p for p in text["en"].split("\n\n") if p.startswith("So far you have measured attention")),
+        "zh": next(p for p in text["zh"].split("\n\n") if p.startswith("到目前为止，我们一直在“量”注意力"))}   # [en] this notebook's opening paragraph [zh] 本节开头的那一段
 head = ("[en]characters[zh]字符", "[en]UTF-8 bytes[zh]UTF-8 字节", "[en]char tokens[zh]字符 token", "[en]after 60 merges[zh]60 次合并后")
 print("\n" + " " * 6 + "".join(f"{h:>18}" for h in head))
 for lang, p in para.items():
@@ -239,8 +239,8 @@ for lang, p in para.items():
     print(f"{lang:<6}" + "".join(f"{n:>18}" for n in counts))
 
 # %% [markdown] lang="en"
-# The same paragraph needs about two and a half times as many characters in English as in Chinese, yet about the same
-# number of UTF-8 bytes: each Chinese character takes three. A model with a context of 256 tokens reads 256 characters of
+# This notebook's opening paragraph needs about twice as many characters in English as in Chinese, yet a similar
+# number of UTF-8 bytes: each Chinese character takes three. A model with a context of 64 tokens reads 64 characters of
 # either language with this tokenizer. After merges, frequent pairs become one token each and the same window holds
 # more text, but not equally: merges learned on a sample that is two thirds English shorten the English paragraph by
 # about a third and the Chinese one hardly at all. Real tokenizers (GPT-2's has 50,257 tokens, learned on bytes of mostly
@@ -249,8 +249,8 @@ for lang, p in para.items():
 # words.** The model below keeps one token per character: simple, and every exercise stays readable.
 
 # %% [markdown] lang="zh"
-# 同一段话，英文需要的字符数大约是中文的两倍半，UTF-8 字节数却差不多：每个汉字占三个字节。上下文为 256 个 token 的模型，用这个分词器时，
-# 两种语言都只读 256 个字符。做了合并之后，常见的字符对各自变成一个 token，同样的窗口就能装下更多文字，但两种语言并不一样：
+# 本节开头的那一段话，英文需要的字符数大约是中文的两倍，UTF-8 字节数却相差不多：每个汉字占三个字节。上下文为 64 个 token 的模型，用这个分词器时，
+# 两种语言都只读 64 个字符。做了合并之后，常见的字符对各自变成一个 token，同样的窗口就能装下更多文字，但两种语言并不一样：
 # 在三分之二是英文的样本上学到的合并，让英文段落短了大约三分之一，中文段落却几乎没变。真正的分词器（GPT-2 的有 50,257 个 token，
 # 是在以英文为主的文本的字节上学出来的）在大得多的规模上也有同样的偏向：一个窗口能装多少文字，取决于学合并时用的是哪种语言。
 # **上下文窗口按 token 计数，而不是按字符或单词**。下面的模型仍然是一个字符一个 token：简单，而且每个练习都清楚易读。

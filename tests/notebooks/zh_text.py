@@ -57,7 +57,7 @@ _KEPT_PHRASE = re.compile("|".join(f"(?:{p})" for p in KEPT_PHRASES), re.I)
 # (it is given an English and a Chinese prompt in both editions) and the opening words it finds a paragraph of the
 # English course text by.
 DATA_LITERALS = {("13_build_a_gpt.py", "The attention weights "),
-                 ("13_build_a_gpt.py", "Every head you have met so far")}
+                 ("13_build_a_gpt.py", "So far you have measured attention")}
 # Cells whose printout is text a model wrote (notebook, a line of the cell's code): notebook 13's samples, in which the
 # character model writes English and Chinese by design. Each sample (the lines after a "--- ... ---" header) is data;
 # what the cell prints before the first header, and the headers, are still read.
