@@ -1116,7 +1116,7 @@ quiz.quiz_widget("x13c")
 print(parts.report())
 print(f"[en]tokens: {len(chars)} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]token：{len(chars)} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
 print(f"[en]notebook 12's model in your forward: largest logit difference from the library's {shown[0]}[zh]第 12 节的模型在你的前向计算里：logits 与库里的最大差 {shown[0]}")
-for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh]induction head")):
+for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh] induction head")):
     b = yours["best"][kind]
     print(f"[en]your {label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} over the positions[zh]你的{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，各位置中最低 {b['min']:.2f}")
 for lang, r in losses.items():
