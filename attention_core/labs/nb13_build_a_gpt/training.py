@@ -403,7 +403,7 @@ class Progress:
                  lang: str | None = None, smoothing: float = 0.9):
         from attention_core.teaching import i18n
         self.lang = i18n.resolve_language(lang)
-        if mode is None:                  # in a kernel, a line redrawn in place: the saved notebook keeps its last state
+        if mode is None:                  # in a kernel, a line redrawn in place: a saved notebook keeps its last state
             mode = "display" if _in_kernel() else "text"
         if mode not in self.MODES:
             raise ValueError(f"mode: expected one of {self.MODES} or None, got {mode!r}")
