@@ -99,9 +99,11 @@ def fonts_loaded(page) -> None:
 
 
 def show_slide_of(page, selector: str):
-    """Go to the slide holding the first element of `selector` with Chinese text; return that element."""
+    """Go to the slide holding the first element of `selector` whose own text (not a child element's) holds Chinese;
+    return that element."""
     index = page.evaluate(f"""() => {{
-        const el = [...document.querySelectorAll({selector!r})].find(e => /[\u4e00-\u9fff]/.test(e.textContent));
+        const own = e => [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
+        const el = [...document.querySelectorAll({selector!r})].find(e => /[\u4e00-\u9fff]/.test(own(e)));
         if (!el) return -1;
         el.setAttribute('data-slide-target', '1');
         const section = el.closest('section'), parent = section.parentElement.closest('section');
