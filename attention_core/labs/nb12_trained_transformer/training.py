@@ -311,15 +311,25 @@ def default_out_dir() -> Path:
     return Path(data.__file__).resolve().parent / "models"
 
 
-def steps_arg(text: str) -> int:
-    """--steps, --jobs: an integer >= 1 (argparse turns this ValueError into a usage error, not a traceback)."""
+def int_arg(text: str, minimum: int = 1) -> int:
+    """A command-line integer >= minimum (argparse turns this error into a usage error, not a traceback)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
     return value
+
+
+def steps_arg(text: str) -> int:
+    """--steps, --jobs: an integer >= 1."""
+    return int_arg(text, 1)
+
+
+def seed_arg(text: str) -> int:
+    """--seed: an integer >= 0."""
+    return int_arg(text, 0)
 
 
 def parse_args(argv) -> argparse.Namespace:

@@ -41,6 +41,7 @@ from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer.training import (  # one file format for both notebooks' models
     default_out_dir,
     save,
+    seed_arg,
     steps_arg,
 )
 
@@ -540,17 +541,6 @@ def run_corpus(run, folder=None) -> dict:
         raise ValueError(f"{path}: its text does not match the run's manifest (corpus_sha256 {want}); "
                          "run `make train` to retrain the text run and freeze its corpus again")
     return {**texts, "sha256": frozen["sha256"]}
-
-
-def seed_arg(text: str) -> int:
-    """--seed: an integer >= 0 (argparse turns this error into a usage error, not a traceback)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
 
 
 def parse_args(argv) -> argparse.Namespace:
