@@ -48,7 +48,7 @@ def rnn_forward(xs, params: RNNParams, h0=None) -> np.ndarray:
     """All hidden states (..., T, D_h), computed one step after another (there is no other way)."""
     h = h0                                                           # (..., D_h)
     states = []
-    for t in range(xs.shape[-2]):                                    # the sequential chain
+    for t in range(xs.shape[-2]):                                    # [en] the sequential chain [zh] 一步接一步的链条
         h = np.tanh(xs[..., t, :] @ params.w_x + h @ params.w_h + params.b)   # (..., D_h)
         states.append(h)
     return np.stack(states, axis=-2)                                 # (..., T, D_h)
