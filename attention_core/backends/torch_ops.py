@@ -9,14 +9,17 @@ themselves), overflowing scores raise FloatingPointError, and the validation is 
 out of place, so autograd can follow. Tested equal to `reference_attention` to 1e-10 in float64,
 1e-5 in float32.
 
-What lives here: devices and conversion; the softmax and attention steps written with torch
-operations; the fused kernel (`F.scaled_dot_product_attention`); the projections of multi-head
-attention (`attend_heads` also takes tensors as weights, for the decoder's trainable twin in
-`torch_decoder.py`); layer norm and GELU; RoPE's rotation; the translation to and from
-`nn.MultiheadAttention`. split_heads, merge_heads and combine_masks are the library's functions
-themselves, called on tensors.
+What lives here: devices and conversion; torch's one softmax (`masked_softmax`); the fused kernel
+(`F.scaled_dot_product_attention`) beside its readable twin; GELU; RoPE's rotation; the namespace
+(`ops_for`) with which the library's formulas run on tensors; the translation to and from
+`nn.MultiheadAttention`. The formulas themselves are the library's, called on tensors: attention and
+multi-head attention are `core.hooked.attend` / `core.hooked.attention` (`attend_heads` also takes
+tensors as weights, for notebook 13's trainable pieces), layer norm is `core.hooked.layer_norm`, and
+split_heads, merge_heads and combine_masks are the library's functions.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import torch
@@ -28,7 +31,6 @@ from attention_core.core import masks as core_masks
 from attention_core.core import multihead as core_multihead
 from attention_core.core import validation as V
 from attention_core.core.positional import rope_frequencies
-from attention_core.core.transformer import LN_EPS
 
 # ---- devices ---------------------------------------------------------------------------------
 
@@ -155,22 +157,20 @@ def _compute(x: torch.Tensor) -> torch.Tensor:
 # ---- softmax -----------------------------------------------------------------------------------
 
 
-def masked_softmax(scores: torch.Tensor, dim: int, temperature: float = 1.0, mask=None) -> torch.Tensor:
-    """The steps of the NumPy softmax, out of place: shift by the row max, exp, normalise.
-    Masked entries become -inf (weight exactly 0); a fully masked row stays all zeros, not NaN."""
+def masked_softmax(scores: torch.Tensor, dim: int = -1, temperature: float = 1.0, mask=None) -> torch.Tensor:
+    """torch's one softmax, the steps of NumPy's (`core.softmax.softmax_rows`), out of place: shift by the row
+    max, exp, normalise. Masked entries (and scores of -inf) get weight exactly 0; a row with nothing visible
+    is all zeros, not NaN. The model's namespace (`ops_for`) uses it over the last axis."""
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     row_max = scores.amax(dim=dim, keepdim=True)
-    if mask is not None:
-        row_max = torch.where(torch.isneginf(row_max), torch.zeros_like(row_max), row_max)
+    row_max = torch.where(torch.isneginf(row_max), torch.zeros_like(row_max), row_max)   # all hidden: shift by 0
     shifted = scores - row_max                                     # every exponent is now <= 0
     if temperature != 1.0:
         shifted = (shifted.double() / temperature).to(shifted.dtype)   # T in float64: never rounds to 0
     e = torch.exp(shifted)
     total = e.sum(dim=dim, keepdim=True)
-    if mask is not None:
-        total = torch.where(total == 0, torch.ones_like(total), total)   # fully masked row: 0 / 1
-    return e / total
+    return e / torch.where(total == 0, torch.ones_like(total), total)   # an all-hidden row: 0 / 1
 
 
 def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None, *, device):
@@ -200,13 +200,13 @@ def attention_inputs(q, k, v, mask, scale, device):
 
 
 def explicit_attention(q, k, v, mask, scale: float):
-    """The readable path, step for step the NumPy reference: it materialises the weights."""
+    """The readable path: the model's formula (`core.hooked.attend`) with torch's softmax; it materialises
+    the weights. Scores beyond the dtype make a weight NaN: a clear error instead."""
     dtype = q.dtype
     q, k, v = _compute(q), _compute(k), _compute(v)
-    scores = torch.matmul(q * scale, k.transpose(-1, -2))         # (..., Tq, Tk)
-    V.check_finite_scores(scores.amax(dim=-1), V.dtype_name(q))   # overflow: a clear error, not NaN
-    weights = masked_softmax(scores, -1, 1.0, mask)                # (..., Tq, Tk)
-    return torch.matmul(weights, v).to(dtype), weights.to(dtype)   # (..., Tq, Dv), (..., Tq, Tk)
+    out, weights = hooked.attend(q, k, v, mask, scale, hooked.NO_HOOKS, ops_for(q.device))   # (..., Tq, Dv)
+    V.check_finite_scores(weights.amax(dim=-1), V.dtype_name(q))   # overflow: a clear error, not NaN
+    return out.to(dtype), weights.to(dtype)                        # (..., Tq, Dv), (..., Tq, Tk)
 
 
 def fused_attention(q, k, v, mask, scale: float) -> torch.Tensor:
@@ -275,41 +275,40 @@ def merge_heads(x, *, device) -> torch.Tensor:
     return core_multihead.merge_heads(as_float_tensor(x, "x", device, min_ndim=3))
 
 
-def _project(x: torch.Tensor, w, b) -> torch.Tensor:
-    """x @ w + b with NumPy's type promotion (float32 x, float64 weights -> float64). w and b are
-    NumPy arrays (copied to x's device) or tensors (used as they are, so autograd reaches them)."""
-    w_t = w if is_tensor(w) else _from_numpy(w, x.device)          # (D_in, D_out)
-    b_t = b if is_tensor(b) else _from_numpy(b, x.device)          # (D_out,)
-    dtype = torch.promote_types(x.dtype, w_t.dtype)
-    return x.to(dtype) @ w_t.to(dtype) + b_t.to(dtype)             # (..., T, D_out)
+def _common_dtype(inputs, weights: dict, device) -> tuple:
+    """The inputs and w_q, b_q, ... as tensors on `device` in the one dtype NumPy's promotion gives (float32
+    inputs, float64 weights -> float64; float16 on the CPU -> float32, as _compute). NumPy weights are copied
+    there; tensors are used as they are (autograd reaches them)."""
+    w = {n: a if is_tensor(a) else _from_numpy(np.asarray(a), device) for n, a in weights.items()}
+    dtype = functools.reduce(torch.promote_types, [t.dtype for t in (*inputs, *w.values())])
+    dtype = torch.float32 if dtype == torch.float16 and device.type == "cpu" else dtype
+    return tuple(x.to(dtype) for x in inputs), {n: t.to(dtype) for n, t in w.items()}
 
 
-MHA_NAMES = ("w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o")
+MHA_NAMES = core_multihead.MHA_NAMES
 
 
 def attend_heads(query, key, value, weights, n_heads: int, mask=None, head_mask=None, *, need_weights: bool = True):
-    """The steps of core.multihead.multi_head_attention on checked tensors, with the projections
-    named as in MultiHeadParams: `weights` maps w_q, b_q, ... w_o, b_o to arrays or tensors (a
-    trainable model passes its nn.Parameters). mask: boolean (..., Tq, Tk) tensor, True = may attend.
-    need_weights=False: the fused kernel (fused_attention), which never holds the weights: what training
-    wants, twice as fast at 256 tokens on a CPU. Returns (output (..., Tq, D), weights (..., H, Tq, Tk) or None)."""
+    """core.multihead.multi_head_attention on checked tensors: `core.hooked.attention` with torch's namespace.
+    `weights` maps w_q, b_q, ... w_o, b_o to arrays or tensors (a trainable model passes its nn.Parameters).
+    mask: boolean (..., Tq, Tk) tensor, True = may attend. need_weights=False: the fused kernel
+    (fused_attention), which never holds the weights: what training wants, twice as fast at 256 tokens on a
+    CPU. Returns (output (..., Tq, D), weights (..., H, Tq, Tk) or None)."""
     need_weights = V.check_flag(need_weights, "need_weights")
-    w, h = weights, n_heads
-    q = core_multihead.split_heads(_project(query, w["w_q"], w["b_q"]), h)     # (..., H, Tq, Dh)
-    k = core_multihead.split_heads(_project(key, w["w_k"], w["b_k"]), h)       # (..., H, Tk, Dh)
-    v = core_multihead.split_heads(_project(value, w["w_v"], w["b_v"]), h)     # (..., H, Tk, Dh)
+    (query, key, value), w = _common_dtype((query, key, value), weights, query.device)
     if mask is not None:
         mask = mask.unsqueeze(-3)                                  # (..., 1, Tq, Tk): same for every head
-    q, k, v, mask, scale = attention_inputs(q, k, v, mask, None, q.device)
-    if need_weights:
-        heads, attn = explicit_attention(q, k, v, mask, scale)     # (..., H, Tq, Dh), (..., H, Tq, Tk)
-    else:
-        heads, attn = fused_attention(q, k, v, mask, scale), None  # (..., H, Tq, Dh)
+    hooks = hooked.HookSet(record={"attn.hook_pattern"} if need_weights else None)
     if head_mask is not None:
-        hm = as_float_tensor(head_mask, "head_mask", q.device, ndim=1)
-        core_multihead.check_head_mask(hm, h)
-        heads = heads * hm[:, None, None].to(heads.dtype)
-    output = _project(core_multihead.merge_heads(heads), w["w_o"], w["b_o"])   # (..., Tq, D)
+        hm = as_float_tensor(head_mask, "head_mask", query.device, ndim=1)
+        core_multihead.check_head_mask(hm, n_heads)
+        hooks.fns["attn.hook_z"] = [lambda z, name: z * hm[:, None, None].to(z.dtype)]   # 0 ablates a head
+    ops = ops_for(query.device, fused=not need_weights)
+    output, _ = hooked.attention(query, key, value, w, n_heads, mask, hooks, ops)          # (..., Tq, D)
+    attn = hooks.cache.get("attn.hook_pattern")                                            # (..., H, Tq, Tk)
+    if attn is not None:
+        V.check_finite_scores(attn.amax(dim=-1), V.dtype_name(attn))   # overflow: a clear error, not NaN
+    V.check_finite_result(output, "multi_head_attention: the output", V.dtype_name(output))
     return output, attn
 
 
@@ -320,18 +319,17 @@ def multi_head_attention(query, key, value, params, mask=None, head_mask=None, *
                for name, x in (("query", query), ("key", key), ("value", value))]
     mask = None if mask is None else as_bool_tensor(mask, "mask", device)
     core_multihead.check_mha_inputs(*tensors, params, mask)
-    return attend_heads(*tensors, {n: getattr(params, n) for n in MHA_NAMES}, params.n_heads, mask, head_mask)
+    dtype = torch.promote_types(tensors[0].dtype, tensors[1].dtype)
+    output, attn = attend_heads(*tensors, params.weights, params.n_heads, mask, head_mask)
+    if dtype == torch.float16:                                     # computed in float32, returned as given
+        output, attn = output.to(dtype), attn.to(dtype)
+    return output, attn
 
 
 # ---- layer norm and GELU (the Transformer block's other two steps) ------------------------------
 
 
-def layer_norm(x: torch.Tensor, gamma, beta, eps: float = LN_EPS) -> torch.Tensor:
-    """core.transformer.layer_norm's formula in torch, step for step (biased variance):
-    (x - mean) / sqrt(var + eps) * gamma + beta over the last axis. x (..., D); gamma, beta (D,)."""
-    mean = x.mean(-1, keepdim=True)                                # (..., 1)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)                 # (..., 1), biased
-    return (x - mean) / torch.sqrt(var + eps) * gamma + beta       # (..., D)
+layer_norm = hooked.layer_norm          # the library's formula runs on tensors as it is (the same numbers, tested)
 
 
 def gelu(x: torch.Tensor) -> torch.Tensor:
@@ -339,20 +337,11 @@ def gelu(x: torch.Tensor) -> torch.Tensor:
     return F.gelu(x, approximate="tanh")
 
 
-def softmax_rows(scores: torch.Tensor) -> torch.Tensor:
-    """core.hooked.softmax_rows in torch: softmax over the last axis, a row of only -inf gets zeros."""
-    row_max = scores.amax(-1, keepdim=True)
-    row_max = torch.where(torch.isneginf(row_max), torch.zeros_like(row_max), row_max)
-    e = torch.exp(scores - row_max)
-    total = e.sum(-1, keepdim=True)
-    return e / torch.where(total == 0, torch.ones_like(total), total)
-
-
 def ops_for(device=None, *, fused: bool = False) -> hooked.Ops:
     """The namespace `core.hooked.forward` runs torch with: masks and ids made tensors on `device`; fused=True
     computes attention with the fused kernel wherever no hook reads the scores or the pattern (training)."""
     dev = check_device("cpu" if device is None else device)
-    return hooked.Ops(layer_norm=layer_norm, gelu=gelu, softmax=softmax_rows, where=torch.where, stack=torch.stack,
+    return hooked.Ops(layer_norm=layer_norm, gelu=gelu, softmax=masked_softmax, where=torch.where, stack=torch.stack,
                       cat=torch.cat, as_array=lambda a: torch.as_tensor(a, device=dev),
                       fused_attention=fused_attention if fused else None)
 

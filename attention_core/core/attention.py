@@ -5,11 +5,12 @@ weights (..., Tq, Tk). Leading batch dimensions (for example B, H) broadcast lik
 mask is boolean, broadcastable to (..., Tq, Tk), True = may attend (torch's SDPA convention).
 A query row whose keys are all masked gets all-zero weights and an all-zero output (never NaN).
 
-Two paths, tested equal: `reference_attention` is the textbook formula in four lines; the fast
-path `scaled_dot_product_attention` computes the same numbers a block of query rows at a time,
-in place. Precision and overflow (both paths): float16 inputs are computed in float32 and the
-results returned in float16; scores that overflow the dtype (q·k * scale beyond its largest
-number) raise FloatingPointError naming the dtype instead of returning NaN.
+Two paths, tested equal: `reference_attention` is the textbook formula in four lines (its softmax is
+the package's one, `core.softmax.softmax_rows`); the fast path `scaled_dot_product_attention`
+computes the same numbers a block of query rows at a time, in place. Precision and overflow (both
+paths): float16 inputs are computed in float32 and the results returned in float16; scores that
+overflow the dtype (q·k * scale beyond its largest number) raise FloatingPointError naming the
+dtype instead of returning NaN.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import math
 
 import numpy as np
 
-from attention_core.core.softmax import compute_dtype, exp_shifted_inplace
+from attention_core.core.softmax import compute_dtype, exp_shifted_inplace, softmax_rows
 from attention_core.core.validation import (
     as_bool_mask,
     as_float_array,
@@ -57,13 +58,8 @@ def reference_attention(q, k, v, mask=None, scale=None):
     scores = q @ np.swapaxes(k, -1, -2) * scale
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)    # [en] a hidden key gets no weight [zh] 被屏蔽的 Key 得不到权重
-    row_max = scores.max(axis=-1, keepdims=True)
-    # [en] a row with every key hidden: shift by 0, not -inf [zh] 整行都被屏蔽时减去 0，而不是 -inf
-    row_max = np.where(np.isneginf(row_max), 0.0, row_max)
-    e = np.exp(scores - row_max)                    # [en] every exponent <= 0 [zh] 每个指数都 <= 0
-    total = e.sum(axis=-1, keepdims=True)
     # [en] (..., Tq, Tk): each row sums to 1 (or is all 0) [zh] (..., Tq, Tk)：每行之和为 1（或全为 0）
-    weights = e / np.where(total == 0, 1.0, total)
+    weights = softmax_rows(scores)
     output = weights @ v                            # [en] (..., Tq, Dv) [zh] (..., Tq, Dv)
     return output, weights
 

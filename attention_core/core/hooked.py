@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attention_core.core.softmax import softmax_rows
+
 LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
 BLOCK_HOOKS = ("hook_resid_pre", "ln1.hook_normalized", "attn.hook_q_input", "attn.hook_k_input",
                "attn.hook_v_input", "attn.hook_q", "attn.hook_k", "attn.hook_v",
@@ -79,22 +81,13 @@ def gelu(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
 
 
-def softmax_rows(scores):
-    """Softmax over the last axis; a row whose every key is hidden (-inf) gets all-zero weights."""
-    row_max = scores.max(-1, keepdims=True)                       # (..., 1)
-    row_max = np.where(np.isneginf(row_max), 0.0, row_max)        # an all-hidden row: shift by 0
-    e = np.exp(scores - row_max)                                  # hidden keys: exp(-inf) = 0
-    total = e.sum(-1, keepdims=True)
-    return e / np.where(total == 0, 1.0, total)                   # (..., Tk), rows sum to 1 (or 0)
-
-
 @dataclass(frozen=True)
 class Ops:
     """What the forward needs beyond operators, for one array library. Fields are plain functions;
     notebook 13 swaps in the learner's layer_norm and feed_forward (`dataclasses.replace`)."""
     layer_norm: object = layer_norm_rescaled
     gelu: object = gelu
-    softmax: object = softmax_rows
+    softmax: object = softmax_rows                                # over the last axis; an all -inf row -> 0s
     where: object = np.where
     stack: object = np.stack                                      # stack(list, axis)
     cat: object = np.concatenate                                  # cat(list, axis)
@@ -146,13 +139,26 @@ def merge_heads(z):
     return z.swapaxes(-2, -3).reshape(*lead, t, h * dh)                    # (..., T, D)
 
 
-def attention(x, w: dict, n_heads: int, mask, hook, ops: Ops, past=None, prefix: str = "attn"):
-    """Multi-head self-attention of notebook 06: x (..., T, D) -> (output (..., T, D), (k, v) for a cache).
-    w: this block's weights (w_q, b_q, ..., w_o, b_o); mask (T, Tk) boolean, True = may attend;
+def attend(q, k, v, mask, scale: float, hook, ops: Ops, prefix: str = "attn"):
+    """softmax(q k^T * scale) v, every head at once: q (..., Tq, Dh), k (..., Tk, Dh), v (..., Tk, Dv);
+    mask None or boolean, broadcastable to (..., Tq, Tk), True = may attend. Returns (z (..., Tq, Dv),
+    pattern (..., Tq, Tk)). The torch backend's readable path is this function too."""
+    scores = (q * scale) @ k.swapaxes(-1, -2)                                     # (..., Tq, Tk)
+    if mask is not None:
+        scores = ops.where(mask, scores, -math.inf)                               # hidden keys get weight 0
+    pattern = hook(f"{prefix}.hook_pattern", ops.softmax(hook(f"{prefix}.hook_attn_scores", scores)))
+    return pattern @ v, pattern                                                   # (..., Tq, Dv)
+
+
+def attention(x_q, x_k, x_v, w: dict, n_heads: int, mask, hook, ops: Ops, past=None, prefix: str = "attn"):
+    """Multi-head attention of notebook 06: queries from x_q (..., Tq, D), keys and values from x_k, x_v
+    (..., Tk, D) (the same array three times for self-attention; encoder states for cross-attention).
+    Returns (output (..., Tq, D), (k, v) for a cache). w: the weights w_q, b_q, ..., w_o, b_o;
+    mask None or boolean (Tq, Tk) (or (..., 1, Tq, Tk)), True = may attend;
     past: the cached (k, v) of earlier tokens, each (..., H, T_past, Dh)."""
-    x_q, x_k, x_v = (hook(f"{prefix}.hook_{c}_input", x) for c in "qkv")        # (..., T, D) each
-    q = hook(f"{prefix}.hook_q", split_heads(x_q @ w["w_q"] + w["b_q"], n_heads))   # (..., H, T, Dh)
-    k = split_heads(x_k @ w["w_k"] + w["b_k"], n_heads)                             # (..., H, T, Dh)
+    x_q, x_k, x_v = (hook(f"{prefix}.hook_{c}_input", x) for c, x in zip("qkv", (x_q, x_k, x_v)))  # (..., T, D)
+    q = hook(f"{prefix}.hook_q", split_heads(x_q @ w["w_q"] + w["b_q"], n_heads))   # (..., H, Tq, Dh)
+    k = split_heads(x_k @ w["w_k"] + w["b_k"], n_heads)                             # (..., H, Tk, Dh)
     v = split_heads(x_v @ w["w_v"] + w["b_v"], n_heads)
     if past is not None:
         k, v = ops.cat([past[0], k], -2), ops.cat([past[1], v], -2)              # (..., H, Tk, Dh)
@@ -162,15 +168,13 @@ def attention(x, w: dict, n_heads: int, mask, hook, ops: Ops, past=None, prefix:
     if ops.fused_attention is not None and not looked_at:
         z = ops.fused_attention(q, k, v, mask, scale)                             # never holds the weights
     else:
-        scores = ops.where(mask, (q * scale) @ k.swapaxes(-1, -2), -math.inf)    # (..., H, T, Tk)
-        pattern = hook(f"{prefix}.hook_pattern", ops.softmax(hook(f"{prefix}.hook_attn_scores", scores)))
-        z = pattern @ v                                                           # (..., H, T, Dh)
+        z, _ = attend(q, k, v, mask, scale, hook, ops, prefix)                    # (..., H, Tq, Dh)
     z = hook(f"{prefix}.hook_z", z)
     if hook.wants(f"{prefix}.hook_result"):                                      # each head's write, summed
         w_o = w["w_o"].reshape(n_heads, z.shape[-1], -1)                          # (H, Dh, D)
-        out = hook(f"{prefix}.hook_result", z @ w_o).sum(-3) + w["b_o"]          # (..., T, D)
+        out = hook(f"{prefix}.hook_result", z @ w_o).sum(-3) + w["b_o"]          # (..., Tq, D)
     else:
-        out = merge_heads(z) @ w["w_o"] + w["b_o"]                                # (..., T, D)
+        out = merge_heads(z) @ w["w_o"] + w["b_o"]                                # (..., Tq, D)
     return out, (k, v)
 
 
@@ -179,7 +183,7 @@ def block(x, w: dict, n_heads: int, mask, hook, ops: Ops, layer: int, past=None)
     name = f"blocks.{layer}"
     x = hook(f"{name}.hook_resid_pre", x)
     ln1 = hook(f"{name}.ln1.hook_normalized", ops.layer_norm(x, w["ln1_g"], w["ln1_b"]))
-    attn_out, kv = attention(ln1, w, n_heads, mask, hook, ops, past, f"{name}.attn")
+    attn_out, kv = attention(ln1, ln1, ln1, w, n_heads, mask, hook, ops, past, f"{name}.attn")
     x = hook(f"{name}.hook_resid_mid", x + hook(f"{name}.hook_attn_out", attn_out))
     ln2 = hook(f"{name}.ln2.hook_normalized", ops.layer_norm(x, w["ln2_g"], w["ln2_b"]))
     if ops.feed_forward is not None:                                              # the learner's own MLP

@@ -1,6 +1,9 @@
-"""Multi-head attention: project into H subspaces, attend in each, concatenate, project with W_o.
+"""Multi-head attention's parameters and checked entry points: the formula is `core.hooked.attention`.
 
 MultiHead(Q, K, V) = Concat(head_1, ..., head_H) W_o,  head_h = Attention(Q W_q^h, K W_k^h, V W_v^h).
+`multi_head_attention`, the torch path (`backends.torch_ops.attend_heads`), notebook 04's KV-cache decoder and
+the Transformer block all run that one function; split_heads / merge_heads here check their input and run
+`hooked.split_heads` / `hooked.merge_heads`.
 Weights use the paper's orientation, y = x @ W + b with W of shape (D_in, D_out); torch's
 nn.Linear stores the transpose, which `to_torch_mha` / `from_torch_mha` take care of.
 Shapes: D = d_model, H heads, Dh = D / H per head.
@@ -12,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.core import hooked
+from attention_core.core.softmax import compute_dtype
 from attention_core.core.validation import (
     as_bool_mask,
     as_float,
@@ -24,6 +28,8 @@ from attention_core.core.validation import (
     float_dtype,
     positive_int,
 )
+
+MHA_NAMES = ("w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o")
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,11 @@ class MultiHeadParams:
     @property
     def d_head(self) -> int:
         return self.d_model // self.n_heads
+
+    @property
+    def weights(self) -> dict:
+        """The arrays under the names `hooked.attention` reads (w_q, b_q, ..., w_o, b_o), not copied."""
+        return {name: getattr(self, name) for name in MHA_NAMES}
 
     def __post_init__(self):
         n_heads = positive_int(self.n_heads, "n_heads")
@@ -85,31 +96,38 @@ def split_heads(x, n_heads: int) -> np.ndarray:
     """(..., T, D) -> (..., H, T, D/H): head h takes columns h*Dh .. (h+1)*Dh - 1."""
     x = as_float(x, "x", min_ndim=2)                              # NumPy or a tensor: the same code
     n_heads = positive_int(n_heads, "n_heads")
-    *lead, t, d = x.shape
+    d = x.shape[-1]
     if d % n_heads:
         raise ValueError(f"x: width D={d} is not divisible by n_heads={n_heads}")
-    x = x.reshape(*lead, t, n_heads, d // n_heads)                # (..., T, H, Dh)
-    return x.swapaxes(-2, -3)                                     # (..., H, T, Dh)
+    return hooked.split_heads(x, n_heads)                         # (..., H, T, Dh)
 
 
 def merge_heads(x) -> np.ndarray:
     """(..., H, T, Dh) -> (..., T, H*Dh): the inverse of split_heads (the 'concat' step)."""
     x = as_float(x, "x", min_ndim=3)                              # NumPy or a tensor: the same code
-    *lead, h, t, dh = x.shape
-    return x.swapaxes(-2, -3).reshape(*lead, t, h * dh)           # (..., T, D)
+    return hooked.merge_heads(x)                                  # (..., T, D)
 
 
 def multi_head_inputs(query, key, value, params, mask=None, head_mask=None) -> dict:
     """multi_head_attention's arguments, checked: float arrays, MultiHeadParams, matching widths and lengths,
-    a boolean mask that broadcasts to the scores, one number per head in head_mask."""
+    a boolean mask that broadcasts to the scores (given one more axis, for the heads), one number per head in
+    head_mask. float16 is computed in float32 (as attention is) and the results cast back."""
     query = as_float_array(query, "query", min_ndim=2)
     key = as_float_array(key, "key", min_ndim=2)
     value = as_float_array(value, "value", min_ndim=2)
     mask = None if mask is None else as_bool_mask(mask)
     check_mha_inputs(query, key, value, params, mask)
+    if mask is not None:
+        mask = np.expand_dims(mask, -3)                           # (..., 1, Tq, Tk): one for every head
     if head_mask is not None:
         head_mask = check_head_mask(as_float_array(head_mask, "head_mask", ndim=1), params.n_heads)
-    return dict(query=query, key=key, value=value, params=params, mask=mask, head_mask=head_mask)
+    dtype = np.result_type(query, key, value, *params.weights.values())
+    work = compute_dtype(dtype)
+    if work != dtype:                                             # float16: every step in float32
+        query, key, value = (x.astype(work) for x in (query, key, value))
+        params = MultiHeadParams(**{n: np.asarray(a, work) for n, a in params.weights.items()}, n_heads=params.n_heads)
+    arguments = dict(query=query, key=key, value=value, params=params, mask=mask, head_mask=head_mask)
+    return arguments, lambda out: tuple(x.astype(dtype, copy=False) for x in out)
 
 
 @checked(multi_head_inputs, result="the output")
@@ -121,17 +139,12 @@ def multi_head_attention(query, key, value, params: MultiHeadParams, mask=None, 
     shared by all heads. head_mask: optional (H,) numbers scaling each head's output (0 ablates it).
     Returns (output (..., Tq, D), weights (..., H, Tq, Tk)).
     """
-    h = params.n_heads
-    q = split_heads(query @ params.w_q + params.b_q, h)           # (..., H, Tq, Dh)
-    k = split_heads(key @ params.w_k + params.b_k, h)             # (..., H, Tk, Dh)
-    v = split_heads(value @ params.w_v + params.b_v, h)           # (..., H, Tk, Dh)
-    if mask is not None:
-        mask = np.expand_dims(mask, -3)  # [en] (..., 1, Tq, Tk): one for every head [zh] (..., 1, Tq, Tk)：各头共用
-    heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)   # (..., H, Tq, Dh), (..., H, Tq, Tk)
-    if head_mask is not None:
-        heads = heads * head_mask[:, None, None]                  # [en] 0 ablates a head [zh] 0 表示去掉这个头
-    output = merge_heads(heads) @ params.w_o + params.b_o  # [en] concatenate, project [zh] 拼接、投影
-    return output, weights
+    hooks = hooked.HookSet(record={"attn.hook_pattern"})  # [en] keep the weights [zh] 留下注意力权重
+    if head_mask is not None:  # [en] scale each head's output z (0 ablates it) [zh] 按头缩放输出 z（0 表示去掉这个头）
+        hooks.fns["attn.hook_z"] = [lambda z, name: z * head_mask[:, None, None]]
+    # [en] project, split into heads, attend, concatenate, project [zh] 投影、分头、注意力、拼接、投影
+    output, _ = hooked.attention(query, key, value, params.weights, params.n_heads, mask, hooks, hooked.NUMPY_OPS)
+    return output, hooks.cache["attn.hook_pattern"]           # (..., Tq, D), (..., H, Tq, Tk)
 
 
 def check_mha_inputs(query, key, value, params, mask=None) -> None:

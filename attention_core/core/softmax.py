@@ -9,8 +9,9 @@ Precision: float16 input is computed in float32 (its row sums would overflow flo
 terms, as torch does it too) and returned as float16; a temperature is applied in float64, so a
 tiny or huge T cannot round to 0 or inf in the array's dtype.
 
-`reference_softmax` is the textbook definition in four lines, the oracle the fast path
-(`softmax`, in place, shared with attention) is tested against.
+`reference_softmax` is the textbook definition, the oracle the fast path (`softmax`, in place, shared with
+attention) is tested against; its bare formula `softmax_rows` is NumPy's one softmax, which
+`reference_attention` and the model (`core.hooked`) call. torch's is `backends.torch_ops.masked_softmax`.
 """
 from __future__ import annotations
 
@@ -37,9 +38,18 @@ def reference_softmax_inputs(x, axis: int = -1) -> dict:
 
 @checked(reference_softmax_inputs, result="the weights")
 def reference_softmax(x, axis: int = -1):
-    """The readable definition: shift by the maximum, exponentiate, divide by the sum."""
-    e = np.exp(x - x.max(axis=axis, keepdims=True))   # [en] every exponent <= 0: no overflow [zh] 指数都 <= 0，不会溢出
-    return e / e.sum(axis=axis, keepdims=True)        # [en] each slice sums to 1 [zh] 每一片之和为 1
+    """The readable definition: shift by the maximum, exponentiate, divide by the sum. A slice of only -inf
+    (every key hidden, in attention) gets all-zero weights: shifted by 0 instead of -inf, divided by 1."""
+    row_max = x.max(axis=axis, keepdims=True)
+    row_max = np.where(np.isneginf(row_max), 0.0, row_max)  # [en] all hidden: shift by 0 [zh] 全被屏蔽：减去 0
+    e = np.exp(x - row_max)                  # [en] every exponent <= 0: no overflow [zh] 指数都 <= 0，不会溢出
+    total = e.sum(axis=axis, keepdims=True)
+    return e / np.where(total == 0, 1.0, total)  # [en] each slice sums to 1 (or 0) [zh] 每一片之和为 1（或为 0）
+
+
+# The same formula without the entry checks: the one softmax NumPy's attention (`reference_attention`) and the
+# model (`core.hooked`) apply to scores whose hidden keys are -inf, which the entry check would refuse.
+softmax_rows = reference_softmax.__wrapped__
 
 
 def softmax(x, axis: int = -1, temperature: float = 1.0, mask=None):

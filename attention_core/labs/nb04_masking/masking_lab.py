@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.core.attention import scaled_dot_product_attention
+from attention_core.core import hooked
+from attention_core.core.hooked import NO_HOOKS, NUMPY_OPS
 from attention_core.core.masks import causal_mask
-from attention_core.core.multihead import MultiHeadParams, merge_heads, multi_head_attention, split_heads
+from attention_core.core.multihead import MultiHeadParams, multi_head_attention
 from attention_core.core.validation import (
     as_bool_mask,
     as_float_array,
@@ -180,14 +181,14 @@ def decode_with_kv_cache(x, params, chunks, *, causal: bool = True):
     chunks: sizes of the pieces that arrive one after the other, summing to T; [4, 1, 1] is a
     prompt of 4 tokens processed in one pass, then two generated tokens one at a time. At each
     step only the new tokens are projected; their keys and values are appended to each layer's
-    cache, and the Tq new queries attend to all Tk cached keys under
-    causal_mask(Tq, Tk, offset=Tk - Tq): new token i sees the past and the new tokens up to itself.
+    cache (`core.hooked.attention` with past=: the model's own attention), and the Tq new queries
+    attend to all Tk cached keys under causal_mask(Tq, Tk, offset=Tk - Tq): new token i sees the past
+    and the new tokens up to itself.
     causal=False drops that mask (a step then lets its tokens see each other's future).
     Returns (output (T, D) of the last layer, steps: one dict per chunk with start, stop and
     mask (Tq, Tk) as used (all True when causal=False)).
     """
-    k_cache = [None] * len(params)                  # [en] per layer: (H, Tk, Dh) [zh] 每层一份：(H, Tk, Dh)
-    v_cache = [None] * len(params)
+    cache = [None] * len(params)   # [en] per layer: (K, V), each (H, Tk, Dh) [zh] 每层一份：(K, V)，各为 (H, Tk, Dh)
     outputs, steps, start = [], [], 0
     for size in chunks:
         stop = start + size
@@ -195,14 +196,9 @@ def decode_with_kv_cache(x, params, chunks, *, causal: bool = True):
         t_q, t_k = size, stop
         mask = causal_mask(t_q, t_k, offset=t_k - t_q) if causal else np.ones((t_q, t_k), dtype=bool)
         for n, p in enumerate(params):
-            q = split_heads(h @ p.w_q + p.b_q, p.n_heads)              # (H, Tq, Dh)
-            k_new = split_heads(h @ p.w_k + p.b_k, p.n_heads)          # (H, Tq, Dh)
-            v_new = split_heads(h @ p.w_v + p.b_v, p.n_heads)          # (H, Tq, Dh)
-            # [en] append to the cache: (H, Tk, Dh) [zh] 追加进缓存：(H, Tk, Dh)
-            k_cache[n] = k_new if k_cache[n] is None else np.concatenate([k_cache[n], k_new], axis=-2)
-            v_cache[n] = v_new if v_cache[n] is None else np.concatenate([v_cache[n], v_new], axis=-2)
-            heads, _ = scaled_dot_product_attention(q, k_cache[n], v_cache[n], mask=mask)  # (H, Tq, Dh)
-            h = merge_heads(heads) @ p.w_o + p.b_o  # [en] (Tq, D): next layer input [zh] (Tq, D)：下一层的输入
+            # [en] the new tokens' keys and values join the cache; (Tq, D) goes to the next layer
+            # [zh] 新 token 的 Key 和 Value 加入缓存；(Tq, D) 交给下一层
+            h, cache[n] = hooked.attention(h, h, h, p.weights, p.n_heads, mask, NO_HOOKS, NUMPY_OPS, past=cache[n])
         outputs.append(h)
         steps.append({"start": start, "stop": stop, "mask": mask})
         start = stop
