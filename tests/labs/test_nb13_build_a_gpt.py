@@ -12,7 +12,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import attention_core as ac  # noqa: E402
+from attention_core.backends.torch_generation import TorchRng  # noqa: E402
 from attention_core.core import transformer as tr  # noqa: E402
+from attention_core.core.generation import pick_token  # noqa: E402
 from attention_core.labs.nb12_trained_transformer import experiments as nb12_exp  # noqa: E402
 from attention_core.labs.nb12_trained_transformer import load_trained  # noqa: E402
 from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, pieces, training  # noqa: E402
@@ -354,11 +356,11 @@ def _gen_cached_linear(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
             x = x + pieces.feed_forward(pieces.layer_norm(x, b.ln2_g, b.ln2_b), b.w_1, b.b_1, b.w_2, b.b_2)
         return pieces.layer_norm(x, params.lnf_g, params.lnf_b) @ params.w_out + params.b_out
 
-    g = torch.Generator().manual_seed(seed)
+    g = TorchRng(seed)                                    # the library's sampler, torch's draw
     with torch.no_grad():
         logits = step(out)
         for i in range(n_new):
-            out.append(pieces.pick_next(logits[-1], temperature, top_k, g))
+            out.append(pick_token(logits[-1], temperature, top_k, g))
             if i < n_new - 1:
                 logits = step(out[-1:])
     return out

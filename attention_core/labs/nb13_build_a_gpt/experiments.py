@@ -7,11 +7,13 @@ Shapes: N sequences, L layers, H heads, T tokens.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 
 import numpy as np
 
+from attention_core.core import generation
 from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer import experiments as nb12
 
@@ -168,22 +170,9 @@ def cache_timing(generate_cached, generate_uncached, params, lengths=(64, 128, 2
 def write(generate_fn, params, ids, n_new: int, temperature: float = 1.0, seed: int = 0) -> list[int]:
     """ids followed by n_new generated ids, more than the model's context allows: generate_fn (a generate with the
     signature of pieces.generate) writes until the context is full, then starts again from the last half of the
-    context, as nanoGPT crops its input. Each call gets its own seed (seed, seed + 1, ...)."""
-    context = int(params.pos_emb.shape[0])
-    ids = [int(i) for i in ids]
-    if not 0 < len(ids) < context:
-        raise ValueError(f"ids: expected a prompt of 1 to {context - 1} tokens (the context is {context}), got "
-                         f"{len(ids)}")
-    if isinstance(n_new, bool) or not isinstance(n_new, (int, np.integer)) or n_new < 0:
-        raise ValueError(f"n_new: expected a whole number of tokens >= 0, got {n_new!r}")
-    out, call = list(ids), 0
-    while len(out) - len(ids) < n_new:
-        window = out[-(context // 2):] if len(out) >= context // 2 and call else out[-(context - 1):]
-        room = min(context - len(window), n_new - (len(out) - len(ids)))
-        out += list(generate_fn(params, window, room, temperature=temperature, top_k=None, seed=seed + call))[
-            len(window):]
-        call += 1
-    return out
+    context, as nanoGPT crops its input (core.generation.write). Each call gets its own seed (seed, seed + 1, ...)."""
+    return generation.write(functools.partial(generate_fn, params), ids, n_new, context=int(params.pos_emb.shape[0]),
+                            temperature=temperature, seed=seed)
 
 
 def cache_size(params, length: int, bytes_per_number: int = 4) -> int:

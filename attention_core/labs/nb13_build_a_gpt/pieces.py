@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 
 import numpy as np
 
-from attention_core.core import hooked
+from attention_core.core import generation, hooked
 from attention_core.core import transformer as tr
 from attention_core.core.model import HookedDecoder
 from attention_core.core.validation import describe, positive_int
@@ -158,81 +157,65 @@ def training_forward(params, ids):
     return model_of(params, fused=True)(ids), None
 
 
-# --- generation with a KV cache -----------------------------------------------------------------
+# --- generation with a KV cache: the library's one loop (core.generation), on this model ---------------------
+def _step_model(params, parts=None) -> HookedDecoder:
+    """The model generation runs: the learner's layer norm and feed-forward where they passed, the library's
+    block (the learner's has no KV cache)."""
+    mine = {} if parts is None else {k: v for k, v in parts.mine.items() if k != "transformer_block"}
+    return model_of(params, _Mine(mine))
+
+
 def forward_cached(params, new_ids, cache=None, *, parts=None):
     """Run only the new tokens, at positions len(cache) .., attending to the cached keys and values
-    (HookedDecoder.step). new_ids (T_new,); cache: None or a list of (K, V) per layer, each (H, T_past, Dh).
+    (HookedDecoder.step). new_ids (T_new,): one sequence (a batch is refused; generate runs each prompt on its
+    own); cache: None or a list of (K, V) per layer, each (H, T_past, Dh).
     Returns (logits (T_new, V), the cache with the new keys and values appended)."""
-    mine = {} if parts is None else {k: v for k, v in parts.mine.items() if k != "transformer_block"}
-    model = model_of(params, _Mine(mine))                         # the library's block: it has the cache
+    model = _step_model(params, parts)
+    ids = np.asarray(new_ids.detach().cpu() if hasattr(new_ids, "detach") else new_ids)
+    if ids.ndim != 1:
+        raise ValueError(f"new_ids: expected one sequence of token ids (T_new,), got shape {ids.shape}; run the "
+                         "prompts of a batch one at a time (generate does)")
     past = 0 if not cache else int(cache[0][0].shape[-2])
-    n_new = int(np.size(new_ids)) if not hasattr(new_ids, "numel") else int(new_ids.numel())
-    if past + n_new > model.max_len:
-        raise ValueError(f"the context is full: {past + n_new} tokens, but the model reads at most {model.max_len}")
-    return model.step(np.ravel(np.asarray(new_ids.detach().cpu() if hasattr(new_ids, "detach") else new_ids)),
-                      cache or None)
+    if past + ids.size > model.max_len:
+        raise ValueError(f"the context is full: {past + ids.size} tokens, but the model reads at most {model.max_len}")
+    return model.step(ids, cache or None)
 
 
-def pick_next(logits, temperature: float = 0.0, top_k: int | None = None, generator=None) -> int:
-    """The next token from one row of logits (V,): the argmax when temperature == 0, else a sample
-    of softmax(logits / temperature) restricted to the top_k largest (torch.multinomial, generator)."""
-    import torch
-    if temperature == 0:
-        return int(torch.argmax(logits))
-    scaled = logits / temperature
-    if top_k is not None:
-        kth = torch.topk(scaled, min(int(top_k), scaled.shape[-1])).values[-1]
-        scaled = scaled.masked_fill(scaled < kth, float("-inf"))
-    from attention_core.backends import torch_ops  # the one torch softmax (shifted, -inf safe)
-    probs = torch_ops.masked_softmax(scaled, -1)
-    return int(torch.multinomial(probs, 1, generator=generator))
-
-
-def check_generate_args(params, ids, n_new, temperature, top_k) -> list:
-    n_new = positive_int(n_new, "n_new", minimum=0)
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature < math.inf:
-        raise ValueError(f"temperature: expected a number >= 0 (0: greedy), got {describe(temperature)}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1):
-        raise ValueError(f"top_k: expected None or an integer >= 1, got {describe(top_k)}")
-    ids = [int(i) for i in np.ravel(np.asarray(ids.detach().cpu() if hasattr(ids, "detach") else ids))]
-    tr.check_ids(np.asarray(ids, dtype=np.int64), params.tok_emb.shape[0], params.pos_emb.shape[0])
-    if len(ids) + n_new > params.pos_emb.shape[0]:
-        raise ValueError(f"{len(ids)} prompt tokens + n_new={n_new} is more than the model's context of "
-                         f"{params.pos_emb.shape[0]} tokens")
-    return ids
+def _torch_rng(params, seed):
+    """The draw of the notebook's exercise: torch.Generator().manual_seed(seed), in the weights' dtype."""
+    from attention_core.backends.torch_generation import TorchRng
+    return TorchRng(positive_int(seed, "seed", minimum=0), dtype=params.tok_emb.dtype)
 
 
 def generate(params, ids, n_new: int, temperature: float = 0.0, top_k: int | None = None, seed: int = 0,
-             *, parts=None) -> list[int]:
-    """The prompt ids followed by n_new generated ids (a list), one forward of the prompt, then one
-    token at a time through the KV cache. temperature 0: greedy; else sampling, reproducible from seed
-    (torch.Generator().manual_seed(seed), one torch.multinomial per token)."""
+             *, parts=None) -> list:
+    """The prompt ids followed by n_new generated ids (a list; a batch (B, T): one list per prompt), one
+    forward of the prompt, then one token at a time through the KV cache (core.generation.generate on
+    HookedDecoder.step). temperature 0: greedy; else sampling, reproducible from seed (an integer >= 0:
+    torch.Generator().manual_seed(seed), one torch.multinomial per token, as the exercise draws)."""
     import torch
-    ids = check_generate_args(params, ids, n_new, temperature, top_k)
-    g = torch.Generator().manual_seed(int(seed))
-    out = list(ids)
+    model = _step_model(params, parts)
+    rng = _torch_rng(params, seed)
     with torch.no_grad():
-        logits, cache = forward_cached(params, out, None, parts=parts)
-        for step in range(n_new):
-            out.append(pick_next(logits[-1], temperature, top_k, g))
-            if step < n_new - 1:
-                logits, cache = forward_cached(params, out[-1:], cache, parts=parts)
-    return out
+        return generation.generate(model.step, ids, n_new, temperature=temperature, top_k=top_k, rng=rng,
+                                   max_len=model.max_len, vocab_size=model.vocab_size)
 
 
 def generate_uncached(params, ids, n_new: int, temperature: float = 0.0, top_k: int | None = None,
-                      seed: int = 0, *, parts=None) -> list[int]:
-    """generate, recomputing the whole sequence at every step (what the cache saves)."""
+                      seed: int = 0, *, parts=None) -> list:
+    """generate, recomputing the whole sequence at every step (what the cache saves): the same loop with a
+    step whose `past` is the tokens so far."""
     import torch
     forward = gpt_forward if parts is None else parts.gpt_forward
-    ids = check_generate_args(params, ids, n_new, temperature, top_k)
-    g = torch.Generator().manual_seed(int(seed))
-    out = list(ids)
+
+    def step(new, seen):
+        seen = new if seen is None else np.concatenate([seen, new])
+        return forward(params, torch.as_tensor(seen))[0], seen
+
+    rng = _torch_rng(params, seed)
     with torch.no_grad():
-        for _ in range(n_new):
-            logits, _ = forward(params, torch.tensor(out))
-            out.append(pick_next(logits[-1], temperature, top_k, g))
-    return out
+        return generation.generate(step, ids, n_new, temperature=temperature, top_k=top_k, rng=rng,
+                                   max_len=int(params.pos_emb.shape[0]), vocab_size=int(params.tok_emb.shape[0]))
 
 
 def cache_bytes(cache) -> int:
