@@ -17,8 +17,9 @@ in `attention_core/__init__.py`, and routes each call:
   as `like`, on its device, in its float dtype (masks stay boolean).
 
 torch is imported lazily, by `load_torch_ops()`, never at `import attention_core` time. The torch code
-(`torch_ops.py`) holds only what differs from NumPy: conversion, devices, the softmax and attention
-steps in torch, and the fused kernel. Validation and shape rules are the library's own.
+(`torch_ops.py`) holds only what differs from NumPy: conversion, devices, torch's one softmax, the fused
+kernel, and the namespace with which the library's own formulas (`core.hooked`: attention, multi-head
+attention, layer norm) run on tensors. Validation and shape rules are the library's own.
 Beside it, loaded only when asked for: `torch_decoder.py` (`to_torch_decoder`: decoder_forward as a
 trainable nn.Module, built from torch_ops) and `gpt2.py` (`load_gpt2`: Hugging Face GPT-2 weights as
 DecoderParams; transformers imported inside its functions).
