@@ -22,7 +22,9 @@ from attention_core.core import positional as _positional
 from attention_core.core import softmax as _softmax
 from attention_core.core import tiled as _tiled
 from attention_core.core.attention import reference_attention
+from attention_core.core.model import ActivationCache, HookedDecoder
 from attention_core.core.multihead import MultiHeadParams, init_multihead
+from attention_core.core.params import DecoderConfig
 from attention_core.core.softmax import reference_softmax
 from attention_core.core.transformer import (
                                              BlockParams,
@@ -69,5 +71,6 @@ __all__ = [
     "to_torch_mha", "from_torch_mha",
     "sinusoidal_encoding", "rope_frequencies", "apply_rope", "learned_position_table",
     "layer_norm", "feed_forward", "transformer_block", "embed", "decoder_forward", "init_decoder",
-    "decoder_from_dict", "decoder_to_dict", "BlockParams", "DecoderParams", "to_torch_decoder", "load_gpt2",
+    "decoder_from_dict", "decoder_to_dict", "BlockParams", "DecoderParams", "DecoderConfig", "HookedDecoder",
+    "ActivationCache", "to_torch_decoder", "load_gpt2",
 ]

@@ -1,6 +1,6 @@
 """HookedDecoder: the course's one Transformer, with run_with_cache, run_with_hooks and a KV cache.
 
-    model = HookedDecoder(params)                                # DecoderParams, or a flat weights dict + n_heads
+    model = HookedDecoder(params)                                # DecoderParams, or flat weights + DecoderConfig
     logits, cache = model.run_with_cache(ids)                    # cache["blocks.0.attn.hook_pattern"]: (H, T, T)
     logits = model.run_with_hooks(ids, {"blocks.1.attn.hook_z": zero_head(0)})   # ablate head L1H0
     logits, past = model.step(ids)                               # then model.step(next_ids, past): the KV cache
@@ -19,7 +19,16 @@ import numpy as np
 
 from . import hooked
 from .masks import causal_mask
-from .validation import as_bool_mask, as_float_array, as_generator, check_flag, describe, positive_int
+from .params import DecoderConfig, DecoderParams, as_config, decoder_from_dict, decoder_to_dict
+from .validation import (
+    as_bool_mask,
+    as_float_array,
+    as_generator,
+    check_flag,
+    check_ids,
+    describe,
+    positive_int,
+)
 
 ABLATIONS = ("zero", "mean", "resample")
 
@@ -36,33 +45,40 @@ class ActivationCache(dict):
 class HookedDecoder:
     """A pre-LN decoder (causal=False: the same stack as an encoder) whose forward has hook points.
 
-    params: DecoderParams, or a flat {name: array} dict (names of transformer.parameter_shapes) with n_heads.
+    params: DecoderParams (its config travels with it), or a flat {name: array} dict (names of
+    params.parameter_shapes) with its DecoderConfig; an int n_heads in place of the config still works.
     ops: hooked.NUMPY_OPS (the default) or a torch namespace (backends.torch_ops.TORCH_OPS): the arrays
     must then be tensors. block_fn: replaces hooked.block (notebook 13 plugs the learner's block in).
     """
 
-    def __init__(self, params, n_heads: int | None = None, *, causal: bool = True, ops: hooked.Ops = hooked.NUMPY_OPS,
+    def __init__(self, params, config=None, *, causal: bool | None = None, ops: hooked.Ops = hooked.NUMPY_OPS,
                  block_fn=None):
-        from .transformer import DecoderParams, decoder_from_dict, decoder_to_dict  # transformer imports this module
-        self.causal = check_flag(causal, "causal")
+        if causal is not None:
+            causal = check_flag(causal, "causal")
         if isinstance(params, DecoderParams):
-            n_heads = params.n_heads if n_heads is None else n_heads
+            if config is not None and not isinstance(config, (DecoderConfig, dict)):
+                positive_int(config, "n_heads")                              # the older bare n_heads
+                config = DecoderConfig(**{**params.config.to_dict(), "n_heads": int(config)})
+            config = params.config if config is None else as_config(config)
             params = decoder_to_dict(params)
-        if not isinstance(params, dict):
+        elif not isinstance(params, dict):
             raise TypeError(f"params: expected DecoderParams or a flat dict of weights, got {describe(params)}")
-        if n_heads is None:
-            raise TypeError("n_heads: a flat weights dict does not say how many heads; pass n_heads=")
+        elif config is None:
+            raise TypeError("config: a flat weights dict does not say how many heads; pass its DecoderConfig "
+                            "(or n_heads)")
         if ops is hooked.NUMPY_OPS:
-            checked = decoder_to_dict(decoder_from_dict(params, n_heads))     # every name, shape and value
-            self.weights = checked
+            checked = decoder_from_dict(params, config, causal=causal)       # every name, shape and value
+            self.weights = decoder_to_dict(checked)
         else:                                                                # tensors: check shapes on copies
-            decoder_from_dict({k: _shape_only(v) for k, v in params.items()}, n_heads)
+            checked = decoder_from_dict({k: _shape_only(v) for k, v in params.items()}, config, causal=causal)
             self.weights = dict(params)
-        self.n_heads = positive_int(n_heads, "n_heads")
+        self.config = checked.config
+        self.causal = self.config.causal
+        self.n_heads = self.config.n_heads
         self.ops, self.block_fn = ops, block_fn
-        self.n_layers = hooked.n_layers_of(self.weights)
-        self.vocab_size, self.d_model = tuple(self.weights["tok_emb"].shape)
-        self.max_len = int(self.weights["pos_emb"].shape[0])
+        self.n_layers = self.config.n_layers
+        self.vocab_size, self.d_model = self.config.vocab_size, self.config.d_model
+        self.max_len = self.config.max_len
         self.hook_names = hooked.hook_names(self.n_layers)
 
     def __repr__(self) -> str:
@@ -71,7 +87,6 @@ class HookedDecoder:
 
     # --- checks at the entry points ------------------------------------------------------------------
     def _ids(self, ids, past_len: int = 0):
-        from .transformer import check_ids
         if hasattr(ids, "detach"):                                           # a tensor: check its numbers
             if ids.is_floating_point() or str(ids.dtype) == "torch.bool":
                 raise TypeError(f"ids: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")

@@ -17,24 +17,36 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import hooked
 from .hooked import LN_EPS
-from .multihead import MultiHeadParams, check_head_mask
+from .model import HookedDecoder
+from .multihead import check_head_mask
+from .params import (  # noqa: F401  (the parameters moved to core.params; these names stay importable here)
+    BLOCK_NAMES,
+    MAX_INIT_BYTES,
+    BlockParams,
+    DecoderConfig,
+    DecoderParams,
+    assemble,
+    block_arrays,
+    block_params,
+    decoder_from_dict,
+    decoder_to_dict,
+    init_decoder,
+    parameter_shapes,
+)
 from .validation import (
     as_bool_mask,
     as_float_array,
-    as_generator,
     check_axis,
     check_broadcast,
     check_finite_result,
     check_flag,
+    check_ids,
     describe,
-    float_dtype,
-    positive_int,
 )
 
 
@@ -99,20 +111,6 @@ def feed_forward(x, w_1, b_1, w_2, b_2) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
-class BlockParams:
-    """One pre-LN block: LN1, multi-head self-attention, LN2, feed-forward."""
-    ln1_g: np.ndarray          # (D,)
-    ln1_b: np.ndarray          # (D,)
-    attn: MultiHeadParams      # W_q, W_k, W_v, W_o (D, D) and biases (D,)
-    ln2_g: np.ndarray          # (D,)
-    ln2_b: np.ndarray          # (D,)
-    w_1: np.ndarray            # (D, F)
-    b_1: np.ndarray            # (F,)
-    w_2: np.ndarray            # (F, D)
-    b_2: np.ndarray            # (D,)
-
-
 def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     """x + MHA(LN1(x)), then + FFN(LN2(x)): `hooked.block`, the formula the decoder runs, on checked inputs.
     x (..., T, D); mask boolean (..., T, T), True = may attend; head_mask (H,) multiplies each head's output
@@ -149,185 +147,6 @@ def transformer_block(x, block: BlockParams, mask=None, head_mask=None):
     return out, record.cache["blocks.0.attn.hook_pattern"]
 
 
-def block_arrays(b: BlockParams) -> tuple:
-    """One block's arrays in the order of BLOCK_NAMES."""
-    a = b.attn
-    return (b.ln1_g, b.ln1_b, a.w_q, a.b_q, a.w_k, a.b_k, a.w_v, a.b_v, a.w_o, a.b_o, b.ln2_g, b.ln2_b,
-            b.w_1, b.b_1, b.w_2, b.b_2)
-
-
-@dataclass(frozen=True)
-class DecoderParams:
-    """A causal decoder: embeddings, L blocks, a final LN and the unembedding."""
-    tok_emb: np.ndarray        # (V, D)
-    pos_emb: np.ndarray        # (T_max, D)
-    blocks: tuple              # L BlockParams
-    lnf_g: np.ndarray          # (D,)
-    lnf_b: np.ndarray          # (D,)
-    w_out: np.ndarray          # (D, V)
-    b_out: np.ndarray          # (V,)
-
-    @property
-    def n_layers(self) -> int:
-        return len(self.blocks)
-
-    @property
-    def n_heads(self) -> int:
-        return self.blocks[0].attn.n_heads
-
-    @property
-    def d_model(self) -> int:
-        return self.tok_emb.shape[1]
-
-    @property
-    def vocab_size(self) -> int:
-        return self.tok_emb.shape[0]
-
-    @property
-    def max_len(self) -> int:
-        return self.pos_emb.shape[0]
-
-
-_SYMBOLS = {"tok_emb": "(V, D)", "pos_emb": "(T_max, D)", "lnf_g": "(D,)", "lnf_b": "(D,)", "w_out": "(D, V)",
-            "b_out": "(V,)", "w_1": "(D, F)", "b_1": "(F,)", "w_2": "(F, D)",
-            **{n: "(D, D)" for n in ("w_q", "w_k", "w_v", "w_o")},
-            **{n: "(D,)" for n in ("b_q", "b_k", "b_v", "b_o", "ln1_g", "ln1_b", "ln2_g", "ln2_b", "b_2")}}
-BLOCK_NAMES = ("ln1_g", "ln1_b", "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
-                "ln2_g", "ln2_b", "w_1", "b_1", "w_2", "b_2")
-
-
-def parameter_shapes(vocab_size: int, d_model: int, n_layers: int, d_ff: int, max_len: int) -> dict:
-    """{flat name: shape} of every parameter, in the order used by files and by the torch twin.
-    Block parameters are named l{i}_{name}, e.g. l0_w_q (D, D), l1_w_1 (D, F)."""
-    v, d = positive_int(vocab_size, "vocab_size"), positive_int(d_model, "d_model")
-    n_layers, f = positive_int(n_layers, "n_layers"), positive_int(d_ff, "d_ff", minimum=0)
-    max_len = positive_int(max_len, "max_len")
-    shapes = {"tok_emb": (v, d), "pos_emb": (max_len, d)}
-    per_block = {"ln1_g": (d,), "ln1_b": (d,), "w_q": (d, d), "b_q": (d,), "w_k": (d, d), "b_k": (d,),
-                 "w_v": (d, d), "b_v": (d,), "w_o": (d, d), "b_o": (d,), "ln2_g": (d,), "ln2_b": (d,),
-                 "w_1": (d, f), "b_1": (f,), "w_2": (f, d), "b_2": (d,)}
-    for i in range(n_layers):
-        shapes.update({f"l{i}_{name}": per_block[name] for name in BLOCK_NAMES})
-    shapes.update({"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, v), "b_out": (v,)})
-    return shapes
-
-
-MAX_INIT_BYTES = 8 << 30         # a model of more weights than this machine's memory is a typo, not a model
-
-
-def init_decoder(vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_ff: int, max_len: int, *,
-                 seed: int | np.random.Generator = 0, dtype=np.float32) -> dict:
-    """Seeded starting weights as a flat {name: array} dict (GPT-2 style: normal(0, 0.02), with the
-    projections into the residual stream scaled by 1/sqrt(2L); LN gains 1, biases 0)."""
-    vocab_size = positive_int(vocab_size, "vocab_size")
-    d_model = positive_int(d_model, "d_model")
-    n_heads = positive_int(n_heads, "n_heads")
-    n_layers = positive_int(n_layers, "n_layers")
-    d_ff = positive_int(d_ff, "d_ff", minimum=0)          # 0: no feed-forward (attention only)
-    max_len = positive_int(max_len, "max_len")
-    dtype = float_dtype(dtype)                             # an integer dtype would round every weight to 0
-    if d_model % n_heads:
-        raise ValueError(f"n_heads: d_model={d_model} is not divisible by n_heads={n_heads}")
-    size = sum(math.prod(s) for s in parameter_shapes(vocab_size, d_model, n_layers, d_ff, max_len).values())
-    if size * dtype.itemsize > MAX_INIT_BYTES:
-        raise ValueError(f"vocab_size, d_model, n_layers, d_ff, max_len: these sizes need {size:,} weights "
-                         f"({size * dtype.itemsize / 2**30:.3g} GiB of {dtype.name}); expected at most "
-                         f"{MAX_INIT_BYTES / 2**30:.0f} GiB")
-    rng = as_generator(seed)
-    out = {}
-    for name, shape in parameter_shapes(vocab_size, d_model, n_layers, d_ff, max_len).items():
-        short = name.split("_", 1)[1] if name[0] == "l" and name[1].isdigit() else name
-        if short.endswith("_g"):
-            arr = np.ones(shape)
-        elif len(shape) == 1:
-            arr = np.zeros(shape)
-        else:
-            std = 0.02 / math.sqrt(2 * n_layers) if short in ("w_o", "w_2") else 0.02
-            arr = rng.normal(0.0, std, shape)
-        out[name] = arr.astype(dtype)
-    return out
-
-
-def decoder_from_dict(weights: dict, n_heads: int) -> DecoderParams:
-    """Assemble DecoderParams from flat arrays named as in `parameter_shapes` (checks every shape)."""
-    n_heads = positive_int(n_heads, "n_heads")
-    if not isinstance(weights, dict):
-        raise TypeError(f"weights: expected a dict of arrays, got {type(weights).__name__}")
-    for name in ("tok_emb", "pos_emb", "w_out", "l0_w_q", "l0_w_1"):
-        if name not in weights:
-            raise ValueError(f"weights: missing the array {name!r}")
-    for name in ("tok_emb", "pos_emb", "l0_w_1"):                 # their shapes give V, D, T_max and F
-        if np.ndim(weights[name]) != 2:
-            raise ValueError(f"{name}: expected a 2-D array, got {describe(weights[name])}")
-    v, d = np.shape(weights["tok_emb"])
-    if v == 0 or d == 0:
-        raise ValueError(f"tok_emb: expected a (V, D) table with V >= 1 tokens and D >= 1, got shape {(v, d)}")
-    n_layers = 0
-    while f"l{n_layers}_w_q" in weights:
-        n_layers += 1
-    f = np.shape(weights["l0_w_1"])[1]
-    expected = parameter_shapes(v, d, n_layers, f, np.shape(weights["pos_emb"])[0])
-    missing = [n for n in expected if n not in weights]
-    extra = [n for n in weights if n not in expected]
-    if missing or extra:
-        raise ValueError(f"weights: missing {missing}, unexpected {extra}")
-    arrays = {}
-    for name, shape in expected.items():
-        arr = as_float_array(weights[name], name)
-        if arr.shape != shape:
-            short = name.split("_", 1)[1] if name[0] == "l" and name[1].isdigit() else name
-            raise ValueError(f"{name}: expected shape {shape} = {_SYMBOLS[short]}, got {arr.shape}")
-        arrays[name] = arr
-    return assemble(arrays, n_heads)
-
-
-def assemble(flat: dict, n_heads: int) -> DecoderParams:
-    """DecoderParams holding the arrays of `flat` themselves (NumPy arrays or tensors, not copied: autograd
-    reaches a tensor through every piece). decoder_from_dict checks a dict first, then assembles it."""
-    blocks = tuple(block_params(hooked.block_weights(flat, i), n_heads) for i in range(hooked.n_layers_of(flat)))
-    return DecoderParams(flat["tok_emb"], flat["pos_emb"], blocks, flat["lnf_g"], flat["lnf_b"],
-                         flat["w_out"], flat["b_out"])
-
-
-def block_params(g: dict, n_heads: int) -> BlockParams:
-    """BlockParams of one block's arrays under their short names (ln1_g, w_q, ..., b_2), not copied."""
-    attn = MultiHeadParams(g["w_q"], g["w_k"], g["w_v"], g["w_o"], g["b_q"], g["b_k"], g["b_v"], g["b_o"],
-                           n_heads=n_heads)
-    return BlockParams(g["ln1_g"], g["ln1_b"], attn, g["ln2_g"], g["ln2_b"], g["w_1"], g["b_1"], g["w_2"], g["b_2"])
-
-
-def decoder_to_dict(params: DecoderParams) -> dict:
-    """The flat {name: array} form of DecoderParams (what files store and the torch twin holds)."""
-    out = {"tok_emb": params.tok_emb, "pos_emb": params.pos_emb}
-    for i, b in enumerate(params.blocks):
-        out.update({f"l{i}_{name}": arr for name, arr in zip(BLOCK_NAMES, block_arrays(b))})
-    out.update(lnf_g=params.lnf_g, lnf_b=params.lnf_b, w_out=params.w_out, b_out=params.b_out)
-    return out
-
-
-def check_ids(ids, vocab_size: int, max_len: int, name: str = "ids") -> np.ndarray:
-    """Token ids as an integer array (T,) or (B, T) with 0 <= id < V and 1 <= T <= T_max."""
-    if isinstance(ids, (str, bytes)):
-        raise TypeError(f"{name}: expected integer token ids, got the text {describe(ids)[4:]}; encode it first")
-    try:
-        arr = np.asarray(ids)
-    except (ValueError, TypeError):                          # ragged lists
-        raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}") from None
-    if arr.size == 0 and arr.ndim in (1, 2):
-        raise ValueError(f"{name}: expected at least one sequence of 1..{max_len} tokens, got an empty array of "
-                         f"shape {arr.shape}")
-    if arr.dtype.kind not in "iu" or arr.ndim not in (1, 2):
-        raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
-    t = arr.shape[-1]
-    if t == 0 or t > max_len:
-        raise ValueError(f"{name}: expected 1..{max_len} tokens (the model's max_len), got {t}")
-    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
-        bad = arr[(arr < 0) | (arr >= vocab_size)]
-        raise ValueError(f"{name}: token ids must lie in 0..{vocab_size - 1} (the vocabulary), "
-                         f"got {bad[:5].tolist()}")
-    return arr.astype(np.int64)
-
-
 def embed(ids, tok_emb, pos_emb) -> np.ndarray:
     """x0 = tok_emb[ids] + pos_emb[:T]: ids (..., T) -> (..., T, D)."""
     tok_emb = as_float_array(tok_emb, "tok_emb", ndim=2)
@@ -345,9 +164,10 @@ def embed(ids, tok_emb, pos_emb) -> np.ndarray:
 
 
 def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=None, return_hidden: bool = False,
-                    causal: bool = True):
-    """Run the decoder (causal=False: the same stack as an encoder) on token ids (T,) or (B, T): the one
-    forward of `core.hooked`, through `HookedDecoder`, reading the attention weights at its hook points.
+                    causal: bool | None = None):
+    """Run the decoder on token ids (T,) or (B, T): the one forward of `core.hooked`, through `HookedDecoder`,
+    reading the attention weights at its hook points. causal: None follows params.causal; False reads the
+    same stack as an encoder.
 
     head_mask: optional (L, H) numbers multiplying each head's output (0 ablates it).
     attn_mask: optional boolean (T, T) or (L, T, T), True = may attend, ANDed with the causal mask
@@ -355,7 +175,6 @@ def decoder_forward(params: DecoderParams, ids, *, head_mask=None, attn_mask=Non
     Returns (logits (..., T, V), weights (..., L, H, T, T)), and with return_hidden=True also the
     residual stream (..., L + 1, T, D): after the embedding and after each block.
     """
-    from .model import HookedDecoder  # model builds on this module's parameters
     if not isinstance(params, DecoderParams):
         raise TypeError(f"params: expected DecoderParams (see decoder_from_dict), got {type(params).__name__}")
     return_hidden = check_flag(return_hidden, "return_hidden")

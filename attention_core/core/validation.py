@@ -182,6 +182,33 @@ def check_finite_result(x, what: str, dtype: str) -> None:
         raise FloatingPointError(f"{what} overflowed {dtype} although every input was finite; {_remedy(dtype)}")
 
 
+# ---- token ids ------------------------------------------------------------------------------
+
+
+def check_ids(ids, vocab_size: int, max_len: int, name: str = "ids") -> np.ndarray:
+    """Token ids as an integer array (T,) or (B, T) with 0 <= id < V and 1 <= T <= T_max."""
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"{name}: expected integer token ids, got the text {describe(ids)[4:]}; encode it first")
+    try:
+        arr = np.asarray(ids)
+    except (ValueError, TypeError):                          # ragged lists
+        raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}") from None
+    if arr.size == 0 and arr.ndim in (1, 2):
+        raise ValueError(f"{name}: expected at least one sequence of 1..{max_len} tokens, got an empty array of "
+                         f"shape {arr.shape}")
+    if arr.dtype.kind not in "iu" or arr.ndim not in (1, 2):
+        raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
+    t = arr.shape[-1]
+    if t == 0 or t > max_len:
+        raise ValueError(f"{name}: expected 1..{max_len} tokens (the model's max_len), got {t}")
+    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
+        bad = arr[(arr < 0) | (arr >= vocab_size)]
+        raise ValueError(f"{name}: token ids must lie in 0..{vocab_size - 1} (the vocabulary), "
+                         f"got {bad[:5].tolist()}")
+    return arr.astype(np.int64)
+
+
+
 # ---- settings ---------------------------------------------------------------------------------
 
 
