@@ -97,3 +97,11 @@ def generate(params, ids, n_new, temperature=0.0, top_k=None, seed=0):
             if i < n_new - 1:
                 logits = step([nxt])
     return out
+
+def training_step(forward, params, ids, optimizer):
+    logits, _ = forward(params, ids[:, :-1])
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss

@@ -37,7 +37,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_offset": {"en": "second copy at {offset}", "zh": "第二遍从位置 {offset} 开始"},
     "nb12.fig_accuracy": {"en": "accuracy of the next token", "zh": "下一个 token 的准确率"},
     "nb12.fig_loss_next": {"en": "loss: −log P(right next token) (nats)",
-                           "zh": "损失：−log P（正确的下一个 token）（nats）"},
+                           "zh": "损失：−log P（正确的下一个 token）（纳特）"},
     "nb12.fig_uniform": {"en": "uniform guess, ln {v} = {value}", "zh": "均匀乱猜：ln {v} = {value}"},
     "nb12.fig_first_letter": {"en": "first letter of the second copy", "zh": "第二遍的第一个字母"},
     "nb12.fig_position": {"en": "position t (predicting token t + 1)", "zh": "位置 t（预测第 t + 1 个 token）"},
@@ -72,12 +72,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.intervention_readout": {
         "en": "{head}, ablation “{how}”: loss on the repeat {loss} nats (intact model {base}). Direct logit "
               "attribution to the right letter: {dla}. Patching its output from the clean run recovers {rec} of log P.",
-        "zh": "{head}，消融方式“{how}”：重复片段上的损失 {loss} nats（完整的模型 {base}）。"
+        "zh": "{head}，消融方式“{how}”：重复片段上的损失 {loss} 纳特（完整的模型 {base}）。"
               "对正确字母的直接 logit 归因：{dla}。从干净的运行修补它的输出，找回 log P 的 {rec}。"},
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
-    "nb12.check_error": {"en": "your function raised {err} on {case}.", "zh": "你的函数报错：{err}（{case}）。"},
+    "nb12.check_error": {"en": "your function raised {err} on {case}.", "zh": "你的函数抛出了异常 {err}（{case}）。"},
     "nb12.check_not_number": {"en": "expected one number, got {got} on {case}.",
                               "zh": "应当返回一个数，却得到 {got}（{case}）。"},
     "nb12.check_same_token": {"en": "on {case} you return {got}, the weight on the EARLIER OCCURRENCE of the same "

@@ -278,4 +278,54 @@ STRINGS: dict[str, dict[str, str]] = {
                     "zh": "你的 generate 是对的：贪心输出与每步全部重算的结果相同（一直到上下文用满），采"
                           "样可以由种子复现，"
                           "遵守温度，并且只在前 k 个里选。"},
+    # the training step
+    "nb13.case.step": {"en": "a random decoder, a batch of {b} windows of {t} + 1 tokens",
+                       "zh": "一个随机解码器，一批 {b} 个窗口，每个 {t} + 1 个 token"},
+    "nb13.case.step_again": {"en": "the same batch again, with the last step's gradients still in .grad",
+                             "zh": "同一批再来一遍，.grad 里还留着上一步的梯度"},
+    "nb13.step.not_loss": {"en": "Your training step returned a {got} for {case}; return the batch's loss itself, "
+                                 "a 0-d torch tensor (the `loss` that cross_entropy gave you).",
+                           "zh": "你的训练步返回了 {got}（{case}）；请返回这一批的损失本身，"
+                                 "也就是一个 0 维的 torch 张量（cross_entropy 给你的那个 `loss`）。"},
+    "nb13.step.no_shift": {"en": "Your loss scores each position on the token it is reading, not on the next one "
+                                 "({case}): the model would learn to copy its input. The answers are the ids "
+                                 "shifted by one: the model reads ids[:, :-1] and is scored on ids[:, 1:].",
+                           "zh": "你的损失拿每个位置自己正在读的 token 当答案，而不是下一个 token（{case}）："
+                                 "这样模型学会的只是照抄输入。答案是错开一位的 ids：模型读 ids[:, :-1]，"
+                                 "用 ids[:, 1:] 来打分。"},
+    "nb13.step.wrong_way": {"en": "Your loss scores each position on the token BEFORE it ({case}): the shift goes "
+                                  "the wrong way. The model reads ids[:, :-1] and is scored on ids[:, 1:].",
+                            "zh": "你的损失拿每个位置**前面**的那个 token 当答案（{case}）：错位的方向反了。"
+                                  "模型读 ids[:, :-1]，用 ids[:, 1:] 来打分。"},
+    "nb13.step.mixed_batch": {"en": "Your loss pairs the logits with the wrong answers ({case}): the logits (B, T, V) "
+                                    "and the targets (B, T) were flattened in different orders (a transpose, or "
+                                    "a view across the batch). Flatten both the same way: logits.flatten(0, 1) "
+                                    "(B*T, V) and targets.flatten() (B*T,).",
+                              "zh": "你的损失把 logits 和错误的答案配成了对（{case}）：logits (B, T, V) 和答案 (B, T) "
+                                    "按不同的顺序展平了（多了一次转置，或者跨批次 view 了一下）。"
+                                    "两者要用同一种方式展平：logits.flatten(0, 1) 得到 (B*T, V)，"
+                                    "targets.flatten() 得到 (B*T,)。"},
+    "nb13.step.no_zero_grad": {"en": "Your step adds this batch's gradients to the last step's ({case}): call "
+                                     "optimizer.zero_grad() before loss.backward(); torch accumulates gradients in "
+                                     ".grad until they are zeroed.",
+                               "zh": "你的训练步把这一批的梯度加到了上一步的梯度上（{case}）：请在 loss.backward() "
+                                     "之前调用 optimizer.zero_grad()；torch 会把梯度一直累加在 .grad 里，直到清零。"},
+    "nb13.step.no_update": {"en": "Your step did not move the parameters ({case}): call optimizer.step() after "
+                                  "loss.backward(), and zero the gradients before backward, not between backward "
+                                  "and step.",
+                            "zh": "你的训练步没有更新参数（{case}）：请在 loss.backward() 之后调用 optimizer.step()；"
+                                  "梯度要在 backward 之前清零，而不是在 backward 和 step 之间。"},
+    "nb13.step.loss_wrong": {"en": "Your loss is {got}, the library's {expected} ({case}): score the logits of "
+                                   "ids[:, :-1] on ids[:, 1:] with cross_entropy over the flattened logits "
+                                   "(the mean over every position of the batch).",
+                             "zh": "你的损失是 {got}，库里的是 {expected}（{case}）：用 cross_entropy 给 ids[:, :-1] "
+                                   "的 logits 打分，答案是 ids[:, 1:]，logits 先展平（对整批的每个位置取平均）。"},
+    "nb13.step.params_wrong": {"en": "Your loss is right, but after your step the parameters differ from the "
+                                     "library's by up to {diff} ({case}): one backward, then one optimizer.step().",
+                               "zh": "你的损失是对的，可是走完这一步，参数和库里的结果最多相差 {diff}（{case}）："
+                                     "应该是一次 backward，再一次 optimizer.step()。"},
+    "nb13.step.ok": {"en": "Your training step matches the library's on {n} steps: the loss of the next token, "
+                           "fresh gradients, one update (largest difference {diff}).",
+                     "zh": "你的训练步在 {n} 步上都和库里的一致：给下一个 token 打分，每步重新算梯度，更新一次"
+                           "（最大差 {diff}）。"},
 }

@@ -1,13 +1,14 @@
 """The checkers of notebook 13, one per piece the learner writes: check_tokenizer, check_bpe_merge,
-check_layer_norm, check_feed_forward, check_transformer_block, check_gpt_forward, check_generate.
+check_layer_norm, check_feed_forward, check_transformer_block, check_gpt_forward, check_generate, check_training_step.
 
 Built on teaching.checks like every lab's checkers: each call of the learner's function has a time
 limit, their exceptions are reported, never raised, and the verdict is put in words in the language
 asked for. The pieces are compared in float64 with the torch reference of `pieces` (the library's
 formulas; 1e-8) on random inputs and on the weights of notebook 12's trained models, and the usual
-mistakes are named. Given `parts=` (the notebook's `pieces.Parts()`), a piece that passes is put there
-(one that fails is taken out), so the notebook's later steps run on the learner's pieces where they pass
-and on the library's elsewhere; without it a checker keeps nothing.
+mistakes are named (check_training_step too, with SGD on a random decoder). Given `parts=` (the
+notebook's `pieces.Parts()`), a piece that passes is put there (one that fails is taken out), so the
+notebook's later steps run on the learner's pieces where they pass and on the library's elsewhere;
+without it a checker keeps nothing.
 torch is imported inside the functions.
 """
 from __future__ import annotations
@@ -558,3 +559,96 @@ def check_generate(fn, lang: str | None = None, *, timeout=None, parts=None):
                     raise Fail("nb13.gen.top_k", k=k, step=step, got=got[pos + 1], case=case)
         return msg("nb13.gen.ok")
     return _run("check_generate", "generate", body, lang, timeout, fn, parts)
+
+
+# --- the training step ----------------------------------------------------------------------------------
+def _loss_of(forward, params, inputs, targets, order="same"):
+    """cross_entropy of forward(params, inputs) against targets; order="transposed": the logits flattened time
+    first (a learner's transpose), "targets_t": the targets flattened time first."""
+    F = _torch().nn.functional
+    logits, _ = forward(params, inputs)                                        # (B, T, V)
+    if order == "transposed":
+        return F.cross_entropy(logits.transpose(0, 1).reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    if order == "targets_t":
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.T.reshape(-1))
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+def _wrong_steps():
+    """(key, step) for the mistakes of the table: each a whole training step, as a learner writes it."""
+    def make(loss_fn, zero=True, update=True):
+        def step(forward, params, ids, optimizer):
+            loss = loss_fn(forward, params, ids)
+            if zero:
+                optimizer.zero_grad()
+            loss.backward()
+            if update:
+                optimizer.step()
+            return loss
+        return step
+    right = lambda f, p, ids: _loss_of(f, p, ids[:, :-1], ids[:, 1:])        # noqa: E731
+    return [("nb13.step.no_shift", make(lambda f, p, ids: _loss_of(f, p, ids[:, :-1], ids[:, :-1]))),
+            ("nb13.step.no_shift", make(lambda f, p, ids: _loss_of(f, p, ids, ids))),
+            ("nb13.step.no_shift", make(lambda f, p, ids: _loss_of(f, p, ids[:, 1:], ids[:, 1:]))),
+            ("nb13.step.wrong_way", make(lambda f, p, ids: _loss_of(f, p, ids[:, 1:], ids[:, :-1]))),
+            ("nb13.step.mixed_batch", make(lambda f, p, ids: _loss_of(f, p, ids[:, :-1], ids[:, 1:], "transposed"))),
+            ("nb13.step.mixed_batch", make(lambda f, p, ids: _loss_of(f, p, ids[:, :-1], ids[:, 1:], "targets_t"))),
+            ("nb13.step.no_zero_grad", make(right, zero=False)),
+            ("nb13.step.no_update", make(right, update=False))]
+
+
+def _run_step(step_fn, flat: dict, n_heads: int, stale: dict, ids, case=None):
+    """A step on fresh copies of `flat` whose .grad holds `stale` (the last step's gradients), with SGD (every
+    change of the update visible in float64). Returns (loss, {name: tensor after}, the loss as returned)."""
+    torch = _torch()
+    tensors = {k: v.detach().clone().requires_grad_(True) for k, v in flat.items()}
+    for k, t in tensors.items():
+        t.grad = stale[k].clone()
+    params = pieces.params_from_tensors(tensors, n_heads)
+    opt = torch.optim.SGD(list(tensors.values()), lr=0.5)
+    ids = ids.clone()
+    out = step_fn(pieces.gpt_forward, params, ids, opt) if case is None else call_learner(
+        step_fn, case, pieces.gpt_forward, params, ids, opt)
+    return out, {k: t.detach() for k, t in tensors.items()}
+
+
+def check_training_step(fn, lang: str | None = None, *, timeout=None):
+    """fn(forward, params, ids (B, T + 1), optimizer) -> the batch's loss (a 0-d tensor), after one update:
+    forward(params, ids[:, :-1]) scored by cross_entropy on ids[:, 1:] over the flattened logits, the gradients
+    zeroed, loss.backward(), optimizer.step() (training.step). Judged with SGD on a random decoder whose .grad
+    still holds the last step's gradients."""
+    from . import training
+
+    def body():
+        torch = _torch()
+        dec = pieces.torch_params(_random_decoder(11, v=13, d=16, h=4, n_layers=2, f=24, t_max=12))
+        flat = {k: v.detach() for k, v in pieces.flat_tensors(dec).items()}
+        rng = np.random.default_rng(12)
+        gen = torch.Generator().manual_seed(13)
+        stale = {k: torch.randn(v.shape, generator=gen, dtype=v.dtype) for k, v in flat.items()}
+        cases = [(msg("nb13.case.step", b=3, t=8), torch.as_tensor(rng.integers(0, 13, (3, 9)))),
+                 (msg("nb13.case.step", b=5, t=11), torch.as_tensor(rng.integers(0, 13, (5, 12))))]
+        worst = 0.0
+        for case, ids in cases:
+            want_loss, want = _run_step(training.step, flat, dec.n_heads, stale, ids)
+            got_loss, got = _run_step(fn, flat, dec.n_heads, stale, ids, case)
+            if not isinstance(got_loss, torch.Tensor) or got_loss.ndim != 0:
+                got = type(got_loss).__name__ + ("" if not isinstance(got_loss, torch.Tensor)
+                                                 else f" of shape {tuple(got_loss.shape)}")
+                raise Fail("nb13.step.not_loss", got=got, case=case)
+            wrong = [(key, _run_step(step, flat, dec.n_heads, stale, ids)) for key, step in _wrong_steps()]
+            g, w = float(got_loss.detach()), float(want_loss.detach())
+            if abs(g - w) > 1e-9:
+                for key, (loss, _) in wrong:
+                    if abs(g - float(loss.detach())) <= 1e-9 and abs(float(loss.detach()) - w) > 1e-9:
+                        raise Fail(key, case=case)
+                raise Fail("nb13.step.loss_wrong", got=f"{g:.6f}", expected=f"{w:.6f}", case=case)
+            d = max(_diff(got[k], want[k]) for k in want)
+            if d > 1e-9:
+                for key, (_, after) in wrong:
+                    if max(_diff(got[k], after[k]) for k in after) <= 1e-9:
+                        raise Fail(key, case=case)
+                raise Fail("nb13.step.params_wrong", diff=f"{d:.2e}", case=case)
+            worst = max(worst, abs(g - w), d)
+        return msg("nb13.step.ok", n=len(cases), diff=f"{worst:.1e}")
+    return _run("check_training_step", None, body, lang, timeout, fn)
