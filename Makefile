@@ -12,9 +12,9 @@ TEST_HOME := $(CURDIR)/.test-home
 # Bytecode is compiled when a module is first imported and kept (__pycache__, git-ignored), even where the shell sets
 # PYTHONDONTWRITEBYTECODE: set-up installs without compiling (see below), and without a kept .pyc every kernel, test
 # worker and server would compile torch's modules again (an import of torch and matplotlib: 12 s, then 5 s).
+# The test targets (test, quick, unit, nbval) only call tools/course.py, which sets that environment (its test_env)
+# and the pytest flags: Windows, without make, runs the same loop (`py tools\course.py quick`).
 export PYTHONDONTWRITEBYTECODE :=
-TEST_ENV := HOME=$(TEST_HOME) JUPYTER_CONFIG_DIR=$(TEST_HOME)/jupyter IPYTHONDIR=$(TEST_HOME)/ipython \
-            MPLCONFIGDIR=$(TEST_HOME)/mpl PYTHONHASHSEED=0 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # The edition `make lab` / `make present` open: zh when LANG says so (`make lab LANG=zh`, or a zh_CN system).
 EDITION := $(if $(filter zh%,$(LANG)),zh,en)
@@ -61,7 +61,7 @@ slides: setup
 	$(PY) tools/build_site.py slides
 
 ## make lite: the course in the browser, nothing installed (JupyterLite with Pyodide): both editions of notebooks
-## 00-11 in _site/lite/, for any static web server (`python3 -m http.server -d _site/lite`, a school server, a
+## 00-12 in _site/lite/ (13 trains with torch: its index says so), for any static web server (`python3 -m http.server -d _site/lite`, a school server, a
 ## static host). The first build fetches its pinned, hash-checked packages once into tools/lite/cache/ (ignored);
 ## later builds run offline (tools/lite/build_lite.py; licences in tools/lite/LICENSES.md)
 .PHONY: lite
@@ -77,21 +77,17 @@ test: setup
 
 ## make unit: every unit test, without the browser tests (tests/browser drives Chromium; make test runs them)
 unit: setup
-	@mkdir -p $(TEST_HOME)
-	$(TEST_ENV) $(PY) -m pytest -p no:cacheprovider -m "not browser" --ignore=tests/browser tests
+	$(PY) tools/course.py unit --workers $(TEST_WORKERS)
 
 ## make quick: the one-minute loop: the unit tests of core, backends, teaching and labs on two workers
 ## (pytest-xdist), without browser, nbval and slow tests (a retrain, a wheel build: make test runs them),
-## and hypothesis's profile `quick` (15 fixed examples a property instead of 60)
+## and hypothesis's profile `quick` (fewer fixed examples a property)
 quick: setup
-	@mkdir -p $(TEST_HOME)
-	$(TEST_ENV) HYPOTHESIS_PROFILE=quick $(PY) -m pytest -p no:cacheprovider -p no:nbval -q -n 2 \
-		-m "not slow and not browser" tests/core tests/teaching tests/labs tests/test_layers.py
+	$(PY) tools/course.py quick --workers $(TEST_WORKERS)
 
+## make nbval: nbval over every notebook of both editions (every stored text output compared)
 nbval: setup
-	@mkdir -p $(TEST_HOME)
-	$(TEST_ENV) $(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-p no:cacheprovider notebooks/en notebooks/zh
+	$(PY) tools/course.py nbval --workers $(TEST_WORKERS)
 
 ## make notebooks: rebuild both editions from notebooks/src; executes only notebooks whose code or library
 ## changed (a markdown edit keeps every output). NB=03 limits it to one notebook; FORCE=1 executes anyway.

@@ -262,3 +262,65 @@ def test_bench_only_replaces_its_sections_and_keeps_the_rest(tmp_path, monkeypat
     path.write_text("not json")
     assert set(bench.merge_into(path, {"machine": machine, "quick": False, "sections": {"gpt": {}}})["sections"]) \
         == {"gpt"}
+
+
+# --- tools/course.py: the test commands (make test / quick / unit / nbval call them) --------------------------------
+course_py = _load("course")
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    """course_py.test, replaced by a recorder: what main() would have run (nothing is run)."""
+    calls = []
+    monkeypatch.setattr(course_py, "test", lambda *args: calls.append(args) or 0)
+    return calls
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1.5", "two", "", " ", "٣", "1e3", "auto2"])
+@pytest.mark.parametrize("command", ["test", "quick", "unit", "nbval"])
+def test_workers_must_be_a_whole_number_from_one_or_auto(command, bad, ran, capsys):
+    with pytest.raises(SystemExit) as stop:
+        course_py.main([command, "--workers", bad])
+    assert stop.value.code == 2 and not ran
+    err = capsys.readouterr().err
+    assert "--workers: expected a whole number of test processes from 1 up, or 'auto'" in err
+    assert f"got {bad!r}" in err
+
+
+def test_workers_takes_whole_numbers_and_auto(ran):
+    for given, passed in (("1", "1"), ("2", "2"), (" 4 ", "4"), ("016", "16"), ("auto", "auto"), ("AUTO", "auto")):
+        assert course_py.main(["quick", "--workers", given]) == 0
+        assert ran[-1] == ("quick", passed, [])
+    course_py.main(["unit", "--", "-k", "softmax"])
+    assert ran[-1] == ("unit", "2", ["-k", "softmax"])
+
+
+def test_each_test_command_runs_one_pytest_session_with_the_tests_environment(tmp_path):
+    py = tmp_path / "python"
+    commands = {kind: course_py.pytest_command(py, kind, "3", ["-x"]) for kind in ("test", "quick", "unit", "nbval")}
+    for kind, (cmd, env) in commands.items():
+        assert cmd[:3] == [str(py), "-m", "pytest"] and cmd[-1] == "-x", kind
+        assert cmd[cmd.index("-n") + 1] == "3" and "no:cacheprovider" in cmd, kind
+        assert env["HOME"].endswith(".test-home") and env["MPLCONFIGDIR"].endswith("mpl"), kind
+        assert env["PYTHONHASHSEED"] == "0" and env["OMP_NUM_THREADS"] == env["OPENBLAS_NUM_THREADS"] == "1", kind
+        assert env["JUPYTER_CONFIG_DIR"].endswith("jupyter") and env["IPYTHONDIR"].endswith("ipython"), kind
+    quick, env = commands["quick"]
+    assert env["HYPOTHESIS_PROFILE"] == "quick" and quick[quick.index("-m", 3) + 1] == "not slow and not browser"
+    assert set(course_py.QUICK_PATHS) <= set(quick) and "--nbval" not in quick and "tests/browser" not in quick
+    unit = commands["unit"][0]
+    assert unit[unit.index("-m", 3) + 1] == "not browser" and "--ignore=tests/browser" in unit and "--nbval" not in unit
+    nbval = commands["nbval"][0]
+    assert "--nbval" in nbval and nbval[-3:-1] == ["notebooks/en", "notebooks/zh"] and "tests" not in nbval
+    full = commands["test"][0]
+    assert "--nbval" in full and {"tests", "notebooks/en", "notebooks/zh"} <= set(full)
+    assert "HYPOTHESIS_PROFILE" not in commands["test"][1] or commands["test"][1]["HYPOTHESIS_PROFILE"] != "quick"
+    with pytest.raises(ValueError, match="no test command 'lint'"):
+        course_py.pytest_command(py, "lint", "2", [])
+
+
+def test_the_makefiles_test_targets_only_call_course_py():
+    """Windows has no make: `py tools\\course.py quick` must be the same loop as `make quick`."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in ("test", "quick", "unit", "nbval"):
+        recipe = makefile.split(f"\n{target}: setup\n", 1)[1].split("\n\n", 1)[0].strip().splitlines()
+        assert recipe == [f"$(PY) tools/course.py {target} --workers $(TEST_WORKERS)"], (target, recipe)

@@ -59,9 +59,9 @@ TITLES = {"en": "Attention Lab: attention in Transformers, step by step",
           "zh": "Attention Lab：一步一步理解 Transformer 的注意力"}
 LINKS = {"en": ("Read", "Slides"), "zh": ("阅读", "幻灯片")}
 # The browser edition (`make lite` writes _site/lite/ beside these pages): each page links its runnable notebook.
-# Notebooks 12 and 13 need torch and are not in it (tools/lite/build_lite.py's TORCH_NOTEBOOKS).
+# Notebook 13 needs torch and is not in it (tools/lite/build_lite.py's TORCH_NOTEBOOKS).
 LITE_DIR = "lite"
-NOT_IN_LITE = ("12_", "13_")
+NOT_IN_LITE = ("13_",)
 RUN_LINK = {"en": ("Run this notebook in your browser", "nothing to install; the site's browser edition"),
             "zh": ("在浏览器里运行这个 notebook", "无需安装；本网站的浏览器版")}
 

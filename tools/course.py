@@ -2,6 +2,9 @@
 
     python tools/course.py lab [--lang zh] [-- JUPYTER-LAB-OPTIONS]   # set up (first time), open JupyterLab on 00
     python tools/course.py test [--workers 2]                          # developer set-up, then every test
+    python tools/course.py quick [--workers 2]                         # the one-minute loop (make quick)
+    python tools/course.py unit [--workers 2]                          # every test but the browser's and nbval
+    python tools/course.py nbval [--workers 2]                         # nbval over both editions' notebooks
     python tools/course.py setup [--learner] [--torch-cpu]              # only the set-up
     python tools/course.py lite                                         # the browser edition (_site/lite/; npm once)
 
@@ -41,6 +44,11 @@ MIN_PYTHON = (3, 11, 5)
 TORCH = "torch==2.13.0"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TEST_PATHS = ["tests", "notebooks/en", "notebooks/zh"]
+NOTEBOOK_PATHS = ["notebooks/en", "notebooks/zh"]
+NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+# The one-minute loop: the unit tests of the four layers, without what make test alone runs (slow tests: a retrain,
+# a wheel build; the browser tests; nbval), with hypothesis's profile `quick` (tests/conftest.py).
+QUICK_PATHS = ["tests/core", "tests/teaching", "tests/labs", "tests/test_layers.py"]
 LINT_PATHS = ["attention_core", "tests", "tools", "benchmarks", "notebooks/src"]
 
 
@@ -167,16 +175,51 @@ def test_env() -> dict:
     return env
 
 
-def test(workers: str, extra: list[str]) -> int:
-    """`make test`: ruff, then pytest over the tests and both editions' notebooks (nbval) on `workers` workers."""
-    py = setup("developer")
+def workers_arg(text: str) -> str:
+    """--workers: how many pytest-xdist processes, a whole number from 1, or `auto` (one per core)."""
+    value = text.strip().lower()
+    if value == "auto" or (value.isascii() and value.isdigit() and int(value) >= 1):
+        return value if value == "auto" else str(int(value))
+    raise argparse.ArgumentTypeError(f"expected a whole number of test processes from 1 up, or 'auto' (one per "
+                                     f"core); got {text!r}")
+
+
+def pytest_command(py: Path, kind: str, workers: str, extra: list[str]) -> tuple[list[str], dict]:
+    """The pytest command line and environment of `test`, `quick`, `unit` or `nbval` (make's targets of the same
+    names call this): one session on `workers` pytest-xdist workers; each test file (and so each notebook's cells)
+    kept on one worker, but in `quick`, where tests are spread one by one."""
     env = test_env()
-    ruff = subprocess.run([str(py), "-m", "ruff", "check", *LINT_PATHS], cwd=ROOT, env=env)
-    if ruff.returncode:
-        return ruff.returncode
-    cmd = [str(py), "-m", "pytest", "--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
-           "-p", "no:cacheprovider", "-n", workers, "--dist", "loadfile", "--durations=20", *TEST_PATHS, *extra]
+    common = [str(py), "-m", "pytest", "-p", "no:cacheprovider", "-n", workers]
+    by_file = ["--dist", "loadfile"]
+    if kind == "test":
+        args = [*by_file, *NBVAL, "--durations=20", *TEST_PATHS]
+    elif kind == "quick":
+        env["HYPOTHESIS_PROFILE"] = "quick"
+        args = ["-p", "no:nbval", "-q", "-m", "not slow and not browser", *QUICK_PATHS]
+    elif kind == "unit":
+        args = [*by_file, "-p", "no:nbval", "-m", "not browser", "--ignore=tests/browser", "tests"]
+    elif kind == "nbval":
+        args = [*by_file, *NBVAL, *NOTEBOOK_PATHS]
+    else:
+        raise ValueError(f"no test command {kind!r}: expected test, quick, unit or nbval")
+    return [*common, *args, *extra], env
+
+
+def test(kind: str, workers: str, extra: list[str]) -> int:
+    """`make test` (ruff first), `make quick`, `make unit` or `make nbval`: set up, then one pytest session."""
+    py = setup("developer")
+    if kind == "test":
+        ruff = subprocess.run([str(py), "-m", "ruff", "check", *LINT_PATHS], cwd=ROOT, env=test_env())
+        if ruff.returncode:
+            return ruff.returncode
+    cmd, env = pytest_command(py, kind, workers, extra)
     return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+TEST_COMMANDS = {"test": "every test (ruff, unit, nbval, browser)",
+                 "quick": "the one-minute loop (unit tests of the four layers, no slow ones)",
+                 "unit": "every test but the browser tests and nbval",
+                 "nbval": "nbval over both editions' notebooks"}
 
 
 def main(argv=None) -> int:
@@ -189,9 +232,11 @@ def main(argv=None) -> int:
     p = sub.add_parser("lab", help="open JupyterLab on notebook 00 (sets up the learner's .venv the first time)")
     p.add_argument("--lang", choices=("en", "zh"), default=default_edition())
     p.add_argument("extra", nargs=argparse.REMAINDER, help="options for jupyter lab, after --")
-    p = sub.add_parser("test", help="set up the developer's .venv, then run every test")
-    p.add_argument("--workers", default="2")
-    p.add_argument("extra", nargs=argparse.REMAINDER, help="options for pytest, after --")
+    for name, what in TEST_COMMANDS.items():
+        p = sub.add_parser(name, help=f"set up the developer's .venv, then run {what}")
+        p.add_argument("--workers", type=workers_arg, default="2",
+                       help="pytest-xdist processes: a whole number from 1, or 'auto' (default 2)")
+        p.add_argument("extra", nargs=argparse.REMAINDER, help="options for pytest, after --")
     sub.add_parser("lite", help="build the browser edition (JupyterLite) in _site/lite/")
     args = ap.parse_args(argv)
     extra = [a for a in getattr(args, "extra", []) if a != "--"]
@@ -200,8 +245,8 @@ def main(argv=None) -> int:
         return 0
     if args.cmd == "lab":
         return lab(args.lang, extra)
-    if args.cmd == "test":
-        return test(args.workers, extra)
+    if args.cmd in TEST_COMMANDS:
+        return test(args.cmd, args.workers, extra)
     py = venv_python() if is_set_up("developer") else setup("learner")      # the builder needs no test tools
     return subprocess.run([str(py), str(ROOT / "tools" / "lite" / "build_lite.py")], cwd=ROOT).returncode
 

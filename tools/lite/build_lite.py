@@ -70,8 +70,12 @@ KERNEL_WHEELS = {  # name: (imports, depends)
     "ipywidgets": (["ipywidgets"], ["comm", "ipython", "traitlets"]),
     "noto-cjk-sans-otc": (["noto_cjk_sans_otc"], []),
 }
-# Notebooks that need torch for most of what they show stay out of the browser edition.
-TORCH_NOTEBOOKS = ("12_", "13_")
+# Notebooks that need torch stay out of the browser edition: 13 trains its GPT live with torch. (12 computes with
+# NumPy and the shipped weights, so it runs here; only its training CLI, `make train`, needs a local install.)
+TORCH_NOTEBOOKS = ("13_",)
+# Why each notebook left out needs a local install, in both languages (the site's index says it).
+LOCAL_ONLY = {"13_": {"en": "13 trains a small GPT live with torch, which does not run in the browser",
+                      "zh": "13 要用 torch 现场训练一个小 GPT，而 torch 不能在浏览器里运行"}}
 TITLE = {"en": "Attention Lab in your browser", "zh": "在浏览器里学 Attention Lab"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -90,6 +94,19 @@ def sha256(path: Path) -> str:
 
 def say(msg: str) -> None:
     print(f"[lite] {msg}", flush=True)
+
+
+def run(cmd: list, what: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run a step of the build; a failure stops the build with what failed and what to try, not a traceback
+    (the tool's own message, pip's or npm's, is printed above it)."""
+    try:
+        return subprocess.run([str(c) for c in cmd], check=True, **kwargs)
+    except FileNotFoundError as e:
+        raise SystemExit(f"{what}: {e.filename} was not found") from None
+    except subprocess.CalledProcessError as e:
+        raise SystemExit(f"{what} failed (exit status {e.returncode}; its message is above). Downloads need the "
+                         "network once: run the build again when online, or fill tools/lite/cache/ from a machine "
+                         "that has built the site.") from None
 
 
 # --- pinned downloads ----------------------------------------------------------------------------------------
@@ -114,9 +131,28 @@ def _wheel_in(folder: Path, name: str, version: str, hashes: list[str]) -> Path 
     return None
 
 
+def drop_tampered(folder: Path, pins: dict[str, tuple[str, list[str]]]) -> list[Path]:
+    """Remove the cached wheels of a pinned name and version whose sha256 is none of the pin's (a damaged or
+    altered download), saying which; returns them. The next step fetches them again, hash-checked."""
+    dropped = []
+    for f in sorted(folder.glob("*.whl")):
+        parts = f.name.split("-")
+        pin = pins.get(canon(parts[0])) if len(parts) >= 3 else None
+        if pin is None or parts[1] != pin[0]:
+            continue
+        got = sha256(f)
+        if got not in pin[1]:
+            say(f"{f.name} in {folder} is not the pinned file (sha256 {got[:16]}..., pinned "
+                f"{', '.join(h[:16] + '...' for h in pin[1])}): removed, fetched again")
+            f.unlink()
+            dropped.append(f)
+    return dropped
+
+
 def fetch_wheels(pins: dict[str, tuple[str, list[str]]], dest: Path) -> dict[str, Path]:
     """The wheel of each pin in dest, downloaded with pip --require-hashes only when it is not there yet."""
     dest.mkdir(parents=True, exist_ok=True)
+    drop_tampered(dest, pins)
     missing = {n: p for n, p in pins.items() if _wheel_in(dest, n, p[0], p[1]) is None}
     if missing:
         lines = [f"{n}=={v} " + " ".join(f"--hash=sha256:{h}" for h in hs) for n, (v, hs) in missing.items()]
@@ -124,9 +160,9 @@ def fetch_wheels(pins: dict[str, tuple[str, list[str]]], dest: Path) -> dict[str
             tmp.write("\n".join(lines) + "\n")
         try:
             say(f"downloading {', '.join(missing)} (pinned, hash-checked; once)")
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check",
-                            "--no-deps", "--require-hashes", "--only-binary=:all:", "-d", str(dest),
-                            "-r", tmp.name], check=True)
+            run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+                 "--require-hashes", "--only-binary=:all:", "-d", dest, "-r", tmp.name],
+                f"downloading {', '.join(missing)} with pip")
         finally:
             os.unlink(tmp.name)
     found = {}
@@ -148,8 +184,8 @@ def fetch_pyodide_tarball() -> Path:
         if npm is None:
             raise SystemExit("npm is needed once to fetch Pyodide's runtime (Debian: apt-get install -y npm)")
         say(f"downloading {PYODIDE_NPM} from npm (once)")
-        subprocess.run([npm, "pack", PYODIDE_NPM, "--pack-destination", str(dest), "--silent"], check=True,
-                       stdout=subprocess.DEVNULL)
+        run([npm, "pack", PYODIDE_NPM, "--pack-destination", dest, "--silent"], f"npm pack {PYODIDE_NPM}",
+            stdout=subprocess.DEVNULL)
     digest = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
     if digest != PYODIDE_INTEGRITY:
         tarball.unlink()
@@ -175,18 +211,19 @@ def ensure_build_venv() -> Path:
         return bindir / "jupyter"
     wheels = CACHE / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
+    drop_tampered(wheels, read_pins(req))
     if venv.exists():
         shutil.rmtree(venv)
     say("creating the build venv tools/lite/cache/venv")
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    run([sys.executable, "-m", "venv", venv], "creating the build venv")
     pip = [str(bindir / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
     install = [*pip, "install", "--no-deps", "--require-hashes", "--only-binary=:all:", "-r", str(req)]
     offline = subprocess.run([*install, "--no-index", "--find-links", str(wheels)], capture_output=True)
     if offline.returncode != 0:
         say("downloading the build tools (pinned, hash-checked; once)")
-        subprocess.run([*pip, "download", "--no-deps", "--require-hashes", "--only-binary=:all:", "-r", str(req),
-                        "-d", str(wheels)], check=True)
-        subprocess.run([*install, "--no-index", "--find-links", str(wheels)], check=True)
+        run([*pip, "download", "--no-deps", "--require-hashes", "--only-binary=:all:", "-r", req, "-d", wheels],
+            "downloading the build tools with pip")
+        run([*install, "--no-index", "--find-links", wheels], "installing the build tools")
     stamp.write_text(want + "\n")
     return bindir / "jupyter"
 
@@ -281,8 +318,8 @@ def build_course_wheel() -> Path:
             shutil.copyfile(ROOT / name, src / name)
         shutil.copytree(ROOT / "attention_core", src / "attention_core",
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
-                        "--no-build-isolation", "-w", str(dest), str(src)], check=True)
+        run([sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
+             "--no-build-isolation", "-w", dest, src], "building the attention_core wheel")
     (wheel,) = dest.glob("attention_core-*.whl")
     return wheel
 
@@ -351,9 +388,20 @@ def add_webfont(out: Path) -> None:
             page.write_text(text, encoding="utf-8")
 
 
+LOCAL_NOTE = {"en": "Needs a local install (<code>make lab</code>, or <code>python tools/course.py lab</code>):",
+              "zh": "需要在本机安装后运行（<code>make lab</code> 或 <code>python tools/course.py lab</code>）："}
+
+
+def local_only_notebooks() -> list[str]:
+    """Stems of the notebooks the site leaves out (13_build_a_gpt, ...), from the English edition."""
+    return [nb.stem for nb in sorted((ROOT / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
+            if nb.name.startswith(TORCH_NOTEBOOKS)]
+
+
 def write_index(out: Path, notebooks: list[tuple[str, str]]) -> Path:
-    """OUT/index.html: every notebook in each language, opened in JupyterLite's JupyterLab. It replaces
-    JupyterLite's root page (a redirect to lab/) and keeps the element the apps read their settings from."""
+    """OUT/index.html: every notebook in each language, opened in JupyterLite's JupyterLab, and in each language
+    the notebooks that need a local install, with the reason. It replaces JupyterLite's root page (a redirect to
+    lab/) and keeps the element the apps read their settings from."""
     sys.path.insert(0, str(ROOT))
     from attention_core.teaching.notebook_source import notebook_titles
     titles = notebook_titles()
@@ -366,9 +414,16 @@ def write_index(out: Path, notebooks: list[tuple[str, str]]) -> Path:
             title = titles.get(stem, {}).get(edition, stem)
             rows.append(f'<li><span class="nn">{stem[:2]}</span> <a href="lab/index.html?path={edition}/{stem}.ipynb"'
                         f'>{html.escape(title)}</a></li>')
+        local = []
+        for stem in local_only_notebooks():
+            title = titles.get(stem, {}).get(edition, stem)
+            reason = next(why[edition] for prefix, why in LOCAL_ONLY.items() if stem.startswith(prefix))
+            local.append(f'<li class="local"><span class="nn">{stem[:2]}</span> {html.escape(title)}: '
+                         f'{html.escape(reason)}</li>')
         lang = "zh-CN" if edition == "zh" else "en"
+        note = f'<p class="local">{LOCAL_NOTE[edition]}</p><ul>{"".join(local)}</ul>' if local else ""
         columns.append(f'<section lang="{lang}"><h2>{html.escape(TITLE[edition])}</h2><ol>{"".join(rows)}</ol>'
-                       "</section>")
+                       f"{note}</section>")
     index = out / "index.html"
     index.write_text(f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Attention Lab · 注意力实验室 (JupyterLite)</title>
@@ -377,21 +432,21 @@ def write_index(out: Path, notebooks: list[tuple[str, str]]) -> Path:
 <!-- JupyterLite's apps read the site's settings from this element of the root page (no redirect here) -->
 <script id="jupyter-config-data" type="application/json" data-jupyter-lite-root=".">{{}}</script>
 <style>body{{margin:2em auto;max-width:1100px;padding:0 1em;line-height:1.5;font-family:"Attention Lab CJK",
-system-ui,sans-serif}}main{{display:flex;gap:3em;flex-wrap:wrap}}section{{flex:1 1 420px}}ol{{list-style:none;
-padding:0}}li{{margin:.3em 0}}.nn{{color:#888;margin-right:.4em}}</style></head>
+system-ui,sans-serif}}main{{display:flex;gap:3em;flex-wrap:wrap}}section{{flex:1 1 420px}}ol,ul{{list-style:none;
+padding:0}}li{{margin:.3em 0}}.nn{{color:#888;margin-right:.4em}}.local{{color:#555}}</style></head>
 <body><h1>Attention Lab · 注意力实验室</h1>
-<p>Every notebook runs here, in your browser, with nothing installed: Python (Pyodide), NumPy, matplotlib and the
+<p>These notebooks run here, in your browser, with nothing installed: Python (Pyodide), NumPy, matplotlib and the
 course's package come from this site. The first notebook takes a while to start (about 30 MB to load); your edits
-stay in this browser. Notebooks 12 and 13 need torch: run them with <code>make lab</code>.<br>
-每个 notebook 都直接在浏览器里运行，无需安装任何东西：Python（Pyodide）、NumPy、matplotlib 和课程的包都来自本网站。
+stay in this browser.<br>
+这些 notebook 直接在浏览器里运行，无需安装任何东西：Python（Pyodide）、NumPy、matplotlib 和课程的包都来自本网站。
 第一次打开需要等一会儿（约 30 MB）；你的修改保存在这个浏览器里。JupyterLab 的菜单可以改成中文：Settings → Language →
-中文 (简体, 中国)。第 12、13 个 notebook 需要 torch，请用 <code>make lab</code> 运行。</p>
+中文 (简体, 中国)。</p>
 <main>{"".join(columns)}</main></body></html>
 """, encoding="utf-8")
     return index
 
 
-STAMP = ".attention-lab-lite.json"
+STAMP = ".attention-lab-lite.json"      # written last into OUT: what the site was built from and the files it holds
 
 
 def inputs_digest() -> str:
@@ -406,36 +461,84 @@ def inputs_digest() -> str:
     return h.hexdigest()
 
 
-def is_current(out: Path) -> bool:
-    """Whether OUT holds a site built from the tree as it is now."""
+def site_files(out: Path) -> dict[str, str]:
+    """{path relative to OUT: sha256} of every file of the site (the stamp left out)."""
+    return {f.relative_to(out).as_posix(): sha256(f) for f in sorted(out.rglob("*"))
+            if f.is_file() and f.name != STAMP}
+
+
+def write_stamp(out: Path, digest: str) -> None:
+    stamp = {"builder": "tools/lite/build_lite.py", "inputs": digest, "pyodide": PYODIDE_VERSION,
+             "files": site_files(out)}
+    (out / STAMP).write_text(json.dumps(stamp, indent=0, sort_keys=True), encoding="utf-8")
+
+
+def read_stamp(out: Path) -> dict | None:
+    """OUT's stamp, or None where OUT holds none (or something else under its name)."""
     try:
         stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return stamp.get("inputs") == inputs_digest()
+        return None
+    return stamp if isinstance(stamp, dict) and isinstance(stamp.get("inputs"), str) else None
+
+
+def is_current(out: Path) -> bool:
+    """Whether OUT holds a site built from the tree as it is now, every file as the build left it: the stamp's
+    inputs digest is the tree's, and OUT's files are exactly the stamped ones with the stamped hashes (a file
+    edited, removed or added since makes the site stale)."""
+    stamp = read_stamp(out)
+    if stamp is None or stamp["inputs"] != inputs_digest() or not isinstance(stamp.get("files"), dict):
+        return False                         # (a stamp without "files": an older builder's, trusted no more)
+    return site_files(out) == stamp["files"]
+
+
+def check_out(out: Path) -> Path:
+    """OUT resolved, if the build may write it: a folder that does not exist yet, an empty one, or one this builder
+    wrote (its stamp inside), which the build replaces. Anything else stops the build before it starts: the build
+    would delete what OUT holds."""
+    out = out.expanduser().resolve()
+    if out.exists() and not out.is_dir():
+        raise SystemExit(f"--out {out} is a file, not a folder: name a folder for the site (default: {OUT})")
+    if out.is_dir() and any(out.iterdir()) and read_stamp(out) is None:
+        raise SystemExit(f"--out {out} is a folder with files in it that this builder did not write (no "
+                         f"{STAMP} in it), and the build replaces the whole folder: name a new or empty folder, "
+                         f"or one an earlier build wrote (default: {OUT})")
+    if out == ROOT or out in ROOT.parents or out in CACHE.parents or out == CACHE:
+        raise SystemExit(f"--out {out} would hold the repository or the builder's cache: name a folder of its own")
+    src = (CACHE / "src").resolve()
+    if src == out or src in out.parents or out in src.parents:
+        raise SystemExit(f"--out {out} must not contain (or be inside) the staged source {src}")
+    return out
 
 
 def build(out: Path) -> Path:
-    out = out.resolve()
+    """Build the site into a new folder beside OUT, then put it in OUT's place: OUT is replaced only by a complete
+    site, and only when it is missing, empty or an earlier build's (check_out, again right before the swap)."""
+    out = check_out(out)
     digest = inputs_digest()
-    src = (CACHE / "src").resolve()
-    if str(src).startswith(str(out)) or str(out).startswith(str(src)):
-        raise SystemExit(f"--out {out} must not contain (or be inside) the staged source {src}")
     jupyter = ensure_build_venv()
     wheel = build_course_wheel()
+    src = (CACHE / "src").resolve()
     notebooks = stage_source(src, wheel)
-    if out.exists():
-        shutil.rmtree(out)
-    say(f"jupyter lite build -> {out}")
-    env = {**os.environ, "PYTHONPATH": ""}
-    subprocess.run([str(jupyter), "lite", "build", "--lite-dir", str(src), "--contents", str(src / "files"),
-                    "--output-dir", str(out), "--no-sourcemaps", "--no-unused-shared-packages",
-                    "--settings-overrides", str(src / "overrides.json"), "--log-level", "WARN"],
-                   cwd=src, check=True, env=env)
-    add_webfont(out)
-    write_index(out, notebooks)
-    check_site(out)
-    (out / STAMP).write_text(json.dumps({"inputs": digest, "pyodide": PYODIDE_VERSION}), encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        site = work / "site"
+        say(f"jupyter lite build -> {out}")
+        env = {**os.environ, "PYTHONPATH": ""}
+        run([jupyter, "lite", "build", "--lite-dir", src, "--contents", src / "files", "--output-dir", site,
+             "--no-sourcemaps", "--no-unused-shared-packages", "--settings-overrides", src / "overrides.json",
+             "--log-level", "WARN"], "jupyter lite build", cwd=src, env=env)
+        add_webfont(site)
+        write_index(site, notebooks)
+        check_site(site)
+        write_stamp(site, digest)
+        check_out(out)                       # the folder may have changed during the build
+        if out.exists():
+            out.rename(work / "old")         # the earlier build's site: deleted with the work folder
+        site.rename(out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     say(f"{len(notebooks)} notebooks, {size / 1e6:.0f} MB; serve it with: python -m http.server -d {out}")
     return out
@@ -457,19 +560,22 @@ def check_site(out: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=OUT,
+                    help="the site's folder: new, empty, or an earlier build's (it is replaced)")
     ap.add_argument("--fetch-only", action="store_true", help="download and verify what the build needs, no more")
-    ap.add_argument("--if-stale", action="store_true", help="build only when OUT was built from other inputs")
+    ap.add_argument("--if-stale", action="store_true",
+                    help="build only when OUT was built from other inputs or its files changed since")
     args = ap.parse_args(argv)
-    if args.if_stale and is_current(args.out):
-        say(f"{args.out} is up to date")
-        return 0
     if args.fetch_only:
         ensure_build_venv()
         fetch_pyodide_tarball()
         fetch_vendor_wheel()
         return 0
-    build(args.out)
+    out = check_out(args.out)
+    if args.if_stale and is_current(out):
+        say(f"{out} is up to date")
+        return 0
+    build(out)
     return 0
 
 
