@@ -173,6 +173,8 @@ def test_position_bias_state_combines_bias_window_and_causal_mask():
     plain = W.position_bias_state(SCORES, 5)
     np.testing.assert_allclose(plain["weights"], ac.softmax(SCORES))
     assert W.position_bias_state(SCORES, 5, window=1)["weights"].tolist() == [0, 0, 0, 0, 0, 1, 0, 0]
+    # the window is the course's causal one (the query and the window - 1 keys before it), with or without the mask
+    assert np.flatnonzero(W.position_bias_state(SCORES, 5, window=3)["visible"]).tolist() == [3, 4, 5]
     with pytest.raises(ValueError, match="window: expected an integer >= 0"):
         W.position_bias_state(SCORES, 5, window=-1)
 

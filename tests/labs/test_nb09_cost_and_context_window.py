@@ -66,7 +66,12 @@ def test_attention_cost_validates(kwargs, message):
 
 
 def test_formatting():
-    assert cl.format_count(1_048_576) == "1.0 M" and cl.format_count(1e10) == "10.0 G" and cl.format_count(512) == "512"
+    assert cl.format_count(1_048_576, lang="en") == "1.0 M" and cl.format_count(1e10, lang="en") == "10.0 G"
+    assert cl.format_count(512, lang="en") == "512"
+    # the Chinese edition counts in 万 and 亿 (seed 002: 1K tokens -> 100 万 pairs, 100K tokens -> 100 亿)
+    assert cl.format_count(1e6, lang="zh") == "100.0 万" and cl.format_count(1e10, lang="zh") == "100.0 亿"
+    assert cl.format_count(1.02e13, lang="zh") == "10.2 万亿" and cl.format_count(512, lang="zh") == "512"
+    assert cl.format_count(5.2e15, lang="zh") == "5.2×10¹⁵" and cl.format_count(-3e16, lang="zh") == "-3.0×10¹⁶"
     assert cl.format_bytes(4 * 2 ** 20) == "4.0 MiB" and cl.format_bytes(2 ** 41) == "2.0 TiB"
     assert cl.format_bytes(100) == "100 B"
 

@@ -23,3 +23,10 @@ def test_published_models():
     assert kv_cache.model_cache_bytes("Llama-2-70B", 1) == 2 * 80 * 8 * 128 * 2
     with pytest.raises(ValueError):
         kv_cache.kv_cache_bytes(0, 1, 1, 1)
+
+
+def test_trained_contexts_name_published_models_and_mark_128k_as_hypothetical():
+    shapes = kv_cache.published_shapes()
+    for name, context in kv_cache.TRAINED_CONTEXT.items():
+        assert name in shapes and 1_024 <= context < 131_072          # notebook 09's 128K column is beyond every one
+    assert kv_cache.TRAINED_CONTEXT["Mistral-7B"] > shapes["Mistral-7B"]["sliding_window"]   # window < context

@@ -20,7 +20,7 @@ TABLED = [q for q in QUESTIONS if not q.combines and q.pointer.notebook not in r
 def test_titles_come_from_the_sources():
     assert review.notebook_title("04_masking", "en") == "Masking"
     assert review.notebook_title("04_masking", "zh") == "掩码"
-    assert review.notebook_title("01_query_key_value", "zh") == "Query、Key、Value：直觉"
+    assert review.notebook_title("11_review", "zh") == "总复习"
     assert review.notebook_title("00_start_here", "zh") == "从这里开始"
 
 
@@ -66,7 +66,7 @@ def test_table_has_one_row_per_question_true_to_the_data(lang):
         assert cells[4] == (f"`{q.pointer.widget}()`" if q.pointer.widget else "–")
         assert q.pointer.section[lang] in quiz.pointer_text(q, lang)
     if lang == "zh":
-        assert "题目" in lines[0] and "演示它的 notebook" in lines[0]
+        assert "题目" in lines[0] and "演示它的那一节" in lines[0]
     assert review.question_table(lang) == table                                # deterministic
 
 

@@ -10,21 +10,20 @@ STRINGS: dict[str, dict[str, str]] = {
                                            "reshaped (T, D) straight to (H, T, Dh) without the transpose, so a head "
                                            "mixes rows of different tokens. Reshape to (..., T, H, Dh), then swap "
                                            "the T and H axes: .swapaxes(-2, -3).",
-                                     "zh": "你的多头张量形状对了，数却不对（{case}）：你把 (T, D) 直接 reshape 成了 "
-                                           "(H, T, Dh)，"
-                                           "没有转置，于是一个头里混进了不同 token 的行。应该先 reshape 成 (..., T, "
-                                           "H, Dh)，"
+                                     "zh": "你的多头张量形状对了，数却不对（{case}）：你把 (T, D) 直接用 reshape "
+                                           "变成了 (H, T, Dh)，没有转置，于是一个头里混进了不同 token 的行。"
+                                           "应该先用 reshape 变成 (..., T, H, Dh)，"
                                            "再交换 T 和 H 两个轴：.swapaxes(-2, -3)。"},
     "exercises.heads.head_last": {"en": " You reshaped to (..., T, H, Dh) but kept the head axis after T: move it in "
                                         "front with .swapaxes(-2, -3).",
-                                  "zh": "你 reshape 成了 (..., T, H, Dh)，但头的轴还在 T 后面：用 .swapaxes(-2, -3) 把"
-                                        "它挪到前面。"},
+                                  "zh": "你用 reshape 变成了 (..., T, H, Dh)，但头的轴还在 T 后面："
+                                        "用 .swapaxes(-2, -3) 把它挪到前面。"},
     "exercises.heads.strided": {"en": "Head h takes columns h, h + H, h + 2H, ... in your version ({case}); in the "
                                       "package (and in torch) head h takes the contiguous block of columns "
                                       "h*Dh .. (h+1)*Dh - 1: reshape the last axis as (H, Dh), not (Dh, H).",
                                 "zh": "在你的版本里，头 h 取的是列 h、h + H、h + 2H……（{case}）；"
                                       "而在本库（以及 torch）里，头 h 取的是连续的一段列 h*Dh 到 (h+1)*Dh - 1："
-                                      "最后一个轴要 reshape 成 (H, Dh)，而不是 (Dh, H)。"},
+                                      "最后一个轴要变形为 (H, Dh)，而不是 (Dh, H)。"},
     "exercises.heads.batch": {"en": "Your function works on (T, D) but not on a batch ({case}): {detail} Unpack the "
                                     "shape as *lead, T, D = x.shape and use negative axes.",
                               "zh": "你的函数对 (T, D) 正确，但对批量输入不对（{case}）：{detail}"
@@ -37,8 +36,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.merge.no_transpose": {"en": "Your result has the right shape but the wrong numbers ({case}): you "
                                            "reshaped (H, T, Dh) straight to (T, H*Dh) without moving the head axis "
                                            "back. Swap first (.swapaxes(-2, -3) gives (..., T, H, Dh)), then reshape.",
-                                     "zh": "你的结果形状对了，数却不对（{case}）：你把 (H, T, Dh) 直接 reshape 成了 "
-                                           "(T, H*Dh)，"
+                                     "zh": "你的结果形状对了，数却不对（{case}）：你把 (H, T, Dh) 直接用 reshape "
+                                           "变成了 (T, H*Dh)，"
                                            "没有先把头的轴换回去。应该先 .swapaxes(-2, -3) 得到 (..., T, H, Dh)，再 "
                                            "reshape。"},
     "exercises.merge.strided": {"en": "Your concatenation interleaves the heads column by column ({case}): merge "
@@ -59,18 +58,17 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "。"},
     "exercises.mha.no_transpose": {"en": "Your heads were split (or merged) without the transpose ({case}): reshape "
                                          "(T, D) to (T, H, Dh) and swap to (H, T, Dh); merge the same way back.",
-                                   "zh": "你在拆分（或合并）多头时没有转置（{case}）：先把 (T, D) reshape 成 (T, H, "
-                                         "Dh)，"
+                                   "zh": "你在拆分（或合并）多头时没有转置（{case}）："
+                                         "先用 reshape 把 (T, D) 变成 (T, H, Dh)，"
                                          "再交换成 (H, T, Dh)；合并时按相反的步骤换回来。"},
     "exercises.mha.scale_model": {"en": "You divided the scores by sqrt(d_model) ({case}): each head compares "
                                         "vectors of width Dh = d_model / H, so divide by sqrt(Dh).",
-                                  "zh": "你把分数除以了 √d_model（{case}）：每个头比较的是宽度为 Dh = d_model / H 的向"
-                                        "量，"
-                                        "所以应该除以 √Dh。"},
+                                  "zh": "你把分数除以了 √d_model（{case}）：每个头比较的是 Dh = d_model / H 维的向"
+                                        "量，所以应该除以 √Dh。"},
     "exercises.mha.one_head": {"en": "Your output is single-head attention over the full width ({case}): split the "
                                      "projections into params.n_heads heads before attending.",
-                               "zh": "你的输出是整宽度上的单头注意力（{case}）：做注意力之前，要把投影结果拆成 "
-                                     "params.n_heads 个头。"},
+                               "zh": "你的输出是在全部 d_model 维上做的单头注意力（{case}）："
+                                     "做注意力之前，要把投影结果拆成 params.n_heads 个头。"},
     "exercises.mha.ok": {"en": "All good: your multi-head attention gives the numbers of attention_core's for 1, "
                                "2 and 4 heads and a batch.",
                          "zh": "全部通过：1 个、2 个、4 个头以及批量输入时，你的多头注意力都与 attention_core 的结果一"

@@ -6,7 +6,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "heads_lab.head.subject": {"en": "verb → subject", "zh": "动词 → 主语"},
     "heads_lab.head.noun": {"en": "nearest noun", "zh": "最近的名词"},
     "heads_lab.h": {"en": "number of heads h", "zh": "头数 h"},
-    "heads_lab.d_k": {"en": "width per head d_k", "zh": "每个头的宽度 d_k"},
+    "heads_lab.d_k": {"en": "width per head d_k", "zh": "每个头的维度 d_k"},
     "heads_lab.mib": {"en": "weights tensor at T = {t} (MiB)", "zh": "T = {t} 时的权重张量（MiB）"},
     "heads_lab.tradeoff_title": {"en": "d_model = {d}: more heads, narrower heads, bigger weights tensor",
                                  "zh": "d_model = {d}：头越多，每个头越窄，权重张量越大"},

@@ -103,8 +103,9 @@ def positional_widget(T: int = 32, D: int = 64, *, base: float = 10000.0, positi
 def position_bias_state(scores, query: int, slope: float = 0.0, window: int = 0, causal: bool = False) -> dict:
     """One query's row of content scores (Tk,) after the mechanisms that act before softmax.
 
-    slope >= 0 adds -slope * |query - j|; window > 0 hides keys with |query - j| >= window (0 = no
-    window); causal hides keys j > query. Returns visible (Tk,) bool, bias (Tk,), adjusted (Tk,)
+    slope >= 0 adds -slope * |query - j|; window > 0 is the course's causal window of `window` keys
+    (the query and the window - 1 keys before it, as `sliding_window_mask`; 0 = no window); causal
+    hides keys j > query. Returns visible (Tk,) bool, bias (Tk,), adjusted (Tk,)
     scores (-inf where hidden), weights (Tk,), and the winner's index and weight.
     """
     causal = check_flag(causal, "causal")
@@ -122,7 +123,7 @@ def position_bias_state(scores, query: int, slope: float = 0.0, window: int = 0,
     if causal:
         visible &= causal_mask(t)[query]
     if window:
-        visible &= sliding_window_mask(t, int(window), causal=False)[query]
+        visible &= sliding_window_mask(t, int(window))[query]             # causal: window keys
     with np.errstate(over="ignore"):
         biased = scores + bias                                                 # (Tk,)
     if not np.isfinite(biased).all():

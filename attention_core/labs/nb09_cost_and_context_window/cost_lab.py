@@ -125,9 +125,24 @@ def _with_prefix(x, prefixes, digits: int, plain_unit: str) -> str:
     return f"{x:.0f}{plain_unit}"
 
 
-def format_count(x, digits: int = 1) -> str:
-    """1_048_576 -> '1.0 M', 1e10 -> '10.0 G', 512 -> '512' (decimal prefixes K, M, G, T, P)."""
-    return _with_prefix(real_number(x, "x"), _SI, digits, "")
+_ZH_UNITS = ((1e12, "万亿"), (1e8, "亿"), (1e4, "万"))     # Chinese counts in myriads, not thousands
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def format_count(x, digits: int = 1, lang: str | None = None) -> str:
+    """A count for reading, in the edition's language (default: the one set with i18n.set_language).
+
+    en, decimal prefixes: 1_048_576 -> '1.0 M', 1e10 -> '10.0 G', 512 -> '512'.
+    zh, the units Chinese counts in: 1_048_576 -> '104.9 万', 1e10 -> '100.0 亿', 1.02e13 -> '10.2 万亿';
+    from 1e15 (a thousand 万亿) on, powers of ten: 5.2e15 -> '5.2×10¹⁵'.
+    """
+    x = float(real_number(x, "x"))
+    if i18n.resolve_language(lang) != "zh":
+        return _with_prefix(x, _SI, digits, "")
+    if abs(x) >= 1e15:
+        exponent = int(np.floor(np.log10(abs(x))))
+        return f"{x / 10 ** exponent:.{digits}f}×10" + str(exponent).translate(_SUPERSCRIPT)
+    return _with_prefix(x, _ZH_UNITS, digits, "")
 
 
 def format_bytes(n_bytes, digits: int = 1) -> str:

@@ -17,6 +17,11 @@ import numpy as np
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.validation import as_generator, positive_int
 
+# The context each model was trained to, in tokens: a cache sized beyond it is hypothetical (the shape run longer
+# than it was trained). GPT-2: n_ctx 1,024 (Radford et al. 2019); Llama-2: 4,096 (Touvron et al. 2023, table 1);
+# Mistral-7B: context_len 8,192 with a sliding window of 4,096 (Jiang et al. 2023, table 1).
+TRAINED_CONTEXT = {"GPT-2 small": 1_024, "Llama-2-7B": 4_096, "Llama-2-70B": 4_096, "Mistral-7B": 8_192}
+
 
 def published_shapes() -> dict:
     """{name: {layers, d_model, heads, kv_heads}} of the published models in the package data."""

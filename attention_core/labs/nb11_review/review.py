@@ -34,6 +34,7 @@ from attention_core.core.softmax import softmax
 from attention_core.core.validation import as_generator, describe, positive_int
 from attention_core.teaching import i18n, quiz
 from attention_core.teaching.notebook_source import notebook_titles
+from attention_core.teaching.tables import display_width, pad
 
 
 def _lang(lang: str | None) -> str:
@@ -223,7 +224,7 @@ def recap_checks(recap: Recap, lang: str | None = None) -> list[Check]:
     # Q5 (03): every row sums to 1, and no visible weight is 0: dense, not sparse.
     sums_ok = np.allclose(r.weights.sum(-1), 1.0, atol=1e-12)
     visible = r.weights[:, r.mask]
-    checks.append(Check("Q5", "03", t_("review.q5"), f"min {visible.min():.1e} > 0",
+    checks.append(Check("Q5", "03", t_("review.q5"), t_("review.q5_value", v=f"{visible.min():.1e}"),
                         bool(sums_ok and visible.min() > 0)))
     # Q6 (01): a weight is a mixing share: output = concat_h(weights_h V_h) W^O + b.
     mixed = merge_heads(r.weights @ r.v) @ r.params.w_o + r.params.b_o   # (T, D)
@@ -247,8 +248,8 @@ def recap_checks(recap: Recap, lang: str | None = None) -> list[Check]:
 
 def format_checks(checks) -> str:
     """The checks as aligned lines: `Q4 (04)  ✓  value  label` (the label last: CJK text is double width)."""
-    width = max(len(c.value) for c in checks) if checks else 0
-    return "\n".join(f"{c.question:<3} ({c.notebook})  {'✓' if c.ok else '✗'}  {c.value:<{width}}  {c.label}"
+    width = max(display_width(c.value) for c in checks) if checks else 0   # a Chinese value is double width
+    return "\n".join(f"{c.question:<3} ({c.notebook})  {'✓' if c.ok else '✗'}  {pad(c.value, width)}  {c.label}"
                      for c in checks)
 
 
