@@ -17,7 +17,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "heads_lab.weights_mib": {"en": "weights tensor (h, T, T) at T = {t}, float32 (MiB)",
                               "zh": "T = {t} 时的权重张量 (h, T, T)，float32（MiB）"},
     "heads_lab.macs_g": {"en": "multiply-adds of Q Kᵀ and weights · V (billions)",
-                         "zh": "两次矩阵乘法（Q Kᵀ、权重 · V）的乘加次数（十亿次）"},
+                         "zh": "两次矩阵乘法（Q Kᵀ、权重 · V）的乘加次数（亿次）"},
     "published.layers": {"en": "layers", "zh": "层数"},
     "published.d_model": {"en": "d_model", "zh": "d_model"},
     "published.heads": {"en": "heads h", "zh": "头数 h"},

@@ -87,11 +87,12 @@ def tradeoff_widget(h: int = 8, n_tokens: int = 1024, d_model: int = 512) -> Pan
         s = tradeoff_state(heads.value, tokens.value, d_model)
         mine, one = s["chosen"], s["one_head"]
         mib = 2 ** 20
+        per = 1e8 if i18n.get_language() == "zh" else 1e9                # Chinese counts in 亿, English in billions
         rows = [(i18n.t("heads_lab.d_k"), f"{mine['d_k']:,}", f"{one['d_k']:,}"),
                 (i18n.t("heads_lab.params"), f"{mine['params']:,}", f"{one['params']:,}"),
                 (i18n.t("heads_lab.weights_mib", t=f"{s['n_tokens']:,}"), f"{mine['weights_bytes'] / mib:,.1f}",
                  f"{one['weights_bytes'] / mib:,.1f}"),
-                (i18n.t("heads_lab.macs_g"), f"{mine['macs'] / 1e9:,.2f}", f"{one['macs'] / 1e9:,.2f}")]
+                (i18n.t("heads_lab.macs_g"), f"{mine['macs'] / per:,.2f}", f"{one['macs'] / per:,.2f}")]
         cell = "<td style='text-align:right;padding-left:16px'>"
         head = (f"<tr><th></th><th style='text-align:right'>h = {mine['h']}</th>"
                 f"<th style='text-align:right'>h = 1</th></tr>")

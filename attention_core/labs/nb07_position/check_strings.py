@@ -40,8 +40,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.rope.half": {"en": "You paired dimension i with i + Dh/2 (the 'rotate half' layout of GPT-NeoX and "
                                   "Llama) ({case}); this package pairs neighbours (2i, 2i+1), as in the RoFormer "
                                   "paper: x[..., 0::2] and x[..., 1::2].",
-                            "zh": "你把第 i 维和第 i + Dh/2 维配成了一对（GPT-NeoX 和 Llama 的“rotate half”写法）（"
-                                  "{case}）；"
+                            "zh": "你把第 i 维和第 i + Dh/2 维配成了一对，这是 GPT-NeoX 和 Llama 的“前后两半”配对法"
+                                  "（{case}）；"
                                   "本库按 RoFormer 论文把相邻两维 (2i, 2i+1) 配对：x[..., 0::2] 和 x[..., 1::2]。"},
     "exercises.rope.base": {"en": "Your angles are off ({case}): pair i turns at theta_i = 10000^(-2i / Dh) radians "
                                   "per position (check the base 10000 and the 2i in the exponent).",
