@@ -28,7 +28,7 @@ TABLE = [
     (PATCH, sol.patch_in_place, True, "matches the library's", "都和库里的一致"),
     (PATCH, sol.patch_with_library, True, "matches the library's", "都和库里的一致"),
     # the mistakes, each named
-    (ABLATE, sol.ablate_one_mean, False, "ONE mean vector", "一个**均值向量"),
+    (ABLATE, sol.ablate_one_mean, False, "ONE mean vector", "一个**平均向量"),
     (ABLATE, sol.ablate_per_sequence, False, "positions of each sequence (the wrong axis)", "每条序列内部"),
     (ABLATE, sol.ablate_over_heads, False, "average over the heads (the wrong axis)", "在各个头之间求了平均"),
     (ABLATE, sol.ablate_every_head, False, "EVERY head of layer 1", "**每个**头都换成了均值"),

@@ -44,7 +44,7 @@ STRINGS.update({
                                    "every sequence and every position. That puts at each position an output the head "
                                    "may never write there (the one-vector mean that made L1H3 look costly). Average "
                                    "over the sequences only (axis 0), one mean per position: shape (T, Dh).",
-                             "zh": "{case}：你把这个头的输出换成了**一个**均值向量，"
+                             "zh": "{case}：你把这个头的输出换成了**一个**平均向量，"
                                    "它是在所有序列、所有位置上平均得到的。"
                                    "这样每个位置上放的都是这个头在那里也许从不会写出的输出（正是这种单一均值让 L1H3 "
                                    "看起来代价很大）。只在序列之间平均（axis 0），每个位置一个均值，形状 (T, Dh)。"},

@@ -92,15 +92,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.case.ln_random": {"en": "x (2, 5, 8), random gamma, beta", "zh": "x (2, 5, 8)，随机的 gamma 与 beta"},
     "nb13.case.ln_tiny": {"en": "x (4, 6), rows of tiny variance", "zh": "x (4, 6)，每行方差都极小"},
     "nb13.case.ln_nb12": {"en": "x (7, {d}), notebook 12's ln1 (layer 0)",
-                          "zh": "x (7, {d})，第 12 节的 ln1（第 0 层）"},
-    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，第 12 节的最后一个 LN"},
+                          "zh": "x (7, {d})，12 节的 ln1（第 0 层）"},
+    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，12 节的最后一个 LN"},
     "nb13.case.gpt_coref": {"en": "notebook 12's coreference model, ids (9,)",
-                            "zh": "第 12 节的指代模型，ids (9,)"},
+                            "zh": "12 节的指代模型，ids (9,)"},
     "nb13.case.gpt_induction": {"en": "notebook 12's induction model, ids (2, 22)",
-                                "zh": "第 12 节的 induction 模型，ids (2, 22)"},
+                                "zh": "12 节的 induction 模型，ids (2, 22)"},
     "nb13.case.gpt_random": {"en": "a random model, ids ({n},)", "zh": "一个随机模型，ids ({n},)"},
     "nb13.case.block_nb12": {"en": "notebook 12's block {i}, x {shape}, causal mask",
-                             "zh": "第 12 节的第 {i} 个 Transformer 块，x {shape}，因果掩码"},
+                             "zh": "12 节的第 {i} 个 Transformer 块，x {shape}，因果掩码"},
     "nb13.case.block_random": {"en": "a random block, x (6, 16), {kind}",
                                "zh": "一个随机的 Transformer 块，x (6, 16)，{kind}"},
     "nb13.case.paragraph_en": {"en": "English paragraph {i}", "zh": "英文第 {i} 段"},
@@ -144,7 +144,7 @@ STRINGS: dict[str, dict[str, str]] = {
                           "zh": "你的层归一化忘了 gamma 和 beta（{case}）：先乘 gamma，再加 beta。"},
     "nb13.ln.ok": {"en": "your layer norm matches the library's on {n} inputs (random ones, rows of tiny variance, "
                          "notebook 12's trained gains; largest difference {diff}), and autograd goes through it.",
-                   "zh": "你的层归一化在 {n} 个输入上与库里的结果一致（随机输入、方差极小的行、第 12 节训练好的增益；"
+                   "zh": "你的层归一化在 {n} 个输入上与库里的结果一致（随机输入、方差极小的行、12 节训练好的增益；"
                          "最大差 {diff}），并且自动求导能穿过它。"},
     # feed-forward
     "nb13.ffn.erf": {"en": "Your feed-forward uses the exact (erf) GELU ({case}); the library and GPT-2 use the tanh "
@@ -164,7 +164,7 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "你的前馈网络在第二层之后也用了 GELU（{case}）；只有隐藏层才需要它。"},
     "nb13.ffn.ok": {"en": "your feed-forward matches the library's on {n} inputs (random weights, notebook 12's "
                           "trained layers, an attention-only block with F = 0; largest difference {diff}).",
-                    "zh": "你的前馈网络在 {n} 个输入上与库里的结果一致（随机权重、第 12 节训练好的层、F = "
+                    "zh": "你的前馈网络在 {n} 个输入上与库里的结果一致（随机权重、12 节训练好的层、F = "
                           "0 的纯注意力 Transformer 块；"
                           "最大差 {diff}）。"},
     # the block
@@ -193,7 +193,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "把 {w} 的权重放在了掩码禁止的 Key {k} 上。请把 `mask` 传给注意力。"},
     "nb13.block.ok": {"en": "your block matches the library's on {n} inputs (notebook 12's trained block, random "
                             "blocks, a batch, a padding mask; largest difference {diff}).",
-                      "zh": "你的 Transformer 块在 {n} 个输入上与库里的结果一致（第 12 节训练好的 Transformer 块、"
+                      "zh": "你的 Transformer 块在 {n} 个输入上与库里的结果一致（12 节训练好的 Transformer 块、"
                             "随机的 Transformer 块、一个 batch、"
                             "一个填充掩码；最大差 {diff}）。"},
     # the decoder
@@ -216,7 +216,7 @@ STRINGS: dict[str, dict[str, str]] = {
                          "zh": "你的模型漏掉了 b_out（{case}）：logits = LN_f(x) W_out + b_out。"},
     "nb13.gpt.ok": {"en": "your GPT matches the library's forward on {n} inputs (notebook 12's two trained models, a "
                           "random model, a batch; logits and every attention map, largest difference {diff}).",
-                    "zh": "你的 GPT 在 {n} 个输入上与库里的前向计算一致（第 12 节的两个训练好的模型、一个"
+                    "zh": "你的 GPT 在 {n} 个输入上与库里的前向计算一致（12 节的两个训练好的模型、一个"
                           "随机模型、一个 batch；"
                           "logits 和每一张注意力图，最大差 {diff}）。"},
     # generation
