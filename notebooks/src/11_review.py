@@ -24,21 +24,22 @@
 # - place attention between its prerequisites and the topics that build on it.
 #
 # **What you should know first:** notebooks [01](01_query_key_value.ipynb)–[07](07_position.ipynb); 08–10 help with the
-# second half, and every row below links to the notebook that shows it.
+# second half, and every row below links to the notebook that shows it. *About 45 minutes.*
 
 # %% [markdown] lang="zh"
 # # 11 · 总复习
 #
-# 在课程转向训练好的模型之前，这一节把注意力机制重新拼起来：一步用上所有概念的注意力计算，集中在一处的八道自测题，两份原教程的总结表，以及一张“接下来学什么”的概念图。
+# 课程转向训练好的模型之前，这一节把注意力机制重新拼起来，内容有四块：一步用上所有概念的注意力计算；集中在一处的八道自测题；
+# 两份原教程的总结表；一张“接下来学什么”的概念图。
 #
 # **学完本节，你将能够**
 # - 跑通一步带位置编码的多头因果注意力，说清其中每个形状、每个数字的含义；
-# - 回答八道自测题，并为每一道找到演示它的 notebook 和控件；
+# - 回答八道自测题，并为每一道找到演示它的那一节和控件；
 # - 逐行比较注意力与 RNN；
 # - 用一句话分别向开发者解释自注意力、Query/Key/Value、多头注意力和 $O(n^2)$ 复杂度；
 # - 说出注意力需要哪些先修知识，又通向哪些主题。
 #
-# **预备知识**：第 [01](01_query_key_value.ipynb)–[07](07_position.ipynb) 节；第 08–10 节有助于理解后半部分，下面每一行都链接到演示它的那一节。
+# **需要的基础**：[01](01_query_key_value.ipynb)–[07 节](07_position.ipynb)；08–10 节有助于理解后半部分，下面每一行都链接到演示它的那一节。*约 45 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -51,7 +52,7 @@ from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本 notebook 的所有随机数都来自种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本节的所有随机数都来自种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
@@ -70,15 +71,20 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # %% [markdown] lang="zh"
 # ## 一步注意力，串起整套课程
 #
-# 七个词 *the cat sat because it was tired* 经过解码器里的一层自注意力。每个词先变成一个向量，即固定种子的随机词向量，$D = 8$，
-# 再加上**正弦位置编码**（07 节）；和向量经投影得到 **Query、Key、Value**（01 节），拆成宽度为 $d_k = D / H = 4$ 的**两个头**（06 节）；
-# 每个头让每个 Query 与每个 Key 打分，**除以 $\sqrt{d_k}$**（02 节），加上**因果掩码**（04 节），用 **softmax** 把每一行变成权重（03 节），
-# 再对 Value 加权求和；最后把各头拼接起来乘以 $W^O$。这又是 01 节的那条链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
+# 让“小猫 坐下 了 因为 它 很 累”这七个词经过解码器里的一层自注意力，一步一步来：
+#
+# 1. 每个词变成一个 $D = 8$ 的随机词向量（种子固定），再加上**正弦位置编码**（07 节）；
+# 2. 和向量经投影得到 **Query、Key、Value**（01 节），拆成**两个头**，每个头的维度是 $d_k = D / H = 4$（06 节）；
+# 3. 每个头让每个 Query 与每个 Key 打分，分数**除以 $\sqrt{d_k}$**（02 节），再加上**因果掩码**（04 节）；
+# 4. 用 **softmax** 把每一行变成权重（03 节），对 Value 加权求和；
+# 5. 把各头拼接起来，乘以 $W^O$。
+#
+# 这又是 01 节的那条链：表示 → 内容比较 → 权重 → 加权求和 → 新的表示。
 #
 # `review.recap_step` 只调用 `ac.sinusoidal_encoding`、`ac.causal_mask` 和 `ac.multi_head_attention`，并保留每个中间结果，方便逐个查看。
 
 # %%
-recap = review.recap_step(("the", "cat", "sat", "because", "it", "was", "tired"), d_model=8, n_heads=2, seed=0)
+recap = review.recap_step("[en]the cat sat because it was tired[zh]小猫 坐下 了 因为 它 很 累".split(), d_model=8, n_heads=2, seed=0)
 T, D, H = len(recap.tokens), recap.params.d_model, recap.n_heads
 print(pad("[en]tokens[zh]token", 18), recap.tokens)
 print(pad("[en]x  embeddings[zh]x  嵌入", 18), recap.x.shape, "  (T, D)")
@@ -93,25 +99,47 @@ print(pad("[en]output[zh]输出", 18), recap.output.shape, "  " + "[en](T, D): o
 # The weights of both heads, one heatmap each (row = the query token, column = the key token it reads):
 
 # %% [markdown] lang="zh"
-# 两个头的权重，各画一张热图（行是发出 Query 的词，列是被读取的 Key 所在的词）：
+# 两个头的权重各画一张热图，每行是一个发出 Query 的词，每列是一个被读取的词：
 
 # %%
 fig = plots.head_grid(recap.weights, list(recap.tokens))
 
 # %% [markdown] lang="en"
 # Three things are visible at once: everything above the diagonal is 0 (the mask: no token reads the future); the
-# first row is a single 1.00 (*the* can only read itself); and the two heads spread their weights differently over the
+# first row is a single 1.00 (the first word can only read itself); and the two heads spread their weights differently over the
 # same words, although the projections are random. (A 0.00 *below* the diagonal is rounding: those weights are small but
 # positive, as Q5 below shows.)
 #
-# The next cell measures one fact per self-test question on these numbers (✓ = the fact holds); the number in brackets
-# is the notebook that teaches it.
+# **Predict first.** Before the facts are printed, write down three numbers, then run the cell after: how many weights
+# are masked to exactly 0 in the two heads together, how many numbers the weights tensor $(H, T, T)$ holds, and what
+# weight the first word gives itself in each head.
 
 # %% [markdown] lang="zh"
-# 有三件事一眼就能看出：对角线以上全是 0，这是掩码，没有哪个词能读到未来；第一行只有一个 1.00，因为 *the* 只能读它自己；
+# 有三件事一眼就能看出：对角线以上全是 0，这是掩码，没有哪个词能读到未来；第一行只有一个 1.00，因为“小猫”只能读它自己；
 # 两个头对同样的词分配权重的方式各不相同，尽管投影矩阵完全是随机的。对角线*以下*的 0.00 只是四舍五入，这些权重很小但都是正数，下面的 Q5 会说明。
 #
-# 下一个单元格在这组数字上为每道自测题测量一个事实，✓ 表示成立，括号里是讲解它的那一节。
+# **先预测，再揭晓。** 先写下三个数，再运行后面的单元格：两个头里一共有多少个权重被掩码置为严格的 0？权重张量 $(H, T, T)$ 一共有多少个数？
+# 第一个词在每个头里给自己的权重是多少？
+
+# %%
+my_masked = None      # [en] masked weights in both heads together [zh] 两个头里被屏蔽的权重，一共多少个
+my_size = None        # [en] numbers in the weights tensor (H, T, T) [zh] 权重张量 (H, T, T) 里有多少个数
+my_first = None       # [en] the first word's weight on itself, in each head [zh] 第一个词在每个头里给自己的权重
+
+# %%
+masked = int((recap.weights[:, ~recap.mask] == 0).sum())       # [en] H · T(T-1)/2 entries above the diagonal [zh] 对角线以上的 H · T(T-1)/2 个
+print(f"[en]masked weights equal to 0: {masked} = H · T(T−1)/2 = {H} · {T * (T - 1) // 2}   (your prediction: {my_masked})[zh]等于 0 的被屏蔽权重：{masked} = H · T(T−1)/2 = {H} · {T * (T - 1) // 2}（你的预测：{my_masked}）")
+print(f"[en]numbers in the weights tensor: {recap.weights.size} = H · T² = {H} · {T}²   (your prediction: {my_size})[zh]权重张量里的数：{recap.weights.size} = H · T² = {H} · {T}²（你的预测：{my_size}）")
+print(f"[en]first word's weight on itself, per head: {recap.weights[:, 0, 0]}   (your prediction: {my_first})[zh]第一个词给自己的权重，逐个头：{recap.weights[:, 0, 0]}（你的预测：{my_first}）")
+
+# %% [markdown] lang="en"
+# The first word has only itself to read, so softmax over one visible key gives 1 in every head. The next cell measures
+# one fact per self-test question on these numbers (✓ = the fact holds); the number in brackets is the notebook that
+# teaches it.
+
+# %% [markdown] lang="zh"
+# 第一个词能读的只有它自己，只有一个可见 Key 时，softmax 在每个头里都给出 1。下一个单元格在这组数字上为每道自测题测量一个事实，✓ 表示成立，
+# 括号里是讲解它的那一节。
 
 # %%
 checks = review.recap_checks(recap)
@@ -131,7 +159,8 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # - **Q6:** the output is exactly the weighted mix of the values (then $W^O$): a weight is a mixing share, not an explanation.
 # - **Q7:** without a mask and without positions, shuffling the words only reorders the outputs (0.0 beyond that);
 #   with positions added, the outputs change (0.468).
-# - **Q8:** *tired* reads *the* six positions back in this one step, in both heads; an RNN would need six steps.
+# - **Q8:** the last word reaches the first, six positions back, in this one step: its weight is positive in both heads
+#   (0.214 and 0.009: the path exists whether or not a head makes much use of it); an RNN would need six steps.
 # - **n²:** the weights tensor holds $H \cdot T^2 = 98$ numbers; twice the words, four times the numbers.
 
 # %% [markdown] lang="zh"
@@ -139,16 +168,17 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 #
 # - **Q1**：同一个函数，Q、K、V 都来自这句话时是自注意力，给出 $T \times T$ 的方阵权重；三个 Query 来自另一个序列时是交叉注意力，给出 $3 \times T$ 的权重。
 # - **Q2**：分数在 softmax 之前除以 $\sqrt{d_k} = 2$，不除的话，分数的离散程度会随 $d_k$ 增大。
-# - **Q3**：两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.934。
+# - **Q3**：两个宽度为 4 的头，而不是一个宽度为 8 的头；面对同样的词，两个头的权重最多相差 0.952。
 # - **Q4**：42 个被屏蔽的权重严格为 0，所以改动最后一个 token，前面的输出纹丝不动，变化是 0.0：推理时逐个 token 生成，用的是同一套计算。
-# - **Q5**：每行之和为 1，但可见位置中最小的权重约为 $10^{-3}$，而不是 0：softmax 的输出是稠密的。
+# - **Q5**：每行之和为 1，但可见位置中最小的权重约为 $7 \times 10^{-4}$，而不是 0：softmax 的输出是稠密的。
 # - **Q6**：输出恰好是 Value 按权重的混合，再乘 $W^O$：权重是混合的份额，不是对结论的解释。
-# - **Q7**：不加掩码也不加位置编码时，打乱词序只会让输出换个顺序，此外的变化为 0.0；加上位置编码后，输出本身就变了，差值 0.468。
-# - **Q8**：*tired* 在这一步里直接读到六个位置之前的 *the*，两个头都是如此；RNN 需要走六步。
+# - **Q7**：不加掩码也不加位置编码时，打乱词序只会让输出换个顺序，此外的变化为 0.0；加上位置编码后，输出本身就变了，差值 0.431。
+# - **Q8**：最后一个词“累”在这一步里直接读到六个位置之前的“小猫”，两个头里的权重分别是 0.169 和 0.132。这条一步直达的路径总是在的，
+#   头用不用它，取决于权重；RNN 则需要走六步。
 # - **n²**：权重张量有 $H \cdot T^2 = 98$ 个数；词数翻倍，数量变为四倍。
 
 # %% [markdown] lang="en"
-# ## The eight self-test questions
+# ## Self-test: nine combined questions and the eight core ones
 #
 # First, nine **questions that combine topics**, each needing two notebooks at once (the mask and the KV cache, scaling
 # and temperature, heads and memory, ...). Then the eight questions of the source tutorial come back in a new order,
@@ -157,11 +187,11 @@ print("[en]all hold:[zh]全部成立：", all(c.ok for c in checks))
 # answer opens after your first attempt, and a "Try it" line names the notebook, section and widget to go back to.
 
 # %% [markdown] lang="zh"
-# ## 八道自测题
+# ## 自测题：九道综合题与八道核心题
 #
 # 先做九道**综合题**，每道都要同时用到两节的内容，比如掩码与 KV 缓存、缩放与温度、头数与内存。然后原教程的八道题换个顺序再出现一次，
 # 并附有要你动手计算或写代码的子题。作答后点**检查答案**，每道题都会说明答案为什么对或错。选项顺序是打乱的，点**打乱选项顺序**可以再换一种；
-# 作答一次之后才能打开参考答案；最后一行“动手试试”指明可以回去看的 notebook、小节和控件。
+# 作答一次之后才能打开参考答案；最后一行“动手试试”指明可以回去看的那一节、哪个小节和哪个控件。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -178,7 +208,7 @@ quiz.review_quiz()
 # %% [markdown] lang="zh"
 # ### 每道题在哪里演示
 #
-# 这张表由自测题自己的题目文件（`quiz.load_questions()`）生成：每个链接打开本版本对应的 notebook，鼠标悬停会显示自测题里的“动手试试”提示（`quiz.pointer_text`）。
+# 这张表由自测题自己的题目文件（`quiz.load_questions()`）生成：每个链接打开本版中对应的那一节，鼠标悬停会显示自测题里的“动手试试”提示（`quiz.pointer_text`）。
 # ↳ 表示子题；某一节在八道题之外另加的题目排在最后，在那一节里作答。
 
 # %%
@@ -208,7 +238,7 @@ Markdown(review.question_table(LANG))
 # %% [markdown] lang="zh"
 # ## 注意力与 RNN
 #
-# 《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列演示这一行的 notebook。
+# 《Transformer Attention 机制入门：从直觉到公式》的对比表，外加一列演示这一行的那一节。
 #
 # | 维度 | RNN | Transformer 注意力 | 演示 |
 # |---|---|---|---|
@@ -237,15 +267,16 @@ Markdown(review.question_table(LANG))
 #
 # In numbers (notebook 09): a thousand tokens make about a million pairs, a hundred thousand about ten billion. That is
 # one reason context windows are limited, not the only one: at inference the KV cache grows **linearly** with the
-# context and stays in memory for the whole generation, often the first wall (09: Llama-2-7B keeps 64 GiB for one 128K
-# sequence); and a model works reliably only up to the lengths it was trained on (07). Sparse and sliding-window
+# context and stays in memory for the whole generation, often the first wall (09: Llama-2-7B's shape would keep 64 GiB for
+# one 128K sequence, were it run that long; it was trained to 4,096 tokens); and a model works reliably only up to the
+# lengths it was trained on (07). Sparse and sliding-window
 # attention compute fewer pairs, changing what each token sees; FlashAttention computes all of them without storing the
 # $n \times n$ matrix (09, 10).
 
 # %% [markdown] lang="zh"
 # ## 开发者需要记住的四个概念
 #
-# 《Transformer 自注意力机制：直觉理解，不需要数学》1.7 节的小结表，外加一列演示它的 notebook。
+# 《Transformer 自注意力机制：直觉理解，不需要数学》1.7 节的小结表，外加一列演示它的那一节。
 #
 # | 概念 | 核心直觉 | 对开发者的意义 | 演示 |
 # |---|---|---|---|
@@ -255,7 +286,8 @@ Markdown(review.question_table(LANG))
 # | $O(n^2)$ 复杂度 | 序列长度翻倍，计算量翻四倍 | 上下文窗口有限的根本原因 | [09](09_cost_and_context_window.ipynb)、[10](10_efficient_attention.ipynb) |
 #
 # 用 09 节的数字说：一千个 token 约有一百万个位置对，十万个 token 约有一百亿个。这是上下文窗口有限的一个原因，但不是唯一的原因。
-# 推理时 KV 缓存随上下文**线性**增长，整个生成过程中都要留在内存里，它往往是最先撞上的墙，09 节算过，Llama-2-7B 一个 128K 的序列就要 64 GiB；
+# 推理时 KV 缓存随上下文**线性**增长，整个生成过程中都要留在内存里，它往往是最先撞上的墙。09 节算过，按 Llama-2-7B 的形状，假如让它读 128K 个 token，
+# 一个序列的缓存就要 64 GiB，而这个模型只训练到 4,096 个 token；
 # 此外，模型通常只在训练过的长度以内才可靠（07 节）。稀疏注意力和滑动窗口注意力只算一部分位置对，改变了每个 token 能看到的范围；
 # FlashAttention 则算全部位置对，却从不存下整个 $n \times n$ 矩阵（09、10 节）。
 
@@ -276,13 +308,13 @@ Markdown(review.question_table(LANG))
 # | “Lost in the middle is just diluted weights.” | a position effect with several causes (training data, position encoding, attention patterns), measured separately from the $n^2$ cost | [09](09_cost_and_context_window.ipynb) |
 
 # %% [markdown] lang="zh"
-# ## 需要避开的误解
+# ## 常见误区
 #
 # 下面每句话听起来都对，其实都不对；第二列是本课程实测过的证据。
 #
 # | 误解 | 实际测到的是 | 出处 |
 # |---|---|---|
-# | “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $10^{-3}$）；只有掩码才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
+# | “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $7 \times 10^{-4}$）；只有掩码才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
 # | “权重大就说明它决定了预测结果。” | 权重只是某一层、某一个头里，一次混合中某个 Value 所占的份额；残差连接、其他头和后续层都会继续改变结果 | [01](01_query_key_value.ipynb) |
 # | “掩码只是训练时的技巧。” | 用 KV 缓存逐个 token 生成，结果与完整的带掩码计算完全一致 | [04](04_masking.ipynb) |
 # | “头越多越好。” | $d_{model}$ 固定时，头越多每个头越窄（$d_k = d_{model}/h$），权重张量也随 $h$ 增大 | [06](06_multi_head_attention.ipynb) |
@@ -429,10 +461,10 @@ Markdown(review.question_table(LANG))
 # 原教程给出的阅读清单，以及每一篇能在本课程之外补上什么：
 #
 # - Vaswani et al.，[*Attention Is All You Need*](https://arxiv.org/abs/1706.03762)，NeurIPS 2017（原论文）。
-#   重点读 3.2 节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第 4 节（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
+#   重点读论文的 3.2 小节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第四节（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
 # - Jay Alammar，[*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/)（图解经典）：
 #   用图一步步走完整个 Transformer 的编码器和解码器，是学完本课程后最自然的下一步。
-# - 3Blue1Brown 的 Attention 视频 [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
+# - 3Blue1Brown 讲注意力的视频 [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)
 #   （深度学习系列第 6 章，直观可视化）：用动画呈现同样的 Query/Key/Value 几何，也讲到掩码、上下文长度和交叉注意力。
 # - Phuong、Hutter（DeepMind），[*Formal Algorithms for Transformers*](https://arxiv.org/abs/2207.09238)，2022（推导严谨）：
 #   把每个算法都写成精确的伪代码，建立直觉之后可作为严谨的参考。
