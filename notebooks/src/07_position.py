@@ -15,27 +15,28 @@
 # **After this notebook you will be able to**
 # - show by experiment that self-attention is blind to word order: shuffle the input and the output is shuffled the same way;
 # - build the sinusoidal position table, read it as waves of different speeds, and show that moving $k$ positions is the same rotation at every position;
-# - say what a learned position table is, what it needs and where it stops;
+# - say what a learned position table is, what it needs and what its limits are;
 # - explain how RoPE makes a query–key score depend only on their offset, and check it numerically;
 # - tell apart the mechanisms that change scores **before** softmax: masks, a position bias, a local window;
 # - answer the self-test question "self-attention ignores position: how is that fixed?".
 #
 # **What you should know first:** one attention step ([01 · Query, Key, Value](01_query_key_value.ipynb)); softmax
 # ([03 · Softmax](03_softmax.ipynb)); masks as $-\infty$ added to the scores ([04 · Masking](04_masking.ipynb)).
+# *About 55 minutes.*
 
 # %% [markdown] lang="zh"
 # # 07 · 位置信息
 #
 # **学完本节，你将能够**
-# - 用实验证明自注意力看不见词序：把输入打乱，输出只会以同样的方式被打乱；
+# - 用实验证明自注意力看不见词序：把输入打乱，输出只是跟着换了同样的顺序；
 # - 构造正弦位置编码表，把它读成一组快慢不同的波，并证明“往后挪 $k$ 个位置”在任何位置上都是同一个旋转；
-# - 说清可学习位置编码表是什么、需要什么、在哪里止步；
+# - 说清可学习位置编码表是什么、需要什么、有什么局限；
 # - 解释 RoPE 为什么让 Query 与 Key 的分数只取决于二者的偏移，并用数值验证；
 # - 分清在 softmax **之前**改变分数的几种机制：掩码、位置偏置、局部窗口；
 # - 回答自测题“自注意力是位置无关的，如何弥补？”。
 #
-# **预备知识**：一步注意力的流程（[01 · Query、Key、Value](01_query_key_value.ipynb)），softmax（[03 · Softmax](03_softmax.ipynb)），
-# 掩码就是给分数加上 $-\infty$（[04 · 掩码](04_masking.ipynb)）。
+# **需要的基础**：一步注意力的流程，见 [01 节](01_query_key_value.ipynb)；softmax，见 [03 节](03_softmax.ipynb)；
+# 掩码就是给分数加上 $-\infty$，见 [04 节](04_masking.ipynb)。*约 55 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -49,7 +50,7 @@ from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
@@ -70,7 +71,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 下面用一个真实的层来检验：两个头，带着各自的投影 $W^Q, W^K, W^V, W^O$（用种子生成的随机权重，相当于训练之前），作用在六个随机的 token 向量上。
 
 # %%
-D = 16                                                  # [en] model width [zh] 模型宽度
+D = 16                                                  # [en] model width [zh] 模型维度
 params = ac.init_multihead(d_model=D, n_heads=2, seed=0)
 
 def self_attention(x):
@@ -105,10 +106,10 @@ for _ in range(3):
 # Every step, including $W^O$ and every head, keeps the $P$ on the outside.
 
 # %% [markdown] lang="zh"
-# 打乱后的句子的输出，恰好就是原来的输出以同样方式打乱的结果，只差最后一两位，$10^{-16}$ 是 float64 的舍入误差。
+# 句子打乱之后，输出恰好是原输出按同样方式打乱的结果，只差最后一两位：$10^{-16}$ 是 float64 的舍入误差。
 # 这叫作**置换等变性**，`position_lab.equivariance_gap(layer, x, perm)` 量的正是这个数。
 #
-# ### 原因：置换原样穿过每一步
+# ### 原因：每一步都保留置换
 #
 # 把打乱写成一个置换矩阵 $P$，$PX$ 就是把 $X$ 的各行换个顺序，且 $P^\top P = I$。投影逐行作用，所以 $Q' = PQ$，$K' = PK$，$V' = PV$。于是
 #
@@ -118,7 +119,7 @@ for _ in range(3):
 #
 # $$\text{softmax}(P S P^\top)\,PV = P\,\text{softmax}(S)\,P^\top P\,V = P\,\big(\text{softmax}(S)\,V\big)$$
 #
-# 每一步，包括输出投影 $W^O$ 和每一个头，都把 $P$ 留在最外面。
+# 每一步，包括输出投影 $W^O$ 和每一个头，都把 $P$ 留在最外面：置换从输入一路保留到输出。
 
 # %% [markdown] lang="en"
 # ### Dog bites man, man bites dog
@@ -176,7 +177,7 @@ compare(self_attention)
 # %% [markdown] lang="zh"
 # ## 正弦位置编码
 #
-# *Attention Is All You Need* 给第 $p$ 个 token 的向量加上一个同样宽度 $D$ 的固定向量 $PE[p]$。它的元素成对出现，每一对对应一个频率
+# *Attention Is All You Need* 给第 $p$ 个 token 的向量加上一个同样是 $D$ 维的固定向量 $PE[p]$。它的元素成对出现，每一对对应一个频率
 # $\omega_i = 10000^{-2i/D}$：
 #
 # $$PE[p, 2i] = \sin(p\,\omega_i), \qquad PE[p, 2i+1] = \cos(p\,\omega_i)$$
@@ -260,7 +261,7 @@ print("[en]M_3 is a rotation: M^T M = I ->[zh]M_3 是一个旋转：M^T M = I ->
 # %% [markdown] lang="zh"
 # ### 动手试试：位置与维度
 #
-# 拖动 $p$ 和 $i$，$p$ 是行，即位置，$i$ 是列，即维度。下面的图是第 $i$ 列沿所有位置的取值，一条正弦或余弦波，读数给出它的波长。
+# 拖动 $p$ 和 $i$：$p$ 是行（位置），$i$ 是列（维度）。下面的图是第 $i$ 列沿所有位置的取值，一条正弦或余弦波，读数给出它的波长。
 # 先试 $i = 0$ 和 $i = 1$，这是最快的一对，同一条波错开四分之一圈；再试 $i = 20$、$40$、$63$，一个比一个慢。然后固定 $i = 2$ 拖动 $p$，橙色的点沿着波移动。
 
 # %%
@@ -287,7 +288,7 @@ gram_sin = pe @ pe.T                                                 # (T, T): P
 gram_learned = learned @ learned.T                                   # (T, T)
 for name, g in (("[en]sinusoidal[zh]正弦位置编码", gram_sin), ("[en]learned (untrained)[zh]可学习位置编码（未训练）", gram_learned)):
     spread = position_lab.diagonal_spread(g) / np.abs(g).max()       # [en] 0: depends on the offset n - m only [zh] 0：只取决于偏移 n - m
-    print(pad(name, 20), f"[en]spread along a diagonal / largest entry = {spread:.3f}[zh]沿对角线的离散程度 / 最大元素 = {spread:.3f}")
+    print(pad(name, 26), f"[en]spread along a diagonal / largest entry = {spread:.3f}[zh]沿对角线的离散程度 / 最大元素 = {spread:.3f}")
 print("[en]sinusoidal PE[p] . PE[p+3] for p = 0, 10, 40:[zh]正弦位置编码 PE[p] . PE[p+3]，p = 0、10、40：", np.round([gram_sin[p, p + 3] for p in (0, 10, 40)], 3),
       f"= sum cos(3 w_i) = {np.cos(3 * omega).sum():.3f}")
 
@@ -322,7 +323,7 @@ print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]�
 # %% [markdown] lang="zh"
 # 正弦公式可以为任意位置算出向量，所以更长的输入至少能拿到编码；至于训练好的模型能否用好从没见过的位置，则是另一回事
 # （往往用不好）。新模型转向了 RoPE、ALiBi 这类相对位置方案，但相对位置本身也没有解决这个问题：RoPE 模型超出训练长度后
-# 同样会变差，除非把旋转重新缩放并在更长的文本上继续调优（位置插值、NTK-aware 缩放、YaRN）；ALiBi 的线性惩罚外推得更好，
+# 同样会变差，除非把旋转重新缩放，再在更长的文本上继续微调（位置插值、NTK-aware 缩放、YaRN）；ALiBi 的线性惩罚外推得更好，
 # 代价是偏向近处的 token。（以上引自这些方法的论文：Press 等 2022、Chen 等 2023、Peng 等 2023；这里没有训练足够长的模型来实测。）
 
 # %% [markdown] lang="en"
@@ -342,21 +343,30 @@ def with_position(layer):
     [zh] 同一层，只是先把正弦位置编码加到输入上。"""
     return lambda x: layer(x + ac.sinusoidal_encoding(len(x), x.shape[-1]))
 
+def with_learned_position(layer):
+    """[en] The same layer, with the (untrained) learned table of above added to its input first.
+    [zh] 同一层，只是先把上面那张（未训练的）可学习位置编码表加到输入上。"""
+    return lambda x: layer(x + ac.learned_position_table(T, x.shape[-1], seed=0)[: len(x)])
+
 for name, layer in (("[en]without position[zh]不加位置", self_attention),
-                    ("[en]with position[zh]加上位置", with_position(self_attention))):
-    print(pad(name, 17), f"max |out[perm] - layer(x[perm])| = {position_lab.equivariance_gap(layer, x, perm):.3g}")
+                    ("[en]+ sinusoidal table[zh]+ 正弦位置编码", with_position(self_attention)),
+                    ("[en]+ learned table[zh]+ 可学习位置编码", with_learned_position(self_attention))):
+    print(pad(name, 20), f"max |out[perm] - layer(x[perm])| = {position_lab.equivariance_gap(layer, x, perm):.3g}")
 print()
 print(f"[en]word   in '{' '.join(first)}'             |  in '{' '.join(second)}'[zh]词     在“{''.join(first)}”中                   |  在“{''.join(second)}”中")
 compare(with_position(self_attention))
 
 # %% [markdown] lang="en"
-# The shuffle no longer passes through: the difference is now 0.593 instead of $10^{-16}$. "dog" as the subject
+# The shuffle no longer passes through: with the sinusoidal table the difference is 0.593 instead of $10^{-16}$, and the
+# untrained learned table breaks the symmetry too (its random rows are small, so the gap is smaller, 0.031). Below,
+# with the sinusoidal table, "dog" as the subject
 # and "dog" as the object come out different (by up to 0.485), and so does "bites" (0.439), although it sits in the
 # middle of both sentences: its neighbours changed places. The layer can now tell who bit whom; learning to
 # *use* that is the job of training.
 
 # %% [markdown] lang="zh"
-# 置换不再原样穿过：差值从 $10^{-16}$ 变成了 0.593。作为主语的“狗”和作为宾语的“狗”输出不同了（最多相差 0.485），
+# 置换等变性被打破了：加上正弦位置编码后，差值从 $10^{-16}$ 变成了 0.593；未训练的可学习位置编码也打破了对称，只是它的随机行很小，差值也小，为 0.031。
+# 再看加正弦位置编码的两句话：作为主语的“狗”和作为宾语的“狗”输出不同了（最多相差 0.485），
 # 连“咬”也变了（0.439），尽管它在两句话里都位于中间：是它的邻居换了位置。这个层现在能分辨谁咬了谁；至于学会*利用*这一点，则是训练的任务。
 
 # %% [markdown] lang="en"
@@ -376,7 +386,7 @@ compare(with_position(self_attention))
 # ## RoPE：旋转 Query 和 Key
 #
 # 把位置加到输入上，会把“是什么”和“在哪里”混进同一个向量，之后的投影又把它们搅得更乱。**RoPE**（旋转位置编码，LLaMA 和大多数新模型都在用）
-# 把位置直接放进分数里：把位置 $m$ 上的 Query 的每一对维度旋转 $m\theta_i$，把位置 $n$ 上的 Key 的每一对维度旋转 $n\theta_i$，用的还是上面那座钟。
+# 把位置直接放进分数里：位置 $m$ 上的 Query，每一对维度旋转 $m\theta_i$；位置 $n$ 上的 Key，每一对维度旋转 $n\theta_i$。用的还是上面那座钟。
 # 旋转不改变长度，并把点积变成角度之差：
 #
 # $$\big(R(m\theta)\,q\big) \cdot \big(R(n\theta)\,k\big) = q^\top R(m\theta)^\top R(n\theta)\,k = q^\top R\big((n-m)\theta\big)\,k$$
@@ -433,23 +443,28 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 #
 # Three mechanisms act on the scores before softmax, and each brings position in: a **mask** hides keys (score
 # $-\infty$, weight exactly 0); a **position bias** adds a number that depends on the distance, such as the ALiBi-like
-# $-\text{slope} \cdot |i - j|$; a **local window** hides every key $w$ or more positions away
-# (`ac.sliding_window_mask`). One query (position 5 of 0..7), its content scores $q \cdot k_j / \sqrt{d_k}$, and what
-# each mechanism makes of them (slope 0.5, a causal window of 3 keys):
+# $-m \cdot |i - j|$ with a slope $m$; a **local window** hides every key $w$ or more positions back. Throughout the
+# course, **a window of $w$** means the $w$ keys a query sees, itself included: itself and the $w - 1$ tokens before it
+# (the causal window of `ac.sliding_window_mask(T, w)`, as in Mistral). One query (position 5 of 0..7), its content
+# scores $q \cdot k_j / \sqrt{d_k}$, and what each mechanism makes of them (slope $m = 0.5$, a window of 3: keys 3, 4, 5):
 
 # %% [markdown] lang="zh"
 # ## 在 softmax 之前：掩码、位置偏置、局部窗口
 #
 # 还有三种机制直接在 softmax 之前作用于分数，每一种都把位置带了进来。**掩码**屏蔽某些 Key，分数变成 $-\infty$，权重严格为 0；
-# **位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-\text{slope} \cdot |i - j|$；**局部窗口**屏蔽所有距离达到 $w$ 的 Key，即 `ac.sliding_window_mask`。
-# 下面是 0 到 7 号位置中位置 5 上的一个 Query 与各个 Key 的内容分数 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们，slope 取 0.5，因果窗口含 3 个 Key：
+# **位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-m \cdot |i - j|$，$m$ 是斜率；**局部窗口**屏蔽往前距离达到 $w$ 的所有 Key。
+# 本课程说“宽度为 $w$ 的窗口”，一律指 Query 能看到的 $w$ 个 Key，包括它自己：它自己和它前面的 $w - 1$ 个 token，
+# 也就是 `ac.sliding_window_mask(T, w)` 给出的因果窗口，与 Mistral 相同。
+# 下面取 0 到 7 号位置中位置 5 上的一个 Query，列出它与各个 Key 的内容分数 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们。
+# 斜率 $m$ 取 0.5，窗口宽度为 3，即 Key 3、4、5：
 
 # %%
 scores = np.array([2.0, 0.5, -0.5, 0.0, 1.0, 0.8, 0.3, 1.8])      # [en] one query's content scores, Tk = 8 [zh] 一个 Query 的内容分数，Tk = 8
 query = 5
 print(pad("[en]bias -0.5|5 - j|[zh]偏置 -0.5|5 - j|", 16) + ":", position_lab.distance_bias(8, 0.5)[query])
 print(pad("[en]causal mask[zh]因果掩码", 16) + ":", ac.causal_mask(8)[query].astype(int), " " + "[en](1 = visible)[zh]（1 = 可见）")
-print(pad("[en]window of 3[zh]宽度为 3 的窗口", 16) + ":", ac.sliding_window_mask(8, 3)[query].astype(int))
+print(pad("[en]window of 3[zh]宽度为 3 的窗口", 16) + ":", ac.sliding_window_mask(8, 3)[query].astype(int),
+      f"[en]  ({ac.sliding_window_mask(8, 3)[query].sum()} keys)[zh]  （{ac.sliding_window_mask(8, 3)[query].sum()} 个 Key）")
 print()
 variants = position_lab.score_row_variants(scores, query, slope=0.5, window=3)
 print(pad("[en]key j[zh]Key j", 24) + "".join(f"{j:>7d}" for j in range(8)))
@@ -478,16 +493,19 @@ ax = position_lab.plot_score_row(variants, query=query)
 # ### Try it: slope, window, causal mask
 #
 # The same row of content scores (the short grey marks), the scores after your changes (orange bars, $-\infty$ where a key
-# is hidden) and the weights. Try: raise the slope step by step: at 0.1 key 7 (two positions away) already overtakes key 0 (five away), above
-# 0.5 the query's own key leads, and at 1.0 it takes 0.465. Set the window to 1 (the query sees only itself: weight 1).
-# Tick the causal mask with slope 0 and watch key 7's weight move to the others.
+# is hidden) and the weights. The window is the one of the row above: $w$ keys, the query and the $w - 1$ before it.
+# Raise the slope step by step. At 0.1 key 7 (two positions away) already overtakes key 0 (five away); above 0.5 the
+# query's own key leads, and at 1.0 it takes 0.465. Set the window to 1 (the query sees only itself: weight 1). Set the
+# window back to 0, tick the causal mask with slope 0, and watch key 7's weight move to the others.
 
 # %% [markdown] lang="zh"
 # ### 动手试试：斜率、窗口、因果掩码
 #
-# 同一行内容分数（灰色短横），你改动之后的分数（橙色柱；某个 Key 被屏蔽时显示 $-\infty$），以及权重。
-# 试试看：一点点调高斜率：到 0.1 时，Key 7（相距两个位置）就已经超过了 Key 0（相距五个位置）；超过 0.5 后，Query 自己的 Key 领先，
-# 到 1.0 时它拿到 0.465。把窗口设为 1（Query 只能看见自己：权重为 1）。斜率为 0 时勾选因果掩码，看 Key 7 的权重如何分给其他 Key。
+# 图中是同一行内容分数（灰色短横）、你改动之后的分数（橙色柱，被屏蔽的 Key 显示 $-\infty$）和权重。窗口的含义与上面那一行相同：
+# 宽度为 $w$ 时，Query 看到自己和前面的 $w - 1$ 个 Key。
+#
+# 试试看。把斜率一点点调高：到 0.1 时，Key 7（相距两个位置）就已经超过了 Key 0（相距五个位置）；超过 0.5 后，Query 自己的 Key 领先，
+# 到 1.0 时它拿到 0.465。把窗口设为 1，Query 只能看见自己，权重为 1。再把窗口设回 0，斜率为 0 时勾选因果掩码，看 Key 7 的权重如何分给其他 Key。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -512,23 +530,25 @@ widgets.position_bias_widget(scores, query=query, slope=0.0, window=0, causal=Fa
 curves = {
     "[en]content only[zh]只看内容": position_lab.weight_by_distance(9, 16, 4000, seed=1),
     "[en]+ distance bias[zh]+ 距离偏置": position_lab.weight_by_distance(9, 16, 4000, seed=1, slope=0.5),
-    "[en]+ local window[zh]+ 局部窗口": position_lab.weight_by_distance(9, 16, 4000, seed=1, window=3),
+    "[en]+ symmetric window, 5 keys[zh]+ 对称窗口，5 个 Key": position_lab.weight_by_distance(9, 16, 4000, seed=1, window=3),
 }
 for label, curve in curves.items():
-    print(pad(label, 18), "[en]weight at distance 0..4:[zh]距离 0..4 上的权重：", curve)
+    print(pad(label, 28), "[en]weight at distance 0..4:[zh]距离 0..4 上的权重：", curve)
 print(f"[en]uniform 1/9 = {1 / 9:.3f}[zh]均匀分布 1/9 = {1 / 9:.3f}")
 ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 
 
 # %% [markdown] lang="en"
 # Content only: the same average weight at every distance, $1/9$ up to sampling noise. With the bias (slope 0.5), the
-# weight falls with distance; with a symmetric window of 3 ($|i - j| < 3$: two keys on each side), it is cut to zero beyond distance 2. So "attention prefers nearby tokens"
+# weight falls with distance; with a symmetric window of 5 keys ($|i - j| < 3$: the query and two keys on each side,
+# `ac.sliding_window_mask(T, 3, causal=False)`), it is cut to zero beyond distance 2. So "attention prefers nearby tokens"
 # is a property of a **model** (its encodings, biases, masks, windows, and what training made of them), not of the
 # attention formula. Recall notebook 01: with no mechanism, a matching key gets the same weight wherever it stands.
 
 # %% [markdown] lang="zh"
-# 只看内容时，每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上 slope 为 0.5 的偏置，权重随距离下降；加上宽度为 3 的对称窗口，即 $|i - j| < 3$，
-# 距离超过 2 的权重被截为零。所以“注意力偏爱近处的 token”是某个**模型**的性质，取决于它的位置编码、偏置、掩码、窗口以及训练把它们变成了什么，
+# 只看内容时，每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上斜率为 0.5 的偏置，权重随距离下降。
+# 这里的 Query 在中间，所以用的是对称窗口：$|i - j| < 3$，即 Query 自己加上两边各两个 Key，共 5 个，
+# 对应 `ac.sliding_window_mask(T, 3, causal=False)`；距离超过 2 的权重被截为零。所以“注意力偏爱近处的 token”是某个**模型**的性质，取决于它的位置编码、偏置、掩码、窗口以及训练把它们变成了什么，
 # 而不是注意力公式本身的性质。回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
 
 # %% [markdown] lang="en"
@@ -599,7 +619,7 @@ checks.check_sinusoidal_encoding(my_sinusoidal_encoding)
 #
 # 写出和 `ac.apply_rope` 一样的 `my_rope(x, positions)`：对 `x` $(\dots, T, D_h)$ 的每一行 $t$ 和每一对 $(x_{2i}, x_{2i+1})$，
 # 把这一对旋转 $\text{positions}[t] \cdot \theta_i$ 角，其中 $\theta_i = 10000^{-2i/D_h}$。然后检验本节测过的性质：旋转后的 $q_m \cdot k_n$ 只取决于偏移 $n - m$。
-# 检查器会用乱序的位置和批量输入来试，并能指出旋转方向反了、用了“前后两半配对”的方式 $(i, i + D_h/2)$、频率不对、忽略了 positions，以及会改变向量长度的变换。
+# 检查器会用乱序的位置和批量输入来试，并能指出旋转方向反了、用了 GPT-NeoX 和 Llama 那种“前后两半”配对法 $(i, i + D_h/2)$、频率不对、忽略了 `positions`，以及会改变向量长度的变换。
 
 # %%
 def my_rope(x, positions):
@@ -667,7 +687,7 @@ quiz.quiz_widget("q7")
 #   outputs per word. Order must be injected (Q7): added to the inputs, or built into the scores.
 # - The sinusoidal table turns each pair at its own speed; moving $k$ positions is one rotation $M_k$ for every $p$, so
 #   $PE[p] \cdot PE[p+k]$ depends on $k$ only. A learned table has no structure until trained and no row beyond $T_{max}$.
-#   Adding either breaks the symmetry (0.593).
+#   Adding the sinusoidal table breaks the symmetry (gap 0.593; the untrained learned table, 0.031).
 # - RoPE rotates $q$ and $k$ by their positions: the score depends only on $n - m$, and lengths are kept.
 # - Masks, distance biases and windows change the scores before softmax; without them, weights do not depend on distance.
 #
@@ -676,10 +696,10 @@ quiz.quiz_widget("q7")
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 自注意力具有置换等变性，实测差值为 $10^{-16}$：“狗咬人”和“人咬狗”里每个词的输出完全相同。所以顺序必须注入进去（Q7），要么加到输入上，要么做进分数里。
+# - 自注意力具有置换等变性，实测差值为 $10^{-16}$：“狗咬人”和“人咬狗”里每个词的输出完全相同。所以顺序必须另外注入（Q7），要么加到输入上，要么做进分数里。
 # - 正弦位置编码表的每一对维度按各自的速度旋转，往后挪 $k$ 个位置对每个 $p$ 都是同一个旋转 $M_k$，所以 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
-#   可学习位置编码表在训练前没有任何结构，在 $T_{max}$ 之后也没有行。加上任何一种都会打破对称性，差值变成 0.593。
+#   可学习位置编码表在训练前没有任何结构，在 $T_{max}$ 之后也没有行。加上位置编码就会打破这种对称性：正弦位置编码实测差值 0.593，未训练的可学习位置编码为 0.031。
 # - RoPE 按位置旋转 $q$ 和 $k$，分数只取决于 $n - m$，向量长度不变。
 # - 掩码、距离偏置和窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
 #
-# **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)。RNN 天生有顺序，代价是漫长的路径和串行的计算步骤。
+# **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)，讲 RNN 怎样天生带着顺序，又为此付出漫长的路径和串行计算的代价。
