@@ -145,7 +145,7 @@ def attend(q, k, v, mask, scale: float, hook, ops: Ops, prefix: str = "attn"):
     pattern (..., Tq, Tk)). The torch backend's readable path is this function too."""
     scores = (q * scale) @ k.swapaxes(-1, -2)                                     # (..., Tq, Tk)
     if mask is not None:
-        scores = ops.where(mask, scores, -math.inf)                               # hidden keys get weight 0
+        scores = ops.where(mask, scores, -math.inf)        # [en] hidden keys: weight 0 [zh] 被屏蔽的 Key 权重为 0
     pattern = hook(f"{prefix}.hook_pattern", ops.softmax(hook(f"{prefix}.hook_attn_scores", scores)))
     return pattern @ v, pattern                                                   # (..., Tq, Dv)
 
@@ -166,11 +166,11 @@ def attention(x_q, x_k, x_v, w: dict, n_heads: int, mask, hook, ops: Ops, past=N
     scale = 1 / math.sqrt(q.shape[-1])
     looked_at = any(hook.wants(f"{prefix}.{n}") for n in ("hook_attn_scores", "hook_pattern"))
     if ops.fused_attention is not None and not looked_at:
-        z = ops.fused_attention(q, k, v, mask, scale)                             # never holds the weights
+        z = ops.fused_attention(q, k, v, mask, scale)          # [en] never holds the weights [zh] 从不存下权重
     else:
         z, _ = attend(q, k, v, mask, scale, hook, ops, prefix)                    # (..., H, Tq, Dh)
     z = hook(f"{prefix}.hook_z", z)
-    if hook.wants(f"{prefix}.hook_result"):                                      # each head's write, summed
+    if hook.wants(f"{prefix}.hook_result"):             # [en] each head's write, summed [zh] 每个头写入的量，再求和
         w_o = w["w_o"].reshape(n_heads, z.shape[-1], -1)                          # (H, Dh, D)
         out = hook(f"{prefix}.hook_result", z @ w_o).sum(-3) + w["b_o"]          # (..., Tq, D)
     else:
