@@ -275,13 +275,14 @@ def merge_heads(x, *, device) -> torch.Tensor:
     return core_multihead.merge_heads(as_float_tensor(x, "x", device, min_ndim=3))
 
 
-def _common_dtype(inputs, weights: dict, device) -> tuple:
+def _common_dtype(inputs, weights: dict, device, keep_half: bool) -> tuple:
     """The inputs and w_q, b_q, ... as tensors on `device` in the one dtype NumPy's promotion gives (float32
-    inputs, float64 weights -> float64; float16 on the CPU -> float32, as _compute). NumPy weights are copied
-    there; tensors are used as they are (autograd reaches them)."""
+    inputs, float64 weights -> float64; float16 -> float32, as _compute, unless keep_half: CUDA's fused kernels
+    accumulate in float32 themselves). NumPy weights are copied there; tensors are used as they are (autograd
+    reaches them)."""
     w = {n: a if is_tensor(a) else _from_numpy(np.asarray(a), device) for n, a in weights.items()}
     dtype = functools.reduce(torch.promote_types, [t.dtype for t in (*inputs, *w.values())])
-    dtype = torch.float32 if dtype == torch.float16 and device.type == "cpu" else dtype
+    dtype = torch.float32 if dtype == torch.float16 and not keep_half else dtype
     return tuple(x.to(dtype) for x in inputs), {n: t.to(dtype) for n, t in w.items()}
 
 
@@ -295,7 +296,8 @@ def attend_heads(query, key, value, weights, n_heads: int, mask=None, head_mask=
     (fused_attention), which never holds the weights: what training wants, twice as fast at 256 tokens on a
     CPU. Returns (output (..., Tq, D), weights (..., H, Tq, Tk) or None)."""
     need_weights = V.check_flag(need_weights, "need_weights")
-    (query, key, value), w = _common_dtype((query, key, value), weights, query.device)
+    keep_half = query.device.type == "cuda" and not need_weights
+    (query, key, value), w = _common_dtype((query, key, value), weights, query.device, keep_half)
     if mask is not None:
         mask = mask.unsqueeze(-3)                                  # (..., 1, Tq, Tk): same for every head
     hooks = hooked.HookSet(record={"attn.hook_pattern"} if need_weights else None)
