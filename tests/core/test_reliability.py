@@ -154,6 +154,11 @@ INSIDE = [
 
 @pytest.mark.parametrize("call, error, words", [c[1:] for c in SETTINGS + INSIDE], ids=[c[0] for c in SETTINGS + INSIDE])
 def test_bad_settings_and_inputs_get_a_clear_error(call, error, words):
+    _clear_error(call, error, words)
+
+
+def _clear_error(call, error, words) -> None:
+    """call() raises `error` from the package's own code, with each of `words` in its message."""
     with pytest.raises(error) as info:
         call()
     message = str(info.value)
@@ -450,7 +455,7 @@ TRANSFORMER_SETTINGS = [
 @pytest.mark.parametrize("call, error, words", [c[1:] for c in TRANSFORMER_SETTINGS],
                          ids=[c[0] for c in TRANSFORMER_SETTINGS])
 def test_transformer_inputs_get_a_clear_error(call, error, words):
-    test_bad_settings_and_inputs_get_a_clear_error(call, error, words)
+    _clear_error(call, error, words)
 
 
 def test_the_transformer_table_is_large():

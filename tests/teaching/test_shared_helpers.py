@@ -1,4 +1,6 @@
 """Helpers written once and shared by the labs: the chart style, reference lines and the timers."""
+import types
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -33,14 +35,18 @@ def test_reference_line_is_dashed_grey_and_needs_one_position():
         plots.reference_line(ax, x=1, y=1)
 
 
-def test_timers_return_what_they_measure():
+def test_timers_return_what_they_measure(monkeypatch):
+    """On a clock the test controls (each reading 0.25 s after the last): no wall-clock figure is asserted."""
+    readings = iter(np.arange(1000) * 0.25)
+    monkeypatch.setattr(measure, "time", types.SimpleNamespace(perf_counter=lambda: float(next(readings))))
     result, seconds = measure.timed(sum, [1, 2, 3])
-    assert result == 6 and seconds >= 0
+    assert result == 6 and seconds == 0.25
     calls = []
     times = measure.latencies(calls.append, 1, runs=4)
-    assert times.shape == (4,) and (times >= 0).all() and len(calls) == 5          # one warm-up call
+    assert times.tolist() == [0.25] * 4 and len(calls) == 5          # one warm-up call
     measure.latencies(calls.append, 1, runs=2, warmup=False)
     assert len(calls) == 7
-    assert 0 <= measure.best_time(np.zeros, 10, repeats=2, min_seconds=0.001) < 1
+    assert measure.best_time(np.zeros, 10, repeats=2, min_seconds=0.001) == 0.25   # one call a round
+    assert measure.best_time(np.zeros, 10, repeats=2, min_seconds=1.0) == 0.25 / 4     # four calls a round
     with pytest.raises(ValueError, match="runs"):
         measure.latencies(calls.append, 1, runs=0)
