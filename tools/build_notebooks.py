@@ -290,7 +290,7 @@ LABS = LIBRARY / "labs"
 _LAB_NAME = re.compile(r"nb\d\d_[a-z0-9_]+")
 # Package data a lab owns (read only through that lab); every other data file is shared by all notebooks.
 DATA_OWNERS = {"course_text.json": "nb13_build_a_gpt", "models/nb13_": "nb13_build_a_gpt",
-               "models/": "nb12_trained_transformer"}
+               "models/": "nb12_trained_transformer", "terms.json": "nb00_start_here"}
 
 
 def _data_owner(rel: str) -> str | None:

@@ -21,7 +21,7 @@ from attention_core.teaching import i18n
 
 STRINGS: dict[str, dict[str, str]] = {
     "static.note": {"en": "Static picture of the initial state: run the notebook to use the controls.",
-                    "zh": "初始状态的静态画面：运行 notebook 后即可操作控件。"},
+                    "zh": "初始状态的静态画面：运行笔记本后即可操作控件。"},
 }
 i18n.register(STRINGS)
 

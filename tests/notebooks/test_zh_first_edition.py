@@ -1,43 +1,15 @@
-"""The Chinese edition as a first edition (issue 16): what a learner reads in it is Chinese (no English prose outside
-code, identifiers and a short list of kept terms), one term per concept (the glossary of notebook 00, its variants
-kept out), and Chinese punctuation without stray spaces. The texts are gathered by zh_text.py: the zh markdown of
-the sources, the literals of the zh code, the stored outputs of notebooks/zh, every string table, the quiz bank."""
+"""The Chinese edition as a first edition (issue 16): Chinese punctuation without stray spaces, heads and layers
+numbered from 0, checkers' verdicts in Chinese. The texts are gathered by zh_text.py. One term per concept is held by
+test_terms.py (the term list, attention_core/data/terms.json, which notebook 00's glossary renders) and the absence of
+English by test_zh_english.py (issue 41: single words too, read from edition_text.py)."""
 from __future__ import annotations
 
 import json
 import re
 
-import pytest
 import rendered
 import zh_text
 
-# Variants of a glossary term that the zh edition does not use (the course's term in the comment). The glossary of
-# notebook 00 names them, and d2l-zh's terms, on purpose: that cell is the one exception.
-BANNED = {
-    r"遮住|遮罩|掩蔽": "掩码 (noun) / 屏蔽 (verb)",
-    r"(?<![A-Za-z_.=\-])[Mm]asks?(?![A-Za-z_=(\-\[])(?!\s*[=!]=)": "掩码",
-    r"KV [Cc]ache|键值缓存": "KV 缓存",
-    r"隐藏态|隐状态": "隐藏状态",
-    r"位置表(?!示)|位置嵌入|[Pp]ositional? [Ee]ncoding": "位置编码",
-    r"Transformer [Bb]lock|Transformer 层": "Transformer 块",
-    r"[Ss]elf-[Aa]ttention": "自注意力",
-    r"[Mm]ulti-[Hh]ead [Aa]ttention": "多头注意力",
-    r"[Cc]ross-[Aa]ttention": "交叉注意力",
-    r"分组查询注意力|多查询注意力": "分组 Query 注意力",
-    r"层规范化": "层归一化",
-    r"词元": "token",
-    r"遮": "掩码 (noun) / 屏蔽 (verb)",
-    r"前馈层": "前馈网络",
-    r"正弦表|可学习表": "正弦位置编码 / 可学习位置编码",
-    r"归纳头": "induction head",
-    r"(?<![A-Za-z_.\-({])[Bb]locks?(?![\w(\[.=)}])(?!\s*=)": "Transformer 块",
-    r"(?<![A-Za-z_.\-({])[Ss]eeds?(?![\w(\[=)}])(?!\s*=)": "种子",
-}
-GLOSSARY_HEADING = "## 术语表"
-# An English gloss right after the Chinese term, 位置编码（Positional Encoding）, is the term's name, not a variant.
-GLOSS = re.compile(r"（[A-Za-z][A-Za-z \-/]*）")
-# Strings that name code: the checker's word for a returned array it indexes ("你返回的 mask[2] = ...").
-CODE_STRINGS = {"string exercises.what.mask"}
 CJK = r"\u3400-\u9fff"
 FULL_WIDTH = "，。：；！？、（）《》“”‘’"                # not … (A … B, a sequence), nor the · separator
 # A space beside full-width punctuation, or between two Chinese characters (bold or italic markers between count).
@@ -59,11 +31,6 @@ def _spacing_view(text: str) -> str:
     return re.sub(r"\]\([^)]*\)", "]", text)
 
 
-@pytest.fixture(scope="module")
-def texts():
-    return list(zh_text.zh_texts())
-
-
 def _report(found, what: str) -> str:
     lines = [f"{len(found)} {what}:"] + [f"  {where}: {hit!r}" for where, hit in found[:60]]
     return "\n".join(lines + ([f"  ... and {len(found) - 60} more"] if len(found) > 60 else []))
@@ -78,38 +45,6 @@ def test_english_runs_finds_prose_and_spares_terms_code_and_examples():
     assert not zh_text.english_runs("`ac.scaled_dot_product_attention(q, k, v, mask=None)` 的形状 (B, H, Tq, Tk)")
     assert not zh_text.english_runs("“the cat sat on the mat” → “猫坐在垫子上”")
     assert not zh_text.english_runs("Vaswani et al.，*Attention Is All You Need*")
-
-
-def test_no_english_prose_in_the_zh_edition(texts):
-    found = [(where, run) for where, text in texts if not text.lstrip().startswith(GLOSSARY_HEADING)
-             for run in zh_text.english_runs(text)]
-    assert not found, _report(found, "runs of English words in the Chinese edition")
-
-
-def test_one_term_per_concept_in_the_zh_edition(texts):
-    found = []
-    for where, text in texts:
-        if text.lstrip().startswith(GLOSSARY_HEADING) or where in CODE_STRINGS:
-            continue
-        if where.endswith("(literal)") and re.fullmatch(r"[A-Za-z_]\w*", text):
-            continue                                   # a dict key or a name in the code: step["mask"]
-        prose = GLOSS.sub("", zh_text.strip_code(text))
-        for pattern, term in BANNED.items():
-            found += [(where, f"{m.group(0)} -> {term}") for m in re.finditer(pattern, prose)]
-    assert not found, _report(found, "variants of a glossary term (notebook 00) in the Chinese edition")
-
-
-def test_the_glossary_names_each_banned_variant_and_the_course_term():
-    glossary = next(text for _, text in zh_text.markdown_cells("zh") if text.lstrip().startswith(GLOSSARY_HEADING))
-    for term in ("掩码", "屏蔽", "KV 缓存", "隐藏状态", "位置编码", "Transformer 块", "自注意力", "多头注意力",
-                 "交叉注意力", "分组 Query 注意力", "层归一化", "掩蔽", "隐状态", "层规范化", "词元", "从 0 开始编号"):
-        assert term in glossary, term
-    for term in ("雅可比矩阵", "暂退法", "注意力汇聚点"):
-        assert term in glossary, term
-    en = next(text for _, text in zh_text.markdown_cells("en") if text.lstrip().startswith("## Glossary"))
-    assert "d2l-zh" in en and not re.search("[\u4e00-\u9fff]", en)          # the English edition lists no Chinese
-    start = "\n".join(text for where, text in zh_text.markdown_cells("en") if where.startswith("00_"))
-    assert "numbered from 0" in start
 
 
 def test_no_space_between_chinese_text_and_full_width_punctuation():
