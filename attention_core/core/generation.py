@@ -173,6 +173,8 @@ def write(generate_fn, ids, n_new: int, *, context: int, temperature: float = 1.
     temperature, top_k = sampling_args(temperature, top_k)
     seed = positive_int(seed, "seed", minimum=0)
     n_new = positive_int(n_new, "n_new", minimum=0)
+    if hasattr(ids, "__len__") and not isinstance(ids, (str, bytes)) and len(ids) == 0:
+        raise ValueError(f"ids: expected a prompt of 1 to {context - 1} tokens (the context is {context}), got 0")
     ids = _prompts(ids, None)[0]
     if len(ids) != 1:
         raise ValueError(f"ids: expected one prompt (T,), got a batch of {len(ids)}; write each prompt on its own")

@@ -174,7 +174,7 @@ def test_write_refuses_a_generate_that_does_not_write_what_was_asked(bad):
 
 
 @pytest.mark.parametrize("kwargs, error, words", [
-    ({"ids": [], "n_new": 3}, ValueError, "at least one token"),
+    ({"ids": [], "n_new": 3}, ValueError, "1 to 7"),
     ({"ids": list(range(8)), "n_new": 3}, ValueError, "1 to 7"),
     ({"ids": [[1, 2], [3, 4]], "n_new": 3}, ValueError, "one prompt"),
     ({"ids": [1], "n_new": -2}, ValueError, "n_new"),

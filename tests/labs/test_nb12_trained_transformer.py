@@ -2,6 +2,7 @@
 committed trained weights do (learned heads, held-out twins, bank / 银行), a short retrain against the
 manifest, the widgets' state functions and the exercise check."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -344,13 +345,17 @@ def test_the_sweep_command_line_is_checked_before_training():
         training.train("induction", seed=-1, stop_after=1, progress=False)
 
 
-def test_progress_bar_writes_one_line(capsys):
-    from attention_core.labs.nb12_trained_transformer.training import Progress
-    bar = Progress(4, "demo", stream=sys.stdout, width=8)
-    bar.update(2, 1.5)
-    bar.update(4, 0.25)
-    text = capsys.readouterr().out
-    assert "[####....]" in text and "[########]" in text and text.endswith("\n") and "0.2500" in text
+def test_make_train_shows_the_one_progress_line():
+    """notebook 12's runs report through teaching.progress (the display notebook 13 uses): a line per logged step."""
+    pytest.importorskip("torch")
+    import io
+
+    from attention_core.labs.nb12_trained_transformer import training
+    stream = io.StringIO()
+    out = training.train("coreference_decoder", stop_after=training.LOG_EVERY, stream=stream)
+    assert out["step"] == training.LOG_EVERY and math.isfinite(out["loss"])
+    text = stream.getvalue()
+    assert "coreference_decoder" in text and f"step {training.LOG_EVERY}/1500" in text and text.endswith("\n")
 
 
 def test_manifests_are_small_and_complete():

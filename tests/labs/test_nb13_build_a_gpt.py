@@ -15,6 +15,7 @@ import attention_core as ac  # noqa: E402
 from attention_core.backends.torch_generation import TorchRng  # noqa: E402
 from attention_core.core import transformer as tr  # noqa: E402
 from attention_core.core.generation import pick_token  # noqa: E402
+from attention_core.core.training import models_dir  # noqa: E402
 from attention_core.labs.nb12_trained_transformer import experiments as nb12_exp  # noqa: E402
 from attention_core.labs.nb12_trained_transformer import load_trained  # noqa: E402
 from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, pieces, training  # noqa: E402
@@ -604,7 +605,7 @@ def test_training_cli_refuses_to_write_without_a_place_and_checks_its_arguments(
         assert exc.value.code == 2
     args = training.parse_args(["text", "text", "--out", "/tmp/nb13-cli"])
     assert args.names == ["text"] and str(args.out_dir) == "/tmp/nb13-cli"
-    assert training.parse_args(["--overwrite-shipped"]).out_dir == training.default_out_dir()
+    assert training.parse_args(["--overwrite-shipped"]).out_dir == models_dir()
 
 
 def test_training_cli_checks_its_arguments_before_torch_and_writes_nothing(tmp_path):
@@ -631,7 +632,7 @@ def test_the_manifest_records_the_command_line_as_typed(tmp_path, monkeypatch):
         seen[name] = kwargs
         return {"manifest": {"train_seconds": 0.0, "metrics": {}, "command": kwargs["command"]}}
     monkeypatch.setattr(training, "run", fake_run)
-    monkeypatch.setattr(training, "save", lambda result, out: (out / "x.npz", out / "x.json"))
+    monkeypatch.setattr(training, "save_model", lambda result, out: (out / "x.npz", out / "x.json"))
     frozen = []                               # never the shipped corpus: --overwrite-shipped would write it here
     monkeypatch.setattr(training, "save_run_corpus", lambda data, out: frozen.append(out))
     out = tmp_path / "my runs"
@@ -641,7 +642,7 @@ def test_the_manifest_records_the_command_line_as_typed(tmp_path, monkeypatch):
                                             f"--steps 3 --out '{out}'")
     assert training.main(["--overwrite-shipped"]) == 0
     assert seen["text"]["command"] == "python -m attention_core.labs.nb13_build_a_gpt.training --overwrite-shipped"
-    assert frozen == [training.default_out_dir()]             # the text run freezes its corpus beside its weights
+    assert frozen == [models_dir()]             # the text run freezes its corpus beside its weights
 
 
 def test_the_recorded_gpt2_oracle_numbers_hold():

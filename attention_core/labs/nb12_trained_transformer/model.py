@@ -15,15 +15,13 @@ package finds them.
 from __future__ import annotations
 
 import json
-import zipfile
-import zlib
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from attention_core.core import transformer as tr
 from attention_core.core.model import HookedDecoder
+from attention_core.core.training import FIX, ModelFileError, models_dir, read_manifest, read_weights
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n
 
@@ -49,11 +47,6 @@ class UnknownWordsError(i18n.WordedError):
 # name -> (read-only weights, the manifest's text): each load_trained builds a fresh model from them, so
 # one cell's edit of a model (or its manifest) never reaches the next caller.
 _CACHE: dict = {}
-
-
-class ModelFileError(ValueError):
-    """A model file that cannot be read (truncated, not an .npz or JSON, missing arrays or keys); the
-    message names the file and what is wrong with it."""
 
 
 class TrainedModel:
@@ -208,56 +201,15 @@ class TrainedModel:
 
 
 def _files(name: str):
-    folder = resources.files("attention_core.data") / "models"
+    folder = models_dir()
     return folder / f"{name}.npz", folder / f"{name}.json"
-
-
-_FIX = "retrain it with `make train` or restore it with `git checkout`"
-
-
-def _read_manifest(path) -> str:
-    """The manifest's text, checked to be a JSON object with the keys a model needs."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        manifest = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFileError(f"{path}: not a readable model manifest (JSON): {exc}; {_FIX}") from None
-    if not isinstance(manifest, dict):
-        raise ModelFileError(f"{path}: expected a JSON object (the manifest), got {type(manifest).__name__}; {_FIX}")
-    for key, kind in (("name", str), ("config", dict), ("vocab", list)):
-        if not isinstance(manifest.get(key), kind):
-            raise ModelFileError(f"{path}: the manifest has no {key!r} ({kind.__name__}); {_FIX}")
-    n_heads = manifest["config"].get("n_heads")
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
-        raise ModelFileError(f"{path}: config.n_heads must be an integer >= 1, got {n_heads!r}; {_FIX}")
-    if not all(isinstance(w, str) for w in manifest["vocab"]):
-        raise ModelFileError(f"{path}: the vocabulary must be a list of words (strings); {_FIX}")
-    seen: set = set()
-    twice = [w for w in manifest["vocab"] if w in seen or seen.add(w)]
-    if twice:
-        raise ModelFileError(f"{path}: the vocabulary holds {twice[:5]} more than once (each word needs one id); "
-                             f"{_FIX}")
-    return text
-
-
-def _read_weights(path) -> dict:
-    """{name: read-only array} from an .npz file (never pickles); the file is closed on every path."""
-    try:
-        with path.open("rb") as fh, np.load(fh, allow_pickle=False) as data:
-            weights = {k: data[k] for k in data.files}
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as exc:
-        raise ModelFileError(f"{path}: not a readable .npz weights file ({type(exc).__name__}: {exc}); "
-                             f"{_FIX}") from None
-    for arr in weights.values():
-        arr.setflags(write=False)                   # shared by every model built from the cache
-    return weights
 
 
 def _build(name: str, weights: dict, manifest_text: str, where) -> TrainedModel:
     try:
         return TrainedModel(name, weights, json.loads(manifest_text))
     except (ValueError, TypeError, KeyError) as exc:  # shapes, missing arrays, NaN in the weights
-        raise ModelFileError(f"{where}: {exc}; {_FIX}") from None
+        raise ModelFileError(f"{where}: {exc}; {FIX}") from None
 
 
 def load_trained(name: str) -> TrainedModel:
@@ -271,7 +223,7 @@ def load_trained(name: str) -> TrainedModel:
     if name not in _CACHE:
         if not js.is_file() or not npz.is_file():
             raise FileNotFoundError(f"{name}: no trained weights in attention_core/data/models; run `make train`")
-        _CACHE[name] = (_read_weights(npz), _read_manifest(js))
+        _CACHE[name] = (read_weights(npz), read_manifest(js))
     weights, text = _CACHE[name]
     return _build(name, weights, text, f"{npz} with {js.name}")
 
@@ -285,8 +237,8 @@ def from_files(npz_path, json_path) -> TrainedModel:
     for path in (npz_path, json_path):
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
-    text = _read_manifest(json_path)
-    return _build(json.loads(text)["name"], _read_weights(npz_path), text, f"{npz_path} with {json_path.name}")
+    text = read_manifest(json_path)
+    return _build(json.loads(text)["name"], read_weights(npz_path), text, f"{npz_path} with {json_path.name}")
 
 
 def check_model(model, kind: str | None = None) -> TrainedModel:

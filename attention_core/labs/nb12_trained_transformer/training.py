@@ -13,27 +13,29 @@ The twin is the backend's `TorchDecoder` (`backends/torch_decoder.py`): it holds
 parameters as the NumPy model (`parameter_shapes`: tok_emb, l0_w_q, ...), starts from the same
 NumPy-seeded values (`init_decoder`) and computes with the backend's attention and layer norm, so its
 trained weights load into `decoder_forward` unchanged (tests check the two forwards agree to 1e-5 in
-float32). This module holds only the data, the loop and the files. torch is imported inside the
-functions: the rest of the lab, and every notebook, works without it. Notebooks never train; they
+float32). This module holds the recipes (CONFIGS), the batches and each task's loss; the loop, its
+schedule and torch set-up are the library's one (`backends/torch_training.py`), the progress line is
+`teaching/progress.py`, the files and the command-line checks `core/training.py`. torch is imported inside
+the functions: the rest of the lab, and every notebook, works without it. Notebooks never train; they
 load the committed files.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import shlex
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from attention_core.core import transformer as tr
+from attention_core.core.training import add_output_args, output_dir, save_model, steps_arg
 from attention_core.core.validation import positive_int
+from attention_core.teaching.progress import Progress
 
-from . import corpora
+from . import corpora, experiments
+from . import model as model_mod
 
 THREADS = 1                     # one thread: the same sums in the same order on every machine
 
@@ -62,42 +64,8 @@ SWEEP_SEEDS = (0, 1, 2, 3, 4)              # `make train-sweep`: the induction r
 DYNAMICS_EVERY = 50                        # induction: head scores and in-context loss logged every 50 steps
 DYNAMICS_SEED, DYNAMICS_N = 777, 100       # on fixed fresh sequences (a seed the training stream never uses)
 LOG_EVERY = 20
+WARMUP = 100                               # steps of linear warm-up before the cosine (core.training.lr_factor)
 COMMAND = "python -m attention_core.labs.nb12_trained_transformer.training"
-
-
-# --- the torch twin ---------------------------------------------------------------------------
-def torch_decoder(weights: dict, n_heads: int):
-    """The backend's TorchDecoder holding `weights` (flat name -> array) as parameters of the same
-    names (`backends.torch_decoder`: the library's attention and layer norm, tested equal to
-    decoder_forward)."""
-    from attention_core.backends import to_torch_decoder
-    return to_torch_decoder(weights, n_heads)
-
-
-def _setup_torch(seed: int):
-    import torch
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(THREADS)
-    return torch
-
-
-class Progress:
-    """A one-line progress bar on stderr: [#####.....] step/steps loss elapsed."""
-
-    def __init__(self, total: int, label: str, stream=None, width: int = 30):
-        self.total, self.label, self.width = total, label, width
-        self.stream = sys.stderr if stream is None else stream
-        self.start = time.perf_counter()
-
-    def update(self, step: int, loss: float) -> None:
-        done = int(self.width * step / self.total)
-        bar = "#" * done + "." * (self.width - done)
-        self.stream.write(f"\r{self.label:<12} [{bar}] {step:>5}/{self.total} loss {loss:.4f} "
-                          f"{time.perf_counter() - self.start:5.1f}s")
-        if step == self.total:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 # --- one training loop for both tasks -----------------------------------------------------------
@@ -139,7 +107,6 @@ def _group_weights(examples) -> np.ndarray:
 def _dynamics_probe(torch, model):
     """A function step -> one row of training dynamics: the previous-token and induction scores of every
     head and the in-context loss / accuracy, on fixed fresh sequences at random places (no gradients)."""
-    from . import experiments
     layout = experiments.random_layout(DYNAMICS_N, DYNAMICS_SEED)
     ids = torch.as_tensor(layout["ids"])
 
@@ -175,58 +142,64 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
     if command is None:
         command = " ".join([COMMAND, name] + ([] if steps is None else ["--steps", str(steps)]))
     steps = cfg["steps"] if steps is None else steps
-    torch = _setup_torch(cfg["seed"])
-    rng = np.random.default_rng(cfg["seed"])
-    init = tr.init_decoder(cfg["vocab_size"], cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"],
-                           cfg["max_len"], seed=rng)
-    from attention_core.backends import to_torch_decoder
-    model = to_torch_decoder(init, cfg["n_heads"], causal=cfg["causal"])
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    sched = torch.optim.lr_scheduler.LambdaLR(                           # warm up, then cosine down
-        opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
-    dynamics, probe = [], None
-    if cfg["kind"] == "coreference":
-        vocab = corpora.coreference_vocab()
-        split = corpora.coreference_split(seed=cfg["seed"])
-        ids_all, len_all, pos_all, ans_all = _coref_tensors(torch, split.train, vocab, cfg["causal"])
-        probs = _group_weights(split.train)
-    else:
-        vocab = corpora.INDUCTION_VOCAB
-        probe = _dynamics_probe(torch, model)
-    bar = Progress(steps, name, stream) if progress else None
-    curve, check_loss = [], None
-    start = time.perf_counter()
-    for step in range(1, steps + 1):
-        if cfg["kind"] == "induction":
-            # T_max tokens: the model reads the first T_max - 1 and predicts each next one. (An earlier
-            # run that read all T_max, from windows of T_max + 1, was noted to grow a duplicate-token
-            # circuit instead; it was not rerun on corpus 2, and the notebook does not discuss it.)
-            ids = torch.as_tensor(corpora.induction_batch(rng, cfg["batch"], cfg["max_len"]))
-            logits, _ = model(ids[:, :-1])
-            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+    import torch
+
+    from attention_core.backends import to_torch_decoder, torch_training
+    with torch_training.session(cfg["seed"], THREADS):
+        rng = np.random.default_rng(cfg["seed"])
+        init = tr.init_decoder(cfg["vocab_size"], cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"],
+                               cfg["max_len"], seed=rng)
+        model = to_torch_decoder(init, cfg["n_heads"], causal=cfg["causal"])
+        dynamics, probe = [], None
+        if cfg["kind"] == "coreference":
+            vocab = corpora.coreference_vocab()
+            split = corpora.coreference_split(seed=cfg["seed"])
+            ids_all, len_all, pos_all, ans_all = _coref_tensors(torch, split.train, vocab, cfg["causal"])
+            probs = _group_weights(split.train)
         else:
-            pick = rng.choice(len(ids_all), cfg["batch"], replace=False, p=probs)
-            t = int(len_all[pick].max())
-            mask = torch.as_tensor(padding_mask(len_all[pick].numpy(), t, cfg["n_layers"]).copy())
-            logits, _ = model(ids_all[pick, :t], attn_mask=mask)
-            final = logits[torch.arange(len(pick)), pos_all[pick]]          # (B, V) at the query word
-            loss = torch.nn.functional.cross_entropy(final, ans_all[pick])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        value = float(loss.detach())
-        if step % LOG_EVERY == 0 or step == steps:
-            curve.append([step, round(value, 5)])
-            if bar:
-                bar.update(step, value)
-        if probe is not None and (step % DYNAMICS_EVERY == 0 or step == 1):
-            dynamics.append(probe(step, value))
-        if step == cfg["check_steps"]:
-            check_loss = value
-        if stop_after is not None and step == stop_after:
-            return {"step": step, "loss": value}
-    seconds = time.perf_counter() - start
+            vocab = corpora.INDUCTION_VOCAB
+            probe = _dynamics_probe(torch, model)
+
+        def one_step(step: int, opt):
+            if cfg["kind"] == "induction":
+                # T_max tokens: the model reads the first T_max - 1 and predicts each next one. (An earlier
+                # run that read all T_max, from windows of T_max + 1, was noted to grow a duplicate-token
+                # circuit instead; it was not rerun on corpus 2, and the notebook does not discuss it.)
+                ids = torch.as_tensor(corpora.induction_batch(rng, cfg["batch"], cfg["max_len"]))
+                logits, _ = model(ids[:, :-1])
+                loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                         ids[:, 1:].reshape(-1))
+            else:
+                pick = rng.choice(len(ids_all), cfg["batch"], replace=False, p=probs)
+                t = int(len_all[pick].max())
+                mask = torch.as_tensor(padding_mask(len_all[pick].numpy(), t, cfg["n_layers"]).copy())
+                logits, _ = model(ids_all[pick, :t], attn_mask=mask)
+                final = logits[torch.arange(len(pick)), pos_all[pick]]          # (B, V) at the query word
+                loss = torch.nn.functional.cross_entropy(final, ans_all[pick])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss
+
+        curve, check = [], {}
+
+        def on_step(step: int, value: float) -> None:
+            if step % LOG_EVERY == 0 or step == steps:
+                curve.append([step, round(value, 5)])
+            if probe is not None and (step % DYNAMICS_EVERY == 0 or step == 1):
+                dynamics.append(probe(step, value))
+            if step == cfg["check_steps"]:
+                check["loss"] = value
+
+        out = torch_training.train(one_step, model.parameters(), steps, lr=cfg["lr"],
+                                   weight_decay=cfg["weight_decay"], warmup=WARMUP, log_every=LOG_EVERY,
+                                   on_step=on_step, stop_after=stop_after,
+                                   progress=Progress(name, mode="text", stream=stream or sys.stderr)
+                                   if progress else None)
+    if stop_after is not None:
+        return {"step": out["last_step"], "loss": out["last_loss"]}
+    check_loss = check.get("loss")
+    seconds = out["seconds"]
     weights = model.numpy_weights()
     manifest = {
         "name": name, "command": command,
@@ -249,8 +222,6 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
 
 def _final_metrics(name: str, weights: dict, manifest: dict) -> dict:
     """What the trained weights achieve, measured with the NumPy forward (the path notebooks use)."""
-    from . import experiments
-    from . import model as model_mod
     m = model_mod.TrainedModel(name, weights, manifest)
     if manifest["config"]["kind"] == "induction":
         out = {"final_train_loss": manifest["loss_curve"][-1][1],
@@ -294,44 +265,6 @@ def sweep(seeds=SWEEP_SEEDS, jobs: int = 1) -> dict:
             "columns": list(SWEEP_KEYS), "note": note, "rows": rows}
 
 
-def save(result: dict, out_dir) -> tuple[Path, Path]:
-    """Write <name>.npz (float32 arrays) and <name>.json (the manifest) into out_dir."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    name = result["manifest"]["name"]
-    npz, js = out_dir / f"{name}.npz", out_dir / f"{name}.json"
-    np.savez_compressed(npz, **{k: np.asarray(v, np.float32) for k, v in result["weights"].items()})
-    js.write_text(json.dumps(result["manifest"], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return npz, js
-
-
-def default_out_dir() -> Path:
-    """data/models of the source tree (training is a developer's step; the notebooks read package data)."""
-    import attention_core.data as data
-    return Path(data.__file__).resolve().parent / "models"
-
-
-def int_arg(text: str, minimum: int = 1) -> int:
-    """A command-line integer >= minimum (argparse turns this error into a usage error, not a traceback)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
-    return value
-
-
-def steps_arg(text: str) -> int:
-    """--steps, --jobs: an integer >= 1."""
-    return int_arg(text, 1)
-
-
-def seed_arg(text: str) -> int:
-    """--seed: an integer >= 0."""
-    return int_arg(text, 0)
-
-
 def parse_args(argv) -> argparse.Namespace:
     """Every argument checked (names, steps, the output folder) before anything is trained or torch imported."""
     ap = argparse.ArgumentParser(prog=COMMAND, description="Train notebook 12's models (seeded, deterministic, CPU).")
@@ -342,10 +275,7 @@ def parse_args(argv) -> argparse.Namespace:
     ap.add_argument("--sweep", action="store_true",
                     help=f"train the induction recipe from each seed of {list(SWEEP_SEEDS)} and write the table "
                          "induction_sweep.json (what make train-sweep does)")
-    where = ap.add_mutually_exclusive_group()
-    where.add_argument("--out", default=None, help="output folder for <name>.npz and <name>.json")
-    where.add_argument("--overwrite-shipped", action="store_true",
-                       help="replace the shipped models in the package's data/models (what make train does)")
+    add_output_args(ap, "<name>.npz and <name>.json")
     args = ap.parse_args(argv)
     unknown = [n for n in args.names if n not in CONFIGS]
     if unknown:
@@ -353,16 +283,7 @@ def parse_args(argv) -> argparse.Namespace:
     if args.sweep and (args.names or args.steps is not None):
         ap.error("--sweep trains the full induction recipe from each seed: give it no names and no --steps")
     args.names = list(dict.fromkeys(args.names)) or list(CONFIGS)
-    if args.out is None and not args.overwrite_shipped:
-        ap.error(f"say where to write: --out DIR for a new run, or --overwrite-shipped to replace the shipped "
-                 f"models in {default_out_dir()} (make train does that)")
-    out = default_out_dir() if args.overwrite_shipped else Path(args.out).expanduser()
-    if out.exists() and not out.is_dir():
-        ap.error(f"--out: {out} exists and is not a folder")
-    parent = next((p for p in (out, *out.parents) if p.exists()), None)
-    if parent is None or not os.access(parent, os.W_OK):
-        ap.error(f"--out: cannot write into {out} ({parent} is not writable)")
-    args.out_dir = out
+    args.out_dir = output_dir(ap, args)
     return args
 
 
@@ -387,7 +308,7 @@ def main(argv=None) -> int:
         return 0
     for name in args.names:
         result = train(name, steps=args.steps, command=command)
-        npz, js = save(result, out)
+        npz, js = save_model(result, out)
         print(f"{name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
     print(f"total {time.perf_counter() - total:.1f} s")
     return 0

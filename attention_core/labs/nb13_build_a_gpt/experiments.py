@@ -18,7 +18,7 @@ from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer import experiments as nb12
 
 from . import corpus as corpus_mod
-from . import training
+from . import data as data_mod
 
 EVAL_SEED = 4321
 HALF = 8
@@ -33,7 +33,7 @@ def scores_by_position(forward, max_len: int, half: int = HALF, n: int = 100, se
     starts = np.arange(0, max_len - 2 * half + 1)
     ind, prev_sum, count = [], 0.0, 0
     for s in starts:
-        seqs = training.repeat_at(rng, n, max_len, int(s), half)
+        seqs = data_mod.repeat_at(rng, n, max_len, int(s), half)
         _, w = forward(seqs)
         w = np.asarray(w.detach() if hasattr(w, "detach") else w, dtype=np.float64)   # (N, L, H, T, T)
         ind.append(nb12.induction_score(w[..., s:s + 2 * half, s:s + 2 * half], half).mean(axis=0))
@@ -63,7 +63,7 @@ def numpy_forward(model):
     return lambda ids: model.forward(ids)
 
 
-def text_losses(model, data: training.TextData, limit: int | None = None) -> dict:
+def text_losses(model, data: data_mod.TextData, limit: int | None = None) -> dict:
     """Validation loss (nats per character) and perplexity per language with the library's NumPy forward,
     next to the bigram baseline on the same pairs."""
     t = model.params.max_len
@@ -134,7 +134,7 @@ def final_metrics(name: str, result: dict, data=None) -> dict:
             m[f"{kind}_min_over_positions"] = round(b["min"], 4)
         m["repeated_half_loss"] = round(summary["repeated_half_loss"], 4)
     else:
-        data = training.TextData() if data is None else data
+        data = data_mod.TextData() if data is None else data
         res = text_losses(model, data)
         for lang, r in res.items():
             for k, v in r.items():

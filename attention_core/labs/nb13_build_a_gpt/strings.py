@@ -32,14 +32,4 @@ STRINGS: dict[str, dict[str, str]] = {
               "belong together. Save the model and the tokenizer of the same name into one folder.",
         "zh": "GPT2_SOURCE：{source!r} 的 tokenizer 有 {n_tok} 个 token，模型却只有 {vocab} 个：它们不是一套。"
               "请把同一个名字的模型和 tokenizer 保存进同一个文件夹。"},
-    "nb13.live_line": {"en": "step {step}/{steps}  loss {loss:.3f}  validation {valid}  {rate:.1f} steps/s  "
-                             "{left} left",
-                       "zh": "第 {step}/{steps} 步 · 损失 {loss:.3f} · 验证 {valid} · 每秒 {rate:.1f} 步 · "
-                             "还剩 {left}"},
-    "nb13.live_done": {"en": "done: {steps} steps in {seconds:.1f} s ({rate:.1f} steps/s), loss {loss:.3f}, "
-                             "validation {valid}",
-                       "zh": "完成：{steps} 步，用时 {seconds:.1f} 秒（每秒 {rate:.1f} 步），损失 {loss:.3f}，"
-                             "验证 {valid}"},
-    "nb13.live_seconds": {"en": "{n} s", "zh": "{n} 秒"},
-    "nb13.live_minutes": {"en": "{m} min {s:02d} s", "zh": "{m} 分 {s:02d} 秒"},
 }

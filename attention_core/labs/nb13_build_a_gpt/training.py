@@ -13,43 +13,51 @@ and its timings); the shipped runs are the same recipes on SHIPPED_SEED, the not
 fallback a learner loads when their run fails (`load_run`). `to_model` turns a run into notebook 12's
 TrainedModel, so the learner's model is measured, ablated and sampled with the same tools.
 
-The loop (`train`) takes the forward function to train (the learner's `gpt_forward` in the notebook;
-for the shipped runs `pieces.gpt_forward`, or `pieces.training_forward`, its fused-attention twin), AdamW,
-a warm-up then cosine schedule, a validation loss every `log_every` steps, a callback at each logged step (a live
-curve) and a progress display after every step (`Progress`: a bar, the loss, steps per second and the time left;
-an ipywidgets bar in a kernel, plain text elsewhere). Seeded, a fixed thread count per run (one: on two shared
-cores a second thread made each step several times slower), deterministic algorithms: `make train` reproduces
-the shipped manifests. The shipped runs live in attention_core/data/models/nb13_<name>.npz + .json (the
-manifests of notebook 12's kind, so notebook 12's `from_files`, widgets and scores read them). torch is imported
-inside the functions.
+`train` runs a forward function (the learner's `gpt_forward` in the notebook; for the shipped runs
+`pieces.gpt_forward`, or `pieces.training_forward`, its fused-attention twin) through the library's one loop
+(`backends/torch_training.py`: AdamW, a warm-up then cosine schedule, a validation loss every `log_every` steps,
+seeded and deterministic on a fixed thread count, torch's settings restored afterwards), with a callback at each
+logged step (a live curve) and a progress display after every step (`teaching/progress.py`). `make train`
+reproduces the shipped manifests. The data (repeated letters, the course text, the bigram baseline) is
+`data.py`; the files and command-line checks are `core/training.py`: the shipped runs live in
+attention_core/data/models/nb13_<name>.npz + .json, the format of notebook 12's models, so notebook 12's
+`from_files`, widgets and scores read them. torch is imported inside the functions.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import shlex
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from attention_core.core import transformer as tr
-from attention_core.labs.nb12_trained_transformer.training import (  # one file format for both notebooks' models
-    default_out_dir,
-    save,
+from attention_core.core.training import (  # the one schedule, file format and argument checks of the course
+    add_output_args,
+    models_dir,
+    output_dir,
+    save_model,
     seed_arg,
     steps_arg,
 )
+from attention_core.core.validation import describe, positive_int
+from attention_core.teaching.progress import Progress, time_text  # noqa: F401 -- the notebook's training.Progress
 
 from . import corpus as corpus_mod
-from . import pieces
+from . import experiments, pieces
+from .data import (  # noqa: F401 -- the runs' data, also read as training.TextData, training.unigram_bias
+    INDUCTION_VOCAB,
+    REPEAT_MIN_LEN,
+    TextData,
+    repeat_at,
+    repeat_batch,
+    unigram_bias,
+)
 
 COMMAND = "python -m attention_core.labs.nb13_build_a_gpt.training"
-INDUCTION_VOCAB = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")          # notebook 12's letters
 RUN_NAMES = ("induction", "text")
 
 CONFIGS = {
@@ -75,109 +83,12 @@ RECORDED = ("kind", "d_model", "n_heads", "n_layers", "d_ff", "max_len", "batch"
 SHIPPED_SEED = 1                  # make train: the live recipe on another seed (the notebook's comparison)
 
 
-# --- data -----------------------------------------------------------------------------------------------
-def repeat_batch(rng: np.random.Generator, batch: int, length: int, min_n: int = 6, max_n: int = 16) -> np.ndarray:
-    """(B, length) random letters holding a segment of n distinct letters (n in min_n..max_n) twice: the
-    first copy at a random position, the second at a random later one (never overlapping)."""
-    v = len(INDUCTION_VOCAB)
-    out = rng.integers(0, v, (batch, length))
-    for row in out:
-        n = int(rng.integers(min_n, max_n + 1))
-        seg = rng.permutation(v)[:n]
-        a = int(rng.integers(0, length - 2 * n + 1))             # first copy
-        b = int(rng.integers(a + n, length - n + 1))             # second copy, after the first
-        row[a:a + n] = seg
-        row[b:b + n] = seg
-    return out
-
-
-def repeat_at(rng: np.random.Generator, n_seq: int, length: int, start: int, half: int) -> np.ndarray:
-    """(N, length) random letters with `half` distinct letters at start .. start + half - 1, repeated right
-    after (the evaluation sequences: the repeat moved to every position of the context)."""
-    v = len(INDUCTION_VOCAB)
-    out = rng.integers(0, v, (n_seq, length))
-    for row in out:
-        seg = rng.permutation(v)[:half]
-        row[start:start + half] = seg
-        row[start + half:start + 2 * half] = seg
-    return out
-
-
-class TextData:
-    """The course text as ids: train and validation parts per language, windows of length + 1."""
-
-    def __init__(self, corpus: dict | None = None, chars=None):
-        """chars: the vocabulary to encode with (a trained model's; default every character of the corpus)."""
-        corpus = corpus_mod.load_corpus() if corpus is None else corpus
-        self.tokenizer = (corpus_mod.CharTokenizer.from_corpus(corpus) if chars is None
-                          else corpus_mod.CharTokenizer(chars))
-        self.sha256 = corpus["sha256"]
-        self.texts = {lang: corpus[lang] for lang in corpus_mod.LANGS}
-        self.train, self.valid = {}, {}
-        for lang in corpus_mod.LANGS:
-            a, b = corpus_mod.split(corpus[lang])
-            try:
-                self.train[lang] = np.array(self.tokenizer.encode(a), dtype=np.int64)
-                self.valid[lang] = np.array(self.tokenizer.encode(b), dtype=np.int64)
-            except ValueError as exc:
-                raise ValueError(f"{exc}: the corpus export has characters the model never saw; retrain it "
-                                 "(make train)") from None
-
-    def batch(self, rng: np.random.Generator, batch: int, length: int) -> np.ndarray:
-        """(B, length + 1) windows of the training text, each language in proportion to its length."""
-        langs = corpus_mod.LANGS
-        sizes = np.array([len(self.train[lang]) for lang in langs], dtype=float)
-        which = rng.choice(len(langs), batch, p=sizes / sizes.sum())
-        rows = []
-        for w in which:
-            ids = self.train[langs[w]]
-            s = int(rng.integers(0, len(ids) - length - 1))
-            rows.append(ids[s:s + length + 1])
-        return np.stack(rows)
-
-    def valid_windows(self, lang: str, length: int, limit: int | None = None) -> np.ndarray:
-        """(N, length + 1) non-overlapping windows of the validation text of `lang`."""
-        ids = self.valid[lang]
-        n = (len(ids) - 1) // length
-        rows = np.stack([ids[i * length:i * length + length + 1] for i in range(n)])
-        return rows if limit is None else rows[:limit]
-
-    def bigram(self, lang: str, length: int) -> dict:
-        """The bigram baseline on exactly the pairs the model is scored on (the validation windows)."""
-        return self.bigram_of(self.valid_windows(lang, length))
-
-    def bigram_of(self, win: np.ndarray) -> dict:
-        """The bigram baseline on the next-character pairs of windows (N, T + 1): {"loss", "perplexity", "alpha"},
-        with the add-alpha smoothing that suits these pairs best."""
-        if not hasattr(self, "_counts"):                  # n(a, b) over the training text of both languages
-            v = len(self.tokenizer)
-            pairs = np.concatenate([self.train[lg][:-1] * v + self.train[lg][1:] for lg in corpus_mod.LANGS])
-            self._counts = np.bincount(pairs, minlength=v * v).reshape(v, v).astype(np.float64)
-            self._row = self._counts.sum(axis=1)
-        prev, nxt = win[:, :-1].ravel(), win[:, 1:].ravel()
-        best = None
-        for alpha in (0.003, 0.01, 0.03, 0.1, 0.3, 1.0):
-            p = (self._counts[prev, nxt] + alpha) / (self._row[prev] + alpha * len(self.tokenizer))
-            loss = float(-np.log(p).mean())
-            if best is None or loss < best["loss"]:
-                best = {"loss": loss, "perplexity": math.exp(loss), "alpha": alpha}
-        return best
-
-
 def text_valid_ids(data: TextData, cfg: dict | None = None) -> np.ndarray:
     """(N, T + 1) the windows a text run's curve is validated on: about cfg["valid_tokens"] characters of each
     language's validation text (the same number of windows per language)."""
     cfg = CONFIGS["text"] if cfg is None else cfg
     per_lang = max(1, cfg["valid_tokens"] // cfg["max_len"])
     return np.concatenate([data.valid_windows(lang, cfg["max_len"], per_lang) for lang in corpus_mod.LANGS])
-
-
-def unigram_bias(data: TextData) -> np.ndarray:
-    """(V,) the log-frequency of each character in the training text (add-one counts): an output bias that
-    starts the model as the unigram model, so the first steps are not spent learning how common each
-    character is (the text run starts there; without it, its 600 steps end above the bigram baseline)."""
-    counts = np.bincount(np.concatenate(list(data.train.values())), minlength=len(data.tokenizer)) + 1.0
-    return np.log(counts / counts.sum())
 
 
 # --- the loop -------------------------------------------------------------------------------------------
@@ -192,78 +103,40 @@ def step(forward, params, ids, optimizer):
     return loss
 
 
-def setup_torch(seed: int, threads: int | None = 1):
-    """Seed torch, ask for deterministic algorithms and set its thread count (None: leave it as it is)."""
-    import torch
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
-    if threads is not None:
-        torch.set_num_threads(threads)
-    return torch
-
-
-def lr_factor(step: int, steps: int, warmup: int, min_lr: float = 0.0) -> float:
-    """The learning rate of step `step` (0-based) as a share of the peak: a linear warm-up over `warmup`
-    steps, then a cosine from 1 down to `min_lr` at the last step."""
-    cos = 0.5 * (1 + math.cos(math.pi * min(step, steps) / steps))
-    return min(1.0, (step + 1) / max(1, warmup)) * (min_lr + (1 - min_lr) * cos)
-
-
 def train(forward, init: dict, n_heads: int, batches, steps: int, *, lr: float, weight_decay: float = 0.01,
           warmup: int = 50, log_every: int = 50, valid=None, callback=None, seed: int = 0,
           stop_after: int | None = None, threads: int | None = 1, min_lr: float = 0.0, beta2: float = 0.999,
           progress=None, step_fn=None) -> dict:
-    """Train the flat weights `init` (name -> array) with `forward(params, ids) -> (logits, weights)`.
+    """Train the flat weights `init` (name -> array) with `forward(params, ids) -> (logits, weights)`, through the
+    library's one loop (backends.torch_training: AdamW, warm-up then cosine, seeded and deterministic).
 
     batches(step) -> (B, T + 1) ids: the model reads the first T and predicts each next one.
     valid(params) -> a validation loss (called every log_every steps and at the end), or None.
-    callback(record) after each logged step: {"step", "steps", "train", "valid", "seconds"}.
+    callback(record) after each logged step: {"step", "steps", "train", "loss", "valid", "seconds"}.
     progress(record) after every step: {"step", "steps", "loss", "seconds", "valid" (the latest, or None)}
     (a Progress display; it decides itself how often to redraw).
     stop_after: stop after this many steps of the schedule (a test reruns the start of a shipped run).
-    threads: torch's thread count for the run (restored afterwards; None: leave it as it is).
+    threads: torch's thread count for the run (restored afterwards, as the deterministic mode; None: as it is).
     step_fn(forward, params, ids, optimizer) -> loss: one step (default `step`; the notebook passes the learner's).
     Returns {"weights": {name: float32 array}, "curve": [[step, train, valid], ...], "seconds"}."""
     import torch
-    before = torch.get_num_threads()
-    setup_torch(seed, threads)
-    try:
+
+    from attention_core.backends import torch_training
+    torch_training.check_knobs(steps=steps, lr=lr, weight_decay=weight_decay, beta2=beta2, warmup=warmup,
+                               min_lr=min_lr, log_every=log_every, stop_after=stop_after)
+    one_step = step if step_fn is None else step_fn
+    if not callable(one_step) or not callable(forward) or not callable(batches):
+        raise TypeError("forward, batches, step_fn: expected functions (see train's docstring)")
+    with torch_training.session(seed, threads):
         flat = {k: torch.tensor(np.asarray(v), dtype=torch.float32, requires_grad=True) for k, v in init.items()}
         params = pieces.params_from_tensors(flat, n_heads)
-        opt = torch.optim.AdamW(list(flat.values()), lr=lr, weight_decay=weight_decay, betas=(0.9, beta2))
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, steps, warmup, min_lr))
-        curve, start, recent, v = [], time.perf_counter(), [], None
-        one_step = step if step_fn is None else step_fn
-        for i in range(1, steps + 1):
-            ids = torch.as_tensor(batches(i))                                         # (B, T + 1)
-            loss = one_step(forward, params, ids, opt)
-            if not isinstance(loss, torch.Tensor) or loss.ndim != 0:
-                raise TypeError(f"step_fn: expected the batch's loss as a 0-d tensor, got {type(loss).__name__}")
-            value = float(loss.detach())
-            if not math.isfinite(value):
-                raise FloatingPointError(f"step {i}: the loss is {value}; lower the learning rate")
-            sched.step()
-            recent.append(value)
-            logged = i % log_every == 0 or i == steps
-            if logged:
-                if valid is not None:
-                    with torch.no_grad():
-                        v = float(valid(params))
-                rec = {"step": i, "steps": steps, "train": float(np.mean(recent)), "valid": v,
-                       "seconds": time.perf_counter() - start}
-                recent = []
-                curve.append([i, round(rec["train"], 5), None if v is None else round(v, 5)])
-                if callback is not None:
-                    callback(rec)
-            if progress is not None:
-                progress({"step": i, "steps": steps, "loss": value, "valid": v,
-                          "seconds": time.perf_counter() - start, "logged": logged})
-            if stop_after is not None and i == stop_after:
-                break
-        weights = {k: t.detach().numpy().astype(np.float32).copy() for k, t in flat.items()}
-        return {"weights": weights, "curve": curve, "seconds": time.perf_counter() - start}
-    finally:
-        torch.set_num_threads(before)
+        out = torch_training.train(
+            lambda i, opt: one_step(forward, params, torch.as_tensor(batches(i)), opt), flat.values(), steps,
+            lr=lr, weight_decay=weight_decay, beta2=beta2, warmup=warmup, min_lr=min_lr, log_every=log_every,
+            evaluate=None if valid is None else (lambda: valid(params)), on_log=callback, progress=progress,
+            stop_after=stop_after)
+    weights = {k: t.detach().numpy().astype(np.float32).copy() for k, t in flat.items()}
+    return {"weights": weights, "curve": out["curve"], "seconds": out["seconds"]}
 
 
 def model_loss(forward, params, windows) -> float:
@@ -291,6 +164,28 @@ def recipe(name: str, **changes) -> dict:
     return {**CONFIGS[name], **changes}
 
 
+def _check_run_args(name, cfg, *, forward, data, stop_after, callback, progress, step_fn, metrics) -> None:
+    """Every knob of a run checked before torch starts, each error naming the argument (or the recipe's key)."""
+    for arg, fn in (("forward", forward), ("callback", callback), ("progress", progress), ("step_fn", step_fn)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{arg}: expected a function or None, got {describe(fn)}")
+    if not isinstance(metrics, bool):
+        raise TypeError(f"metrics: expected True or False, got {describe(metrics)}")
+    if data is not None and not isinstance(data, TextData):
+        raise TypeError(f"data: expected None or a TextData (training.TextData(text)), got {describe(data)}")
+    if stop_after is not None:
+        positive_int(stop_after, "stop_after")
+    for key in ("batch", "log_every", "valid_tokens", "warmup", "threads"):
+        if key in cfg and not (key == "threads" and cfg[key] is None):
+            positive_int(cfg[key], f"config[{key!r}]", minimum=0 if key == "warmup" else 1)
+    from attention_core.backends.torch_training import check_knobs  # imports torch: a run needs it anyway
+    check_knobs(steps=cfg["steps"], lr=cfg["lr"], weight_decay=cfg["weight_decay"], beta2=cfg["beta2"],
+                warmup=cfg["warmup"], min_lr=cfg["min_lr"], log_every=cfg["log_every"])
+    if name == "induction" and cfg["max_len"] + 1 < REPEAT_MIN_LEN:
+        raise ValueError(f"config['max_len']: the induction run's sequences hold a segment of up to 16 letters twice, "
+                         f"so max_len must be at least {REPEAT_MIN_LEN - 1}, got {cfg['max_len']}")
+
+
 def run(name: str, forward=None, *, steps: int | None = None, seed: int | None = None, config: dict | None = None,
         callback=None, progress=None, data: TextData | None = None, stop_after: int | None = None,
         metrics: bool = True, command: str | None = None, step_fn=None) -> dict:
@@ -306,8 +201,10 @@ def run(name: str, forward=None, *, steps: int | None = None, seed: int | None =
     (main passes its own, argv included; default: the one that trains this name with these steps and seed).
     step_fn: one training step, as `step` (the notebook passes the learner's own)."""
     cfg = recipe(name) if config is None else recipe(name, **config)
-    steps = cfg["steps"] if steps is None else int(steps)
-    seed = cfg["seed"] if seed is None else int(seed)
+    steps = cfg["steps"] if steps is None else positive_int(steps, "steps")
+    seed = cfg["seed"] if seed is None else positive_int(seed, "seed", minimum=0)
+    _check_run_args(name, cfg, forward=forward, data=data, stop_after=stop_after, callback=callback,
+                    progress=progress, step_fn=step_fn, metrics=metrics)
     library = forward is None         # the library's pieces, as make train ships them
     if library:
         forward = pieces.training_forward if cfg["fused"] else pieces.gpt_forward
@@ -351,7 +248,6 @@ def run(name: str, forward=None, *, steps: int | None = None, seed: int | None =
     }
     result = {"weights": out["weights"], "manifest": manifest, "curve": out["curve"], "seconds": out["seconds"]}
     if metrics:
-        from . import experiments
         manifest["metrics"] = experiments.final_metrics(name, result, data=data)
     return result
 
@@ -367,133 +263,6 @@ def to_model(result: dict):
     return TrainedModel(man["name"], result["weights"], man)
 
 
-# --- the progress display -----------------------------------------------------------------------------
-def _in_kernel() -> bool:
-    """True inside a Jupyter kernel (where a widget or a display handle can be redrawn in place)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and hasattr(shell, "kernel")
-
-
-def time_text(seconds: float, lang: str | None = None) -> str:
-    """12 s, 1 min 05 s: a time left, in whole seconds."""
-    from attention_core.teaching import i18n
-    n = max(0, int(round(seconds)))
-    if n < 60:
-        return i18n.t("nb13.live_seconds", lang, n=n)
-    return i18n.t("nb13.live_minutes", lang, m=n // 60, s=n % 60)
-
-
-class Progress:
-    """A training run's progress, redrawn in place: a bar, the step, the loss (a running mean of the last steps),
-    the latest validation loss, steps per second and the time left. Pass it to `run` (or `train`) as progress=.
-
-    mode: "widget" (an ipywidgets bar with the line beside it), "display" (the line as text, updated in place
-    through an IPython display handle), "text" (plain lines: a line redrawn with a carriage return in a terminal,
-    one line per logged step in a log file) or None: the display line inside a Jupyter kernel (its last state is what
-    a saved notebook shows, on a code host too), plain text elsewhere. every: redraw at most every `every` seconds
-    (and always at a logged step and at the end). The record of the last step is kept in `last`; `lines` holds
-    every line written in text mode."""
-
-    MODES = ("widget", "display", "text")
-
-    def __init__(self, label: str = "", *, mode: str | None = None, every: float = 0.25, stream=None,
-                 lang: str | None = None, smoothing: float = 0.9):
-        from attention_core.teaching import i18n
-        self.lang = i18n.resolve_language(lang)
-        if mode is None:                  # in a kernel, a line redrawn in place: a saved notebook keeps its last state
-            mode = "display" if _in_kernel() else "text"
-        if mode not in self.MODES:
-            raise ValueError(f"mode: expected one of {self.MODES} or None, got {mode!r}")
-        if isinstance(every, bool) or not isinstance(every, (int, float)) or not every >= 0:
-            raise ValueError(f"every: expected seconds >= 0 between redraws, got {every!r}")
-        self.label, self.mode, self.every, self.smoothing = str(label), mode, float(every), float(smoothing)
-        self.stream = sys.stdout if stream is None else stream
-        self.last, self.lines, self.loss = None, [], None
-        self._drawn_at, self._view, self._tty = -math.inf, None, bool(getattr(self.stream, "isatty", lambda: False)())
-
-    # the text, a pure function of the record
-    def line(self, rec: dict) -> str:
-        """The progress line of one record {"step", "steps", "loss", "valid", "seconds"}."""
-        from attention_core.teaching import i18n
-        step, steps, seconds = rec["step"], rec["steps"], max(rec["seconds"], 1e-9)
-        rate = step / seconds
-        valid = "-" if rec.get("valid") is None else f"{rec['valid']:.3f}"
-        loss = rec["loss"] if self.loss is None else self.loss
-        if step >= steps:
-            text = i18n.t("nb13.live_done", self.lang, steps=steps, seconds=seconds, rate=rate, loss=loss, valid=valid)
-        else:
-            text = i18n.t("nb13.live_line", self.lang, step=step, steps=steps, loss=loss, valid=valid, rate=rate,
-                          left=time_text((steps - step) / rate, self.lang))
-        return f"{self.label} {text}".strip()
-
-    def bar(self, rec: dict, width: int = 24) -> str:
-        done = int(width * rec["step"] / rec["steps"])
-        return f"[{'#' * done}{'.' * (width - done)}]"
-
-    def __call__(self, rec: dict) -> None:
-        """One step's record (train calls this after every step)."""
-        a = self.smoothing
-        self.loss = rec["loss"] if self.loss is None else a * self.loss + (1 - a) * rec["loss"]
-        self.last = rec
-        final = rec["step"] >= rec["steps"]
-        now = time.perf_counter()
-        if not (final or rec.get("logged") or now - self._drawn_at >= self.every):
-            return
-        self._drawn_at = now
-        self.draw(rec)
-
-    def draw(self, rec: dict) -> None:
-        final = rec["step"] >= rec["steps"]
-        text = self.line(rec)
-        if self.mode in ("widget", "display"):
-            if self.mode == "widget":
-                self._widget(rec, text)
-            else:
-                self._display(f"{self.bar(rec)} {text}")
-            if final and self.mode == "widget":      # the result as text too: a saved widget shows nothing
-                print(text, file=self.stream, flush=True)
-                self.lines.append(text)
-        elif self._tty:                                    # a terminal: one line, redrawn
-            self.stream.write(f"\r{self.bar(rec)} {text}\x1b[K" + ("\n" if final else ""))
-            self.stream.flush()
-            self.lines.append(text)
-        elif final or rec.get("logged"):                   # a log: one line per logged step
-            print(f"{self.bar(rec)} {text}", file=self.stream, flush=True)
-            self.lines.append(text)
-
-    def _widget(self, rec, text) -> None:
-        import html
-
-        import ipywidgets as widgets
-        if self._view is None:
-            from IPython.display import display
-            bar = widgets.IntProgress(value=0, min=0, max=rec["steps"], description=self.label,
-                                      layout=widgets.Layout(width="40%"),
-                                      style={"description_width": "initial"})
-            words = widgets.HTML()
-            self._view = (bar, words)
-            display(widgets.HBox([bar, words]))
-        bar, words = self._view
-        bar.max, bar.value = rec["steps"], rec["step"]
-        if rec["step"] >= rec["steps"]:
-            bar.bar_style = "success"
-        words.value = f"<code>{html.escape(text)}</code>"
-
-    def _display(self, text) -> None:
-        import html
-
-        from IPython.display import HTML, display
-        shown = HTML(f"<pre>{html.escape(text)}</pre>")
-        if self._view is None:
-            self._view = display(shown, display_id=True)
-        else:
-            self._view.update(shown)
-
-
 # --- files ----------------------------------------------------------------------------------------------
 def load_run(name: str, folder=None):
     """A shipped run as notebook 12's TrainedModel (params, manifest, vocab; kind "induction" works with
@@ -501,18 +270,13 @@ def load_run(name: str, folder=None):
     from attention_core.labs.nb12_trained_transformer.model import from_files
     if name not in RUN_NAMES:
         raise ValueError(f"name: expected one of {RUN_NAMES}, got {name!r}")
-    if folder is None:
-        base = resources.files("attention_core.data") / "models"
-        npz, js = Path(str(base / f"nb13_{name}.npz")), Path(str(base / f"nb13_{name}.json"))
-    else:
-        npz, js = Path(folder) / f"nb13_{name}.npz", Path(folder) / f"nb13_{name}.json"
-    return from_files(npz, js)
+    base = models_dir() if folder is None else Path(folder)
+    return from_files(base / f"nb13_{name}.npz", base / f"nb13_{name}.json")
 
 
 def corpus_file(folder=None) -> Path:
     """Where the text run keeps the corpus it was trained on, beside its weights."""
-    base = resources.files("attention_core.data") / "models" if folder is None else Path(folder)
-    return Path(str(base / "nb13_text_corpus.json"))
+    return (models_dir() if folder is None else Path(folder)) / "nb13_text_corpus.json"
 
 
 def save_run_corpus(data: TextData, out_dir) -> Path:
@@ -523,7 +287,7 @@ def save_run_corpus(data: TextData, out_dir) -> Path:
               "note": "the course text notebook 13's text run was trained on (a copy of data/course_text.json "
                       "at training time; make train writes both)"}
     frozen.update({lang: data.texts[lang] for lang in corpus_mod.LANGS})
-    path.write_text(json.dumps(frozen, ensure_ascii=False, indent=0), encoding="utf-8")   # as save() writes its json
+    path.write_text(json.dumps(frozen, ensure_ascii=False, indent=0), encoding="utf-8")   # JSON as save_model's
     return path
 
 
@@ -553,25 +317,13 @@ def parse_args(argv) -> argparse.Namespace:
     ap.add_argument("--seed", type=seed_arg, default=SHIPPED_SEED,
                     help=f"the seed (default {SHIPPED_SEED}, the shipped runs'; the notebook's live runs use "
                          f"{CONFIGS['induction']['seed']})")
-    where = ap.add_mutually_exclusive_group()
-    where.add_argument("--out", default=None, help="output folder for nb13_<name>.npz and .json")
-    where.add_argument("--overwrite-shipped", action="store_true",
-                       help="replace the shipped runs in the package's data/models (what make train does)")
+    add_output_args(ap, "nb13_<name>.npz and .json")
     args = ap.parse_args(argv)
     unknown = [n for n in args.names if n not in RUN_NAMES]
     if unknown:
         ap.error(f"unknown run name(s) {unknown}: expected names of {list(RUN_NAMES)}")
     args.names = list(dict.fromkeys(args.names)) or list(RUN_NAMES)
-    if args.out is None and not args.overwrite_shipped:
-        ap.error(f"say where to write: --out DIR for a new run, or --overwrite-shipped to replace the shipped runs in "
-                 f"{default_out_dir()} (make train does that)")
-    out = default_out_dir() if args.overwrite_shipped else Path(args.out).expanduser()
-    if out.exists() and not out.is_dir():
-        ap.error(f"--out: {out} exists and is not a folder")
-    parent = next((p for p in (out, *out.parents) if p.exists()), None)
-    if parent is None or not os.access(parent, os.W_OK):
-        ap.error(f"--out: cannot write into {out} ({parent} is not writable)")
-    args.out_dir = out
+    args.out_dir = output_dir(ap, args)
     return args
 
 
@@ -588,7 +340,7 @@ def main(argv=None) -> int:
         data = TextData() if name == "text" else None
         result = run(name, steps=args.steps, seed=args.seed, command=command, data=data,
                      progress=Progress(f"nb13 {name}"))
-        npz, _ = save(result, args.out_dir)
+        npz, _ = save_model(result, args.out_dir)
         if data is not None:
             save_run_corpus(data, args.out_dir)
         print(f"nb13 {name}: {result['manifest']['train_seconds']} s, metrics {result['manifest']['metrics']} -> {npz}")
