@@ -16,26 +16,26 @@
 # - follow one multi-head layer step by step, with every shape: project, split $d_{model}$ into $h$ heads, attend in
 #   each, concatenate, project with $W^O$;
 # - show that `attention_core` computes the same numbers as `torch.nn.MultiheadAttention`, and pass torch a mask the right way round;
-# - read heads that attend to different relations in a layer whose every number has a name, and say why in a trained
+# - read heads that attend to different relations in a layer whose every weight was set by hand, and say why in a trained
 #   model such roles are learned, not designed;
 # - switch heads off and measure what changes: some heads are redundant;
 # - answer the self-test question "are more heads always better?" with $d_k = d_{model}/h$ and the cost of each head.
 #
 # **What you should know first:** scaled dot-product attention with its shapes
 # ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention
-# ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)).
+# ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)). *About 60 minutes.*
 
 # %% [markdown] lang="zh"
 # # 06 · 多头注意力
 #
 # **学完本节，你将能够**
-# - 带着每一步的形状走完一层多头注意力：投影，把 $d_{model}$ 拆成 $h$ 个头，各头分别做注意力，拼接，再用 $W^O$ 投影；
+# - 逐步算完一层多头注意力，并说出每一步的形状：投影，把 $d_{model}$ 拆成 $h$ 个头，各头分别做注意力，拼接，再用 $W^O$ 投影；
 # - 证明权重相同时 `attention_core` 与 `torch.nn.MultiheadAttention` 算出的数一样，并把掩码正确地交给 torch；
-# - 在一个每个数字都有名字的模型里读懂关注不同关系的头，并说明训练出来的模型里这种分工为什么是学出来的，而不是设计出来的；
+# - 在一个参数全部手工设定的模型里，读懂各个头分别关注哪种关系，并说明在训练出来的模型里，这种分工为什么是学出来的，而不是设计出来的；
 # - 关掉某些头，测量输出的变化：有些头是冗余的；
 # - 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
 #
-# **预备知识**：缩放点积注意力及其中各量的形状（[02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），以及自注意力（[05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)）。
+# **需要的基础**：缩放点积注意力及其中各量的形状，见 [02 节](02_scaled_dot_product.ipynb)；自注意力，见 [05 节](05_self_and_cross_attention.ipynb)。*约 60 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -49,7 +49,7 @@ from attention_core.teaching import formula, i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
@@ -69,7 +69,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
 # \text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V).$$
 #
-# It is not "several models voting": it is the same sequence watched on several channels at once.
+# In the tutorial's words, it is not "several models voting": it is the same sequence watched on several channels at once.
 
 # %% [markdown] lang="zh"
 # ## 一个头，只有一种看法
@@ -85,7 +85,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
 # \text{head}_i = \text{Attention}(QW_i^Q,\; KW_i^K,\; VW_i^V)$$
 #
-# 多头注意力不是“多个模型投票”，而是“同一序列在多个语义频道上被同时观察”。
+# 用原教程的话说，多头注意力不是“多个模型投票”，而是“同一序列在多个语义频道上被同时观察”。
 
 # %% [markdown] lang="en"
 # ## Split, attend, concatenate, project
@@ -100,14 +100,14 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # (`weights[:, 0]`), and "L1H0" in notebook 12 is head 0 of layer 1, the second layer.
 
 # %% [markdown] lang="zh"
-# ## 拆分、各自注意、拼接、投影
+# ## 五步算完一层：投影、拆分、各头计算、拼接、再投影
 #
 # 下面是一层 $d_{model} = 8$、$h = 2$ 的多头注意力，输入是一批 2 个序列、每个 5 个 token，每行代码一步。这一层**并不**保存 $h$ 套独立的矩阵，
-# 而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，再把结果切成 $h$ 片，每片宽 $d_k = d_{model}/h$，所以第 $i$ 个头的 $W_i^Q$
+# 而是先用一个 $(d_{model}, d_{model})$ 的矩阵 $W^Q$ 做投影，再把结果切成 $h$ 片，每片的维度是 $d_k = d_{model}/h$，所以第 $i$ 个头的 $W_i^Q$
 # 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。`ac.split_heads` 负责切分，并把“头”这一维挪到前面，一次批量的注意力调用就能算完所有的头。
 #
-# **编号约定**。本课程中的头和层一律从 0 开始编号，与代码里的下标一致：第 0 个头就是第一个头，即 `weights[:, 0]`；
-# 12 节的“L1H0”指第 1 层也就是第二层的第 0 个头。
+# **编号约定**。本课程中的头和层一律从 0 开始编号，与代码里的下标一致。第 0 个头就是第一个头，即 `weights[:, 0]`；
+# 12 节的“L1H0”是第 1 层（也就是第二层）的第 0 个头。
 
 # %%
 p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # [en] W_q, W_k, W_v, W_o: (8, 8); biases: (8,) [zh] W_q、W_k、W_v、W_o：(8, 8)；偏置：(8,)
@@ -160,7 +160,7 @@ print(formula.source(ac.multi_head_attention))
 # So we pass `~mask`. Below, with a causal mask, and then what happens if you forget the `~`.
 
 # %% [markdown] lang="zh"
-# ## 与 PyTorch 算出相同的数
+# ## 与 PyTorch 的结果逐位对照
 #
 # `torch.nn.MultiheadAttention` 实现的是同一种层。`ac.to_torch_mha` 会构造一个装着我们这组权重的 torch 模块
 # （torch 把每个矩阵转置存放，还把 $W^Q, W^K, W^V$ 打包成一个 `in_proj_weight`，这些都由这个函数处理）。
@@ -198,16 +198,16 @@ else:
 # ## Heads see different relations
 #
 # Random weights show the machinery but not the point. To see heads that attend to different relations, and **why**,
-# we build a layer whose every number has a name. Each token of the sentence is a vector of named features: which word
+# we build a layer whose every weight is set by hand and can be read. Each token of the sentence is a vector of named features: which word
 # it is (one-hot), its role, its clause, and its position (three pairs of numbers turning at different speeds, like
 # clock hands; notebook 07 explains such codes). The roles, the clause and the position features:
 
 # %% [markdown] lang="zh"
-# ## 不同的头看到不同的关系
+# ## 不同的头关注不同的关系
 #
-# 随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并弄清**为什么**，我们搭一层每个数字都有名字的多头注意力。
-# 句子里的每个 token 都是一个由有名字的特征组成的向量：它是哪个词（one-hot），它的语法角色，它所在的分句，以及它的位置，
-# 即三对以不同速度旋转的数，就像钟表的几根指针，07 节会讲这类编码。下面是角色、分句和位置特征：
+# 随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并弄清**为什么**，我们手工搭一层多头注意力，每个参数都有明确的含义。
+# 句子里的每个 token 都是一个向量，每一维都是一个有名字的特征：它是哪个词（one-hot），它的语法角色，它所在的分句，以及它的位置。
+# 位置用三对以不同速度旋转的数表示，就像钟表的几根指针，07 节会讲这类编码。下面是角色、分句和位置特征：
 
 # %%
 demo = heads_lab.sentence_demo()
@@ -255,8 +255,9 @@ heads_lab.head_matrix(demo, 2, "w_k")
 # $0$ and $14/\sqrt{11} \approx 4.22$. Computed:
 
 # %% [markdown] lang="zh"
-# 于是对第 1 分句的动词 *sat* 来说，它与第 1 分句主语 *cat* 的 Key 的原始点积 $q \cdot k$ 是 $14 + 14 = 28$，与第 2 分句主语 *it* 的是 $14 - 14 = 0$，
-# 与第 1 分句其他词的只有 $14$。这些都是**除以** $\sqrt{d_k} = \sqrt{11}$ **之前**的分数，softmax 看到的是 $28/\sqrt{11} \approx 8.44$、$0$ 和 $14/\sqrt{11} \approx 4.22$。算一下：
+# 以第 1 分句的动词 *sat* 为例，它的 Query 与各个 Key 的原始点积 $q \cdot k$ 是：与本分句主语 *cat* 为 $14 + 14 = 28$，
+# 与第 2 分句主语 *it* 为 $14 - 14 = 0$，与本分句其他词只有 $14$。这些都是**除以** $\sqrt{d_k} = \sqrt{11}$ **之前**的分数，
+# softmax 看到的是 $28/\sqrt{11} \approx 8.44$、$0$ 和 $14/\sqrt{11} \approx 4.22$。算一下：
 
 # %%
 p6 = demo.params
@@ -273,8 +274,8 @@ for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("
 # below; then we run the layer:
 
 # %% [markdown] lang="zh"
-# 第 0 个头依靠的是位置编码的一个性质：同一个固定矩阵 $R$ 能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码
-# （每一对数各自往回转一步）。下面先验证这一点，再运行这一层：
+# 第 0 个头靠的是位置编码的一个性质：用同一个固定矩阵 $R$，就能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码，
+# 做法是让每一对数各自往回转一步。下面先验证这一点，再运行这一层：
 
 # %%
 pe = heads_lab.position_code(10)                                            # [en] (T, 6), the position features [zh] (T, 6)，位置特征
@@ -293,16 +294,21 @@ fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
 # %% [markdown] lang="en"
 # Four heads, four patterns, from the same input in the same layer: head 0 is a shifted diagonal (every word looks at
 # its left neighbour; the first word looks at itself); head 1 is a diagonal plus the two *the*s finding each other;
-# head 2 is blank but for the two verbs, which find their subjects (*sat* → *cat*, *was* → *it*); head 3 keeps most
+# in head 2 the two verbs find their subjects (*sat* → *cat*, *was* → *it*), while every other word spreads its weight
+# evenly over its own clause (1/6 ≈ 0.17 in the first clause of six words, 1/4 in the second), as the two rows printed
+# below show; head 3 keeps most
 # words on themselves and sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them
 # apart, so the output of *was* now knows both its neighbour and its subject:
 
 # %% [markdown] lang="zh"
 # 同一层、同一个输入，算出四个头、四种模式。第 0 个头是一条错开一格的对角线，每个词都看左边的邻居，第一个词没有左邻，只好看自己；
-# 第 1 个头是一条对角线，外加两个 *the* 互相找到对方；第 2 个头除了两个动词几乎没有焦点，两个动词各自找到了主语，*sat* → *cat*，*was* → *it*；
+# 第 1 个头是一条对角线，外加两个 *the* 互相找到对方；第 2 个头里，两个动词各自找到了主语（*sat* → *cat*，*was* → *it*），
+# 其余的词把权重平摊在自己所在的分句上：第一个分句六个词，每个约 0.17，第二个分句四个词，每个 0.25，下面打印的两行就是例子；
 # 第 3 个头让大多数词看自己，让每个动词看离它最近的名词。每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出同时知道了它的邻居和它的主语：
 
 # %%
+print("[en]head 2, 'the' (clause 1):[zh]第 2 个头，the（第一个分句）：", w6[2, 0].round(2))
+print("[en]head 2, 'because' (clause 2):[zh]第 2 个头，because（第二个分句）：", w6[2, 6].round(2))
 for word in ("sat", "was"):
     i = demo.tokens.index(word)
     prev, subj = heads_lab.read_slot(demo, out6, "prev", i), heads_lab.read_slot(demo, out6, "subj", i)
@@ -388,7 +394,7 @@ for r in rows:
 # %%
 other = heads_lab.sentence_demo("the cat on the mat sat".split())
 sat = other.tokens.index("sat")
-for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep one of the twins: switch the other off [zh] 双胞胎头只留一个：关掉另一个
+for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep one of the twins: switch the other off [zh] 两个功能相近的头只留一个，关掉另一个
     out_only, _, _ = heads_lab.ablate(other, off)
     print(f"[en]the cat on the mat sat -> head {only} alone writes subj =[zh]the cat on the mat sat -> 只有头 {only} 时写入的 subj =", heads_lab.read_slot(other, out_only, "subj", sat)[0])
 
@@ -411,15 +417,17 @@ for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep on
 # The same tutorial reads the *it* of our sentence three ways. **Syntax:** *it* is the subject of its clause and looks
 # for the subject of the sentence, *cat*. **Meaning:** *comfortable* says how someone feels, which a cat can and a mat
 # cannot (a mat can only be comfortable to sit on, the weaker reading). **Position:** proximity bias, the nearest noun,
-# *mat*. Below, each view is one head with hand-set features; its value says which candidate a token is, and the heads'
-# outputs are averaged, as concatenation and an output projection that adds their votes would do.
+# *mat*. Below, each view is one head with hand-set features; its value says which candidate a token is. To combine
+# them we simply average the heads' outputs: a stand-in for what concatenation and $W^O$ could learn to do (an output
+# projection that adds up the heads' votes), not something a trained layer is guaranteed to do.
 
 # %% [markdown] lang="zh"
 # ## “it”指的是谁？一个代词的三种视角
 #
 # 原教程从三个角度读这句话里的 *it*。**语法**：*it* 是所在分句的主语，会去找整句的主语 *cat*。**语义**：*comfortable* 描述的是感受，
 # 猫会有感受，垫子没有，垫子只能是“坐上去舒服”，这是较弱的一种读法。**位置**：距离近的词往往关联更强，最近的名词是 *mat*。
-# 下面每种视角都是一个手工设定特征的头；Value 标明这个 token 是哪个候选词，几个头的输出取平均，相当于拼接之后用一个把“票数”相加的输出投影。
+# 下面每种视角都是一个手工设定特征的头，Value 标明这个 token 是哪个候选词。合并时我们直接对几个头的输出取平均。
+# 这只是一个类比：拼接之后的 $W^O$ 有可能学成把各头“票数”相加的样子，但训练出来的层并不保证如此。
 
 # %%
 view_names = {"syntax": "[en]syntax[zh]语法", "semantics": "[en]semantics[zh]语义", "position": "[en]position[zh]位置"}
@@ -430,15 +438,15 @@ for view in pronoun_lab.VIEWS:
 pronoun_lab.views_table()
 
 # %% [markdown] lang="en"
-# The views disagree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
+# The views do not agree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
 # to **cat** (0.66 against 0.31), the tutorial's conclusion. Without the meaning view the vote is nearly a tie (0.53
 # against 0.44): one way of looking is not enough. In a trained model nobody assigns views to heads, and later layers
 # make the decision; notebook 12 tests pronouns on a trained model.
 
 # %% [markdown] lang="zh"
-# 三种视角互相矛盾：语法和语义都说是 *cat*，分别为 0.98 和 0.93，位置说是 *mat*，为 0.87。合起来，*it* 以 0.66 比 0.31 指向 **cat**，
+# 三种视角并不一致：语法和语义都说是 *cat*，分别为 0.98 和 0.93，位置说是 *mat*，为 0.87。合起来，*it* 以 0.66 比 0.31 指向 **cat**，
 # 这正是原教程的结论。去掉语义视角，投票几乎打平，0.53 比 0.44：只用一种视角是不够的。在训练出来的模型里，没有人把这些视角分配给各个头，
-# 最终的判断由后面的层读取所有头的输出来完成，12 节会在一个训练好的模型上检验代词消解。
+# 后面的层读取所有头的输出，再做最终判断。12 节会在一个训练好的模型上检验代词消解。
 
 # %% [markdown] lang="en"
 # ## The trade-off of the number of heads
@@ -453,11 +461,11 @@ pronoun_lab.views_table()
 # %% [markdown] lang="zh"
 # ## 头数的取舍
 #
-# $d_{model}$ 固定时，$h$ 个头平分它的维度：每个头所在子空间的宽度是
+# $d_{model}$ 固定时，$h$ 个头平分它的维度：每个头所在子空间的维度是
 #
 # $$d_k = \frac{d_{model}}{h}$$
 #
-# 头越多，看问题的角度越多，但每个头都更窄。如果 $h$ 不能整除 $d_{model}$，这一层会直接拒绝。例如 $d_{model} = 48$ 时：
+# 头越多，看问题的角度越多，但每个头的维度越小。如果 $h$ 不能整除 $d_{model}$，这一层会直接拒绝。例如 $d_{model} = 48$ 时：
 
 # %%
 for h in (1, 2, 3, 4, 6, 12, 48):
@@ -475,9 +483,9 @@ except ValueError as err:
 # "previous token" pattern needs a different favourite for almost every query (9 of the 10 here). Across 2000 random heads:
 
 # %% [markdown] lang="zh"
-# 窄一点的头会失去什么？一个头的分数矩阵 $Q_h K_h^\top$ 虽然是 $(T, T)$ 的，但秩至多为 $d_k$，因此并不能表达任意的模式。
+# 维度小的头会失去什么？一个头的分数矩阵 $Q_h K_h^\top$ 虽然是 $(T, T)$ 的，但秩至多为 $d_k$，因此并不能表达任意的模式。
 # 最极端的是 $d_k = 1$：分数是 $q_i k_j$，每个 Query 最喜欢的 Key 要么是 $k_j$ 最大的那个（当 $q_i > 0$），要么是最小的那个（当 $q_i < 0$）。
-# 而“前一个词”这种模式几乎要求每个 Query 都有不同的最爱（这里 10 个 Query 中要有 9 个各不相同）。在 2000 个随机的头上试一试：
+# 而“前一个词”这种模式要求几乎每个 Query 都有不同的最爱，这里的 10 个 Query 中要有 9 个各不相同。在 2000 个随机的头上试一试：
 
 # %%
 scores_1 = rng.normal(size=(10, 1)) @ rng.normal(size=(1, 10))           # [en] a d_k = 1 head: (T, T) [zh] 一个 d_k = 1 的头：(T, T)
@@ -493,8 +501,8 @@ print(f"[en]our previous-token head (d_k = 11) has {len(set(w6[0].argmax(axis=1)
 # width yourself:
 
 # %% [markdown] lang="zh"
-# $d_k = 1$ 时“最多 2 个”是一条定理，而不是运气不好；头稍微宽一点就能摆脱这个限制。宽度就是空间：一个头需要足够的维度才能把要找的目标区分开
-# （我们“前一个词”的头在 11 维里用了 6 维来表示位置）；$d_{model}$ 切得太碎，每个头就只能表达粗糙的模式。在看开销之前，先自己算一个宽度：
+# $d_k = 1$ 时“最多 2 个”是一条定理，而不是运气不好；维度稍大一点就能摆脱这个限制。维度就是容量：一个头需要足够的维度才能把要找的目标区分开，
+# 我们“前一个词”的头在 11 维里用了 6 维来表示位置。$d_{model}$ 切得太碎，每个头就只能表达粗糙的模式。在看开销之前，先自己算一个头的维度：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -516,7 +524,7 @@ print(f"{'h':>3} {'d_k':>5} " + pad("[en]parameters[zh]参数量", 12, "right") 
       + pad("[en]weights (B,h,T,T)[zh]权重 (B,h,T,T)", 19, "right") + " " + pad("[en]matmul MACs[zh]矩阵乘法乘加", 14, "right"))
 for r in cost:
     print(f"{r['h']:>3} {r['d_k']:>5} {r['params']:>12,} {r['weights_bytes'] / 2**20:>15.0f} MiB"
-          f" {r['matmul_macs'] / 1e9:>12.2f} G")
+          f"[en] {r['matmul_macs'] / 1e9:>12.2f} G[zh] {r['matmul_macs'] / 1e8:>10.1f} 亿")
 print(f"[en]parameters = 4·512² + 4·512 = {4 * 512**2 + 4 * 512:,}   measured bytes = B·h·T²·4: {all(r['weights_bytes'] == r['analytic_bytes'] for r in cost)}[zh]参数量 = 4·512² + 4·512 = {4 * 512**2 + 4 * 512:,}   实测字节数 = B·h·T²·4：{all(r['weights_bytes'] == r['analytic_bytes'] for r in cost)}")
 
 # %%
@@ -556,8 +564,8 @@ widgets.tradeoff_widget(h=8, n_tokens=1024, d_model=512)
 
 # %% [markdown] lang="zh"
 # 所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
-# 实践中保持不变的是每个头的**宽度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
-# 这样每个头始终保持 64 或 128 宽。下面是公开发表的模型配置：
+# 实践中保持不变的是每个头的**维度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
+# 这样每个头的维度始终是 64 或 128。下面是公开发表的模型配置：
 
 # %%
 published.head_table()
@@ -593,7 +601,7 @@ quiz.quiz_widget("q3")
 # ## 练习 1 · ★☆☆ · 约 10 分钟：拆分多头
 #
 # 写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $h$ 个头取第 $h \cdot D_h$ 到 $(h+1) \cdot D_h - 1$ 列，
-# 与 `ac.split_heads` 相同。第一次尝试通常是直接 reshape 成目标形状：
+# 与 `ac.split_heads` 相同。第一次尝试往往直接用 `reshape` 变成目标形状：
 
 # %%
 def split_heads_first_try(x, n_heads):
@@ -608,7 +616,7 @@ checks.check_split_heads(split_heads_first_try)
 # rows of tokens, not the first columns. Your turn:
 
 # %% [markdown] lang="zh"
-# 形状对了，数却不对：$(T, D)$ 在内存里是一行一行存的，直接 reshape 之后，“第 0 个头”拿到的是前几个 token 的行，而不是前几列。轮到你了：
+# 形状对了，数却不对：$(T, D)$ 在内存里是一行一行存的，直接 `reshape` 之后，“第 0 个头”拿到的是前几个 token 的行，而不是前几列。轮到你了：
 
 # %%
 def my_split_heads(x, n_heads):
@@ -742,14 +750,14 @@ checks.check_multi_head_attention(my_multi_head_attention)
 # - The number of heads is a trade-off (Q3): $d_k$ shrinks as $h$ grows, the parameters stay $4 d_{model}^2 + 4 d_{model}$,
 #   the weights tensor grows as $B \cdot h \cdot T^2$; published models keep $d_k$ at 64-128.
 #
-# **Next:** [07 · Position](07_position.ipynb): self-attention does not see word order, and how positions are put back in.
+# **Next:** [07 · Position](07_position.ipynb): why self-attention does not see word order, and how positions are put back in.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - 一层多头注意力用 $W^Q, W^K, W^V$ 投影，**拆分**成 $h$ 个宽 $d_k = d_{model}/h$ 的头，各头分别做注意力，再**拼接**起来用 $W^O$ 融合，
+# - 一层多头注意力用 $W^Q, W^K, W^V$ 投影，**拆分**成 $h$ 个维度为 $d_k = d_{model}/h$ 的头，各头分别做注意力，再**拼接**起来用 $W^O$ 融合，
 #   为每个头返回一个形状为 $(B, H, T_q, T_k)$ 的权重矩阵。它与 `torch.nn.MultiheadAttention` 算出的数相同，后者的布尔掩码表示**不允许**关注，所以要传 `~mask`。
 # - 同一层中不同的头可以关注不同的关系，也可能**冗余**：去掉第 2 个或第 3 个头，主语仍读得出来，两个都去掉就没了。训练出来的模型里，分工是**学出来的**，很多头始终是混合的。
 # - 头数是一种取舍（Q3）：$h$ 越大 $d_k$ 越小，参数量始终是 $4 d_{model}^2 + 4 d_{model}$，权重张量按 $B \cdot h \cdot T^2$ 增长；公开发表的模型把 $d_k$ 保持在 64–128。
 #
-# **下一节**：[07 · 位置信息](07_position.ipynb)。自注意力看不到词序，以及怎样把位置信息加回去。
+# **下一节**：[07 · 位置信息](07_position.ipynb)，讲自注意力为什么看不到词序，以及怎样把位置信息加回去。
