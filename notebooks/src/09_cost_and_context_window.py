@@ -22,21 +22,21 @@
 #
 # **What you should know first:** the shapes of attention, $(n, d_k) \to (n, n)$
 # ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)); heads ([06 · Multi-head attention](06_multi_head_attention.ipynb));
-# position biases before softmax ([07 · Position](07_position.ipynb)).
+# position biases before softmax ([07 · Position](07_position.ipynb)). *About 60 minutes.*
 
 # %% [markdown] lang="zh"
 # # 09 · 计算代价与上下文窗口
 #
 # **学完本节，你将能够**
 # - 数出 $n$ 个 token 的上下文里有多少个 Query–Key 对，说清 $n$ 翻倍时它们怎样变化；
-# - 把位置对换算成 FLOPs $4n^2D$ 和字节数，float32 下为 $H n^2 \times 4$，并与一层里线性部分的 $24nD^2$ 比较；
+# - 把位置对换算成浮点运算次数 $4n^2D$ 和字节数（float32 下为 $H n^2 \times 4$），并与一层里线性部分的 $24nD^2$ 比较；
 # - 实测 $n$ 增大时真实注意力调用的时间和峰值内存；
 # - 解释上下文窗口为什么有上限，以及 FlashAttention 这类内核改变了什么、没改变什么；
 # - 测量推理时随上下文线性增长的 KV 缓存，算出真实模型的缓存有多大；
 # - 分清“中间迷失”和“权重被摊薄”。
 #
-# **预备知识**：注意力的形状变化 $(n, d_k) \to (n, n)$（[02 · 缩放点积注意力](02_scaled_dot_product.ipynb)），
-# 多头注意力（[06 · 多头注意力](06_multi_head_attention.ipynb)），softmax 之前的位置偏置（[07 · 位置信息](07_position.ipynb)）。
+# **需要的基础**：注意力的形状变化 $(n, d_k) \to (n, n)$，见 [02 节](02_scaled_dot_product.ipynb)；多头注意力，见 [06 节](06_multi_head_attention.ipynb)；
+# softmax 之前的位置偏置，见 [07 节](07_position.ipynb)。*约 60 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -50,21 +50,33 @@ from attention_core.teaching import i18n, quiz, tables
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
 # ## Counting the pairs
 #
 # Attention's strength is that every token looks at every other token directly, in one step (notebook 08:
-# path length 1). That is also its bill. Each of the $n$ queries is compared with each of the $n$ keys, so one head
-# of one layer fills an $n \times n$ matrix of scores: $n^2$ query–key pairs. The library's own weights show it:
+# path length 1). That is also its bill. **Predict first**, before anything is counted: for a context of 4,096 tokens,
+# how many query–key pairs does one head score in one layer?
 
 # %% [markdown] lang="zh"
 # ## 数一数位置对
 #
 # 注意力的长处在于：每个 token 都能一步直接看到其他所有 token（08 节：路径长度为 1）。这也正是它的代价所在。
-# $n$ 个 Query 中的每一个都要和 $n$ 个 Key 逐一比较，所以一层里的一个头要填满一个 $n \times n$ 的分数矩阵：$n^2$ 个 Query–Key 对。
+# 在数之前，**先预测一下**：上下文有 4,096 个 token 时，一个头在一层里要给多少个 Query–Key 对打分？
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
+quiz.quiz_widget("p9")
+
+# %% [markdown] lang="en"
+# Now count. Each of the $n$ queries is compared with each of the $n$ keys, so one head of one layer fills an
+# $n \times n$ matrix of scores: $n^2$ query–key pairs. The library's own weights show it:
+
+# %% [markdown] lang="zh"
+# 现在来数。$n$ 个 Query 中的每一个都要和 $n$ 个 Key 逐一比较，所以一层里的一个头要填满一个 $n \times n$ 的分数矩阵：$n^2$ 个 Query–Key 对。
 # 库里算出的权重矩阵本身就能说明这一点：
 
 # %%
@@ -75,25 +87,28 @@ for n in (6, 12, 24):
 
 # %% [markdown] lang="en"
 # Twice the tokens, four times the pairs. The tutorial "Attention mechanism" (注意力机制) puts numbers on it: 1,000
-# tokens need about 1 million pairs, 100,000 tokens about 10 billion. Those, and the context windows of today's models
-# (128K, 200K, 1M tokens; 128K means 131,072 here), per head and per layer:
+# tokens need about 1 million pairs, 100,000 tokens about 10 billion. The table gives those, your prediction's 4,096
+# tokens, and the context windows of today's models (128K, 200K, 1M tokens; 128K means 131,072 here), per head and
+# per layer:
 
 # %% [markdown] lang="zh"
 # token 数翻倍，位置对变成四倍。《注意力机制》一文给出了具体数字：1 千个 token 约需 100 万个位置对，10 万个 token 约需 100 亿个。
-# 下面是这两个数以及当今模型的上下文窗口，即 128K、200K、1M 个 token，本节的 128K 指 131,072，都按每个头、每一层计：
+# 下表列出这两个数、你刚才预测的 4,096 个 token，以及当今模型的上下文窗口 128K、200K 和 1M 个 token 对应的位置对数
+# （本节的 128K 指 131,072），都按每个头、每一层计：
 
 # %%
-print(pad("[en]n tokens[zh]token 数 n", 11, "right") + "  " + pad("[en]pairs n²[zh]位置对 n²", 19, "right") + f"  {'≈':>8}  "
+print(pad("[en]n tokens[zh]token 数 n", 11, "right") + "  " + pad("[en]pairs n²[zh]位置对 n²", 19, "right") + f"  {'≈':>10}  "
       + "[en]vs 1,000 tokens[zh]与 1,000 个 token 相比")
 for n in (1_000, 1_024, 4_096, 100_000, 131_072, 200_000, 1_000_000):   # 128K = 128 · 1,024 = 131,072
     pairs = cost_lab.pair_count(n)
     times = pairs / cost_lab.pair_count(1_000)
-    print(f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:,.0f}" if times >= 100 else
-          f"{n:>11,}  {pairs:>19,}  {cost_lab.format_count(pairs):>8}  × {times:.2f}")
+    print(f"{n:>11,}  {pairs:>19,}  {pad(cost_lab.format_count(pairs), 10, 'right')}  × {times:,.0f}" if times >= 100 else
+          f"{n:>11,}  {pairs:>19,}  {pad(cost_lab.format_count(pairs), 10, 'right')}  × {times:.2f}")
 n = 4_096
 print(f"[en]n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f};  → 10n = {10 * n:,}: pairs × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}[zh]n = {n:,} → 2n = {2 * n:,}：位置对 × {cost_lab.pair_count(2 * n) / cost_lab.pair_count(n):.0f}；→ 10n = {10 * n:,}：位置对 × {cost_lab.pair_count(10 * n) / cost_lab.pair_count(n):.0f}")
 
 # %% [markdown] lang="en"
+# The row of 4,096 tokens answers the prediction: $4{,}096^2 = 16{,}777{,}216$ pairs, 16 times the 1,024-token row.
 # A context 100 times longer costs $100^2 = 10{,}000$ times the pairs. The tutorial "Transformer self-attention: the
 # intuition, no maths needed" (Transformer 自注意力机制：直觉理解，不需要数学) calls this "a physical limit, not
 # engineering laziness". Read it with its scope: $n^2$ is a property of exact attention over **all** pairs, and no
@@ -101,6 +116,7 @@ print(f"[en]n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) /
 # notebook 10) and the count changes, at the price of what the model can see.
 
 # %% [markdown] lang="zh"
+# 4,096 个 token 那一行就是预测题的答案：$4{,}096^2 = 16{,}777{,}216$ 个位置对，是 1,024 个 token 时的 16 倍。
 # 上下文长 100 倍，位置对就要多 $100^2 = 10{,}000$ 倍。《Transformer 自注意力机制：直觉理解，不需要数学》说这“是物理限制，不是工程偷懒”。
 # 这句话要连同适用范围一起读：$n^2$ 是对**所有**位置对做精确注意力这种计算本身的性质，只要算的是它，再巧妙的代码也绕不开。
 # 换一种算法，比如窗口、稀疏模式或 10 节的线性注意力，这个数就会变，代价是模型能看到的关系变少了。
@@ -119,15 +135,15 @@ print(f"[en]n = {n:,} → 2n = {2 * n:,}: pairs × {cost_lab.pair_count(2 * n) /
 # float32. The library's multi-head layer shows the bytes:
 
 # %% [markdown] lang="zh"
-# ## 从位置对到 FLOPs 和字节
+# ## 从位置对到浮点运算次数和字节
 #
-# 带着形状跟一个头把注意力走一遍，一次乘加记作 2 个 FLOPs：
+# 跟着一个头把注意力逐步算一遍，并标出每一步的形状。计算量用浮点运算次数（FLOPs）衡量，一次乘加记作 2 次浮点运算：
 #
-# 1. **打分** $QK^\top$：$(n, d_k) \cdot (d_k, n) \to (n, n)$，每个分数是 $d_k$ 次乘加的点积，共 $2n^2 d_k$ 个 FLOPs。
+# 1. **打分** $QK^\top$：$(n, d_k) \cdot (d_k, n) \to (n, n)$，每个分数是 $d_k$ 次乘加的点积，共 $2n^2 d_k$ 次浮点运算。
 # 2. **softmax**：每行归一化，约 $n^2$ 次指数运算，$d_k$ 不小于 64 时比起矩阵乘法可以忽略。
-# 3. **混合**权重 $\cdot V$：$(n, n) \cdot (n, d_v) \to (n, d_v)$，又是 $2n^2 d_v$ 个 FLOPs。
+# 3. **混合**权重 $\cdot V$：$(n, n) \cdot (n, d_v) \to (n, d_v)$，又是 $2n^2 d_v$ 次浮点运算。
 #
-# 有 $H$ 个宽为 $d_k = d_v = D / H$ 的头时，所有头加起来是 $4n^2 D$ 个 FLOPs，与头数无关。内存则不同：**朴素**实现要存下每个头的 $(n, n)$ 权重，
+# 有 $H$ 个维度为 $d_k = d_v = D / H$ 的头时，所有头加起来是 $4n^2 D$ 次浮点运算，与头数无关。内存则不同：**朴素**实现要存下每个头的 $(n, n)$ 权重，
 # 共 $H \cdot n^2$ 个数，float32 下每个 4 字节。库里的多头注意力层可以直接给出字节数：
 
 # %%
@@ -145,7 +161,7 @@ for n in (256, 512, 1024):
 # $4n^2D > 24nD^2$, that is beyond $n = 6D$. Two model shapes, in float32:
 
 # %% [markdown] lang="zh"
-# 注意力并不是一层的全部。投影 $W^Q, W^K, W^V, W^O$ 需要 $8nD^2$ 个 FLOPs，前馈网络 $D \to 4D \to D$ 需要 $16nD^2$，合计 $24nD^2$，
+# 注意力并不是一层的全部。投影 $W^Q, W^K, W^V, W^O$ 需要 $8nD^2$ 次浮点运算，前馈网络 $D \to 4D \to D$ 需要 $16nD^2$，合计 $24nD^2$，
 # 与 $n$ 成**线性**关系。当 $4n^2D > 24nD^2$，即 $n$ 超过 $6D$ 时，$n^2$ 部分就压过了它们。下面是两种模型形状，按 float32 计：
 
 # %%
@@ -161,13 +177,13 @@ for name, (d, h) in shapes.items():
 ax = cost_lab.plot_flops(4096, mark=131_072)
 
 # %% [markdown] lang="en"
-# On log-log axes $n^2$ is a line of slope 2 and $n$ one of slope 1, so the steeper one must win. For width 4096 it wins
+# On log-log axes $n^2$ is a line of slope 2 and $n$ one of slope 1, so the steeper one must win. For $D = 4096$ it wins
 # from 24,576 tokens on; at 128K tokens (green line) it does about 84% of the work, and a naive layer would hold 2 TiB of
 # weights. Short contexts are dominated by the linear parts, which is why the $n^2$ term surprises people only when
 # they grow the window.
 
 # %% [markdown] lang="zh"
-# 在双对数坐标里，$n^2$ 是斜率为 2 的直线，$n$ 是斜率为 1 的直线，更陡的那条迟早胜出。宽度为 4096 的模型从 24,576 个 token 起就由它占上风；
+# 在双对数坐标里，$n^2$ 是斜率为 2 的直线，$n$ 是斜率为 1 的直线，更陡的那条迟早胜出。$D = 4096$ 的模型从 24,576 个 token 起就由它占上风；
 # 到 128K 个 token（绿线）时它约占 84% 的计算量，一层的朴素实现要存 2 TiB 的权重。上下文较短时线性部分占主导，所以人们往往要到扩大窗口时才被 $n^2$ 吓一跳。
 
 # %% [markdown] lang="en"
@@ -239,10 +255,10 @@ ax = cost_lab.plot_measured(timed, "peak_bytes", ax=right)
 # %% [markdown] lang="zh"
 # ## n² 从哪里开始占上风
 #
-# 自己动手改模型。滑块以对数刻度设置上下文长度，从 128 到约一百万个 token；其余控件设置头数 $H$、层数 $L$、宽度 $D$ 和数值格式。
-# 左图是一次前向计算的 FLOPs，$n^2$ 部分对比线性部分，虚线是交点 $n = 6D$；右图是朴素实现下一层要存的分数矩阵，对比一块大显卡的 80 GiB。
+# 自己动手改模型。滑块以对数刻度设置上下文长度，从 128 到约一百万个 token；其余控件设置头数 $H$、层数 $L$、模型维度 $D$ 和数值格式。
+# 左图是一次前向计算的浮点运算次数，$n^2$ 部分对比线性部分，虚线是交点 $n = 6D$；右图是朴素实现下一层要存的分数矩阵，对比一块大显卡的 80 GiB。
 #
-# 试着先设 1,000 个 token，再设 100,000 个；改变 $H$，看内存变而 FLOPs 不动；把 $D$ 减半，看交点左移。
+# 试着先设 1,000 个 token，再设 100,000 个；改变 $H$，看内存变而计算量不动；把 $D$ 减半，看交点左移。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -259,7 +275,7 @@ widgets.context_cost_widget(n_tokens=4096, n_heads=32, n_layers=32, d_model=4096
 s = widgets.context_cost_state(n_tokens=100_000, n_heads=32, n_layers=32, d_model=4096, dtype="bfloat16")
 print(f"[en]pairs per head and layer: {s['pairs_per_head']:,}   all heads and layers: {cost_lab.format_count(s['pairs'])}[zh]每个头、每一层的位置对：{s['pairs_per_head']:,}   所有头和层合计：{cost_lab.format_count(s['pairs'])}")
 print(f"[en]score matrices of one layer (bfloat16): {cost_lab.format_bytes(s['score_bytes'])} = {s['gpu_ratio']:.1f} × 80 GiB[zh]一层的分数矩阵（bfloat16）：{cost_lab.format_bytes(s['score_bytes'])} = {s['gpu_ratio']:.1f} × 80 GiB")
-print(f"[en]FLOPs of one forward pass: n² part {cost_lab.format_count(s['attention_flops'])}, linear parts {cost_lab.format_count(s['linear_flops'])}, n² share {s['quadratic_share']:.0%}[zh]一次前向计算的 FLOPs：n² 部分 {cost_lab.format_count(s['attention_flops'])}，线性部分 {cost_lab.format_count(s['linear_flops'])}，n² 部分占 {s['quadratic_share']:.0%}")
+print(f"[en]FLOPs of one forward pass: n² part {cost_lab.format_count(s['attention_flops'])}, linear parts {cost_lab.format_count(s['linear_flops'])}, n² share {s['quadratic_share']:.0%}[zh]一次前向计算的浮点运算次数：n² 部分 {cost_lab.format_count(s['attention_flops'])}，线性部分 {cost_lab.format_count(s['linear_flops'])}，n² 部分占 {s['quadratic_share']:.0%}")
 
 # %% [markdown] lang="en"
 # ## Why the context window is limited
@@ -332,7 +348,7 @@ print(f"[en]log-log slope from {sizes[2]:,} to {sizes[-1]:,} tokens: {cost_lab.l
 # $$2 \times \text{层数} \times \text{KV 头数} \times d_{head} \times n \times \text{每个数的字节数}$$
 #
 # 与 $n$ 成**线性**关系；每生成一个新 token，每个头只需算 $n$ 个分数而不是 $n^2$ 个，$n^2$ 只在处理提示词时付一次。
-# 下面在一个小解码器上逐个 token 实测，它有 2 层、4 个宽 16 的头，用 float64：
+# 下面在一个小解码器上逐个 token 实测，它有 2 层、4 个 16 维的头，用 float64：
 
 # %%
 steps = kv_cache.decode_with_cache(1024)
@@ -351,6 +367,8 @@ print("[en]bytes added per token, at every one of the 1,023 steps:[zh]每个 tok
 
 # %%
 models = ["GPT-2 small", "Llama-2-7B", "Llama-2-70B", "Mistral-7B"]
+print("[en]context each model was trained to (tokens):[zh]各模型训练时的上下文长度（token）：",
+      "[en], [zh]、".join(f"{m} {kv_cache.TRAINED_CONTEXT[m]:,}" for m in models))
 contexts = [4_096, 32_768, 131_072]
 values = [[kv_cache.model_cache_bytes(m, 1) / 2**20] + [kv_cache.model_cache_bytes(m, n) / 2**30 for n in contexts]
           for m in models]
@@ -359,18 +377,23 @@ tables.Table(values, models, columns, digits=3)
 
 
 # %% [markdown] lang="en"
-# Llama-2-7B keeps half a mebibyte per token: 2 GiB at 4K tokens, 64 GiB at 128K, several times its own weights (about
-# 13 GB in float16), for one sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook 06)
+# None of these four was trained to 128K tokens (GPT-2 small to 1,024, the Llama-2 models to 4,096, Mistral-7B to
+# 8,192 with a window of 4,096 keys), so the 131,072 column is hypothetical: it sizes each shape as if it were run that long, as a long-context
+# model of the same shape would be. Llama-2-7B keeps half a mebibyte per token: 2 GiB at its 4K tokens, and 64 GiB
+# at 128K if its shape were run that long, several times its own weights (about 13 GB in float16), for one sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook 06)
 # is how Mistral-7B and Llama-2-70B cut it by 4 and 8. Mistral-7B's row stops growing after 4,096 tokens: its attention
-# is a sliding window of 4,096 (notebook 10), so its cache is a rolling buffer (Jiang et al. 2023); with full attention
+# is a sliding window of 4,096 keys (notebook 10), so its cache is a rolling buffer (Jiang et al. 2023); with full attention
 # it would need 16 GiB at 128K (`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`). So at inference the
 # window is limited twice: by the $n^2$ of the prompt pass, and by a cache that grows with every token and stays in
 # memory for the whole generation.
 
 # %% [markdown] lang="zh"
-# Llama-2-7B 每个 token 要存半个 MiB：4K 个 token 时 2 GiB，128K 时 64 GiB，是它自己 float16 权重（约 13 GB）的好几倍，而这只是一个序列。
+# 这四个模型没有一个是按 128K 个 token 训练的：GPT-2 small 训练到 1,024 个 token，两个 Llama-2 到 4,096 个，Mistral-7B 到 8,192 个，窗口宽 4,096 个 Key。
+# 所以 131,072 那一列是假设：它按各模型的形状计算，假如让它读这么长会怎样，同样形状的长上下文模型就是这个数。
+# Llama-2-7B 每个 token 要存半个 MiB：训练长度 4K 个 token 时是 2 GiB；假如按同样形状读 128K 个 token，就是 64 GiB，
+# 是它自己 float16 权重（约 13 GB）的好几倍，而这只是一个序列。
 # 分组 Query 注意力让 32 或 64 个 Query 头共用 8 个 KV 头（06 节），Mistral-7B 和 Llama-2-70B 就是这样把缓存缩小 4 倍和 8 倍的。
-# Mistral-7B 这一行过了 4,096 个 token 就不再增长：它的注意力是 4,096 个 token 的滑动窗口（10 节），缓存只是一个滚动缓冲区（Jiang 等 2023）；
+# Mistral-7B 这一行过了 4,096 个 token 就不再增长：它的注意力是宽度为 4,096 个 Key 的滑动窗口（10 节），缓存只是一个滚动缓冲区（Jiang 等 2023）；
 # 若用全局注意力，128K 时要 16 GiB（`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`）。所以推理时上下文窗口受两重限制：
 # 处理提示词时的 $n^2$，以及每生成一个 token 就增长、整个生成过程都得留在内存里的缓存。
 
@@ -379,7 +402,8 @@ tables.Table(values, models, columns, digits=3)
 #
 # The tutorial on self-attention quoted above names two windows at the edge, Claude's 200K and Gemini's 1M tokens, as "results of pushing the
 # engineering boundary in this direction". Those models' shapes are not published, so the table below uses a published
-# one at those two lengths: **Llama-2-70B** (80 layers, 64 query heads sharing 8 KV heads, head width 128) in bfloat16.
+# one at those two lengths: **Llama-2-70B** (80 layers, 64 query heads sharing 8 KV heads of dimension 128) in
+# bfloat16, trained to 4,096 tokens, so these two columns are hypothetical too.
 # It gives the naive score matrices, the KV cache of one sequence, and what the tiled path of notebook 10
 # (`ac.tiled_attention`, float32) holds instead, whose fixed part (one tile of scores, the running maximum and sum) is
 # measured first on one head:
@@ -388,7 +412,8 @@ tables.Table(values, models, columns, digits=3)
 # ### 原教程的例子：200K 和 1M 个 token
 #
 # 《Transformer 自注意力机制：直觉理解，不需要数学》还点名了两个站在边界上的窗口，Claude 的 200K 和 Gemini 的 1M 个 token，说它们“都是在这个方向上推进工程边界的结果”。
-# 这两个模型的形状没有公开，所以下表在这两个长度上用一个公开的形状：**Llama-2-70B**，80 层，64 个 Query 头共用 8 个 KV 头，头宽 128，按 bfloat16 计。
+# 这两个模型的形状没有公开，所以下表在这两个长度上用一个公开的形状：**Llama-2-70B**，80 层，64 个 Query 头共用 8 个 KV 头，每个头的维度是 128，
+# 按 bfloat16 计。它只训练到 4,096 个 token，所以这两列同样是假设。
 # 表中给出朴素实现的分数矩阵、一个序列的 KV 缓存，以及 10 节的分块计算（`ac.tiled_attention`，float32）需要的内存。
 # 分块计算的固定部分，即一块分数、当前最大值和当前累计和，先在一个头上实测：
 
@@ -402,7 +427,7 @@ labels = ["[en]pairs per head and layer[zh]每个头、每层的位置对", "[en
           "[en]score matrices, one layer, 64 heads (naive)[zh]一层 64 个头的分数矩阵（朴素）",
           "[en]KV cache, 80 layers, one sequence[zh]KV 缓存，80 层，一个序列",
           "[en]tiled path, one head[zh]分块计算，一个头", "[en]tiled path, one layer, 64 heads[zh]分块计算，一层 64 个头",
-          "[en]FLOPs of the n² part, one forward pass[zh]一次前向计算中 n² 部分的 FLOPs"]
+          "[en]FLOPs of the n² part, one forward pass[zh]一次前向计算中 n² 部分的浮点运算次数"]
 keys = ["pairs", "score_head_bytes", "score_layer_bytes", "kv_cache_bytes", "tiled_head_bytes", "tiled_layer_bytes", "attention_flops"]
 print(pad("[en]Llama-2-70B, bfloat16[zh]Llama-2-70B，bfloat16", 46) + "".join(pad(f"[en]{n:,} tokens[zh]{n:,} 个 token", 22, "right") for _, n in long_context.TUTORIAL_EXAMPLES))
 for label, key in zip(labels, keys):
@@ -410,15 +435,17 @@ for label, key in zip(labels, keys):
     print(pad(label, 46) + "".join(pad(c, 22, "right") for c in cells))
 
 # %% [markdown] lang="en"
-# The fixed part is the same 3.0 MiB at 2,048 and 4,096 tokens (a tile holds up to 2,048 query rows × 128 keys);
-# everything else on the tiled path grows like $n$. At 200K tokens one head's naive weights (74.5 GiB) would fill a
-# large GPU, and one layer's 64 heads need 4.7 TiB; at 1M tokens 1.8 TiB per head and 116.4 TiB per layer. No model
-# with such a window can run the naive way. The tiled path needs 12.4 GiB and 61.2 GiB for the same layer, mostly its
-# float32 output. The KV cache is the other wall: 61.0 GiB for one 200K-token sequence and 305.2 GiB at 1M, held for the
-# whole generation, although this shape already shares each KV head among 8 query heads. And the compute stays
-# quadratic: about $10^{17}$ FLOPs in the $n^2$ part of one 200K-token pass, 25 times that at 1M. Such windows take all
-# of it at once: kernels that never store the matrix, a smaller cache (grouped or compressed keys and values), and more
-# and faster hardware.
+# The tiled path's fixed part is the same 3.0 MiB at 2,048 and 4,096 tokens (a tile holds up to 2,048 query rows × 128
+# keys); everything else on it grows like $n$. Three conclusions can be read off the table:
+#
+# - **The naive way cannot run.** At 200K tokens one head's weights alone would fill a large GPU, and one layer needs
+#   terabytes; the tiled path needs tens of GiB for the same layer, mostly its float32 output.
+# - **The KV cache is the other wall:** 61.0 GiB for one 200K-token sequence, over 300 GiB at 1M, held for the whole
+#   generation, although this shape already shares each KV head among 8 query heads.
+# - **The compute stays quadratic:** the $n^2$ part at 1M tokens is 25 times that at 200K.
+#
+# Such windows take all of it at once: kernels that never store the matrix, a smaller cache (grouped or compressed keys
+# and values), and more and faster hardware.
 #
 # **Self-test.** With the same shape, at what context does the KV cache of one sequence reach 80 GiB, one large GPU?
 # <details><summary>Answer</summary>
@@ -428,12 +455,14 @@ for label, key in zip(labels, keys):
 # </details>
 
 # %% [markdown] lang="zh"
-# 固定部分在 2,048 和 4,096 个 token 时都是 3.0 MiB，因为一块最多容纳 2,048 行 Query × 128 个 Key；分块计算的其余部分都随 $n$ 线性增长。
-# 200K 个 token 时，光一个头的朴素权重就有 74.5 GiB，能塞满一块大显卡，一层 64 个头要 4.7 TiB；1M 个 token 时每个头 1.8 TiB，每层 116.4 TiB。
-# 这么长窗口的模型都不可能用朴素方式运行。同样一层，分块计算只要 12.4 GiB 和 61.2 GiB，主要是它的 float32 输出。KV 缓存是另一堵墙：
-# 一个 200K token 的序列要 61.0 GiB，1M 时要 305.2 GiB，而且整个生成过程都得留着，尽管这个形状已经让 8 个 Query 头共用一个 KV 头。
-# 计算量仍是平方级的：一次 200K token 的前向计算里，$n^2$ 部分约 $10^{17}$ 个 FLOPs，1M 时是它的 25 倍。要做到这么长的窗口，几样缺一不可：
-# 从不存下整个矩阵的内核，分组或压缩 Key 和 Value 以缩小缓存，还有更多更快的硬件。
+# 分块计算的固定部分在 2,048 和 4,096 个 token 时都是 3.0 MiB（一块最多 2,048 行 Query × 128 个 Key），其余部分随 $n$ 线性增长。
+# 从表里可以读出三个结论：
+#
+# - **朴素实现根本放不下。** 200K 个 token 时，光一个头的权重就能塞满一块大显卡，一层要以 TiB 计；分块计算同一层只要几十 GiB，主要是它的 float32 输出。
+# - **KV 缓存是另一堵墙。** 一个序列在 200K 时要 61.0 GiB，1M 时超过 300 GiB，整个生成过程都得留着，尽管这个形状已经让 8 个 Query 头共用一个 KV 头。
+# - **计算量仍是平方级的。** 1M 个 token 的 $n^2$ 部分是 200K 时的 25 倍。
+#
+# 所以这么长的窗口几样缺一不可：从不存下整个矩阵的内核，分组或压缩 Key 和 Value 以缩小缓存，还有更多更快的硬件。
 #
 # **自测题**。还是这个形状，上下文多长时，一个序列的 KV 缓存会达到一块大显卡的 80 GiB？
 # <details><summary>答案</summary>
@@ -606,17 +635,6 @@ ax = cost_lab.plot_position_weights({"[en]content only[zh]只看内容": content
 # 而且“中间迷失”要用**任务正确率**来衡量，把关键证据放在不同位置上检验，即 10 节的验证方法，而不是看某一个权重。
 
 # %% [markdown] lang="en"
-# ## Self-test
-
-# %% [markdown] lang="zh"
-# ## 自测题
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live widget)
-quiz.quiz_widget("p9")
-
-# %% [markdown] lang="en"
 # ## Summary
 #
 # - One head of one layer scores $n^2$ query–key pairs: 1,000 tokens → 1,000,000 pairs, 100,000 tokens → 10,000,000,000.
@@ -628,7 +646,7 @@ quiz.quiz_widget("p9")
 # ## 小结
 #
 # - 一层的一个头要给 $n^2$ 个 Query–Key 对打分：1,000 个 token 是 100 万对，100,000 个 token 是 100 亿对。$n$ 翻倍，位置对变为四倍。
-# - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 个 FLOPs，与头数无关，朴素实现还要存 $H n^2$ 个权重；线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出，
+# - 每层注意力的 $n^2$ 部分需要 $4n^2D$ 次浮点运算，与头数无关，朴素实现还要存 $H n^2$ 个权重；线性部分需要 $24nD^2$。$n$ 超过 $6D$ 后 $n^2$ 部分胜出，
 #   $D = 4096$ 时是 24,576 个 token。
 
 # %%
@@ -643,17 +661,18 @@ print(f"[en]- Measured: peak memory approaches × 4 per doubling (× {shown}; {m
 #   memory linear and save traffic, but the compute stays $n^2$; only computing something else (windows, sparse or linear
 #   attention) changes it.
 # - At inference the KV cache grows **linearly**, $2 \cdot$ layers $\cdot$ KV heads $\cdot d_{head}$ numbers per token:
-#   0.5 MiB for Llama-2-7B in float16, 64 GiB at 128K tokens; grouped-query attention divides it.
+#   0.5 MiB for Llama-2-7B in float16, 2 GiB at the 4K tokens it was trained to (64 GiB if its shape were run at 128K);
+#   grouped-query attention divides it.
 # - "Lost in the middle" is a position effect: dilution lowers every position equally (0.073 for 256 keys, wherever the
 #   match sits); a position-dependent pattern gives the U shape.
 #
-# **Next:** [10 · Efficient attention](10_efficient_attention.ipynb): tiled attention with an online softmax, sliding windows, and how to check that a faster model still finds evidence in the middle.
+# **Next:** [10 · Efficient attention](10_efficient_attention.ipynb) builds tiled attention with an online softmax and sliding windows, and shows how to check that a faster model still finds evidence in the middle.
 
 # %% [markdown] lang="zh"
 # - “物理限制，不是工程偷懒”说的是对所有位置对做精确注意力。分块或融合内核（FlashAttention）让内存变成线性、减少数据搬运，但计算量仍是 $n^2$；
 #   只有换一种算法，比如窗口、稀疏或线性注意力，才会改变它。
 # - 推理时 KV 缓存**线性**增长，每个 token 要存 $2 \cdot$ 层数 $\cdot$ KV 头数 $\cdot d_{head}$ 个数：Llama-2-7B 在 float16 下每个 token 0.5 MiB，
-#   128K 个 token 时 64 GiB；分组 Query 注意力能按比例缩小它。
+#   在它训练的 4K 个 token 上是 2 GiB，假如按同样形状读 128K 个 token 则是 64 GiB；分组 Query 注意力能按比例缩小它。
 # - “中间迷失”是位置效应：摊薄让每个位置的权重同样降低，256 个 Key 时无论匹配的 Key 在哪里都是 0.073；随位置变化的注意模式才产生 U 形。
 #
-# **下一节**：[10 · 高效注意力](10_efficient_attention.ipynb)。带在线 softmax 的分块注意力、滑动窗口，以及怎样检查更快的模型是否仍能找到中间的证据。
+# **下一节**：[10 · 高效注意力](10_efficient_attention.ipynb)，亲手搭建带在线 softmax 的分块注意力和滑动窗口，并检查更快的模型是否仍能找到中间的证据。
