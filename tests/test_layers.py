@@ -204,3 +204,52 @@ def test_no_module_imports_another_modules_private_names():
     bad = [str(imp) for imp in IMPORTS if internal(imp) and imp.target.rpartition(".")[2].startswith("_")
            and not imp.target.rpartition(".")[2].startswith("__")]
     assert not bad, "\n".join(bad)
+
+
+def _cycles_inside_layers() -> list[str]:
+    """Each import cycle among the modules of one layer (core, backends, teaching, one lab), counting the
+    imports inside functions too: a lazy import hides a cycle from Python, not from a reader."""
+    modules = {module_name(p) for p in MODULES}
+    packages = {module_name(p) for p in MODULES if p.name == "__init__.py"}
+
+    def unit(module: str) -> str:                     # a lab is its own unit: nb13 may import nb12, not back
+        parts = module.split(".")
+        return ".".join(parts[:3]) if len(parts) > 2 and parts[1] == "labs" else layer(module)
+
+    graph: dict[str, set] = {}
+    for imp in IMPORTS:
+        if not internal(imp):
+            continue
+        target = imp.target if imp.target in modules else imp.target.rpartition(".")[0]
+        if target in packages or target not in modules or target == imp.module:
+            continue                                  # a package's re-exported name: its __init__ is no module of logic
+        if unit(target) == unit(imp.module):
+            graph.setdefault(imp.module, set()).add(target)
+    cycles, state = [], {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                cycles.append(" -> ".join(path[path.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return cycles
+
+
+def test_no_import_cycle_inside_a_layer_even_through_imports_inside_functions():
+    """core/model.py <-> core/transformer.py once hid a cycle behind imports inside functions."""
+    cycles = _cycles_inside_layers()
+    assert not cycles, "import cycles inside a layer (imports inside functions count):\n" + "\n".join(cycles)
+
+
+def test_the_cycle_check_sees_a_cycle_hidden_in_a_function(monkeypatch):
+    """The walk above is not vacuous: a lazy import back from model to interventions is a cycle."""
+    extra = Import("attention_core.core.model", "attention_core.core.interventions.ablate", 1, True)
+    monkeypatch.setattr(sys.modules[__name__], "IMPORTS", IMPORTS + [extra])
+    assert any("attention_core.core.model" in c and "interventions" in c for c in _cycles_inside_layers())

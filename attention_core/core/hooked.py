@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attention_core.core.softmax import softmax_rows
+from attention_core.core.validation import check_replacement, own_copy
 
 LN_EPS = 1e-5                              # torch.nn.LayerNorm's default
 BLOCK_HOOKS = ("hook_resid_pre", "ln1.hook_normalized", "attn.hook_q_input", "attn.hook_k_input",
@@ -102,24 +103,33 @@ NUMPY_OPS = Ops()
 # --- hooks -----------------------------------------------------------------------------------------------
 @dataclass
 class HookSet:
-    """Which hook points run which functions (fwd hooks), and which values to record (the cache)."""
+    """Which hook points run which functions (fwd hooks), and which values to record (the cache).
+
+    In-place rule: a hook function gets its own copy of the value (an edit in place changes this point's
+    value for the rest of the forward, never the weights, another hook point or a cached value), and the
+    cache holds its own copy, so centring a cached activation in place changes nothing else. A replacement
+    is checked by validation.check_replacement (same library, float, same shape; cast to the dtype)."""
     fns: dict = field(default_factory=dict)                       # name -> [fn, ...]
     record: object = None                                         # None, or a set of names to cache
     cache: dict = field(default_factory=dict)
+    fired: set = field(default_factory=set)                       # the hooked or recorded points reached
 
     def wants(self, name: str) -> bool:
         return name in self.fns or (self.record is not None and name in self.record)
 
     def __call__(self, name: str, value):
-        for fn in self.fns.get(name, ()):
-            out = fn(value, name)
-            if out is not None:
-                if tuple(out.shape) != tuple(value.shape):
-                    raise ValueError(f"hook on {name}: expected the replacement to keep shape "
-                                     f"{tuple(value.shape)}, got {tuple(out.shape)}")
-                value = out
+        if not self.wants(name):
+            return value
+        self.fired.add(name)
+        fns = self.fns.get(name, ())
+        if fns:
+            value = own_copy(value)                               # e.g. hook_pos_embed: not a view of pos_emb
+            for fn in fns:
+                out = fn(value, name)
+                if out is not None:
+                    value = check_replacement(out, value, name)
         if self.record is not None and name in self.record:
-            self.cache[name] = value
+            self.cache[name] = own_copy(value)
         return value
 
 

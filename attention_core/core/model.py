@@ -2,44 +2,78 @@
 
     model = HookedDecoder(params)                                # DecoderParams, or flat weights + DecoderConfig
     logits, cache = model.run_with_cache(ids)                    # cache["blocks.0.attn.hook_pattern"]: (H, T, T)
-    logits = model.run_with_hooks(ids, {"blocks.1.attn.hook_z": zero_head(0)})   # ablate head L1H0
+    cache["pattern", 0]                                          # the same, TransformerLens's shorthand
+    logits = model.run_with_hooks(ids, {"blocks.1.attn.hook_z": head_hook(0)})   # ablate head L1H0
     logits, past = model.step(ids)                               # then model.step(next_ids, past): the KV cache
 
 The forward itself is `hooked.forward` (bare formulas, hook points and shapes listed there); this class
 checks the inputs once, at its entry points, and says what was expected. Torch runs the same class
-with `ops=backends.torch_ops.TORCH_OPS` (backends.torch_decoder.TorchDecoder does).
+with `ops=backends.torch_ops.TORCH_OPS` (backends.torch_decoder.TorchDecoder does). The interventions
+built on the hooks (ablate, patch, head_logit_attribution) are in `core.interventions`.
 Shapes: B batch (optional), T tokens, L layers, H heads, Dh = D / H, V vocabulary.
+
+TransformerLens's contract, with one difference in axis order: per-head activations put the head axis
+BEFORE the positions, (B, H, T, Dh) and patterns (B, H, T, Tk), where TransformerLens has (B, T, H, Dh) for
+q, k, v, z (its patterns are (B, H, T, Tk) too). Every hook and every cached value may be edited in place:
+each is the caller's own copy (a hook's in-place edit changes that point's value for the rest of the
+forward, and nothing else).
 """
 from __future__ import annotations
 
 import difflib
-import math
+import inspect
 
 import numpy as np
 
-from . import hooked
+from . import generation, hooked
 from .masks import causal_mask
 from .params import DecoderConfig, DecoderParams, as_config, decoder_from_dict, decoder_to_dict
-from .validation import (
-    as_bool_mask,
-    as_float_array,
-    as_generator,
-    check_flag,
-    check_ids,
-    describe,
-    positive_int,
-)
+from .validation import as_bool_mask, as_float_array, check_flag, check_ids, describe, positive_int
 
-ABLATIONS = ("zero", "mean", "resample")
+_SUBMODULES = ("attn", "mlp", "ln1", "ln2")
 
 
 class ActivationCache(dict):
-    """{hook name: activation} from run_with_cache; a wrong name is answered with the closest names."""
+    """{hook name: activation} from run_with_cache; a wrong name is answered with the closest names.
+
+    TransformerLens's shorthand: cache["pattern", 1] is cache["blocks.1.attn.hook_pattern"], cache["resid_pre", 0]
+    is "blocks.0.hook_resid_pre", cache["normalized", 0, "ln2"] picks the LN of that name, cache["embed"] is
+    "hook_embed". Per-head values are (B, H, T, ...): heads before positions (TransformerLens: positions first)."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(self.full_name(key) if isinstance(key, tuple) or (
+            isinstance(key, str) and key not in self and f"hook_{key}" in _TOP_HOOKS) else key)
+
+    @staticmethod
+    def full_name(key) -> str:
+        """The hook name a shorthand key stands for: ("pattern", 1) -> "blocks.1.attn.hook_pattern"."""
+        if isinstance(key, str):
+            return f"hook_{key}"
+        short, *rest = key if key else (None,)
+        if not isinstance(short, str) or len(rest) not in (1, 2) or isinstance(rest[0], bool) or not isinstance(
+                rest[0], (int, np.integer)):
+            raise KeyError(f"{key!r}: expected a hook name, or (short name, layer) such as ('pattern', 1), "
+                           f"optionally with one of {_SUBMODULES}: ('normalized', 0, 'ln2')")
+        layer, sub = int(rest[0]), (rest[1] if len(rest) == 2 else None)
+        matches = [n for n in hooked.BLOCK_HOOKS if n.rpartition(".")[2] == f"hook_{short}"
+                   and (sub is None or n.startswith(f"{sub}."))]
+        if len(matches) != 1:
+            known = sorted({n.rpartition(".")[2][5:] for n in hooked.BLOCK_HOOKS})
+            why = (f"it names {len(matches)} points ({', '.join(matches)}); add one of {_SUBMODULES}" if matches
+                   else f"the short names are {known}")
+            raise KeyError(f"{key!r}: no single hook point of layer {layer} matches; {why}")
+        return f"blocks.{layer}.{matches[0]}"
 
     def __missing__(self, name):
+        if str(name).endswith("hook_result"):
+            raise KeyError(f"{name!r} is not in the cache: hook_result (each head's write, (B, H, T, D)) is computed "
+                           "only when named; run_with_cache(ids, names=[...]) with it among the names")
         close = difflib.get_close_matches(str(name), list(self), n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; it holds {len(self)} names"
         raise KeyError(f"{name!r} is not in the cache{hint}")
+
+
+_TOP_HOOKS = ("hook_embed", "hook_pos_embed", "hook_logits")
 
 
 class HookedDecoder:
@@ -48,7 +82,10 @@ class HookedDecoder:
     params: DecoderParams (its config travels with it), or a flat {name: array} dict (names of
     params.parameter_shapes) with its DecoderConfig; an int n_heads in place of the config still works.
     ops: hooked.NUMPY_OPS (the default) or a torch namespace (backends.torch_ops.TORCH_OPS): the arrays
-    must then be tensors. block_fn: replaces hooked.block (notebook 13 plugs the learner's block in).
+    must then be tensors. block_fn: replaces hooked.block (notebook 13 plugs the learner's block in); its
+    `hook_points` attribute lists the block hook points it fires (BLOCK_HOOKS' names), the others are refused,
+    and its `read_only` those a hook may record but not edit.
+    hook_names lists the points this model fires; a point its pieces skip is refused, saying why.
     """
 
     def __init__(self, params, config=None, *, causal: bool | None = None, ops: hooked.Ops = hooked.NUMPY_OPS,
@@ -66,6 +103,10 @@ class HookedDecoder:
         elif config is None:
             raise TypeError("config: a flat weights dict does not say how many heads; pass its DecoderConfig "
                             "(or n_heads)")
+        if not isinstance(ops, hooked.Ops):
+            raise TypeError(f"ops: expected a hooked.Ops namespace (NUMPY_OPS, or torch's), got {describe(ops)}")
+        if block_fn is not None and not callable(block_fn):
+            raise TypeError(f"block_fn: expected None or a function like hooked.block, got {describe(block_fn)}")
         if ops is hooked.NUMPY_OPS:
             checked = decoder_from_dict(params, config, causal=causal)       # every name, shape and value
             self.weights = decoder_to_dict(checked)
@@ -79,50 +120,97 @@ class HookedDecoder:
         self.n_layers = self.config.n_layers
         self.vocab_size, self.d_model = self.config.vocab_size, self.config.d_model
         self.max_len = self.config.max_len
-        self.hook_names = hooked.hook_names(self.n_layers)
+        self.hook_names, self.skipped_hooks = _hook_points(self.n_layers, ops, block_fn)
+        read_only = getattr(block_fn, "read_only", ())                       # recorded, not edited (see block_fn)
+        self.read_only_hooks = {n: ("your block (block_fn) has already computed its output when it hands this value "
+                                    "over, so a hook can read it (run_with_cache) but not change it")
+                                for n in self.hook_names if n.startswith("blocks.") and n.split(".", 2)[2] in read_only}
 
     def __repr__(self) -> str:
         return (f"HookedDecoder(L={self.n_layers}, H={self.n_heads}, D={self.d_model}, V={self.vocab_size}, "
                 f"max_len={self.max_len}, causal={self.causal})")
 
     # --- checks at the entry points ------------------------------------------------------------------
-    def _ids(self, ids, past_len: int = 0):
+    def token_ids(self, ids, name: str = "ids") -> np.ndarray:
+        """ids (T,) or (B, T) as checked int64 NumPy, 0 <= id < V and 1 <= T <= max_len (a tensor's too)."""
         if hasattr(ids, "detach"):                                           # a tensor: check its numbers
             if ids.is_floating_point() or str(ids.dtype) == "torch.bool":
-                raise TypeError(f"ids: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
-            arr = check_ids(ids.detach().cpu().numpy(), self.vocab_size, self.max_len - past_len)
-        else:
-            arr = check_ids(ids, self.vocab_size, self.max_len - past_len)
-        return self.ops.as_array(arr)
+                raise TypeError(f"{name}: expected integer token ids of shape (T,) or (B, T), got {describe(ids)}")
+            ids = ids.detach().cpu().numpy()
+        return check_ids(ids, self.vocab_size, self.max_len, name=name)
 
-    def _masks(self, attn_mask, t: int, past_len: int = 0) -> list:
-        """Each layer's boolean mask (T, past + T), True = may attend: the causal mask AND attn_mask."""
+    def _masks(self, attn_mask, batch: tuple, t: int, past_len: int = 0) -> list:
+        """Each layer's boolean mask (T, past + T), True = may attend: the causal mask AND attn_mask.
+        attn_mask: (T, Tk) for every layer; (L, T, Tk) one per layer; (B, L, T, Tk) one per layer and sequence."""
         tk = past_len + t
         base = causal_mask(t, tk, offset=past_len) if self.causal else np.ones((t, tk), dtype=bool)
         if attn_mask is None:
-            per_layer = [base] * self.n_layers
-        else:
-            extra = as_bool_mask(_numpy(attn_mask), "attn_mask")
-            if extra.ndim < 2 or extra.shape[-2:] != (t, tk):
-                raise ValueError(f"attn_mask: expected its last two axes to be (T, T) = ({t}, {tk}), the shape "
-                                 f"of the attention weights, got shape {extra.shape}")
-            if extra.ndim >= 3 and extra.shape[-3] == self.n_layers:
-                per_layer = [extra[..., i, :, :] & base for i in range(self.n_layers)]
-            else:
-                per_layer = [extra & base] * self.n_layers
+            return [self.ops.as_array(base)] * self.n_layers
+        extra = as_bool_mask(_numpy(attn_mask), "attn_mask")
+        forms = (f"(T, Tk) = ({t}, {tk}) for every layer, (L, T, Tk) = ({self.n_layers}, {t}, {tk}) one per layer, "
+                 f"or (B, L, T, Tk) one per layer and sequence")
+        if extra.ndim not in (2, 3, 4) or extra.shape[-2:] != (t, tk):
+            raise ValueError(f"attn_mask: expected its last two axes to be (T, T) = ({t}, {tk}), the shape of the "
+                             f"attention weights, got shape {extra.shape} (the forms: {forms})")
+        if extra.ndim >= 3 and extra.shape[-3] != self.n_layers:
+            raise ValueError(f"attn_mask: a mask of shape {extra.shape} gives {extra.shape[-3]} layers' masks, but the "
+                             f"model has {self.n_layers} layers; expected {forms}")
+        if extra.ndim == 4 and (not batch or extra.shape[0] not in (1, batch[0])):
+            raise ValueError(f"attn_mask: a mask of shape {extra.shape} holds {extra.shape[0]} sequences' masks, but "
+                             f"ids holds {batch[0] if batch else 'one sequence (T,)'}; expected {forms}")
+        if extra.ndim == 2:
+            return [self.ops.as_array(extra & base)] * self.n_layers
         # a batch of masks (B, T, Tk) gets a head axis: (B, 1, T, Tk) against the (B, H, T, Tk) scores
-        return [self.ops.as_array(m if m.ndim == 2 else m[..., None, :, :]) for m in per_layer]
+        return [self.ops.as_array((extra[..., i, :, :] & base)[..., None, :, :] if extra.ndim == 4
+                                  else extra[i] & base) for i in range(self.n_layers)]
+
+    def _past(self, past, batch: tuple) -> int:
+        """Check a KV cache (what step() returned) against this model and the new ids; its length T_past."""
+        if past is None:
+            return 0
+        if not isinstance(past, list) or len(past) != self.n_layers:
+            raise TypeError(f"past: expected None or the list of {self.n_layers} (k, v) pairs step() returned, "
+                            f"got {describe(past)}")
+        want_tensor = self.ops is not hooked.NUMPY_OPS
+        shapes = set()
+        for i, pair in enumerate(past):
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise TypeError(f"past[{i}]: expected the (k, v) pair of layer {i} that step() returned, "
+                                f"got {describe(pair)}")
+            for arr in pair:
+                if (hasattr(arr, "detach") if want_tensor else isinstance(arr, np.ndarray)) is False:
+                    kind = "torch tensors" if want_tensor else "NumPy arrays"
+                    raise TypeError(f"past[{i}]: expected {kind} from this model's step(), got {describe(arr)}")
+                shapes.add(tuple(arr.shape))
+        shape = next(iter(shapes))
+        dh = self.d_model // self.n_heads
+        if len(shapes) > 1 or len(shape) < 3 or shape[-3:] != (self.n_heads, shape[-2], dh) or shape[-2] < 1:
+            raise ValueError(f"past: expected every k and v of shape (..., H, T_past, Dh) = (..., {self.n_heads}, "
+                             f"T_past, {dh}), as step() returns them, got shapes {sorted(shapes)}")
+        if shape[:-3] != batch:
+            raise ValueError(f"past: the cache was built for a batch of shape {shape[:-3]}, but ids has batch shape "
+                             f"{batch}; a cache belongs to the sequences it was built from (start again with "
+                             f"past=None for new sequences)")
+        return int(shape[-2])
 
     def _hooks(self, hooks, record=None) -> hooked.HookSet:
         fns: dict = {}
+        if hooks is not None and not isinstance(hooks, (dict, list, tuple)):
+            raise TypeError(f"hooks: expected a dict {{name: fn}} or a list of (name, fn) pairs, got {describe(hooks)}")
         pairs = hooks.items() if isinstance(hooks, dict) else (hooks or ())
         for pair in pairs:
             if not (isinstance(pair, tuple) and len(pair) == 2):
                 raise TypeError(f"hooks: expected a dict or (name, function) pairs, got {describe(pair)}")
             name, fn = pair
             self.check_name(name, "hooks")
+            if name in self.read_only_hooks:
+                raise ValueError(f"hooks: {name!r} cannot be edited in this model: {self.read_only_hooks[name]}")
             if not callable(fn):
                 raise TypeError(f"hooks[{name!r}]: expected a function fn(value, name), got {describe(fn)}")
+            if not _takes_two(fn):
+                raise TypeError(f"hooks[{name!r}]: expected a function fn(value, name) of two arguments (the "
+                                f"activation and the hook's name), got {getattr(fn, '__name__', fn)!r}"
+                                f"{_signature(fn)}")
             fns.setdefault(name, []).append(fn)
         if record is not None:
             for name in record:
@@ -130,36 +218,92 @@ class HookedDecoder:
         return hooked.HookSet(fns=fns, record=None if record is None else set(record))
 
     def check_name(self, name, what: str = "name") -> None:
-        """Raise unless `name` is one of this model's hook points (the closest names in the message)."""
+        """Raise unless `name` is a hook point this model fires (the closest names, or why it is skipped)."""
+        if isinstance(name, str) and name in self.skipped_hooks:
+            raise ValueError(f"{what}: {name!r} does not fire in this model: {self.skipped_hooks[name]}")
         if name not in self.hook_names:
             close = difflib.get_close_matches(str(name), self.hook_names, n=3, cutoff=0.6)
             hint = f"did you mean {', '.join(map(repr, close))}?" if close else "model.hook_names lists them"
             raise ValueError(f"{what}: {name!r} is not a hook point of this model ({hint})")
 
+    def _names(self, names, names_filter) -> list:
+        """run_with_cache's names: None (every point but hook_result), one name, a list of names, or a
+        function name -> bool (TransformerLens's names_filter)."""
+        if names is not None and names_filter is not None:
+            raise TypeError("names, names_filter: pass one of them (names_filter is TransformerLens's name for it)")
+        chosen = names if names_filter is None else names_filter
+        arg = "names" if names_filter is None else "names_filter"
+        if chosen is None:
+            return [n for n in self.hook_names if not n.endswith("hook_result")]
+        if isinstance(chosen, str):
+            return [chosen]                                           # one name, not its letters
+        if callable(chosen):
+            picked = []
+            for n in self.hook_names:
+                keep = chosen(n)
+                if not isinstance(keep, (bool, np.bool_)):
+                    raise TypeError(f"{arg}: expected a function name -> True or False, it returned "
+                                    f"{describe(keep)} for {n!r}")
+                if keep:
+                    picked.append(n)
+            return picked
+        if not isinstance(chosen, (list, tuple, set, frozenset)):
+            raise TypeError(f"{arg}: expected None, a hook name, a list of hook names or a function name -> bool, "
+                            f"got {describe(chosen)}")
+        for n in chosen:
+            if not isinstance(n, str):
+                raise TypeError(f"{arg}: expected hook names (strings), got {describe(n)} among them")
+        return list(chosen)
+
     # --- running it ----------------------------------------------------------------------------------
-    def _run(self, ids, hook: hooked.HookSet, attn_mask=None, past=None):
-        past_len = 0 if not past else int(past[0][0].shape[-2])
-        ids = self._ids(ids, past_len)
-        masks = self._masks(attn_mask, int(ids.shape[-1]), past_len)
+    def _run(self, ids, hook: hooked.HookSet, attn_mask=None, past=None, must_fire=None):
+        arr = self.token_ids(ids)
+        past_len = self._past(past, tuple(arr.shape[:-1]))
+        if past_len + arr.shape[-1] > self.max_len:
+            raise ValueError(f"ids: {past_len} cached tokens (past) + {arr.shape[-1]} new ones is more than the "
+                             f"model's context of {self.max_len} tokens (max_len)")
+        ids = self.ops.as_array(arr)
+        masks = self._masks(attn_mask, tuple(ids.shape[:-1]), int(ids.shape[-1]), past_len)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below, in words
             logits, cache = hooked.forward(self.weights, self.n_heads, ids, masks=masks, hook=hook, ops=self.ops,
                                            past=past, block_fn=self.block_fn)
         if not _all_finite(logits):
-            self._explain_overflow(ids, masks, past)
+            self._explain_overflow(ids, masks, past, hook)
+        silent = [n for n in (set(hook.fns) | set(must_fire or ())) if n not in hook.fired]
+        if silent:
+            raise ValueError(f"hooks: {sorted(silent)} did not fire in this forward: the block or feed-forward "
+                             f"plugged into this model does not pass its values through them")
         return logits, cache
 
-    def _explain_overflow(self, ids, masks, past):
-        """Run again, stopping at the first activation that is not finite, and say where and in which dtype."""
-        def stop(value, name):
-            if not _all_finite(value):
+    def _explain_overflow(self, ids, masks, past, user: hooked.HookSet):
+        """Run again, with the caller's hooks, stopping at the first hook point whose value is not finite, and
+        say where and why: the forward overflowed there, a hook returned it, or the weights or past hold it."""
+        if past is not None and not _all_finite_pairs(past):                  # checked only now: free when fine
+            bad = next(i for i, pair in enumerate(past) if not _all_finite_pairs([pair]))
+            raise ValueError(f"past[{bad}]: the cached keys or values of layer {bad} hold NaN or inf (a cache from "
+                             "a run that overflowed?); start again with past=None")
+        bad_weights = [n for n, w in self.weights.items() if not _all_finite(w)]
+        if bad_weights:
+            raise FloatingPointError(f"the weights hold NaN or inf: {bad_weights[:4]} (a diverged training run? "
+                                     "train again with a lower learning rate)")
+
+        def before(value, name):
+            if not _finite_activation(value, name):
                 dtype = str(value.dtype).rpartition(".")[2]
                 raise FloatingPointError(
-                    f"the forward pass overflowed {dtype} at {name} (a number beyond the largest {dtype} number, "
-                    f"{float(np.finfo(dtype).max):.3g}); use smaller weights or a wider dtype such as float64")
-        hook = hooked.HookSet(fns={n: [stop] for n in self.hook_names})
+                    f"the forward pass overflowed {dtype} at {name}, the first hook point whose values are not "
+                    f"finite (a number beyond the largest {dtype} number, {float(np.finfo(dtype).max):.3g}); use "
+                    f"smaller weights or inputs, or a wider dtype such as float64")
+
+        def after(value, name):
+            if not _finite_activation(value, name):
+                raise FloatingPointError(f"hooks[{name!r}]: your hook made the values at {name} NaN or inf (they were "
+                                         "finite before it); the rest of the forward cannot use them")
+        names = [n for n in self.hook_names if not n.endswith("hook_result") or n in user.fns]
+        fns = {n: [before, *user.fns.get(n, ()), after] for n in names}
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            hooked.forward(self.weights, self.n_heads, ids, masks=masks, hook=hook, ops=self.ops, past=past,
-                           block_fn=self.block_fn)
+            hooked.forward(self.weights, self.n_heads, ids, masks=masks, hook=hooked.HookSet(fns=fns), ops=self.ops,
+                           past=past, block_fn=self.block_fn)
         raise FloatingPointError("the forward pass overflowed: the logits are not finite")
 
     def __call__(self, ids, *, hooks=None, attn_mask=None):
@@ -167,29 +311,31 @@ class HookedDecoder:
         return self._run(ids, self._hooks(hooks), attn_mask)[0]
 
     def run_with_hooks(self, ids, hooks, *, attn_mask=None):
-        """logits with hooks applied: {name: fn} or [(name, fn), ...]; fn(value, name) returns None (read
-        only) or a replacement of the same shape. See `ablate` for zero, mean and resample ablation."""
+        """logits with hooks applied: {name: fn} or [(name, fn), ...]; fn(value, name) returns None (only reads,
+        or edits `value` in place: it is the hook's own copy) or a replacement of the same shape (cast to the
+        model's dtype). See core.interventions for zero, mean and resample ablation and patching."""
         return self._run(ids, self._hooks(hooks), attn_mask)[0]
 
-    def run_with_cache(self, ids, names=None, *, hooks=None, attn_mask=None):
-        """(logits, ActivationCache {hook name: activation}); names: which hook points to keep (all by
-        default; hook_result is computed only when named or hooked)."""
-        record = [n for n in self.hook_names if not n.endswith("hook_result")] if names is None else list(names)
+    def run_with_cache(self, ids, names=None, *, names_filter=None, hooks=None, attn_mask=None):
+        """(logits, ActivationCache {hook name: activation}). Which points to keep: names (None: every point but
+        hook_result, which is computed only when named; one name; or a list) or names_filter (a function
+        name -> bool, as in TransformerLens). Cached values are copies: editing one in place changes nothing else."""
+        record = self._names(names, names_filter)
         hook = self._hooks(hooks, record)
-        logits, _ = self._run(ids, hook, attn_mask)
+        explicit = names is not None or names_filter is not None
+        logits, _ = self._run(ids, hook, attn_mask, must_fire=record if explicit else None)
         return logits, ActivationCache(hook.cache)
 
     def step(self, ids, past=None, *, hooks=None):
         """The KV cache: run only the new tokens ids (T_new,) or (B, T_new) at positions after `past` (None
-        or what the last step returned) and return (logits (..., T_new, V), past with their keys and values)."""
-        if past is not None and (not isinstance(past, list) or len(past) != self.n_layers):
-            raise TypeError(f"past: expected None or the list of {self.n_layers} (k, v) pairs step() returned, "
-                            f"got {describe(past)}")
+        or what the last step returned for the same sequences) and return (logits (..., T_new, V), past with
+        their keys and values)."""
         return self._run(ids, self._hooks(hooks), None, past)
 
     def forward(self, ids, *, head_mask=None, attn_mask=None, return_hidden: bool = False):
         """decoder_forward's contract: (logits (..., T, V), weights (..., L, H, T, T)), and with
-        return_hidden=True the residual stream (..., L + 1, T, D); head_mask (L, H) scales each head's output."""
+        return_hidden=True the residual stream (..., L + 1, T, D); head_mask (L, H) scales each head's output.
+        attn_mask: (T, T), (L, T, T) or (B, L, T, T), True = may attend, ANDed with the causal mask."""
         return_hidden = check_flag(return_hidden, "return_hidden")
         hooks = []
         if head_mask is not None:
@@ -215,139 +361,53 @@ class HookedDecoder:
         return logits, weights
 
     def generate(self, ids, n_new: int, *, temperature: float = 0.0, top_k: int | None = None, seed=0) -> list:
-        """The prompt ids (T,) followed by n_new tokens: one forward of the prompt, then one token at a time
-        through the KV cache. temperature 0: the most likely token; else a sample of softmax(logits / T)
-        among the top_k (NumPy's Generator from seed)."""
-        n_new = positive_int(n_new, "n_new", minimum=0)
-        out = [int(i) for i in np.ravel(_numpy(ids))]
-        if len(out) + n_new > self.max_len:
-            raise ValueError(f"ids, n_new: {len(out)} prompt tokens + {n_new} new ones is more than the model's "
-                             f"context of {self.max_len} tokens")
-        rng = as_generator(seed)
-        logits, past = self.step(np.asarray(out, dtype=np.int64))
-        for i in range(n_new):
-            out.append(pick_token(_numpy(logits[-1]), temperature, top_k, rng))
-            if i < n_new - 1:
-                logits, past = self.step(np.asarray(out[-1:], dtype=np.int64), past)
-        return out
-
-
-def pick_token(logits: np.ndarray, temperature: float = 0.0, top_k: int | None = None, rng=None) -> int:
-    """One token from a row of logits (V,): the argmax at temperature 0, else a sample of
-    softmax(logits / temperature) among the top_k largest."""
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature < math.inf:
-        raise ValueError(f"temperature: expected a number >= 0 (0: the most likely token), got {describe(temperature)}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1):
-        raise ValueError(f"top_k: expected None or an integer >= 1, got {describe(top_k)}")
-    logits = np.asarray(logits, dtype=np.float64)
-    if temperature == 0:
-        return int(np.argmax(logits))
-    scaled = logits / temperature
-    if top_k is not None:
-        kth = np.sort(scaled)[-min(int(top_k), scaled.size)]
-        scaled = np.where(scaled < kth, -np.inf, scaled)
-    p = hooked.softmax_rows(scaled)
-    return int(as_generator(rng).choice(p.size, p=p))
-
-
-# --- interventions through hooks (notebook 12's tools) ---------------------------------------------------
-def head_hook(head: int, values=None):
-    """A hook for hook_z (or hook_result) that replaces one head's output: with zeros (values None) or with
-    `values` (..., T, Dh), broadcast over the batch (a mean, or another run's activation)."""
-    def hook(z, name):
-        out = z.copy() if hasattr(z, "copy") else z.clone()
-        out[..., head, :, :] = 0 if values is None else values
-        return out
-    return hook
-
-
-def ablate(model: HookedDecoder, ids, layer: int, head: int, how: str = "zero", reference=None, seed=0):
-    """logits with head (layer, head) ablated at hook_z: "zero" (its output set to 0), "mean" (to its mean
-    over `reference` ids, every position, so it keeps its average contribution) or "resample" (to its
-    output on other sequences: `reference`, or ids shuffled along the batch with seed)."""
-    layer = _index(layer, model.n_layers, "layer")
-    head = _index(head, model.n_heads, "head")
-    if how not in ABLATIONS:
-        raise ValueError(f"how: expected one of {ABLATIONS}, got {describe(how)}")
-    name = f"blocks.{layer}.attn.hook_z"
-    if how == "zero":
-        return model.run_with_hooks(ids, {name: head_hook(head)})
-    source = ids if reference is None else reference
-    if how == "resample" and reference is None:
-        arr = np.asarray(_numpy(ids))
-        if arr.ndim != 2 or arr.shape[0] < 2:
-            raise ValueError(f"ids: resample ablation without `reference` needs a batch (B, T) with B >= 2 to "
-                             f"shuffle, got shape {arr.shape}")
-        source = arr[as_generator(seed).permutation(arr.shape[0])]
-    _, cache = model.run_with_cache(source, [name])
-    z = cache[name][..., head, :, :]                                           # (B, T, Dh)
-    if how == "mean":
-        z = z.reshape(-1, z.shape[-1]).mean(0)                                 # (Dh,): one mean vector
-    return model.run_with_hooks(ids, {name: head_hook(head, z)})
-
-
-def patch(model: HookedDecoder, corrupted_ids, clean_cache: ActivationCache, name: str, head: int | None = None,
-          positions=None):
-    """logits of the corrupted run with one activation taken from the clean run (activation patching):
-    the whole hook point, or one head of a per-head point (hook_z, hook_pattern, ...), optionally only at
-    `positions` (query positions, the second-to-last axis)."""
-    model.check_name(name, "name")
-    if name not in clean_cache:
-        raise ValueError(f"clean_cache: {name!r} was not recorded; run_with_cache(clean_ids) with names=None or "
-                         f"including it")
-    clean = clean_cache[name]
-    if head is not None:
-        head = _index(head, model.n_heads, "head")
-
-    def hook(value, _):
-        if tuple(value.shape) != tuple(clean.shape):
-            raise ValueError(f"corrupted_ids: expected the clean run's shape at {name}, {tuple(clean.shape)}, "
-                             f"got {tuple(value.shape)}; patch between runs of the same length")
-        out = value.copy() if hasattr(value, "copy") else value.clone()
-        rows = slice(None) if positions is None else positions                 # query positions: axis -2
-        idx = (Ellipsis, rows, slice(None)) if head is None else (Ellipsis, head, rows, slice(None))
-        out[idx] = clean[idx]
-        return out
-    return model.run_with_hooks(corrupted_ids, {name: hook})
-
-
-def head_logit_attribution(model: HookedDecoder, ids, target) -> np.ndarray:
-    """Direct logit attribution: how much each head's write (hook_result) adds to the logit of `target`
-    at each position, read through the final layer norm's scale of that position (TransformerLens's
-    apply_ln_to_stack). ids (T,); target (T,) token ids. Returns (L, H, T)."""
-    ids = np.asarray(_numpy(ids))
-    if ids.ndim != 1:
-        raise ValueError(f"ids: expected one sequence (T,), got shape {ids.shape}")
-    target = np.asarray(_numpy(target))
-    if target.shape != ids.shape or target.dtype.kind not in "iu":
-        raise ValueError(f"target: expected integer token ids of the shape of ids {ids.shape}, got {describe(target)}")
-    if target.size and (target.min() < 0 or target.max() >= model.vocab_size):
-        raise ValueError(f"target: token ids must lie in 0..{model.vocab_size - 1}, got {target.tolist()[:5]}")
-    names = [f"blocks.{i}.attn.hook_result" for i in range(model.n_layers)]
-    _, cache = model.run_with_cache(ids, names + [f"blocks.{model.n_layers - 1}.hook_resid_post"])
-    final = np.asarray(_numpy(cache[f"blocks.{model.n_layers - 1}.hook_resid_post"]), np.float64)   # (T, D)
-    scale = np.sqrt(final.var(-1, keepdims=True) + hooked.LN_EPS)                      # (T, 1): LN_f's divisor
-    w = model.weights
-    direction = (np.asarray(_numpy(w["w_out"]), np.float64)[:, target] * np.asarray(_numpy(w["lnf_g"]),
-                 np.float64)[:, None]).T                                                # (T, D)
-    out = np.empty((model.n_layers, model.n_heads, ids.size))
-    for i, name in enumerate(names):
-        result = np.asarray(_numpy(cache[name]), np.float64)                           # (H, T, D)
-        centred = result - result.mean(-1, keepdims=True)                              # LN_f subtracts the mean
-        out[i] = (centred / scale * direction).sum(-1)                                 # (H, T)
-    return out
+        """The prompt ids (T,) followed by n_new tokens (a list), or for a batch (B, T) one list per prompt
+        (each generated on its own, never joined): core.generation.generate through the KV cache (step).
+        temperature 0: the most likely token; else a draw from softmax(logits / temperature) among the top_k
+        (NumPy's Generator from seed, an integer >= 0 or a Generator)."""
+        return generation.generate(self.step, ids, n_new, temperature=temperature, top_k=top_k, rng=seed,
+                                   max_len=self.max_len, vocab_size=self.vocab_size)
 
 
 # --- small helpers -----------------------------------------------------------------------------------------
+def _hook_points(n_layers: int, ops: hooked.Ops, block_fn) -> tuple:
+    """(the hook names this model fires, {name: why not} for the points its plugged-in pieces skip)."""
+    if block_fn is not None:
+        fires = getattr(block_fn, "hook_points", hooked.BLOCK_HOOKS)
+        why = (f"this model runs your own block (block_fn), whose inside has no hook points; around it fire "
+               f"{', '.join(fires)}")
+    elif ops.feed_forward is not None:
+        fires = tuple(n for n in hooked.BLOCK_HOOKS if not n.startswith("mlp."))
+        why = ("the feed-forward is your own function (Ops.feed_forward), which has no hook points inside; "
+               "hook_mlp_out (its output) and ln2.hook_normalized (its input) fire")
+    else:
+        return hooked.hook_names(n_layers), {}
+    every = hooked.hook_names(n_layers)
+    skipped = {n: why for n in every if n.startswith("blocks.") and n.split(".", 2)[2] not in fires}
+    return tuple(n for n in every if n not in skipped), skipped
+
+
+def _takes_two(fn) -> bool:
+    """Whether fn can be called as fn(value, name) (builtins without a signature are given the benefit)."""
+    try:
+        inspect.signature(fn).bind(None, None)
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def _signature(fn) -> str:
+    try:
+        return f" with signature {inspect.signature(fn)}"
+    except (TypeError, ValueError):
+        return ""
+
+
 def _times(factor):
     """A hook multiplying its value by `factor` (each head's output by its head_mask entry)."""
     return lambda value, _: value * factor
-
-
-def _index(i, n: int, name: str) -> int:
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
-        raise ValueError(f"{name}: expected an integer in 0..{n - 1}, got {describe(i)}")
-    return int(i)
 
 
 def _numpy(x):
@@ -363,3 +423,16 @@ def _shape_only(x):
 
 def _all_finite(x) -> bool:
     return bool(np.isfinite(_numpy(x)).all()) if not hasattr(x, "isfinite") else bool(x.isfinite().all())
+
+
+def _all_finite_pairs(past) -> bool:
+    return all(_all_finite(a) for pair in past for a in pair)
+
+
+def _finite_activation(value, name: str) -> bool:
+    """Finite, except that the scores of hidden keys are -inf by design (hook_attn_scores)."""
+    if not name.endswith("hook_attn_scores"):
+        return _all_finite(value)
+    if hasattr(value, "isposinf"):                                          # a tensor
+        return not bool((value.isnan() | value.isposinf()).any())
+    return not bool((np.isnan(value) | np.isposinf(value)).any())

@@ -145,6 +145,15 @@ class DecoderParams:
     b_out: np.ndarray          # (V,)
     causal: bool = True
 
+    def __post_init__(self):
+        if not isinstance(self.blocks, (tuple, list)):
+            raise TypeError(f"blocks: expected a tuple of BlockParams, got {describe(self.blocks)}")
+        for i, b in enumerate(self.blocks):
+            if not isinstance(b, BlockParams):
+                raise TypeError(f"blocks[{i}]: expected BlockParams (see block_params), got {describe(b)}")
+        object.__setattr__(self, "blocks", tuple(self.blocks))
+        object.__setattr__(self, "causal", check_flag(self.causal, "causal"))
+
     @property
     def n_layers(self) -> int:
         return len(self.blocks)

@@ -182,6 +182,40 @@ def check_finite_result(x, what: str, dtype: str) -> None:
         raise FloatingPointError(f"{what} overflowed {dtype} although every input was finite; {_remedy(dtype)}")
 
 
+# ---- hook values ------------------------------------------------------------------------------
+
+
+def own_copy(value):
+    """A copy of an array or a tensor that shares no memory with it (a tensor's copy stays in autograd's
+    graph): what a hook function and a cache receive, so an edit in place reaches nothing else."""
+    return value.clone() if hasattr(value, "clone") else value.copy()
+
+
+def check_replacement(out, value, name: str):
+    """What a hook on `name` returned in place of `value`: an array of the same library, kind and shape.
+    A float of another precision is cast to value's dtype (the forward keeps its dtype); a list, a number,
+    integers, booleans, complex numbers or the other library's tensor are refused, saying what came in."""
+    tensor = hasattr(value, "detach")
+    library = "a torch tensor" if tensor else "a NumPy array"
+    hint = (f"expected None (read only) or {library} of shape {tuple(value.shape)} and dtype {dtype_name(value)} "
+            f"like the value it was given")
+    same_library = hasattr(out, "detach") if tensor else isinstance(out, np.ndarray)
+    if not same_library:
+        raise TypeError(f"hook on {name}: {hint}, got {describe(out)}")
+    kind = dtype_name(out)
+    if kind.startswith("complex"):
+        raise TypeError(f"hook on {name}: {hint}, got complex numbers ({kind}); return the real part")
+    if kind not in FLOAT_DTYPES and kind != "bfloat16":
+        raise TypeError(f"hook on {name}: {hint}, got dtype {kind} (the rest of the forward would run in "
+                        f"{kind if kind == 'bool' else 'another dtype'}); cast it to the value's dtype")
+    if tuple(out.shape) != tuple(value.shape):
+        raise ValueError(f"hook on {name}: expected the replacement to keep shape {tuple(value.shape)}, "
+                         f"got {tuple(out.shape)}")
+    if tensor:
+        return out if (out.dtype, out.device) == (value.dtype, value.device) else out.to(value.device, value.dtype)
+    return out if out.dtype == value.dtype else out.astype(value.dtype)
+
+
 # ---- token ids ------------------------------------------------------------------------------
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from attention_core.core import hooked
 from attention_core.core import transformer as tr
-from attention_core.core.model import HookedDecoder, ablate, head_logit_attribution, patch
+from attention_core.core.interventions import ablate, head_logit_attribution, patch
+from attention_core.core.model import HookedDecoder
 
 V, D, H, L, F, T_MAX = 11, 8, 2, 2, 16, 12
 

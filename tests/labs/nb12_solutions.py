@@ -207,7 +207,7 @@ def patch_in_place(model, clean_ids, corrupted_ids, layer, head, metric):
 
 
 def patch_with_library(model, clean_ids, corrupted_ids, layer, head, metric):
-    from attention_core.core.model import patch
+    from attention_core.core.interventions import patch
     name = f"blocks.{layer}.attn.hook_z"
     _, cache = model.run_with_cache(clean_ids)
     return [metric(patch(model, corrupted_ids, cache, name, head, positions=[t])) for t in range(clean_ids.shape[-1])]

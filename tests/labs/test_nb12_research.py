@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attention_core.core import transformer as tr
-from attention_core.core.model import head_logit_attribution
+from attention_core.core.interventions import head_logit_attribution
 from attention_core.core.validation import as_generator
 from attention_core.labs.nb12_trained_transformer import corpora, figures, load_trained
 from attention_core.labs.nb12_trained_transformer import experiments as E

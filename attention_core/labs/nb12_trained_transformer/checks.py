@@ -154,7 +154,7 @@ def _record(tools, name, fn, result):
 
 def _ablation_variants(hm, ids, reference, layer, head):
     """Known wrong mean ablations, through the library's hooks."""
-    from attention_core.core.model import head_hook
+    from attention_core.core.interventions import head_hook
     name = f"blocks.{layer}.attn.hook_z"
     _, ref = hm.run_with_cache(reference, [name])
     _, own = hm.run_with_cache(ids, [name])
@@ -227,7 +227,7 @@ def _dla_variants(hm, ids, target):
 def check_logit_attribution(fn, model=None, lang: str | None = None, *, timeout=None, tools=None) -> CheckResult:
     """fn(model, ids (T,), target (T,)) -> (L, H, T): what each head's hook_result adds to the logit of target[t]
     at position t, through the final layer norm's scale and gain and the unembedding
-    (core.model.head_logit_attribution). Judged on notebook 12's induction model and its coreference encoder."""
+    (core.interventions.head_logit_attribution). Judged on notebook 12's induction model and its coreference encoder."""
     from . import tools as tools_mod
 
     def body():
@@ -255,7 +255,7 @@ def check_logit_attribution(fn, model=None, lang: str | None = None, *, timeout=
 
 def _patch_variants(hm, clean_ids, bad_ids, layer, head, metric):
     """Known wrong loops: every position at once, the wrong run, patches piled up, the corrupted run's own cache."""
-    from attention_core.core.model import patch
+    from attention_core.core.interventions import patch
     name = f"blocks.{layer}.attn.hook_z"
     t = clean_ids.shape[-1]
     _, clean = hm.run_with_cache(clean_ids, [name])

@@ -15,6 +15,7 @@ import numpy as np
 
 from attention_core.core import hooked
 from attention_core.core import transformer as tr
+from attention_core.core.interventions import ablate, head_hook, head_logit_attribution, patch
 from attention_core.core.similarity import cosine, unit  # noqa: F401 -- part of this lab's API
 from attention_core.core.validation import as_float_array, as_generator, check_flag, describe, positive_int
 from attention_core.teaching.i18n import LANGUAGES
@@ -538,6 +539,8 @@ def bank_similarity(model, lang: str, held_out: bool = True) -> dict:
     between pairs of sentences of the same sense and of different senses, at the embedding and after
     each layer, on the HELD-OUT sentences only (new frames, new cues; held_out=False: the training ones).
     Returns {"same": (L+1,), "other": (L+1,), "n_sentences": N, "senses": (s0, s1), "accuracy"}."""
+    if not isinstance(lang, str) or lang not in LANGS:
+        raise ValueError(f"lang: expected one of {LANGS}, got {describe(lang)}")
     split = corpora.coreference_split()
     examples = [ex for ex in (split.test if held_out else split.train) if ex.kind == "bank" and ex.lang == lang]
     groups = _groups(model, examples)
@@ -673,12 +676,11 @@ def ablation_methods(model, heads=None, n: int = EVAL_N, seed: int = EVAL_SEED,
                      reference_seed: int = REFERENCE_SEED) -> list[dict]:
     """The loss on the repeated half (as in ablation_table) with each head ablated four ways at its hook_z:
     "zero" (its output set to 0), "mean" (set to ONE mean vector, its output averaged over n reference
-    sequences of the same layout and every position: core.model.ablate's mean), "mean_by_position" (set to its
+    sequences of the same layout and every position: core.interventions.ablate's mean), "mean_by_position" (set to its
     mean output at each position over the reference sequences: it keeps its average contribution there and
     loses only what depends on the input) and "resample" (set to its output on another sequence of the
     reference set, position by position). The first row ("-") is the intact model in every column.
     heads: None (every head) or a list of (layer, head)."""
-    from attention_core.core.model import ablate, head_hook
     check_model(model, "induction")
     heads = _check_heads(model, heads)
     seqs = eval_sequences(n, HALF, seed)
@@ -701,35 +703,12 @@ def ablation_methods(model, heads=None, n: int = EVAL_N, seed: int = EVAL_SEED,
 
 
 def direct_attribution(model, ids, target, relative: bool = True) -> np.ndarray:
-    """Direct logit attribution of every head, batched: ids and target (N, T) -> (N, L, H, T), what each head's
-    write (hook_result) adds to the logit of target[n, t] at position t, read through the final layer norm's
-    scale at that position (core.model.head_logit_attribution, for a batch). relative=True: to that logit
-    minus the mean logit over the vocabulary (softmax ignores what is added to every logit alike)."""
+    """Direct logit attribution of every head, batched: ids and target (N, T) (or (T,)) -> (N, L, H, T), what
+    each head's write adds to the logit of target[n, t] at position t (core.interventions.head_logit_attribution
+    on the trained model). relative=True: to that logit minus the mean logit over the vocabulary."""
     relative = check_flag(relative, "relative")
-    hm = model.hooked
-    ids = tr.check_ids(ids, model.params.vocab_size, model.params.max_len, name="ids")
-    ids = ids[None] if ids.ndim == 1 else ids
-    target = np.asarray(target)
-    target = target[None] if target.ndim == 1 else target
-    if target.shape != ids.shape or target.dtype.kind not in "iu":
-        raise ValueError(f"target: expected integer token ids of the shape of ids {ids.shape}, got {describe(target)}")
-    if target.min() < 0 or target.max() >= model.params.vocab_size:
-        raise ValueError(f"target: token ids must lie in 0..{model.params.vocab_size - 1}")
-    last = f"blocks.{model.n_layers - 1}.hook_resid_post"
-    names = [f"blocks.{i}.attn.hook_result" for i in range(model.n_layers)]
-    _, cache = hm.run_with_cache(ids, names + [last])
-    final = np.asarray(cache[last], np.float64)                                   # (N, T, D)
-    scale = np.sqrt(final.var(-1, keepdims=True) + hooked.LN_EPS)                 # (N, T, 1): LN_f's divisor
-    w_out = np.asarray(hm.weights["w_out"], np.float64)                           # (D, V)
-    if relative:
-        w_out = w_out - w_out.mean(-1, keepdims=True)
-    direction = w_out[:, target].transpose(1, 2, 0) * np.asarray(hm.weights["lnf_g"], np.float64)   # (N, T, D)
-    out = np.empty((ids.shape[0], model.n_layers, model.n_heads, ids.shape[1]))
-    for i, name in enumerate(names):
-        result = np.asarray(cache[name], np.float64)                               # (N, H, T, D)
-        centred = result - result.mean(-1, keepdims=True)                          # LN_f subtracts the mean
-        out[:, i] = (centred / scale[:, None] * direction[:, None]).sum(-1)       # (N, H, T)
-    return out
+    out = head_logit_attribution(model.hooked, ids, target, relative=relative)
+    return out if out.ndim == 4 else out[None]
 
 
 def logit_attribution(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
@@ -768,13 +747,12 @@ def patching_pairs(n: int = EVAL_N, seed: int = PATCH_SEED, at: int = CORRUPT_AT
 
 
 def patching_table(model, n: int = EVAL_N, seed: int = PATCH_SEED, at: int = CORRUPT_AT) -> dict:
-    """Activation patching through the hook points (core.model.patch): on patching_pairs, the metric is log P of
+    """Activation patching through the hook points (core.interventions.patch): on patching_pairs, the metric is log P of
     the right letter (token at + 1 of the sequence) at the query HALF + at of the second copy. Each head's
     hook_z is copied from the clean run into the corrupted run, at every position ("recovered" (L, H)) and at one
     position at a time ("by_position" (L, H, T)); recovered = (patched - corrupted) / (clean - corrupted) of the
     mean metric: 1 = the clean prediction is back, 0 = nothing returns. Also "clean", "corrupted" (mean log P),
     "query", "corrupted_at"."""
-    from attention_core.core.model import patch
     check_model(model, "induction")
     clean_ids, bad_ids = patching_pairs(n, seed, at)
     query, want = HALF + at, clean_ids[:, at + 1]

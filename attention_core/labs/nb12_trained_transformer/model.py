@@ -35,9 +35,9 @@ MAX_NAMED = 10                   # unknown words named in an error (10,000 of th
 class UnknownWordsError(i18n.WordedError):
     """Words the model does not know, named (at most MAX_NAMED), said in the learner's language by a widget."""
 
-    def __init__(self, *, n, name, size, more, words, hint):
+    def __init__(self, *, n, name, size, more, words, hint, arg="text"):
         self.key, self.fields, self.more, self.hint = "nb12.unknown_words", dict(n=n, name=name, size=size,
-                                                                                   words=words), more, hint
+                                                                                   words=words, arg=arg), more, hint
         ValueError.__init__(self, self.text("en"))
 
     def text(self, lang=None) -> str:
@@ -128,7 +128,7 @@ class TrainedModel:
             raise UnknownWordsError(
                 n=len(unknown), name=self.name, size=len(self.vocab), more=max(0, len(distinct) - MAX_NAMED),
                 words=", ".join(describe(w)[4:] if len(w) > 40 else repr(w) for w in distinct[:MAX_NAMED]),
-                hint=any(not w.isascii() and len(w) > 3 for w in distinct[:MAX_NAMED]))
+                hint=any(not w.isascii() and len(w) > 3 for w in distinct[:MAX_NAMED]), arg=name)
         if len(words) > self.params.max_len:
             raise ValueError(f"{name}: {len(words)} words, but the model reads at most {self.params.max_len}")
         return np.array([self._index[w] for w in words], dtype=np.int64)

@@ -4,9 +4,9 @@ from __future__ import annotations
 STRINGS: dict[str, dict[str, str]] = {
     # widgets
     "nb12.layer_head": {"en": "layer {layer} · head {head}", "zh": "第 {layer} 层 · 第 {head} 个头"},
-    "nb12.unknown_words": {"en": "text: {n} word(s) not in the vocabulary of the {name} model: {words}{more} "
+    "nb12.unknown_words": {"en": "{arg}: {n} word(s) not in the vocabulary of the {name} model: {words}{more} "
                                  "(it knows {size} words; see .vocab).{hint}",
-                           "zh": "text：有 {n} 个词不在 {name} 模型的词表里：{words}{more}（它认识 {size} 个词，"
+                           "zh": "{arg}：有 {n} 个词不在 {name} 模型的词表里：{words}{more}（它认识 {size} 个词，"
                                  "见 .vocab）。{hint}"},
     "nb12.unknown_more": {"en": " and {k} more", "zh": "，另有 {k} 个"},
     "nb12.unknown_hint": {"en": " Separate the words with spaces (小红 把 书 递给 小明).",

@@ -6,7 +6,7 @@ decides which version the notebook's later cells run (the learner's where its ch
     logits = tools.mean_ablate(model.hooked, ids, reference, layer=1, head=1)
 
 - mean_ablate: one head's output (hook_z) replaced by its mean over reference sequences AT EACH POSITION;
-- head_attribution: direct logit attribution of every head (core.model.head_logit_attribution);
+- head_attribution: direct logit attribution of every head (core.interventions.head_logit_attribution);
 - patch_by_position: a head's hook_z patched from the clean run into the corrupted run, one position at a time.
 Shapes: N sequences, T tokens, L layers, H heads, Dh head width, V vocabulary.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.core.model import head_hook, head_logit_attribution, patch
+from attention_core.core.interventions import head_hook, head_logit_attribution, patch
 
 NAMES = ("mean_ablate", "head_attribution", "patch_by_position")
 
@@ -30,7 +30,7 @@ def mean_ablate(model, ids, reference, layer: int, head: int):
 
 def head_attribution(model, ids, target):
     """Direct logit attribution (L, H, T): what each head's write (hook_result) adds to the logit of target[t] at
-    position t, through the final layer norm's scale and the unembedding (core.model.head_logit_attribution)."""
+    position t, through the final layer norm's scale and the unembedding (core.interventions.head_logit_attribution)."""
     return head_logit_attribution(model, ids, target)
 
 

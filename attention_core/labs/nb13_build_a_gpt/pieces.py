@@ -99,6 +99,8 @@ def _learner_block(fn, parts):
         if weights is not None:
             hook(f"{name}.attn.hook_pattern", weights)
         return hook(f"{name}.hook_resid_post", x), None
+    run.hook_points = ("hook_resid_pre", "attn.hook_pattern", "hook_resid_post")   # the rest is refused by name
+    run.read_only = ("attn.hook_pattern",)             # the block has already used its weights: recorded, not edited
     return run
 
 
