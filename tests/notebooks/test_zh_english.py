@@ -40,7 +40,7 @@ ALLOWED = {
     "tools": {"NumPy", "PyTorch", "torch", "Python", "Jupyter", "JupyterLab", "JupyterLite", "Voilà", "Voila",
               "Pyodide", "CUDA", "GPU", "GPUs", "CPU", "BLAS", "Hugging", "Face", "TransformerLens", "ARENA",
               "nanoGPT", "tracemalloc", "transformers", "pip", "Chromium", "ipywidgets", "matplotlib", "d2l",
-              "d2l-zh", "Attention", "Lab"},
+              "d2l-zh", "Attention", "Lab", "cpu", "cuda"},            # cpu, cuda: torch's device names
     # Units and encodings: Chinese technical writing uses the symbols.
     "units": {"MiB", "GiB", "TiB", "KiB", "MB", "GB", "KB", "ms", "UTF", "utf", "Markdown", "markdown"},
     # Function names of formulas, left when a formula is written without $...$.
