@@ -80,11 +80,15 @@ def test_a_hostile_argument_gets_an_error_naming_it(fn, args, kwargs, error, wor
             fn(*args, **kwargs)
 
 
-def test_the_right_arguments_still_give_the_same_answers():
+@pytest.mark.slow          # every kind of twin in both languages through the model (make test runs it)
+def test_the_right_arguments_still_give_the_same_twin_accuracy():
     for kind in E.TWIN_KINDS:
         for lang in E.LANGS:
             r = E.twin_accuracy(CO, lang, kind=kind)
             assert r["twins"] > 0 and 0.9 <= r["accuracy"] <= 1.0
+
+
+def test_the_right_arguments_still_give_the_same_answers():
     assert E.removal_mask(3, 2)[:, 2].tolist() == [False, False, True]
     assert E.removal_mask(np.int64(3), np.int64(0))[0].tolist() == [True, True, True]
     default = E.weight_vs_removal(CO, SENTENCE)

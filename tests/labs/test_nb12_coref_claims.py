@@ -55,6 +55,7 @@ def test_baseline_comparison_counts_what_a_loop_counts(coref, comparison):
         E.baseline_comparison(load_trained("induction"))
 
 
+@pytest.mark.slow          # patches every head from every twin, both languages (make test runs it)
 def test_the_attention_claim_is_measured_three_ways(coref, claims):
     for lang, c in claims.items():
         assert c["mean_weight"].shape == c["argmax"].shape == c["follows"].shape == (coref.n_layers, coref.n_heads)
@@ -74,6 +75,7 @@ def test_the_attention_claim_is_measured_three_ways(coref, claims):
         E.attention_claim(coref, "fr")
 
 
+@pytest.mark.slow          # the same patching for the decoder (make test runs it)
 def test_the_decoders_answer_moves_with_its_last_layer_at_the_restated_pronoun(decoder):
     """The decoder answers after `| it`: there, its last layer's heads patched from the twin move the answer."""
     for lang in ("en", "zh"):

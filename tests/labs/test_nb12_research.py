@@ -76,6 +76,7 @@ def test_the_per_position_figure_marks_the_first_letters_and_the_uniform_guess(i
 
 
 # --- ablation four ways -----------------------------------------------------------------------------
+@pytest.mark.slow          # every head ablated four ways (make test runs it)
 def test_zero_ablation_through_the_hooks_equals_the_head_mask_table(ind):
     rows = {r["ablated"]: r for r in E.ablation_methods(ind)}
     for r in E.ablation_table(ind):
@@ -106,6 +107,7 @@ def test_mean_and_resample_ablation_against_hand_made_references(ind):
     assert got == pytest.approx(E._repeat_loss(logits, seqs), abs=1e-9)
 
 
+@pytest.mark.slow          # every head under each ablation (make test runs it)
 def test_the_choice_of_ablation_changes_what_a_head_seems_to_do(ind):
     rows = {r["ablated"]: r for r in E.ablation_methods(ind)}
     base = rows["-"]["zero"]
@@ -201,6 +203,7 @@ def test_patching_recovers_what_a_hand_written_hook_recovers(ind):
     assert res["by_position"].shape == (2, 4, 2 * E.HALF) and res["query"] == q
 
 
+@pytest.mark.slow          # patching every head at every position (make test runs it)
 def test_patching_finds_the_previous_token_head_after_the_change_and_the_induction_heads_at_the_query(ind):
     res = E.patching_table(ind, n=60)
     prev = E.circuit_heads(ind)["previous"]
@@ -223,6 +226,7 @@ def test_intervention_state_reads_the_tables_and_ablates_now(ind):
         W.intervention_state(ind, 1, 2, "zero", {"attribution": 1})
 
 
+@pytest.mark.slow          # the widget recomputed for each control (make test runs it)
 def test_the_intervention_widget_answers_its_controls(ind, coref):
     panel = W.intervention_widget(ind)
     first = panel.readout.value

@@ -490,7 +490,11 @@ TABLE = [
 ]
 
 
-@pytest.mark.parametrize("checker, fns, passes, words", TABLE,
+# check_generate runs the learner's decoder a dozen times a check (about 10-20 s a row on a loaded machine): make
+# test runs those rows, make quick does not (as in test_correct_variants_nb13.py).
+@pytest.mark.parametrize("checker, fns, passes, words",
+                         [pytest.param(*row, marks=[pytest.mark.slow] if row[0] == "check_generate" else [])
+                          for row in TABLE],
                          ids=[f"{c}-{getattr(f[0], '__name__', '?')}-{'ok' if p else 'wrong'}"
                               for c, f, p, _ in TABLE])
 def test_checker_verdicts(checker, fns, passes, words):
@@ -645,6 +649,7 @@ def test_the_manifest_records_the_command_line_as_typed(tmp_path, monkeypatch):
     assert frozen == [models_dir()]             # the text run freezes its corpus beside its weights
 
 
+@pytest.mark.slow          # loads transformers, runs GPT-2's reference forward (make test runs it)
 def test_the_recorded_gpt2_oracle_numbers_hold():
     pytest.importorskip("transformers")
     from attention_core.labs.nb13_build_a_gpt import gpt2_tour
