@@ -241,8 +241,13 @@ def _quiz(lang: str):
             yield Text(owners.get(q["id"], "--"), where, "quiz", zh_text.strip_code(text))
 
 
-def texts(lang: str):
-    """Every learner-visible text of the `lang` edition (see the module's docstring)."""
+@cache
+def texts(lang: str) -> tuple[Text, ...]:
+    """Every learner-visible text of the `lang` edition (see the module's docstring), read once per session."""
+    return tuple(_texts(lang))
+
+
+def _texts(lang: str):
     for stem, where, text in _markdown_cells(lang):
         yield Text(stem, f"{where} (markdown)", "markdown", zh_text.strip_code(text))
     for name, i, code in _code_cells(lang):
