@@ -16,11 +16,13 @@
 # - say how many steps information needs between two distant tokens: $n$ hand-offs in an RNN, **one** in attention;
 # - measure how much an early token still moves the last output as the distance grows: fading (or exploding) along the RNN's chain, flat for attention;
 # - show why even unlimited parallel hardware needs $n$ rounds for an RNN and one for attention;
+# - say what a loss in nats, a gradient step, Adam and a warm-up are, each computed on one small example;
 # - train a plain RNN, a GRU and one attention layer on a long-range task and read their accuracy against the distance;
 # - fill in the table "RNN versus attention" with counted numbers, find where attention becomes the more expensive one ($n = d$), and answer "why can attention replace an RNN on long sequences?".
 #
 # **What you should know first:** the RNN refresher of [00 · Start here](00_start_here.ipynb); one attention step
 # ([01 · Query, Key, Value](01_query_key_value.ipynb)); why attention is blind to order ([07 · Position](07_position.ipynb)).
+# *About 55 minutes.*
 
 # %% [markdown] lang="zh"
 # # 08 · 注意力与 RNN
@@ -29,17 +31,16 @@
 # - 说清两个相隔很远的 token 之间信息要走多少步：RNN 要接力 $n$ 次，注意力只要**一步**；
 # - 测量距离拉长时一个早先的 token 还能在多大程度上影响最后的输出：在 RNN 的链条上逐渐消失或爆炸，在注意力里保持不变；
 # - 说明为什么即使硬件并行能力无限，RNN 也要算 $n$ 轮，注意力只要一轮；
+# - 说清以纳特为单位的损失、一步梯度下降、Adam 和预热各是什么，每一样都在一个小例子上算出来；
 # - 在远距离任务上训练普通 RNN、GRU 和一层注意力，读懂它们的准确率如何随距离变化；
 # - 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点 $n = d$，并回答“为什么注意力能替代 RNN 处理长序列”。
 #
-# **预备知识**：[00 · 从这里开始](00_start_here.ipynb)里对 RNN 的快速回顾，一步注意力的流程（[01 · Query、Key、Value](01_query_key_value.ipynb)），
-# 注意力为什么看不见顺序（[07 · 位置信息](07_position.ipynb)）。
+# **需要的基础**：[00 节](00_start_here.ipynb)对 RNN 的快速回顾；一步注意力的流程，见 [01 节](01_query_key_value.ipynb)；
+# 注意力为什么看不见顺序，见 [07 节](07_position.ipynb)。*约 55 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
-import inspect
-
 import numpy as np
 
 import attention_core as ac
@@ -47,11 +48,11 @@ from attention_core import backends
 from attention_core.core import rnn
 from attention_core.labs.nb07_position import position_lab
 from attention_core.labs.nb08_attention_vs_rnn import checks, rnn_lab, widgets
-from attention_core.teaching import i18n, quiz
+from attention_core.teaching import formula, i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
@@ -66,7 +67,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 #
 # Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. So
 # `path_length` below is a definition (the distance for a recurrent layer, 1 for attention); what the long path
-# **costs** is measured next.
+# **costs** is measured next. (As in every notebook, the library's functions are printed without their docstrings.)
 
 # %% [markdown] lang="zh"
 # ## 传递信息的两种方式
@@ -75,14 +76,14 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为摘要的一部分**接力**传下去，要接力 19 次，每次都是有损的变换。
 # 注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
 #
-# 下面是本课程的整个 RNN（`attention_core.rnn`）。关键在那个循环：第 $t$ 步需要 $h_{t-1}$。所以下面的 `path_length` 是一个定义，
-# 循环层等于距离，注意力为 1；长路径的**代价**接下来再测。
+# 下面是本课程的整个 RNN（`attention_core.rnn`）。关键在那个循环：第 $t$ 步需要 $h_{t-1}$。所以下面的 `path_length` 只是一个定义：
+# 循环层的跳数等于距离，注意力层为 1。长路径的**代价**接下来再测。
 
 # %%
-print(inspect.getsource(rnn.rnn_forward))
+print(formula.source(rnn.rnn_forward))
 # [en] the hops are a definition of the structure, not a measurement
 # [zh] 跳数是由结构定义出来的，不是测量出来的
-print(inspect.getsource(rnn_lab.path_length))
+print(formula.source(rnn_lab.path_length))
 
 # %% [markdown] lang="en"
 # A gated RNN (GRU, LSTM) changes **what** happens at each hand-off, not **how many** there are: its path is just as long.
@@ -109,7 +110,9 @@ print(inspect.getsource(rnn_lab.path_length))
 #    0.9, so $\|W_h\| = 0.9$ and the product shrinks at least like $0.9^{T-s}$: the early token **fades**.
 #    With $\|W_h\|$ well above 1 the product can grow instead: it **explodes**.
 #
-# This Jacobian is read both ways: forwards, it says how much of $x_s$ is still in $h_T$ (information); backwards,
+# With row vectors this Jacobian is a $(D_{in}, D_h)$ matrix: row $i$ says how $h_T$ moves when input unit $i$ of
+# $x_s$ moves (Exercise 2 below asks for its transpose, one row per hidden unit). It is read both ways: forwards, it
+# says how much of $x_s$ is still in $h_T$ (information); backwards,
 # it is exactly the gradient that training sends from the output to $x_s$ (backpropagation through time multiplies
 # the same factors). `rnn_lab.rnn_input_jacobians` computes the product; finite differences (just calls of
 # `rnn_forward`) check it.
@@ -119,7 +122,7 @@ print(inspect.getsource(rnn_lab.path_length))
 #
 # ### 一长串乘法
 #
-# 轻轻推动一个早先的输入 $x_s$，最后的隐藏状态 $h_T$ 会移动多少？沿着递推式 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$（行向量）一步一步往下追。
+# 给早先的输入 $x_s$ 一个微小扰动，最后的隐藏状态 $h_T$ 会变化多少？沿着递推式 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$（行向量）一步一步往下追。
 # 记 $G_t = \operatorname{diag}(1 - h_t^2)$，即第 $t$ 步 tanh 的斜率。
 #
 # 1. 在第 $s$ 步，扰动进入：$\delta h_s = \delta x_s\, W_x\, G_s$。
@@ -131,7 +134,8 @@ print(inspect.getsource(rnn_lab.path_length))
 # 4. 每个因子的范数至多为 $\|W_h\| \cdot \max(1 - h^2) \le \|W_h\|$。这里的 $W_h$ 是一个正交矩阵乘以 0.9，所以 $\|W_h\| = 0.9$，
 #    乘积至少像 $0.9^{T-s}$ 那样缩小：早先的 token **逐渐消失**。如果 $\|W_h\|$ 远大于 1，乘积反而可能越乘越大：**爆炸**。
 #
-# 这个 Jacobian 可以从两个方向读：往前读，它说明 $h_T$ 里还剩多少 $x_s$ 的信息；往回读，它恰好就是训练时从输出传回 $x_s$ 的梯度
+# 用行向量写，这个雅可比矩阵是 $(D_{in}, D_h)$ 的：第 $i$ 行说明 $x_s$ 的第 $i$ 个分量变化时 $h_T$ 怎样变化。后面的练习 2 要的是它的转置，
+# 每个隐藏单元一行。这个雅可比矩阵可以从两个方向解读：往前读，它说明 $h_T$ 里还剩多少 $x_s$ 的信息；往回读，它恰好就是训练时从输出传回 $x_s$ 的梯度
 # （随时间反向传播乘的正是这些因子）。`rnn_lab.rnn_input_jacobians` 计算这个乘积，再用有限差分（只调用 `rnn_forward`）来验证它。
 
 # %%
@@ -141,7 +145,7 @@ xs = rng.normal(size=(48, D))                                 # [en] one sequenc
 J = rnn_lab.rnn_input_jacobians(chain, xs)                    # [en] (T, D, D): d h_47 / d x_s for every s [zh] (T, D, D)：每个 s 的 d h_47 / d x_s
 last_state = lambda x: rnn.rnn_forward(x, chain)              # [en] (T, D) -> all hidden states (T, D) [zh] (T, D) -> 所有隐藏状态 (T, D)
 print(f"||W_h|| = {np.linalg.norm(chain.w_h, 2):.3f}   ||W_x|| = {np.linalg.norm(chain.w_x, 2):.3f}")
-print("[en] T - s   ||dh_T/dx_s||   bound ||W_x||·0.9^(T-s)   = finite differences[zh] T - s   ||dh_T/dx_s||   上界 ||W_x||·0.9^(T-s)    = 有限差分")
+print("[en] T - s   ||dh_T/dx_s||   bound ||W_x||·0.9^(T-s)   = finite differences[zh] T - s   ||dh_T/dx_s||   上界 ||W_x||·0.9^(T-s)    与有限差分一致")
 for gap in (0, 1, 5, 10, 20, 40):
     s = 47 - gap
     fd = rnn_lab.finite_difference_jacobian(last_state, xs, s)
@@ -193,7 +197,7 @@ ax = rnn_lab.plot_influence(curves)
 
 # %% [markdown] lang="zh"
 # RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，影响只剩约 0.6，即 $W_h$ 的 0.9 乘以 tanh 的平均斜率，所以 $k = 40$ 时早先的 token
-# 只能把最后的输出推动 $3 \times 10^{-9}$，它实际上已经消失了，梯度也一样。注意力的曲线平到最后一位：每个距离上都是 0.109。
+# 只能让最后的输出变化 $3 \times 10^{-9}$，它实际上已经消失了，梯度也一样。注意力的曲线完全水平，打印出的每一位都相同：每个距离上都是 0.109。
 # 最后那个 Query 直接遇到早先的 Key，而无论顺序如何，Key 的集合都一样（07 节），所以距离根本没有进入计算。影响大小由**内容**决定，即那个 Key 与 Query 有多匹配。
 #
 # 另一种失败是循环权重太大。$\|W_h\| = 3$ 时，同一条链不再缩小，而是越乘越大：
@@ -346,6 +350,67 @@ ax = rnn_lab.plot_timings(timings)
 # 自注意力是 $O(1)$，循环层是 $O(n)$，并在表 2 里比较了训练开销。
 
 # %% [markdown] lang="en"
+# ## Four words of training: loss, gradient step, Adam, warm-up
+#
+# The next section trains small models, and notebooks 12 and 13 train larger ones. Four words carry all of it, each
+# computed here on one example: a model that must name one of 8 symbols and outputs 8 scores (**logits**), which
+# softmax turns into probabilities.
+#
+# - **Loss** (cross-entropy): $-\ln p_{\text{answer}}$, the surprise at the right answer. With the natural logarithm
+#   its unit is the **nat**; a uniform guess over 8 symbols costs $\ln 8 = 2.079$ nats, a sure right answer 0.
+# - **Gradient step**: move each parameter a little against the gradient of the loss, $\theta \leftarrow \theta - \eta\,
+#   \partial L / \partial \theta$ ($\eta$ is the learning rate). For logits the gradient is simply $p - \text{one-hot}$.
+# - **Adam**: the same step, but each parameter's gradient is divided by a running estimate of its own size, so every
+#   parameter moves by about $\eta$, whether its gradient is large or tiny.
+# - **Warm-up**: the learning rate starts small and grows over the first steps, while Adam's estimates still rest on a
+#   few gradients.
+
+# %% [markdown] lang="zh"
+# ## 训练的四个基本概念：损失、梯度下降、Adam、预热
+#
+# 下一小节要训练几个小模型，12、13 节还要训练更大的。训练用到的四个词，下面都在同一个例子上算出来：模型要说出 8 个符号中的一个，
+# 它输出 8 个分数（**logit**），softmax 把它们变成概率。
+#
+# - **损失**（交叉熵）：$-\ln p_{\text{答案}}$，即模型看到正确答案时的“意外程度”。用自然对数时单位是**纳特**（nat）；在 8 个符号里均匀瞎猜，
+#   损失是 $\ln 8 = 2.079$ 纳特，十拿九稳地答对则是 0。
+# - **梯度下降**：让每个参数沿损失梯度的反方向挪一小步，$\theta \leftarrow \theta - \eta\, \partial L / \partial \theta$，$\eta$ 叫学习率。
+#   对 logit 来说，梯度就是 $p - \text{one-hot}$。
+# - **Adam**：同样是一步，但每个参数的梯度先除以它自己大小的滑动估计，于是无论梯度大小，每个参数都大约挪动 $\eta$。
+# - **预热**：前若干步的学习率从小到大逐渐增加，因为这时 Adam 的估计只建立在寥寥几个梯度之上。
+
+# %%
+answer = 3                                                         # [en] the right symbol, of 8 [zh] 正确的符号，共 8 个
+logits = np.zeros(8)                                               # [en] an untrained model: no preference [zh] 未训练的模型：没有偏好
+loss = lambda z: -np.log(ac.softmax(z)[answer])                    # [en] cross-entropy in nats (natural log) [zh] 交叉熵，单位纳特（自然对数）
+print(f"[en]uniform guess: loss {loss(logits):.3f} nats = ln 8 = {np.log(8):.3f}[zh]均匀瞎猜：损失 {loss(logits):.3f} 纳特 = ln 8 = {np.log(8):.3f}")
+
+grad = ac.softmax(logits) - np.eye(8)[answer]                      # [en] dL/dz = p - one-hot, (8,) [zh] dL/dz = p - one-hot，(8,)
+eps = 1e-6
+numeric = np.array([(loss(logits + eps * e) - loss(logits)) / eps for e in np.eye(8)])   # [en] finite differences [zh] 有限差分
+print("[en]gradient p - one-hot:[zh]梯度 p - one-hot：", grad, " " + "[en]= finite differences:[zh]与有限差分一致：", np.allclose(grad, numeric, atol=1e-5))
+z = logits.copy()
+for step in range(1, 4):
+    z = z - 1.0 * (ac.softmax(z) - np.eye(8)[answer])             # [en] one gradient step, learning rate 1.0 [zh] 一步梯度下降，学习率 1.0
+    print(f"[en]after step {step}: loss {loss(z):.3f} nats, p(answer) = {ac.softmax(z)[answer]:.3f}[zh]第 {step} 步之后：损失 {loss(z):.3f} 纳特，p(答案) = {ac.softmax(z)[answer]:.3f}")
+
+g = np.array([1000.0, 1.0, 0.001])                                 # [en] three parameters' gradients, far apart [zh] 三个参数的梯度，大小悬殊
+lr, beta1, beta2 = 0.01, 0.9, 0.999
+m, v = (1 - beta1) * g, (1 - beta2) * g ** 2                       # [en] Adam's running averages after one step [zh] 一步之后 Adam 的两个滑动平均
+adam_step = lr * (m / (1 - beta1)) / (np.sqrt(v / (1 - beta2)) + 1e-8)   # [en] bias-corrected [zh] 经过偏差修正
+print("[en]plain step lr·g:[zh]普通一步 lr·g：", ", ".join(f"{s:g}" for s in lr * g),
+      "  " + "[en]Adam's first step:[zh]Adam 的第一步：", ", ".join(f"{s:.4g}" for s in adam_step))
+
+warmup, steps = 5, 10
+schedule = [lr * min(1.0, (t + 1) / warmup) for t in range(steps)]   # [en] linear warm-up, then flat [zh] 线性预热，之后保持不变
+print("[en]learning rate with a 5-step warm-up:[zh]预热 5 步的学习率：", np.round(schedule, 3))
+
+# %% [markdown] lang="en"
+# Three gradient steps raise the right symbol's probability from $1/8$ to 0.62 and lower the loss from 2.079 to 0.48
+# nats; training repeats such steps on batch after batch of examples. A plain step
+# moves the three parameters by 10, 0.01 and 0.00001; Adam moves each by 0.01. That is why the runs below use Adam, and
+# why 12 and 13 add a warm-up: its learning rate climbs 0.002, 0.004, ... and is full only at step 5. A loss "below 0.01"
+# below means the right answer gets $e^{-0.01} \approx 0.99$ of the probability.
+#
 # ## A trained comparison: recall the first token
 #
 # Random weights show what the structure allows. Does it matter once the models are trained? The task: a sequence starts
@@ -353,6 +418,11 @@ ax = rnn_lab.plot_timings(timings)
 # (chance is $1/8$). Symbols and distractors are different tokens, so the task is only about **distance**.
 
 # %% [markdown] lang="zh"
+# 三步梯度下降就把正确符号的概率从 $1/8$ 提到 0.62，损失从 2.079 纳特降到 0.48；训练就是在一批又一批样本上重复这样的步子。
+# 普通的一步让三个参数分别挪动 10、0.01 和 0.00001，
+# Adam 则让每个参数都挪动 0.01。所以下面的训练用 Adam；12、13 节还加了预热，学习率按 0.002、0.004……爬升，到第 5 步才到顶。
+# 下文说“损失低于 0.01”，意思是正确答案拿到了约 $e^{-0.01} \approx 0.99$ 的概率。
+#
 # ## 训练出来的对比：记住第一个 token
 #
 # 随机权重只说明结构允许什么。训练之后还是这样吗？任务是：序列以 8 个符号之一开头，接着是 $k$ 个干扰 token，最后是一个提问 token，
@@ -380,7 +450,7 @@ else:
 # 三个宽度为 32 的小模型看到同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力，
 # 注意力的 Query 来自提问 token，Key 和 Value 来自所有 token（在 torch 张量上调用 `ac.scaled_dot_product_attention`）。
 # 对每个 $k \in \{2, 4, 8, 16, 32\}$ 都训练一个新模型，最多 300 个批次、每批 32 条序列，用 Adam，损失稳定低于 0.01 就提前停止，然后回答 512 条新序列。
-# 注意力层不需要位置编码，凭内容就能找到那个符号。训练要几秒钟，换一台计算机，准确率的具体数值可能略有不同。
+# 注意力层不需要位置编码，凭内容就能找到那个符号。训练要几秒钟；换一台计算机，准确率的具体数值可能略有不同。
 
 # %%
 # MEASUREMENT
@@ -636,7 +706,8 @@ checks.check_rnn_forward(my_rnn_forward)
 # ## Exercise 2 · ★★☆ · about 20 min: the gradient along the chain
 #
 # How much does the last state move when the first input moves? Write `my_rnn_gradient(xs, params)` returning the
-# Jacobian $\partial h_{T-1} / \partial x_0$, shape $(D_h, D_{in})$, by the chain rule:
+# Jacobian $\partial h_{T-1} / \partial x_0$ in the layout with one row per hidden unit, shape $(D_h, D_{in})$: the
+# **transpose** of the row-vector product written out above, so the factors come in the other order. By the chain rule:
 # $\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$ and each later step multiplies on the left by
 # $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$. Then look at its norm for a long chain: that product of $T - 1$ factors is
 # the fading you measured with finite differences above.
@@ -644,8 +715,9 @@ checks.check_rnn_forward(my_rnn_forward)
 # %% [markdown] lang="zh"
 # ## 练习 2 · ★★☆ · 约 20 分钟：沿着链条的梯度
 #
-# 第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回 Jacobian 矩阵
-# $\partial h_{T-1} / \partial x_0$，形状为 $(D_h, D_{in})$：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
+# 第一个输入动一动，最后一个状态会动多少？写一个 `my_rnn_gradient(xs, params)`，用链式法则返回雅可比矩阵
+# $\partial h_{T-1} / \partial x_0$。这里每个隐藏单元占一行，形状为 $(D_h, D_{in})$，是上文按行向量写出的那个乘积的**转置**，
+# 所以因子的顺序也反了过来：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
 # 之后每一步在左边再乘上 $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$。然后看看链条很长时它的范数：这 $T - 1$ 个因子的乘积，
 # 就是上面用有限差分测到的那种衰减。
 
@@ -706,7 +778,7 @@ quiz.quiz_widget("q8")
 # - **Cost:** $n d^2$ against $n^2 d$: attention is the more expensive from $n = d$ on. It replaces the RNN on long
 #   sequences because of the short path and the parallelism, not because it is cheaper (Q8).
 #
-# **Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb): what $n^2$ means in seconds and bytes, and why context windows are limited.
+# **Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb) turns $n^2$ into seconds and bytes, and shows why context windows are limited.
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -717,4 +789,4 @@ quiz.quiz_widget("q8")
 # - **训练对比**：普通 RNN 隔几个干扰 token 就忘了第一个 token，GRU 撑到 $k = 16$ 却撑不到 $k = 32$，一层注意力在每个 $k$ 上都能解决；门控 RNN 的长路径和顺序计算依旧。
 # - **代价**：$n d^2$ 对 $n^2 d$，从 $n = d$ 起注意力更贵。它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
 #
-# **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)。$n^2$ 换算成秒和字节意味着什么，以及上下文窗口为什么有限。
+# **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)，把 $n^2$ 换算成秒和字节，说明上下文窗口为什么有上限。
