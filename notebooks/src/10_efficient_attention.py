@@ -13,27 +13,28 @@
 # # 10 · Efficient attention
 #
 # **After this notebook you will be able to**
-# - compute attention a block of keys at a time with an **online softmax** (the idea behind FlashAttention), show its output equals the plain formula's, and measure its memory: $T$ instead of $T^2$;
+# - compute attention a block of keys at a time with an **online softmax** (the idea behind FlashAttention), show its output equals the naive formula's, and measure its memory: $T$ instead of $T^2$;
 # - explain why fused kernels do not return the weights;
 # - show what sliding windows, sparse patterns, linear attention and Linformer save and what they change;
-# - run the verification method of the tutorial "Attention mechanism" (注意力机制) on a task with a known answer: accuracy by needle position, peak memory, throughput and p95 latency at 1K, 4K and 16K tokens;
+# - run the verification method of the tutorial "Attention mechanism" (注意力机制) on a task with a known answer (a "needle in a haystack": one matching token among distractors): accuracy by needle position, peak memory, throughput and p95 latency at 1K, 4K and 16K tokens;
 # - say what to check first when speed rises and long-range accuracy falls.
 #
-# **What you should know first:** the stable softmax ([03 · Softmax](03_softmax.ipynb)); masks and sliding windows
-# ([04 · Masking](04_masking.ipynb)); why attention costs $n^2$ pairs ([09 · Cost and the context window](09_cost_and_context_window.ipynb)).
+# **What you should know first:** the numerically stable softmax ([03 · Softmax](03_softmax.ipynb)); masks and sliding
+# windows ([04 · Masking](04_masking.ipynb)); why attention costs $n^2$ pairs
+# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 60 minutes.*
 
 # %% [markdown] lang="zh"
 # # 10 · 高效注意力
 #
 # **学完本节，你将能够**
-# - 用**在线 softmax** 一块一块地处理 Key 来计算注意力，这正是 FlashAttention 背后的思路，验证它的输出与普通公式相同，并测量它的内存：随 $T$ 而不是 $T^2$ 增长；
+# - 用**在线 softmax** 逐块处理 Key 来计算注意力（这正是 FlashAttention 的思路），验证结果与朴素公式相同，并实测内存随 $T$ 而非 $T^2$ 增长；
 # - 解释融合内核为什么不返回权重；
 # - 说明滑动窗口、稀疏模式、线性注意力和 Linformer 省下了什么、改变了什么；
-# - 在答案已知的任务上执行《注意力机制》一文的验证方法：在 1K、4K、16K 个 token 上按针的位置统计正确率，并测量峰值内存、吞吐量和 p95 延迟；
+# - 在答案已知的“大海捞针”任务上执行《注意力机制》一文的验证方法：在 1K、4K、16K 个 token 上按针的位置统计正确率，并测量峰值内存、吞吐量和 p95 延迟；
 # - 说出速度提高而长距离正确率下降时先查什么。
 #
-# **预备知识**：稳定的 softmax（[03 · Softmax](03_softmax.ipynb)），掩码与滑动窗口（[04 · 掩码](04_masking.ipynb)），
-# 注意力为什么要算 $n^2$ 对（[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
+# **需要的基础**：数值稳定的 softmax，见 [03 节](03_softmax.ipynb)；掩码与滑动窗口，见 [04 节](04_masking.ipynb)；
+# 注意力为什么要算 $n^2$ 个位置对，见 [09 节](09_cost_and_context_window.ipynb)。*约 60 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -48,7 +49,7 @@ from attention_core.teaching.measure import best_time
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 MiB = 2 ** 20
 SIZES = efficient_lab.sizes()  # [en] the lengths swept below (shorter in the browser) [zh] 下面各实验的长度（浏览器里更短）
@@ -56,17 +57,17 @@ SIZES = efficient_lab.sizes()  # [en] the lengths swept below (shorter in the br
 # %% [markdown] lang="en"
 # ## Where the memory goes
 #
-# The plain formula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ builds a $(T, T)$ matrix of scores and weights, one number
+# The naive formula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ builds a $(T, T)$ matrix of scores and weights, one number
 # per pair of tokens, to produce an output of only $(T, D)$. With $D = 32$ and float32 (4 bytes a number):
 
 # %% [markdown] lang="zh"
 # ## 内存花在了哪里
 #
-# 普通公式 $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ 要先造出一个 $(T, T)$ 的分数和权重矩阵，每对 token 一个数，而输出只有 $(T, D)$。
+# 朴素公式 $\text{softmax}(QK^\top/\sqrt{d_k})\,V$ 要先造出一个 $(T, T)$ 的分数和权重矩阵，每对 token 一个数，而输出只有 $(T, D)$。
 # 取 $D = 32$，float32 每个数占 4 字节：
 
 # %%
-D = 32                                                  # [en] width of queries, keys and values in this notebook [zh] 本 notebook 中 Query、Key 和 Value 的宽度
+D = 32                                                  # [en] width of queries, keys and values in this notebook [zh] 本节中 Query、Key 和 Value 的维度
 print("[en]     T    weights (T, T)    output (T, D)   weights / output[zh]     T      权重 (T, T)      输出 (T, D)        权重 / 输出")
 for T in (1024, 4096, 16384):
     weights_bytes, output_bytes = T * T * 4, T * D * 4
@@ -75,7 +76,7 @@ for T in (1024, 4096, 16384):
 # %% [markdown] lang="en"
 # At 16K tokens the weights take 1 GiB per head and layer, for an output of 2 MiB. Yet one output row needs only its own
 # row of scores. If that row could be processed a block of keys at a time, the $(T, T)$ matrix would never exist. The
-# obstacle is the softmax: its denominator needs the whole row, and the stable version subtracts the row's maximum,
+# obstacle is the softmax: its denominator needs the whole row, and the numerically stable version subtracts the row's maximum,
 # known only at the end.
 #
 # ## The online softmax
@@ -96,7 +97,7 @@ for T in (1024, 4096, 16384):
 
 # %% [markdown] lang="zh"
 # 16K 个 token 时，每个头、每一层的权重就要 1 GiB，而输出只有 2 MiB。可一行输出只需要它自己那一行分数的 softmax，再对 Value 加权求和。
-# 如果这一行能每次只处理一块 Key，$(T, T)$ 矩阵就根本不必存在。障碍在 softmax：分母要用到这一行的全部分数，稳定版本还要减去这一行的最大值，
+# 如果这一行能每次只处理一块 Key，$(T, T)$ 矩阵就根本不必存在。障碍在 softmax：分母要用到这一行的全部分数，数值稳定的写法还要减去这一行的最大值，
 # 而最大值要到最后才知道。
 #
 # ## 在线 softmax
@@ -124,28 +125,28 @@ for b, step in enumerate(trace):
     keys = f"{step['start']}-{step['start'] + len(step['scores']) - 1}"
     print(f"{b + 1:>5}  {keys:<5} {step['block_max']:8.2f}   {step['max']:13.2f}   {step['rescale']:21.3f}"
           f"   {step['sum']:13.3f}   {step['output']}")
-print("softmax(scores) @ values =", ac.softmax(scores) @ values,
+print("[en]softmax(scores) @ values =[zh]直接计算 softmax 再乘 Value：", ac.softmax(scores) @ values,
       "  " + "[en]equal:[zh]相等：", np.allclose(trace[-1]["output"], ac.softmax(scores) @ values))
 
 # %% [markdown] lang="en"
 # The maximum rises twice (1.0 → 2.5 → 3.1), and each time the old sum is scaled down (by 0.223, then 0.549) before the
-# new block is added. "Output so far" is the answer if the keys stopped there; after the last block it equals
+# new block is added. "Output so far" is what the query would get if the sequence ended there; after the last block it equals
 # `softmax(scores) @ values`.
 #
 # ### Tiled attention in the library
 #
 # `online_attention` runs this recurrence for all queries at once, one block of `block_size` keys per step. The fast
 # path, `ac.tiled_attention`, computes the same numbers and also takes the queries a block at a time, so that each tile
-# of scores stays in the cache. The formula:
+# of scores stays in the processor's cache. The formula:
 
 # %% [markdown] lang="zh"
-# 最大值上升了两次（1.0 → 2.5 → 3.1），每次都先把旧的和缩小，先乘 0.223，再乘 0.549，然后加上新一块。“目前的输出”是假如 Key 到此为止这个 Query 给出的答案，
-# 最后一块处理完后，它与 `softmax(scores) @ values` 完全相等。
+# 最大值上升了两次（1.0 → 2.5 → 3.1），每次都先把旧的和缩小，先乘 0.223，再乘 0.549，然后加上新一块。“目前的输出”是假设序列到此为止时，
+# 这个 Query 会得到的结果；最后一块处理完后，它与 `softmax(scores) @ values` 完全相等。
 #
 # ### 库里的分块注意力
 #
 # `online_attention` 对所有 Query 同时做这个递推，每一步处理 `block_size` 个 Key。快速版本 `ac.tiled_attention` 算出的数完全相同，
-# 只是把 Query 也分块，让每一块分数都留在缓存里。公式如下：
+# 只是把 Query 也分块，让每一块分数都能留在 CPU 的高速缓存里。公式如下：
 
 # %%
 from attention_core.core.tiled import online_attention
@@ -176,7 +177,7 @@ for dtype, digits in ((np.float64, 12), (np.float32, 6)):
 # ## Peak memory: $T^2$ against $T$
 #
 # `efficient_lab.traced_peak` runs a function under Python's `tracemalloc` and returns the most memory alive at once
-# during the call (the inputs made before are not counted). The plain formula runs where its weights fit in 256 MiB; at
+# during the call (the inputs made before are not counted). The naive formula runs where its weights fit in 256 MiB; at
 # 16K tokens the analytic count stands in. One BLAS thread (`efficient_lab.blas_threads(1)`) fixes the hardware, as a
 # fair measurement should. In the browser edition, where NumPy runs many times slower, the sweeps of this notebook
 # stop at 2,048 tokens.
@@ -187,7 +188,7 @@ for dtype, digits in ((np.float64, 12), (np.float32, 6)):
 # ## 峰值内存：$T^2$ 对 $T$
 #
 # `efficient_lab.traced_peak` 在 Python 的 `tracemalloc` 下运行一个函数，返回调用期间同时占用的最大内存，事先建好的输入不计在内。
-# 普通公式只在权重不超过 256 MiB 时实际运行，16K 个 token 时改用理论值。测量只用一个 BLAS 线程（`efficient_lab.blas_threads(1)`），
+# 朴素公式只在权重不超过 256 MiB 时实际运行，16K 个 token 时改用理论值。测量只用一个 BLAS 线程（`efficient_lab.blas_threads(1)`），
 # 公平的测量本来就要固定硬件。浏览器里 NumPy 要慢好多倍，所以浏览器版本节的各项实验只做到 2,048 个 token。
 
 # %%
@@ -204,7 +205,7 @@ ax = efficient_lab.plot_memory(rows)
 
 # %% [markdown] lang="en"
 # The measured naive peaks sit on the analytic line, about ×4 per doubling: the weights are the memory. The tiled peak
-# is a few MiB at 16K tokens where the plain formula needs 1 GiB, and per token it even falls: a tile of scores (at most
+# is a few MiB at 16K tokens where the naive formula needs 1 GiB, and per token it even falls: a tile of scores (at most
 # 1 MiB) does not grow with $T$, and the rest ($Q$ scaled and the output) is linear. Peak memory is $O(T)$; the
 # **compute** is still $O(T^2)$, every pair scored once.
 #
@@ -218,9 +219,9 @@ ax = efficient_lab.plot_memory(rows)
 # its final value:
 
 # %% [markdown] lang="zh"
-# 实测的朴素实现峰值落在理论线上，$T$ 每翻一倍大约乘以 4：内存就花在权重上。分块实现在 16K 个 token 时只要几 MiB，普通公式却要 1 GiB。
-# 按每个 token 平均，分块的开销甚至在下降，因为其中一部分不随 $T$ 增长，即最多 1 MiB 的分数块和它周围的缓冲区，其余部分，即缩放后的 $Q$ 和输出，
-# 各 $T \times D$ 个数，是线性的。峰值内存从 $O(T^2)$ 变成了 $O(T)$。
+# 实测的朴素实现峰值落在理论线上，$T$ 每翻一倍大约乘以 4：内存就花在权重上。分块实现在 16K 个 token 时只要几 MiB，朴素公式却要 1 GiB。
+# 按每个 token 平均，分块的开销甚至在下降，因为其中一部分（最多 1 MiB 的分数块及其缓冲区）不随 $T$ 增长，
+# 其余部分（缩放后的 $Q$ 和输出，各 $T \times D$ 个数）随 $T$ 线性增长。峰值内存从 $O(T^2)$ 变成了 $O(T)$。
 #
 # **计算量**仍是 $O(T^2)$，每一对照样打一次分，省掉的只是存储。对 Key 分块，才能让 GPU 内核无论 $T$ 多大都把一个分数块放在又小又快的片上内存里，
 # 这就是 FlashAttention，它的速度正来自省下的内存读写。这里的速度是引用而非实测的：Dao 等人 2022 年报告，在 A100 GPU 上训练 1K 长度的 GPT-2 最多快 3 倍；
@@ -252,8 +253,12 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 # ## Sliding windows and sparse patterns: fewer pairs, another view
 #
 # Tiling keeps every pair. The other family of speed-ups **computes fewer pairs**: a sliding window lets token $i$ see
-# only tokens with $|i - j| < W$; sparse patterns (Longformer, BigBird) add a few global tokens that see and are seen by
-# all. Sixteen tokens under full attention, a window of $W = 3$, and the window plus one global token:
+# only its neighbours; sparse patterns (Longformer, BigBird) add a few global tokens that see and are seen by all.
+# A decoder uses the causal window of notebooks 04 and 07: **a window of $w$** is the $w$ keys a query sees, itself
+# and the $w - 1$ before it. An encoder, reading the whole text at once, can look both ways: the **symmetric** window
+# $|i - j| < W$ holds $2W - 1$ keys, the query and $W - 1$ on each side (`ac.sliding_window_mask(T, W, causal=False)`).
+# This section uses the symmetric one. Sixteen tokens under full attention, the symmetric window with $W = 3$ (5 keys),
+# and that window plus one global token:
 
 # %% [markdown] lang="zh"
 # 提前读出的权重在前四个 Key 上加起来等于 1，却全都是错的：$m$ 和 $\ell$ 一直在变，看完最后一块权重才是最终值。要返回权重，内核就得存下全部 $T \times T$ 个，
@@ -262,8 +267,13 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 #
 # ## 滑动窗口与稀疏模式：计算的位置对更少，看到的范围也变了
 #
-# 分块计算保留了每一对。另一类加速方法则**少算一些对**：滑动窗口只让 token $i$ 看到满足 $|i - j| < W$ 的 token；稀疏模式（Longformer、BigBird）
-# 再加上几个全局 token，它们看得到所有位置，所有位置也看得到它们。下面是 16 个 token 的全局注意力、窗口 $W = 3$ 以及窗口加一个全局 token：
+# 分块计算保留了每一对。另一类加速方法则**少算一些对**：滑动窗口只让 token $i$ 看到附近的 token；稀疏模式（Longformer、BigBird）
+# 再加上几个全局 token，它们看得到所有位置，所有位置也看得到它们。
+#
+# 解码器用的是 04、07 节的因果窗口：**宽度为 $w$ 的窗口**指 Query 能看到的 $w$ 个 Key，即它自己和前面的 $w - 1$ 个。
+# 编码器一次读入全文，可以两边都看：**对称窗口** $|i - j| < W$ 含 $2W - 1$ 个 Key，即 Query 自己加上两边各 $W - 1$ 个，
+# 对应 `ac.sliding_window_mask(T, W, causal=False)`。本小节用的是对称窗口。下面是 16 个 token 的全局注意力、$W = 3$ 的对称窗口（5 个 Key），
+# 以及这个窗口再加一个全局 token：
 
 # %%
 T_small, W_small = 16, 3
@@ -272,19 +282,20 @@ patterns = [np.ones((T_small, T_small), dtype=bool),
             efficient_lab.local_global_mask(T_small, W_small, n_global=1)]  # [en] + token 0 sees and is seen by all [zh] + token 0 能看到所有位置，也被所有位置看到
 counts = [int(p.sum()) for p in patterns]
 titles = [f"[en]full: {counts[0]} pairs[zh]全局：{counts[0]} 对",
-          f"[en]window W = {W_small}: {counts[1]} pairs[zh]窗口 W = {W_small}：{counts[1]} 对",
+          f"[en]symmetric window W = {W_small}: {counts[1]} pairs[zh]对称窗口 W = {W_small}：{counts[1]} 对",
           f"[en]window + global token: {counts[2]} pairs[zh]窗口 + 全局 token：{counts[2]} 对"]
 print(f"[en]pairs: {counts}   window pairs by formula: {efficient_lab.window_pairs(T_small, W_small)}[zh]位置对数：{counts}   按公式算的窗口位置对数：{efficient_lab.window_pairs(T_small, W_small)}")
+print(f"[en]keys a middle query sees: {patterns[1][8].sum()} = 2W - 1[zh]中间一个 Query 看到的 Key：{patterns[1][8].sum()} 个 = 2W - 1")
 fig = masking_lab.plot_mask_grid(patterns, titles=titles)
 
 # %% [markdown] lang="en"
-# With $W = 256$ each token sees at most $2W - 1 = 511$ tokens, so the count grows like $T$, not $T^2$:
+# With the symmetric $W = 256$ each token sees at most $2W - 1 = 511$ keys, so the count grows like $T$, not $T^2$:
 
 # %% [markdown] lang="zh"
-# 取 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 token，位置对数随 $T$ 而不是 $T^2$ 增长：
+# 取对称窗口 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 Key，位置对数随 $T$ 而不是 $T^2$ 增长：
 
 # %%
-W = 256                                                          # [en] the window used in the rest of the notebook [zh] 本 notebook 后面都用这个窗口
+W = 256                                                          # [en] the symmetric window of the rest of the notebook: |i - j| < W [zh] 本节后面都用这个对称窗口：|i - j| < W
 print("[en]       T          full pairs     window pairs (W = 256)   share[zh]       T          全局位置对数      窗口位置对数（W = 256）  占比")
 for T in (1024, 4096, 16384, 131072):
     full_pairs, window_pairs = T * T, efficient_lab.window_pairs(T, W)
@@ -311,13 +322,13 @@ print(f"[en]sliding window:   weight of key 2 = {ac.softmax(row, mask=window_row
 # ### A window kernel that computes only its band
 #
 # Masking the full $(T, T)$ scores would save nothing. `efficient_lab.sliding_window_attention` takes the queries a
-# block at a time and fetches only the keys their window reaches, about $T(2W - 1)$ scores. It must equal the full
-# computation with the library's window mask:
+# block at a time and fetches only the keys their symmetric window reaches, about $T(2W - 1)$ scores. It must equal the
+# full computation with the library's window mask:
 
 # %% [markdown] lang="zh"
 # ### 只算带状区域的窗口内核
 #
-# 先算完整的 $(T, T)$ 分数再套窗口掩码，什么也省不下。`efficient_lab.sliding_window_attention` 每次处理一块 Query，只取它们的窗口够得到的 Key，
+# 先算完整的 $(T, T)$ 分数再套窗口掩码，什么也省不下。`efficient_lab.sliding_window_attention` 每次处理一块 Query，只取它们的对称窗口够得到的 Key，
 # 一共约 $T(2W - 1)$ 个分数。它的结果必须与“完整计算加库里的窗口掩码”一致：
 
 # %%
@@ -480,7 +491,7 @@ ax = linformer_lab.plot_error_vs_k(errors)
 # 所以误差一直很大，$k = 256$ 时仍有 0.734；平滑输入的秩只有 22，64 行就把误差降到 0.101，256 行降到 0.015。Linformer 押注的是后一种情况：
 # 训练好的注意力矩阵接近低秩。
 #
-# #### 与其他方法并列的峰值内存
+# #### 峰值内存：与其他方法对比
 #
 # 所有方法用同样的 float32 输入，测量方式同上，Linformer 取 $k = 256$，窗口取 $W = 256$：
 
@@ -548,13 +559,17 @@ x_c = np.random.default_rng(5).standard_normal((8, 4))                   # (T = 
 attempts = linformer_lab.causal_attempts(x_c, 4)
 print(f"[en]largest change of an output when a later token is replaced: causal full attention {attempts['leak_causal']:.3f}, segments that start by i {attempts['leak_starts']:.3f}, segments that end by i {attempts['leak_ends']:.3f}[zh]替换后面的 token 时，输出的最大变化：带因果掩码的全局注意力 {attempts['leak_causal']:.3f}，起点不晚于 i 的段 {attempts['leak_starts']:.3f}，终点不晚于 i 的段 {attempts['leak_ends']:.3f}")
 print("[en]queries that see no row at all with 'ends by i':[zh]用“终点不晚于 i”时一行也看不到的 Query：", attempts["blind_ends"].tolist())
+future = np.triu(attempts["starts"], 1)                                   # [en] [t, s] with s > t: a later token moved output t [zh] [t, s] 中 s > t 的格子：后面的 token 推动了输出 t
+t_max, s_max = np.unravel_index(future.argmax(), future.shape)
+print(f"[en]'starts by i': output 0 moves by {attempts['starts'][0, 1]:.3f} when token 1 is replaced; the largest leak, {future.max():.3f}, is output {t_max} when token {s_max} is replaced[zh]“起点不晚于 i”：替换 token 1 时输出 0 变化 {attempts['starts'][0, 1]:.3f}；最大的泄露 {future.max():.3f} 出现在替换 token {s_max} 时的输出 {t_max}")
 fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attempts["ends"]],
                                  titles=["[en]full, causal mask[zh]全局，因果掩码", "[en]segments starting by i[zh]起点不晚于 i 的段",
                                          "[en]segments ending by i[zh]终点不晚于 i 的段"])
 
 # %% [markdown] lang="en"
 # Causal full attention has exact zeros above the diagonal. "Starts by $i$" leaks: query 0 sees the mean of tokens 0
-# and 1, so its output moves by 1.061 when token 1 is replaced. "Ends by $i$" does not leak, but query 0 sees nothing
+# and 1, so its output moves by 0.928 when token 1 is replaced, and the largest leak, 1.061, is output 2 when token 3
+# (the other half of its segment) is replaced. "Ends by $i$" does not leak, but query 0 sees nothing
 # and every query at an even position loses its own token. So Linformer is an encoder method (the paper evaluates
 # bidirectional pre-training and classification); causal models use tiled kernels or windows.
 #
@@ -569,7 +584,8 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # </details>
 
 # %% [markdown] lang="zh"
-# 带因果掩码的全局注意力在对角线以上都是严格的 0。“起点不晚于 $i$”会泄露：Query 0 看到的是 token 0 和 1 的均值，替换 token 1 时它的输出变了 1.061。
+# 带因果掩码的全局注意力在对角线以上都是严格的 0。“起点不晚于 $i$”会泄露：Query 0 看到的是 token 0 和 1 的均值，替换 token 1 时它的输出变了 0.928；
+# 最大的泄露是 1.061，出现在替换 token 3 时的输出 2 上，token 3 正是它所在分段的另一半。
 # “终点不晚于 $i$”不泄露，但 Query 0 什么也看不到，偶数位置上的 Query 都看不到自己的 token。所以 Linformer 是编码器方法，论文在双向预训练和分类任务上评估它；
 # 因果模型用的是分块内核或窗口。
 #
@@ -587,9 +603,10 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # The tutorial says how to check an optimisation: *fix the model weights, the numeric precision, the batch and the
 # hardware; at input lengths such as 1K, 4K and 16K, record task accuracy, peak memory, throughput and p95 latency; put
 # the key evidence at different positions in the sequence.* We run it on a task with a known answer, comparing full
-# attention (tiled) with a sliding window of $W = 256$.
+# attention (tiled) with the symmetric window $W = 256$. The question stands last, with no token after it, so it sees
+# the 256 keys before it, itself included: for the question this is the decoder's window of 256.
 #
-# ### The task: a needle among distractors
+# ### The task: a needle in a haystack
 #
 # A document of $T$ tokens, each with a random key and a value naming one of 16 answers. The question is the **last**
 # token's query. One token, the **needle**, has a key that matches it: its score ($10^2/\sqrt{32} \approx 17.7$) stands
@@ -599,15 +616,16 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # %% [markdown] lang="zh"
 # ## 《注意力机制》一文的验证方法
 #
-# 原教程讲了怎样检验一项优化是否真的有效：*固定模型权重、数值精度、batch 和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
-# 并把关键证据放到序列的不同位置*。下面在答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的滑动窗口。
+# 原教程讲了怎样检验一项优化是否真的有效：固定模型权重、数值精度、批大小（batch）和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
+# 还要把关键证据放到序列的不同位置。下面在答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的对称窗口。
+# 问题是最后一个 token，后面再没有 token，所以它看到的是它之前的 256 个 Key，包括它自己；对问题来说，这就是解码器里宽度为 256 的窗口。
 #
-# ### 任务：在干扰项中找针
+# ### 任务：大海捞针
 #
-# 一篇文档有 $T$ 个 token，每个 token 有一个随机的 Key 和一个 Value，Value 指明 16 个答案之一。问题是**最后一个** token 的 Query。
+# 这类任务叫“大海捞针”（needle in a haystack）。一篇文档有 $T$ 个 token，每个 token 有一个随机的 Key 和一个 Value，Value 指明 16 个答案之一。问题是**最后一个** token 的 Query。
 # 其中一个 token 就是**针**，它的 Key 与问题匹配，分数 $10^2/\sqrt{32} \approx 17.7$ 远高于干扰项（标准差约 1.8），它的 Value 就是答案。
 # 问题输出中最大的一项指向针的答案就算答对，瞎猜的正确率是 $1/16 \approx 0.06$。权重（这里就是 Key 和 Value）、精度（float32）、
-# batch（每个请求一篇文档）和硬件（一个 BLAS 线程）都固定不变。
+# 批大小（每个请求一篇文档）和硬件（一个 BLAS 线程）都固定不变。
 
 # %%
 doc = efficient_lab.needle_document(1024, n_trials=20, d=D, seed=0)    # [en] 20 documents of 1,024 tokens [zh] 20 篇文档，每篇 1,024 个 token
@@ -620,14 +638,14 @@ print(f"[en]keys (N, T, d): {k_doc.shape}   values (N, T, C): {v_doc.shape}   an
 # %% [markdown] lang="en"
 # ### Try it: window size and needle distance
 #
-# The question sits last, so with a window it sees the $W$ tokens before it, itself included. Move the needle away and
+# The question sits last, so with a window of $W$ it sees the $W$ keys before it, itself included. Move the needle away and
 # shrink the window: once the distance reaches $W$, the needle's weight drops to exactly 0 and the answer becomes a
 # guess. The grey line is full attention. The last line counts the pairs each method computes for all 512 queries.
 
 # %% [markdown] lang="zh"
 # ### 动手试试：窗口大小与针的距离
 #
-# 问题在最后一个位置，加了窗口后它只能看到自己之前的 $W$ 个 token，包括它自己。把针移远、把窗口缩小：距离一旦达到 $W$，针的权重就恰好为 0，答案只能靠猜。
+# 问题在最后一个位置，窗口宽度为 $W$ 时，它只能看到自己之前的 $W$ 个 Key，包括它自己。把针移远、把窗口缩小：距离一旦达到 $W$，针的权重就恰好为 0，答案只能靠猜。
 # 灰线是全局注意力。最后一行数出每种方法为全部 512 个 Query 算了多少对。
 
 # %%
@@ -638,14 +656,14 @@ widgets.window_retrieval_widget(512, window=128, distance=200)
 # %% [markdown] lang="en"
 # ### Accuracy by needle position at 1K, 4K and 16K
 #
-# The needle at seven depths (0% = the first token, 99% = just before the question), 20 documents per cell. In one
+# The needle at seven depths (0% = the first token, 99% = close to the question), 20 documents per cell. In one
 # layer the answer depends only on the last token's query and all keys and values, so we compute that one row (the
 # next section checks that it equals the last row of a full pass).
 
 # %% [markdown] lang="zh"
-# ### 1K、4K、16K 下按针的位置统计的正确率
+# ### 不同长度、不同位置上的正确率
 #
-# 把针放在七个深度上，0% 是第一个 token，99% 紧挨在问题之前，每格 20 篇文档。一层注意力里，答案只取决于最后一个 token 的 Query 和全部 Key、Value，
+# 把针放在七个深度上，0% 是第一个 token，99% 离问题很近，每格 20 篇文档。一层注意力里，答案只取决于最后一个 token 的 Query 和全部 Key、Value，
 # 所以只算这一行，下一节会验证它等于完整前向计算的最后一行。
 
 # %%
@@ -681,7 +699,7 @@ ax = efficient_lab.plot_accuracy_by_position(depths, accuracy, chance=1 / 16)
 
 # %% [markdown] lang="zh"
 # 全局注意力在每个位置、每种长度下都答对了。窗口只有在针离问题不到 256 个 token 时才答得对：1K 时是文档的最后四分之一，即深度 80% 到 99%，
-# 4K 和 16K 时只剩 99% 这一列。其余各处都在瞎猜，20 篇文档答对 0.05 或 0.15，在随机水平 $1/16 \approx 0.06$ 附近，而且同一行每列都一样，
+# 4K 和 16K 时只剩 99% 这一列。其余各处都在瞎猜，20 篇文档的正确率只有 0.05 或 0.15，在随机水平 $1/16 \approx 0.06$ 附近，而且同一行每列都一样，
 # 因为针一旦出了窗口，放在哪里问题都看不出区别。正确率不是随距离慢慢衰减，而是在窗口边缘断崖式下跌。
 #
 # ### 峰值内存、吞吐量与 p95 延迟
@@ -750,7 +768,7 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 # %% [markdown] lang="en"
 # The visible range explains every number: accuracy is 1.00 exactly where the needle is inside the window, chance
 # elsewhere. The kernels are not to blame: the banded kernel equals full attention with the window mask, tiled attention
-# equals the plain formula, the question's row alone equals the last row of the full pass. So: **first the visible range
+# equals the naive formula, the question's row alone equals the last row of the full pass. So: **first the visible range
 # and the mask, then the kernels.** A wrong visible range (a window too short, a mask built for the wrong length, a
 # causal mask where a bidirectional one was meant) gives fast, confident, wrong answers that no kernel test catches, and
 # no heatmap either: the window's weights still sum to 1 and look plausible. Only accuracy on a task with a known
@@ -766,11 +784,11 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 
 # %% [markdown] lang="zh"
 # 可见范围解释了表中的每一个数：针在窗口之内时正确率恰好是 1.00，其余都是随机水平。内核没有问题：带状内核等于全局注意力加窗口掩码，
-# 分块注意力等于普通公式，只算问题那一行也等于完整前向的最后一行。所以检查的顺序是：**先查可见范围和掩码，再查内核**。
+# 分块注意力等于朴素公式，只算问题那一行也等于完整前向的最后一行。所以检查的顺序是：**先查可见范围和掩码，再查内核**。
 # 可见范围错了，比如窗口太短、掩码按错误的长度构造、该用双向掩码却用了因果掩码，得到的就是又快又自信却错误的答案，任何内核测试都发现不了，
 # 注意力热图也发现不了，因为窗口内的权重照样加起来等于 1，看上去合情合理。只有在答案已知的任务上，在多种长度和位置测出的正确率，才能说明针根本够不着。
 #
-# ## 常见误解
+# ## 常见误区
 #
 # - “**FlashAttention 是一种近似。**”不是。在线 softmax 只是把同样的和重新分组，上面的差在 12 位小数内为 0。改变结果的是窗口和稀疏模式，因为它们改变了掩码。
 # - “**FlashAttention 让注意力变成线性复杂度。**”它让**内存**变成线性，耗时仍随 $T^2$ 增长。
@@ -780,14 +798,16 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 # ## Exercise 1 · ★☆☆ · about 10 min: the causal window
 #
 # Write `my_sliding_window_mask(T, window)`, the causal window of Mistral and of `ac.sliding_window_mask(T, window)`:
-# query $i$ sees keys $i - \text{window} + 1, \dots, i$, that is `window` keys, itself included. The checker names a
+# query $i$ sees keys $i - \text{window} + 1, \dots, i$, that is `window` keys, itself included (the course's "window
+# of $w$"). The checker names a
 # window one key too wide, a window that also looks ahead, a missing diagonal and an inverted mask.
 
 # %% [markdown] lang="zh"
 # ## 练习 1 · ★☆☆ · 约 10 分钟：因果窗口
 #
 # 写出 `my_sliding_window_mask(T, window)`，也就是 Mistral 和 `ac.sliding_window_mask(T, window)` 所用的因果窗口：Query $i$ 能看到第
-# $i - \text{window} + 1$ 到 $i$ 个 Key，共 `window` 个，包括它自己。窗口宽了一个 Key、还往后看、漏了对角线、掩码取反，检查器都能指出来。
+# $i - \text{window} + 1$ 到 $i$ 个 Key，共 `window` 个，包括它自己，这也是本课程“宽度为 $w$ 的窗口”的含义。
+# 窗口宽了一个 Key、看到了未来的 Key、漏了对角线、掩码取反，检查器都能指出来。
 
 # %%
 def my_sliding_window_mask(T, window):
@@ -889,7 +909,7 @@ checks.check_online_attention(my_online_attention)
 # ## Summary
 #
 # - The **online softmax** carries $m$, $\ell$ and $a$ through blocks of keys, rescaling by $e^{m - m'}$ when the maximum
-#   rises; $a / \ell$ is the exact softmax output. `ac.tiled_attention` equals the plain formula and holds one tile of
+#   rises; $a / \ell$ is the exact softmax output. `ac.tiled_attention` equals the naive formula and holds one tile of
 #   scores: memory $O(T)$, compute still $O(T^2)$.
 # - Fused kernels do not return weights: none is final before the last block.
 # - Windows and sparse patterns compute fewer pairs (3.1% at 16K with $W = 256$) but hide what lies outside the window.
@@ -905,7 +925,7 @@ checks.check_online_attention(my_online_attention)
 # ## 小结
 #
 # - **在线 softmax** 在各块 Key 之间带着 $m$、$\ell$ 和 $a$ 前进，最大值上升时乘以 $e^{m - m'}$ 重新缩放，$a / \ell$ 就是精确的 softmax 输出。
-#   `ac.tiled_attention` 等于普通公式，只保存一个分数块：内存是 $O(T)$，计算量仍是 $O(T^2)$。
+#   `ac.tiled_attention` 等于朴素公式，只保存一个分数块：内存是 $O(T)$，计算量仍是 $O(T^2)$。
 # - 融合内核不返回权重，因为最后一块之前没有哪个权重是最终值。
 # - 窗口和稀疏模式少算了许多对，16K、$W = 256$ 时只算 3.1%，却把窗口之外的东西藏了起来。线性注意力和 Linformer 的内存都是线性的，但它们是另外的函数：
 #   线性注意力没法让一个 Key 胜出；Linformer 只在权重接近低秩时才接近全局注意力，平滑输入、$k = 256$ 时为 0.015，随机输入为 0.734，而且放不进因果掩码。
@@ -924,7 +944,7 @@ print(f"[en]- Measured at T = {tiled_last['T']:,}: the tiled peak is {tiled_mib:
 print(f"[en]- Linformer (k = 256): {steps} MiB as T doubles, {lin_mib[-1]:.1f} MiB at T = {lin_last['T']:,}.[zh]- Linformer（k = 256）：T 逐次翻倍时 {steps} MiB，T = {lin_last['T']:,} 时 {lin_mib[-1]:.1f} MiB。")
 
 # %% [markdown] lang="en"
-# **Next:** [11 · Review](11_review.ipynb): the mechanism in one place, eight self-test questions, and the way on to the trained models of 12 and 13.
+# **Next:** [11 · Review](11_review.ipynb) puts the mechanism in one place with the eight self-test questions, before the trained models of 12 and 13.
 
 # %% [markdown] lang="zh"
-# **下一节**：[11 · 总复习](11_review.ipynb)。把注意力机制整体回顾一遍，做八道自测题，再进入 12、13 节的训练好的模型。
+# **下一节**：[11 · 总复习](11_review.ipynb)，把注意力机制整体回顾一遍，做八道自测题，然后在 12、13 节研究训练好的模型。
