@@ -297,8 +297,15 @@ class HookedDecoder:
 
         def after(value, name):
             if not _finite_activation(value, name):
-                raise FloatingPointError(f"hooks[{name!r}]: your hook made the values at {name} NaN or inf (they were "
-                                         "finite before it); the rest of the forward cannot use them")
+                dtype = str(value.dtype).rpartition(".")[2]
+                sources = [getattr(fn, "source", None) for fn in user.fns.get(name, ())]
+                what = next((s for s in sources if s), None)
+                if what:                                                     # an argument made into a hook
+                    raise FloatingPointError(f"{what}: applied at {name}, it overflowed {dtype} (values beyond the "
+                                             f"largest {dtype} number, {float(np.finfo(dtype).max):.3g}); use smaller "
+                                             f"{what} values or a wider dtype such as float64")
+                raise FloatingPointError(f"hooks[{name!r}]: your hook made the values at {name} NaN or inf in {dtype} "
+                                         "(they were finite before it); the rest of the forward cannot use them")
         names = [n for n in self.hook_names if not n.endswith("hook_result") or n in user.fns]
         fns = {n: [before, *user.fns.get(n, ()), after] for n in names}
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -407,7 +414,10 @@ def _signature(fn) -> str:
 
 def _times(factor):
     """A hook multiplying its value by `factor` (each head's output by its head_mask entry)."""
-    return lambda value, _: value * factor
+    def times(value, _):
+        return value * factor
+    times.source = "head_mask"                                  # an overflow here is named as head_mask's
+    return times
 
 
 def _numpy(x):

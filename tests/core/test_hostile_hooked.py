@@ -411,3 +411,11 @@ def test_an_interrupted_training_run_is_named_in_the_weights():
         twin.model.weights["l0_w_q"][0, 0] = float("nan")                  # what a too-high learning rate leaves
     with pytest.raises(FloatingPointError, match="l0_w_q.*learning rate"):
         twin.model(torch.tensor(IDS))
+
+
+def test_an_overflow_made_by_head_mask_is_named_as_head_mask():
+    w = init_decoder(CONFIG, seed=0, dtype=np.float32)
+    w["l0_w_v"] = np.random.default_rng(0).normal(0, 10, w["l0_w_v"].shape).astype(np.float32)   # outputs ~10
+    model = HookedDecoder(w, CONFIG)
+    with pytest.raises(FloatingPointError, match=r"head_mask: applied at blocks\.0\.attn\.hook_z, it overflowed"):
+        model.forward(IDS, head_mask=np.full((L, H), 3e38))
