@@ -8,21 +8,8 @@ from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.masks import causal_mask
 from attention_core.core.softmax import softmax
 from attention_core.labs.nb01_query_key_value.checks import not_swapped, output_and_weights
+from attention_core.teaching import checks as ck
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (
-    W_OUTPUT,
-    W_WEIGHTS,
-    Fail,
-    as_number,
-    call_learner,
-    describe,
-    diagnose,
-    expect_close,
-    expect_finite,
-    expect_shape,
-    msg,
-    run_check,
-)
 
 from .check_strings import STRINGS
 
@@ -40,21 +27,21 @@ def check_self_attention(fn, lang: str | None = None, *, timeout: float | None =
         w_q, w_k, w_v = _projections()
         rng = np.random.default_rng(1)
         for x in (rng.normal(size=(4, 4)), rng.normal(size=(2, 4, 4))):
-            case = describe(x=x, w_q=w_q, w_k=w_k, w_v=w_v)
-            out, w = output_and_weights(call_learner(fn, case, x, w_q, w_k, w_v), case)
+            case = ck.describe(x=x, w_q=w_q, w_k=w_k, w_v=w_v)
+            out, w = output_and_weights(ck.call_learner(fn, case, x, w_q, w_k, w_v), case)
             ref_out, ref_w = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
             not_swapped(out, w, ref_out, ref_w, case)
             if out.ndim and out.shape[-1] == x.shape[-1] != ref_out.shape[-1]:
-                raise Fail("exercises.self.no_projection", case=case)
-            expect_shape(w, ref_w.shape, msg(W_WEIGHTS), case)
-            expect_shape(out, ref_out.shape, msg(W_OUTPUT), case)
-            diagnose(w, {"exercises.self.same_qk": scaled_dot_product_attention(x @ w_q, x @ w_q, x @ w_v)[1],
-                          "exercises.self.no_scale": softmax((x @ w_q) @ np.swapaxes(x @ w_k, -1, -2))},
-                      case, ref=ref_w)
-            expect_close(w, ref_w, msg(W_WEIGHTS), case)
-            expect_close(out, ref_out, msg(W_OUTPUT), case)
-        return msg("exercises.self.ok")
-    return run_check("check_self_attention", body, lang, timeout, fn)
+                raise ck.Fail("exercises.self.no_projection", case=case)
+            ck.expect_shape(w, ref_w.shape, ck.msg(ck.W_WEIGHTS), case)
+            ck.expect_shape(out, ref_out.shape, ck.msg(ck.W_OUTPUT), case)
+            ck.diagnose(w, {"exercises.self.same_qk": scaled_dot_product_attention(x @ w_q, x @ w_q, x @ w_v)[1],
+                             "exercises.self.no_scale": softmax((x @ w_q) @ np.swapaxes(x @ w_k, -1, -2))},
+                         case, ref=ref_w)
+            ck.expect_close(w, ref_w, ck.msg(ck.W_WEIGHTS), case)
+            ck.expect_close(out, ref_out, ck.msg(ck.W_OUTPUT), case)
+        return ck.msg("exercises.self.ok")
+    return ck.run_check("check_self_attention", body, lang, timeout, fn)
 
 
 def check_cross_attention(fn, lang: str | None = None, *, timeout: float | None = None):
@@ -64,24 +51,24 @@ def check_cross_attention(fn, lang: str | None = None, *, timeout: float | None 
         w_q, w_k, w_v = _projections()
         rng = np.random.default_rng(2)
         x_dec, x_enc = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
-        case = describe(x_dec=x_dec, x_enc=x_enc)
-        out, w = output_and_weights(call_learner(fn, case, x_dec, x_enc, w_q, w_k, w_v), case)
+        case = ck.describe(x_dec=x_dec, x_enc=x_enc)
+        out, w = output_and_weights(ck.call_learner(fn, case, x_dec, x_enc, w_q, w_k, w_v), case)
         ref_out, ref_w = scaled_dot_product_attention(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v)
         not_swapped(out, w, ref_out, ref_w, case)
         if w.shape == (3, 3):
-            raise Fail("exercises.cross.self_on_decoder", case=case)
+            raise ck.Fail("exercises.cross.self_on_decoder", case=case)
         hint = "exercises.cross.q_from_encoder" if w.shape != (3, 5) else ""
-        expect_shape(w, (3, 5), msg(W_WEIGHTS), case, hint)
-        expect_shape(out, ref_out.shape, msg(W_OUTPUT), case)
+        ck.expect_shape(w, (3, 5), ck.msg(ck.W_WEIGHTS), case, hint)
+        ck.expect_shape(out, ref_out.shape, ck.msg(ck.W_OUTPUT), case)
         for offset in (0, 2):                    # np.tril(...) of (3, 5), or the mask of a cache
             masked = scaled_dot_product_attention(x_dec @ w_q, x_enc @ w_k, x_enc @ w_v,
                                                   mask=causal_mask(3, 5, offset=offset))[1]
-            diagnose(w, {"exercises.cross.masked": masked}, case, ref=ref_w)
-        diagnose(w, {"exercises.self.no_scale": softmax((x_dec @ w_q) @ (x_enc @ w_k).T)}, case, ref=ref_w)
-        expect_close(w, ref_w, msg(W_WEIGHTS), case)
-        expect_close(out, ref_out, msg(W_OUTPUT), case)
-        return msg("exercises.cross.ok")
-    return run_check("check_cross_attention", body, lang, timeout, fn)
+            ck.diagnose(w, {"exercises.cross.masked": masked}, case, ref=ref_w)
+        ck.diagnose(w, {"exercises.self.no_scale": softmax((x_dec @ w_q) @ (x_enc @ w_k).T)}, case, ref=ref_w)
+        ck.expect_close(w, ref_w, ck.msg(ck.W_WEIGHTS), case)
+        ck.expect_close(out, ref_out, ck.msg(ck.W_OUTPUT), case)
+        return ck.msg("exercises.cross.ok")
+    return ck.run_check("check_cross_attention", body, lang, timeout, fn)
 
 
 def _padded_batch(seed: int = 3):
@@ -99,36 +86,36 @@ def check_padded_cross_attention(fn, lang: str | None = None, *, timeout: float 
     def body():
         w_q, w_k, w_v = _projections()
         x_dec, x_enc, lengths = _padded_batch()
-        case = describe(x_dec=x_dec, x_enc=x_enc) + f", src_lengths={lengths.tolist()}"
+        case = ck.describe(x_dec=x_dec, x_enc=x_enc) + f", src_lengths={lengths.tolist()}"
         q, k, v = x_dec @ w_q, x_enc @ w_k, x_enc @ w_v
         keys = (np.arange(5)[None, :] < lengths[:, None])[:, None, :]          # (B, 1, Tk): real source tokens
-        out, w = output_and_weights(call_learner(fn, case, x_dec.copy(), x_enc.copy(), lengths.copy(),
-                                                 w_q, w_k, w_v), case)
+        out, w = output_and_weights(ck.call_learner(fn, case, x_dec.copy(), x_enc.copy(), lengths.copy(),
+                                                    w_q, w_k, w_v), case)
         ref_out, ref_w = scaled_dot_product_attention(q, k, v, mask=keys)
         not_swapped(out, w, ref_out, ref_w, case)
         if w.shape == (2, 3, 3):
-            raise Fail("exercises.cross.self_on_decoder", case=case)
+            raise ck.Fail("exercises.cross.self_on_decoder", case=case)
         hint = "exercises.cross.q_from_encoder" if w.shape[-2:] != (3, 5) else ""
-        expect_shape(w, ref_w.shape, msg(W_WEIGHTS), case, hint)
-        expect_shape(out, ref_out.shape, msg(W_OUTPUT), case)
-        expect_finite(w, msg(W_WEIGHTS), case)
+        ck.expect_shape(w, ref_w.shape, ck.msg(ck.W_WEIGHTS), case, hint)
+        ck.expect_shape(out, ref_out.shape, ck.msg(ck.W_OUTPUT), case)
+        ck.expect_finite(w, ck.msg(ck.W_WEIGHTS), case)
         queries = (np.arange(3)[None, :] < lengths[:, None])[:, :, None]       # the lengths read as query lengths
-        diagnose(w, {"exercises.padded.no_mask": scaled_dot_product_attention(q, k, v)[1],
-                     "exercises.padded.off_by_one": scaled_dot_product_attention(
+        ck.diagnose(w, {"exercises.padded.no_mask": scaled_dot_product_attention(q, k, v)[1],
+                        "exercises.padded.off_by_one": scaled_dot_product_attention(
                          q, k, v, mask=(np.arange(5)[None, :] <= lengths[:, None])[:, None, :])[1],
-                     "exercises.padded.pads_kept": scaled_dot_product_attention(q, k, v, mask=~keys)[1],
-                     "exercises.padded.queries_masked": scaled_dot_product_attention(
+                        "exercises.padded.pads_kept": scaled_dot_product_attention(q, k, v, mask=~keys)[1],
+                        "exercises.padded.queries_masked": scaled_dot_product_attention(
                          q, k, v, mask=np.broadcast_to(queries, (2, 3, 5)))[1],
-                     "exercises.cross.masked": scaled_dot_product_attention(
+                        "exercises.cross.masked": scaled_dot_product_attention(
                          q, k, v, mask=keys & causal_mask(3, 5))[1],
-                     "exercises.self.no_scale": softmax(q @ np.swapaxes(k, -1, -2), mask=keys)},
-                 case, ref=ref_w)
+                        "exercises.self.no_scale": softmax(q @ np.swapaxes(k, -1, -2), mask=keys)},
+                    case, ref=ref_w)
         if np.abs(w[1, :, 2:]).max() > 1e-12:
-            raise Fail("exercises.padded.pad_weight", case=case, got=float(np.abs(w[1, :, 2:]).max()))
-        expect_close(w, ref_w, msg(W_WEIGHTS), case)
-        expect_close(out, ref_out, msg(W_OUTPUT), case)
-        return msg("exercises.padded.ok")
-    return run_check("check_padded_cross_attention", body, lang, timeout, fn)
+            raise ck.Fail("exercises.padded.pad_weight", case=case, got=float(np.abs(w[1, :, 2:]).max()))
+        ck.expect_close(w, ref_w, ck.msg(ck.W_WEIGHTS), case)
+        ck.expect_close(out, ref_out, ck.msg(ck.W_OUTPUT), case)
+        return ck.msg("exercises.padded.ok")
+    return ck.run_check("check_padded_cross_attention", body, lang, timeout, fn)
 
 
 def _contextual(x, w_q, w_k, w_v):
@@ -152,21 +139,21 @@ def check_context_similarity(fn, lang: str | None = None, *, timeout: float | No
         bank = (embed(SENTENCES["collapse"]), 0, embed(SENTENCES["opposite"]), 0, *context_params())
         cases = [(rng.normal(size=(4, 5)), 2, rng.normal(size=(3, 5)), 1, w_q, w_k, w_v), bank]
         for x_a, i, x_b, j, wq, wk, wv in cases:
-            case = describe(x_a=x_a, x_b=x_b, w_q=wq, w_v=wv) + f", i={i}, j={j}"
-            got = as_number(call_learner(fn, case, x_a.copy(), i, x_b.copy(), j, wq, wk, wv), case)
+            case = ck.describe(x_a=x_a, x_b=x_b, w_q=wq, w_v=wv) + f", i={i}, j={j}"
+            got = ck.as_number(ck.call_learner(fn, case, x_a.copy(), i, x_b.copy(), j, wq, wk, wv), case)
             h_a, h_b = _contextual(x_a, wq, wk, wv), _contextual(x_b, wq, wk, wv)
             ref = _cos(h_a[i], h_b[j])
             out_a = scaled_dot_product_attention(x_a @ wq, x_a @ wk, x_a @ wv)[0]
             out_b = scaled_dot_product_attention(x_b @ wq, x_b @ wk, x_b @ wv)[0]
             unscaled = [x + softmax((x @ wq) @ (x @ wk).T) @ (x @ wv) for x in (x_a, x_b)]
-            diagnose(got, {"exercises.similarity.distance": 1.0 - ref,
-                           "exercises.similarity.dot": float(h_a[i] @ h_b[j]),
-                           "exercises.similarity.embeddings": _cos(x_a[i], x_b[j]),
-                           "exercises.similarity.no_residual": _cos(out_a[i], out_b[j]),
-                           "exercises.similarity.wrong_token": _cos(h_a[j % len(h_a)], h_b[i % len(h_b)]),
-                           "exercises.self.no_scale": _cos(unscaled[0][i], unscaled[1][j])},
-                     case, ref=ref)
+            ck.diagnose(got, {"exercises.similarity.distance": 1.0 - ref,
+                              "exercises.similarity.dot": float(h_a[i] @ h_b[j]),
+                              "exercises.similarity.embeddings": _cos(x_a[i], x_b[j]),
+                              "exercises.similarity.no_residual": _cos(out_a[i], out_b[j]),
+                              "exercises.similarity.wrong_token": _cos(h_a[j % len(h_a)], h_b[i % len(h_b)]),
+                              "exercises.self.no_scale": _cos(unscaled[0][i], unscaled[1][j])},
+                        case, ref=ref)
             if abs(got - ref) > 1e-6:
-                raise Fail("exercises.similarity.wrong", case=case, got=f"{got:.4f}", expected=f"{ref:.4f}")
-        return msg("exercises.similarity.ok", value=f"{ref:.2f}")
-    return run_check("check_context_similarity", body, lang, timeout, fn)
+                raise ck.Fail("exercises.similarity.wrong", case=case, got=f"{got:.4f}", expected=f"{ref:.4f}")
+        return ck.msg("exercises.similarity.ok", value=f"{ref:.2f}")
+    return ck.run_check("check_context_similarity", body, lang, timeout, fn)

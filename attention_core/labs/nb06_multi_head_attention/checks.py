@@ -7,20 +7,8 @@ import numpy as np
 
 from attention_core.core.multihead import merge_heads, multi_head_attention, split_heads
 from attention_core.core.softmax import softmax
+from attention_core.teaching import checks as ck
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (
-    W_OUTPUT,
-    Fail,
-    as_array,
-    call_learner,
-    describe,
-    diagnose,
-    expect_close,
-    expect_shape,
-    msg,
-    run_check,
-    same,
-)
 
 from .check_strings import STRINGS
 
@@ -40,57 +28,57 @@ def _split_strided(x, h):
 def check_split_heads(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(x (..., T, D), n_heads) -> (..., H, T, D/H), head h holding columns h*Dh .. (h+1)*Dh - 1."""
     def one(x, h, case):
-        out = as_array(call_learner(fn, case, x, h), case)
+        out = ck.as_array(ck.call_learner(fn, case, x, h), case)
         ref = split_heads(x, h)
         *lead, t, d = x.shape
         hint = "exercises.heads.head_last" if out.shape == (*lead, t, h, d // h) else ""
-        expect_shape(out, ref.shape, msg("exercises.what.heads"), case, hint)
-        diagnose(out, {"exercises.heads.no_transpose": _split_no_transpose(x, h),
-                        "exercises.heads.strided": _split_strided(x, h)}, case, ref=ref)
-        expect_close(out, ref, msg("exercises.what.heads"), case)
+        ck.expect_shape(out, ref.shape, ck.msg("exercises.what.heads"), case, hint)
+        ck.diagnose(out, {"exercises.heads.no_transpose": _split_no_transpose(x, h),
+                           "exercises.heads.strided": _split_strided(x, h)}, case, ref=ref)
+        ck.expect_close(out, ref, ck.msg("exercises.what.heads"), case)
 
     def body():
         rng = np.random.default_rng(0)
         x = rng.normal(size=(3, 8))
-        one(x, 2, describe(x=x) + ", n_heads = 2")
-        one(x, 1, describe(x=x) + ", n_heads = 1")
+        one(x, 2, ck.describe(x=x) + ", n_heads = 2")
+        one(x, 1, ck.describe(x=x) + ", n_heads = 1")
         x = rng.normal(size=(2, 5, 12))                                        # (B, T, D)
-        case = describe(x=x) + ", n_heads = 3"
+        case = ck.describe(x=x) + ", n_heads = 3"
         try:
             one(x, 3, case)
-        except Fail as fail:
+        except ck.Fail as fail:
             if fail.key in ("exercises.heads.no_transpose", "exercises.heads.strided"):
                 raise
-            raise Fail("exercises.heads.batch", case=case, detail=fail.message) from None
-        return msg("exercises.heads.split_ok")
-    return run_check("check_split_heads", body, lang, timeout, fn)
+            raise ck.Fail("exercises.heads.batch", case=case, detail=fail.message) from None
+        return ck.msg("exercises.heads.split_ok")
+    return ck.run_check("check_split_heads", body, lang, timeout, fn)
 
 
 def check_merge_heads(fn, lang: str | None = None, *, timeout: float | None = None):
     """Check fn(x (..., H, T, Dh)) -> (..., T, H*Dh), the inverse of split_heads (the concat step)."""
     def one(x, case):
-        out = as_array(call_learner(fn, case, x), case)
+        out = ck.as_array(ck.call_learner(fn, case, x), case)
         ref = merge_heads(x)
         *lead, h, t, dh = x.shape
-        expect_shape(out, ref.shape, msg("exercises.what.merged"), case)
-        diagnose(out, {"exercises.merge.no_transpose": x.reshape(*lead, t, h * dh),
-                        "exercises.merge.strided": np.moveaxis(x, -3, -1).reshape(*lead, t, h * dh)}, case, ref=ref)
-        expect_close(out, ref, msg("exercises.what.merged"), case)
+        ck.expect_shape(out, ref.shape, ck.msg("exercises.what.merged"), case)
+        ck.diagnose(out, {"exercises.merge.no_transpose": x.reshape(*lead, t, h * dh),
+                           "exercises.merge.strided": np.moveaxis(x, -3, -1).reshape(*lead, t, h * dh)}, case, ref=ref)
+        ck.expect_close(out, ref, ck.msg("exercises.what.merged"), case)
 
     def body():
         rng = np.random.default_rng(0)
         x = rng.normal(size=(2, 3, 4))                                         # (H, T, Dh)
-        one(x, describe(x=x))
+        one(x, ck.describe(x=x))
         x = split_heads(rng.normal(size=(2, 5, 12)), 3)                        # (B, H, T, Dh)
-        case = describe(x=x)
+        case = ck.describe(x=x)
         try:
             one(x, case)
-        except Fail as fail:
+        except ck.Fail as fail:
             if fail.key in ("exercises.merge.no_transpose", "exercises.merge.strided"):
                 raise
-            raise Fail("exercises.heads.batch", case=case, detail=fail.message) from None
-        return msg("exercises.merge.ok")
-    return run_check("check_merge_heads", body, lang, timeout, fn)
+            raise ck.Fail("exercises.heads.batch", case=case, detail=fail.message) from None
+        return ck.msg("exercises.merge.ok")
+    return ck.run_check("check_merge_heads", body, lang, timeout, fn)
 
 
 def _mha_variant(x, p, *, transpose=True, scale="head", w_o=True, bias=True, one_head=False):
@@ -116,21 +104,21 @@ def check_multi_head_attention(fn, lang: str | None = None, *, timeout: float | 
         for n_heads, shape in ((2, (4, 8)), (4, (5, 8)), (1, (3, 8)), (2, (2, 4, 8))):
             params = init_multihead(8, n_heads, seed=n_heads)
             x = rng.normal(size=shape)
-            case = describe(x=x) + f", n_heads = {n_heads}"
-            out = call_learner(fn, case, x, params)
+            case = ck.describe(x=x) + f", n_heads = {n_heads}"
+            out = ck.call_learner(fn, case, x, params)
             if isinstance(out, (tuple, list)) and len(out) == 2:
                 out = out[0]
-            out = as_array(out, case)
+            out = ck.as_array(out, case)
             ref = multi_head_attention(x, x, x, params)[0]
-            expect_shape(out, ref.shape, msg(W_OUTPUT), case)
+            ck.expect_shape(out, ref.shape, ck.msg(ck.W_OUTPUT), case)
             variants = {"exercises.mha.no_w_o": None, "exercises.mha.no_bias": _mha_variant(x, params, bias=False)}
             if n_heads > 1:
                 variants.update({"exercises.mha.no_transpose": _mha_variant(x, params, transpose=False),
                                  "exercises.mha.scale_model": _mha_variant(x, params, scale="model"),
                                  "exercises.mha.one_head": _mha_variant(x, params, one_head=True)})
-            if same(_mha_variant(x, params, w_o=False), out):
-                raise Fail("exercises.mha.no_w_o", case=case)
-            diagnose(out, variants, case, ref=ref)
-            expect_close(out, ref, msg(W_OUTPUT), case)
-        return msg("exercises.mha.ok")
-    return run_check("check_multi_head_attention", body, lang, timeout, fn)
+            if ck.same(_mha_variant(x, params, w_o=False), out):
+                raise ck.Fail("exercises.mha.no_w_o", case=case)
+            ck.diagnose(out, variants, case, ref=ref)
+            ck.expect_close(out, ref, ck.msg(ck.W_OUTPUT), case)
+        return ck.msg("exercises.mha.ok")
+    return ck.run_check("check_multi_head_attention", body, lang, timeout, fn)

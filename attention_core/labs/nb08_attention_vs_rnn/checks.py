@@ -3,19 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_core.teaching import checks as ck
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (
-    Fail,
-    as_array,
-    call_learner,
-    describe,
-    diagnose,
-    expect_close,
-    expect_shape,
-    format_array,
-    msg,
-    run_check,
-)
 
 from .check_strings import STRINGS
 
@@ -40,22 +29,22 @@ def check_rnn_forward(fn, lang: str | None = None, *, timeout: float | None = No
     """Check fn(xs (T, D_in), params RNNParams) -> every hidden state (T, D_h),
     h_t = tanh(x_t W_x + h_(t-1) W_h + b), h_(-1) = 0."""
     def body():
-        what = msg("exercises.what.states")
+        what = ck.msg("exercises.what.states")
         p = _rnn_params()
         rng = np.random.default_rng(0)
         for t in (5, 1):
             xs = rng.normal(size=(t, 3))
-            case = describe(xs=xs)
-            out = as_array(call_learner(fn, case, xs, p), case)
+            case = ck.describe(xs=xs)
+            out = ck.as_array(ck.call_learner(fn, case, xs, p), case)
             ref = _rnn_states(xs, p)
             hint = "exercises.rnn.states_shape" if out.shape in ((4,), (t + 1, 4)) else ""
-            expect_shape(out, ref.shape, what, case, hint)
+            ck.expect_shape(out, ref.shape, what, case, hint)
             if t > 1:
-                diagnose(out, {"exercises.rnn.not_carried": _rnn_states(xs, p, carried=False),
-                                "exercises.rnn.no_tanh": _rnn_states(xs, p, tanh=False)}, case, ref=ref)
-            expect_close(out, ref, what, case)
-        return msg("exercises.rnn.ok")
-    return run_check("check_rnn_forward", body, lang, timeout, fn)
+                ck.diagnose(out, {"exercises.rnn.not_carried": _rnn_states(xs, p, carried=False),
+                                   "exercises.rnn.no_tanh": _rnn_states(xs, p, tanh=False)}, case, ref=ref)
+            ck.expect_close(out, ref, what, case)
+        return ck.msg("exercises.rnn.ok")
+    return ck.run_check("check_rnn_forward", body, lang, timeout, fn)
 
 
 def rnn_jacobian(xs, p, *, tanh_grad=True, reverse=False):
@@ -74,20 +63,21 @@ def check_rnn_gradient(fn, lang: str | None = None, *, timeout: float | None = N
     """Check fn(xs (T, D_in), params) -> d h_(T-1) / d x_0, the (D_h, D_in) Jacobian of the last state
     with respect to the first input, by the chain rule."""
     def body():
-        what = msg("exercises.what.jacobian")
+        what = ck.msg("exercises.what.jacobian")
         p = _rnn_params()
         rng = np.random.default_rng(1)
         for t in (6, 30, 1):
             xs = rng.normal(size=(t, 3))
-            case = describe(xs=xs)
-            out = as_array(call_learner(fn, case, xs, p), case)
+            case = ck.describe(xs=xs)
+            out = ck.as_array(ck.call_learner(fn, case, xs, p), case)
             ref = rnn_jacobian(xs, p)
             hint = "exercises.grad.transposed" if out.shape == (3, 4) else ""
-            expect_shape(out, ref.shape, what, case, hint)
+            ck.expect_shape(out, ref.shape, what, case, hint)
             if t > 1:
-                diagnose(out, {"exercises.grad.no_tanh": rnn_jacobian(xs, p, tanh_grad=False),
-                                "exercises.grad.order": rnn_jacobian(xs, p, reverse=True)}, case, ref=ref)
+                ck.diagnose(out, {"exercises.grad.no_tanh": rnn_jacobian(xs, p, tanh_grad=False),
+                                   "exercises.grad.order": rnn_jacobian(xs, p, reverse=True)}, case, ref=ref)
             if not np.allclose(out, ref, atol=1e-8, rtol=1e-5):
-                raise Fail("checks.values", what=what, got=format_array(out), expected=format_array(ref), case=case)
-        return msg("exercises.grad.ok")
-    return run_check("check_rnn_gradient", body, lang, timeout, fn)
+                raise ck.Fail("checks.values", what=what, got=ck.format_array(out), expected=ck.format_array(ref),
+                              case=case)
+        return ck.msg("exercises.grad.ok")
+    return ck.run_check("check_rnn_gradient", body, lang, timeout, fn)

@@ -5,24 +5,8 @@ import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.masks import causal_mask
+from attention_core.teaching import checks as ck
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (
-    W_OUTPUT,
-    Fail,
-    as_array,
-    as_number,
-    call_learner,
-    describe,
-    diagnose,
-    expect_close,
-    expect_finite,
-    expect_shape,
-    msg,
-    numpy_peak,
-    run_check,
-    same,
-    watch,
-)
 
 from .check_strings import STRINGS
 
@@ -65,8 +49,8 @@ def _read_pattern(reads, n_tokens: int, case: str) -> None:
         return
     step, read = ahead
     if step == 0 and len(read.rows) == n_tokens:
-        raise Fail("exercises.kv.all_at_once", name=read.name, n=n_tokens, case=case)
-    raise Fail("exercises.kv.read_ahead", t=step, j=max(read.rows), name=read.name, case=case)
+        raise ck.Fail("exercises.kv.all_at_once", name=read.name, n=n_tokens, case=case)
+    raise ck.Fail("exercises.kv.read_ahead", t=step, j=max(read.rows), name=read.name, case=case)
 
 
 def _index(name: str, rows) -> str:
@@ -87,7 +71,7 @@ def _no_recomputation(reads, case: str) -> None:
         if r.name != "q" or not r.rows:
             continue
         if min(r.rows) < latest:
-            raise Fail("exercises.kv.reread", t=max(latest, max(r.rows)), read=_index(r.name, r.rows), case=case)
+            raise ck.Fail("exercises.kv.reread", t=max(latest, max(r.rows)), read=_index(r.name, r.rows), case=case)
         latest = max(latest, max(r.rows))
 
 
@@ -111,11 +95,11 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
         rng = np.random.default_rng(0)
         for t in (5, 1, 12):
             q, k, v = rng.normal(size=(t, 4)), rng.normal(size=(t, 4)), rng.normal(size=(t, 3))
-            case = describe(q=q, k=k, v=v)
+            case = ck.describe(q=q, k=k, v=v)
             reads: list = []
-            out = as_array(call_learner(fn, case, *watch(reads, q=q, k=k, v=v)), case)
+            out = ck.as_array(ck.call_learner(fn, case, *ck.watch(reads, q=q, k=k, v=v)), case)
             ref = scaled_dot_product_attention(q, k, v, mask=causal_mask(t))[0]
-            expect_shape(out, ref.shape, msg(W_OUTPUT), case)
+            ck.expect_shape(out, ref.shape, ck.msg(ck.W_OUTPUT), case)
             _read_pattern(reads, t, case)
             if t > 1:
                 seen = [scaled_dot_product_attention(q, k, v, mask=causal_mask(t, offset=o))[0] for o in (1, t)]
@@ -123,29 +107,29 @@ def check_kv_cache_decode(fn, lang: str | None = None, *, timeout: float | None 
                     rows = np.flatnonzero(~np.isclose(wrong, ref, atol=1e-9).all(axis=1))
                     if len(rows) and np.allclose(out[rows[0]], wrong[rows[0]], atol=1e-6) \
                             and not np.allclose(out[rows[0]], ref[rows[0]], atol=1e-6):
-                        raise Fail("exercises.kv.future", t=int(rows[0]), case=case)
+                        raise ck.Fail("exercises.kv.future", t=int(rows[0]), case=case)
                 excl = scaled_dot_product_attention(q[1:], k, v, mask=causal_mask(t - 1, t))[0]   # keys j < i
-                if same(out[1:], excl):
-                    raise Fail("exercises.kv.exclusive", case=case)
+                if ck.same(out[1:], excl):
+                    raise ck.Fail("exercises.kv.exclusive", case=case)
                 # the forgotten offset: causal_mask(1, t + 1) lets the one new query see key 0 only
-                diagnose(out, {"exercises.kv.newest_only": v,
-                               "exercises.kv.offset": np.broadcast_to(v[0], v.shape)}, case, ref=ref)
-            expect_finite(out, msg(W_OUTPUT), case)
-            expect_close(out, ref, msg(W_OUTPUT), case)
+                ck.diagnose(out, {"exercises.kv.newest_only": v,
+                                  "exercises.kv.offset": np.broadcast_to(v[0], v.shape)}, case, ref=ref)
+            ck.expect_finite(out, ck.msg(ck.W_OUTPUT), case)
+            ck.expect_close(out, ref, ck.msg(ck.W_OUTPUT), case)
             _no_recomputation(reads, case)
         # Memory: 384 tokens; the (T, T) float64 scores are 1.1 MiB, one step's row of scores 3 KiB.
         t = 384
         q, k, v = rng.normal(size=(t, 4)), rng.normal(size=(t, 4)), rng.normal(size=(t, 3))
-        case = describe(q=q, k=k, v=v)
+        case = ck.describe(q=q, k=k, v=v)
         full = t * t * 8
-        out, peak = numpy_peak(fn, case, q, k, v)
-        expect_shape(out, (t, 3), msg(W_OUTPUT), case)
-        expect_close(out, scaled_dot_product_attention(q, k, v, mask=causal_mask(t))[0], msg(W_OUTPUT), case)
+        out, peak = ck.numpy_peak(fn, case, q, k, v)
+        ck.expect_shape(out, (t, 3), ck.msg(ck.W_OUTPUT), case)
+        ck.expect_close(out, scaled_dot_product_attention(q, k, v, mask=causal_mask(t))[0], ck.msg(ck.W_OUTPUT), case)
         budget = full / 2
         if peak > budget:
-            raise Fail("exercises.kv.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
-        return msg("exercises.kv.ok", got=_mib(peak), full=_mib(full))
-    return run_check("check_kv_cache_decode", body, lang, timeout, fn)
+            raise ck.Fail("exercises.kv.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
+        return ck.msg("exercises.kv.ok", got=_mib(peak), full=_mib(full))
+    return ck.run_check("check_kv_cache_decode", body, lang, timeout, fn)
 
 
 def check_kv_cache_bytes(fn, lang: str | None = None, *, timeout: float | None = None):
@@ -156,7 +140,7 @@ def check_kv_cache_bytes(fn, lang: str | None = None, *, timeout: float | None =
         for layers, heads, d_head, tokens, nbytes in cases:
             case = (f"n_layers = {layers}, n_kv_heads = {heads}, d_head = {d_head}, n_tokens = {tokens}, "
                     f"bytes_per_number = {nbytes}")
-            got = as_number(call_learner(fn, case, layers, heads, d_head, tokens, nbytes), case)
+            got = ck.as_number(ck.call_learner(fn, case, layers, heads, d_head, tokens, nbytes), case)
             expected = 2 * layers * heads * d_head * tokens * nbytes
             if got == expected:
                 continue
@@ -165,8 +149,8 @@ def check_kv_cache_bytes(fn, lang: str | None = None, *, timeout: float | None =
                         "exercises.kvbytes.bits": expected * 8, "exercises.kvbytes.squared": one * tokens * tokens}
             for key, wrong in variants.items():
                 if tokens > 1 and layers > 1 and got == wrong or (key == "exercises.kvbytes.bits" and got == wrong):
-                    raise Fail(key, case=case)
+                    raise ck.Fail(key, case=case)
             shown = f"{got:,.0f}" if got.is_integer() else f"{got:,.3f}"        # 0.5 off is not shown as equal
-            raise Fail("exercises.kvbytes.wrong", got=shown, expected=f"{expected:,}", case=case)
-        return msg("exercises.kvbytes.ok")
-    return run_check("check_kv_cache_bytes", body, lang, timeout, fn)
+            raise ck.Fail("exercises.kvbytes.wrong", got=shown, expected=f"{expected:,}", case=case)
+        return ck.msg("exercises.kvbytes.ok")
+    return ck.run_check("check_kv_cache_bytes", body, lang, timeout, fn)

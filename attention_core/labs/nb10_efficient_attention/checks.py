@@ -7,25 +7,8 @@ import numpy as np
 
 from attention_core.core.attention import scaled_dot_product_attention
 from attention_core.core.masks import sliding_window_mask
+from attention_core.teaching import checks as ck
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import (
-    W_MASK,
-    W_OUTPUT,
-    Fail,
-    as_array,
-    bool_mask,
-    call_learner,
-    describe,
-    diagnose,
-    expect_close,
-    expect_finite,
-    expect_shape,
-    first_difference,
-    msg,
-    numpy_peak,
-    run_check,
-    watch,
-)
 
 from .check_strings import STRINGS
 
@@ -40,17 +23,17 @@ def check_sliding_window_mask(fn, lang: str | None = None, *, timeout: float | N
         i, j = np.arange(t)[:, None], np.arange(t)[None, :]
         for window in (3, 1, 6):
             case = f"T = {t}, window = {window}"
-            out = as_array(call_learner(fn, case, t, window), case)
+            out = ck.as_array(ck.call_learner(fn, case, t, window), case)
             ref = sliding_window_mask(t, window)
-            expect_shape(out, ref.shape, msg(W_MASK), case)
-            out = bool_mask(out, case)
-            diagnose(out, {"exercises.window.inverted": ~ref,
-                            "exercises.window.wide": (i - j >= 0) & (i - j <= window),
-                            "exercises.window.future": np.abs(i - j) < window,
-                            "exercises.window.no_diagonal": (i - j > 0) & (i - j <= window)}, case, ref=ref)
-            first_difference(out, ref, "mask", case)
-        return msg("exercises.window.ok")
-    return run_check("check_sliding_window_mask", body, lang, timeout, fn)
+            ck.expect_shape(out, ref.shape, ck.msg(ck.W_MASK), case)
+            out = ck.bool_mask(out, case)
+            ck.diagnose(out, {"exercises.window.inverted": ~ref,
+                               "exercises.window.wide": (i - j >= 0) & (i - j <= window),
+                               "exercises.window.future": np.abs(i - j) < window,
+                               "exercises.window.no_diagonal": (i - j > 0) & (i - j <= window)}, case, ref=ref)
+            ck.first_difference(out, ref, "mask", case)
+        return ck.msg("exercises.window.ok")
+    return ck.run_check("check_sliding_window_mask", body, lang, timeout, fn)
 
 
 def _online_variant(q, k, v, block, *, rescale=True, divide=True, drop_last=False, scale=True):
@@ -79,7 +62,7 @@ def _block_by_block(reads, block: int, case: str) -> None:
     the checker can see; the memory case below catches what follows it)."""
     for r in reads:
         if r.name in ("k", "v") and r.how != "converted" and len(r.rows) > block:
-            raise Fail("exercises.online.whole_keys", name=r.name, n=len(r.rows), block=block, case=case)
+            raise ck.Fail("exercises.online.whole_keys", name=r.name, n=len(r.rows), block=block, case=case)
 
 
 def check_online_attention(fn, lang: str | None = None, *, timeout: float | None = None):
@@ -98,49 +81,49 @@ def check_online_attention(fn, lang: str | None = None, *, timeout: float | None
         k = np.abs(k)
         longer = tuple(rng.normal(size=s) for s in ((5, 8), (100, 8), (100, 2)))     # q (5, 8), k (100, 8), v (100, 2)
         for block, (qq, kk, vv) in ((4, (q, k, v)), (32, longer)):
-            case = describe(q=qq, k=kk, v=vv) + f", block_size = {block}"
+            case = ck.describe(q=qq, k=kk, v=vv) + f", block_size = {block}"
             reads: list = []
-            out = as_array(call_learner(fn, case, *watch(reads, q=qq, k=kk, v=vv), block), case)
+            out = ck.as_array(ck.call_learner(fn, case, *ck.watch(reads, q=qq, k=kk, v=vv), block), case)
             ref = scaled_dot_product_attention(qq, kk, vv)[0]
-            expect_shape(out, ref.shape, msg(W_OUTPUT), case)
+            ck.expect_shape(out, ref.shape, ck.msg(ck.W_OUTPUT), case)
             _block_by_block(reads, block, case)
-            expect_finite(out, msg(W_OUTPUT), case)
-            diagnose(out, {"exercises.online.no_rescale": _online_variant(qq, kk, vv, block, rescale=False),
-                            "exercises.online.no_divide": _online_variant(qq, kk, vv, block, divide=False),
-                            "exercises.online.last_block": (_online_variant(qq, kk, vv, block, drop_last=True)
-                                                            if kk.shape[0] % block else None),
-                            "exercises.online.no_scale": _online_variant(qq, kk, vv, block, scale=False)},
-                      case, ref=ref)
-            expect_close(out, ref, msg(W_OUTPUT), case)
+            ck.expect_finite(out, ck.msg(ck.W_OUTPUT), case)
+            ck.diagnose(out, {"exercises.online.no_rescale": _online_variant(qq, kk, vv, block, rescale=False),
+                               "exercises.online.no_divide": _online_variant(qq, kk, vv, block, divide=False),
+                               "exercises.online.last_block": (_online_variant(qq, kk, vv, block, drop_last=True)
+                                                               if kk.shape[0] % block else None),
+                               "exercises.online.no_scale": _online_variant(qq, kk, vv, block, scale=False)},
+                         case, ref=ref)
+            ck.expect_close(out, ref, ck.msg(ck.W_OUTPUT), case)
         q = np.array([[40.0, 40.0]])
         k = np.array([[40.0, 40.0], [30.0, 30.0], [-40.0, 0.0], [41.0, 41.0]])
         v = np.arange(8.0).reshape(4, 2)
         case = "q = [[40, 40]], k = [[40, 40], [30, 30], [-40, 0], [41, 41]] (scores near 1000), block_size = 2"
-        out = as_array(call_learner(fn, case, q, k, v, 2), case)
-        expect_finite(out, msg(W_OUTPUT), case, key="exercises.online.overflow")
-        expect_close(out, scaled_dot_product_attention(q, k, v)[0], msg(W_OUTPUT), case)
+        out = ck.as_array(ck.call_learner(fn, case, q, k, v, 2), case)
+        ck.expect_finite(out, ck.msg(ck.W_OUTPUT), case, key="exercises.online.overflow")
+        ck.expect_close(out, scaled_dot_product_attention(q, k, v)[0], ck.msg(ck.W_OUTPUT), case)
         # Memory: 1024 x 1024 float64 scores are 8 MiB; a block of 64 keys is 0.5 MiB.
         t, block = 1024, 64
         q, k, v = rng.normal(size=(t, 16)), rng.normal(size=(t, 16)), rng.normal(size=(t, 16))
-        case = describe(q=q, k=k, v=v) + f", block_size = {block}"
+        case = ck.describe(q=q, k=k, v=v) + f", block_size = {block}"
         full = t * t * 8
-        out, peak = numpy_peak(fn, case, q, k, v, block)
-        expect_close(out, scaled_dot_product_attention(q, k, v)[0], msg(W_OUTPUT), case)
+        out, peak = ck.numpy_peak(fn, case, q, k, v, block)
+        ck.expect_close(out, scaled_dot_product_attention(q, k, v)[0], ck.msg(ck.W_OUTPUT), case)
         budget = full / 2
         if peak > budget:
-            raise Fail("exercises.online.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
+            raise ck.Fail("exercises.online.memory", got=_mib(peak), full=_mib(full), budget=_mib(budget), case=case)
         # Fewer queries than block_size: 32 queries, 16,384 keys (the scores 4 MiB), blocks of 64 keys.
         tq, tk, block = 32, 16_384, 64
         q, k, v = rng.normal(size=(tq, 2)), rng.normal(size=(tk, 2)), rng.normal(size=(tk, 2))
-        case = describe(q=q, k=k, v=v) + f", block_size = {block}"
+        case = ck.describe(q=q, k=k, v=v) + f", block_size = {block}"
         reads = []
-        watched = watch(reads, q=q, k=k, v=v)
-        out, peak_few = numpy_peak(fn, case, *watched, block)
-        expect_close(out, scaled_dot_product_attention(q, k, v)[0], msg(W_OUTPUT), case)
+        watched = ck.watch(reads, q=q, k=k, v=v)
+        out, peak_few = ck.numpy_peak(fn, case, *watched, block)
+        ck.expect_close(out, scaled_dot_product_attention(q, k, v)[0], ck.msg(ck.W_OUTPUT), case)
         _block_by_block(reads, block, case)
         few_full = tq * tk * 8
         if peak_few > few_full / 2:
-            raise Fail("exercises.online.query_blocks", got=_mib(peak_few), full=_mib(few_full), tq=tq, block=block,
-                       case=case)
-        return msg("exercises.online.ok", got=_mib(peak), full=_mib(full))
-    return run_check("check_online_attention", body, lang, timeout, fn)
+            raise ck.Fail("exercises.online.query_blocks", got=_mib(peak_few), full=_mib(few_full), tq=tq, block=block,
+                          case=case)
+        return ck.msg("exercises.online.ok", got=_mib(peak), full=_mib(full))
+    return ck.run_check("check_online_attention", body, lang, timeout, fn)
