@@ -129,13 +129,13 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # %% [markdown] lang="en"
 # ## Glossary
 #
-# The words this course uses, in the order it introduces them, each with the notebook where it first appears.
+# The words this course uses, in the order it teaches them, each with the notebook that explains it.
 # Query, Key, Value, token and softmax keep these names throughout.
 
 # %% [markdown] lang="zh"
 # ## 术语表
 #
-# 中文版每个概念只用一个译名，按课程引入的先后列在下面，并注明首次出现的那一节。Query、Key、Value、token、softmax
+# 中文版每个概念只用一个译名，按课程讲解的先后列在下面，并注明详细讲解它的那一节。Query、Key、Value、token、softmax
 # 以及模型和方法的名字保留英文。读过《动手学深度学习》（d2l-zh）的读者请留意第二张表：那里列出 d2l-zh 译法不同的几个术语，
 # 以及不同的原因，比如本课程的“注意力汇聚点”与 d2l-zh 里名称相近的术语说的是两回事。
 # **层和头一律从 0 开始编号**，与代码里的下标一致：第 0 个头就是第一个头，L1H0 指第 1 层（即第二层）的第 0 个头。

@@ -1,8 +1,8 @@
 """Notebook 00's glossary: the course's term list (attention_core/data/terms.json) as a Markdown table per edition.
 
 The same file holds the variants each edition avoids; tests/notebooks/test_terms.py reads them. Here only what a
-learner needs is shown: the term, its meaning, where it first appears, its aliases, and d2l-zh's term where the
-course's differs (Chinese edition).
+learner needs is shown: the term, its meaning, the notebook that teaches it ("first"), its aliases, and d2l-zh's
+term where the course's differs (Chinese edition).
 """
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def _aliases(term: dict, lang: str) -> str:
 
 
 def _first(number: str, lang: str) -> str:
-    """The notebook where a term first appears, as a link to it ("[04](04_masking.ipynb)"; 04 节 in Chinese)."""
+    """The notebook that teaches a term, as a link to it ("[04](04_masking.ipynb)"; 04 节 in Chinese)."""
     stem = next((s for s in notebook_titles() if s.startswith(number + "_")), None)
     shown = f"{number} 节" if lang == "zh" else number
     return f"[{shown}]({stem}.ipynb)" if stem else shown

@@ -14,8 +14,8 @@ STRINGS: dict[str, dict[str, str]] = {
                              "zh": "为负：两个向量方向相反"},
 }
 STRINGS.update({
-    "glossary.head": {"en": "| Term | What it means in this course | First in |\n|---|---|---|",
-                      "zh": "| 本课程的说法 | 英文 | 含义 | 首次出现 |\n|---|---|---|---|"},
+    "glossary.head": {"en": "| Term | What it means in this course | Taught in |\n|---|---|---|",
+                      "zh": "| 本课程的说法 | 英文 | 含义 | 详见 |\n|---|---|---|---|"},
     "glossary.also": {"en": "also called {names}", "zh": "也叫{names}"},
     "glossary.d2l_head": {"en": "| Term | This course | d2l-zh | Why |\n|---|---|---|---|",
                           "zh": "| 英文 | 本课程 | d2l-zh | 为什么不同 |\n|---|---|---|---|"},
