@@ -169,3 +169,17 @@ def test_a_word_of_the_models_sentences_is_data_when_quoted_and_prose_when_not()
     assert not english_words(_md("代词把权重给了 *street*，去掉 “wide” 答案就翻转"))
     assert english_words(_md("fit 和 carry 两类"))
     assert not english_words(_md("animal 1.00, street 0.00", "printed"))
+
+
+def test_checker_verdicts_built_at_run_time_have_no_english():
+    """A checker's zh verdict for a learner that returns None or raises (test_zh_first_edition._zh_verdicts): the
+    words a checker builds at run time, which no string table holds; the checker's lab's names pass as code."""
+    from test_zh_first_edition import _zh_verdicts
+    found = []
+    for where, verdict in _zh_verdicts():
+        lab = where.split(".")[0]
+        text = edition_text.Text(lab[2:4], f"checker {where}", "string", zh_text.strip_code(verdict),
+                                 edition_text.folder_names(edition_text.PACKAGE / "labs" / lab)
+                                 | edition_text.folder_names(edition_text.PACKAGE / "teaching"))
+        found += [(text, hit) for hit in english_words(text)]
+    assert not found, report(found)
