@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_core.core.validation import describe
+from attention_core.core.validation import describe, positive_int
 from attention_core.teaching.i18n import LANGUAGES
 
 LANGS = LANGUAGES                # the course's two languages, declared once in teaching.i18n
@@ -174,8 +174,15 @@ def merge(ids, pair, new_id: int) -> list[int]:
 
 def train_merges(ids, n_merges: int, first_id: int, merge_fn=merge) -> list[tuple]:
     """The n_merges most frequent pairs, learned greedily (ties: the pair seen first); each becomes
-    id first_id, first_id + 1, ... Returns [((a, b), new_id), ...]."""
-    ids = list(ids)
+    id first_id, first_id + 1, ... (above every id of `ids`: a new token never takes an existing one's id).
+    Returns [((a, b), new_id), ...]."""
+    ids = _token_ids(ids, "ids")
+    n_merges = positive_int(n_merges, "n_merges", minimum=0)
+    first_id = positive_int(first_id, "first_id", minimum=0)
+    if ids and first_id <= max(ids):
+        raise ValueError(f"first_id: the new tokens' ids must come after every id already in use (the largest is "
+                         f"{max(ids)}), so expected first_id >= {max(ids) + 1}, got {first_id}; pass the "
+                         "vocabulary size")
     merges = []
     for k in range(n_merges):
         counts = pair_counts(ids)
@@ -187,6 +194,21 @@ def train_merges(ids, n_merges: int, first_id: int, merge_fn=merge) -> list[tupl
         ids = merge_fn(ids, pair, first_id + k)
         merges.append((pair, first_id + k))
     return merges
+
+
+def _token_ids(ids, name: str) -> list[int]:
+    """ids as a list of Python ints >= 0 (a string, floats or negative ids are refused by name)."""
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"{name}: expected token ids, got the text {describe(ids)[4:]}; encode it first")
+    try:
+        arr = np.asarray(ids)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a sequence of integer token ids, got {describe(ids)}") from None
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise TypeError(f"{name}: expected a sequence (N,) of integer token ids, got {describe(ids)}")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name}: token ids must be >= 0, got {int(arr.min())}")
+    return arr.astype(np.int64).tolist()
 
 
 def apply_merges(ids, merges, merge_fn=merge) -> list[int]:
@@ -202,7 +224,17 @@ def bigram_loss(train_ids, valid_ids, vocab_size: int, alphas=(0.003, 0.01, 0.03
     """Cross-entropy (nats per character) on valid_ids of the count model P(b | a) = (n(a, b) + alpha) /
     (n(a) + alpha V), counted on train_ids; alpha is the best of `alphas` on the validation text (the
     baseline gets every advantage). Returns {"loss", "perplexity", "alpha"}."""
-    tr_ids, va_ids = np.asarray(train_ids, np.int64), np.asarray(valid_ids, np.int64)
+    vocab_size = positive_int(vocab_size, "vocab_size")
+    tr_ids, va_ids = np.asarray(_token_ids(train_ids, "train_ids")), np.asarray(_token_ids(valid_ids, "valid_ids"))
+    for name, arr in (("train_ids", tr_ids), ("valid_ids", va_ids)):
+        if arr.size < 2:              # no pair (a, b): the mean over no pairs would be NaN, compared false with all
+            raise ValueError(f"{name}: expected at least 2 characters (one pair to count or to score), got "
+                             f"{arr.size}")
+        if arr.max() >= vocab_size:
+            raise ValueError(f"{name}: token ids must lie in 0..{vocab_size - 1} (vocab_size), got {int(arr.max())}")
+    if isinstance(alphas, (str, bytes)) or not len(alphas) or not all(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and 0 < a < math.inf for a in alphas):
+        raise ValueError(f"alphas: expected smoothing values > 0, got {describe(alphas)}")
     counts = np.zeros((vocab_size, vocab_size))
     np.add.at(counts, (tr_ids[:-1], tr_ids[1:]), 1.0)
     a, b = va_ids[:-1], va_ids[1:]

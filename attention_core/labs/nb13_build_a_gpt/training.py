@@ -9,8 +9,9 @@
 
 CONFIGS are the recipes the notebook trains live, on the learner's pieces (`run(name, parts.gpt_forward,
 progress=Progress(...))`), each within a minute on a 2-core CPU (benchmarks/train_live.py holds what was tried
-and its timings); the shipped runs are the same recipes on SHIPPED_SEED, the notebook's comparison and the
-fallback a learner loads when their run fails (`load_run`). `to_model` turns a run into notebook 12's
+and its timings); the shipped runs are the recipes SHIPPED_RECIPES names on SHIPPED_SEED (the text run: the
+longer recipe "text_long", nanoGPT's CPU recipe cut to 3 minutes), the notebook's comparison and the fallback a
+learner loads when their run fails (`load_run`). `to_model` turns a run into notebook 12's
 TrainedModel, so the learner's model is measured, ablated and sampled with the same tools.
 
 `train` runs a forward function (the learner's `gpt_forward` in the notebook; for the shipped runs
@@ -67,6 +68,12 @@ CONFIGS = {
     "text": dict(kind="text", d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=64, steps=500, batch=16,
                  lr=6e-3, min_lr=0.0, beta2=0.999, weight_decay=0.01, seed=0, log_every=50, warmup=50, threads=1,
                  fused=True, unigram_bias=True, valid_tokens=2048),
+    # nanoGPT's CPU recipe for character-level Shakespeare (4 layers x 4 heads, 128 wide, context 64, batch 12, lr 1e-3
+    # down to 1e-4, beta2 0.99, warm-up 100), cut to 1,200 of its 2,000 steps to fit 3 minutes on one thread: the text
+    # model `make train` ships (SHIPPED_RECIPES) and notebook 13's optional LONG_RUN (benchmarks/train_live.py --long)
+    "text_long": dict(kind="text", d_model=128, n_heads=4, n_layers=4, d_ff=512, max_len=64, steps=1200, batch=12,
+                      lr=1e-3, min_lr=0.1, beta2=0.99, weight_decay=0.01, seed=0, log_every=100, warmup=100,
+                      threads=1, fused=True, unigram_bias=True, valid_tokens=2048),
 }
 # The live recipes (benchmarks/train_live.py and benchmarks/README.md hold what was tried): the induction run's heads
 # form at about step 275 with lr 3e-3 (6e-3 and 1e-2 stayed on the plateau for 400-500 steps; batch 32 had not left
@@ -81,6 +88,14 @@ CONFIGS = {
 RECORDED = ("kind", "d_model", "n_heads", "n_layers", "d_ff", "max_len", "batch", "lr", "min_lr", "beta2",
             "weight_decay", "warmup")                                  # the config keys a manifest records
 SHIPPED_SEED = 1                  # make train: the live recipe on another seed (the notebook's comparison)
+SHIPPED_RECIPES = {"induction": "induction", "text": "text_long"}   # the recipe of each run make train ships
+
+
+def shipped_recipe(name: str) -> dict:
+    """The config `make train` trains run `name` with (SHIPPED_RECIPES; on SHIPPED_SEED)."""
+    if name not in SHIPPED_RECIPES:
+        raise ValueError(f"name: expected one of {tuple(SHIPPED_RECIPES)}, got {name!r}")
+    return CONFIGS[SHIPPED_RECIPES[name]]
 
 
 def text_valid_ids(data: TextData, cfg: dict | None = None) -> np.ndarray:
@@ -95,12 +110,28 @@ def text_valid_ids(data: TextData, cfg: dict | None = None) -> np.ndarray:
 def step(forward, params, ids, optimizer):
     """One training step on a batch of token windows ids (B, T + 1); returns the loss (a 0-d tensor)."""
     import torch
-    logits, _ = forward(params, ids[:, :-1])                  # (B, T, V): a guess at every position
+    logits = _logits_of(forward, params, ids[:, :-1])         # (B, T, V): a guess at every position
     loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())
     optimizer.zero_grad()
     loss.backward()                                           # the gradient of every parameter
     optimizer.step()                                          # AdamW moves each one a little
     return loss
+
+
+def _logits_of(forward, params, ids):
+    """forward(params, ids)'s logits (B, T, V), checked: what came back is named when it is not that."""
+    import torch
+    try:
+        out = forward(params, ids)
+    except Exception as exc:
+        exc.add_note(f"(in forward(params, ids), on a batch of token ids of shape {tuple(ids.shape)})")
+        raise
+    logits = out[0] if isinstance(out, tuple) and len(out) == 2 else None
+    want = (*ids.shape, params.tok_emb.shape[0])
+    if not isinstance(logits, torch.Tensor) or tuple(logits.shape) != want or not logits.is_floating_point():
+        raise TypeError(f"forward: expected (logits, weights) with logits a float tensor of shape (B, T, V) = {want}, "
+                        f"got {describe(out) if logits is None else 'logits ' + describe(logits)}")
+    return logits
 
 
 def train(forward, init: dict, n_heads: int, batches, steps: int, *, lr: float, weight_decay: float = 0.01,
@@ -146,7 +177,7 @@ def model_loss(forward, params, windows) -> float:
     with torch.no_grad():
         for i in range(0, len(windows), 16):
             ids = torch.as_tensor(windows[i:i + 16])
-            logits, _ = forward(params, ids[:, :-1])
+            logits = _logits_of(forward, params, ids[:, :-1])
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1),
                                                      reduction="sum")
             total += float(loss)
@@ -338,7 +369,7 @@ def main(argv=None) -> int:
     total = time.perf_counter()
     for name in args.names:
         data = TextData() if name == "text" else None
-        result = run(name, steps=args.steps, seed=args.seed, command=command, data=data,
+        result = run(name, steps=args.steps, seed=args.seed, config=shipped_recipe(name), command=command, data=data,
                      progress=Progress(f"nb13 {name}"))
         npz, _ = save_model(result, args.out_dir)
         if data is not None:
