@@ -18,6 +18,8 @@ from attention_core.labs.nb00_start_here import glossary
 
 # An English gloss in full-width parentheses right after a term, 暂退法（dropout）, names the term: not a variant.
 GLOSS = re.compile(r"（[A-Za-z][A-Za-z \-/'’,.]*）")
+# Texts that are code: a name of the notebook's code there (a docstring's `block` argument) is not a variant.
+CODE_KINDS = ("docstring", "literal")
 
 
 def report(found, what: str, limit: int = 200) -> str:
@@ -39,7 +41,7 @@ def variants_in(text: edition_text.Text, terms, lang: str) -> list[str]:
     for term in terms:
         for shown, pattern in glossary.avoid_patterns(term, lang):
             found += [f"{m.group(0)!r} -> {term[lang]} (avoid {shown})" for m in pattern.finditer(prose)
-                      if not (text.kind != "markdown" and m.group(0) in text.names)]    # a parameter: `block`
+                      if not (text.kind in CODE_KINDS and m.group(0) in text.names)]    # a parameter: block
     return found
 
 
