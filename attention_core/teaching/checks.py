@@ -1,16 +1,17 @@
 """Checker machinery (ARENA style), course-agnostic: run a learner's function and say what is wrong.
 
-Every lab's checkers (`labs/nbNN_<notebook>/checks.py`) are built from these pieces:
+Every lab's checkers (`labs/nbNN_<notebook>/checks.py`) are built from these pieces, reached as one module
+(`from attention_core.teaching import checks as ck`), so that a call says it is the shared machinery's:
 
     def check_double(fn, lang=None, *, timeout=None):
         def body():
             x = np.arange(3.0)
-            case = describe(x=x)                                     # "x.shape=(3,)"
-            out = as_array(call_learner(fn, case, x), case)          # None, tuples, complex, non-arrays named
-            expect_shape(out, x.shape, "output", case)
-            expect_close(out, 2 * x, "output", case)                 # raises Fail with an i18n key
-            return msg("lab.double.ok")
-        return run_check("check_double", body, lang, timeout, fn)    # -> CheckResult, in `lang`
+            case = ck.describe(x=x)                                  # "x.shape=(3,)"
+            out = ck.as_array(ck.call_learner(fn, case, x), case)    # None, tuples, complex, non-arrays named
+            ck.expect_shape(out, x.shape, "output", case)
+            ck.expect_close(out, 2 * x, "output", case)              # raises Fail with an i18n key
+            return ck.msg("lab.double.ok")
+        return ck.run_check("check_double", body, lang, timeout, fn)   # -> CheckResult, in `lang`
 
 A check stops at the first problem, a `Fail` (an i18n key and its fields), and puts it in words in
 the language asked for. The learner's bugs never raise here: `call_learner` catches their exceptions
@@ -18,11 +19,12 @@ the language asked for. The learner's bugs never raise here: `call_learner` catc
 TIMEOUT_S by default) and reports edits of the inputs in place. Shared diagnoses: `as_array`,
 `expect_shape` (with the K Q^T hint), `expect_finite`, `rows_sum_to_one` (names the wrong axis or row),
 `expect_close`, `first_difference` (the first differing row and both values), `same`, `diagnose` (a
-known mistake's answer), `bool_mask`. The names of checkers start with `check_`, never `test_`, so
-pytest never collects them.
+known mistake's answer), `bool_mask`, `batched` (a batch's failure said as one: works on one input, not
+on a batch). The names of checkers start with `check_`, never `test_`, so pytest never collects them.
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import copy
 import ctypes
@@ -652,6 +654,19 @@ def first_difference(got, expected, name: str, case: str) -> None:
     i = int(np.argmax((got != expected).any(axis=axes) if axes else got != expected))
     raise Fail("checks.values_row", what=f"{name}[{i}]", got=str(np.reshape(got[i], -1).tolist()),
                expected=str(np.reshape(expected[i], -1).tolist()), cause=usual_cause(got, expected), case=case)
+
+
+@contextlib.contextmanager
+def batched(key: str, case: str, keep=()):
+    """The batched case of a check: a failure inside is said again as `key` (the function works on one input,
+    not on a batch), with that failure's words as its `detail`; a failure whose key is in `keep` (a known
+    mistake, already named plainly) stands as it is."""
+    try:
+        yield
+    except Fail as fail:
+        if fail.key in keep:
+            raise
+        raise Fail(key, case=case, detail=fail.message) from None
 
 
 # --- watching how a learner reads its inputs --------------------------------------------------------

@@ -255,6 +255,26 @@ def test_a_known_mistake_is_named_only_where_it_differs_from_the_answer():
     assert same(ref, ref + 1e-9) and not same(ref, ref[:2]) and not same(ref, ref + 1)
 
 
+
+def test_a_batch_failure_is_said_as_one_and_a_kept_mistake_stands():
+    with checks.batched("outer.key", "B = 2"):
+        pass                                                             # nothing fails: silent
+
+    def fail_inside(key, keep=()):
+        def run():
+            with checks.batched("outer.key", "B = 2", keep=keep):
+                raise Fail(key, case="inner case")
+        return _failure(run)
+
+    fail = fail_inside("checks.hint.kq")
+    assert (fail.key, fail.fields["case"]) == ("outer.key", "B = 2")
+    assert fail.fields["detail"] == Fail("checks.hint.kq", case="inner case").message   # the inner words, as detail
+    assert fail.__suppress_context__                                     # one failure, not a chained traceback
+    assert fail_inside("checks.hint.kq", keep=("checks.hint.kq",)).key == "checks.hint.kq"   # a named mistake stands
+    with pytest.raises(ValueError, match="not a check's failure"):      # only a Fail is said again
+        with checks.batched("outer.key", "B = 2"):
+            raise ValueError("not a check's failure")
+
 def test_shape_hint_bool_mask_and_the_what_words():
     fail = _failure(lambda: expect_shape(np.zeros((3, 4)), (4, 3), "weights", "c"))
     assert "K by Q^T" in _words(fail) and "你的权重形状是 (3, 4)" in _words(fail, "zh")
