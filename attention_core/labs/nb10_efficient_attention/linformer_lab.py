@@ -184,13 +184,7 @@ def plot_memory_comparison(rows, ax=None, **kwargs):
             x, y = zip(*points)
             ax.plot(x, y, **{"color": colors[method], "marker": markers[method], "linewidth": 2,
                              "markersize": 6, "label": i18n.t(key), **kwargs})
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(t, [f"{int(x):,}" for x in t])
-    ax.minorticks_off()
-    plots.style_axes(ax, i18n.t("efficient_lab.length"), i18n.t("efficient_lab.peak_mib"),
-                     legend={"fontsize": plots.FONT["tick"] - 3, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
-    return ax
+    return _log_log_axes(ax, t, "efficient_lab.length", "efficient_lab.peak_mib")
 
 
 def plot_error_vs_k(rows: dict, ax=None, **kwargs):
@@ -216,11 +210,17 @@ def plot_error_vs_k(rows: dict, ax=None, **kwargs):
                                     color=plots.NOTE_COLOR)
     ax.set_ylim(bottom=floor / 2)
     plots.reference_line(ax, y=1.0)
+    return _log_log_axes(ax, ks, "linformer.k_axis", "linformer.error_axis")
+
+
+def _log_log_axes(ax, ticks, x_key: str, y_key: str):
+    """The two plots' axes: log base 2 along x, ticked at `ticks` (with thousands separators), log along y,
+    labelled by the i18n keys, the legend outside on the right. Returns the Axes."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xticks(ks, [f"{k:,}" for k in ks])
+    ax.set_xticks(ticks, [f"{int(x):,}" for x in ticks])
     ax.minorticks_off()
-    plots.style_axes(ax, i18n.t("linformer.k_axis"), i18n.t("linformer.error_axis"),
+    plots.style_axes(ax, i18n.t(x_key), i18n.t(y_key),
                      legend={"fontsize": plots.FONT["tick"] - 3, "loc": "center left", "bbox_to_anchor": (1.01, 0.5)})
     return ax
 
