@@ -65,7 +65,7 @@ ALLOWED_WORDS = set().union(*ALLOWED.values())
 ALLOWED_PHRASES = re.compile(r"GPT-2 (?:small|medium|large)|Let's build GPT|Attention Lab|pip install \S+")
 _WORD = re.compile(r"(?<![\w.\-'’/+])[A-Za-z][A-Za-z]*(?:-[A-Za-z]+)*(?:'[a-z]+)?(?![\w(])")
 # A quoted English word or phrase in markdown (*wide*, “tired”, "the"): a token of a sentence the models read.
-_QUOTED = re.compile(r"[*“\"‘「][\s|]*([A-Za-z][A-Za-z' ,.\-]*?)\s*[*”\"’」]")
+_QUOTED = re.compile(r"[*“\"‘「][\s|\\]*([A-Za-z][A-Za-z' ,.\-]*?)\s*[*”\"’」]")
 _GLOSS = re.compile(r"(?<=[\u3400-\u9fff*”」])（[A-Za-z][A-Za-z0-9 \-/'’,.]*）")
 _CODE = [
     re.compile(r"\{[^{}\n]*\}"),                                                   # a format field
@@ -79,7 +79,7 @@ _CODE = [
     re.compile(r"\((?:\s*[a-z_]\w*\s*,)+\s*[a-z_]\w*\s*\)"),                               # a tuple of names
     re.compile(r"[\"'][A-Za-z_]\w*[\"']"),                                                 # a quoted name: "en"
     re.compile(r"\b\w+\^\S*"),                                                             # a power: XW^Q
-    re.compile(r"\b[A-Za-z_]\w*(?=\s*(?:[=!<>]=|[<>=]))|(?<=[<>=] )[A-Za-z_]\w*\b"),      # window = 3, j < window
+    re.compile(r"\b[A-Za-z_]\w*(?=\s*(?:[=!<>]=|[<>=+*]|-\s*\d))|(?<=[<>=+*-] )[A-Za-z_]\w*\b"),  # window + 1
     re.compile(r"(?<=\()\s*[A-Za-z_]\w*\s*(?=\))"),                                          # a name as an argument
 ]
 
