@@ -7,9 +7,9 @@
 
 The model-file format, once for every trained model of the course: <name>.npz holds the flat float32 weights
 (names of `parameter_shapes`: tok_emb, l0_w_q, ...), never pickled; <name>.json is the manifest, a JSON object
-with at least "name", "config" (the decoder's sizes: n_heads, and causal where it is an encoder; the training
-recipe beside them) and "vocab" (the token of each id), plus what the run recorded (command, seed, steps,
-loss curve, metrics). The loop itself is torch's: backends/torch_training.py.
+with at least "name", "config" (the model's DecoderConfig, `manifest_config`: vocab_size, d_model, n_heads,
+n_layers, d_ff, max_len, causal; the training recipe beside them) and "vocab" (the token of each id), plus what
+the run recorded (command, seed, steps, loss curve, metrics). The loop itself is torch's: backends/torch_training.py.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .params import DecoderConfig
 from .validation import describe
 
 FIX = "retrain it with `make train` or restore it with `git checkout`"
@@ -65,6 +66,17 @@ def save_model(result: dict, out_dir) -> tuple[Path, Path]:
     return npz, js
 
 
+def decoder_config(manifest: dict) -> DecoderConfig:
+    """The model's DecoderConfig, read from its manifest's "config" (which also holds the training recipe)."""
+    return DecoderConfig.from_dict(manifest["config"], allow_extra=True)
+
+
+def manifest_config(config: DecoderConfig, recipe: dict) -> dict:
+    """A manifest's "config": the model's DecoderConfig (every size, causal included) and the training recipe
+    beside it (kind, batch, lr, ...); decoder_config reads the first back."""
+    return {**config.to_dict(), **{k: v for k, v in recipe.items() if k not in DecoderConfig.keys()}}
+
+
 def read_manifest(path) -> str:
     """The manifest's text, checked to be a JSON object with the keys a model needs."""
     try:
@@ -77,9 +89,10 @@ def read_manifest(path) -> str:
     for key, kind in (("name", str), ("config", dict), ("vocab", list)):
         if not isinstance(manifest.get(key), kind):
             raise ModelFileError(f"{path}: the manifest has no {key!r} ({kind.__name__}); {FIX}")
-    n_heads = manifest["config"].get("n_heads")
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
-        raise ModelFileError(f"{path}: config.n_heads must be an integer >= 1, got {n_heads!r}; {FIX}")
+    try:
+        decoder_config(manifest)
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(f"{path}: the manifest's config is not a decoder's ({exc}); {FIX}") from None
     if not all(isinstance(w, str) for w in manifest["vocab"]):
         raise ModelFileError(f"{path}: the vocabulary must be a list of words (strings); {FIX}")
     seen: set = set()

@@ -607,7 +607,7 @@ CORRUPT = [
     ("json no vocab", lambda a, b: _rewrite_json(b, lambda m: m.pop("vocab")), "json", "has no 'vocab'"),
     ("json no config", lambda a, b: _rewrite_json(b, lambda m: m.pop("config")), "json", "has no 'config'"),
     ("json n_heads a string", lambda a, b: _rewrite_json(b, lambda m: m["config"].update(n_heads="2")), "json",
-     "config.n_heads must be an integer >= 1, got '2'"),
+     "config is not a decoder's (config: n_heads: expected an integer >= 1, got str '2')"),
     ("json vocab of numbers", lambda a, b: _rewrite_json(b, lambda m: m.update(vocab=list(range(144)))), "json",
      "list of words"),
     ("json vocab too short", lambda a, b: _rewrite_json(b, lambda m: m.update(vocab=m["vocab"][:-1])), "npz",

@@ -21,7 +21,14 @@ import numpy as np
 
 from attention_core.core import transformer as tr
 from attention_core.core.model import HookedDecoder
-from attention_core.core.training import FIX, ModelFileError, models_dir, read_manifest, read_weights
+from attention_core.core.training import (
+    FIX,
+    ModelFileError,
+    decoder_config,
+    models_dir,
+    read_manifest,
+    read_weights,
+)
 from attention_core.core.validation import describe
 from attention_core.teaching import i18n
 
@@ -55,8 +62,8 @@ class TrainedModel:
     def __init__(self, name: str, weights: dict, manifest: dict):
         self.name = name
         self.manifest = manifest
-        self.config = manifest["config"]
-        self.params = tr.decoder_from_dict(weights, self.config["n_heads"])
+        self.config = manifest["config"]                       # the DecoderConfig's sizes and the training recipe
+        self.params = tr.decoder_from_dict(weights, decoder_config(manifest))
         self.vocab = list(manifest["vocab"])
         if len(self.vocab) != self.params.vocab_size:
             raise ValueError(f"manifest: {len(self.vocab)} words in the vocabulary, but the weights have "
@@ -64,8 +71,8 @@ class TrainedModel:
         self._index = {w: i for i, w in enumerate(self.vocab)}
         # False: an encoder (no causal mask, every word reads the whole sentence); manifests before
         # corpus 2 have no "causal" key and are decoders
-        self.causal = bool(self.config.get("causal", True))
-        self.hooked = HookedDecoder(self.params, causal=self.causal)      # run_with_cache, run_with_hooks, ...
+        self.causal = self.params.config.causal
+        self.hooked = HookedDecoder(self.params)                          # run_with_cache, run_with_hooks, ...
 
     def __repr__(self) -> str:
         c = self.config

@@ -30,7 +30,14 @@ import time
 import numpy as np
 
 from attention_core.core import transformer as tr
-from attention_core.core.training import add_output_args, output_dir, save_model, steps_arg
+from attention_core.core.training import (
+    add_output_args,
+    decoder_config,
+    manifest_config,
+    output_dir,
+    save_model,
+    steps_arg,
+)
 from attention_core.core.validation import positive_int
 from attention_core.teaching.progress import Progress
 
@@ -147,9 +154,9 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
     from attention_core.backends import to_torch_decoder, torch_training
     with torch_training.session(cfg["seed"], THREADS):
         rng = np.random.default_rng(cfg["seed"])
-        init = tr.init_decoder(cfg["vocab_size"], cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"],
-                               cfg["max_len"], seed=rng)
-        model = to_torch_decoder(init, cfg["n_heads"], causal=cfg["causal"])
+        config = decoder_config({"config": cfg})                        # the sizes of CONFIGS[name]
+        init = tr.init_decoder(config, seed=rng)
+        model = to_torch_decoder(init, cfg["n_heads"], causal=config.causal)
         dynamics, probe = [], None
         if cfg["kind"] == "coreference":
             vocab = corpora.coreference_vocab()
@@ -205,8 +212,7 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
         "name": name, "command": command,
         "make": "make train", "seed": cfg["seed"], "corpus_version": corpora.corpus_version(cfg["kind"]),
         "steps": steps,
-        "config": {k: cfg[k] for k in ("kind", "vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len",
-                                       "batch", "lr", "weight_decay", "causal")},
+        "config": manifest_config(config, {k: cfg[k] for k in ("kind", "batch", "lr", "weight_decay")}),
         "vocab": list(vocab), "torch_version": torch.__version__, "threads": THREADS,
         "train_seconds": round(seconds, 1),
         "check": {"steps": cfg["check_steps"], "loss": None if check_loss is None else round(check_loss, 6)},

@@ -36,8 +36,10 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.core import transformer as tr
+from attention_core.core.params import DecoderConfig
 from attention_core.core.training import (  # the one schedule, file format and argument checks of the course
     add_output_args,
+    manifest_config,
     models_dir,
     output_dir,
     save_model,
@@ -252,8 +254,9 @@ def run(name: str, forward=None, *, steps: int | None = None, seed: int | None =
         valid_ids = text_valid_ids(data, cfg)
         extra = {"corpus_sha256": data.sha256, "corpus_version": corpus_mod.VERSION}
     valid = lambda params: model_loss(forward, params, valid_ids)                     # noqa: E731
-    init = tr.init_decoder(len(vocab), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
-                           seed=rng)
+    config = DecoderConfig(vocab_size=len(vocab), d_model=cfg["d_model"], n_heads=cfg["n_heads"],
+                           n_layers=cfg["n_layers"], d_ff=cfg["d_ff"], max_len=cfg["max_len"])
+    init = tr.init_decoder(config, seed=rng)
     if cfg.get("unigram_bias"):
         init["b_out"] = unigram_bias(data).astype(init["b_out"].dtype)
     # A short run (a test's, or a quick check) logs about ten times, so its curve has points to draw.
@@ -271,8 +274,8 @@ def run(name: str, forward=None, *, steps: int | None = None, seed: int | None =
     manifest = {
         "name": f"nb13_{name}", "command": command,
         "make": "make train", "seed": seed, "steps": steps,
-        "config": {k: cfg[k] for k in RECORDED} | {"unigram_bias": bool(cfg.get("unigram_bias")),
-                                                   "vocab_size": len(vocab)},
+        "config": manifest_config(config, {k: cfg[k] for k in RECORDED}
+                                  | {"unigram_bias": bool(cfg.get("unigram_bias"))}),
         "vocab": vocab, "torch_version": torch.__version__, "threads": cfg["threads"],
         "forward": f"pieces.{forward.__name__}" if library else "given",
         "train_seconds": round(out["seconds"], 1), "loss_curve": out["curve"], **extra,
