@@ -112,6 +112,12 @@ class HookedDecoder:
             self.weights = decoder_to_dict(checked)
         else:                                                                # tensors: check shapes on copies
             checked = decoder_from_dict({k: _shape_only(v) for k, v in params.items()}, config, causal=causal)
+            tensors = hasattr(ops.as_array(np.zeros(1)), "detach")             # which library these ops compute in
+            wrong = [k for k, v in params.items() if hasattr(v, "detach") != tensors]
+            if wrong:
+                kind = "torch tensors" if tensors else "NumPy arrays"
+                raise TypeError(f"params: these ops compute with {kind}, but {wrong[:3]} are "
+                                f"{describe(params[wrong[0]])}; convert the weights (or use the matching ops)")
             self.weights = dict(params)
         self.config = checked.config
         self.causal = self.config.causal

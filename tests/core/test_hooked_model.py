@@ -268,7 +268,8 @@ def test_the_model_api_findings_get_errors_that_name_the_argument(tmp_path):
         assert words in str(info.value), str(info.value)
     npz, js = tmp_path / "m.npz", tmp_path / "m.json"
     np.savez(npz, **{**w, "l0_w_1": np.zeros(4)})                           # a 1-D weight where a matrix belongs
-    manifest = {"name": "m", "config": {"n_heads": 2}, "vocab": list("abcde")}
+    manifest = {"name": "m", "config": dict(vocab_size=5, d_model=4, n_heads=2, n_layers=1, d_ff=4, max_len=4),
+                "vocab": list("abcde")}
     js.write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(nb12_model.ModelFileError, match="l0_w_1"):
         nb12_model.from_files(npz, js)

@@ -419,3 +419,14 @@ def test_an_overflow_made_by_head_mask_is_named_as_head_mask():
     model = HookedDecoder(w, CONFIG)
     with pytest.raises(FloatingPointError, match=r"head_mask: applied at blocks\.0\.attn\.hook_z, it overflowed"):
         model.forward(IDS, head_mask=np.full((L, H), 3e38))
+
+
+def test_weights_of_the_other_library_than_the_ops_are_refused():
+    torch = pytest.importorskip("torch")
+    from attention_core.backends import load_torch_ops
+    w = _model().weights
+    with pytest.raises(TypeError, match=r"params: these ops compute with torch tensors.*ndarray"):
+        HookedDecoder(w, CONFIG, ops=load_torch_ops().ops_for(None))
+    plugged = dataclasses.replace(hooked.NUMPY_OPS, feed_forward=_my_feed_forward)
+    with pytest.raises(TypeError, match="params: these ops compute with NumPy arrays"):
+        HookedDecoder({k: torch.as_tensor(v) for k, v in w.items()}, CONFIG, ops=plugged)
