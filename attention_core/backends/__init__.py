@@ -174,10 +174,10 @@ def from_torch_mha(module):
     return load_torch_ops().from_torch_mha(module)
 
 
-def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None, causal=True):
+def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None, causal=None):
     """The decoder's torch twin (`torch_decoder.TorchDecoder`, a trainable nn.Module) holding the
-    weights of DecoderParams or of a flat {name: array} dict (then n_heads is needed); causal=False
-    builds the same stack as an encoder (no causal mask)."""
+    weights of DecoderParams or of a flat {name: array} dict (then its DecoderConfig, or n_heads, is
+    needed); causal=False builds the same stack as an encoder (None: the config's)."""
     load_torch_ops()
     return importlib.import_module("attention_core.backends.torch_decoder").to_torch_decoder(
         weights, n_heads, dtype=dtype, device=device, causal=causal)

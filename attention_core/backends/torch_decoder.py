@@ -28,22 +28,26 @@ class TorchDecoder(torch.nn.Module):
     """A causal decoder whose parameters are `self.p[name]`, name as in `parameter_shapes`
     (causal=False: the same stack as an encoder, every token reading every token; decoder_forward's causal=False).
 
-    TorchDecoder(weights, n_heads): weights a flat {name: array} dict (`init_decoder`,
-    `decoder_to_dict`) or DecoderParams (then n_heads comes from it). dtype: cast every parameter
-    (default: keep the arrays' dtype); device: where the parameters live.
+    TorchDecoder(weights, config): weights a flat {name: array} dict (`init_decoder`, `decoder_to_dict`)
+    with its DecoderConfig (or the older bare n_heads), or DecoderParams (their config travels with them).
+    causal: None follows the config (True without one). dtype: cast every parameter (default: keep the
+    arrays' dtype); device: where the parameters live.
     """
 
-    def __init__(self, weights, n_heads: int | None = None, *, dtype=None, device=None, causal: bool = True):
+    def __init__(self, weights, n_heads=None, *, dtype=None, device=None, causal: bool | None = None):
         super().__init__()
-        if not isinstance(causal, bool):
+        if causal is not None and not isinstance(causal, bool):
             raise TypeError(f"causal: expected True (a decoder) or False (an encoder), got {describe(causal)}")
-        self.causal = causal                                    # False: an encoder, no causal mask
         if isinstance(weights, tr.DecoderParams):
-            n_heads = weights.n_heads if n_heads is None else n_heads
+            config = weights.config if n_heads is None else n_heads
             weights = tr.decoder_to_dict(weights)
-        if n_heads is None:
-            raise TypeError("n_heads: expected the number of heads (a flat weights dict does not say it), got None")
-        params = tr.decoder_from_dict(weights, n_heads)        # every name and shape checked, as in NumPy
+        else:
+            config = n_heads
+        if config is None:
+            raise TypeError("n_heads: expected the weights' DecoderConfig or the number of heads (a flat weights "
+                            "dict does not say it), got None")
+        params = tr.decoder_from_dict(weights, config, causal=causal)   # every name and shape checked, as in NumPy
+        self.causal = params.causal                             # False: an encoder, no causal mask
         dev = torch_ops.check_device("cpu" if device is None else device)
         dt = None if dtype is None else torch_ops.torch_dtype(dtype)
         self.n_heads = params.n_heads
@@ -54,7 +58,7 @@ class TorchDecoder(torch.nn.Module):
         self.p = torch.nn.ParameterDict({k: torch.nn.Parameter(torch.tensor(np.asarray(flat[k]), dtype=dt, device=dev))
                                          for k in self.names})
         # the one forward (core.hooked) on these parameters; the optimizer updates them in place
-        self.model = HookedDecoder(dict(self.p), self.n_heads, causal=causal, ops=torch_ops.ops_for(dev))
+        self.model = HookedDecoder(dict(self.p), params.config, ops=torch_ops.ops_for(dev))
 
     @property
     def vocab_size(self) -> int:
@@ -77,12 +81,11 @@ class TorchDecoder(torch.nn.Module):
 
     def to_params(self) -> tr.DecoderParams:
         """The parameters as the library's DecoderParams (for decoder_forward)."""
-        return tr.decoder_from_dict(self.numpy_weights(), self.n_heads)
+        return tr.decoder_from_dict(self.numpy_weights(), self.model.config)
 
 
-def to_torch_decoder(weights, n_heads: int | None = None, *, dtype=None, device=None,
-                     causal: bool = True) -> TorchDecoder:
-    """TorchDecoder(weights, n_heads, dtype=, device=, causal=) (see there; causal=False: an encoder)."""
-    if n_heads is not None:
+def to_torch_decoder(weights, n_heads=None, *, dtype=None, device=None, causal: bool | None = None) -> TorchDecoder:
+    """TorchDecoder(weights, config, dtype=, device=, causal=) (see there; causal=False: an encoder)."""
+    if n_heads is not None and not isinstance(n_heads, (tr.DecoderConfig, dict)):
         n_heads = positive_int(n_heads, "n_heads")
     return TorchDecoder(weights, n_heads, dtype=dtype, device=device, causal=causal)

@@ -83,7 +83,7 @@ def test_cached_values_are_copies_each_may_be_centred_in_place():
 def test_the_torch_twin_keeps_its_weights_under_no_grad():
     torch = pytest.importorskip("torch")
     from attention_core.backends.torch_decoder import to_torch_decoder
-    twin = to_torch_decoder(_model().weights, CONFIG.n_heads, dtype="float64")
+    twin = to_torch_decoder(_model().weights, CONFIG, dtype="float64")
     ids = torch.tensor(IDS)
     before = {k: v.detach().clone() for k, v in twin.model.weights.items()}
     with torch.no_grad():
@@ -406,7 +406,7 @@ def test_an_overflow_names_the_first_point_that_is_not_finite_not_the_masked_sco
 def test_an_interrupted_training_run_is_named_in_the_weights():
     torch = pytest.importorskip("torch")
     from attention_core.backends.torch_decoder import to_torch_decoder
-    twin = to_torch_decoder(_model().weights, CONFIG.n_heads, dtype="float64")
+    twin = to_torch_decoder(_model().weights, CONFIG, dtype="float64")
     with torch.no_grad():
         twin.model.weights["l0_w_q"][0, 0] = float("nan")                  # what a too-high learning rate leaves
     with pytest.raises(FloatingPointError, match="l0_w_q.*learning rate"):

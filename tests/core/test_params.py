@@ -88,3 +88,14 @@ def test_weights_that_disagree_with_their_config_are_refused():
 def test_the_package_exports_the_hooked_model():
     assert ac.HookedDecoder is HookedDecoder and ac.DecoderConfig is P.DecoderConfig
     assert {"HookedDecoder", "ActivationCache", "DecoderConfig"} <= set(ac.__all__)
+
+
+def test_the_torch_twin_takes_the_config_and_keeps_its_causal_flag():
+    pytest.importorskip("torch")
+    from attention_core.backends import to_torch_decoder
+    encoder = P.DecoderConfig(**{**CONFIG.to_dict(), "causal": False})
+    weights = P.init_decoder(CONFIG, seed=0)
+    assert to_torch_decoder(weights, encoder).causal is False
+    assert to_torch_decoder(P.decoder_from_dict(weights, encoder)).model.config == encoder
+    assert to_torch_decoder(weights, 2).model.config == CONFIG          # the older bare n_heads
+    assert to_torch_decoder(weights, encoder, causal=True).causal is True
