@@ -301,6 +301,7 @@ def test_each_test_command_runs_one_pytest_session_with_the_tests_environment(tm
     for kind, (cmd, env) in commands.items():
         assert cmd[:3] == [str(py), "-m", "pytest"] and cmd[-1] == "-x", kind
         assert cmd[cmd.index("-n") + 1] == "3" and "no:cacheprovider" in cmd, kind
+        assert cmd[cmd.index("--dist") + 1] == "loadfile", kind                 # a file's tests on one worker
         assert env["HOME"].endswith(".test-home") and env["MPLCONFIGDIR"].endswith("mpl"), kind
         assert env["PYTHONHASHSEED"] == "0" and env["OMP_NUM_THREADS"] == env["OPENBLAS_NUM_THREADS"] == "1", kind
         assert env["JUPYTER_CONFIG_DIR"].endswith("jupyter") and env["IPYTHONDIR"].endswith("ipython"), kind
