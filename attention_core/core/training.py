@@ -14,9 +14,11 @@ the run recorded (command, seed, steps, loss curve, metrics). The loop itself is
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
+import shlex
 import zipfile
 import zlib
 from importlib import resources
@@ -160,3 +162,23 @@ def output_dir(ap: argparse.ArgumentParser, args: argparse.Namespace, shipped=No
     if parent is None or not os.access(parent, os.W_OK):
         ap.error(f"--out: cannot write into {out} ({parent} is not writable)")
     return out
+
+
+def checked_names(ap: argparse.ArgumentParser, names: list, known, what: str = "name") -> list:
+    """The names a training CLI was given, each one of `known` (a usage error names the others), once each in
+    the order given; none given: all of `known`."""
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        ap.error(f"unknown {what}(s) {unknown}: expected names of {list(known)}")
+    return list(dict.fromkeys(names)) or list(known)
+
+
+def command_line(prog: str, argv) -> str:
+    """The command line as typed (what a manifest records), quoted for a shell."""
+    return " ".join([prog, *map(shlex.quote, argv)])
+
+
+def require_torch() -> None:
+    """A training CLI's check, after its arguments (a typo never waits for torch): torch must be installed."""
+    if importlib.util.find_spec("torch") is None:
+        raise SystemExit("training needs torch: pip install torch==2.13.0 (the CPU wheel is enough)")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 import time
 
@@ -32,9 +31,12 @@ import numpy as np
 from attention_core.core import transformer as tr
 from attention_core.core.training import (
     add_output_args,
+    checked_names,
+    command_line,
     decoder_config,
     manifest_config,
     output_dir,
+    require_torch,
     save_model,
     steps_arg,
 )
@@ -283,12 +285,9 @@ def parse_args(argv) -> argparse.Namespace:
                          "induction_sweep.json (what make train-sweep does)")
     add_output_args(ap, "<name>.npz and <name>.json")
     args = ap.parse_args(argv)
-    unknown = [n for n in args.names if n not in CONFIGS]
-    if unknown:
-        ap.error(f"unknown model name(s) {unknown}: expected names of {list(CONFIGS)}")
     if args.sweep and (args.names or args.steps is not None):
         ap.error("--sweep trains the full induction recipe from each seed: give it no names and no --steps")
-    args.names = list(dict.fromkeys(args.names)) or list(CONFIGS)
+    args.names = checked_names(ap, args.names, CONFIGS, "model name")
     args.out_dir = output_dir(ap, args)
     return args
 
@@ -296,11 +295,8 @@ def parse_args(argv) -> argparse.Namespace:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
-    try:
-        import torch  # noqa: F401 -- checked here, after the arguments, so a typo never waits for torch
-    except ImportError:
-        raise SystemExit("training needs torch: pip install torch==2.13.0 (the CPU wheel is enough)") from None
-    command = " ".join([COMMAND, *map(shlex.quote, argv)])
+    require_torch()                                      # after the arguments: a typo never waits for torch
+    command = command_line(COMMAND, argv)
     out = args.out_dir
     total = time.perf_counter()
     if args.sweep:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -39,9 +38,12 @@ from attention_core.core import transformer as tr
 from attention_core.core.params import DecoderConfig
 from attention_core.core.training import (  # the one schedule, file format and argument checks of the course
     add_output_args,
+    checked_names,
+    command_line,
     manifest_config,
     models_dir,
     output_dir,
+    require_torch,
     save_model,
     seed_arg,
     steps_arg,
@@ -353,10 +355,7 @@ def parse_args(argv) -> argparse.Namespace:
                          f"{CONFIGS['induction']['seed']})")
     add_output_args(ap, "nb13_<name>.npz and .json")
     args = ap.parse_args(argv)
-    unknown = [n for n in args.names if n not in RUN_NAMES]
-    if unknown:
-        ap.error(f"unknown run name(s) {unknown}: expected names of {list(RUN_NAMES)}")
-    args.names = list(dict.fromkeys(args.names)) or list(RUN_NAMES)
+    args.names = checked_names(ap, args.names, RUN_NAMES, "run name")
     args.out_dir = output_dir(ap, args)
     return args
 
@@ -364,11 +363,8 @@ def parse_args(argv) -> argparse.Namespace:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
-    try:
-        import torch  # noqa: F401 -- checked here, after the arguments, so a typo never waits for torch
-    except ImportError:
-        raise SystemExit("training needs torch: pip install torch==2.13.0 (the CPU wheel is enough)") from None
-    command = " ".join([COMMAND, *map(shlex.quote, argv)])          # the command line, as typed
+    require_torch()                                      # after the arguments: a typo never waits for torch
+    command = command_line(COMMAND, argv)
     total = time.perf_counter()
     for name in args.names:
         data = TextData() if name == "text" else None
