@@ -158,7 +158,7 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
         rng = np.random.default_rng(cfg["seed"])
         config = decoder_config({"config": cfg})                        # the sizes of CONFIGS[name]
         init = tr.init_decoder(config, seed=rng)
-        model = to_torch_decoder(init, cfg["n_heads"], causal=config.causal)
+        model = to_torch_decoder(init, config)
         dynamics, probe = [], None
         if cfg["kind"] == "coreference":
             vocab = corpora.coreference_vocab()
