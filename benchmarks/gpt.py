@@ -14,7 +14,7 @@ from importlib.resources import files
 from pathlib import Path
 
 RUNS = ("induction", "text")
-GOALS_S = {"induction": 60.0, "text": 90.0}
+GOALS_S = {"induction": 60.0, "text": 180.0}    # text: the longer recipe (CONFIGS["text_long"]), <= 3 min on 2 cores
 LENGTHS = (32, 48, 64)          # tokens in the context at the end: up to the text model's whole context
 
 

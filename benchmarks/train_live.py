@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/train_live.py                  # the chosen recipes, 3 timed runs each (~3 min quiet)
     .venv/bin/python benchmarks/train_live.py --quick          # a few seconds: 10 steps of each recipe
     .venv/bin/python benchmarks/train_live.py --try induction '{"steps": 400, "lr": 0.01}' --seeds 0 1 2 --log f.jsonl
+    .venv/bin/python benchmarks/train_live.py --long --seeds 1      # the longer text run only (the shipped seed)
 
 A run trains what the notebook trains: `parts.gpt_forward`, the learner's pieces where they passed and the library's
 elsewhere (a fresh `pieces.Parts()` here: the library's pieces through the learner's assembly), through
@@ -116,7 +117,72 @@ def measure(quick: bool = False, reps: int = 3) -> dict:
                                 "goal_met": None if quick else summarise(rows)["median_train_s"] <= GOAL_S,
                                 "shipped": {"seed": man["seed"], "steps": man["steps"],
                                             "train_seconds": man["train_seconds"], "metrics": man.get("metrics")}}
+    if not quick:
+        out["long"] = long_trial()
     return out
+
+
+# --- the longer run (notebook 13's optional LONG_RUN, and the text model `make train` ships) --------------------
+LONG_GOAL_S = 180.0        # at most 3 minutes on 2 cores
+LONG_LOSS_GOAL = 2.0       # English validation loss, nats per character (nanoGPT's char-level Shakespeare: ~1.88)
+WORD_GOAL = 0.5            # at least half of the English words sampled at temperature 0.8 occur in the training text
+
+
+def sample_quality(model, data, n_samples: int = 4, n_chars: int = 240, temperature: float = 0.8) -> dict:
+    """Samples of the notebook's two prompts at `temperature`: per language the pooled share of English words that
+    occur in the training text (experiments.known_share), of Chinese character pairs that do, and one sample."""
+    from attention_core.labs.nb13_build_a_gpt import corpus, experiments, pieces
+    params = pieces.torch_params(model.params, dtype="float32")
+    tok = corpus.CharTokenizer(model.vocab)
+    out = {}
+    for prompt, lang in (("The attention weights ", "en"), ("注意力权重", "zh")):
+        known = total = 0
+        first = None
+        for seed in range(n_samples):
+            text = tok.decode(experiments.write(pieces.generate, params, tok.encode(prompt), n_chars,
+                                                temperature=temperature, seed=seed))
+            k = experiments.known_share(text[len(prompt):], data.texts[lang], lang)
+            known, total, first = known + k["known"], total + k["total"], first or text
+        out[lang] = {"known": known, "total": total, "share": round(known / total, 3) if total else None,
+                     "sample": first}
+    return out
+
+
+def long_trial(forward: str = "fused", seed: int | None = None) -> dict:
+    """One run of training.CONFIGS["text_long"] (the shipped text model's recipe; seed None: its live seed),
+    timed, then its validation loss per language and the quality of its samples at temperature 0.8."""
+    from attention_core.labs.nb13_build_a_gpt import experiments, training
+    cfg = training.CONFIGS["text_long"]
+    data = _DATA.setdefault("text", training.TextData())
+    training.run("text", _forward(forward), config={**cfg, "steps": 2}, seed=seed, data=data, metrics=False)
+    load_before = load_average()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    out = training.run("text", _forward(forward), config=cfg, seed=seed, data=data, metrics=False)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    model = training.to_model(out)
+    losses = experiments.text_losses(model, data)
+    quality = sample_quality(model, data)
+    row = {"run": "text_long", "forward": forward, "seed": out["manifest"]["seed"], "steps": out["manifest"]["steps"],
+           "threads": cfg["threads"], "train_s": round(out["seconds"], 1), "wall_s": round(wall, 1),
+           "cpu_s": round(cpu, 1), "load_before": load_before, "load_after": load_average(),
+           "loss": {lang: round(r["loss"], 3) for lang, r in losses.items()},
+           "bigram_loss": {lang: round(r["bigram_loss"], 3) for lang, r in losses.items()},
+           "words_known_en": quality["en"], "pairs_known_zh": quality["zh"]}
+    row["goal_met"] = {"seconds": row["train_s"] <= LONG_GOAL_S, "loss_en": row["loss"]["en"] <= LONG_LOSS_GOAL,
+                       "words_en": (quality["en"]["share"] or 0) >= WORD_GOAL}
+    return row
+
+
+def format_long(row: dict) -> list:
+    en, zh = row["words_known_en"], row["pairs_known_zh"]
+    title = "### Notebook 13's longer text run (`training.CONFIGS[\"text_long\"]`, the shipped text model's recipe)"
+    return ["", title, "", "| forward | seed | steps | train s | cpu s | load (1 min) | valid loss en / zh (bigram) | "
+            "English words known, T = 0.8 | Chinese pairs known |",
+            "| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |",
+            f"| {row['forward']} | {row['seed']} | {row['steps']} | {row['train_s']} | {row['cpu_s']} | "
+            f"{row['load_before']} | {row['loss']['en']} / {row['loss']['zh']} ({row['bigram_loss']['en']} / "
+            f"{row['bigram_loss']['zh']}) | {en['known']} of {en['total']} ({en['share']}) | "
+            f"{zh['known']} of {zh['total']} ({zh['share']}) |"]
 
 
 def format_markdown(r: dict) -> list:
@@ -132,6 +198,8 @@ def format_markdown(r: dict) -> list:
         if ship and ship.get("metrics"):
             lines.append(f"| {name}, shipped (seed {ship['seed']}) | {ship['steps']} | "
                          f"{ship['train_seconds']} (1) | | | {_metrics_text(name, ship['metrics'])} |")
+    if r.get("long"):
+        lines += format_long(r["long"])
     return lines
 
 
@@ -154,7 +222,13 @@ def main(argv=None) -> int:
     ap.add_argument("--forward", default="parts", choices=("parts", "gpt", "fused"))
     ap.add_argument("--no-metrics", action="store_true")
     ap.add_argument("--log", default=None, help="append each row as a JSON line to this file")
+    ap.add_argument("--long", action="store_true", help="only the longer text run (CONFIGS['text_long']), once")
     args = ap.parse_args(argv)
+    if args.long:
+        row = long_trial(forward=args.forward if args.forward != "parts" else "fused", seed=args.seeds[0])
+        print("\n".join(format_long(row)))
+        print(json.dumps(row, indent=1, ensure_ascii=False))
+        return 0
     if args.try_:
         name, changes = args.try_[0], json.loads(args.try_[1])
         for seed in args.seeds:

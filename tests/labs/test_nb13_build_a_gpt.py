@@ -554,7 +554,7 @@ def test_shipped_runs_load_and_reach_their_goals(name):
     m = training.load_run(name)
     man = m.manifest
     met = man["metrics"]
-    assert man["steps"] == training.CONFIGS[name]["steps"]
+    assert man["steps"] == training.shipped_recipe(name)["steps"]
     if name == "induction":
         assert met["induction_mean"] >= 0.5 and met["previous_mean"] >= 0.4
         sc = experiments.scores_by_position(experiments.numpy_forward(m), m.params.max_len, n=100)
@@ -572,8 +572,8 @@ def test_make_train_reproduces_the_start_of_the_shipped_run(name):
     man = json.loads(json.dumps(run.manifest))
     # the text run trains on the corpus it froze beside its weights, whatever the live export holds now
     data = training.TextData(training.run_corpus(run), chars=run.vocab) if name == "text" else None
-    n = training.CONFIGS[name]["log_every"]
-    curve = training.run(name, stop_after=n, data=data, seed=man["seed"])["curve"]
+    cfg = training.shipped_recipe(name)
+    curve = training.run(name, stop_after=cfg["log_every"], data=data, seed=man["seed"], config=cfg)["curve"]
     assert curve[0] == man["loss_curve"][0]
 
 

@@ -93,7 +93,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.case.ln_tiny": {"en": "x (4, 6), rows of tiny variance", "zh": "x (4, 6)，每行方差都极小"},
     "nb13.case.ln_nb12": {"en": "x (7, {d}), notebook 12's ln1 (layer 0)",
                           "zh": "x (7, {d})，12 节的 ln1（第 0 层）"},
-    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，12 节的最后一个 LN"},
+    "nb13.case.ln_final": {"en": "x (3, {d}), notebook 12's final LN", "zh": "x (3, {d})，12 节最后的层归一化"},
     "nb13.case.gpt_coref": {"en": "notebook 12's coreference model, ids (9,)",
                             "zh": "12 节的指代模型，ids (9,)"},
     "nb13.case.gpt_induction": {"en": "notebook 12's induction model, ids (2, 22)",
@@ -194,7 +194,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.block.ok": {"en": "your block matches the library's on {n} inputs (notebook 12's trained block, random "
                             "blocks, a batch, a padding mask; largest difference {diff}).",
                       "zh": "你的 Transformer 块在 {n} 个输入上与库里的结果一致（12 节训练好的 Transformer 块、"
-                            "随机的 Transformer 块、一个 batch、"
+                            "随机的 Transformer 块、一个批次、"
                             "一个填充掩码；最大差 {diff}）。"},
     # the decoder
     "nb13.gpt.no_pos": {"en": "Your model forgets the position embeddings ({case}): x0 = tok_emb[ids] + "
@@ -217,7 +217,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.gpt.ok": {"en": "your GPT matches the library's forward on {n} inputs (notebook 12's two trained models, a "
                           "random model, a batch; logits and every attention map, largest difference {diff}).",
                     "zh": "你的 GPT 在 {n} 个输入上与库里的前向计算一致（12 节的两个训练好的模型、一个"
-                          "随机模型、一个 batch；"
+                          "随机模型、一个批次；"
                           "logits 和每一张注意力图，最大差 {diff}）。"},
     # generation
     "nb13.gen.not_ids": {"en": "generate returned a {got} for {case}; expected a list of token ids (the prompt, then "
@@ -302,7 +302,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                     "a view across the batch). Flatten both the same way: logits.flatten(0, 1) "
                                     "(B*T, V) and targets.flatten() (B*T,).",
                               "zh": "你的损失把 logits 和错误的答案配成了对（{case}）：logits (B, T, V) 和答案 (B, T) "
-                                    "按不同的顺序展平了（多了一次转置，或者跨批次 view 了一下）。"
+                                    "按不同的顺序展平了（多了一次转置，或者跨批次用 `.view()` 改了形状）。"
                                     "两者要用同一种方式展平：logits.flatten(0, 1) 得到 (B*T, V)，"
                                     "targets.flatten() 得到 (B*T,)。"},
     "nb13.step.no_zero_grad": {"en": "Your step adds this batch's gradients to the last step's ({case}): call "

@@ -6,10 +6,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb13.parts_yours": {"en": "(yours)", "zh": "（你的）"},
     "nb13.parts_library": {"en": "(the library's)", "zh": "（库里的）"},
     "nb13.fig_step": {"en": "training step", "zh": "训练步数"},
-    "nb13.fig_loss": {"en": "loss (nats per token)", "zh": "损失（每个 token 的 nats）"},
+    "nb13.fig_loss": {"en": "loss (nats per token)", "zh": "损失（每个 token 的纳特数）"},
     "nb13.fig_train": {"en": "train", "zh": "训练集"},
     "nb13.fig_valid": {"en": "validation", "zh": "验证集"},
-    "nb13.fig_bigram": {"en": "bigram baseline (same windows)", "zh": "bigram 基线（同一批窗口）"},
+    "nb13.fig_bigram": {"en": "bigram baseline (same windows)", "zh": "二元模型基线（同一批窗口）"},
     "nb13.fig_query_position": {"en": "query position t (its weight on key t - 1)",
                                 "zh": "Query 的位置 t（看它放在 Key t - 1 上的权重）"},
     "nb13.fig_repeat_start": {"en": "where the repeat starts (position)", "zh": "重复片段开始的位置"},
@@ -24,12 +24,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "GPT2_SOURCE: the folder {folder!r} holds GPT-2's weights but no tokenizer (tokenizer.json, or "
               "vocab.json and merges.txt), so no sentence can become token ids. Save the tokenizer into the same "
               "folder as the model, on a machine with network: {commands}; then copy the folder here again.",
-        "zh": "GPT2_SOURCE：文件夹 {folder!r} 里有 GPT-2 的权重，却没有 tokenizer（tokenizer.json，或 vocab.json "
-              "和 merges.txt），所以句子没法变成 token id。请在能联网的机器上把 tokenizer 也保存进模型所在的文件夹："
+        "zh": "GPT2_SOURCE：文件夹 {folder!r} 里有 GPT-2 的权重，却没有分词器（tokenizer.json，或 vocab.json "
+              "和 merges.txt），所以句子没法变成 token id。请在能联网的机器上把分词器也保存进模型所在的文件夹："
               "{commands}；然后把文件夹重新复制过来。"},
     "nb13.gpt2_vocab_mismatch": {
         "en": "GPT2_SOURCE: the tokenizer of {source!r} has {n_tok} tokens but the model only {vocab}: they do not "
               "belong together. Save the model and the tokenizer of the same name into one folder.",
-        "zh": "GPT2_SOURCE：{source!r} 的 tokenizer 有 {n_tok} 个 token，模型却只有 {vocab} 个：它们不是一套。"
-              "请把同一个名字的模型和 tokenizer 保存进同一个文件夹。"},
+        "zh": "GPT2_SOURCE：{source!r} 的分词器有 {n_tok} 个 token，模型却只有 {vocab} 个：它们不是一套。"
+              "请把同一个名字的模型和分词器保存进同一个文件夹。"},
 }
