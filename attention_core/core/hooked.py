@@ -5,15 +5,16 @@
     logits = LN_f(x) @ w_out + b_out                                        ln_final.hook_normalized, hook_logits
 
 Every activation a researcher reads passes through a hook point (TransformerLens's names). A hook is a
-function `fn(value, name)`: it returns None to only read the value, or an array of the same shape that
-replaces it for the rest of the forward (ablation, patching). `run_with_cache` records activations;
-`run_with_hooks` edits them. The same code runs on NumPy arrays and on torch tensors: every formula
+function `fn(value, name)`: it returns None to only read the value (or after editing it in place: each hook
+gets its own copy, so the edit reaches the rest of this forward, never the weights, another point or a cache),
+or an array of the same shape that replaces it (ablation, patching). `run_with_cache` records activations
+(copies); `run_with_hooks` edits them. The same code runs on NumPy arrays and on torch tensors: every formula
 below uses only `@`, `+`, indexing and the few functions of an `ops` namespace (`NUMPY_OPS` here,
 `backends.torch_ops.TORCH_OPS` for torch), so the torch twin and the learner's model in notebook 13
 are this forward, not copies of it.
 
 Hook points and shapes (B batch, optional; T tokens; H heads; Dh = D / H; F = d_ff; V vocabulary;
-Tk = past + T keys):
+Tk = past + T keys; heads before positions, where TransformerLens's q, k, v, z, result are (B, T, H, ...)):
     hook_embed, hook_pos_embed                              (B, T, D), (T, D)
     blocks.{l}.hook_resid_pre / hook_resid_mid / hook_resid_post        (B, T, D)
     blocks.{l}.ln1.hook_normalized, blocks.{l}.ln2.hook_normalized     (B, T, D)
