@@ -112,7 +112,7 @@ def patch(model: HookedDecoder, corrupted_ids, clean_cache: ActivationCache, nam
     if name not in clean_cache:
         raise ValueError(f"clean_cache: {name!r} was not recorded; run_with_cache(clean_ids) with names=None or "
                          f"including it")
-    clean = _like(clean_cache[name], model.weights["tok_emb"])
+    clean = _like(clean_cache[name], model.weights["tok_emb"], f"clean_cache[{name!r}]")
     if head is not None:
         head = _index(head, model.n_heads, "head")
         if name.split(".", 2)[-1] not in PER_HEAD:
@@ -123,7 +123,7 @@ def patch(model: HookedDecoder, corrupted_ids, clean_cache: ActivationCache, nam
     def hook(value, _):
         if tuple(value.shape) != tuple(clean.shape):
             raise ValueError(f"corrupted_ids: expected the clean run's shape at {name}, {tuple(clean.shape)}, "
-                             f"got {tuple(value.shape)}; patch between runs of the same length")
+                             f"got {tuple(value.shape)}; patch between runs of the same length and batch")
         out = own_copy(value)
         idx = (Ellipsis, rows, slice(None)) if head is None else (Ellipsis, head, rows, slice(None))
         out[idx] = clean[idx]
@@ -194,14 +194,16 @@ def _numpy(x):
     return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
-def _like(values, like):
-    """values in the array library (and, for a tensor, the device and dtype) of `like`."""
+def _like(values, like, what: str = "values"):
+    """values in the array library (and, for a tensor, the device and dtype) of `like`; `what`: its name in errors."""
     if hasattr(like, "detach"):                                   # torch, without importing it in the library
         if hasattr(values, "detach"):
             return values.to(like.device, like.dtype)
-        return like.new_tensor(np.asarray(values))
+        if not isinstance(values, np.ndarray) or values.dtype.kind not in "fiu":
+            raise TypeError(f"{what}: expected an array of numbers, got {describe(values)}")
+        return like.new_tensor(values)
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     if not isinstance(values, np.ndarray) or values.dtype.kind not in "fiu":
-        raise TypeError(f"values: expected an array of numbers, got {describe(values)}")
+        raise TypeError(f"{what}: expected an array of numbers, got {describe(values)}")
     return values

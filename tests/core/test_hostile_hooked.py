@@ -348,6 +348,10 @@ HOSTILE = [
                                             positions=[[1]]), ValueError, ["positions"]),
     ("patch between lengths", lambda m: patch(m, IDS[:3], m.run_with_cache(IDS)[1], "blocks.0.attn.hook_z"),
      ValueError, ["corrupted_ids", "same length"]),
+    ("patch between batches", lambda m: patch(m, BATCH, m.run_with_cache(IDS)[1], "blocks.0.attn.hook_z"),
+     ValueError, ["corrupted_ids", "batch"]),
+    ("patch with a clean cache of strings", lambda m: patch(m, IDS, {"hook_embed": "x"}, "hook_embed"), TypeError,
+     ["clean_cache['hook_embed']"]),
     # attribution and head_hook
     ("attribution target floats", lambda m: head_logit_attribution(m, IDS, IDS * 1.0), ValueError, ["target"]),
     ("attribution target shape", lambda m: head_logit_attribution(m, IDS, IDS[:3]), ValueError, ["target"]),
