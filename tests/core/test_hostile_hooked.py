@@ -434,3 +434,21 @@ def test_weights_of_the_other_library_than_the_ops_are_refused():
     plugged = dataclasses.replace(hooked.NUMPY_OPS, feed_forward=_my_feed_forward)
     with pytest.raises(TypeError, match="params: these ops compute with NumPy arrays"):
         HookedDecoder({k: torch.as_tensor(v) for k, v in w.items()}, CONFIG, ops=plugged)
+
+
+def test_the_interventions_give_numpys_numbers_on_the_torch_twin():
+    torch = pytest.importorskip("torch")
+    from attention_core.backends.torch_decoder import to_torch_decoder
+    model = _model()
+    twin = to_torch_decoder(model.weights, CONFIG, dtype="float64").model
+    clean, bad = BATCH, BATCH[:, ::-1].copy()
+    _, cache = model.run_with_cache(clean)
+    _, t_cache = twin.run_with_cache(torch.tensor(clean))
+    want = patch(model, bad, cache, "blocks.1.attn.hook_z", head=1, positions=[2, -1])
+    for c in (cache, t_cache):                                           # a NumPy or a torch clean cache
+        got = patch(twin, torch.tensor(bad), c, "blocks.1.attn.hook_z", head=1, positions=[2, -1])
+        np.testing.assert_allclose(got.detach().numpy(), want, atol=1e-10)
+    np.testing.assert_allclose(head_logit_attribution(twin, torch.tensor(clean), clean, relative=True),
+                               head_logit_attribution(model, clean, clean, relative=True), atol=1e-10)
+    np.testing.assert_allclose(ablate(twin, torch.tensor(bad), 0, 1, "mean", reference=clean).detach().numpy(),
+                               ablate(model, bad, 0, 1, "mean", reference=clean), atol=1e-10)
