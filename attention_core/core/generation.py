@@ -140,7 +140,7 @@ def generate(step, ids, n_new: int, *, temperature: float = 0.0, top_k: int | No
     if max_len is not None and len(prompts[0]) + n_new > max_len:
         raise ValueError(f"ids, n_new: {len(prompts[0])} prompt tokens + {n_new} new ones is more than the model's "
                          f"context of {max_len} tokens")
-    rng = _as_rng(rng) if temperature > 0 else None
+    rng = _as_rng(rng)                                                  # checked at temperature 0 too
     outs = [_one(step, prompt, n_new, temperature, top_k, rng) for prompt in prompts]
     return outs if batch else outs[0]
 

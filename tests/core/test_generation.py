@@ -128,6 +128,7 @@ def test_generate_sampling_is_seeded_and_n_new_zero_returns_the_prompt():
     ({"ids": [1], "n_new": 2, "temperature": -1}, ValueError, "temperature"),
     ({"ids": [1], "n_new": 2, "temperature": 1.0, "rng": -1}, ValueError, "rng"),
     ({"ids": [1], "n_new": 2, "temperature": 1.0, "rng": 1.5}, TypeError, "rng"),
+    ({"ids": [1], "n_new": 2, "rng": -3}, ValueError, "rng"),                 # greedy: still a wrong seed
 ])
 def test_generate_hostile_arguments_are_named(kwargs, error, words):
     step, calls = _counting_step()
