@@ -40,7 +40,7 @@ from attention_core.core.training import (
     save_model,
     steps_arg,
 )
-from attention_core.core.validation import positive_int
+from attention_core.core.validation import describe, positive_int
 from attention_core.teaching.progress import Progress
 
 from . import corpora, experiments
@@ -137,7 +137,7 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
     (the manifest's "check" records the loss of the full run at its check_steps: a test reruns that).
     command: the command line the manifest records (default: the one that trains this name with these steps).
     seed: another seed for the same recipe (the seed sweep); default the config's."""
-    if name not in CONFIGS:
+    if not isinstance(name, str) or name not in CONFIGS:
         raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
     cfg = dict(CONFIGS[name])
     if seed is not None:
@@ -148,6 +148,8 @@ def train(name: str, *, steps: int | None = None, stop_after: int | None = None,
         steps = positive_int(steps, "steps")
     if stop_after is not None:
         stop_after = positive_int(stop_after, "stop_after")
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress: expected True or False, got {describe(progress)}")
     if command is None:
         command = " ".join([COMMAND, name] + ([] if steps is None else ["--steps", str(steps)]))
     steps = cfg["steps"] if steps is None else steps

@@ -98,7 +98,7 @@ SHIPPED_RECIPES = {"induction": "induction", "text": "text_long"}   # the recipe
 
 def shipped_recipe(name: str) -> dict:
     """The config `make train` trains run `name` with (SHIPPED_RECIPES; on SHIPPED_SEED)."""
-    if name not in SHIPPED_RECIPES:
+    if not isinstance(name, str) or name not in SHIPPED_RECIPES:
         raise ValueError(f"name: expected one of {tuple(SHIPPED_RECIPES)}, got {name!r}")
     return CONFIGS[SHIPPED_RECIPES[name]]
 
@@ -192,7 +192,7 @@ def model_loss(forward, params, windows) -> float:
 
 def recipe(name: str, **changes) -> dict:
     """The config of run `name` with `changes` (keys of CONFIGS[name] only): what a run trains with."""
-    if name not in CONFIGS:
+    if not isinstance(name, str) or name not in CONFIGS:
         raise ValueError(f"name: expected one of {tuple(CONFIGS)}, got {name!r}")
     unknown = sorted(set(changes) - set(CONFIGS[name]))
     if unknown:
@@ -305,7 +305,7 @@ def load_run(name: str, folder=None):
     """A shipped run as notebook 12's TrainedModel (params, manifest, vocab; kind "induction" works with
     notebook 12's scores and widgets)."""
     from attention_core.labs.nb12_trained_transformer.model import from_files
-    if name not in RUN_NAMES:
+    if not isinstance(name, str) or name not in RUN_NAMES:
         raise ValueError(f"name: expected one of {RUN_NAMES}, got {name!r}")
     base = models_dir() if folder is None else Path(folder)
     return from_files(base / f"nb13_{name}.npz", base / f"nb13_{name}.json")

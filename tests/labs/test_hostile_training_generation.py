@@ -1,4 +1,4 @@
-"""Notebook 13's training and generation entry points as a hostile caller, a careless learner and a teacher call
+"""The training and generation entry points of notebooks 12 and 13 as a hostile caller, a careless learner and a teacher call
 them: each bad argument is refused before anything runs, with the argument's name; nothing hangs, nothing is
 silently read as something else, and the kernel's torch settings are left as they were."""
 from __future__ import annotations
@@ -119,9 +119,25 @@ def test_run_refuses_each_bad_knob_by_name_before_training(kwargs, error, words)
     assert not seen                                  # nothing trained
 
 
-def test_run_refuses_an_unknown_name():
-    with pytest.raises(ValueError, match="name"):
-        training.run("shakespeare", steps=2)
+@pytest.mark.parametrize("name", ["shakespeare", ["induction"], None, 3])
+def test_run_refuses_an_unknown_name(name):
+    with pytest.raises(ValueError, match="name: expected one of"):
+        training.run(name, steps=2)
+
+
+# --- notebook 12's make train: the same loop, its own recipes --------------------------------------------
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"name": "inductoin"}, ValueError, "name: expected one of"),
+    ({"name": ["induction"]}, ValueError, "name: expected one of"),
+    ({"steps": 0}, ValueError, "steps"), ({"steps": 2.5}, TypeError, "steps"), ({"steps": "10"}, TypeError, "steps"),
+    ({"seed": -1}, ValueError, "seed"), ({"seed": 1.5}, ValueError, "seed"),
+    ({"stop_after": 0}, ValueError, "stop_after"), ({"progress": "yes"}, TypeError, "progress"),
+])
+def test_notebook_12s_train_refuses_each_bad_argument_by_name(kwargs, error, words):
+    from attention_core.labs.nb12_trained_transformer import training as nb12_training
+    kwargs = {"name": "induction", "stop_after": 1, **kwargs}
+    with pytest.raises(error, match=words):
+        nb12_training.train(kwargs.pop("name"), **kwargs)
 
 
 def test_a_forward_that_returns_the_wrong_thing_is_named():
