@@ -18,7 +18,7 @@ import numpy as np
 
 from . import hooked
 from .model import ActivationCache, HookedDecoder
-from .validation import as_generator, check_flag, describe, own_copy
+from .validation import as_generator, check_flag, describe, numpy_of, own_copy
 
 ABLATIONS = ("zero", "mean", "resample")
 PER_HEAD = ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
@@ -140,7 +140,7 @@ def head_logit_attribution(model: HookedDecoder, ids, target, *, relative: bool 
     model = check_model(model)
     relative = check_flag(relative, "relative")
     arr = model.token_ids(ids)
-    target = np.asarray(_numpy(target))
+    target = np.asarray(numpy_of(target))
     if target.shape != arr.shape or target.dtype.kind not in "iu":
         raise ValueError(f"target: expected integer token ids of the shape of ids {arr.shape}, got {describe(target)}")
     if target.min() < 0 or target.max() >= model.vocab_size:
@@ -151,16 +151,16 @@ def head_logit_attribution(model: HookedDecoder, ids, target, *, relative: bool 
     last = f"blocks.{model.n_layers - 1}.hook_resid_post"
     names = [f"blocks.{i}.attn.hook_result" for i in range(model.n_layers)]
     _, cache = model.run_with_cache(ids2, names + [last])
-    final = np.asarray(_numpy(cache[last]), np.float64)                             # (N, T, D)
+    final = np.asarray(numpy_of(cache[last]), np.float64)                             # (N, T, D)
     scale = np.sqrt(final.var(-1, keepdims=True) + hooked.LN_EPS)                   # (N, T, 1): LN_f's divisor
-    w_out = np.asarray(_numpy(model.weights["w_out"]), np.float64)                  # (D, V)
+    w_out = np.asarray(numpy_of(model.weights["w_out"]), np.float64)                  # (D, V)
     if relative:
         w_out = w_out - w_out.mean(-1, keepdims=True)
-    lnf_g = np.asarray(_numpy(model.weights["lnf_g"]), np.float64)
+    lnf_g = np.asarray(numpy_of(model.weights["lnf_g"]), np.float64)
     direction = w_out[:, target2].transpose(1, 2, 0) * lnf_g                        # (N, T, D)
     out = np.empty((ids2.shape[0], model.n_layers, model.n_heads, ids2.shape[1]))
     for i, name in enumerate(names):
-        result = np.asarray(_numpy(cache[name]), np.float64)                         # (N, H, T, D)
+        result = np.asarray(numpy_of(cache[name]), np.float64)                         # (N, H, T, D)
         centred = result - result.mean(-1, keepdims=True)                            # LN_f subtracts the mean
         out[:, i] = (centred / scale[:, None] * direction[:, None]).sum(-1)         # (N, H, T)
     return out if arr.ndim == 2 else out[0]
@@ -187,11 +187,6 @@ def _positions(positions, t: int):
         raise ValueError(f"positions: expected None, a query position or a list of them, integers in 0..{t - 1} "
                          f"(negative ones count from the end), got {describe(positions)}")
     return int(arr[0]) if single else arr.tolist()
-
-
-def _numpy(x):
-    """A NumPy view of an array or a tensor (detached, on the CPU)."""
-    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
 def _like(values, like, what: str = "values"):

@@ -28,7 +28,7 @@ import numpy as np
 from . import generation, hooked
 from .masks import causal_mask
 from .params import DecoderConfig, DecoderParams, as_config, decoder_from_dict, decoder_to_dict
-from .validation import as_bool_mask, as_float_array, check_flag, check_ids, describe, positive_int
+from .validation import as_bool_mask, as_float_array, check_flag, check_ids, describe, numpy_of, positive_int
 
 _SUBMODULES = ("attn", "mlp", "ln1", "ln2")
 
@@ -152,7 +152,7 @@ class HookedDecoder:
         base = causal_mask(t, tk, offset=past_len) if self.causal else np.ones((t, tk), dtype=bool)
         if attn_mask is None:
             return [self.ops.as_array(base)] * self.n_layers
-        extra = as_bool_mask(_numpy(attn_mask), "attn_mask")
+        extra = as_bool_mask(numpy_of(attn_mask), "attn_mask")
         forms = (f"(T, Tk) = ({t}, {tk}) for every layer, (L, T, Tk) = ({self.n_layers}, {t}, {tk}) one per layer, "
                  f"or (B, L, T, Tk) one per layer and sequence")
         if extra.ndim not in (2, 3, 4) or extra.shape[-2:] != (t, tk):
@@ -352,7 +352,7 @@ class HookedDecoder:
         return_hidden = check_flag(return_hidden, "return_hidden")
         hooks = []
         if head_mask is not None:
-            hm = as_float_array(_numpy(head_mask), "head_mask", ndim=2)
+            hm = as_float_array(numpy_of(head_mask), "head_mask", ndim=2)
             if hm.shape != (self.n_layers, self.n_heads):
                 raise ValueError(f"head_mask: expected shape (L, H) = ({self.n_layers}, {self.n_heads}), "
                                  f"got {hm.shape}")
@@ -426,11 +426,6 @@ def _times(factor):
     return times
 
 
-def _numpy(x):
-    """A NumPy view of an array or a tensor (detached, on the CPU)."""
-    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
-
-
 def _shape_only(x):
     """A zero array of x's shape that takes no memory (a broadcast view): decoder_from_dict's shape checks
     without copying tensors."""
@@ -438,7 +433,7 @@ def _shape_only(x):
 
 
 def _all_finite(x) -> bool:
-    return bool(np.isfinite(_numpy(x)).all()) if not hasattr(x, "isfinite") else bool(x.isfinite().all())
+    return bool(np.isfinite(numpy_of(x)).all()) if not hasattr(x, "isfinite") else bool(x.isfinite().all())
 
 
 def _all_finite_pairs(past) -> bool:

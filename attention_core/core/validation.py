@@ -185,6 +185,11 @@ def check_finite_result(x, what: str, dtype: str) -> None:
 # ---- hook values ------------------------------------------------------------------------------
 
 
+def numpy_of(x):
+    """A NumPy view of an array or a tensor (detached, on the CPU); anything else as it is."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+
+
 def own_copy(value):
     """A copy of an array or a tensor that shares no memory with it (a tensor's copy stays in autograd's
     graph): what a hook function and a cache receive, so an edit in place reaches nothing else."""
