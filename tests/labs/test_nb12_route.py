@@ -71,6 +71,7 @@ def test_seed_3_predicts_the_repeat_by_a_shifted_circuit(seed3):
     assert rs["shifted"][:, 1].max() > 0.3                      # a sharp head, just at another offset
 
 
+@pytest.mark.slow          # every layer-0 head patched into each path of layer 1, two models (make test runs it)
 def test_path_patching_finds_key_composition_in_both_seeds(ind, seed3):
     """The clean output of a layer-0 head put into layer 1's keys only recovers most of the loss the corruption
     cost, into the queries or values only nothing (the corrupted letter is matched, not copied). Seed 0: the

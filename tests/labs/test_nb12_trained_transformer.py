@@ -345,6 +345,7 @@ def test_the_sweep_command_line_is_checked_before_training():
         training.train("induction", seed=-1, stop_after=1, progress=False)
 
 
+@pytest.mark.slow          # a retrain up to the first logged step, with torch (make test runs it)
 def test_make_train_shows_the_one_progress_line():
     """notebook 12's runs report through teaching.progress (the display notebook 13 uses): a line per logged step."""
     pytest.importorskip("torch")
