@@ -160,14 +160,16 @@ def check_mha_inputs(query, key, value, params, mask=None) -> None:
     if key.shape[-2] != value.shape[-2]:
         raise ValueError(f"key and value: expected the same length Tk, got {tuple(key.shape)} "
                          f"and {tuple(value.shape)}")
+    batch = ()
+    for name, x in (("key", key), ("value", value)):             # every batch axis must broadcast, mask or not
+        try:
+            batch = np.broadcast_shapes(tuple(query.shape[:-2]), tuple(x.shape[:-2]), batch)
+        except ValueError:
+            raise ValueError(f"query and {name}: batch dimensions {tuple(query.shape[:-2])} and "
+                             f"{tuple(x.shape[:-2])} do not broadcast together") from None
     if mask is not None:
         if len(tuple(mask.shape)) < 2:
             raise ValueError(f"mask: expected at least 2 dimensions (..., Tq, Tk), got shape {tuple(mask.shape)}")
-        try:
-            batch = np.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
-        except ValueError:
-            raise ValueError(f"query and key: batch dimensions {tuple(query.shape[:-2])} and "
-                             f"{tuple(key.shape[:-2])} do not broadcast together") from None
         check_broadcast(mask.shape, batch + (query.shape[-2], key.shape[-2]), "mask",
                         "the scores (..., Tq, Tk) of shape")
 

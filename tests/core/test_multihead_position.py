@@ -46,6 +46,19 @@ def test_cross_attention_lengths_and_mask():
     assert (w[1, :, :, 4:] == 0).all()
 
 
+@pytest.mark.parametrize("q_batch, kv_batch, name", [((2,), (3,), "key"), ((2, 1), (5,), None), ((4,), (4, 4), None)])
+def test_batch_axes_must_broadcast_without_a_mask(q_batch, kv_batch, name):
+    """query batch 2 with key batch 3 was refused only when a mask came too; without one NumPy failed inside."""
+    p = ac.init_multihead(d_model=8, n_heads=2, seed=0)
+    q, kv = np.ones(q_batch + (3, 8)), np.ones(kv_batch + (4, 8))
+    if name is None:                                   # broadcastable batches work
+        out, w = ac.multi_head_attention(q, kv, kv, p)
+        assert out.shape == np.broadcast_shapes(q_batch, kv_batch) + (3, 8)
+        return
+    with pytest.raises(ValueError, match=r"query and key: batch dimensions \(2,\) and \(3,\)"):
+        ac.multi_head_attention(q, kv, kv, p)
+
+
 def test_head_mask_ablates_a_head():
     p = ac.init_multihead(8, 2, seed=0, bias=False)
     x = np.random.default_rng(2).normal(size=(4, 8))
