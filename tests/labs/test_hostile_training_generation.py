@@ -1,6 +1,6 @@
-"""The training and generation entry points of notebooks 12 and 13 as a hostile caller, a careless learner and a teacher call
-them: each bad argument is refused before anything runs, with the argument's name; nothing hangs, nothing is
-silently read as something else, and the kernel's torch settings are left as they were."""
+"""The training and generation entry points of notebooks 12 and 13 as a hostile caller, a careless learner and a
+teacher call them: each bad argument is refused before anything runs, with the argument's name; nothing hangs,
+nothing is silently read as something else, and the kernel's torch settings are left as they were."""
 from __future__ import annotations
 
 import numpy as np
