@@ -21,43 +21,41 @@
 # - assemble a Transformer block from parts you know and follow every shape through a small model;
 # - measure a head (previous-token and induction scores, the loss at every position) and test which path, Query,
 #   Key or Value, uses it;
-# - ablate a head three ways, read which heads write the answer (direct logit attribution) and patch activations from
-#   a clean run into a corrupted one;
+# - write the researcher's three tools yourself, each judged by a checker: mean ablation by position through a hook,
+#   direct logit attribution through the final layer norm, and activation patching one position at a time;
 # - say why a causal decoder cannot resolve "it" at the pronoun, and measure what carries an encoder's answer;
 # - show that a word's representation depends on its context, and that an attention weight is not an explanation.
 #
 # **What you should know first:** multi-head attention and ablation ([06](06_multi_head_attention.ipynb)), the causal
-# mask ([04](04_masking.ipynb)) and position embeddings ([07](07_position.ipynb)). About an hour.
+# mask ([04](04_masking.ipynb)) and position embeddings ([07](07_position.ipynb)). *About 100 minutes.*
 
 # %% [markdown] lang="zh"
 # # 12 · 训练好的 Transformer 里的注意力
 #
 # 到目前为止，每个头都是手工设定的。原教程的说法更进一步：“不同的 head 学会关注不同子空间”，而且这种分工“是训练过程中学出来的，
-# 而不是人为写入的规则”。本节在 CPU 上训练出来的几个小 Transformer 上检验这句话，把它们的头在做什么**量出来**，
+# 而不是人为写入的规则”。本节用在 CPU 上训练的几个小 Transformer 来检验这句话，把它们的头在做什么**量出来**，
 # 拿出研究者会要的证据：新数据、每一个位置、别的随机种子，以及模型内部的通路。
 #
 # **学完本节，你将能够**
 # - 用学过的零件拼出一个 Transformer 块，并跟着形状走完一个小模型；
 # - 量一个头（“前一个 token”得分、induction 得分、每个位置上的损失），并检验是 Query、Key 还是 Value 这条通路用到了它；
-# - 用三种方法消融一个头，读出哪些头写出了答案（直接 logit 归因），再把干净运行的激活修补进被破坏的运行；
+# - 亲手写出研究者常用的三件工具，每件都由检查器把关：通过钩子按位置做均值消融、经过最后一次层归一化做直接 logit 归因、
+#   一次只修补一个位置的激活修补；
 # - 说明因果解码器为什么不能在代词处解析“it”，并量出编码器的答案是由什么承载的；
 # - 说明一个词的表示取决于上下文，以及注意力权重并不等于解释。
 #
-# **预备知识**：多头注意力与消融（[06](06_multi_head_attention.ipynb)）、因果掩码（[04](04_masking.ipynb)）和位置编码
-# （[07](07_position.ipynb)）。用时约一小时。
+# **需要的基础**：多头注意力与消融（[06](06_multi_head_attention.ipynb)）、因果掩码（[04](04_masking.ipynb)）和位置编码
+# （[07](07_position.ipynb)）。*约 100 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
 # %matplotlib inline
-import inspect
-
 import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
 from attention_core.core import hooked
 from attention_core.core import transformer as tr
-from attention_core.core.model import patch
 from attention_core.labs.nb12_trained_transformer import (
     checks,
     corpora,
@@ -66,13 +64,17 @@ from attention_core.labs.nb12_trained_transformer import (
     load_trained,
     widgets,
 )
-from attention_core.teaching import i18n, plots, quiz
+from attention_core.labs.nb12_trained_transformer.tools import Tools, repeat_loss
+from attention_core.teaching import formula, i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)
 LANG_NAME = {"en": "[en]English[zh]英文", "zh": "[en]Chinese[zh]中文"}
+MODEL_NAME = {"induction": "[en]induction[zh]induction 模型", "induction_seed3": "[en]induction_seed3[zh]induction 模型（种子 3）",
+              "coreference": "[en]coreference[zh]指代模型", "coreference_decoder": "[en]coreference_decoder[zh]指代模型（解码器）"}
+tools = Tools()  # [en] the three tools you will write: the library's until yours pass their checkers [zh] 你要写的三件工具：在你的通过检查之前，用库里的
 # [en] trained once by `make train`; loaded here, never trained
 # [zh] 由 `make train` 训练过一次；这里只加载，不训练
 induction = load_trained("induction")
@@ -81,7 +83,7 @@ coref = load_trained("coreference")            # [en] an encoder: reads the whol
 decoder = load_trained("coreference_decoder")  # [en] the same task for a causal decoder [zh] 同一任务交给因果解码器
 for m in (induction, seed3, coref, decoder):
     kind = "[en]a causal decoder[zh]因果解码器" if m.causal else "[en]an encoder[zh]编码器"
-    print(f"[en]{m.name}: {kind}, {m.n_layers} layers x {m.n_heads} heads, d_model {m.params.d_model}, {len(m.vocab)} tokens[zh]{m.name}：{kind}，{m.n_layers} 层 × {m.n_heads} 个头，d_model {m.params.d_model}，{len(m.vocab)} 个 token")
+    print(f"[en]{m.name}: {kind}, {m.n_layers} layers x {m.n_heads} heads, d_model {m.params.d_model}, {len(m.vocab)} tokens[zh]{MODEL_NAME[m.name]}：{kind}，{m.n_layers} 层 × {m.n_heads} 个头，d_model {m.params.d_model}，{len(m.vocab)} 个 token")
 
 # %% [markdown] lang="en"
 # ## The block, assembled from parts you know
@@ -115,15 +117,15 @@ for m in (induction, seed3, coref, decoder):
 # 后面的每一项测量都经过它：`model.hooked.run_with_cache(ids)` 记下所有钩子点的值，`run_with_hooks` 改掉其中一个。
 
 # %%
-print(inspect.getsource(hooked.block))
-print(inspect.getsource(hooked.attention))
+print(formula.source(hooked.block))
+print(formula.source(hooked.attention))
 
 # %% [markdown] lang="en"
 # One sentence through the trained coreference model, step by step. This model is an encoder: it answers "who is
 # *it*?" at the position of *it* itself.
 
 # %% [markdown] lang="zh"
-# 让一句话一步一步地走过训练好的指代模型。这个模型是编码器：它就在 *it* 所在的位置上回答“*it* 指谁”。
+# 拿一句话，逐层送进训练好的指代模型。这个模型是编码器：它就在 *it* 所在的位置上回答“*it* 指谁”。
 
 # %%
 sentence = "the animal didn't cross the street because it was too tired"
@@ -180,9 +182,9 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 # - **induction**：由 24 个随机字母组成的窗口，其中一段 4 到 12 个互不相同的字母在随机位置出现两次；模型要预测每一个下一个字母。
 #   有两个模型：种子 0，以及同一配方的种子 3。
 # - **指代**：中英文模板句。三类 Winograd 句子，答案要靠关于世界的知识：动物和街道（累 / 宽）、奖杯和箱子（大 / 小）、狗和小狗（弱 / 重），
-#   每类都有几种语序。每句话都有一个**孪生句**，只差那个形容词，答案相反。fit 和 carry 两类还有**角色交叉的孪生句**，
+#   每类都有几种语序。每句话都有一个**孪生句**，只差那个形容词，答案相反。“装得下”（奖杯／箱子）和“搬得动”（狗／小狗）两类还有**角色交叉的孪生句**，
 #   让同一类名词担任两个角色（书包放不进抽屉、小狗背不动狗）。此外还有单独统计的她 / 他句子，以及每种语言一个多义词：*bank* 和“杜鹃”。
-# - **留作测试**、从不参与训练的：整套句式、每一类和每种角色交叉中五分之一的名词组合、带新线索词的 bank / 杜鹃句子，以及原教程自己的句子。
+# - **留作测试**、从不参与训练的：整套句式、每一类和每种角色交叉中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
 
 # %%
 for row in corpora.induction_batch(rng, 3):
@@ -247,11 +249,13 @@ for ax, (layer, head) in zip(axes, ((0, prev_head), (1, ind_head))):
 # %% [markdown] lang="en"
 # The two patterns the definitions predict, learned from next-letter prediction alone: L0H0 sits on the diagonal just
 # below the main one (0.69; the other heads of layer 0 score 0.16–0.32), and three of the four heads of layer 1 draw
-# the stripe of an induction head (0.73–0.95); L1H3 does not (0.08). Pick any head:
+# the stripe of an induction head (0.73–0.95); L1H3 does not (0.08). Pick any head (the picker scores it on one window
+# whose two copies sit side by side, the table on copies at random places, so its numbers differ a little):
 
 # %% [markdown] lang="zh"
-# 定义预言的两种模式都出现了，而训练只做了“预测下一个字母”这一件事：L0H0 落在主对角线正下方的那条对角线上（0.69；第 0 层其余的头只有
-# 0.16–0.32），第 1 层四个头中有三个画出了 induction head 的斜线（0.73–0.95），L1H3 没有（0.08）。选任意一个头看看：
+# 按定义应当出现的两种模式都出现了，而训练只做了“预测下一个字母”这一件事：L0H0 落在主对角线正下方的那条对角线上（0.69；第 0 层其余的头只有
+# 0.16–0.32），第 1 层四个头中有三个画出了 induction head 的斜线（0.73–0.95），L1H3 没有（0.08）。选任意一个头看看
+# （控件用的是两遍紧挨着的一个窗口，表用的是两遍位置随机的窗口，所以数字略有不同）：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -270,9 +274,9 @@ widgets.head_picker_widget(induction)
 # %% [markdown] lang="zh"
 # ### 每个位置上的损失
 #
-# 只在训练放置重复的地方才起作用的电路，不是定义里说的那种电路。所以我们把 6 个字母和它们的重复放在 23 个字母窗口里的几个不同位置，
-# 逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位 nats），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
-# 均匀乱猜的损失是 $\ln 26 \approx 3.26$ nats。第二遍的第一个字母没有任何预告；从第二个字母起，induction 电路才能预测。
+# 如果一个电路只在训练数据放置重复的那些位置上起作用，它就不是定义里说的那种电路。所以我们把 6 个字母和它们的重复放在 23 个字母窗口里的几个不同位置，
+# 逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位是纳特（nat）：用自然对数计的损失单位），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
+# 均匀乱猜的损失是 $\ln 26 \approx 3.26$ 纳特。第二遍的第一个字母没有任何预告；从第二个字母起，induction 电路才能预测。
 
 # %%
 pos = experiments.by_position(induction)
@@ -283,7 +287,7 @@ for k, o in enumerate(pos["offsets"]):
     print(f"[en]copy at {o:>2}: first letter {pos['first_loss'][k]:.3f} (accuracy {pos['first_accuracy'][k]:.3f}) | letters 2..6: {letters_loss}, mean {pos['copy_loss'][k]:.3f} (accuracy {pos['copy_accuracy'][k]:.3f}) | after: {after}[zh]第二遍从 {o:>2} 开始：第一个字母 {pos['first_loss'][k]:.3f}（准确率 {pos['first_accuracy'][k]:.3f}）| 第 2..6 个字母：{letters_loss}，平均 {pos['copy_loss'][k]:.3f}（准确率 {pos['copy_accuracy'][k]:.3f}）| 之后：{after}")
 top = [x for x in pos["start_top"] if x is not None]
 print(f"[en]before the second copy the top guess is the window's first letter at {min(top):.0%}-{max(top):.0%} of the positions, with probability {min(pos['start_p']):.3f}-{max(pos['start_p']):.3f} (1/26 = {1 / 26:.3f})[zh]第二遍之前，{min(top):.0%}–{max(top):.0%} 的位置上排第一的猜测是窗口的第一个字母，概率只有 {min(pos['start_p']):.3f}–{max(pos['start_p']):.3f}（1/26 = {1 / 26:.3f}）")
-print(f"[en]training layout: loss {ic['early_loss']:.3f} nats when the copy starts before position {experiments.EARLY}, {ic['late_loss']:.3f} later (accuracy {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f})[zh]训练布局：第二遍在位置 {experiments.EARLY} 之前开始时损失 {ic['early_loss']:.3f} nats，之后开始时 {ic['late_loss']:.3f}（准确率 {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f}）")
+print(f"[en]training layout: loss {ic['early_loss']:.3f} nats when the copy starts before position {experiments.EARLY}, {ic['late_loss']:.3f} later (accuracy {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f})[zh]训练布局：第二遍在位置 {experiments.EARLY} 之前开始时损失 {ic['early_loss']:.3f} 纳特，之后开始时 {ic['late_loss']:.3f}（准确率 {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f}）")
 axes = figures.plot_by_position(pos)
 
 # %% [markdown] lang="en"
@@ -300,13 +304,13 @@ axes = figures.plot_by_position(pos)
 # occurrence.
 
 # %% [markdown] lang="zh"
-# 在第二遍之前，每条线都落在均匀乱猜的水平上，带圈的**第二遍第一个字母**也一样（3.000–3.444 nats）。第二遍从 6 开始时，它的准确率是
+# 在第二遍之前，每条线都落在均匀乱猜的水平上，带圈的**第二遍第一个字母**也一样（3.000–3.444 纳特）。第二遍从 6 开始时，它的准确率是
 # 1.000，但这不是预测：没有东西可复制时，模型排第一的猜测是窗口的第一个字母（概率只有 0.048–0.067），而从 6 开始的第二遍，
 # 重复的正是从 0 开始的第一遍。
 #
-# 从第二个字母起，损失降了下来，降多少取决于这一遍在哪里：第二遍从 6 开始时平均 2.135 nats，从 9、12、17 开始时依次是 1.452、1.176 和 0.897。
-# 准确率（处处不低于 0.998）把这些都掩盖了。这个电路有三处薄弱：**来得早的重复**（训练布局下，第二遍在位置 12 之前开始时 0.518 nats，
-# 之后开始时 0.177）；**窗口末尾**（最后一个位置 1.55 nats）；以及**这一遍之后**的字母，那里的损失比均匀乱猜还高（3.426–3.702 nats）：
+# 从第二个字母起，损失降了下来，降多少取决于这一遍在哪里：第二遍从 6 开始时平均 2.135 纳特，从 9、12、17 开始时依次是 1.452、1.176 和 0.897。
+# 准确率（处处不低于 0.998）把这些都掩盖了。这个电路有三处薄弱：**来得早的重复**（训练布局下，第二遍在位置 12 之前开始时 0.518 纳特，
+# 之后开始时 0.177）；**窗口末尾**（最后一个位置 1.55 纳特）；以及**这一遍之后**的字母，那里的损失比均匀乱猜还高（3.426–3.702 纳特）：
 # 模型还在押注上一次出现时紧跟着的那个字母。
 
 # %% [markdown] lang="en"
@@ -360,15 +364,95 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 # %% [markdown] lang="zh"
 # ### 消融：置零、取均值还是重采样
 #
-# 模式只是线索；重不重要，要看去掉之后量出来的结果（和 06 节一样）。把一个头的输出置零，后面的层就会看到一个这个头在训练中从没写出过的值。
-# **均值消融**改写成这个头的平均输出（对所有位置取一个均值向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
+# 模式只是线索；重不重要，要看去掉之后量出来的结果（和 06 节一样）。把一个头的输出置零，后面的层看到的，就是这个头在训练中从未写出过的值。
+# **均值消融**改写成这个头的平均输出（对所有位置取一个平均向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
 # **重采样消融**改写成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value；
 # 衡量的是 11 个字母重复一遍时，重复那一半上的损失。
+
+# %% [markdown] lang="en"
+# #### Exercise 1 · ★★☆ · about 15 min: mean ablation by position, through a hook
+#
+# Before the library's table, write the tool. `mean_ablate(model, ids, reference, layer, head)` runs `model` (a
+# `HookedDecoder`, here `induction.hooked`) on `ids` $(N, T)$ with head `head` of layer `layer` replaced, at each
+# position $t$, by its mean output at $t$ over the `reference` sequences, and returns the logits $(N, T, V)$. Two steps:
+# `model.run_with_cache(reference, [name])` records the heads' outputs at `name = f"blocks.{layer}.attn.hook_z"`, shape
+# $(N_{ref}, H, T, D_h)$; then `model.run_with_hooks(ids, {name: hook})` runs `ids` with a `hook(z, name)` that returns
+# `z` with that head replaced (or edits `z` in place and returns nothing). The checker compares your logits with the
+# library's on four heads and batches, and names the usual slips: one mean vector for every position, a mean over the
+# wrong axis, every head replaced. Once yours passes, `tools.mean_ablate` below is yours.
+
+# %% [markdown] lang="zh"
+# #### 练习 1 · ★★☆ · 约 15 分钟：通过钩子按位置做均值消融
+#
+# 在看库里的表之前，先自己写出这件工具。`mean_ablate(model, ids, reference, layer, head)` 让 `model`（一个 `HookedDecoder`，
+# 这里是 `induction.hooked`）读 `ids` $(N, T)$，把第 `layer` 层第 `head` 个头在每个位置 $t$ 上的输出，换成它在 `reference`
+# 这批序列上、同一位置 $t$ 的平均输出，返回 logits $(N, T, V)$。分两步：先用 `model.run_with_cache(reference, [name])`
+# 记下钩子点 `name = f"blocks.{layer}.attn.hook_z"` 上各个头的输出，形状是 $(N_{ref}, H, T, D_h)$；再用
+# `model.run_with_hooks(ids, {name: hook})` 运行 `ids`，其中 `hook(z, name)` 返回换掉了这个头的 `z`（也可以原地改写 `z`，什么都不返回）。
+# 检查器会在四组头和批次上把你的 logits 和库里的比较，并指出常见的错误：所有位置共用一个平均向量、在错误的轴上求平均、把每个头都换掉了。
+# 你的版本通过之后，下面的 `tools.mean_ablate` 用的就是你写的。
+
+# %%
+def mean_ablate(model, ids, reference, layer, head):
+    """[en] logits (N, T, V) of ids with head (layer, head) set, at each position, to its mean there over `reference`.
+    [zh] ids 的 logits (N, T, V)：第 layer 层第 head 个头在每个位置上换成它在 `reference` 上同一位置的平均输出。"""
+    raise NotImplementedError("[en]run_with_cache(reference, [name]), the mean over axis 0 of z[:, head], then run_with_hooks(ids, {name: hook})[zh]先 run_with_cache(reference, [name])，对 z[:, head] 沿 axis 0 求平均，再 run_with_hooks(ids, {name: hook})")
+
+checks.check_mean_ablation(mean_ablate, tools=tools)
+
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def mean_ablate(model, ids, reference, layer, head):
+#     name = f"blocks.{layer}.attn.hook_z"
+#     _, cache = model.run_with_cache(reference, [name])
+#     mean = cache[name][:, head].mean(axis=0)        # (T, Dh): one mean per position
+#
+#     def hook(z, hook_name):
+#         z = z.copy()
+#         z[:, head] = mean                           # this head only, in every sequence
+#         return z
+#     return model.run_with_hooks(ids, {name: hook})
+# ```
+# </details>
+
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def mean_ablate(model, ids, reference, layer, head):
+#     name = f"blocks.{layer}.attn.hook_z"
+#     _, cache = model.run_with_cache(reference, [name])
+#     mean = cache[name][:, head].mean(axis=0)        # (T, Dh)：每个位置一个均值
+#
+#     def hook(z, hook_name):
+#         z = z.copy()
+#         z[:, head] = mean                           # 只换这个头，每条序列都换
+#         return z
+#     return model.run_with_hooks(ids, {name: hook})
+# ```
+# </details>
+
+# %%
+seqs = experiments.eval_sequences()                                        # [en] 200 fresh sequences [zh] 200 条新序列
+reference = experiments.eval_sequences(seed=experiments.REFERENCE_SEED)   # [en] the sequences the means come from [zh] 求均值用的参照序列
+print(tools.report())
+for layer, head in ((1, 1), (1, 3)):
+    loss = repeat_loss(tools.mean_ablate(induction.hooked, seqs, reference, layer, head), seqs)
+    print(f"[en]L{layer}H{head}, mean ablation by position: loss on the repeat {loss:.3f} nats[zh]L{layer}H{head}，按位置均值消融：重复片段上的损失 {loss:.3f} 纳特")
+
+# %% [markdown] lang="en"
+# The library's table measures every head four ways, on the same 200 sequences and the same reference; its column
+# "mean at each position" holds the two numbers you just computed.
+
+# %% [markdown] lang="zh"
+# 库里的表在同样的 200 条序列和同样的参照序列上，用四种方法量每个头；它“各位置的均值”那一列里，就有你刚算出的两个数。
 
 # %%
 abl = experiments.ablation_methods(induction)        # [en] 200 fresh sequences [zh] 200 条新序列
 print(pad("[en]ablated[zh]消融的头", 10), pad("[en]zero[zh]置零", 9, "right"), pad("[en]one mean[zh]一个均值", 11, "right"),
-      pad("[en]mean at each position[zh]各位置的均值", 26, "right"), pad("[en]resample[zh]重采样", 10, "right"), "[en]  (loss on the repeat, nats)[zh]  （重复片段上的损失，nats）")
+      pad("[en]mean at each position[zh]各位置的均值", 26, "right"), pad("[en]resample[zh]重采样", 10, "right"), "[en]  (loss on the repeat, nats)[zh]  （重复片段上的损失，纳特）")
 for r in abl:
     print(pad(r["ablated"], 10), f"{r['zero']:>9.3f} {r['mean']:>11.3f} {r['mean_by_position']:>26.3f} {r['resample']:>10.3f}")
 ax = figures.plot_ablations(abl)
@@ -379,16 +463,18 @@ ax = figures.plot_ablations(abl)
 # method (0.181 to 0.258). They disagree on layer 1. **One mean vector** makes L1H3, harmless when zeroed (0.224), cost
 # 1.474 nats, and L1H1 1.533: these heads write different things at different positions, and one average puts at the
 # repeat an output they never write there; their **mean at each position** leaves them cheap (0.174 and 0.400).
-# **Resampling** charges L1H2 the most (1.352 against 0.696 zeroed): given another sequence's output, it copies a wrong
+# **Resampling** charges L1H2 the most in layer 1 (1.352 against 0.696 zeroed): given another sequence's output, it copies a wrong
 # letter, which costs more than copying nothing. "How important is this head" has no single answer: report the method
-# beside the number.
+# beside the number, and when one method is wanted, take the mean at each position (it keeps what the head writes at
+# each position on average, where one mean vector invents an output).
 
 # %% [markdown] lang="zh"
-# 在一个头必不可少或可有可无时，几种方法结论一致。去掉“前一个 token”头 L0H0，无论用什么替换，损失都从 0.180 跳到 3.061–3.417 nats，
-# 接近均匀乱猜；第 0 层其余的头用哪种方法代价都很小（0.181 到 0.258）。分歧出在第 1 层。换成**一个均值向量**时，置零时无关紧要的 L1H3（0.224）
-# 要付出 1.474 nats，L1H1 是 1.533：这两个头在不同位置写的东西不同，一个总的平均值放到重复片段的位置上，就成了它们在那里从不会写出的输出；
-# 换成**各位置的均值**，它们的代价又很小了（0.174 和 0.400）。**重采样**让 L1H2 付出的代价最大（1.352，置零时是 0.696）：拿到另一条序列的输出，
-# 它就复制出错误的字母，这比什么都不复制代价更大。“这个头有多重要”没有唯一的答案，报告数字时要写明所用的方法。
+# 在一个头必不可少或可有可无时，几种方法结论一致。去掉“前一个 token”头 L0H0，无论用什么替换，损失都从 0.180 跳到 3.061–3.417 纳特，
+# 接近均匀乱猜；第 0 层其余的头用哪种方法代价都很小（0.181 到 0.258）。分歧出在第 1 层。换成**一个平均向量**时，置零时无关紧要的 L1H3（0.224）
+# 要付出 1.474 纳特，L1H1 是 1.533：这两个头在不同位置写的东西不同，一个总的平均值放到重复片段的位置上，就成了它们在那里从不会写出的输出；
+# 换成**各位置的均值**，它们的代价又很小了（0.174 和 0.400）。**重采样**让 L1H2 付出的代价在第 1 层里最大（1.352，置零时是 0.696）：拿到另一条序列的输出，
+# 它就复制出错误的字母，这比什么都不复制代价更大。“这个头有多重要”没有唯一的答案，报告数字时要写明所用的方法；
+# 只用一种方法时，选各位置的均值：它保留这个头在每个位置上平均写出的东西，而单一平均向量会凭空造出一个输出。
 
 # %% [markdown] lang="en"
 # ### Direct logit attribution: which heads write the answer
@@ -401,9 +487,92 @@ ax = figures.plot_ablations(abl)
 # %% [markdown] lang="zh"
 # ### 直接 logit 归因：哪些头写出了答案
 #
-# 消融量的是一个头是否必需，说不出它是不是自己写出了答案。**直接 logit 归因**把每个头写进残差信息流的内容（`hook_result`，即 $z_h W_O^h$）
-# 经过最后一次层归一化的缩放和反嵌入直接送到输出，只看它给正确字母的 logit 加了多少，再减去给平均一个 logit 加的量
+# 消融量的是一个头是否必需，说不出它是不是自己写出了答案。**直接 logit 归因**把每个头写进残差流的内容（`hook_result`，即 $z_h W_O^h$）
+# 经过最后一次层归一化的缩放和反嵌入直接送到输出，只看它给正确字母的 logit 加了多少，再减去它给所有 logit 平均加的量
 # （所有 logit 加上同样的数，softmax 不受影响）。
+
+# %% [markdown] lang="en"
+# #### Exercise 2 · ★★★ · about 20 min: direct logit attribution
+#
+# Write `head_attribution(model, ids, target)`: for one sequence `ids` $(T,)$ and the token that should come next at
+# each position, `target` $(T,)$, return what each head adds to that token's logit, shape $(L, H, T)$. The final layer
+# norm is what makes it more than a dot product: it centres the residual stream (subtracts its mean over $D$) and divides
+# it by its standard deviation at that position before the gain $\gamma_f$ and the unembedding. So for each layer read
+# `blocks.{l}.attn.hook_result` $(H, T, D)$, each head's write; take the divisor from the stream the layer norm reads,
+# $\sqrt{\mathrm{var} + 10^{-5}}$ of `blocks.{L-1}.hook_resid_post` $(T, D)$ over $D$; centre each write, divide it by
+# its position's divisor and take the dot product with `model.weights["w_out"][:, target[t]] * model.weights["lnf_g"]`.
+# The checker compares with the library's `head_logit_attribution` on the induction model and the coreference encoder,
+# and names the usual slips: the layer norm's scale left out, the column of the token at the position instead of the
+# next one, the heads summed.
+
+# %% [markdown] lang="zh"
+# #### 练习 2 · ★★★ · 约 20 分钟：直接 logit 归因
+#
+# 写出 `head_attribution(model, ids, target)`：给定一条序列 `ids` $(T,)$，以及每个位置上应当出现的下一个 token `target` $(T,)$，
+# 返回每个头给这个 token 的 logit 加了多少，形状 $(L, H, T)$。让它不只是一次点积的，是最后一次层归一化：它先把残差流中心化
+# （减去 $D$ 方向上的均值），再除以这个位置上的标准差，然后才乘增益 $\gamma_f$、经过反嵌入。所以对每一层读出 `blocks.{l}.attn.hook_result`
+# $(H, T, D)$，即各个头写入的内容；除数取自层归一化读的那条残差流：`blocks.{L-1}.hook_resid_post` $(T, D)$ 在 $D$ 上的
+# $\sqrt{\mathrm{var} + 10^{-5}}$；把每个头写入的内容中心化，除以所在位置的除数，再和 `model.weights["w_out"][:, target[t]] * model.weights["lnf_g"]`
+# 做点积。检查器会在 induction 模型和指代编码器上把结果和库里的 `head_logit_attribution` 比较，并指出常见的错误：漏掉层归一化的缩放、
+# 用了当前位置 token 的那一列而不是下一个 token 的、把各个头加在了一起。
+
+# %%
+def head_attribution(model, ids, target):
+    """[en] (L, H, T): what each head's hook_result adds to the logit of target[t] at position t, through LN_f.
+    [zh] (L, H, T)：每个头的 hook_result 经过 LN_f 之后，给位置 t 上 target[t] 的 logit 加了多少。"""
+    raise NotImplementedError("[en]hook_result of each layer, centred, divided by LN_f's scale at its position, dot w_out[:, target] * lnf_g[zh]取每层的 hook_result，中心化，除以 LN_f 在该位置的缩放值，再与 w_out[:, target] * lnf_g 做点积")
+
+checks.check_logit_attribution(head_attribution, tools=tools)
+
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def head_attribution(model, ids, target):
+#     names = [f"blocks.{i}.attn.hook_result" for i in range(model.n_layers)]
+#     last = f"blocks.{model.n_layers - 1}.hook_resid_post"
+#     _, cache = model.run_with_cache(ids, names + [last])
+#     scale = np.sqrt(cache[last].var(-1, keepdims=True) + hooked.LN_EPS)    # (T, 1): LN_f's divisor
+#     column = model.weights["w_out"][:, target] * model.weights["lnf_g"][:, None]   # (D, T)
+#     out = []
+#     for name in names:
+#         write = cache[name] - cache[name].mean(-1, keepdims=True)          # (H, T, D): LN_f centres first
+#         out.append((write / scale * column.T).sum(-1))                      # (H, T)
+#     return np.stack(out)                                                     # (L, H, T)
+# ```
+# </details>
+
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def head_attribution(model, ids, target):
+#     names = [f"blocks.{i}.attn.hook_result" for i in range(model.n_layers)]
+#     last = f"blocks.{model.n_layers - 1}.hook_resid_post"
+#     _, cache = model.run_with_cache(ids, names + [last])
+#     scale = np.sqrt(cache[last].var(-1, keepdims=True) + hooked.LN_EPS)    # (T, 1)：LN_f 的除数
+#     column = model.weights["w_out"][:, target] * model.weights["lnf_g"][:, None]   # (D, T)
+#     out = []
+#     for name in names:
+#         write = cache[name] - cache[name].mean(-1, keepdims=True)          # (H, T, D)：LN_f 先中心化
+#         out.append((write / scale * column.T).sum(-1))                      # (H, T)
+#     return np.stack(out)                                                     # (L, H, T)
+# ```
+# </details>
+
+# %%
+one = experiments.eval_sequences(1, seed=7)[0]                 # [en] 11 letters, twice [zh] 11 个字母，重复两遍
+dla_one = tools.head_attribution(induction.hooked, one, np.roll(one, -1))   # [en] (L, H, T): the next letter at each position [zh] (L, H, T)：每个位置的下一个字母
+repeat = np.arange(experiments.HALF, 2 * experiments.HALF - 1)
+print(tools.report())
+print("[en]on this sequence, what each head of layer 1 adds to the right letter's logit, mean over the repeat: [zh]在这条序列上，第 1 层每个头给正确字母的 logit 加了多少（重复片段上的平均）：" + "[en], [zh]，".join(f"L1H{h} {x:+.2f}" for h, x in enumerate(dla_one[1][:, repeat].mean(-1))))
+
+# %% [markdown] lang="en"
+# The library's version below does the same on 200 sequences and, since softmax ignores what is added to every logit
+# alike, subtracts what each head adds to the mean logit.
+
+# %% [markdown] lang="zh"
+# 下面库里的版本在 200 条序列上做同样的事；由于给所有 logit 加同样的数不影响 softmax，它还减去了每个头给平均 logit 加的量。
 
 # %%
 la = experiments.logit_attribution(induction)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2..11 个字母上的平均
@@ -438,6 +607,74 @@ print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {
 # 再把第一遍的第 4 个字母换成一个别处都没出现的字母（**被破坏**的运行）：在第二遍的位置 15 上，模型再也找不到上一次出现的位置。
 # 然后再跑一遍被破坏的输入，只把**一个**头的输出（`hook_z`）换成干净运行里的值，看正确字母的对数概率找回了多少：1 是全部找回，0 是什么也没找回。
 
+# %% [markdown] lang="en"
+# #### Exercise 3 · ★★☆ · about 15 min: a patching loop, one position at a time
+#
+# Write `patch_by_position(model, clean_ids, corrupted_ids, layer, head, metric)`: cache the **clean** run's head outputs
+# at `blocks.{layer}.attn.hook_z`, then, for each position $t$ = 0 … $T-1$, run the **corrupted** ids with a hook that puts
+# back head `head`'s clean output at position $t$ only, and keep `metric(logits)` (here the mean log P of the right
+# letter at the query). Return the $T$ numbers. Each run must start from the corrupted activations again: a patch must
+# not stay behind for the next position. The checker names the usual slips: every position patched at once, the wrong
+# run patched, patches piling up.
+
+# %% [markdown] lang="zh"
+# #### 练习 3 · ★★☆ · 约 15 分钟：一次修补一个位置的循环
+#
+# 写出 `patch_by_position(model, clean_ids, corrupted_ids, layer, head, metric)`：先缓存**干净**运行在 `blocks.{layer}.attn.hook_z`
+# 上各个头的输出；然后对每个位置 $t$ = 0 … $T-1$，运行**被破坏**的 `corrupted_ids`，钩子只在位置 $t$ 上把第 `head` 个头的干净输出放回去，
+# 记下 `metric(logits)`（这里是 Query 处正确字母的平均 log P）。返回这 $T$ 个数。每次运行都要从被破坏的激活重新开始：
+# 上一个位置的修补不能留到下一个位置。检查器会指出常见的错误：一次修补了所有位置、修补错了运行、修补越积越多。
+
+# %%
+def patch_by_position(model, clean_ids, corrupted_ids, layer, head, metric):
+    """[en] (T,): metric of the corrupted run with head (layer, head)'s clean hook_z put back at position t only.
+    [zh] (T,)：只在位置 t 上放回第 layer 层第 head 个头干净的 hook_z 时，被破坏运行的 metric。"""
+    raise NotImplementedError("[en]cache the clean run, then one run_with_hooks(corrupted_ids, ...) per position[zh]先缓存干净的运行，再对每个位置各做一次 run_with_hooks(corrupted_ids, ...)")
+
+checks.check_patching(patch_by_position, tools=tools)
+
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def patch_by_position(model, clean_ids, corrupted_ids, layer, head, metric):
+#     name = f"blocks.{layer}.attn.hook_z"
+#     _, clean_cache = model.run_with_cache(clean_ids, [name])
+#     out = []
+#     for t in range(clean_ids.shape[1]):
+#         def hook(z, hook_name, t=t):
+#             z = z.copy()                                    # a fresh corrupted run for every t
+#             z[:, head, t] = clean_cache[name][:, head, t]   # this head, this position, from the clean run
+#             return z
+#         out.append(metric(model.run_with_hooks(corrupted_ids, {name: hook})))
+#     return np.array(out)
+# ```
+# </details>
+
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def patch_by_position(model, clean_ids, corrupted_ids, layer, head, metric):
+#     name = f"blocks.{layer}.attn.hook_z"
+#     _, clean_cache = model.run_with_cache(clean_ids, [name])
+#     out = []
+#     for t in range(clean_ids.shape[1]):
+#         def hook(z, hook_name, t=t):
+#             z = z.copy()                                    # 每个 t 都从被破坏的运行重新开始
+#             z[:, head, t] = clean_cache[name][:, head, t]   # 只放回这个头、这个位置的干净输出
+#             return z
+#         out.append(metric(model.run_with_hooks(corrupted_ids, {name: hook})))
+#     return np.array(out)
+# ```
+# </details>
+
+# %% [markdown] lang="en"
+# The library's `patching_table` below runs your loop's measurement for every head, and patches each head whole too.
+
+# %% [markdown] lang="zh"
+# 下面库里的 `patching_table` 对每个头都做你这个循环所做的测量，还会整体修补每个头。
+
 # %%
 pt = experiments.patching_table(induction)             # [en] every head, whole and one position at a time [zh] 每个头：整体修补，以及一次只修补一个位置
 clean_ids, bad_ids = experiments.patching_pairs(n=1)
@@ -460,7 +697,7 @@ axes = figures.plot_patching(pt, la)
 # what patching it recovers.
 
 # %% [markdown] lang="zh"
-# 改动一个字母，正确字母的对数概率就从 −0.097 降到 −3.280 nats。修补 L0H0 找回 98%，而且全都来自位置 5（只修补那里就有 0.99）：
+# 改动一个字母，正确字母的对数概率就从 −0.097 降到 −3.280 纳特。修补 L0H0 找回 98%，而且全都来自位置 5（只修补那里就有 0.99）：
 # 紧跟在被改字母之后，L0H0 在那里写下“我前面的字母是……”。每个 induction head 找回 20% 到 36%，只在 Query 的位置（15）上，它们在那里复制。
 # 别的头、别的位置都找不回什么；位置 4 之前也不可能找回，因果掩码让两次运行在那里完全相同。这是同一个电路，用第三种方法又找了一遍，
 # 还知道了每一部分在哪里起作用。
@@ -510,7 +747,7 @@ print(f"[en]in-context loss half-way down: seed 0 at step {ph['loss_step']}, see
 # but the repeat can be learned without it. What does seed 3 do instead?
 
 # %% [markdown] lang="zh"
-# 在种子 0 上，最初 150 步模型只学到了字母频率（损失 ≈ ln 26）；第 150 步到第 350 步之间，损失从 3.11 降到 0.59 nats，
+# 在种子 0 上，最初 150 步模型只学到了字母频率（损失 ≈ ln 26）；第 150 步到第 350 步之间，损失从 3.11 降到 0.59 纳特，
 # 同时 induction head 出现了（第 250 步 0.27，第 300 步 0.78），“前一个 token”头紧随其后变清晰。五个种子里有四个长出了同样的一对头
 # （“前一个 token”0.61–0.69，induction 0.92–0.95，都在第 300 步长出），重复片段预测对 99.7%–100%。**种子 3 没有**：两种头一个都没有
 # （0.06 / 0.05），损失也降得更慢（第 500 步才降到一半，种子 0 是第 300 步），可它照样预测对了 96% 的重复字母。所以这组实验说明：
@@ -558,11 +795,11 @@ print("[en]direct logit attribution of seed 3's layer 1: [zh]种子 3 第 1 层�
 lay = experiments.random_layout()
 for head in (0, 3):
     logits_v, _ = experiments.composition_forward(seed3, lay["ids"], (0, head), ("v",))
-    print(f"[en]seed 3, L0H{head} removed from layer 1's values only: loss on the repeat {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} nats (intact {experiments.in_context(seed3, lay)['loss']:.3f})[zh]种子 3：只从第 1 层的 Value 中去掉 L0H{head}，重复片段上的损失 {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} nats（完整模型 {experiments.in_context(seed3, lay)['loss']:.3f}）")
+    print(f"[en]seed 3, L0H{head} removed from layer 1's values only: loss on the repeat {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} nats (intact {experiments.in_context(seed3, lay)['loss']:.3f})[zh]种子 3：只从第 1 层的 Value 中去掉 L0H{head}，重复片段上的损失 {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} 纳特（完整模型 {experiments.in_context(seed3, lay)['loss']:.3f}）")
 pos3 = experiments.by_position(seed3)
 offsets = "[en], [zh]、".join(str(o) for o in pos3["offsets"])
 loss3, loss0 = ("[en], [zh]、".join(f"{x:.3f}" for x in p_["copy_loss"]) for p_ in (pos3, pos))
-print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, seed 0 {loss0} nats[zh]第二遍从 {offsets} 开始时，第 2..6 个字母上的平均损失：种子 3 为 {loss3}，种子 0 为 {loss0} nats")
+print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, seed 0 {loss0} nats[zh]第二遍从 {offsets} 开始时，第 2..6 个字母上的平均损失：种子 3 为 {loss3}，种子 0 为 {loss0} 纳特")
 
 # %% [markdown] lang="en"
 # Seed 3 grew the same two-step circuit **at another offset**. Its layer-0 heads look 2 to 4 letters back, not 1
@@ -581,39 +818,31 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # 在搬运复制的内容：L0H1 找回对数概率的 76%，L0H2 找回 48%，都在位置 7，即被改字母之后第 3 个位置，而且只经过第 1 层的 **Key**
 # （0.73 和 0.45；Query 和 Value 至多 0.01）：又是 Key 组合，只不过错开 3 个字母而不是 1 个。在 Query 的位置上，L1H1 找回 76%，L1H2 找回 40%，
 # 答案也是它们写出的（+3.51 和 +1.29）。要复制的字母由 Value 带来，它在 Key 之前 2 个位置：只从第 1 层的 Value 里去掉 L0H0，损失就从 0.371
-# 升到 1.276 nats。这条错开的路线效果差一些：在紧挨着的两遍 6 个字母上，第二遍从 6 和 9 开始时损失是 2.239 和 1.835 nats，
+# 升到 1.276 纳特。这条错开的路线效果差一些：在紧挨着的两遍 6 个字母上，第二遍从 6 和 9 开始时损失是 2.239 和 1.835 纳特，
 # 从 12 和 17 开始时就不行了（3.002 和 3.422，与均匀乱猜相当），而种子 0 的电路在那里照样起作用。
 
 # %% [markdown] lang="en"
-# ## Exercise 1 · ★★☆ · about 10 min: find where seed 3 reads the changed letter
+# ## Exercise 4 · ★★☆ · about 10 min: find where seed 3 reads the changed letter
 #
-# The cell below patches one head of a model at one position from the clean run into the corrupted run, written out
-# with `patch`. Run it for seed 3's head L0H1 at positions 5 to 9. At which position does the patch recover the most,
-# and why there? Then try L1H1 at the query, and a head of layer 1 at position 7.
+# The cell below runs `tools.patch_by_position` (your loop of Exercise 3 once it passed) for one head of a model and
+# prints the share recovered at every position. Run it for seed 3's head L0H1. At which position does the patch recover
+# the most, and why there? Then try L1H1, and a head of layer 1: what does it recover at position 7?
 
 # %% [markdown] lang="zh"
-# ## 练习 1 · ★★☆ · 约 10 分钟：找出种子 3 在哪里读取被改的字母
+# ## 练习 4 · ★★☆ · 约 10 分钟：找出种子 3 在哪里读取被改的字母
 #
-# 下面的单元格把一个模型的一个头在一个位置上的输出，从干净运行修补进被破坏的运行，用 `patch` 一步步写出来。对种子 3 的头 L0H1，
-# 依次取位置 5 到 9 运行。在哪个位置找回得最多？为什么是那里？再试试 L1H1 在 Query 的位置上，以及第 1 层的某个头在位置 7 上。
+# 下面的单元格对一个模型的一个头运行 `tools.patch_by_position`（你在练习 3 里写的循环通过检查之后，用的就是它），打印每个位置上找回的比例。
+# 对种子 3 的头 L0H1 运行一次。在哪个位置找回得最多？为什么是那里？再试试 L1H1，以及第 1 层的某个头：它在位置 7 上找回多少？
 
 # %%
-model, layer, head, position = seed3, 0, 1, 5         # [en] change these and run again [zh] 改动这几个值再运行
+model, layer, head = seed3, 0, 1                     # [en] change these and run again [zh] 改动这几个值再运行
 clean_ids, bad_ids = experiments.patching_pairs()      # [en] 200 clean / corrupted pairs [zh] 200 对干净 / 被破坏的序列
-name = f"blocks.{layer}.attn.hook_z"
-_, clean_cache = model.hooked.run_with_cache(clean_ids, [name])
-query, right = experiments.HALF + experiments.CORRUPT_AT, clean_ids[:, experiments.CORRUPT_AT + 1]
-
-
-def log_p(logits):
-    """[en]mean log P of the right letter at the query[zh]Query 处正确字母的平均 log P"""
-    logp = tr.log_softmax(np.asarray(logits, dtype=np.float64)[:, query])     # (N, V)
-    return logp[np.arange(len(right)), right].mean()
-
-
-clean, bad = log_p(model.hooked(clean_ids)), log_p(model.hooked(bad_ids))
-patched = log_p(patch(model.hooked, bad_ids, clean_cache, name, head, positions=[position]))
-print(f"[en]L{layer}H{head} patched at position {position}: recovered {(patched - bad) / (clean - bad):.2f}[zh]修补 L{layer}H{head} 在位置 {position} 上的输出：找回 {(patched - bad) / (clean - bad):.2f}")
+metric = checks.patching_metric(clean_ids, experiments.HALF + experiments.CORRUPT_AT)   # [en] mean log P of the right letter at the query [zh] Query 处正确字母的平均 log P
+clean, bad = metric(model.hooked(clean_ids)), metric(model.hooked(bad_ids))
+row = tools.patch_by_position(model.hooked, clean_ids, bad_ids, layer, head, metric)   # (T,)
+print(tools.report())
+print(f"[en]L{layer}H{head}, share recovered by patching one position:[zh]L{layer}H{head}，只修补一个位置时找回的比例：")
+print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clean - bad), 2) + 0.0)))
 
 # %% [markdown] lang="en"
 # <details><summary>Show the answer</summary>
@@ -660,7 +889,7 @@ for model, (layer, head) in ((decoder, (1, 0)), (coref, (rh["layer"], rh["head"]
         kind = "[en]decoder[zh]解码器" if model.causal else "[en]encoder[zh]编码器"
         rows_fig.append((f"{kind} L{layer}H{head}: “…too {adj}”", words, got[adj][layer, head]))
     diff = np.abs(got["tired"] - got["wide"]).max()
-    print(f"[en]{model.name}: largest difference between the two 'it' rows, over every layer and head: {diff:.3f}[zh]{model.name}：两个“it”注意力行在所有层和头上的最大差别：{diff:.3f}")
+    print(f"[en]{model.name}: largest difference between the two 'it' rows, over every layer and head: {diff:.3f}[zh]{MODEL_NAME[model.name]}：两个“it”注意力行在所有层和头上的最大差别：{diff:.3f}")
 for s in ("The animal didn't cross the street because it was too tired.",
           "The animal didn't cross the street because it was too wide."):
     print(f"  {s} ", f"[en]encoder: {coref.referent(s)}, decoder (after '| it'): {decoder.referent(s)}[zh]编码器：{coref.referent(s)}，解码器（在“| it”之后）：{decoder.referent(s)}")
@@ -688,7 +917,7 @@ axes = figures.plot_rows(rows_fig)
 # test set, from a seed used nowhere else.
 
 # %% [markdown] lang="zh"
-# ## 编码器在留作测试的句子上，对比最强的规则
+# ## 留作测试的句子：编码器对比最强的规则
 #
 # 在留作测试的 Winograd 句子上，我们拿编码器和四条不读角色的规则比：**第一个**名词；**最后一个**名词；“**有生命**的形容词（累、弱）→
 # 有生命的名词”；以及**类别捷径**：“形容词指向哪一类名词，就选句中那一类的名词”（大 → 被装的东西，弱 → 成年动物）。在普通句子里，
@@ -727,11 +956,18 @@ for lang in ("en", "zh"):
 # wrong, and measure there.
 
 # %% [markdown] lang="zh"
-# 在全部留作测试的 Winograd 句子上，编码器答对 98.5%（英文）和 99.3%（中文），解码器在“| it”之后作答，答对 100%。再看规则。
-# 在普通的测试句上，类别捷径在两种语言里都是 1.000，所以模型（0.993 / 1.000）在这些句子上**并没有胜过最强的规则**（−0.007 / +0.000）；
-# 拿它和有生命规则（0.706 / 0.699）比出的差距，会夸大这些句子能说明的东西。在角色互换句上，类别捷径按构造必然出错（0.328 / 0.318），
-# 最好的规则是 0.500，模型是 0.970 / 0.978，高出 0.470 和 0.478。互换的孪生句中，两句都对的占 94.7% / 95.5%；英文 1,024 个答案里有 1 个、
-# 中文 1,032 个里有 11 个不是句中的名词：捷径偶尔还会露出来。在新抽的探针句上，模型是 0.989 / 0.983，前三条规则最好的是 0.763 / 0.800。
+# 上面的输出归结成下表（英文 / 中文）：
+#
+# | 句子 | 模型 | 最强的规则 | 模型减规则 |
+# |---|---|---|---|
+# | 全部留作测试的 Winograd 句子（解码器在“\| it”之后：1.000 / 1.000） | 0.985 / 0.993 | — | — |
+# | 普通的测试句 | 0.993 / 1.000 | 类别捷径 1.000 / 1.000 | −0.007 / +0.000 |
+# | 角色互换句 | 0.970 / 0.978 | 0.500 / 0.500 | +0.470 / +0.478 |
+# | 新抽的探针句 | 0.989 / 0.983 | 前三条规则 0.763 / 0.800 | +0.226 / +0.183 |
+#
+# 在普通的测试句上，模型**并没有胜过最强的规则**；拿它和有生命规则（0.706 / 0.699）比出的差距，会夸大这些句子能说明的东西。
+# 在角色互换句上，类别捷径按构造必然出错（0.328 / 0.318），模型却遥遥领先；互换的孪生句中两句都对的占 94.7% / 95.5%。
+# 英文 1,024 个答案里有 1 个、中文 1,032 个里有 11 个不是句中的名词：捷径偶尔还会露出来。
 # 测试句和训练句出自同一个生成器时，模型靠捷径也能拿到高分：要说出捷径是什么，构造出让它答错的输入，再在那些输入上测量。
 
 # %% [markdown] lang="en"
@@ -744,7 +980,7 @@ for lang in ("en", "zh"):
 # adjective, and patch each whole layer.
 
 # %% [markdown] lang="zh"
-# ### 答案由什么承载：用三种方法量注意力的那句说法
+# ### 答案由谁承载：用三种方法检验“代词的头关注它所指的对象”
 #
 # 原教程的说法是：代词所在的头关注它所指的对象。我们在留作测试的孪生句上对每个头用三种方法来量：落在指代对象上的平均**权重**；
 # **最大**权重落在它上面的句子比例；以及**修补的效果**：把这个头在代词处的输出换成孪生句（同样的词，另一个形容词，另一个指代对象）里的值，
@@ -768,17 +1004,24 @@ for lang, c in claims.items():
 # these heads carries the answer: patched from the twin, each moves at most 4% (English) and 7% (Chinese) of the
 # answers. They back each other up; all of layer 1 patched together moves 90% / 98%. The head that carries the most on
 # its own is **L0H2**, in layer 0, whose weight on the referent is the weakest of all (0.14 / 0.15) and whose weight is
-# on the **adjective** (0.43 / 0.58): patched from the twin, it alone moves 57% / 61% of the answers. In this model,
-# layer 0 reads which kind of noun the adjective asks for, and layer 1 fetches that noun, every head redundantly. "The
+# on the **adjective** (0.43 / 0.58): patched from the twin, it alone moves 57% / 61% of the answers, and all of layer 0
+# together 76% / 70%. A reading that fits these numbers (nothing here probes what L0H2 writes): layer 0 reads which
+# kind of noun the adjective asks for, and layer 1 fetches that noun, every head redundantly. "The
 # pronoun's head attends to its referent" describes layer 1's weights; it does not say where the decision is made.
 
 # %% [markdown] lang="zh"
-# 从注意力本身看，这句话成立，中文更明显：英文里第 1 层每个头都把 0.80–0.84 的权重放在指代对象上（81%–86% 的句子最大权重落在它上面），
-# 中文是 0.97–0.98（97%–98%）。可是这些头没有哪一个单独承载答案：从孪生句修补过来，每个头最多只让英文 4%、中文 7% 的答案随之改变。
-# 它们互为备份，把第 1 层一起修补，就有 90% / 98% 的答案随之改变。单独承载得最多的是第 0 层的 **L0H2**：它放在指代对象上的权重在所有头里最弱
-# （0.14 / 0.15），权重主要落在**形容词**上（0.43 / 0.58）；只修补它这一个头，就有 57% / 61% 的答案随之改变。在这个模型里，
-# 第 0 层读出形容词要的是哪一类名词，第 1 层再把那个名词取过来，每个头都在重复做这件事。“代词所在的头关注它所指的对象”描述的是第 1 层的权重，
-# 并没有说明决定是在哪里做出的。
+# 从注意力本身看，这句话成立，中文更明显；但承载答案的是另一回事（英文 / 中文）：
+#
+# | | 放在指代对象上的权重 | 最大权重落在它上 | 从孪生句修补后答案随之改变 |
+# |---|---|---|---|
+# | 第 1 层的每个头 | 0.80–0.84 / 0.97–0.98 | 81%–86% / 97%–98% | 每个头最多 4% / 7% |
+# | 第 1 层一起修补 | — | — | 90% / 98% |
+# | 第 0 层的 L0H2（形容词上的权重 0.43 / 0.58） | 0.14 / 0.15，所有头里最弱 | — | 57% / 61% |
+# | 第 0 层一起修补 | — | — | 76% / 70% |
+#
+# 第 1 层的头互为备份，没有哪一个单独承载答案；单独承载得最多的是第 0 层的 **L0H2**，它看的是形容词。与这些数字相符的一种解读是
+# （这里没有探查 L0H2 写的是什么）：第 0 层读出形容词要的是哪一类名词，第 1 层再把那个名词取过来，每个头都在重复做这件事。
+# “代词所在的头关注它所指的对象”描述的是第 1 层的权重，并没有说明决定是在哪里做出的。
 
 # %% [markdown] lang="en"
 # ## Context changes the representation: bank and 杜鹃
@@ -789,7 +1032,7 @@ for lang, c in claims.items():
 # after each layer across held-out sentences (new frames, and cue words never seen beside it), by cosine similarity.
 
 # %% [markdown] lang="zh"
-# ## 上下文改变表示：bank 与杜鹃
+# ## 上下文改变表示：*bank* 与杜鹃
 #
 # 自注意力让一个词能吸收它的上下文。模型还要回答 *bank* 是哪个意思（*money* 还是 *river*），“杜鹃”指的是哪一个（鸟：杜鹃飞走了；
 # 还是花：杜鹃开花了）。在同一种语言的每个句子里，这个词都在同一个位置上，所以它的嵌入处处**相同**。我们在留作测试的句子上（新句式，
@@ -836,7 +1079,7 @@ q6 = experiments.weight_vs_removal(coref, "the animal didn't cross the street be
 print(f"[en]answer at 'it': {q6['answer']} (p = {q6['p_answer']:.3f}); weights of 'it' in L{q6['layer']}H{q6['head']}[zh]“it”处的答案：{q6['answer']}（p = {q6['p_answer']:.3f}）；L{q6['layer']}H{q6['head']} 中“it”的权重")
 print("[en]    word   weight  drop of p   answer without the word[zh]      词     权重   p 的下降   去掉这个词后的答案")
 for r in q6["rows"]:
-    print(f"{r['word']:>8} {r['weight']:>8.3f} {r['effect']:>10.3f}   {r['answer_without']}")
+    print(f"{r['word']:>8} {r['weight']:>8.3f} {round(r['effect'], 3) + 0.0:>10.3f}   {r['answer_without']}")
 d = experiments.disagreement(q6)
 print(f"[en]largest weight: {d['top_weight']['word']}, largest effect: {d['top_effect']['word']}[zh]权重最大：{d['top_weight']['word']}，影响最大：{d['top_effect']['word']}")
 ax = figures.plot_weight_vs_effect(q6)
@@ -850,7 +1093,7 @@ ax = figures.plot_weight_vs_effect(q6)
 
 # %% [markdown] lang="zh"
 # *street* 的权重最大（0.424）；去掉它，答案的概率下降 0.794，模型改说另一个地点 *road*。*wide* 在这个头里几乎没有权重（0.014），
-# 去掉它，答案却变成了 *animal*（下降 0.982）。形容词是在第 0 层读到的（上面的修补已经说明），它的信息经由残差信息流到达这个头，
+# 去掉它，答案却变成了 *animal*（下降 0.982）。形容词是在第 0 层读到的（上面的修补已经说明），它的信息经由残差流到达这个头，
 # 而不是通过这个头的权重。权重大，只说明一个头在哪里读取；预测依赖什么，要靠去掉之后的效果来量。
 
 # %% [markdown] lang="en"
@@ -869,13 +1112,13 @@ ax = figures.plot_weight_vs_effect(q6)
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (a live widget)
-widgets.sentence_widget(coref)
+widgets.sentence_widget(coref, "[en]the animal didn't cross the street because it was too tired[zh]奖杯放不进书包，因为它太大了")
 
 # %% [markdown] lang="en"
 # ## Self-test (extra questions on learned heads)
 
 # %% [markdown] lang="zh"
-# ## 自测（关于学出来的头的附加题）
+# ## 附加题：学出来的头
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -894,7 +1137,7 @@ quiz.quiz_widget("x12c")
 
 
 # %% [markdown] lang="en"
-# ## Exercise 2 · ★☆☆ · about 10 min: compute the induction score of a head
+# ## Exercise 5 · ★☆☆ · about 10 min: compute the induction score of a head
 #
 # Write `induction_score(w, half)`: given one head's weights `w` $(T, T)$ on `half` random tokens repeated twice,
 # return its mean weight, over the queries $t$ = `half` … $T - 1$ of the second copy, on key $t -$ `half` $+ 1$. The
@@ -902,7 +1145,7 @@ quiz.quiz_widget("x12c")
 # one step too early:
 
 # %% [markdown] lang="zh"
-# ## 练习 2 · ★☆☆ · 约 10 分钟：算出一个头的 induction 得分
+# ## 练习 5 · ★☆☆ · 约 10 分钟：算出一个头的 induction 得分
 #
 # 写出 `induction_score(w, half)`：给定一个头在重复两遍的 `half` 个随机 token 上的权重 `w` $(T, T)$，对第二遍的 Query
 # $t$ = `half` … $T - 1$，返回落在 Key $t -$ `half` $+ 1$ 上的平均权重。检查器会在训练好的模型的每个头上和一个随机矩阵上运行你的函数。
@@ -959,8 +1202,9 @@ checks.check_induction_score(induction_score)
 # - **Heads are learned, and the loss says where they work.** Trained only to predict the next letter, seed 0 grew a
 #   previous-token head (L0H0, 0.69) and three induction heads (0.73–0.95). On a repeat the loss falls from 2.135 nats
 #   (copy at 6) to 0.897 (at 17) while the accuracy reads 0.998 or more; the first letter of a copy stays at a guess.
-# - **Three tools, three questions.** Ablation (is it needed?): L0H0 costs 3.061–3.417 nats however it is replaced; on
-#   layer 1 the verdict depends on the method. Attribution (does it write the answer?): the induction heads do (+1.17
+# - **Three tools, three questions, and you wrote each.** Ablation (is it needed?): L0H0 costs 3.061–3.417 nats however
+#   it is replaced; on layer 1 the verdict depends on the method, so the method goes beside the number (the mean at
+#   each position when one is wanted). Attribution (does it write the answer?): the induction heads do (+1.17
 #   to +2.49), L0H0 does not. Patching (where does it work?): L0H0 at the position after the changed letter (98%),
 #   through layer 1's keys (0.96); the induction heads at the query.
 # - **Seeds.** Four of five seeds grow the pair as the loss falls; seed 3 predicts 96% of the repeat with neither, by
@@ -968,8 +1212,9 @@ checks.check_induction_score(induction_score)
 #   adjacent copies. The pair is the usual route, not the only one.
 # - **Coreference.** A decoder cannot decide at the pronoun; the encoder does (98.5% / 99.3% held out). On plain
 #   sentences the class shortcut does as well as the model; on role swaps, where it is wrong by construction, the model
-#   leads the best rule by 0.470 / 0.478. Layer 1's heads attend to the referent (0.80–0.98), but the decision comes
-#   from L0H2, which reads the adjective.
+#   leads the best rule by 0.470 / 0.478. Layer 1's heads attend to the referent (0.80–0.98), and patched together
+#   they move 90% / 98% of the answers, though no one of them more than 7%; the single head that moves the most is
+#   L0H2 in layer 0 (57% / 61%), whose weight is on the adjective.
 # - **Context** separates *bank* and 杜鹃 by sense after layer 0 (other-sense cosine 0.196 / 0.323), and **a weight is
 #   not an explanation**: *wide* gets 0.014 of the weight and decides the answer.
 #
@@ -984,17 +1229,19 @@ checks.check_induction_score(induction_score)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - **一个块**就是 pre-LN 的注意力和前馈网络，各自加到残差信息流上；解码器带因果掩码运行，编码器不带。本节的每一项测量都经过钩子点。
+# - **一个块**就是 pre-LN 的注意力和前馈网络，各自加到残差流上；解码器带因果掩码运行，编码器不带。本节的每一项测量都经过钩子点。
 # - **头是学出来的，损失告诉我们它们在哪里起作用**。只训练预测下一个字母，种子 0 就长出了一个“前一个 token”头（L0H0，0.69）和三个
-#   induction head（0.73–0.95）。在重复片段上，损失从 2.135 nats（第二遍从 6 开始）降到 0.897（从 17 开始），准确率却始终不低于 0.998；
+#   induction head（0.73–0.95）。在重复片段上，损失从 2.135 纳特（第二遍从 6 开始）降到 0.897（从 17 开始），准确率却始终不低于 0.998；
 #   第二遍的第一个字母仍然只能乱猜。
-# - **三种工具，三个问题**。消融（是否必需）：无论怎样替换，L0H0 的代价都是 3.061–3.417 nats；对第 1 层，结论取决于方法。
+# - **三种工具，三个问题，每一种你都亲手写过**。消融（是否必需）：无论怎样替换，L0H0 的代价都是 3.061–3.417 纳特；对第 1 层，结论取决于方法，
+#   所以报告数字时要写明方法（只用一种时，选各位置的均值）。
 #   归因（是否写出答案）：induction head 写出了（+1.17 到 +2.49），L0H0 没有。修补（在哪里起作用）：L0H0 在被改字母之后的那个位置（98%），
 #   经过第 1 层的 Key（0.96）；induction head 在 Query 的位置上。
 # - **种子**。五个种子里有四个在损失下降时长出这一对头；种子 3 两种头都没有，也预测对 96% 的重复字母，靠的是错开 3 个字母的同一种 Key 组合
 #   （Key 通路 0.73，L1H1 写出 +3.51），只是在靠后的紧挨着的两遍上不行。这对头是通常的路线，但不是唯一的路线。
 # - **指代**。解码器不能在代词处作出判断，编码器可以（留作测试的句子上 98.5% / 99.3%）。在普通句子上，类别捷径和模型一样好；
-#   在角色互换句上，捷径按构造必错，模型比最好的规则高出 0.470 / 0.478。第 1 层的头关注指代对象（0.80–0.98），但决定来自读形容词的 L0H2。
+#   在角色互换句上，捷径按构造必错，模型比最好的规则高出 0.470 / 0.478。第 1 层的头关注指代对象（0.80–0.98），
+#   把它们一起修补，90% / 98% 的答案随之改变，可单独哪一个都不超过 7%；单独改变答案最多的是第 0 层的 L0H2（57% / 61%），它的权重落在形容词上。
 # - 经过第 0 层，**上下文**就把 *bank* 和“杜鹃”按词义分开了（不同词义的余弦 0.196 / 0.323）；**注意力权重不等于解释**：*wide* 只得到 0.014
 #   的权重，却决定了答案。
 #
