@@ -24,31 +24,32 @@
 #   $10^{-8}$, and generation with a KV cache whose greedy output equals recomputing everything;
 # - train the model you wrote with your own training step, and judge a validation loss against a bigram baseline;
 # - find a previous-token head and an induction head in your own trained model, at every position of its context;
-# - ablate its heads three ways and patch one through a hook point by hand, and say what each measurement shows.
+# - ablate its heads four ways, reporting the method beside each number, patch one through a hook point by hand, and
+#   say what each measurement shows.
 #
 # **What you should know first:** the block and the decoder as notebook 12 shows them
 # ([12 · Attention inside a trained Transformer](12_trained_transformer.ipynb)), multi-head attention
 # ([06 · Multi-head attention](06_multi_head_attention.ipynb)) and the KV cache
-# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)).
+# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 140 minutes.*
 
 # %% [markdown] lang="zh"
 # # 13 · 亲手搭一个 GPT
 #
 # 到目前为止，我们一直在“量”注意力：这里一个 softmax，那里一个掩码，再看看别人训练好的模型里的头。本节要把这些零件拼起来。
 # 你将把本课程自己的文字切成 token，用 torch 写出一个小 GPT 的每一个部分（层归一化、前馈网络、Transformer 块、整个解码器、带 KV 缓存的生成），
-# 把每一部分都和库里的实现对一对；再把第 12 节模型的权重装进你的模型，证明它**就是**那个模型；然后在 CPU 上现场训练它，
-# 让它自己写点东西，再用第 12 节的工具打开它看看。
+# 把每一部分都和库里的实现对一对；再把 12 节模型的权重装进你的模型，证明它**就是**那个模型；然后在 CPU 上现场训练它，
+# 让它自己写点东西，再用 12 节的工具打开它看看。
 #
 # **学完本节，你将能够**
 # - 按字符给文本分词，手工做几次字节对合并（byte-pair merge），并说明为什么上下文窗口是按 token 计数的；
 # - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈网络、pre-LN Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
 #   其贪心输出与每步全部重算完全相同；
-# - 用你自己写的训练步训练你写的模型，并对照 bigram 基线评价验证集损失；
+# - 用你自己写的训练步训练你写的模型，并以二元模型（bigram）为基线评价验证集损失；
 # - 在你自己训练的模型里，在上下文的每一个位置上找到“前一个 token”头和 induction head；
-# - 用三种方法消融它的头，亲手通过钩子点做一次激活修补，并说出每种测量说明了什么。
+# - 用四种方法消融它的头，每个数旁边写明方法；亲手通过钩子点做一次激活修补，并说出每种测量说明了什么。
 #
-# **需要的基础**：第 12 节讲的 Transformer 块和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
-# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。
+# **需要的基础**：12 节讲的 Transformer 块和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
+# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。*约 140 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版本的语言："en" 或 "zh"
@@ -66,10 +67,11 @@ from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, fi
 from attention_core.teaching import i18n, quiz
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本 notebook 里的每个随机数都来自一个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本节里的每个随机数都来自一个种子
 torch.manual_seed(0)
 torch.set_num_threads(1)        # [en] one thread: the same sums in the same order on every run [zh] 单线程：每次运行都按同样的顺序做同样的加法
 np.set_printoptions(precision=3, suppress=True)
+LANG_NAME = {"en": "[en]English[zh]英文", "zh": "[en]Chinese[zh]中文"}
 parts = pieces.Parts()  # [en] the pieces later cells run on: yours once they pass their check, the library's until then [zh] 后面单元格用的零件：你的零件通过检查后就用你的，在此之前用库里的
 text = corpus.load_corpus()     # [en] the course's own prose, both languages (package data) [zh] 本课程自己的文字，两种语言（包里的数据）
 chars = corpus.vocabulary(text)  # [en] every character of both languages, sorted [zh] 两种语言的所有字符，已排序
@@ -82,8 +84,8 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # A language model reads numbers, not letters. The simplest tokenizer gives every character an id: the vocabulary is the
 # list of characters that occur, `chars`, and `stoi` maps a character to its position there. The text here is this
 # course's own prose, the markdown of all its notebooks in both languages, exported into the package by a build step
-# (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). About 1,100 of its characters
-# are Chinese: a character tokenizer needs a big vocabulary for Chinese and a small one for English.
+# (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). About 1,100 of its distinct
+# characters are Chinese: a character tokenizer needs a big vocabulary for Chinese and a small one for English.
 #
 # **Exercise 1 · ★☆☆ · about 5 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`,
 # the text back. A character that is not in the vocabulary must raise an error that names it: a tokenizer that drops it
@@ -93,9 +95,9 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # ## Token：本课程自己的文字
 #
 # 语言模型读的是数字，不是文字。最简单的分词器给每个字符一个 id：词表就是出现过的字符组成的列表 `chars`，`stoi` 把一个字符映射到它在
-# 列表里的位置。这里用的文字是本课程自己的讲解，也就是所有 notebook 的中英文 markdown，由一个构建步骤导出到包里
+# 列表里的位置。这里用的文字是本课程自己的讲解，也就是各节的中英文 markdown，由一个构建步骤导出到包里
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它）。
-# 其中大约 1,100 种字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
+# 其中大约 1,100 种不同的字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
 # **练习 1 · ★☆☆ · 约 5 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
 # 指明该字符的错误：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
@@ -236,7 +238,7 @@ print("\n" + " " * 6 + "".join(f"{h:>18}" for h in head))
 for lang, p in para.items():
     ids = enc(p)
     counts = (len(p), len(p.encode("utf-8")), len(ids), len(corpus.apply_merges(ids, merges, use_merge)))
-    print(f"{lang:<6}" + "".join(f"{n:>18}" for n in counts))
+    print(f"{LANG_NAME[lang]:<6}" + "".join(f"{n:>18}" for n in counts))
 
 # %% [markdown] lang="en"
 # This notebook's opening paragraph needs about twice as many characters in English as in Chinese, yet a similar
@@ -251,8 +253,8 @@ for lang, p in para.items():
 # %% [markdown] lang="zh"
 # 本节开头的那一段话，英文需要的字符数大约是中文的两倍，UTF-8 字节数却相差不多：每个汉字占三个字节。上下文为 64 个 token 的模型，用这个分词器时，
 # 两种语言都只读 64 个字符。做了合并之后，常见的字符对各自变成一个 token，同样的窗口就能装下更多文字，但两种语言并不一样：
-# 在三分之二是英文的样本上学到的合并，让英文段落短了大约三分之一，中文段落却几乎没变。真正的分词器（GPT-2 的有 50,257 个 token，
-# 是在以英文为主的文本的字节上学出来的）在大得多的规模上也有同样的偏向：一个窗口能装多少文字，取决于学合并时用的是哪种语言。
+# 在三分之二是英文的样本上学到的合并，让英文段落短了大约三分之一，中文段落却几乎没变。真正的分词器规模大得多，也有同样的偏向：
+# GPT-2 的词表有 50,257 个 token，主要是在英文文本的字节上学出来的。一个窗口能装多少文字，取决于学合并时用的是哪种语言。
 # **上下文窗口按 token 计数，而不是按字符或单词**。下面的模型仍然是一个字符一个 token：简单，而且每个练习都清楚易读。
 
 # %% [markdown] lang="en"
@@ -277,7 +279,7 @@ for lang, p in para.items():
 #
 # 下面每个零件都接收并返回 **torch 张量**，这样同样的函数之后就能拿来训练（torch 会记下每一步运算并算出梯度）。参数放在库自己的结构里
 # （`tr.BlockParams`、`tr.DecoderParams`，名字与 `tr.parameter_shapes` 的扁平名字相同），里面装的是张量：`block.ln1_g`、`block.attn.w_q`、
-# `params.tok_emb` …… 每个检查器都在 float64 下把你的零件和库里的比较，容差 $10^{-8}$，用的是随机输入和第 12 节训练好的模型的权重，
+# `params.tok_emb` …… 每个检查器都在 float64 下把你的零件和库里的比较，容差 $10^{-8}$，用的是随机输入和 12 节训练好的模型的权重，
 # 并会指出常见的错误。零件通过检查后，之后的每个单元格都会用它；在此之前由库里的零件顶上，`parts.report()` 会说明哪个是哪个。
 #
 # ### 层归一化
@@ -288,7 +290,7 @@ for lang, p in para.items():
 # 是每个 token 的向量沿最后一个轴算出来的。
 
 # %%
-demo = pieces.torch_params(load_trained("coreference").params)   # [en] notebook 12's model, as float64 tensors [zh] 第 12 节的模型，转成 float64 张量
+demo = pieces.torch_params(load_trained("coreference").params)   # [en] notebook 12's model, as float64 tensors [zh] 12 节的模型，转成 float64 张量
 block0 = demo.blocks[0]
 print(type(demo).__name__, "[en]holds[zh]装的是", type(demo.tok_emb).__name__, demo.tok_emb.dtype, "| tok_emb", tuple(demo.tok_emb.shape),
       "| block0.attn.w_q", tuple(block0.attn.w_q.shape), "| block0.w_1", tuple(block0.w_1.shape), "[en]| heads[zh]| 头数", block0.attn.n_heads)
@@ -381,7 +383,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 #
 # 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈网络请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
-# 中间的多头注意力就是第 06 节的那个，配上第 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
+# 中间的多头注意力就是 06 节的那个，配上 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
 # `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加掩码、
 # softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充掩码。
 
@@ -389,7 +391,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 def transformer_block(x, block, mask):
     """[en]x (..., T, D); block a tr.BlockParams of tensors; mask (T, T) boolean, True = may attend.
     Returns (x_out (..., T, D), weights (..., H, T, T)).
-    [zh]x (..., T, D)；`block` 是由张量组成的 tr.BlockParams；`mask` 是 (T, T) 布尔掩码，True = 可以关注。
+    [zh]x (..., T, D)；第二个参数是由张量组成的 tr.BlockParams；第三个参数是 (T, T) 布尔掩码，True = 可以关注。
     返回 (x_out (..., T, D), weights (..., H, T, T))。"""
     raise NotImplementedError("[en]x + attention of LN1(x); then x + feed-forward of LN2(x)[zh]先 x + 注意力(LN1(x))，再 x + 前馈网络(LN2(x))")
 
@@ -446,7 +448,7 @@ def gpt_forward(params, ids):
     Returns (logits (..., T, V), weights (..., L, H, T, T)).
     [zh]params 是由张量组成的 tr.DecoderParams；ids 是 (T,) 或 (B, T) 的 int64。
     返回 (logits (..., T, V), weights (..., L, H, T, T))。"""
-    raise NotImplementedError("[en]embed + positions, parts.transformer_block for each block with the causal mask, final LN, @ w_out + b_out[zh]token 嵌入加位置编码，每个块用 parts.transformer_block 并传入因果掩码，最后 LN，再 @ w_out + b_out")
+    raise NotImplementedError("[en]embed + positions, parts.transformer_block for each block with the causal mask, final LN, @ w_out + b_out[zh]token 嵌入加位置编码，每个块用 parts.transformer_block 并传入因果掩码，最后做层归一化，再 @ w_out + b_out")
 
 checks.check_gpt_forward(gpt_forward, parts=parts)
 
@@ -510,7 +512,7 @@ checks.check_gpt_forward(gpt_forward, parts=parts)
 # **练习 7 · ★★★ · 约 20 分钟**
 #
 # 模型要“写”，就要预测下一个 token，把它接上，再继续。每一步都把整个序列重算一遍是在重复劳动：在因果模型里，前面 token 的 Key 和 Value
-# 永远不会变（第 09 节）。所以先把提示词跑一遍，保存每一层的 Key 和 Value，之后**只跑新 token**：它在位置 $t$ 上用 `pos_emb[t]`，它的 Query
+# 永远不会变（09 节）。所以先把提示词跑一遍，保存每一层的 Key 和 Value，之后**只跑新 token**：它在位置 $t$ 上用 `pos_emb[t]`，它的 Query
 # 对缓存里的 Key 加上它自己的 Key 做注意力，然后它的 Key 和 Value 也放进缓存。
 #
 # `generate(params, ids, n_new, temperature=0.0, top_k=None, seed=0)` 返回提示词加上 `n_new` 个新 id。温度为 0 时是贪心解码（取 argmax）。
@@ -640,14 +642,14 @@ print(parts.report())
 # %% [markdown] lang="zh"
 # ## 它就是那个模型
 #
-# 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它能运行在别处训练出来的模型。把第 12 节训练好的 induction 模型装进去
-# （float32 张量），在第 12 节那 200 条新的重复随机序列上运行，再与库里的 NumPy 前向计算比较：logits 和每一张注意力图应当相差不超过约 $10^{-5}$
-# （这是 float32 的舍入误差），各个头也应当给出同样的“前一个 token”得分和 induction 得分（用第 12 节的 `previous_token_score` 和
-# `induction_score` 来量）。这里的“同样”是与库算出的注意力图在这批序列上比；第 12 节自己的头得分表是在重复片段位置随机的序列上量的，
+# 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它能运行在别处训练出来的模型。把 12 节训练好的 induction 模型装进去
+# （float32 张量），在 12 节那 200 条新的重复随机序列上运行，再与库里的 NumPy 前向计算比较：logits 和每一张注意力图应当相差不超过约 $10^{-5}$
+# （这是 float32 的舍入误差），各个头也应当给出同样的“前一个 token”得分和 induction 得分（用 12 节的 `previous_token_score` 和
+# `induction_score` 来量）。这里的“同样”是与库算出的注意力图在这批序列上比；12 节自己的头得分表是在重复片段位置随机的序列上量的，
 # 所以那里的数字会略有不同。
 
 # %%
-model12 = load_trained("induction")                        # [en] notebook 12's model, trained by `make train` [zh] 第 12 节的模型，由 `make train` 训练
+model12 = load_trained("induction")                        # [en] notebook 12's model, trained by `make train` [zh] 12 节的模型，由 `make train` 训练
 p12 = pieces.torch_params(model12.params, dtype="float32")  # [en] the same weights, as tensors in DecoderParams [zh] 同样的权重，装进 DecoderParams 的张量
 seqs = nb12.eval_sequences()                                # [en] (200, 22): 11 random letters, twice [zh] (200, 22)：11 个随机字母，重复两遍
 with torch.no_grad():
@@ -681,27 +683,76 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 #
 # One training step: run the model on a batch of token windows, score each guess of the next token with the
 # cross-entropy, let torch compute the gradients (`loss.backward()`), and let the optimiser (AdamW) move every parameter
-# a little against its gradient. The runs below train with this cell's `training_step`, so what you change here is what
-# trains. Around it, `training.run` draws the batches, sets the learning rate (a linear warm-up, then a cosine down to
-# zero), measures the loss on held-out data every 50 steps and draws a progress bar.
+# a little against its gradient. Around it, `training.run` draws the batches, sets the learning rate (a linear warm-up,
+# then a cosine down to zero), measures the loss on held-out data every 50 steps and draws a progress bar.
+#
+# **Exercise 8 · ★★☆ · about 10 min.** Write `training_step(forward, params, ids, optimizer)`. `ids` $(B, T + 1)$ holds
+# windows one token longer than the model reads: the model reads `ids[:, :-1]` and its guess at position $t$ is scored
+# on token $t + 1$, so the answers are `ids[:, 1:]`. `forward(params, x)` returns `(logits, weights)` with logits
+# $(B, T, V)$; `torch.nn.functional.cross_entropy` wants one row of logits per answer, so flatten both the same way,
+# $(B \cdot T, V)$ and $(B \cdot T)$. Then zero the gradients left by the last step (`optimizer.zero_grad()`: torch adds
+# new gradients to old ones until they are zeroed), `loss.backward()`, `optimizer.step()`, and return the loss. The
+# checker runs your step beside the library's on a random decoder whose gradients still hold the last step's, and names
+# the usual slips: no shift, a shift the wrong way, logits and answers flattened in different orders, a missing
+# `zero_grad`, no update. Once it passes, the two runs below train with your step.
 
 # %% [markdown] lang="zh"
-# 这里没有什么是第 12 节的模型特有的：同样的代码可以运行任何这种形状的解码器，GPT-2 也不例外。
+# 这里没有什么是 12 节的模型特有的：同样的代码可以运行任何这种形状的解码器，GPT-2 也不例外。
 #
 # ## 训练它
 #
 # 一步训练是这样的：让模型读一批 token 窗口，用交叉熵给它对每个“下一个 token”的猜测打分，让 torch 算出梯度（`loss.backward()`），
-# 再让优化器 AdamW 把每个参数沿梯度的反方向挪一小步。下面的训练用的就是这个单元格里的 `training_step`，你在这里改了什么，训练的就是什么。
-# 外面一层 `training.run` 负责抽取批次、安排学习率（先线性预热，再按余弦降到 0）、每 50 步在留出的数据上量一次损失，并画出进度条。
+# 再让优化器 AdamW 把每个参数沿梯度的反方向挪一小步。外面一层 `training.run` 负责抽取批次、安排学习率（先线性预热，再按余弦降到 0）、
+# 每 50 步在验证集上量一次损失，并画出进度条。
+#
+# **练习 8 · ★★☆ · 约 10 分钟**：写出 `training_step(forward, params, ids, optimizer)`。`ids` $(B, T + 1)$ 里的每个窗口比模型读的多一个 token：
+# 模型读 `ids[:, :-1]`，它在位置 $t$ 上的猜测用第 $t + 1$ 个 token 打分，所以答案是 `ids[:, 1:]`。`forward(params, x)` 返回
+# `(logits, weights)`，logits 的形状是 $(B, T, V)$；`torch.nn.functional.cross_entropy` 要求每个答案对应一行 logits，
+# 所以两者要用同一种方式展平，分别成为 $(B \cdot T, V)$ 和 $(B \cdot T)$。然后清掉上一步留下的梯度（`optimizer.zero_grad()`：
+# 不清零的话，torch 会把新梯度加到旧梯度上），`loss.backward()`，`optimizer.step()`，最后返回损失。检查器会在一个随机解码器上
+# 把你的训练步和库里的并排运行，这个解码器的 .grad 里还留着上一步的梯度；它会指出常见的错误：没有错位、错位方向反了、
+# logits 和答案按不同的顺序展平、漏了 `zero_grad`、参数没有更新。通过之后，下面的两次训练用的就是你的训练步。
 
 # %%
 def training_step(forward, params, ids, optimizer):
-    logits, _ = forward(params, ids[:, :-1])      # [en] (B, T, V): a guess of the next token at every position [zh] (B, T, V)：每个位置上对下一个 token 的猜测
-    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())  # [en] the answers: ids shifted by one [zh] 答案就是错开一位的 ids
-    optimizer.zero_grad()
-    loss.backward()                               # [en] the gradient of every parameter [zh] 每个参数的梯度
-    optimizer.step()                              # [en] AdamW moves every parameter a little [zh] AdamW 把每个参数挪一小步
-    return loss
+    """[en] One step on windows ids (B, T + 1): the loss of the next token, fresh gradients, one update; returns the loss.
+    [zh] 在窗口 ids (B, T + 1) 上走一步：给下一个 token 打分，重新算梯度，更新一次；返回损失。"""
+    raise NotImplementedError("[en]forward(params, ids[:, :-1]), cross_entropy of the flattened logits on ids[:, 1:], zero_grad, backward, step[zh]forward(params, ids[:, :-1])，展平的 logits 对 ids[:, 1:] 求 cross_entropy，zero_grad，backward，step")
+
+checks.check_training_step(training_step)
+
+# %% [markdown] lang="en"
+# <details><summary>Show a solution (try first!)</summary>
+#
+# ```python
+# def training_step(forward, params, ids, optimizer):
+#     logits, _ = forward(params, ids[:, :-1])      # (B, T, V): a guess of the next token at every position
+#     loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())  # the answers: ids shifted by one
+#     optimizer.zero_grad()                         # the last step's gradients away
+#     loss.backward()                               # the gradient of every parameter
+#     optimizer.step()                              # AdamW moves every parameter a little
+#     return loss
+# ```
+# </details>
+
+# %% [markdown] lang="zh"
+# <details><summary>查看参考答案（先自己试试！）</summary>
+#
+# ```python
+# def training_step(forward, params, ids, optimizer):
+#     logits, _ = forward(params, ids[:, :-1])      # (B, T, V)：每个位置上对下一个 token 的猜测
+#     loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())  # 答案就是错开一位的 ids
+#     optimizer.zero_grad()                         # 清掉上一步的梯度
+#     loss.backward()                               # 每个参数的梯度
+#     optimizer.step()                              # AdamW 把每个参数挪一小步
+#     return loss
+# ```
+# </details>
+
+# %%
+use_step = training_step if checks.check_training_step(training_step).passed else training.step  # [en] yours once it passes [zh] 通过检查后用你的
+STEP_NAME = "[en]training step: [zh]训练步："
+print(STEP_NAME + ("[en]yours[zh]你的" if use_step is training_step else "[en]the library's[zh]库里的"))
 
 # %% [markdown] lang="en"
 # ### Repeated random letters
@@ -713,21 +764,25 @@ def training_step(forward, params, ids, optimizer):
 # is made of heads): 2 layers × 4 heads, $d_{model} = 64$, context 32. The recipe is 600 steps of 64 sequences at a peak
 # learning rate of $3 \times 10^{-3}$, on one CPU thread; it trains your pieces where they passed their checks. Watch the
 # validation loss: it sits near $\ln 26 \approx 3.26$, the loss of guessing, until the two heads find each other, and
-# then it falls.
+# then it falls. Read the two lines of the curve for what they are: "train" is the running mean of the last 50 batches'
+# losses, each taken with the weights of its own step, so while the loss falls it lags behind; "validation" is measured
+# once, at the logged step, with that step's weights. That is why validation can sit below train with no leak at all.
 
 # %% [markdown] lang="zh"
 # ### 重复的随机字母
 #
 # 先来一个答案已知的任务。每条训练序列是 33 个随机字母，其中一段 6 到 16 个互不相同的字母出现两次，位置随机；模型读前 32 个，逐个预测下一个。
-# 随机字母预测不了，第二遍却可以：找到当前字母上一次出现的地方，把紧跟在后面的那个字母抄过来，这就是第 12 节的 induction 电路。
+# 随机字母预测不了，第二遍却可以：找到当前字母上一次出现的地方，把紧跟在后面的那个字母抄过来，这就是 12 节的 induction 电路。
 # 模型只有注意力，没有前馈网络，长出来的电路只能由头组成。它有 2 层、每层 4 个头，$d_{model} = 64$，上下文 32。
 # 训练方案是 600 步、每批 64 条序列，学习率峰值 $3 \times 10^{-3}$，只用一个 CPU 线程；凡是已经通过检查的零件，用的都是你写的。
-# 留意验证集损失：在两个头“找到彼此”之前，它一直停在瞎猜的水平 $\ln 26 \approx 3.26$ 附近，之后才降下来。
+# 留意验证集损失：在两个头“找到彼此”之前，它一直停在瞎猜的水平 $\ln 26 \approx 3.26$ 附近，之后才降下来。读曲线时要清楚两条线各是什么：
+# “训练”是最近 50 个批次损失的滑动平均，每个损失都是用当时那一步的权重算的，所以损失下降时它总落在后面；“验证”是在记录的那一步、
+# 用那一步的权重量一次。因此验证损失可以低于训练损失，这并不是数据泄漏。
 
 # %%
 # MEASUREMENT
 # (a live training run: its last digits depend on the CPU it runs on)
-live_ind = training.run("induction", parts.gpt_forward, step_fn=training_step, metrics=False,
+live_ind = training.run("induction", parts.gpt_forward, step_fn=use_step, metrics=False,
                         progress=training.Progress("[en]induction[zh]induction"))
 print(parts.report())
 ax = figures.plot_curve(live_ind["curve"], title="[en]your run: repeated random letters[zh]你的训练：重复的随机字母")
@@ -747,13 +802,13 @@ ax = figures.plot_curve(live_ind["curve"], title="[en]your run: repeated random 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (reads the live run)
-mine_ind = training.to_model(live_ind)            # [en] your trained model, a model of notebook 12's kind [zh] 你训练出的模型，与第 12 节的模型同类
+mine_ind = training.to_model(live_ind)            # [en] your trained model, a model of notebook 12's kind [zh] 你训练出的模型，与 12 节的模型同类
 shipped_ind = training.load_run("induction")      # [en] the same recipe on seed 1 [zh] 同一个方案，种子 1
 runs = {"[en]yours (seed 0)[zh]你的（种子 0）": experiments.induction_summary(mine_ind),
         "[en]shipped (seed 1)[zh]随包（种子 1）": experiments.induction_summary(shipped_ind)}
 for label, s in runs.items():
     p, q = s["best"]["previous"], s["best"]["induction"]
-    print(f"[en]{label}: previous-token head L{p['layer']}H{p['head']} mean {p['mean']:.2f} (lowest {p['min']:.2f}), induction head L{q['layer']}H{q['head']} mean {q['mean']:.2f} (lowest {q['min']:.2f}), loss on the repeat {s['repeated_half_loss']:.2f} nats[zh]{label}：“前一个 token”头 L{p['layer']}H{p['head']} 平均 {p['mean']:.2f}（最低 {p['min']:.2f}），induction head L{q['layer']}H{q['head']} 平均 {q['mean']:.2f}（最低 {q['min']:.2f}），重复部分的损失 {s['repeated_half_loss']:.2f} nats")
+    print(f"[en]{label}: previous-token head L{p['layer']}H{p['head']} mean {p['mean']:.2f} (lowest {p['min']:.2f}), induction head L{q['layer']}H{q['head']} mean {q['mean']:.2f} (lowest {q['min']:.2f}), loss on the repeat {s['repeated_half_loss']:.2f} nats[zh]{label}：“前一个 token”头 L{p['layer']}H{p['head']} 平均 {p['mean']:.2f}（最低 {p['min']:.2f}），induction head L{q['layer']}H{q['head']} 平均 {q['mean']:.2f}（最低 {q['min']:.2f}），重复部分的损失 {s['repeated_half_loss']:.2f} 纳特")
 yours = runs["[en]yours (seed 0)[zh]你的（种子 0）"]
 if not yours["found"]:
     print("[en]Your run did not grow both heads (a mean score of 0.4 each). Train it on another seed (seed=2 in training.run), or load the shipped model: mine_ind = training.load_run('induction')[zh]你的训练没有长出这两种头（平均得分都要到 0.4）。换一个种子再训练（在 training.run 里加 seed=2），或者载入随包的模型：mine_ind = training.load_run('induction')")
@@ -776,14 +831,14 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 # than the previous character.
 
 # %% [markdown] lang="zh"
-# 这就是第 12 节的电路，由你写的代码长了出来。和第 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
+# 这就是 12 节的电路，由你写的代码长了出来。和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
 # 还要看它在哪里往下掉：一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
 # 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随包的那次训练比一比。
 #
 # ### 课程文字
 #
 # 现在换成真正的文字：本课程的讲解，一个字符一个 token，两种语言按各自的长度比例混在一起（大约每一个汉字配两个英文字符），每种语言的最后十分之一留作验证。
-# 模型有 2 层、每层 4 个头，$d_{model} = 64$，前馈网络宽 256，上下文 64 个字符。要打败的基线是 **bigram** 模型：在训练文字里数一数每个字符后面
+# 模型有 2 层、每层 4 个头，$d_{model} = 64$，前馈网络的隐藏层维度 256，上下文 64 个字符。要打败的基线是**二元模型**：在训练文字里数一数每个字符后面
 # 跟着各个字符的次数，再按这些次数来预测（平滑方式挑在验证文字上效果最好的那种，让它占尽便宜）。低于这条线的模型，用到的就不只是前一个字符了。
 
 # %%
@@ -791,7 +846,7 @@ data = training.TextData(text)                    # [en] the text your tokenizer
 cfg = training.CONFIGS["text"]
 for lang in corpus.LANGS:
     b = data.bigram(lang, cfg["max_len"])
-    print(f"[en]bigram baseline, {lang}: {b['loss']:.3f} nats per character (perplexity {b['perplexity']:.1f})[zh]bigram 基线，{lang}：每个字符 {b['loss']:.3f} nats（困惑度 {b['perplexity']:.1f}）")
+    print(f"[en]bigram baseline, {LANG_NAME[lang]}: {b['loss']:.3f} nats per character (perplexity {b['perplexity']:.1f})[zh]二元模型基线，{LANG_NAME[lang]}：每个字符 {b['loss']:.3f} 纳特（困惑度 {b['perplexity']:.1f}）")
 
 # %% [markdown] lang="en"
 # One choice makes a short run enough: the output bias $b_{out}$ starts at the log-frequency of each character in the
@@ -800,7 +855,7 @@ for lang in corpus.LANGS:
 
 # %% [markdown] lang="zh"
 # 有一个选择让短短的训练就够用：输出偏置 $b_{out}$ 不从 0 开始，而是从每个字符在训练文字里的对数频率开始（`training.unigram_bias`）。
-# 这样，还没训练的模型就已经像 unigram 模型那样预测，不必花好些步去学“空格和‘的’很常见”：
+# 这样，还没训练的模型就已经像一元模型（unigram）那样预测，不必花好些步去学“空格和‘的’很常见”：
 
 # %%
 start = tr.init_decoder(len(chars), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
@@ -809,7 +864,7 @@ windows = training.text_valid_ids(data)           # [en] the validation windows 
 for label, b_out in (("[en]b_out = 0            [zh]b_out = 0       ", start["b_out"]),
                      ("[en]b_out = log-frequency[zh]b_out = 对数频率", training.unigram_bias(data))):
     untrained = pieces.torch_params({**start, "b_out": b_out}, cfg["n_heads"], dtype="float32")
-    print(f"[en]{label}: validation loss {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} nats per character before any step[zh]{label}：一步都没训练时，验证集损失每个字符 {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} nats")
+    print(f"[en]{label}: validation loss {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} nats per character before any step[zh]{label}：一步都没训练时，验证集损失每个字符 {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} 纳特")
 print(f"[en]ln V = {np.log(len(chars)):.2f} (a uniform guess over {len(chars)} characters)[zh]ln V = {np.log(len(chars)):.2f}（在 {len(chars)} 个字符里均匀瞎猜）")
 
 # %% [markdown] lang="en"
@@ -817,12 +872,12 @@ print(f"[en]ln V = {np.log(len(chars)):.2f} (a uniform guess over {len(chars)} c
 # line is the bigram's loss on the same validation windows as the curve.
 
 # %% [markdown] lang="zh"
-# 训练方案：500 步，每步 16 个 64 字符的窗口，学习率峰值 $6 \times 10^{-3}$，单线程。虚线是 bigram 在同一批验证窗口上的损失。
+# 训练方案：500 步，每步 16 个 64 字符的窗口，学习率峰值 $6 \times 10^{-3}$，单线程。虚线是二元模型在同一批验证窗口上的损失。
 
 # %%
 # MEASUREMENT
 # (a live training run: its last digits depend on the CPU it runs on)
-live_text = training.run("text", parts.gpt_forward, step_fn=training_step, data=data, metrics=False,
+live_text = training.run("text", parts.gpt_forward, step_fn=use_step, data=data, metrics=False,
                          progress=training.Progress("[en]text[zh]文字"))
 print(parts.report())
 ax = figures.plot_curve(live_text["curve"], baseline=data.bigram_of(windows)["loss"],
@@ -835,7 +890,7 @@ mine_text = training.to_model(live_text)
 losses = experiments.text_losses(mine_text, data)  # [en] the whole validation text of each language [zh] 每种语言的全部验证文字
 shipped = training.load_run("text").manifest["metrics"]
 for lang, r in losses.items():
-    print(f"[en]{lang}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f} ({1 - r['perplexity'] / r['bigram_perplexity']:.0%} lower); the shipped run (seed 1): {shipped[lang + '_perplexity']:.1f}[zh]{lang}：困惑度 {r['perplexity']:.1f}，bigram 为 {r['bigram_perplexity']:.1f}（低了 {1 - r['perplexity'] / r['bigram_perplexity']:.0%}）；随包的训练（种子 1）：{shipped[lang + '_perplexity']:.1f}")
+    print(f"[en]{LANG_NAME[lang]}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f} ({1 - r['perplexity'] / r['bigram_perplexity']:.0%} lower); the shipped longer run (see below): {shipped[lang + '_perplexity']:.1f}[zh]{LANG_NAME[lang]}：困惑度 {r['perplexity']:.1f}，二元模型为 {r['bigram_perplexity']:.1f}（低了 {1 - r['perplexity'] / r['bigram_perplexity']:.0%}）；随包的更长训练（见下文）：{shipped[lang + '_perplexity']:.1f}")
 
 # %% [markdown] lang="en"
 # Perplexity is $e^{\text{loss}}$: the number of characters the model is, on average, as unsure between as a uniform
@@ -850,7 +905,7 @@ for lang, r in losses.items():
 # squared and renormalised, so likely characters get likelier and rare ones rarer, but the model still samples (only a
 # temperature near 0 is greedy); at 1.0 it samples from what it learned, mistakes included. Below each sample, how much
 # of it is made of the training text's own pieces: the share of its English words that occur in the text, the share of
-# its pairs of adjacent Chinese characters that do.
+# its pairs of adjacent Chinese characters that do (counted only when there are at least 20 of them).
 
 # %% [markdown] lang="zh"
 # 困惑度是 $e^{\text{损失}}$：模型平均来说就像在这么多个字符之间均匀地拿不定主意。两个模型的中文困惑度都比英文高得多：中文的词表大了十倍以上，
@@ -862,43 +917,97 @@ for lang, r in losses.items():
 # 上下文只能放 64 个字符，所以 `experiments.write` 一直调用 `generate` 直到上下文写满，再从最后 32 个字符重新开始，和 nanoGPT 截断输入的做法一样。
 # 温度是在 softmax 之前除 logits 的那个数：温度 0.5 相当于把每个概率平方后再归一化，常见的字符更常见，少见的更少见，但模型仍然在抽样
 # （只有温度接近 0 时才是贪心地挑最可能的）；温度 1.0 时，它按学到的分布抽样，错误也一并抽出来。每个样本下面量一下它有多少是训练文字里现成的片段：
-# 英文看它写出的单词有多少出现在文字里，中文看相邻两个汉字组成的字对有多少出现过。
+# 英文看它写出的单词有多少出现在文字里，中文看相邻两个汉字组成的字对有多少出现过（至少有 20 个时才算比例）。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (samples of the live run)
 p_text = pieces.torch_params(mine_text.params, dtype="float32")
 tok_text = corpus.CharTokenizer(mine_text.vocab)
+MIN_COUNTED = 20                                  # [en] a share of fewer words or pairs than this says nothing [zh] 单词或字对少于这个数时，比例说明不了什么
 print(parts.report())
 for prompt, lang in (("The attention weights ", "en"), ("注意力权重", "zh")):
     for temperature in (0.5, 1.0):
         sample = tok_text.decode(experiments.write(parts.generate, p_text, tok_text.encode(prompt), 200,
                                                    temperature=temperature))   # [en] past the context of 64: see below [zh] 超出 64 的上下文：见下文
         known = experiments.known_share(sample[len(prompt):], data.texts[lang], lang)
-        share = "-" if known["share"] is None else f"{known['share']:.0%}"
         print(f"[en]--- temperature {temperature} ---[zh]--- 温度 {temperature} ---")
         print(sample)
-        print(f"[en]({known['known']} of {known['total']} {'words' if lang == 'en' else 'character pairs'} occur in the training text: {share})[zh]（{known['total']} 个{'单词' if lang == 'en' else '字对'}里有 {known['known']} 个出现在训练文字里：{share}）")
+        what = "[en]words[zh]单词" if lang == "en" else "[en]character pairs[zh]字对"
+        if known["total"] >= MIN_COUNTED:
+            print(f"[en]({known['known']} of {known['total']} {what} occur in the training text: {known['share']:.0%})[zh]（{known['total']} 个{what}里有 {known['known']} 个出现在训练文字里：{known['share']:.0%}）")
+        else:
+            print(f"[en](only {known['total']} {what}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
 
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: frequent short words with spaces in the right places, fragments of markdown
 # and formulas, and in Chinese common pairs of characters that do not make sentences. A few hundred steps on a few hundred
 # thousand characters buy exactly that, and a validation loss under the bigram's.
+
+# %% [markdown] lang="zh"
+# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、markdown 和公式的碎片；中文则是一些常见的字对，连不成句子。
+# 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
+
+# %% [markdown] lang="en"
+# ### A longer run that writes words
 #
+# Thirty seconds buy spelling. How much longer to get words? nanoGPT's recipe for character-level Shakespeare on a
+# laptop CPU (4 layers × 4 heads, $d_{model} = 128$, context 64, batches of 12, 2,000 steps, about three minutes) reaches
+# a validation loss near 1.88 nats per character and writes word-like lines. The same recipe on the course text is
+# `training.CONFIGS["text_long"]`; `make train` trained it once (seed 1) and ships it, so the cell below loads that
+# model. Set `LONG_RUN = True` to train it here instead, with your pieces and your training step (a few minutes on two
+# cores; the progress bar says how long). Below it: the validation loss in each language, and samples at temperature
+# 0.8 with the share of real words (words that occur in the training text).
+
+# %% [markdown] lang="zh"
+# ### 多训练一会儿，写出单词
+#
+# 训练 30 秒换来的是拼写。要写出单词，得训练多久？nanoGPT 在笔记本电脑 CPU 上训练字符级莎士比亚的配方（4 层、每层 4 个头，
+# $d_{model} = 128$，上下文 64，每批 12 个窗口，2,000 步，大约 3 分钟）能把验证集损失降到每个字符约 1.88 纳特，写出像单词的句子。
+# 同样的配方用在课程文字上，就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随包提供，所以下面的单元格直接载入它。
+# 把 `LONG_RUN` 改成 `True`，就会在这里用你的零件和你的训练步重新训练（两个核上要几分钟，进度条会显示还要多久）。
+# 下面给出每种语言的验证集损失，以及温度 0.8 下的样本，并统计其中真实单词（在训练文字里出现过的单词）的比例。
+
+# %%
+LONG_RUN = False  # [en] True: train the longer recipe here, on your pieces (a few minutes) [zh] True：在这里用你的零件训练更长的配方（要几分钟）
+if LONG_RUN:
+    long_run = training.run("text", parts.gpt_forward, config=training.CONFIGS["text_long"], step_fn=use_step,
+                            data=data, metrics=False, progress=training.Progress("[en]longer run[zh]更长的训练"))
+    long_model, long_data = training.to_model(long_run), data
+else:
+    long_model = training.load_run("text")                        # [en] the same recipe, trained by make train [zh] 同一配方，由 make train 训练
+    long_data = training.TextData(training.run_corpus(long_model), chars=long_model.vocab)   # [en] the text it was trained on [zh] 它训练时读的文字
+cfg_long = long_model.manifest["config"]
+print(f"[en]{cfg_long['n_layers']} layers x {cfg_long['n_heads']} heads, d_model {cfg_long['d_model']}, context {cfg_long['max_len']}, {long_model.manifest['steps']} steps[zh]{cfg_long['n_layers']} 层 × {cfg_long['n_heads']} 个头，d_model {cfg_long['d_model']}，上下文 {cfg_long['max_len']}，{long_model.manifest['steps']} 步")
+for lang, r in experiments.text_losses(long_model, long_data).items():
+    print(f"[en]{LANG_NAME[lang]}: validation loss {r['loss']:.2f} nats per character (perplexity {r['perplexity']:.1f}; the bigram model's {r['bigram_perplexity']:.1f})[zh]{LANG_NAME[lang]}：验证集损失每个字符 {r['loss']:.2f} 纳特（困惑度 {r['perplexity']:.1f}；二元模型 {r['bigram_perplexity']:.1f}）")
+p_long = pieces.torch_params(long_model.params, dtype="float32")
+tok_long = corpus.CharTokenizer(long_model.vocab)
+for prompt, lang in (("The attention weights ", "en"), ("注意力权重", "zh")):
+    for seed in (0, 1):
+        sample = tok_long.decode(experiments.write(parts.generate, p_long, tok_long.encode(prompt), 240,
+                                                   temperature=0.8, seed=seed))
+        known = experiments.known_share(sample[len(prompt):], long_data.texts[lang], lang)
+        what = "[en]words[zh]单词" if lang == "en" else "[en]character pairs[zh]字对"
+        print(f"[en]--- temperature 0.8, seed {seed} ---[zh]--- 温度 0.8，种子 {seed} ---")
+        print(sample)
+        if known["total"] >= MIN_COUNTED:
+            print(f"[en]({known['known']} of {known['total']} {what} occur in the training text: {known['share']:.0%})[zh]（{known['total']} 个{what}里有 {known['known']} 个出现在训练文字里：{known['share']:.0%}）")
+        else:
+            print(f"[en](only {known['total']} {what}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
+
+# %% [markdown] lang="en"
 # Your `generate` wrote those samples through its KV cache: each step ran one new token through the layers instead of
 # all of them. Notebook 09 measured what that saves as the context grows; here, its memory against notebook 09's
 # formula, for this model's whole context:
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、markdown 和公式的碎片；中文则是一些常见的字对，连不成句子。
-# 在几十万个字符上训练几百步，换来的正是这些，外加一个低于 bigram 的验证集损失。
-#
 # 这些样本是你的 `generate` 借助 KV 缓存写出来的：每一步只让新来的那个 token 经过各层，而不是全部 token。上下文变长时它能省下多少，
-# 第 09 节已经量过；这里只核对它占的内存是否符合第 09 节的公式，上下文取这个模型的全部 64 个字符：
+# 09 节已经量过；这里只核对它占的内存是否符合 09 节的公式，上下文取这个模型的全部 64 个字符：
 
 # %%
 _, cache = pieces.forward_cached(p_text, list(range(64)), None)
-print(f"[en]its memory: {pieces.cache_bytes(cache):,} bytes for 64 tokens, notebook 09's 2 x L x T x D x 4 bytes = {experiments.cache_size(p_text, 64):,}[zh]它占的内存：64 个 token 用 {pieces.cache_bytes(cache):,} 字节，第 09 节的公式 2 × L × T × D × 4 字节 = {experiments.cache_size(p_text, 64):,}")
+print(f"[en]its memory: {pieces.cache_bytes(cache):,} bytes for 64 tokens, notebook 09's 2 x L x T x D x 4 bytes = {experiments.cache_size(p_text, 64):,}[zh]它占的内存：64 个 token 用 {pieces.cache_bytes(cache):,} 字节，09 节的公式 2 × L × T × D × 4 字节 = {experiments.cache_size(p_text, 64):,}")
 
 # %% [markdown] lang="en"
 # ## Look inside your model
@@ -909,7 +1018,7 @@ print(f"[en]its memory: {pieces.cache_bytes(cache):,} bytes for 64 tokens, noteb
 # %% [markdown] lang="zh"
 # ## 看看你的模型里面
 #
-# 你的 induction 模型和第 12 节的模型是同一类，所以第 12 节的工具能通过同样的钩子点读它。先看头选择器：每个头在一条重复序列上的注意力，以及它的得分。
+# 你的 induction 模型和 12 节的模型是同一类，所以 12 节的工具能通过同样的钩子点读它。先看头选择器：每个头在一条重复序列上的注意力，以及它的得分。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -917,29 +1026,36 @@ print(f"[en]its memory: {pieces.cache_bytes(cache):,} bytes for 64 tokens, noteb
 nb12_widgets.head_picker_widget(mine_ind)
 
 # %% [markdown] lang="en"
-# **Ablation, three ways.** Switch one head off and measure the loss on the repeated half, as notebook 12 did, in three
-# ways. *Zero* sets the head's output to zero, a value it may never produce, so the layers after it see something new;
-# *mean* sets it to its average output over other sequences, keeping what it always contributes and removing only what
-# depends on the input; *resample* puts in its output on another sequence. Where zero and mean disagree, trust mean: the
-# difference is the damage of the unusual zero, not the head's work.
+# **Ablation, four ways.** Switch one head off and measure the loss on the repeated half, as notebook 12 did. *Zero*
+# sets the head's output to zero, a value it may never produce, so the layers after it see something new; *mean at each
+# position* sets it, at each position, to its average output there over other sequences, keeping what it always
+# contributes at that position and removing only what depends on the input; *one mean* uses a single average vector for
+# every position; *resample* puts in its output on another sequence. Notebook 12 showed that one mean vector can mislead
+# (L1H3: 0.224 nats zeroed, 1.474 with one mean, 0.174 with the mean at each position): one average is itself an output
+# the head never writes at some positions. So the table reports every method, each number with its method beside it;
+# when one number is wanted, take the mean at each position, and when the methods disagree, ask patching, which measures
+# what the head carries rather than what its absence breaks. An ablation can even lower the loss: a head whose output
+# at the repeat is slightly wrong on average helps less than nothing.
 
 # %% [markdown] lang="zh"
-# **消融的三种做法**。像第 12 节那样关掉一个头，量重复那一半上的损失，只是这次有三种关法。*置零*把这个头的输出设成 0，这个值它也许从来没输出过，
-# 后面的层看到的是从没见过的东西；*取均值*把它换成它在别的序列上的平均输出，保留它一向贡献的部分，只去掉随输入变化的部分；
-# *重采样*换成它在另一条序列上的输出。置零和取均值说法不一的时候，相信取均值：两者之差是那个反常的 0 造成的破坏，不是这个头的工作。
+# **消融的四种做法**。像 12 节那样关掉一个头，量重复那一半上的损失。*置零*把这个头的输出设成 0，这个值它也许从来没输出过，
+# 后面的层看到的是从没见过的东西；*各位置的均值*在每个位置上把它换成它在别的序列上、同一位置的平均输出，保留它在这个位置上一向贡献的部分，
+# 只去掉随输入变化的部分；*一个均值*在所有位置上都用同一个平均向量；*重采样*换成它在另一条序列上的输出。12 节已经说明，单一的平均向量会误导人
+# （L1H3：置零 0.224 纳特，一个均值 1.474，各位置的均值 0.174）：这个平均值本身，就是这个头在某些位置上从不会写出的输出。
+# 所以下表报告每一种方法，每个数旁边都写明方法；只要一个数时，用各位置的均值；几种方法结论不同时，去问激活修补：
+# 它量的是这个头携带了什么，而不是少了它什么会坏。消融甚至可能让损失降低：如果一个头在重复片段上的输出平均来说略有偏差，它的帮助就还不如没有。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (measures the live run)
 rows = nb12.ablation_methods(mine_ind)
 base_loss = rows[0]["zero"]
-ways = ("zero", "mean", "resample")
-print(f"{'':8}" + "".join(f"{w:>10}" for w in ("[en]zero[zh]置零", "[en]mean[zh]取均值", "[en]resample[zh]重采样")))
+ways = {"mean_by_position": "[en]mean/pos[zh]各位置均值", "zero": "[en]zero[zh]置零", "mean": "[en]one mean[zh]一个均值", "resample": "[en]resample[zh]重采样"}
+print(f"{'':8}" + "".join(f"{name:>12}" for name in ways.values()))
 for r in rows[1:]:
-    print(f"{r['ablated']:8}" + "".join(f"{r[w] - base_loss:>+10.2f}" for w in ways))
-costly = max(rows[1:], key=lambda r: r["mean"])
-split = [r["ablated"] for r in rows[1:] if abs(r["zero"] - r["mean"]) > 0.2]
-print(f"[en]intact loss on the repeat {base_loss:.2f} nats; the columns are its change. Mean ablation costs most at {costly['ablated']} (+{costly['mean'] - base_loss:.2f}); zero and mean differ by more than 0.2 nats at: {', '.join(split) or 'no head'}[zh]完整模型在重复部分的损失 {base_loss:.2f} nats，各列是它的变化。取均值消融代价最大的是 {costly['ablated']}（+{costly['mean'] - base_loss:.2f}）；置零和取均值相差超过 0.2 nats 的头：{'、'.join(split) or '没有'}")
+    print(f"{r['ablated']:8}" + "".join(f"{r[w] - base_loss:>+12.2f}" for w in ways))
+costly = max(rows[1:], key=lambda r: r["mean_by_position"])
+print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the change with that method. By the mean at each position the costliest head is {costly['ablated']} (+{costly['mean_by_position'] - base_loss:.2f} nats; zeroed +{costly['zero'] - base_loss:.2f}, one mean +{costly['mean'] - base_loss:.2f}).[zh]完整模型在重复片段上的损失是 {base_loss:.2f} 纳特，每一列是用该方法消融后的变化。按各位置的均值，代价最大的是 {costly['ablated']}（+{costly['mean_by_position'] - base_loss:.2f} 纳特；置零 +{costly['zero'] - base_loss:.2f}，一个均值 +{costly['mean'] - base_loss:.2f}）。")
 
 # %% [markdown] lang="en"
 # **Patching, by hand.** Ablation asks what breaks without a head; activation patching asks which head *carries* a piece
@@ -992,7 +1108,7 @@ for head in range(mine_ind.n_heads):
 # a layer-0 head that only prepares the keys has little attribution yet can still matter when patched or ablated.
 
 # %% [markdown] lang="zh"
-# 第 12 节的 `patching_table` 对两层的每个头都做同样的事（还会逐个位置地做），它第 1 层那一行就是你刚算出的数。下面的小部件把一个头的三种视角放在一起：
+# 12 节的 `patching_table` 对两层的每个头都做同样的事（还会逐个位置地做），它第 1 层那一行就是你刚算出的数。下面的控件把一个头的三种视角放在一起：
 # 它的消融（可选做法）、它的直接 logit 归因（它的输出经过最后的层归一化之后，给正确字母的 logit 加了多少）以及修补它能找回多少。
 # 直接写出答案的头归因很大；第 0 层只负责准备 Key 的头归因很小，修补或消融它时却仍然可能很要紧。
 
@@ -1022,7 +1138,7 @@ nb12_widgets.intervention_widget(mine_ind)
 #
 # GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的 pre-LN Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
-# 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的 tokenizer，两者都在能联网的机器上保存：
+# 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的分词器（tokenizer），两者都在能联网的机器上保存：
 # `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` 和
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`。所以默认是关闭的：把
 # `ONLINE = True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，这个单元格用 Hugging Face 的 `transformers`
@@ -1033,7 +1149,7 @@ nb12_widgets.intervention_widget(mine_ind)
 from attention_core.labs.nb13_build_a_gpt import gpt2_tour
 
 ONLINE = False          # [en] True: download GPT-2 small once (about 500 MB) and run it with your code [zh] True：下载一次 GPT-2 small（约 500 MB），用你的代码运行它
-GPT2_SOURCE = "gpt2"    # [en] or a folder holding the model AND its tokenizer (save_pretrained of both) [zh] 或者一个同时存有模型和 tokenizer 的文件夹（两者都用 save_pretrained 保存）
+GPT2_SOURCE = "gpt2"    # [en] or a folder holding the model AND its tokenizer (save_pretrained of both) [zh] 或者一个同时存有模型和分词器的文件夹（两者都用 save_pretrained 保存）
 if ONLINE:
     g2, g2_numpy, hf_model, hf_tok = gpt2_tour.gpt2_small(GPT2_SOURCE, download=True)
     sentence = "The animal didn't cross the street because it was too tired."
@@ -1046,7 +1162,7 @@ if ONLINE:
     print(parts.report())
     print(f"[en]largest difference from Hugging Face's logits (float32): yours {d_mine:.1e}, the library's {d_lib:.1e}[zh]与 Hugging Face 的 logits 的最大差（float32）：你的 {d_mine:.1e}，库里的 {d_lib:.1e}")
     print("[en]greedy continuation (your generate, KV cache):[zh]贪心续写（你的 generate，带 KV 缓存）：", hf_tok.decode(parts.generate(g2, ids, 20)))
-    scores_g2 = gpt2_tour.all_head_scores(parts.gpt_forward, g2)          # [en] (L, H) each, notebook 12's scores [zh] 每种都是 (L, H)，第 12 节的得分
+    scores_g2 = gpt2_tour.all_head_scores(parts.gpt_forward, g2)          # [en] (L, H) each, notebook 12's scores [zh] 每种都是 (L, H)，12 节的得分
     for kind, label in (("previous", "[en]previous-token heads[zh]“前一个 token”头"), ("induction", "[en]induction heads[zh]induction head")):
         tops = ", ".join(f"L{l}H{h} {s:.2f}" for l, h, s in gpt2_tour.top_heads(scores_g2[kind]))
         print(f"[en]{label}: {tops}[zh]{label}：{tops}")
@@ -1087,7 +1203,7 @@ else:
 # （L5H1、L5H5、L6H9、L7H2、L7H10），更早的几层有少数几个头关注前一个 token（最明显的是 L4H11）：正是你那个 2 层模型长出来的两步电路。
 # 联网跑一遍，自己核对。
 #
-# ## 自测
+# ## 自测题（附加题）
 #
 # 关于你搭出来的模型的三道附加题。
 
@@ -1115,12 +1231,12 @@ quiz.quiz_widget("x13c")
 # (reads the live runs)
 print(parts.report())
 print(f"[en]tokens: {len(chars)} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]token：{len(chars)} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
-print(f"[en]notebook 12's model in your forward: largest logit difference from the library's {shown[0]}[zh]第 12 节的模型在你的前向计算里：logits 与库里的最大差 {shown[0]}")
+print(f"[en]notebook 12's model in your forward: largest logit difference from the library's {shown[0]}[zh]12 节的模型在你的前向计算里：logits 与库里的最大差 {shown[0]}")
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh] induction head")):
     b = yours["best"][kind]
     print(f"[en]your {label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} over the positions[zh]你的{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，各位置中最低 {b['min']:.2f}")
 for lang, r in losses.items():
-    print(f"[en]{lang}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f}[zh]{lang}：困惑度 {r['perplexity']:.1f}，bigram 为 {r['bigram_perplexity']:.1f}")
+    print(f"[en]{LANG_NAME[lang]}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f}[zh]{LANG_NAME[lang]}：困惑度 {r['perplexity']:.1f}，二元模型为 {r['bigram_perplexity']:.1f}")
 print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {live_text['seconds']:.0f} s (text)[zh]你的两次训练：{live_ind['seconds']:.0f} 秒（induction）和 {live_text['seconds']:.0f} 秒（文字）")
 
 # %% [markdown] lang="en"
@@ -1131,11 +1247,12 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # - **It is the real thing.** Notebook 12's trained model runs in your forward with the same logits and head scores.
 # - **You trained it.** Your pieces and your `training_step` grew a previous-token head and an induction head on
 #   repeated letters, and on the course text reached a perplexity under the bigram's in both languages. The heads and
-#   the numbers vary with the seed; the shipped runs are the same recipes on another seed.
-# - **You looked inside.** Scores at every position, ablation three ways (zero, mean, resample), activation patching
+#   the numbers vary with the seed; the shipped induction run is the same recipe on another seed, and the shipped text
+#   run the longer recipe, whose English samples are mostly real words.
+# - **You looked inside.** Scores at every position, ablation four ways (the method beside each number), activation patching
 #   through a hook point written by hand, and direct logit attribution: the researcher's first tools, on your own model.
 #
-# **Limits.** Two layers and a few hundred steps: the text model spells, it does not write. A run on another seed can
+# **Limits.** Two layers and a few hundred steps: the live text model spells; the longer run writes words, not yet sense. A run on another seed can
 # spread the previous-token job over two heads, or take longer to leave the plateau; the fallback above loads the
 # shipped model. The live runs are sized to finish in about a minute on two CPU cores.
 #
@@ -1147,12 +1264,12 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # - **Token**。在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
 # - **零件**。层归一化、前馈网络、pre-LN Transformer 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过 $10^{-8}$；
 #   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
-# - **它就是那个模型**。第 12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
-# - **你训练了它**。你的零件和你的 `training_step` 在重复字母上长出了“前一个 token”头和 induction head；在课程文字上，两种语言的困惑度都低于 bigram。
-#   头和数字都随种子而变；随包的训练是同样的方案、另一个种子。
-# - **你看了它的里面**。每个位置上的得分、三种消融（置零、取均值、重采样）、亲手通过钩子点做的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
+# - **它就是那个模型**。12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
+# - **你训练了它**。你的零件和你的 `training_step` 在重复字母上长出了“前一个 token”头和 induction head；在课程文字上，两种语言的困惑度都低于二元模型。
+#   头和数字都随种子而变；随包的 induction 模型是同样的方案、另一个种子，随包的文字模型用的是更长的配方，它写出的英文大多是真实的单词。
+# - **你看了它的里面**。每个位置上的得分、四种消融（每个数旁边都写明方法）、亲手通过钩子点做的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
-# **局限**。两层、几百步：文字模型会拼写，还不会写作。换一个种子，“前一个 token”的工作可能分给两个头，或者要更久才离开平台；上面的后备办法会载入随包的模型。
+# **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者要更久才离开平台；上面的后备办法会载入随包的模型。
 # 现场训练的规模定在两个 CPU 核上一分钟左右跑完。
 #
 # **接下来**。课程到这里就结束了。Karpathy 的 *Let's build GPT* 和 nanoGPT 把同一个模型放大；ARENA 的可解释性章节和 TransformerLens
