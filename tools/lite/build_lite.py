@@ -402,9 +402,9 @@ def write_index(out: Path, notebooks: list[tuple[str, str]]) -> Path:
     """OUT/index.html: every notebook in each language, opened in JupyterLite's JupyterLab, and in each language
     the notebooks that need a local install, with the reason. It replaces JupyterLite's root page (a redirect to
     lab/) and keeps the element the apps read their settings from."""
-    sys.path.insert(0, str(ROOT))
-    from attention_core.teaching.notebook_source import notebook_titles
-    titles = notebook_titles()
+    # The titles of this tree (the file notebook_source.notebook_titles reads), not of whichever attention_core the
+    # builder's Python would import (an editable install of another checkout, in a second working tree).
+    titles = json.loads((ROOT / "attention_core" / "data" / "notebooks.json").read_text(encoding="utf-8"))
     columns = []
     for edition in EDITIONS:
         rows = []
