@@ -127,7 +127,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.negative": {"en": "Your {what} has a negative entry ({value}), but softmax weights are never negative "
                               "({case}).",
                         "zh": "你的{what}里有负数（{value}），而 softmax 权重不可能为负（{case}）。"},
-    "checks.wrong_axis": {"en": "Your {what} sums to 1 down each column, not along each row: normalise over "
+    "checks.wrong_axis": {"en": "Your {what} array sums to 1 down each column, not along each row: normalise over "
                                 "the last axis (axis=-1), one distribution per row, that is per query ({case}).",
                           "zh": "你的{what}是每一列之和为 1，而不是每一行：应该沿最后一个轴（axis=-1）归一化，"
                                 "每一行（每个 Query）一个分布（{case}）。"},

@@ -21,7 +21,7 @@
 # **What you should know first:** the dot product and softmax ([00](00_start_here.ipynb)). *About 50 minutes.*
 
 # %% [markdown] lang="zh"
-# # 01 · Query、Key、Value：直觉
+# # 01 · Query、Key、Value：直观理解
 #
 # **学完本节，你将能够**
 # - 说清 Query、Key、Value 各自的用途，以及为什么要把 Key 和 Value 分开；
@@ -42,7 +42,7 @@ from attention_core.teaching import formula, i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 
 # %% [markdown] lang="en"
 # ## Three roles: a question, a label, the contents
@@ -62,8 +62,8 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # %% [markdown] lang="zh"
 # ## 三种角色：问题、标签、内容
 #
-# 在嘈杂的咖啡馆里，朋友说到“他”，你心里冒出一个问题，*“他”是谁*？你给朋友提到的每个人打分，主要（而不是只）从最符合的人身上取信息。
-# 也可以想象一座图书馆：
+# 在嘈杂的咖啡馆里，朋友说到“他”，你心里冒出一个问题：“他”是谁？你给朋友提到的每个人打分，主要从最符合的那个人身上取信息，
+# 但也不完全忽略其他人。也可以想象一座图书馆：
 #
 # | 角色 | 在咖啡馆里 | 在图书馆里 | 在注意力里 |
 # |---|---|---|---|
@@ -96,10 +96,10 @@ for key, (w_, out_) in (("[en]original[zh]原始", (w, out)), ("[en]values x 10[
 # $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$.
 
 # %% [markdown] lang="zh"
-# ## 一步一步算一遍
+# ## 逐步算一遍例题
 #
-# 下面是最小的一次完整注意力计算，取自《注意力机制》一文的例题。一个 Query $q = [1, 0]$，两个维度 $d = 2$ 的 Key
-# $k_1 = [1, 0]$、$k_2 = [0, 1]$，以及对应的 Value $v_1 = [2, 0]$、$v_2 = [0, 4]$。下面每一行对应公式
+# 下面是一次最小的完整注意力计算，取自《注意力机制》一文的例题：一个 Query $q = [1, 0]$，两个维度 $d = 2$ 的 Key
+# $k_1 = [1, 0]$、$k_2 = [0, 1]$，以及对应的 Value $v_1 = [2, 0]$、$v_2 = [0, 4]$。代码的每一行对应公式
 # $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$ 中的一步。
 
 # %%
@@ -124,10 +124,10 @@ print("[en]same as the library:[zh]与库的结果相同：", np.allclose(output
 # %% [markdown] lang="zh"
 # 这些数与原教程一致：分数 $[1, 0]$，缩放后 $[0.707, 0]$，权重 $[0.670, 0.330]$。输出是 $[1.340, 1.321]$，
 # 原教程的 $1.320$ 是用四舍五入后的权重算的（$0.330 \times 4$），精确的权重是 $0.33024$。
-# 输出**不是**把最匹配的 $v_1$ 原样复制过来，而是一种混合，大部分来自 $v_1$，一部分来自 $v_2$。
+# 输出**不是**把最匹配的 $v_1$ 原样复制过来，而是两者的混合：大部分来自 $v_1$，一部分来自 $v_2$。
 #
 # 库里的可读版本 `ac.reference_attention` 就是这四行，外加一个掩码（04 节会讲）。平时调用的 `ac.scaled_dot_product_attention`
-# 是一条更快的路径，结果相同。
+# 是它的快速实现，结果相同。
 
 # %%
 print(formula.source(ac.reference_attention))
@@ -154,8 +154,8 @@ widgets.attention_step_widget(q=[1.0, 0.0], keys=k, values=v)
 # %% [markdown] lang="zh"
 # ## 权重跟着内容走，不跟着距离走
 #
-# Query 并不偏爱离自己近的位置。下面一个 Key 与 Query 匹配，另外八个不匹配，把匹配的 Key 分别放在最前、中间和最后，
-# 它的权重都一样，因为公式里没有任何一项在看位置（07 节会把位置加进来）。
+# Query 并不偏爱离自己近的位置。下面有九个 Key，只有一个与 Query 匹配。不论把它放在最前、中间还是最后，它得到的权重都一样，
+# 因为公式里没有任何一项在看位置（07 节会把位置加进来）。
 
 # %%
 query = np.array([[2.0, 0.0]])
@@ -177,18 +177,19 @@ for where in (0, 4, 8):
 # named features (`animate`, `place`, `can_be_tired`, `can_be_wide`, ...):
 
 # %% [markdown] lang="zh"
-# ## “it”指的是谁？
+# ## “它”指的是谁？
 #
-# *"The animal didn't cross the street because it was too tired."*（动物没有过马路，因为它太累了。）*it* 指动物，
-# 因为动物会累，街道不会。只改一个词，*"... because it was too **wide**"*（因为它太宽了），*it* 就变成了街道。
-# 这样的 Winograd 句对是真正的考验，“选最近的名词”或“选主语”这类规则总会错一句。
+# “动物没有过马路，因为它太累了。”这里的“它”指动物，因为动物会累，马路不会。只改一个字，“……因为它太**宽**了”，
+# “它”就变成了马路。这样只差一个词、指代却相反的两句话叫孪生句（Winograd 句对），是对指代消解的真正考验：
+# “选最近的名词”或“选主语”这类规则，总有一句会选错。原教程用的是英文句子
+# *The animal didn't cross the street because it was too tired*，道理完全相同，下面也会用同一组矩阵算它。
 #
-# 我们搭一个极小的模型，每个数字都有明确含义，好看清注意力**为什么**能做到。每个词是一个向量，每一维是一个有名字的特征，
-# 比如有生命、地点、会累、能说宽（能用“宽”形容）：
+# 我们搭一个极小的模型，它的每个参数都有明确含义，好看清注意力**为什么**能做到这一点。每个词是一个向量，
+# 每一维是一个有名字的特征，比如“有生命”“地点”“会累”“可形容为宽”：
 
 # %%
-tired = coreference.coreference_example("animal_tired")
-wide = coreference.coreference_example("animal_wide")
+tired = coreference.coreference_example("[en]animal_tired[zh]zh_animal_tired")
+wide = coreference.coreference_example("[en]animal_wide[zh]zh_animal_wide")
 coreference.feature_table(tired)
 
 # %% [markdown] lang="en"
@@ -205,16 +206,16 @@ coreference.feature_table(tired)
 # %% [markdown] lang="zh"
 # 这个模型用固定且可读的矩阵做两步注意力。
 #
-# 1. **别人怎么说我**？代词的 Query 去找作表语的形容词，形容词的 Value 把“说累”或“说宽”复制进代词的向量。
-# 2. **这会是谁**？这时代词的 Query 变成“我要找一个会累的东西”（或“能说宽的东西”），每个名词的 Key 说明自己可能是什么，
+# 1. **句子怎么描述我**？代词的 Query 去找描述它的形容词，形容词的 Value 把特征“被形容为累”或“被形容为宽”复制进代词的向量。
+# 2. **这会是谁**？这时代词的 Query 变成“我要找一个会累的东西”（或“可形容为宽的东西”），每个名词的 Key 说明自己可能是什么，
 #    最匹配的名词交出自己的身份。
 #
-# 先看第 1 步的效果，再看第 2 步的两个矩阵。$W^Q$ 把“说累”变成“在找累”，$W^K$ 把“会累”变成“我能回应累”。
+# 先看第 1 步的效果，再看第 2 步的两个矩阵：$W^Q$ 把“被形容为累”变成“我在找会累的”，$W^K$ 把“会累”变成“我能回应累”。
 
 # %%
 params = coreference.default_params()
 step1 = coreference.resolve(tired).pronoun_weights(step=1)
-print("[en]step 1, 'it' attends to:[zh]第 1 步，“it”关注的是：", {token: round(w, 2) for token, w in step1.items() if w > 0.05})
+print("[en]step 1, 'it' attends to:[zh]第 1 步，“它”关注的是：", {token: round(w, 2) for token, w in step1.items() if w > 0.05})
 coreference.matrix_table(params, "w_q2")
 
 # %%
@@ -225,11 +226,11 @@ coreference.matrix_table(params, "w_k2")
 # sentences of each twin, English and Chinese, with the same matrices:
 
 # %% [markdown] lang="zh"
-# 没有一行代码在看具体的词，只有特征和这些矩阵。下面是每组孪生句中代词在第 2 步的权重，英文、中文各一组，用的是同一组矩阵：
+# 没有一行代码在看具体的词，只有特征和这些矩阵。下面是每组孪生句中代词在第 2 步的权重，中文、英文各一组，用的是同一组矩阵：
 
 # %%
-twins = [(tired, wide), (coreference.coreference_example("zh_animal_tired"),
-                         coreference.coreference_example("zh_animal_wide"))]
+twins = [(tired, wide), (coreference.coreference_example("[en]zh_animal_tired[zh]animal_tired"),     # [en] the other language's twin [zh] 另一种语言的孪生句
+                         coreference.coreference_example("[en]zh_animal_wide[zh]animal_wide"))]
 for first, second in twins:
     changed = [a != b for a, b in zip(first.tokens, second.tokens)].index(True)   # [en] the one word that differs [zh] 唯一不同的那个词
     rows, row_names = [], []
@@ -237,7 +238,7 @@ for first, second in twins:
         result = coreference.resolve(example)
         rows.append(result.weights[1][result.pronoun])          # [en] the pronoun's step-2 weights (T,) [zh] 代词在第 2 步的权重 (T,)
         row_names.append(f"{example.tokens[result.pronoun]} (... {example.tokens[changed]})")
-        print(f"{example.tokens[changed]:>5s}: {example.tokens[result.pronoun]} -> "
+        print(f"{pad(example.tokens[changed], 5, 'right')}: {example.tokens[result.pronoun]} -> "
               f"{example.tokens[result.antecedent]} ({rows[-1].max():.2f})")
     columns = [a if a == b else f"{a}/{b}" for a, b in zip(first.tokens, second.tokens)]
     ax = plots.attention_heatmap(np.stack(rows), x_labels=columns, y_labels=row_names)
@@ -265,7 +266,7 @@ for name in ("xiaohong_she", "xiaoming_he", "zh_animal_tired", "zh_animal_wide")
 
 # %% [markdown] lang="zh"
 # **这个演示靠得住吗**？翻转一个特征，注意力就必须跟着变。假设小明也是女性，两个 Key 同样匹配“她”，注意力就在两人之间平分。
-# 你也可以在这个单元格里试试别的改法，比如给 `street` 加上 `can_be_tired`（会累），或者去掉 `animal` 的这个特征。
+# 你也可以在这个单元格里试试别的改法，比如在“它太累了”那句里给“马路”加上会累（`can_be_tired`），或者去掉“动物”的这个特征。
 
 # %%
 she = coreference.coreference_example("xiaohong_she")
@@ -295,7 +296,7 @@ coreference.coreference_widget()   # [en] opens on a sentence in this edition's 
 
 # %% [markdown] lang="zh"
 # 真正的 Transformer 要从数据中**学**出这样的矩阵，而且不保证学对。[12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)
-# 会在这些孪生句上训练一个模型并测量它。注意力提供的是这样一种机制，无论名词在哪里，一步就能完成查找：
+# 会在这些孪生句上训练一个模型并测量它。注意力提供的是一种机制：无论名词在哪里，一步就能查到它。整个过程是
 #
 # **词的表示 → 用 Query 与每个 Key 比较 → 权重 → 对 Value 加权求和 → 带上下文的新表示。**
 

@@ -56,7 +56,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "zh": "第 2 个 Query 一个 Key 都不能看（{case}），"
                                       "你的权重却平均分给了每个 Key，各 1/4："
                                       "用 -1e9 这样很大的有限数填充被屏蔽的分数，整行被屏蔽时就会变成均匀分布，"
-                                      "被屏蔽的 Key（padding）被当成内容读了进来。要用 -inf 填充"
+                                      "被屏蔽的 Key（比如填充位置）被当成内容读了进来。要用 -inf 填充"
                                       "（或者用 ac.softmax(scores, mask=mask)），并让没有可见 Key 的一行权重全为 0。"},
     "checks.mask.nan_row": {"en": "Query 2 may see no key at all ({case}) and your result has NaN in its row: with "
                                   "-inf everywhere, softmax computes 0/0. A row with no visible key reads nothing: "

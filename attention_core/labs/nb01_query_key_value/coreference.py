@@ -38,8 +38,8 @@ STEP1_AXES = ("predicate",)                                   # "what is said ab
 STEP2_AXES = ("antecedent", "tired", "wide", "female", "male")  # "who can that be?"
 # The Chinese edition's names of the features and axes in its tables and widget (the code keeps the English ones).
 ZH_NAMES = {"noun": "名词", "pronoun": "代词", "adjective": "形容词", "animate": "有生命", "place": "地点",
-            "female": "女性", "male": "男性", "can_be_tired": "会累", "can_be_wide": "能说宽",
-            "refers_female": "指女性", "refers_male": "指男性", "pred_tired": "说累", "pred_wide": "说宽",
+            "female": "女性", "male": "男性", "can_be_tired": "会累", "can_be_wide": "可形容为宽",
+            "refers_female": "指女性", "refers_male": "指男性", "pred_tired": "被形容为累", "pred_wide": "被形容为宽",
             "predicate": "表语", "antecedent": "先行词", "tired": "累", "wide": "宽"}
 
 
@@ -74,7 +74,7 @@ _EXAMPLES = {
                       "zh": "动物会累，街道不会：“it”指“animal”。"}),
     "animal_wide": ("The animal didn't cross the street because it was too wide", "it", "street",
                     {"en": "The Winograd twin: one word changed, and streets can be wide: 'it' -> 'street'.",
-                     "zh": "Winograd 孪生句：只改了一个词，而会宽的是街道，所以“it”指“street”。"}),
+                     "zh": "孪生句：只改了一个词，而可形容为宽的是街道，所以“it”指“street”。"}),
     "zh_animal_tired": ("动物 没有 过 马路 ， 因为 它 太 累 了", "它", "动物",
                         {"en": "The same twin in Chinese: 'tired' -> 它 means 动物.",
                          "zh": "中文版孪生句：说的是“累”，所以“它”指动物。"}),

@@ -22,6 +22,6 @@ STRINGS: dict[str, dict[str, str]] = {
                            "zh": "“{pronoun}”最关注“{token}”（权重 {weight}）"},
     "demos.coref.even": {"en": "“{pronoun}” spreads its attention evenly (weight {weight} each)",
                          "zh": "“{pronoun}”的注意力平均分配（每个权重 {weight}）"},
-    "demos.coref.step1": {"en": "Step 1: what is said about me?", "zh": "第 1 步：关于我，句子说了什么？"},
-    "demos.coref.step2": {"en": "Step 2: who can that be?", "zh": "第 2 步：那会是谁？"},
+    "demos.coref.step1": {"en": "Step 1: what is said about me?", "zh": "第 1 步：句子怎么描述我？"},
+    "demos.coref.step2": {"en": "Step 2: who can that be?", "zh": "第 2 步：这会是谁？"},
 }
