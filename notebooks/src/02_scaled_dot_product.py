@@ -26,8 +26,8 @@
 #
 # **学完本节，你将能够**
 # - 写出注意力公式 $\text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ 及每一步的形状；
-# - 推导并测量随机单位方差向量的 $\text{Var}(q \cdot k) = d_k$；
-# - 解释分数过大时 softmax 为什么变成 one-hot、梯度为什么消失；
+# - 推导并实测：分量方差为 1 的随机向量，点积的方差 $\text{Var}(q \cdot k) = d_k$；
+# - 解释分数过大时 softmax 为什么会变成 one-hot（独热）、梯度为什么消失；
 # - 说清除以 $\sqrt{d_k}$ 做了什么，没做什么。
 #
 # **需要的基础**：一步注意力，见 [01 节](01_query_key_value.ipynb)；独立项之和的方差等于各项方差之和，
@@ -44,7 +44,7 @@ from attention_core.teaching import i18n, plots, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 
 # %% [markdown] lang="en"
 # ## The formula, step by step
@@ -66,7 +66,7 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # A small random example: 4 tokens, $d_k = 8$, $d_v = 3$.
 
 # %% [markdown] lang="zh"
-# ## 公式，一步一步
+# ## 逐步拆解公式
 #
 # Transformer 会同时为每个 token 计算注意力。把 $n$ 个 Query 按行排成矩阵 $Q$，Key 排成 $K$，Value 排成 $V$，于是
 #
@@ -81,10 +81,10 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 按行 softmax | 第 $i$ 行是 Query $i$ 从各个位置取多少 | $(n, n)$ |
 # | $\times V$ | 第 $i$ 行是用第 $i$ 行的权重混合各个 Value | $(n, d_v)$ |
 #
-# 下面是一个小的随机例子，4 个 token，$d_k = 8$，$d_v = 3$。
+# 下面用一个随机的小例子来算：4 个 token，$d_k = 8$，$d_v = 3$。
 
 # %%
-n, d_k, d_v = 4, 8, 3                               # [en] 4 tokens, keys of width 8, values of width 3 [zh] 4 个 token，Key 宽 8，Value 宽 3
+n, d_k, d_v = 4, 8, 3                               # [en] 4 tokens, keys of width 8, values of width 3 [zh] 4 个 token，Key 的维度为 8，Value 的维度为 3
 Q = rng.standard_normal((n, d_k))                   # [en] (n, d_k): one query per token [zh] (n, d_k)：每个 token 一个 Query
 K = rng.standard_normal((n, d_k))                   # [en] (n, d_k): one key per token [zh] (n, d_k)：每个 token 一个 Key
 V = rng.standard_normal((n, d_v))                   # [en] (n, d_v): one value per token [zh] (n, d_v)：每个 token 一个 Value
@@ -126,8 +126,8 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 # %% [markdown] lang="zh"
 # ### 把整条流程画成一张图
 #
-# 《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图，下面每条箭头上标出了沿它传递的数据的形状
-# （$n$ 个 token，模型宽度 $d_{model}$）。下面的代码单元格把每个形状都实际算一遍。
+# 《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图。这里沿用它，并在每条箭头上标出所传数据的形状
+# （$n$ 个 token，模型维度 $d_{model}$），随后的代码单元格把这些形状逐一算出来。
 #
 # ```mermaid
 # flowchart LR
@@ -247,8 +247,8 @@ checks.check_scaled_scores(my_scaled_scores)
 #
 # **推导**。设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
 #
-# 1. 单独一项，$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，$\text{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1$。
-# 2. 这 $d_k$ 项相互独立，方差直接相加，$\text{Var}(q \cdot k) = d_k$，标准差为 $\sqrt{d_k}$。
+# 1. 先看单独一项：$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，$\text{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1$。
+# 2. 这 $d_k$ 项相互独立，方差直接相加：$\text{Var}(q \cdot k) = d_k$，标准差为 $\sqrt{d_k}$。
 # 3. 除以常数 $c$，方差就除以 $c^2$，所以 $\text{Var}\left(q \cdot k / \sqrt{d_k}\right) = 1$，**与 $d_k$ 无关**。
 #
 # **先预测一下**：
@@ -267,7 +267,7 @@ quiz.quiz_widget("q2b")
 
 # %%
 result = scaling.dot_product_variance((1, 4, 16, 64, 256, 1024), n_samples=20000, seed=0)
-print("  d_k   Var(q·k)    std   Var(q·k / sqrt(d_k))")
+print("  d_k " + pad("Var(q·k)", 10, "right") + " " + pad("[en]std[zh]标准差", 6, "right") + "   Var(q·k / sqrt(d_k))")
 for d, var, std, var_scaled in zip(result["d_k"], result["variance"], result["std"], result["variance_scaled"]):
     print(f"{d:5d} {var:10.2f} {std:6.2f} {var_scaled:14.2f}")
 
@@ -294,13 +294,13 @@ fig = scaling.plot_dot_product_histograms(result)
 # %% [markdown] lang="zh"
 # ## 练习 2 · ★★☆ · 约 10 分钟：自己测一测方差
 #
-# 不用库函数把上面的表格重做一遍。用 `np.random.default_rng(seed)` 抽取 `n_samples` 对宽度为 `d_k`、分量独立且服从标准正态分布的
+# 不用库函数把上面的表格重做一遍。用 `np.random.default_rng(seed)` 抽取 `n_samples` 对维度为 `d_k`、分量独立且服从标准正态分布的
 # 向量 $q, k$，返回 $q \cdot k$ 的方差和 $q \cdot k / \sqrt{d_k}$ 的方差。检查器会试 $d_k = 64、512、4$，期望结果约为 $d_k$ 和 1。
 
 # %%
 def my_dot_product_variance(d_k, n_samples, seed):
     """[en] -> (variance of q·k, variance of q·k / sqrt(d_k)) over n_samples random pairs of width d_k
-    [zh] -> （q·k 的方差，q·k / sqrt(d_k) 的方差），基于 n_samples 对宽度为 d_k 的随机向量"""
+    [zh] -> （q·k 的方差，q·k / sqrt(d_k) 的方差），基于 n_samples 对维度为 d_k 的随机向量"""
     raise NotImplementedError("[en]draw q and k, take the dot products, measure their variance[zh]抽取 q 和 k，算出点积，再测它们的方差")
 
 checks.check_dot_product_variance(my_dot_product_variance)
@@ -335,15 +335,15 @@ checks.check_dot_product_variance(my_dot_product_variance)
 # ## Large scores saturate softmax
 #
 # Softmax only looks at **differences** between scores: $e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$.
-# A gap of 1 gives the winner 73%, a gap of 10 gives it 99.995%. At $d_k = 1024$ the scores spread over about
-# $\pm 32$, so the best key is usually several units ahead and takes almost everything. One row of 16 scores at
+# A gap of 1 gives the winner 73%, a gap of 10 gives it 99.995%. At $d_k = 1024$ the scores have a standard deviation
+# of $\sqrt{1024} = 32$, so the best key is usually several units ahead and takes almost everything. One row of 16 scores at
 # $d_k = 1024$, the same vectors without and with scaling (the three best keys):
 
 # %% [markdown] lang="zh"
 # ## 分数太大，softmax 就会饱和
 #
-# softmax 只看分数之间的**差**，$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。差为 1 时领先者拿到 73% 的权重，
-# 差为 10 时拿到 99.995%。$d_k = 1024$ 时分数大约分布在 $\pm 32$ 之间，最好的 Key 通常领先好几个单位，几乎拿走全部权重。
+# softmax 只看分数之间的**差**：$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。差为 1 时领先者拿到 73% 的权重，
+# 差为 10 时拿到 99.995%。$d_k = 1024$ 时分数的标准差是 $\sqrt{1024} = 32$，最好的 Key 通常领先好几个单位，几乎拿走全部权重。
 # 下面是 $d_k = 1024$ 时一行 16 个分数，同一组向量分别不缩放和缩放，只列出最好的三个 Key：
 
 # %%
@@ -417,7 +417,7 @@ for i, d in enumerate(table["d_k"]):
     print(f"{d:5d}   {r['max_weight']:10.3f} {r['saturated']:8.0%} {r['jacobian_norm']:7.3f}   "
           f"{s['max_weight']:12.3f} {s['saturated']:8.0%} {s['jacobian_norm']:7.3f}")
 j_raw = table["raw"]["jacobian_norm"]                 # [en] average ‖J‖ without scaling, one per d_k [zh] 不缩放时 ‖J‖ 的平均值，每个 d_k 一个
-print(f"[en]‖J‖ without scaling: / {j_raw[3] / j_raw[4]:.2f} from d_k = 64 to 256, / {j_raw[4] / j_raw[5]:.2f} from 256 to 1024[zh]不缩放时的 ‖J‖：d_k 从 64 到 256 缩小 {j_raw[3] / j_raw[4]:.2f} 倍，从 256 到 1024 缩小 {j_raw[4] / j_raw[5]:.2f} 倍")
+print(f"[en]‖J‖ without scaling: / {j_raw[3] / j_raw[4]:.2f} from d_k = 64 to 256, / {j_raw[4] / j_raw[5]:.2f} from 256 to 1024[zh]不缩放时的 ‖J‖：d_k 从 64 到 256 除以 {j_raw[3] / j_raw[4]:.2f}，从 256 到 1024 除以 {j_raw[4] / j_raw[5]:.2f}")
 
 # %% [markdown] lang="en"
 # Without scaling, the average largest weight climbs from 0.21 to 0.96, three rows in four are nearly one-hot at
@@ -428,8 +428,8 @@ print(f"[en]‖J‖ without scaling: / {j_raw[3] / j_raw[4]:.2f} from d_k = 64 t
 
 # %% [markdown] lang="zh"
 # 不缩放时，平均最大权重从 0.21 升到 0.96，$d_k = 1024$ 时四行里有三行接近 one-hot，$\|J\|$ 的平均值从 0.28 降到 0.06。
-# 开始下降以后，$d_k$ 每扩大 4 倍（分数的分散程度 $\sqrt{d_k}$ 翻一番），它缩小的倍数就更大一些，从 64 到 256 缩小 1.66 倍，
-# 从 256 到 1024 缩小 1.96 倍。在 $d_k = 4$ 处它先略有上升，因为适度尖锐的一行比平坦的一行雅可比矩阵更大，只有接近 one-hot 的行才几乎没有梯度。
+# 开始下降以后，$d_k$ 每扩大到 4 倍（分数的分散程度 $\sqrt{d_k}$ 翻一番），它被除掉的倍数就更大一些：从 64 到 256 除以 1.66，
+# 从 256 到 1024 除以 1.96。在 $d_k = 4$ 处它先略有上升，因为适度尖锐的一行比平坦的一行雅可比矩阵更大，只有接近 one-hot 的行才几乎没有梯度。
 # 缩放之后，三列数字在各个维度下都保持在 $d_k = 1$ 时的水平附近（最大权重 0.21–0.25，‖J‖ 0.284–0.305）。
 
 # %%
@@ -438,12 +438,12 @@ fig = scaling.plot_saturation(table)
 # %% [markdown] lang="en"
 # Now take the controls: the slider sets $d_k$ (1 to 1024), the switch turns the division by $\sqrt{d_k}$ on and off.
 # Without scaling, move $d_k$ from 1 to 1024: the histogram widens and the weights collapse onto one key (the bar turns
-# orange at 0.99). Then switch scaling on: the histogram shrinks back to $\pm 1$. The vectors stay the same; only the
-# scale changes.
+# orange at 0.99). Then switch scaling on: the histogram narrows back to a standard deviation of 1. The vectors stay
+# the same; only the scale changes.
 
 # %% [markdown] lang="zh"
 # 现在轮到你动手。滑块设置 $d_k$（从 1 到 1024），开关决定是否除以 $\sqrt{d_k}$。先不缩放，把 $d_k$ 从 1 拖到 1024，
-# 直方图越来越宽，权重越来越集中到一个 Key 上（柱子达到 0.99 时变成橙色）。再打开缩放，直方图缩回 $\pm 1$。
+# 直方图越来越宽，权重越来越集中到一个 Key 上（柱子达到 0.99 时变成橙色）。再打开缩放，直方图收窄回标准差为 1 的范围。
 # 切换开关时向量不变，变的只是缩放因子。
 
 # %%
@@ -474,12 +474,12 @@ print(pad("[en]spread (std) of the scores:[zh]分数的分散程度（标准差�
 print(pad("[en]average largest weight:[zh]平均最大权重：", 30), f"{rows_raw['max_weight']:.3f} -> {rows_scaled['max_weight']:.3f}")
 
 # %% [markdown] lang="en"
-# **It is not there to prevent overflow.** A careful softmax subtracts each row's maximum before `exp`, so nothing
-# overflows however large the scores (notebook 03). The unscaled rows compute without a NaN or an infinity and each
-# sums to 1. They are saturated: the numbers are fine, the **gradient** is gone.
+# **It is not there to prevent overflow.** A numerically stable softmax subtracts each row's maximum before `exp`,
+# so nothing overflows however large the scores (notebook 03). The unscaled rows compute without a NaN or an
+# infinity and each sums to 1. They are saturated: the numbers are fine, the **gradient** is gone.
 
 # %% [markdown] lang="zh"
-# **它也不是为了防止溢出**。稳妥的 softmax 在取 `exp` 之前先减去每行的最大值，分数再大也不会溢出（见 03 节）。
+# **它也不是为了防止溢出**。数值稳定的 softmax 在取 `exp` 之前先减去每行的最大值，分数再大也不会溢出（见 03 节）。
 # 上面不缩放的那些行算下来没有一个 NaN 或无穷大，每行之和仍然是 1。它们只是饱和了，数值没问题，**梯度**没了。
 
 # %%
@@ -491,12 +491,13 @@ print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {hug
 # %% [markdown] lang="en"
 # ## Why divide by √d_k?
 #
-# **unit-variance entries → $\text{Var}(q \cdot k) = d_k$ → scores spread over about $\pm\sqrt{d_k}$ → softmax nearly
-# one-hot → Jacobian $\text{diag}(p) - pp^\top \approx 0$ → almost no gradient for $W^Q$ and $W^K$.**
+# **unit-variance entries → $\text{Var}(q \cdot k) = d_k$ → scores with a standard deviation of $\sqrt{d_k}$ →
+# softmax nearly one-hot → Jacobian $\text{diag}(p) - pp^\top \approx 0$ → almost no gradient for $W^Q$ and $W^K$.**
 #
 # Dividing by $\sqrt{d_k}$ cuts the chain at its second link: the variance is 1 at every width, so softmax starts
-# where it still learns (Vaswani et al., 2017, section 3.2.1). In training the variance drifts, but the start is
-# healthy at any $d_k$, and the model can still learn larger scores where it needs sharp attention.
+# where it still learns (Vaswani et al., 2017, section 3.2.1). What training does to the scores afterwards is up to
+# the gradients; the division guarantees a healthy start at any $d_k$, and the model can still learn larger scores
+# where it needs sharp attention.
 #
 # **Why not divide by $d_k$?** That would shrink the variance to $1/d_k$ and flatten the weights towards uniform,
 # the opposite failure. On the same vectors:
@@ -504,11 +505,12 @@ print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {hug
 # %% [markdown] lang="zh"
 # ## 为什么要除以 √d_k？
 #
-# **分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数大约分布在 $\pm\sqrt{d_k}$ 之间 → softmax 接近 one-hot →
+# **分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数的标准差为 $\sqrt{d_k}$ → softmax 接近 one-hot →
 # 雅可比矩阵 $\text{diag}(p) - pp^\top \approx 0$ → $W^Q$ 和 $W^K$ 几乎得不到梯度。**
 #
-# 除以 $\sqrt{d_k}$ 在第二个环节就切断了这条链，无论维度多大方差都是 1，softmax 从一开始就处在还能学习的区间
-# （Vaswani et al., 2017，第 3.2.1 节）。训练中方差会偏离 1，但任何 $d_k$ 下的起点都是健康的，需要尖锐注意力的地方，模型仍然可以学出更大的分数。
+# 除以 $\sqrt{d_k}$ 在第二个环节就切断了这条链：无论维度多大，方差都是 1，softmax 从一开始就处在还能学习的区间
+# （Vaswani et al., 2017，第 3.2.1 节）。训练开始以后分数怎样变化，由梯度决定；这一步保证的是任何 $d_k$ 下都有一个健康的起点，
+# 需要尖锐注意力的地方，模型仍然可以学出更大的分数。
 #
 # **为什么不除以 $d_k$**？那会把方差压到 $1/d_k$，权重被压平到接近均匀分布，这是反方向的失败。用同一批向量来测量：
 
@@ -521,13 +523,13 @@ for d in (4, 64, 1024):
     print(f"{d:5d}   {s['max_weight']:31.3f} {by_d['max_weight'].mean():11.3f}")
 
 # %% [markdown] lang="en"
-# Seen from notebook 03, $\sqrt{d_k}$ is a fixed softmax **temperature**, $\text{softmax}(s / T)$ with $T = \sqrt{d_k}$,
-# growing exactly as fast as the spread of the scores.
+# Seen from notebook 03, $\sqrt{d_k}$ is a fixed softmax **temperature**, $\text{softmax}(s / \tau)$ with
+# $\tau = \sqrt{d_k}$, growing exactly as fast as the spread of the scores.
 #
 # ### Self-test (Q2)
 
 # %% [markdown] lang="zh"
-# 从 03 节的角度看，$\sqrt{d_k}$ 就是一个固定的 softmax **温度**，即 $\text{softmax}(s / T)$ 中的 $T = \sqrt{d_k}$，
+# 从 03 节的角度看，$\sqrt{d_k}$ 就是一个固定的 softmax **温度**，即 $\text{softmax}(s / \tau)$ 中的 $\tau = \sqrt{d_k}$，
 # 它增长得恰好和分数的分散程度一样快。
 #
 # ### 自测题（Q2）

@@ -23,7 +23,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                       "it (d_k plus some seeded noise?). Draw the pairs, take their dot products "
                                       "and measure the variance of those.",
                                 "zh": "你的函数只从 np.random.default_rng(seed) 抽了 {drawn} 个随机数（{case}），"
-                                      "可是 n_samples 对宽度为 d_k 的 q、k 需要 2 × n_samples × d_k = {need} 个："
+                                      "可是 n_samples 对维度为 d_k 的 q、k 需要 2 × n_samples × d_k = {need} 个："
                                       "它没有采样，就直接给出了估计值（是不是 d_k 加上一点带种子的噪声？）。"
                                       "要真的抽出这些向量对，求点积，再测这些点积的方差。"},
     "exercises.var.no_spread": {"en": "With n_samples = 4 your estimates of Var(q·k) barely move from seed to seed "

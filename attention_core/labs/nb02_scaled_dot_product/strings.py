@@ -12,8 +12,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "scaling.uniform": {"en": "uniform over {n} keys", "zh": "{n} 个 Key 上的均匀分布"},
     "scaling.title": {"en": "Choose d_k and switch the scaling. Left: q·k of random unit-variance vectors. "
                             "Right: softmax of one row of {n} such scores.",
-                      "zh": "选择 d_k，打开或关闭缩放。左图：随机单位方差向量的 q·k；右图：一行 {n} 个这样的分数经过 "
-                            "softmax 之后的权重。"},
+                      "zh": "选择 d_k，打开或关闭缩放。左图：分量方差为 1 的随机向量的 q·k；"
+                            "右图：一行 {n} 个这样的分数经过 softmax 之后的权重。"},
     "scaling.d_k": {"en": "d_k", "zh": "d_k"},
     "scaling.mode": {"en": "scores", "zh": "分数"},
     "scaling.off": {"en": "q·k (no scaling)", "zh": "q·k（不缩放）"},
