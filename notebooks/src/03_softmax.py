@@ -26,7 +26,7 @@
 #
 # **学完本节，你将能够**
 # - 手算 softmax，并说出注意力使用它的四个理由；
-# - 解释它为什么不是在“算概率”，给分数整体加一个常数结果不变，整体缩放结果全变；
+# - 解释它为什么不是在“算概率”：分数整体加一个常数，结果不变；整体乘一个系数，结果全变；
 # - 用温度控制权重有多尖，并且在任何温度下都不溢出；
 # - 回答“softmax 的输出一定是稀疏的吗”，并写一个能通过检查器的 softmax。
 #
@@ -43,7 +43,7 @@ from attention_core.teaching import i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
@@ -68,7 +68,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 
 # %%
 scores = np.array([2.0, 1.0, 0.5, 0.0, -1.0])     # [en] one query against five tokens [zh] 一个 Query 对五个 token 的分数
-steps = softmax_lab.softmax_steps(scores, shift=False)   # [en] the textbook formula, step by step [zh] 课本公式，一步一步算
+steps = softmax_lab.softmax_steps(scores, shift=False)   # [en] the naive formula, straight from the definition [zh] 按定义逐步计算的朴素公式
 print(pad("[en]scores[zh]分数" + " x", 24), "=", scores)
 print(pad("[en]1. exponentiate[zh]1. 取指数" + " e^x", 24), "=", steps["exp"])
 print(pad("[en]2. add up[zh]2. 求和" + " Σ e^x", 24), "=", f"{steps['sum'][0]:.3f}")
@@ -115,7 +115,7 @@ report("[en]scores / sum[zh]分数 / 总和", scores / scores.sum())
 report("softmax", ac.softmax(scores))
 balanced = np.array([1.0, -1.0])                      # [en] scores that add up to 0 [zh] 加起来为 0 的分数
 with np.errstate(divide="ignore", invalid="ignore"):  # [en] the division by zero is the point here [zh] 这里要看的正是除以零
-    report("[1, -1] / sum", balanced / balanced.sum())
+    report("[en][1, -1] / sum[zh][1, -1] / 总和", balanced / balanced.sum())
 report("softmax [1, -1]", ac.softmax(balanced))
 
 # %% [markdown] lang="en"
@@ -158,7 +158,7 @@ print("[en]each row sums to[zh]每一行之和：", np.round(J.sum(axis=1), 12) 
 # others lose. The gradient only fades when the weights approach one-hot (notebook 02, and the temperature below).
 
 # %% [markdown] lang="zh"
-# 每个元素都很小（最大为 $1/4$，因为 $p(1-p) \le 1/4$），但**没有一个是零**。推动任何一个分数，所有权重都会跟着动，
+# 每个元素都很小（最大为 $1/4$，因为 $p(1-p) \le 1/4$），但**没有一个是零**。任何一个分数稍有变化，所有权重都会跟着变，
 # 梯度因此能传到每一个位置。每一行之和为 0，因为一个位置多拿的就是其他位置少拿的。只有权重接近 one-hot 时梯度才会消失
 # （见 02 节，以及下面的温度）。
 
@@ -268,7 +268,7 @@ print("[en]random noise:[zh]随机噪声：", noise, "-> softmax", ac.softmax(no
 # %% [markdown] lang="en"
 # ## Temperature
 #
-# The scale that matters is the **temperature** $T$, in $\text{softmax}(x / T)$. A low temperature stretches the
+# The scale that matters is the **temperature** $\tau$, in $\text{softmax}(x / \tau)$. A low temperature stretches the
 # differences (near one-hot), a high one shrinks them (near uniform, $1/N$ each); the $\sqrt{d_k}$ of notebook 02 is a
 # temperature. The entropy $H = -\sum_i p_i \ln p_i$ measures the spread: 0 for one-hot, $\ln 5 = 1.609$ for five
 # equal weights.
@@ -276,15 +276,15 @@ print("[en]random noise:[zh]随机噪声：", noise, "-> softmax", ac.softmax(no
 # %% [markdown] lang="zh"
 # ## 温度
 #
-# 起作用的这个尺度叫**温度** $T$，即 $\text{softmax}(x / T)$。温度低，分数之间的差距被拉大，接近 one-hot；温度高，差距被压小，
+# 起作用的这个尺度叫**温度** $\tau$，即 $\text{softmax}(x / \tau)$。温度低，分数之间的差距被拉大，接近 one-hot；温度高，差距被压小，
 # 接近均匀分布，每个都是 $1/N$。02 节的 $\sqrt{d_k}$ 就是一个温度。熵 $H = -\sum_i p_i \ln p_i$ 衡量权重有多分散，
 # one-hot 时为 0，五个权重相等时为 $\ln 5 = 1.609$。
 
 # %%
-print("    T   " + pad("[en]weights[zh]权重", 42) + pad("[en]max weight[zh]最大权重", 13) + "[en]entropy[zh]熵")
-for T in (0.01, 0.1, 0.5, 1, 2, 10, 100):
-    s = widgets.temperature_state(scores, T)
-    print(f"{T:6g}   {np.array2string(s['weights'], precision=3, floatmode='fixed', separator=', ')}"
+print("    τ   " + pad("[en]weights[zh]权重", 42) + pad("[en]max weight[zh]最大权重", 13) + "[en]entropy[zh]熵")
+for tau in (0.01, 0.1, 0.5, 1, 2, 10, 100):
+    s = widgets.temperature_state(scores, tau)
+    print(f"{tau:6g}   {np.array2string(s['weights'], precision=3, floatmode='fixed', separator=', ')}"
           f"   {s['max_weight']:.3f}        {s['entropy']:.3f}")
 print(f"[en]uniform: 1/5 = {1 / 5:.3f}, ln 5 = {np.log(5):.3f}[zh]均匀分布：1/5 = {1 / 5:.3f}，ln 5 = {np.log(5):.3f}")
 
@@ -292,12 +292,12 @@ print(f"[en]uniform: 1/5 = {1 / 5:.3f}, ln 5 = {np.log(5):.3f}[zh]均匀分布�
 ax = softmax_lab.plot_temperature_sweep(scores, np.logspace(-2, 2, 201))
 
 # %% [markdown] lang="en"
-# Between $T = 0.1$ and $T = 10$ the weights travel from one-hot to nearly uniform, and the order never changes (the
-# runner-up's weight even peaks on the way, at 0.227 near $T = 2$). Move the slider yourself (logarithmic, 0.01 to
-# 100), or try `widgets.temperature_widget([5, 5, 0, 0, 0])`: two equal winners share the weight at every temperature.
+# Between $\tau = 0.1$ and $\tau = 10$ the weights travel from one-hot to nearly uniform, and the order never changes
+# (the runner-up's weight even peaks on the way, at 0.227 near $\tau = 2$). Move the slider yourself (logarithmic, 0.01
+# to 100), or try `widgets.temperature_widget([5, 5, 0, 0, 0])`: two equal winners share the weight at every temperature.
 
 # %% [markdown] lang="zh"
-# 从 $T = 0.1$ 到 $T = 10$，权重从 one-hot 一路变到几乎均匀，大小顺序始终不变（第二名的权重途中还会在 $T = 2$ 附近达到峰值 0.227）。
+# 从 $\tau = 0.1$ 到 $\tau = 10$，权重从 one-hot 一路变到几乎均匀，大小顺序始终不变（第二名的权重途中还会在 $\tau = 2$ 附近达到峰值 0.227）。
 # 自己拖动滑块试试（对数刻度，从 0.01 到 100），或者运行 `widgets.temperature_widget([5, 5, 0, 0, 0])`，
 # 两个并列第一的分数在任何温度下都平分权重。
 
@@ -309,36 +309,39 @@ widgets.temperature_widget(scores, temperature=1.0)
 # %% [markdown] lang="en"
 # ### Stable at every temperature: subtract the maximum
 #
-# The widget never breaks, even at $T = 0.01$ where the scores become $[200, 100, 50, 0, -100]$. The textbook formula
-# would: float32 cannot exceed about $3.4 \times 10^{38}$, so $e^{x}$ is infinite for $x > 88.7$, and
-# $\infty / \infty$ is `nan`. Scores of $[100, 90]$ are enough:
+# The widget never breaks, even at $\tau = 0.01$ where the scores become $[200, 100, 50, 0, -100]$. The naive
+# formula, computed straight from the definition, would: float32 cannot exceed about $3.4 \times 10^{38}$, so $e^{x}$
+# is infinite for $x > 88.7$, and $\infty / \infty$ is `nan`. Scores of $[100, 90]$ are enough:
 
 # %% [markdown] lang="zh"
 # ### 任何温度下都稳定：先减去最大值
 #
-# 即使在 $T = 0.01$，分数变成 $[200, 100, 50, 0, -100]$，这个控件也不会出错，课本公式却会。float32 能表示的最大数约为
-# $3.4 \times 10^{38}$，所以 $x > 88.7$ 时 $e^{x}$ 就是无穷大，而 $\infty / \infty$ 是 `nan`。分数为 $[100, 90]$ 就足以出问题：
+# 即使在 $\tau = 0.01$，分数变成 $[200, 100, 50, 0, -100]$，这个控件也不会出错，按定义直接计算的朴素公式却会出错。
+# float32 能表示的最大数约为 $3.4 \times 10^{38}$，所以 $x > 88.7$ 时 $e^{x}$ 就是无穷大，而 $\infty / \infty$ 是 `nan`。分数为 $[100, 90]$ 就足以出问题：
 
 # %%
 big = np.array([100.0, 90.0], dtype=np.float32)
 print(f"[en]float32 largest number {np.finfo(np.float32).max:.3e};  ln of it = {np.log(np.finfo(np.float32).max):.2f}[zh]float32 能表示的最大数 {np.finfo(np.float32).max:.3e}；它的对数 = {np.log(np.finfo(np.float32).max):.2f}")
 naive = softmax_lab.softmax_steps(big, shift=False, dtype="float32")       # exp(x) / sum(exp(x))
-print(pad("[en]naive[zh]课本公式", 10), "e^x =", naive["exp"], "[en]  sum =[zh]  和 =", naive["sum"],
+print(pad("[en]naive[zh]朴素公式", 10), "e^x =", naive["exp"], "[en]  sum =[zh]  和 =", naive["sum"],
       "[en]  weights =[zh]  权重 =", naive["weights"])
 print(pad("ac.softmax", 22), "[en]weights =[zh]权重 =", np.array2string(ac.softmax(big), precision=6, floatmode="fixed"),
       " dtype", ac.softmax(big).dtype)
-print("[en]float64 only moves the cliff: naive [100, 90] ->[zh]float64 只是把悬崖挪远了：课本公式 [100, 90] ->", softmax_lab.naive_softmax([100.0, 90.0], dtype="float64"),
-      "  " + "[en]naive [1000, 990] ->[zh]课本公式 [1000, 990] ->", softmax_lab.naive_softmax([1000.0, 990.0], dtype="float64"))
-print("[en]and a low temperature falls off it: naive softmax(x / 0.01) ->[zh]而低温度会直接掉下去：课本公式 softmax(x / 0.01) ->", softmax_lab.naive_softmax(scores / 0.01))
+six = dict(precision=6, floatmode="fixed")                                  # [en] 4.5e-05 would print as 0.000 [zh] 否则 4.5e-05 会显示成 0.000
+ln_max64 = np.log(np.finfo(np.float64).max)                                # [en] e^x overflows above this x [zh] x 超过它，e^x 就溢出
+print(f"[en]float64 only raises the threshold to x > {ln_max64:.1f}: naive [100, 90] ->[zh]float64 只是把溢出的门槛推高到 x > {ln_max64:.1f}：朴素公式 [100, 90] ->",
+      np.array2string(softmax_lab.naive_softmax([100.0, 90.0], dtype="float64"), **six),
+      "  " + "[en]naive [1000, 990] ->[zh]朴素公式 [1000, 990] ->", softmax_lab.naive_softmax([1000.0, 990.0], dtype="float64"))
+print("[en]a low temperature overflows it too: naive softmax(x / 0.01) in float32 ->[zh]温度一低，朴素公式照样溢出：float32 下的 softmax(x / 0.01) ->", softmax_lab.naive_softmax(scores / 0.01))
 
 # %% [markdown] lang="en"
 # The fix is the shift invariance above: $\text{softmax}(x) = \text{softmax}(x - \max x)$. After the shift every
 # exponent is $\le 0$ and the largest term is exactly 1, so the sum lies between 1 and $N$: nothing overflows and
-# nothing divides by 0. `ac.softmax` does this (and divides by $T$ after the shift):
+# nothing divides by 0. `ac.softmax` does this (and divides by $\tau$ after the shift):
 
 # %% [markdown] lang="zh"
-# 解决办法就是上面的平移不变性，$\text{softmax}(x) = \text{softmax}(x - \max x)$。平移之后每个指数都 $\le 0$，最大的一项恰好是 1，
-# 总和介于 1 和 $N$ 之间，既不会溢出，也不会除以 0。`ac.softmax` 就是这样做的（平移之后再除以 $T$）：
+# 解决办法就是上面的平移不变性：$\text{softmax}(x) = \text{softmax}(x - \max x)$。平移之后每个指数都 $\le 0$，最大的一项恰好是 1，
+# 总和介于 1 和 $N$ 之间，既不会溢出，也不会除以 0。`ac.softmax` 就是这样做的（平移之后再除以 $\tau$）：
 
 # %%
 stable = softmax_lab.softmax_steps(big, shift=True, dtype="float32")       # exp(x - max) / sum(exp(x - max))
@@ -347,7 +350,7 @@ print("e^(x - max) =", np.array2string(stable["exp"], precision=6, floatmode="fi
 print("[en]weights[zh]权重", "=", np.array2string(stable["weights"], precision=6, floatmode="fixed"),
       "  " + "[en]same as ac.softmax:[zh]与 ac.softmax 的结果相同：", np.allclose(stable["weights"], ac.softmax(big)))
 low_t = softmax_lab.softmax_steps(scores, temperature=0.01, shift=True, dtype="float32")
-print("T = 0.01, float32:", low_t["weights"], "  " + "[en]all finite:[zh]全是有限数：", bool(np.isfinite(low_t["weights"]).all()))
+print("τ = 0.01, float32:", low_t["weights"], "  " + "[en]all finite:[zh]全是有限数：", bool(np.isfinite(low_t["weights"]).all()))
 
 # %% [markdown] lang="en"
 # ### Is the output sparse?
@@ -361,13 +364,13 @@ print("T = 0.01, float32:", low_t["weights"], "  " + "[en]all finite:[zh]全是�
 # ### 输出是稀疏的吗？
 #
 # 稀疏向量里有严格的 0。softmax 没有，因为对任何有限的 $x$ 都有 $e^{x} > 0$；只有某个分数远高于其他分数时它才**接近** one-hot，
-# 降低温度做的正是这件事。严格的 0 来自掩码（分数为 $-\infty$，见 04 节），或者来自浮点下溢，即某个分数比最大值低约 745 时
-# （float64；float32 约为 104）。
+# 降低温度做的正是这件事。严格的 0 来自掩码（分数为 $-\infty$，见 04 节），或者来自浮点下溢：某个分数比最大值低约 745 时，
+# 它的指数在 float64 里会下溢成 0（float32 里低约 104 就会）。
 
 # %%
-for T in (100, 1, 0.1, 0.01):
-    w = ac.softmax(scores, temperature=T)
-    print(f"[en]T = {T:<5g} smallest weight {w.min():.2e}   weights above 1%: {(w > 0.01).sum()}   exact zeros: {(w == 0).sum()}[zh]T = {T:<5g} 最小权重 {w.min():.2e}   超过 1% 的权重：{(w > 0.01).sum()} 个   严格为 0：{(w == 0).sum()} 个")
+for tau in (100, 1, 0.1, 0.01):
+    w = ac.softmax(scores, temperature=tau)
+    print(f"[en]τ = {tau:<5g} smallest weight {w.min():.2e}   weights above 1%: {(w > 0.01).sum()}   exact zeros: {(w == 0).sum()}[zh]τ = {tau:<5g} 最小权重 {w.min():.2e}   超过 1% 的权重：{(w > 0.01).sum()} 个   严格为 0：{(w == 0).sum()} 个")
 many = rng.normal(scale=3.0, size=(1000, 8))                                # [en] 1000 random score rows [zh] 1000 行随机分数
 print(f"[en]1000 random rows of 8 scores: smallest weight anywhere {ac.softmax(many).min():.2e} > 0[zh]1000 行随机分数（每行 8 个）：所有权重中最小的是 {ac.softmax(many).min():.2e} > 0")
 print("[en]a mask makes exact zeros:[zh]掩码才会产生严格的 0：", ac.softmax(scores, mask=np.array([True, False, True, False, True])))
@@ -491,14 +494,15 @@ checks.check_softmax(ac.softmax)
 # %% [markdown] lang="en"
 # ## Exercise 2 · ★☆☆ · about 5 min: add a temperature
 #
-# `my_softmax_t(x, temperature)` returns $\text{softmax}(x / T)$ along the last axis. The checker tries
-# $T = 0.5, 1, 4$ on $[2, 1, 0]$ (lower must be sharper), a batch, and $T = 0.001$, where $x / T$ reaches 3000.
+# `my_softmax_t(x, temperature)` returns $\text{softmax}(x / \tau)$ along the last axis. The checker tries
+# $\tau = 0.5, 1, 4$ on $[2, 1, 0]$ (lower must be sharper), a batch, and $\tau = 0.001$, where $x / \tau$ reaches
+# 3000.
 
 # %% [markdown] lang="zh"
 # ## 练习 2 · ★☆☆ · 约 5 分钟：加上温度
 #
-# `my_softmax_t(x, temperature)` 沿最后一个轴返回 $\text{softmax}(x / T)$。检查器会在 $[2, 1, 0]$ 上试 $T = 0.5、1、4$
-# （温度越低应该越尖），再试一批输入，最后试 $T = 0.001$，这时 $x / T$ 会达到 3000。
+# `my_softmax_t(x, temperature)` 沿最后一个轴返回 $\text{softmax}(x / \tau)$。检查器会在 $[2, 1, 0]$ 上试 $\tau = 0.5、1、4$
+# （温度越低应该越尖），再试一批输入，最后试 $\tau = 0.001$，这时 $x / \tau$ 会达到 3000。
 
 # %%
 def my_softmax_t(x, temperature):
@@ -518,7 +522,7 @@ checks.check_temperature_softmax(my_softmax_t)
 #     e = np.exp(z)
 #     return e / e.sum(axis=-1, keepdims=True)
 # ```
-# Or simply `ac.softmax(x / temperature)`; the library's `ac.softmax(x, temperature=T)` is the same thing.
+# Or simply `ac.softmax(x / temperature)`; the library's `ac.softmax(x, temperature=tau)` is the same thing.
 # </details>
 
 # %% [markdown] lang="zh"
@@ -531,7 +535,7 @@ checks.check_temperature_softmax(my_softmax_t)
 #     e = np.exp(z)
 #     return e / e.sum(axis=-1, keepdims=True)
 # ```
-# 也可以直接写 `ac.softmax(x / temperature)`；库里的 `ac.softmax(x, temperature=T)` 做的是同一件事。
+# 也可以直接写 `ac.softmax(x / temperature)`；库里的 `ac.softmax(x, temperature=tau)` 做的是同一件事。
 # </details>
 
 # %% [markdown] lang="en"
@@ -543,7 +547,7 @@ checks.check_temperature_softmax(my_softmax_t)
 #   combination of the values.
 # - It is not a probability of anything: adding a constant changes nothing, scaling changes everything.
 # - Temperature sets the scale ($\sqrt{d_k}$ is one; dropout is not). Subtracting the maximum makes softmax exact at
-#   every $T$, where the naive formula gives `nan` for $[100, 90]$ in float32.
+#   every $\tau$, where the naive formula gives `nan` for $[100, 90]$ in float32.
 # - Softmax is not sparse (Q5): $\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$; exact zeros come from masks.
 #
 # **Next:** [04 · Masking](04_masking.ipynb).
@@ -551,10 +555,10 @@ checks.check_temperature_softmax(my_softmax_t)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - softmax 把实数分数变成权重，即取指数、求和、相除。$[2, 1, 0.5, 0, -1]$ 得到 $[0.563, 0.207, 0.126, 0.076, 0.028]$。
-# - 四个理由是权重可解读、有界且雅可比矩阵很小但不为零、平滑的竞争、输出是 Value 的凸组合。
-# - 它不是在算任何事件的概率，加一个常数什么都不变，整体缩放则全都改变。
-# - 温度决定尺度（$\sqrt{d_k}$ 是温度，暂退法不是）。先减去最大值，任何 $T$ 下都能精确计算，而课本公式在 float32 下对 $[100, 90]$ 得到 `nan`。
-# - softmax 的输出不是稀疏的（Q5），$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$；严格的 0 来自掩码。
+# - softmax 把实数分数变成权重：取指数、求和、相除。$[2, 1, 0.5, 0, -1]$ 得到 $[0.563, 0.207, 0.126, 0.076, 0.028]$。
+# - 四个理由：权重可以解读；有界，雅可比矩阵很小但不为零；平滑的竞争；输出是 Value 的凸组合。
+# - 它算的不是任何事件的概率：加一个常数什么都不变，整体缩放则全都改变。
+# - 温度决定尺度（$\sqrt{d_k}$ 是温度，暂退法不是）。先减去最大值，任何 $\tau$ 下都能精确计算，而朴素公式在 float32 下对 $[100, 90]$ 得到 `nan`。
+# - softmax 的输出不是稀疏的（Q5）：$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$；严格的 0 来自掩码。
 #
 # **下一节**：[04 · 掩码](04_masking.ipynb)。

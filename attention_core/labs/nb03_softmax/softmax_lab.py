@@ -197,7 +197,7 @@ def plot_convex_combination(values, outputs, ax=None, *, outside=None, labels=No
     """
     values = as_float_array(values, "values", ndim=2)
     outputs = np.atleast_2d(as_float_array(outputs, "outputs"))
-    names = [f"v{j + 1}" for j in range(len(values))] if labels is None else \
+    names = [f"v{j}" for j in range(len(values))] if labels is None else \
         plots.tick_labels(labels, len(values), "labels", "value")
     hull = convex_hull_2d(values)
     ax = plots.new_axes(ax, (5.2, 4.6))
