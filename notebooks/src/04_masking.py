@@ -43,7 +43,7 @@ from attention_core.teaching import formula, i18n, plots, quiz
 from attention_core.teaching.tables import pad as pad_text
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 decimals [zh] 数组打印时保留 3 位小数
 
 # %% [markdown] lang="en"
@@ -51,32 +51,33 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 #
 # A decoder (the part of a Transformer that generates text) is trained to **predict the next token**. Training feeds
 # the whole sentence in one pass and every position predicts its successor at the same time. That is fast, and it
-# puts each position's answer in the input, a few columns to the right.
+# puts each position's answer in the input, one column to the right.
 
 # %% [markdown] lang="zh"
 # ## 为什么要屏蔽未来
 #
 # 解码器（Transformer 中负责生成文本的部分）训练的目标是**预测下一个 token**。训练时整句话一次输入，每个位置同时预测它的下一个 token。
-# 这样训练很快，但每个位置要预测的答案就摆在输入里，只在右边几列。
+# 这样训练很快，但每个位置要预测的答案其实就在输入里，就在它右边一格。
 
 # %%
-tokens = ["The", "cat", "sat", "on", "the", "mat"]
+tokens = "[en]The cat sat on the mat[zh]小猫 坐 在 垫子 上 了".split()      # [en] six tokens [zh] 六个 token
 for t in range(len(tokens) - 1):
-    print(f"[en]position {t}: sees {tokens[:t + 1]!s:<34} must predict {repr(tokens[t + 1])}[zh]位置 {t}：能看到 {tokens[:t + 1]!s:<34} 要预测 {repr(tokens[t + 1])}")
+    seen = pad_text(" ".join(tokens[:t + 1]), 22)                 # [en] padded by display width [zh] 按显示宽度补齐
+    print(f"[en]position {t}: sees {seen} must predict “{tokens[t + 1]}”[zh]位置 {t}：能看到 {seen} 要预测“{tokens[t + 1]}”")
 
 # %% [markdown] lang="en"
-# If position 2 ("sat") could attend to position 3 ("on"), it would learn to copy the answer, and at generation time,
-# when "on" does not exist yet, it would have nothing to copy. So position $t$ may only see positions $\le t$.
+# If position 2 (*sat*) could attend to position 3 (*on*), it would learn to copy the answer, and at generation time,
+# when *on* does not exist yet, it would have nothing to copy. So position $t$ may only see positions $\le t$.
 #
 # For scores we take six tokens with random embeddings of width 8 and one attention layer from the package,
 # `ac.init_multihead(d_model=8, n_heads=1)`. With one head, `ac.multi_head_attention` is the attention of notebooks
 # 01–02 followed by an output matrix $W^O$, as the cell checks (several heads are notebook 06's subject).
 
 # %% [markdown] lang="zh"
-# 如果位置 2（"sat"）能关注位置 3（"on"），它学会的就是抄答案；到了生成的时候，"on" 还不存在，也就无从抄起。
+# 如果位置 2（“在”）能关注位置 3（“垫子”），它学会的就是抄答案；到了生成的时候，“垫子”还不存在，也就无从抄起。
 # 所以位置 $t$ 只能看到 $\le t$ 的位置。
 #
-# 分数来自六个 token 的随机嵌入（宽度为 8）和包里的一层注意力 `ac.init_multihead(d_model=8, n_heads=1)`。只有一个头时，
+# 分数来自六个 token 的随机嵌入（维度为 8）和包里的一层注意力 `ac.init_multihead(d_model=8, n_heads=1)`。只有一个头时，
 # `ac.multi_head_attention` 就是 01–02 节的注意力再乘一个输出矩阵 $W^O$，下面的单元格会验证这一点（多个头是 06 节的内容）。
 
 # %%
@@ -99,18 +100,20 @@ print(scores)
 #
 # $$\text{masked}_{ij} = \begin{cases} \dfrac{q_i \cdot k_j}{\sqrt{d_k}}, & j \le i \\[4pt] -\infty, & j > i \end{cases}$$
 #
-# In `attention_core` a mask is a boolean array, `True` where query $i$ **may** attend to key $j$ (PyTorch's convention).
+# This mask is the **causal mask**, also called the **look-ahead mask**. In `attention_core` a mask is a boolean
+# array, `True` where query $i$ **may** attend to key $j$ (the convention of PyTorch's `scaled_dot_product_attention`).
 # `ac.causal_mask(T)` is the lower triangle, diagonal included; `ac.additive_mask` turns it into the numbers added to
 # the scores.
 
 # %% [markdown] lang="zh"
-# ## 因果掩码，一步一步
+# ## 逐步构造因果掩码
 #
 # 《Transformer Attention 机制入门：从直觉到公式》把这条规则写成 softmax 之前对分数的分情况定义：
 #
 # $$\text{masked}_{ij} = \begin{cases} \dfrac{q_i \cdot k_j}{\sqrt{d_k}}, & j \le i \\[4pt] -\infty, & j > i \end{cases}$$
 #
-# 在 `attention_core` 里，掩码是一个布尔数组，Query $i$ **可以**关注 Key $j$ 的地方为 `True`，与 PyTorch 的约定相同。
+# 这种掩码叫**因果掩码**，也叫**前瞻掩码**（look-ahead mask）。在 `attention_core` 里，掩码是一个布尔数组，
+# Query $i$ **可以**关注 Key $j$ 的地方为 `True`，与 PyTorch 的 `scaled_dot_product_attention` 约定相同。
 # `ac.causal_mask(T)` 是包括对角线在内的下三角，`ac.additive_mask` 把它变成加到分数上的数。
 
 # %%
@@ -141,9 +144,9 @@ ax = plots.plot_mask(mask, tokens)
 # `decision.causal_decision(scores, i, j)` follows one pair through it. Two pairs, one on each branch:
 
 # %% [markdown] lang="zh"
-# ### 把掩码看成一次判断，一对一对地来
+# ### 逐对判断：把掩码画成流程图
 #
-# 同一篇教程还把这条规则画成了流程图，位置 $i$ 的 Query 对每个 Key $j$ 只问一个问题。
+# 同一篇教程还把这条规则画成了流程图：位置 $i$ 的 Query 对每个 Key $j$ 只问一个问题。
 #
 # ```mermaid
 # flowchart TD
@@ -176,7 +179,7 @@ ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 4), to
 # 两条分支在第 $i$ 行的 softmax 处汇合。$(4, 2)$ 保留分数，得到正的权重；$(2, 4)$ 得到 $-\infty$，权重严格为 0；
 # 这一行在 Key $0 \dots i$ 上的权重之和为 1。
 #
-# **动手试试**。选择 $i$ 和 $j$，高亮的路径是这一对走的分支，柱状图是第 $i$ 行 softmax 之后的权重。先预测一下，$i = 0$ 时有几根柱子不是 $-\infty$？
+# **动手试试**。选择 $i$ 和 $j$，高亮的路径是这一对走的分支，柱状图是第 $i$ 行 softmax 之后的权重。先预测一下：$i = 0$ 时有几根柱子不是 $-\infty$？
 # 哪个 $j$ 永远不会被填成 $-\infty$？
 
 # %%
@@ -198,12 +201,12 @@ decision.causal_decision_widget(scores, tokens, i=2, j=4)
 # </details>
 
 # %% [markdown] lang="en"
-# Follow one query, "sat" (row 2), through softmax. Its three hidden scores become $-\infty$, stay $-\infty$ after
+# Follow one query, *sat* (row 2), through softmax. Its three hidden scores become $-\infty$, stay $-\infty$ after
 # subtracting the row maximum, and $e^{-\infty} = 0$ exactly: zeros by construction, and the visible weights still
 # sum to 1.
 
 # %% [markdown] lang="zh"
-# 跟着一个 Query，即 "sat"（第 2 行），走一遍 softmax。它的三个被屏蔽的分数变成 $-\infty$，减去行最大值后仍是 $-\infty$，
+# 以 Query“在”（第 2 行）为例，走一遍 softmax。它的三个被屏蔽的分数变成 $-\infty$，减去行最大值后仍是 $-\infty$，
 # 而 $e^{-\infty} = 0$ 严格成立。这些 0 是构造出来的，可见的权重之和仍然是 1。
 
 # %%
@@ -227,7 +230,7 @@ ax = plots.attention_heatmap(weights, tokens)
 # says what is meant (where the two differ comes below).
 
 # %% [markdown] lang="zh"
-# 为什么用 $-\infty$，而不是“一个很负的数”？不够负的填充值会漏，填 $-10$ 时未来的 Key 仍能分到最多 $7.2 \times 10^{-5}$ 的权重。
+# 为什么用 $-\infty$，而不是“一个很负的数”？填充值不够负，就会漏进权重：填 $-10$ 时，未来的 Key 仍能分到最多 $7.2 \times 10^{-5}$ 的权重。
 # 非常负的值（$-10^9$）在这里会下溢为严格的 0，很多实现也这样用；$-\infty$ 则把意思说得最直接（两者的区别见下文）。
 
 # %%
@@ -246,7 +249,7 @@ for name, fill in (("-10", -10.0), ("-1e9", -1e9), ("-inf", -np.inf)):
 # %% [markdown] lang="zh"
 # ## 用实验证明：不加掩码，未来就会泄露
 #
-# 要证明的是，加了因果掩码，位置 $t$ 的输出与 $t$ 之后的 token 都无关。把一个 token 换成随机的另一个，重新运行这一层，看每个输出变了多少。
+# 要证明的是：加了因果掩码，位置 $t$ 的输出与 $t$ 之后的 token 都无关。把一个 token 换成随机的另一个，重新运行这一层，看每个输出变了多少。
 # 表中第 $t$ 行、第 $s$ 列是替换 token $s$ 时输出 $t$ 的最大变化；只有当 $t$ 完全看不到 $s$ 时，这一格才**严格为 0**。
 
 # %%
@@ -255,8 +258,8 @@ def run_layer(x, mask=None):
 
 no_mask = masking_lab.influence_matrix(lambda z: run_layer(z), x, seed=1)              # (T, T)
 causal = masking_lab.influence_matrix(lambda z: run_layer(z, mask), x, seed=1)         # (T, T)
-s = 4                                                         # [en] replace token 4 ("the") [zh] 替换 token 4（"the"）
-print(f"[en]replace token {s} ({repr(tokens[s])}): change of each output t = 0..5[zh]替换 token {s}（{repr(tokens[s])}）：每个输出 t = 0..5 的变化")
+s = 4                                                         # [en] replace token 4 ("the") [zh] 替换 token 4（“上”）
+print(f"[en]replace token {s} (“{tokens[s]}”): change of each output t = 0..5[zh]替换 token {s}（“{tokens[s]}”）：每个输出 t = 0..5 的变化")
 print("  " + pad_text("[en]no mask[zh]不加掩码", 12), no_mask[:, s])
 print("  " + pad_text("[en]causal mask[zh]因果掩码", 12), causal[:, s])
 print(f"[en]largest change of an output by a LATER token:  no mask {no_mask[~mask].max():.3f}   causal mask {causal[~mask].max():.3f}[zh]某个输出因它后面的 token 而产生的最大变化：不加掩码 {no_mask[~mask].max():.3f}   因果掩码 {causal[~mask].max():.3f}")
@@ -267,12 +270,12 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
                                  titles=["[en]no mask[zh]不加掩码", "[en]causal mask[zh]因果掩码"])
 
 # %% [markdown] lang="en"
-# Without a mask every cell is non-zero: replacing "the" (token 4) moves the output of "The" (position 0) by 0.144.
+# Without a mask every cell is non-zero: replacing *the* (token 4) moves the output of *The* (position 0) by 0.144.
 # With the causal mask the upper triangle is exactly 0, and the non-zero cells are exactly the mask's lower triangle.
 # The mask is a hard wall, not a hint. (The last row is the same in both: the last position sees everything anyway.)
 
 # %% [markdown] lang="zh"
-# 不加掩码时每一格都不为零，替换 "the"（token 4）会让 "The"（位置 0）的输出变化 0.144。加上因果掩码，整个上三角严格为 0，
+# 不加掩码时每一格都不为零，替换“上”（token 4）会让“小猫”（位置 0）的输出变化 0.144。加上因果掩码，整个上三角严格为 0，
 # 非零的格子恰好就是掩码的下三角。掩码是一堵硬墙，而不是给模型的提示。（两张表的最后一行相同，因为最后一个位置本来就能看到全部。）
 
 # %% [markdown] lang="en"
@@ -286,7 +289,7 @@ fig = masking_lab.plot_influence([no_mask, causal], tokens,
 # ## 填充：长度不同的一批序列
 #
 # 一批数据是一个 $(B, T, D)$ 数组，所以较短的序列要**填充**到最长的长度。填充出来的行也是普通的数（这里是 0），注意力会毫不犹豫地把它们混进来。
-# **填充掩码**负责屏蔽它们，`ac.padding_mask(lengths)` 的形状是 $(B, 1, T_k)$，每条序列一行，沿该序列的所有 Query 广播。
+# **填充掩码**负责屏蔽它们：`ac.padding_mask(lengths)` 的形状是 $(B, 1, T_k)$，每条序列一行，沿该序列的所有 Query 广播。
 
 # %%
 sequences = [rng.normal(size=(n, 8)) for n in (6, 4, 2)]     # [en] three sequences of lengths 6, 4, 2 [zh] 三条序列，长度为 6、4、2
@@ -299,7 +302,7 @@ print(pad.astype(int))
 # The test of a padding mask: a sequence's output inside the padded batch must equal its output computed alone.
 
 # %% [markdown] lang="zh"
-# 检验填充掩码的办法是，一条序列在填充后的批次里的输出，必须与它单独计算时的输出相同。
+# 检验填充掩码的办法是：一条序列放进填充后的批次算出的输出，必须与它单独计算时相同。
 
 # %%
 with_pad, _ = ac.multi_head_attention(batch, batch, batch, layer, mask=pad)     # (B, T, D)
@@ -323,21 +326,29 @@ for b, seq in enumerate(sequences):
 #
 # A decoder batch needs both masks. A key is visible only if **every** mask allows it, so combining is a logical AND
 # with broadcasting: `ac.combine_masks` turns the causal $(T_q, T_k)$ and the padding $(B, 1, T_k)$ into one
-# $(B, T_q, T_k)$ mask. Causal AND a symmetric window of 3 is exactly `ac.sliding_window_mask(6, 3)`.
+# $(B, T_q, T_k)$ mask. A window works the same way. In this course a **window of $w$** means the $w$ keys a query
+# sees, itself included: `ac.sliding_window_mask(6, 3)` shows each query itself and the 2 tokens before it. With
+# `causal=False` the band is symmetric, $|i - j| < 3$: $2 \cdot 3 - 1 = 5$ keys away from the ends of the sequence;
+# ANDed with the causal mask, it leaves the same 3.
 
 # %% [markdown] lang="zh"
 # ### 组合掩码
 #
-# 解码器的一批数据两种掩码都需要。只有**每个**掩码都允许时 Key 才可见，所以组合就是带广播的逻辑与，`ac.combine_masks` 把因果掩码
-# $(T_q, T_k)$ 和填充掩码 $(B, 1, T_k)$ 合成一个 $(B, T_q, T_k)$ 的掩码。因果掩码与宽度为 3 的对称窗口相与，恰好就是 `ac.sliding_window_mask(6, 3)`。
+# 解码器的一批数据两种掩码都需要。只有**每个**掩码都允许时 Key 才可见，所以组合就是带广播的逻辑与：`ac.combine_masks` 把因果掩码
+# $(T_q, T_k)$ 和填充掩码 $(B, 1, T_k)$ 合成一个 $(B, T_q, T_k)$ 的掩码。窗口也是这样组合的。本课程说“窗口为 $w$”，
+# 指的是一个 Query 能看到的 $w$ 个 Key，包括它自己：`ac.sliding_window_mask(6, 3)` 让每个 Query 看到自己和前面 2 个 token。
+# 传入 `causal=False` 得到的是对称的带状区域 $|i - j| < 3$，不靠序列两端时共 $2 \times 3 - 1 = 5$ 个 Key；它与因果掩码相与，剩下的还是这 3 个。
 
 # %%
 both = ac.combine_masks(ac.causal_mask(6), pad)                                  # (B, Tq, Tk)
 print(f"[en]causal {ac.causal_mask(6).shape} AND padding {pad.shape} -> {both.shape}[zh]因果掩码 {ac.causal_mask(6).shape} 与填充掩码 {pad.shape} 相与 -> {both.shape}")
 print("[en]keys visible to each query of sequence 1 (length 4):[zh]序列 1（长度 4）中每个 Query 可见的 Key 数：", both[1].sum(axis=1))
-window = ac.combine_masks(ac.causal_mask(6), ac.sliding_window_mask(6, 3, causal=False))
-print("[en]causal AND symmetric window 3 == causal sliding window 3:[zh]因果掩码与对称窗口 3 相与 == 因果滑动窗口 3：", np.array_equal(window, ac.sliding_window_mask(6, 3)))
-words = [tokens, ["A", "dog", "ran", "home"], ["Hi", "there"]]                  # [en] each sequence's own words [zh] 每条序列自己的词
+sliding = ac.sliding_window_mask(6, 3)                                           # [en] causal window of 3 keys [zh] 因果窗口，3 个 Key
+band = ac.sliding_window_mask(6, 3, causal=False)                                # [en] symmetric: |i - j| < 3 [zh] 对称：|i - j| < 3
+print(f"[en]query 3 sees {int(sliding[3].sum())} keys in the window of 3 and {int(band[3].sum())} in the symmetric band[zh]窗口为 3 时 Query 3 看到 {int(sliding[3].sum())} 个 Key，对称带状区域下看到 {int(band[3].sum())} 个")
+print("[en]causal AND symmetric band == window 3:[zh]因果掩码与对称带状区域相与 == 窗口 3：",
+      np.array_equal(ac.combine_masks(ac.causal_mask(6), band), sliding))
+words = [tokens, "[en]A dog ran home[zh]小狗 跑 回 家".split(), "[en]Hi there[zh]你好 呀".split()]   # [en] each sequence's own words [zh] 每条序列自己的词
 padded_words = [w + ["<pad>"] * (len(tokens) - len(w)) for w in words]            # [en] ... and its pads [zh] ……以及它的填充
 fig = masking_lab.plot_mask_grid(list(both), padded_words,
                                  titles=[f"[en]sequence {b}, length {n}[zh]序列 {b}，长度 {n}" for b, n in enumerate(lengths)])
@@ -368,18 +379,18 @@ print("[en]keys visible to each query:[zh]每个 Query 可见的 Key 数：", le
 # weights and output: it may see nothing, so it takes nothing.
 
 # %% [markdown] lang="zh"
-# 手写的 masked softmax 对 $[-\infty, \dots, -\infty]$ 取行最大值，得到 $-\infty$，再算 $-\infty - (-\infty)$，结果是 NaN，
+# 照公式手写一个带掩码的 softmax，它会对 $[-\infty, \dots, -\infty]$ 取行最大值，得到 $-\infty$，再算 $-\infty - (-\infty)$，结果是 NaN，
 # 之后的一切也都成了 NaN。`attention_core` 则让这样的 Query 得到全零的权重和输出，什么都不能看，就什么也不取。
 
 # %%
 m1 = left_both[1]                                                                 # (Tq, Tk)
 naive_out, naive_w = masking_lab.naive_masked_attention(x, x, x, m1)             # [en] the hand-written formula [zh] 手写的公式
 lib_out, lib_w = ac.scaled_dot_product_attention(x, x, x, mask=m1)               # attention_core
-print("[en]naive weights, rows 0-3:[zh]朴素写法的权重，行 0–3（从 0 编号）：")
+print("[en]naive weights, rows 0-3:[zh]朴素实现的权重，第 0–3 行：")
 print(naive_w[:4])
-print("[en]attention_core weights, rows 0-3:[zh]attention_core 的权重，行 0–3：")
+print("[en]attention_core weights, rows 0-3:[zh]attention_core 的权重，第 0–3 行：")
 print(lib_w[:4])
-print(f"[en]attention_core output rows 0-2 all zero: {bool((lib_out[:3] == 0).all())}   NaN anywhere: {bool(np.isnan(lib_out).any())}[zh]attention_core 输出的行 0–2 全为 0：{bool((lib_out[:3] == 0).all())}   任何地方出现 NaN：{bool(np.isnan(lib_out).any())}")
+print(f"[en]attention_core output rows 0-2 all zero: {bool((lib_out[:3] == 0).all())}   NaN anywhere: {bool(np.isnan(lib_out).any())}[zh]attention_core 输出的第 0–2 行全为 0：{bool((lib_out[:3] == 0).all())}   有没有 NaN：{bool(np.isnan(lib_out).any())}")
 
 # %% [markdown] lang="en"
 # Why not ignore the NaN rows, since they are padding? Because NaN spreads: in the next layer the real tokens give
@@ -392,21 +403,23 @@ print(f"[en]attention_core output rows 0-2 all zero: {bool((lib_out[:3] == 0).al
 # Key 上，包括未来的 Key：
 
 # %%
-naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # [en] layer 1: a second layer (numbered from 0) [zh] 第 1 层：第二层（从 0 编号）
+naive_2, _ = masking_lab.naive_masked_attention(naive_out, naive_out, naive_out, m1)   # [en] layer 1: a second layer (numbered from 0) [zh] 第 1 层（从 0 编号，即第二层）
 lib_2, _ = ac.scaled_dot_product_attention(lib_out, lib_out, lib_out, mask=m1)
 for n_layer, (a, b) in ((0, (naive_out, lib_out)), (1, (naive_2, lib_2))):
-    print(f"[en]rows with NaN after layer {n_layer}:  naive {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}[zh]第 {n_layer} 层之后含 NaN 的行：朴素写法 {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}")
-print("[en]fill -1e9, row 0:[zh]填入 -1e9，行 0：", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
+    print(f"[en]rows with NaN after layer {n_layer}:  naive {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}[zh]第 {n_layer} 层之后含 NaN 的行：朴素实现 {int(np.isnan(a).any(axis=1).sum())}   attention_core {int(np.isnan(b).any(axis=1).sum())}")
+print("[en]fill -1e9, row 0:[zh]填入 -1e9，第 0 行：", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
 
 # %% [markdown] lang="en"
-# The library's rule, in the reference of notebook 01: a fully hidden row is shifted by 0 instead of $-\infty$ and
-# divided by 1 instead of 0, so it comes out as zeros.
+# The library's rule is in its readable softmax, `ac.reference_softmax`, which the reference attention of notebook 01
+# calls: a fully hidden row is shifted by 0 instead of $-\infty$ and divided by 1 instead of 0, so it comes out as
+# zeros.
 
 # %% [markdown] lang="zh"
-# 库里的规则就在 01 节的参考实现里。整行都被屏蔽时减去 0 而不是 $-\infty$，除以 1 而不是 0，所以结果是全零。
+# 库里的规则写在它的可读版 softmax，即 `ac.reference_softmax` 里，01 节的参考实现调用的就是它：整行都被屏蔽时，
+# 减去 0 而不是 $-\infty$，除以 1 而不是 0，所以结果是全零。
 
 # %%
-print(formula.source(ac.reference_attention))
+print(formula.source(ac.reference_softmax))
 
 # %% [markdown] lang="en"
 # ## Try it: choose the mask
@@ -414,17 +427,17 @@ print(formula.source(ac.reference_attention))
 # The same scores under every kind of mask; grey cells are hidden. Try:
 # - **causal**: the first query sees 1 key, the last sees all 6;
 # - **padding** with length 4: the last two columns turn grey for every query;
-# - **sliding window** 3: each query sees itself and the 2 tokens before it, a band (notebook 10 returns to it);
-# - **causal + padding** with length 1: every query sees only "The".
+# - **sliding window** 3: each query sees 3 keys, itself and the 2 tokens before it, a band (notebook 10 returns to it);
+# - **causal + padding** with length 1: every query sees only *The*.
 
 # %% [markdown] lang="zh"
 # ## 动手试试：选择掩码
 #
 # 同一组分数换上各种掩码，灰色格子表示被屏蔽。试试：
-# - **因果**，第一个 Query 只看到 1 个 Key，最后一个看到全部 6 个；
-# - **填充**，长度设为 4，最后两列对每个 Query 都变灰；
-# - **滑动窗口** 3，每个 Query 看到自己和前面 2 个 token，得到一条带状区域（10 节还会讲到）；
-# - **因果 + 填充**，长度设为 1，每个 Query 都只能看到 "The"。
+# - **因果**：第一个 Query 只看到 1 个 Key，最后一个看到全部 6 个；
+# - **填充**：长度设为 4，最后两列对每个 Query 都变灰；
+# - **滑动窗口**：窗口设为 3，每个 Query 看到 3 个 Key，即自己和前面 2 个 token，形成一条斜带（10 节还会讲到）；
+# - **因果 + 填充**：长度设为 1，每个 Query 都只能看到“小猫”。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -442,16 +455,16 @@ widgets.mask_widget(labels=tokens, scores=scores)
 # %% [markdown] lang="zh"
 # ## 推理时仍然需要掩码
 #
-# 一种常见的看法是，掩码是训练时的技巧，推理时未来的 token 还不存在。我们按真实模型的方式跑一遍推理，提示词（前 4 个 token）**一次**处理完，
-# 之后每个新 token 单独处理。之前所有 token 的 Key 和 Value 存在 **KV 缓存**里，一步里有 $T_q$ 个新 token、缓存中有 $T_k$ 个 Key 时，
-# 用的是 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下：
+# 一种常见的看法是：掩码只是训练时的技巧，因为推理时未来的 token 还不存在。我们按真实模型的方式跑一遍推理：提示词（前 4 个 token）
+# **一次**处理完，之后每个新 token 单独处理。之前所有 token 的 Key 和 Value 存在 **KV 缓存**里；如果一步里有 $T_q$ 个新 token、
+# 缓存中共有 $T_k$ 个 Key，这一步的掩码就是 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下：
 
 # %%
 print(formula.source(masking_lab.decode_with_kv_cache))
 
 # %%
 full = masking_lab.stacked_attention(x, layer, mask=ac.causal_mask(6))          # [en] all six tokens, one pass, masked [zh] 全部六个 token，一次算完，加掩码
-cached, steps = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1])      # [en] prompt of 4, then 1 + 1 [zh] 4 个 token 的提示，再 1 + 1
+cached, steps = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1])      # [en] prompt of 4, then 1 + 1 [zh] 4 个 token 的提示词，再 1 + 1
 for n, step in enumerate(steps, 1):
     print(f"[en]step {n}: queries {step['start']}..{step['stop'] - 1}, mask {step['mask'].shape}:[zh]第 {n} 步：Query {step['start']}..{step['stop'] - 1}，掩码 {step['mask'].shape}：",
           step["mask"].astype(int).tolist())
@@ -470,9 +483,10 @@ ax = masking_lab.plot_cache_steps(steps, tokens)
 # $-\infty$ cells, four queries at once, exactly like training. Take the mask away:
 
 # %% [markdown] lang="zh"
-# 用缓存逐步解码，不管 token 怎么分组，输出都与完整的带掩码计算**完全相同**（保留 12 位小数后差为 0.0）。一次生成一个 token 时，
-# 掩码只是一行 1，后面的 Key（画斜线的）还没进入缓存，缓存本身就起了掩码的作用，那种看法正是由此而来。可是提示词那一步（蓝色）
-# 需要掩码里的 $-\infty$，四个 Query 一起处理，和训练时一模一样。把掩码拿掉看看：
+# 用缓存逐步解码，不管 token 怎么分组，输出都与完整的带掩码计算**完全相同**（保留 12 位小数后差为 0.0）。
+# 一次只生成一个 token 时，掩码只是一行全 1：后面的 Key（图中画斜线的格子）还没进入缓存，缓存本身就起到了掩码的作用。
+# “推理时不需要掩码”的说法正是由此而来。可是提示词那一步（蓝色）要让四个 Query 一起处理，离不开掩码里的 $-\infty$，
+# 和训练时一模一样。把掩码拿掉看看：
 
 # %%
 no_mask_run, _ = masking_lab.decode_with_kv_cache(x, layer, chunks=[4, 1, 1], causal=False)
@@ -507,24 +521,15 @@ quiz.quiz_widget("q4")
 # %% [markdown] lang="en"
 # ## Exercise 1 · ★☆☆ · about 5 min: write the causal mask
 #
-# Write the mask as a boolean $(T, T)$ array in the question below; a checker judges it.
+# Write `causal_mask(T)`, your own `ac.causal_mask`: a boolean $(T, T)$ array, `True` where query $i$ may attend to
+# key $j$, that is $j \le i$. A first attempt often reaches for the wrong triangle; the checker says so in
+# plain words:
 
 # %% [markdown] lang="zh"
 # ## 练习 1 · ★☆☆ · 约 5 分钟：写出因果掩码
 #
-# 在下面的题目里把掩码写成一个 $(T, T)$ 的布尔数组，由检查器判定。
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live widget)
-quiz.quiz_widget("q4b")
-
-
-# %% [markdown] lang="en"
-# A first attempt often reaches for the wrong triangle; the checker says so in plain words:
-
-# %% [markdown] lang="zh"
-# 第一次写时常常取错三角，检查器会直接指出来：
+# 写出 `causal_mask(T)`，让它和 `ac.causal_mask` 做同一件事：返回一个 $(T, T)$ 的布尔数组，Query $i$ 可以关注 Key $j$
+# （即 $j \le i$）的地方为 `True`。第一次写时常常取错三角，检查器会直接指出来：
 
 # %%
 def causal_mask_first_try(T):
@@ -643,7 +648,7 @@ checks.check_padding_mask(my_padding_mask)
 #   （六个 token 时 36 个里有 15 个），每行之和仍然是 1。
 # - 不加掩码时，后面的 token 会改变前面的输出（这里最多 1.499）；加了掩码，变化严格为 0。
 # - 形状为 $(B, 1, T_k)$ 的填充掩码让一批中的每条序列得到自己的输出（差为 0.000，不加时为 0.865）；`ac.combine_masks` 对掩码做逻辑与。
-# - 什么都看不见的 Query 在 `attention_core` 里得到全零；朴素的公式得到 NaN，而且会扩散。
+# - 什么都看不见的 Query 在 `attention_core` 里得到全零；朴素实现得到 NaN，而且会扩散。
 # - 推理时仍然需要掩码（Q4）。提示词一次处理完，带 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)` 的 KV 缓存与完整的带掩码计算结果完全相同。
 #
 # **下一节**：[05 · 自注意力与交叉注意力](05_self_and_cross_attention.ipynb)。

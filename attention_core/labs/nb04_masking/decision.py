@@ -80,11 +80,16 @@ def causal_decision(scores, i: int, j: int) -> dict:
             "weight": float(weights[j]), "visible": int(keep.sum())}
 
 
+def _signed(x: float, digits: int) -> str:
+    """x with `digits` decimals, never "-0.00": a score of -0.001 shown at 2 decimals is 0.00."""
+    return f"{round(float(x), digits) + 0.0:.{digits}f}"
+
+
 def _node_texts(state: dict, labels) -> dict:
     i, j = state["i"], state["j"]
     return {"query": i18n.t("decision.node_query", i=i, token=labels[i]),
             "test": i18n.t("decision.node_test", j=j, token=labels[j], i=i),
-            "score": i18n.t("decision.node_score", s=f"{state['score']:.2f}"),
+            "score": i18n.t("decision.node_score", s=_signed(state["score"], 2)),
             "fill": i18n.t("decision.node_fill"),
             "softmax": i18n.t("decision.node_softmax", i=i),
             "past": i18n.t("decision.node_past", j=j, w=f"{state['weight']:.3f}")}
@@ -224,7 +229,7 @@ def causal_decision_widget(scores=None, labels=None, *, i: int = 2, j: int = 4, 
         image.value = live.render()
         key = "decision.readout_score" if s["branch"] == "score" else "decision.readout_fill"
         panel.readout.value = "<div style='font-size:15px'>" + html.escape(i18n.t(
-            key, i=s["i"], j=s["j"], s=f"{s['score']:.3f}", w=f"{s['weight']:.3f}", n=s["visible"],
+            key, i=s["i"], j=s["j"], s=_signed(s["score"], 3), w=f"{s['weight']:.3f}", n=s["visible"],
             total=f"{s['weights'].sum():.3f}")) + "</div>"
         return s
 

@@ -3,7 +3,7 @@
 STRINGS: dict[str, dict[str, str]] = {
     "widgets.mask_kind": {"en": "mask", "zh": "掩码"},
     "widgets.mask_none": {"en": "none", "zh": "无"},
-    "widgets.mask_causal": {"en": "causal (look-ahead)", "zh": "因果（防偷看）"},
+    "widgets.mask_causal": {"en": "causal (look-ahead)", "zh": "因果（前瞻）"},
     "widgets.mask_padding": {"en": "padding", "zh": "填充"},
     "widgets.mask_window": {"en": "sliding window", "zh": "滑动窗口"},
     "widgets.mask_causal_padding": {"en": "causal + padding", "zh": "因果 + 填充"},
