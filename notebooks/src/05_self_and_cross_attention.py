@@ -31,7 +31,7 @@
 # - 说明一次翻译的交叉注意力是按**意思**而不是按位置对齐的；
 # - 亲眼看到同一个词“银行”在两句话里得到两个不同的向量。
 #
-# **需要的基础**：一步注意力及其形状，见 [01](01_query_key_value.ipynb) 和 [02 节](02_scaled_dot_product.ipynb)；
+# **需要的基础**：一步注意力及其形状，见 [01 节](01_query_key_value.ipynb)和 [02 节](02_scaled_dot_product.ipynb)；
 # 填充掩码，见 [04 节](04_masking.ipynb)。*约 55 分钟。*
 
 # %%
@@ -45,7 +45,7 @@ from attention_core.teaching import formula, i18n, quiz
 from attention_core.teaching.tables import pad
 
 i18n.set_language(LANG)
-rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本 notebook 的所有随机数都来自这个种子
+rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from this seed [zh] 本节的所有随机数都来自这个种子
 np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 decimals [zh] 数组打印时保留 2 位小数
 
 # %% [markdown] lang="en"
@@ -95,7 +95,7 @@ np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 deci
 # %% [markdown] lang="zh"
 # ## 形状：Query 来自一个序列，Key 和 Value 来自另一个
 #
-# 设编码器读了 $T_k = 6$ 个英文 token，解码器有 $T_q = 5$ 个中文 token，宽度都是 $D = 8$。交叉注意力**两边各用自己的矩阵**做投影，
+# 设编码器读了 $T_k = 6$ 个英文 token，解码器有 $T_q = 5$ 个中文 token，维度都是 $D = 8$。交叉注意力**两边各用自己的矩阵**做投影：
 #
 # $$Q = X_\text{dec} W^Q \;(T_q, d_k), \qquad K = X_\text{enc} W^K \;(T_k, d_k), \qquad V = X_\text{enc} W^V \;(T_k, d_v)$$
 #
@@ -133,7 +133,7 @@ print(f"[en]self-attention on the English sentence: weights {weights_self.shape}
 # (notebook 06 opens up the heads):
 
 # %% [markdown] lang="zh"
-# 库里的多头注意力层把三个来源作为三个参数，`multi_head_attention(query, key, value, params)`（06 节会打开这些头）：
+# 库里的多头注意力层 `multi_head_attention(query, key, value, params)` 把三个来源作为三个参数（06 节再细看多个头）：
 
 # %%
 params = ac.init_multihead(d_model=D, n_heads=2, seed=0)
@@ -162,14 +162,16 @@ for generated in (1, 3, 5):                       # [en] the decoder has written
 # Now a real pair: *the cat sat on the mat* → *猫坐在垫子上*. As in notebook 01, a tiny model whose every number has a
 # name shows **why** each Chinese word looks where it looks. Every word is a vector over named features: shared
 # **meaning** axes (`cat`, `mat`, `sit`, `on`, ...) and a few grammatical ones. A real model learns $W^Q$, $W^K$ that
-# make the encoder's and decoder's spaces comparable; here we set them by hand.
+# make the encoder's and decoder's spaces comparable; here we set them by hand, so how strongly a word finds its
+# translation is built in. What the cells below test is what decides the lookup: content, not position.
 
 # %% [markdown] lang="zh"
 # ## 一个翻译例子：按意思对齐
 #
-# 现在换成一对真实的句子，*the cat sat on the mat* → *猫坐在垫子上*。和 01 节一样，我们用一个每个数字都有名字的小模型，
+# 现在换成一对真实的句子：*the cat sat on the mat* → *猫坐在垫子上*。和 01 节一样，我们用一个参数全部可解读的小模型，
 # 看清每个中文词**为什么**看向它看的地方。每个词都是一个向量，各维是有名字的特征，包括共享的**意思**维度（猫、垫子、坐、在……上面等）和几个语法维度。
-# 真实模型会学出让编码器和解码器的表示可以比较的 $W^Q$、$W^K$，这里我们手工设定。
+# 真实模型要从数据中学出 $W^Q$、$W^K$，让编码器和解码器的表示可以相互比较；这里由我们手工设定，所以一个词找到译文时权重有多大，是设定出来的。
+# 下面的单元格要检验的是：决定查找结果的是内容，而不是位置。
 
 # %%
 english, chinese, gold = cross_lab.translation_pair("cat_mat")
@@ -200,7 +202,7 @@ cross.table("w_k")
 # The cross-attention itself: queries from the Chinese sentence, keys and values from the English one.
 
 # %% [markdown] lang="zh"
-# 下面是交叉注意力本身，Query 来自中文句子，Key 和 Value 来自英文句子。
+# 下面是交叉注意力本身：Query 来自中文句子，Key 和 Value 来自英文句子。
 
 # %%
 out_zh, w_zh = cross_lab.attend(chinese, english, cross)          # (Tq, F), (Tq, Tk)
@@ -217,7 +219,7 @@ ax = cross_lab.plot_alignment(w_zh, chinese, english)
 
 # %% [markdown] lang="zh"
 # 每个中文词都把 0.94 的注意力放在意思相同的英文词上。两列 *the* 几乎是空的，“在”和“上”都读 *on*，可见对齐不必一一对应。
-# 它也不看位置，把第 $i$ 个中文词配给第 $i$ 个英文词，每个词都会配错：
+# 对齐也不看位置：要是按位置把第 $i$ 个中文词配给第 $i$ 个英文词，五个词全部配错：
 
 # %%
 by_content = cross_lab.alignment(w_zh, chinese, english)
@@ -288,7 +290,7 @@ ax = cross_lab.plot_alignment(w_shuffled, chinese, shuffled)
 # %% [markdown] lang="zh"
 # ## 英文句子上的自注意力
 #
-# 接下来是内部对话，Q、K、V 全都来自英文句子，矩阵让词在句子内部寻找搭档。动词问“谁在做”（有生命的名词回应），
+# 接下来是内部对话：Q、K、V 全都来自英文句子，矩阵让词在句子内部寻找搭档。动词问“谁在做”（有生命的名词回应），
 # 介词问“在什么上面”（表示地点的名词回应），名词找自己的动作或关系，冠词问“哪个名词是我的”。
 
 # %%
@@ -313,23 +315,26 @@ ax = cross_lab.plot_alignment(w_en, english, english, mode="self")
 
 # %% [markdown] lang="zh"
 # 权重是 $6 \times 6$ 的。*sat* 找到了主语 *cat*，*on* 找到了 *mat*，每个名词都找到了自己的动词或介词，权重都是 0.98。
-# 两行 *the* 完全相同，在 *cat* 和 *mat* 之间平分（0.50/0.50），只看内容，冠词分不清后面跟的是哪个名词。07 节引入位置信息正是为此。
+# 两行 *the* 完全相同，在 *cat* 和 *mat* 之间平分（0.50/0.50）：只看内容，冠词分不清后面跟的是哪个名词。07 节引入位置信息正是为此。
 
 # %% [markdown] lang="en"
 # ### One word, two contexts
 #
 # The tutorial *Transformer self-attention: the intuition, no maths needed* [“Transformer 自注意力机制：直觉理解，不需要数学”]
 # explains self-attention with one word: 银行 (*bank*) should get different representations in 银行倒闭 (*the bank
-# collapsed*) and 银行对面 (*across from the bank*). A bank is an **organisation** (it can go bankrupt) and a **place**,
-# so the embedding of 银行 carries half of each, the same vector in both sentences. Its query asks "what does my
+# collapsed*) and 银行对岸 (*the far bank*). The second phrase borrows an English pun, *bank* as a river bank; the
+# Chinese word 银行 only ever means the institution, so a Chinese reader hears no ambiguity in it. We use
+# 银行对面 (*across from the bank*) instead. A bank is an **organisation** (it can go bankrupt) and a **place**, so the
+# embedding of 银行 carries half of each, the same vector in both sentences. Its query asks "what does my
 # context say about me?"; 倒闭 (*go bankrupt*) answers with the organisation side, 对面 (*across from*) with the place
 # side; the new vector is the embedding plus what attention brings (a residual connection).
 
 # %% [markdown] lang="zh"
 # ### 同一个词，两种上下文
 #
-# 《Transformer 自注意力机制：直觉理解，不需要数学》用一个词说明自注意力的作用，“银行”在“银行倒闭”和“银行对面”里应当得到不同的表示。
-# 银行既是**机构**（会倒闭），也是**地点**，所以“银行”的嵌入向量两样各占一半，在两句话里是同一个向量。它的 Query 问的是“上下文怎么说我”，
+# 《Transformer 自注意力机制：直觉理解，不需要数学》用一个词说明自注意力的作用：“银行”在“银行倒闭”和“银行对岸”里应当得到不同的表示。
+# “银行对岸”借的是英文 *bank* 的双关（*bank* 也指河岸），中文的“银行”只有金融机构这一个意思，中文读者在这里听不出歧义。
+# 所以本节换成“银行对面”。银行既是**机构**（会倒闭），也是一个**地点**，“银行”的嵌入向量两样各占一半，在两句话里是同一个向量。它的 Query 问的是“上下文怎么说我”，
 # “倒闭”用机构这一面回应，“对面”用地点这一面回应；新的向量等于嵌入向量加上注意力带来的信息（残差连接）。
 
 # %%
@@ -348,7 +353,7 @@ context_lab.bank_table()
 
 # %% [markdown] lang="zh"
 # 嵌入向量在两句话里完全相同（余弦为 1）。经过一步注意力之后，“银行”在“银行倒闭了”里偏向机构一面（1.5 比 0.5），
-# 在“银行对面的公园”里偏向地点一面。这两个向量彼此的余弦相似度是 0.78，比它们各自与嵌入向量的相似度（0.89）都低，
+# 在“银行对面的公园”里偏向地点一面。这两个向量彼此的余弦相似度是 0.78，比它们各自与嵌入向量的相似度（0.89）都低：
 # 同一个词有了两种带上下文的表示。余弦是在全部六个特征上算的，两个向量的“名词”和“多义”也计算在内（$3.5 / 4.5 = 0.78$）。
 # 练习 2 会让你亲手算出这个数，12 节会在训练好的模型里测量同样的效应。
 
@@ -557,8 +562,9 @@ checks.check_context_similarity(my_context_similarity)
 #
 # - Where Q, K and V come from decides the kind of attention: **self**, all three from one sequence; **cross**, Q from
 #   the decoder, K and V from the encoder. The computation is the same; cross-attention's weights are $(T_q, T_k)$.
-# - In *the cat sat on the mat* → *猫坐在垫子上* every Chinese word puts 0.94 of its attention on the English word with
-#   the same meaning (5 of 5 right; by position: 0 of 5), and the columns move with the words.
+# - In *the cat sat on the mat* → *猫坐在垫子上*, with hand-set matrices that compare meanings, every Chinese word puts
+#   0.94 of its attention on the English word with the same meaning (5 of 5 right; pairing by position: 0 of 5), and
+#   when the source is shuffled the columns move with the words: the lookup is made by content.
 # - Self-attention on the English sentence: *sat* → *cat*, *on* → *mat* (0.98 each); *the* splits 0.50/0.50.
 # - Self-attention gives 银行 two contextual vectors, cosine similarity 0.78 between them.
 # - Q1: Q, K and V need not come from different inputs; even from one input they are three different projections.
@@ -570,8 +576,8 @@ checks.check_context_similarity(my_context_similarity)
 #
 # - Q、K、V 从哪里来决定了注意力的种类。**自**注意力中三者来自同一个序列；**交叉**注意力中 Q 来自解码器，K 和 V 来自编码器。
 #   计算完全相同，交叉注意力的权重形状是 $(T_q, T_k)$。
-# - 在 *the cat sat on the mat* → *猫坐在垫子上*这一对里，每个中文词都把 0.94 的注意力放在意思相同的英文词上（5 个全对，按位置对齐则 0 个对），
-#   打乱原文，列就跟着词移动。
+# - 在 *the cat sat on the mat* → *猫坐在垫子上*这一对里，用手工设定、按意思比较的矩阵，每个中文词都把 0.94 的注意力放在意思相同的英文词上
+#   （5 个全对，按位置配对则 0 个对）；打乱原文，列就跟着词移动，可见查找是按内容进行的。
 # - 英文句子上的自注意力中，*sat* → *cat*，*on* → *mat*（权重都是 0.98）；*the* 在两个名词之间平分（0.50/0.50）。
 # - 自注意力让“银行”得到两个带上下文的向量，二者的余弦相似度是 0.78。
 # - Q1：Q、K、V 不一定来自不同的输入；即使来自同一个输入，也是三个不同的投影。

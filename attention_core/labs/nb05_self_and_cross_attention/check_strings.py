@@ -16,7 +16,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "两者共用一个矩阵时，分数矩阵是对称的，一个 token 就没法去找“与自己不同”的东西。"},
     "exercises.self.no_scale": {"en": "You did not divide the scores by sqrt(d_k) ({case}); d_k is the width of "
                                       "the queries, w_q.shape[1].",
-                                "zh": "你没有把分数除以 √d_k（{case}）；d_k 是 Query 的宽度，即 w_q.shape[1]。"},
+                                "zh": "你没有把分数除以 √d_k（{case}）；d_k 是 Query 的维度，即 w_q.shape[1]。"},
     "exercises.self.ok": {"en": "All good: Q, K and V are three projections of the same x, and the output matches "
                                 "attention_core on a sentence of 4 tokens and a batch.",
                           "zh": "全部通过：Q、K、V 是同一个 x 的三种投影，4 个 token 的句子和批量输入的输出都与 "
