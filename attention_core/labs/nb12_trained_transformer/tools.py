@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention_core.core.interventions import head_hook, head_logit_attribution, patch
+from attention_core.teaching.learner_pieces import LearnerPieces
 
 NAMES = ("mean_ablate", "head_attribution", "patch_by_position")
 
@@ -44,38 +45,14 @@ def patch_by_position(model, clean_ids, corrupted_ids, layer: int, head: int, me
                      for p in range(t)])
 
 
-class Tools:
+class Tools(LearnerPieces):
     """The tools later cells run: the learner's where its checker passed, the library's otherwise.
-    tools.mean_ablate(...) etc.; tools.which() -> {name: "yours" | "library"}."""
+    tools.mean_ablate(...) etc.; tools.which() -> {name: "yours" | "library"}; tools.report()."""
+    names = NAMES
+    heading = "nb12.tools_report"
 
-    def __init__(self):
-        self.mine: dict = {}
-
-    def use(self, name: str, fn) -> None:
-        if name not in NAMES:
-            raise ValueError(f"name: expected one of {NAMES}, got {name!r}")
-        if fn is globals()[name]:
-            self.mine.pop(name, None)                        # the library's own: nothing of the learner's
-        else:
-            self.mine[name] = fn
-
-    def drop(self, name: str) -> None:
-        self.mine.pop(name, None)
-
-    def __getattr__(self, name):
-        if name not in NAMES:
-            raise AttributeError(name)
-        return self.__dict__["mine"].get(name, globals()[name])
-
-    def which(self) -> dict:
-        return {name: "yours" if name in self.mine else "library" for name in NAMES}
-
-    def report(self, lang: str | None = None) -> str:
-        from attention_core.teaching import i18n
-        lang = i18n.resolve_language(lang)
-        words = {"yours": i18n.t("nb12.tools_yours", lang), "library": i18n.t("nb12.tools_library", lang)}
-        sep, gap = ("、", "") if lang == "zh" else (", ", " ")
-        return i18n.t("nb12.tools_report", lang) + sep.join(f"{n}{gap}{words[w]}" for n, w in self.which().items())
+    def library(self, name: str):
+        return globals()[name]
 
 
 def repeat_loss(logits, seqs) -> float:

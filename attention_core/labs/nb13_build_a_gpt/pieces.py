@@ -24,6 +24,7 @@ from attention_core.core import generation, hooked
 from attention_core.core import transformer as tr
 from attention_core.core.model import HookedDecoder
 from attention_core.core.validation import describe, positive_int
+from attention_core.teaching.learner_pieces import LearnerPieces
 
 NAMES = ("layer_norm", "feed_forward", "transformer_block", "gpt_forward", "generate")
 MHA_NAMES = ("w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o")
@@ -233,45 +234,21 @@ class _Mine:
         self.mine = mine
 
 
-class Parts:
+class Parts(LearnerPieces):
     """The pieces later steps run on: the learner's where its checker passed, the library's otherwise.
-    parts.layer_norm(...) etc.; parts.which() -> {name: "yours" | "library"}. The notebook makes one
-    (`parts = pieces.Parts()`) and hands it to each checker (`check_layer_norm(fn, parts=parts)`)."""
+    parts.layer_norm(...) etc.; parts.which() -> {name: "yours" | "library"}; parts.report(). The notebook makes
+    one (`parts = pieces.Parts()`) and hands it to each checker (`check_layer_norm(fn, parts=parts)`)."""
+    names = NAMES
+    heading = "nb13.parts_report"
 
-    def __init__(self):
-        self.mine: dict = {}
+    def library(self, name: str):
+        return globals()[name]
 
-    def use(self, name: str, fn) -> None:
-        if name not in NAMES:
-            raise ValueError(f"name: expected one of {NAMES}, got {name!r}")
-        if fn is globals()[name]:
-            self.mine.pop(name, None)                        # the library's own: nothing of the learner's
-        else:
-            self.mine[name] = fn
-
-    def drop(self, name: str) -> None:
-        self.mine.pop(name, None)
-
-    def clear(self) -> None:
-        self.mine.clear()
-
-    def __getattr__(self, name):
-        if name not in NAMES:
-            raise AttributeError(name)
-        mine = self.__dict__["mine"]
-        if name in mine:
-            return mine[name]
-        ref = globals()[name]
+    def stand_in(self, name: str):
+        ref = self.library(name)
         if name in ("transformer_block", "gpt_forward", "generate"):
             return functools.partial(ref, parts=self)        # the library's assembly of the learner's parts
         return ref
 
-    def which(self) -> dict:
-        return {name: "yours" if name in self.mine else "library" for name in NAMES}
-
-    def report(self, lang: str | None = None) -> str:
-        from attention_core.teaching import i18n
-        lang = i18n.resolve_language(lang)
-        words = {"yours": i18n.t("nb13.parts_yours", lang), "library": i18n.t("nb13.parts_library", lang)}
-        sep, gap = ("、", "") if lang == "zh" else (", ", " ")
-        return i18n.t("nb13.parts_report", lang) + sep.join(f"{n}{gap}{words[w]}" for n, w in self.which().items())
+    def clear(self) -> None:
+        self.mine.clear()

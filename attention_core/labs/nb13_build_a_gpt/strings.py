@@ -3,8 +3,6 @@ from __future__ import annotations
 
 STRINGS: dict[str, dict[str, str]] = {
     "nb13.parts_report": {"en": "pieces in use: ", "zh": "正在使用的零件："},
-    "nb13.parts_yours": {"en": "(yours)", "zh": "（你的）"},
-    "nb13.parts_library": {"en": "(the library's)", "zh": "（库里的）"},
     "nb13.fig_step": {"en": "training step", "zh": "训练步数"},
     "nb13.fig_loss": {"en": "loss (nats per token)", "zh": "损失（每个 token 的纳特数）"},
     "nb13.fig_train": {"en": "train", "zh": "训练集"},
