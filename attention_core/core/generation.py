@@ -168,7 +168,9 @@ def write(generate_fn, ids, n_new: int, *, context: int, temperature: float = 1.
           seed: int = 0) -> list[int]:
     """ids followed by n_new tokens, more than the model's context holds: generate_fn(window, room,
     temperature=, top_k=, seed=) -> window + room tokens writes until the context is full, then starts again
-    from the last half of the context, as nanoGPT crops its input. Call c gets the seed seed + c."""
+    from the last half of the context (nanoGPT crops its input to the context at every token; restarting from the
+    last half keeps each call's KV cache useful). Call 0 gets `seed`; every later call a seed drawn from
+    (seed, call), so the samples of two neighbouring seeds never share a call's random draws."""
     context = positive_int(context, "context", minimum=2)
     temperature, top_k = sampling_args(temperature, top_k)
     seed = positive_int(seed, "seed", minimum=0)
@@ -186,7 +188,7 @@ def write(generate_fn, ids, n_new: int, *, context: int, temperature: float = 1.
     while len(out) - len(ids) < n_new:
         window = out[-(context // 2):] if len(out) >= context // 2 and call else out[-(context - 1):]
         room = min(context - len(window), n_new - (len(out) - len(ids)))
-        got = [int(i) for i in generate_fn(window, room, temperature=temperature, top_k=top_k, seed=seed + call)]
+        got = [int(i) for i in generate_fn(window, room, temperature=temperature, top_k=top_k, seed=_call_seed(seed, call))]
         if len(got) != len(window) + room or got[:len(window)] != window:   # never loop on a short answer
             raise ValueError(f"generate_fn: asked for the window of {len(window)} tokens followed by {room} new "
                              f"one(s), got {len(got)} ids" + ("" if got[:len(window)] == window else
@@ -194,3 +196,9 @@ def write(generate_fn, ids, n_new: int, *, context: int, temperature: float = 1.
         out += got[len(window):]
         call += 1
     return out
+
+
+def _call_seed(seed: int, call: int) -> int:
+    """The seed of write's call number `call`: `seed` itself first, then one drawn from (seed, call). With
+    seed + call, seed 0's second call drew what seed 1's first did, and two samples shared a long run of text."""
+    return seed if call == 0 else int(np.random.SeedSequence([seed, call]).generate_state(1)[0])

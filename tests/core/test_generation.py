@@ -161,7 +161,22 @@ def test_write_restarts_on_the_last_half_of_the_context():
     out = write(gen, [1, 2, 3], 30, context=8, temperature=1.0, seed=5)
     assert out[:3] == [1, 2, 3] and len(out) == 33
     assert calls[0] == (3, 5, 5) and all(w == 4 for w, _, _ in calls[1:])  # then windows of context // 2
-    assert [s for _, _, s in calls] == list(range(5, 5 + len(calls)))
+    seeds = [s for _, _, s in calls]
+    assert seeds[0] == 5 and len(set(seeds)) == len(seeds)           # the first call keeps the seed; no repeats
+
+
+def test_neighbouring_seeds_share_no_call_seed():
+    """With seed + call, seed 0's second call was seed 1's first: two samples shared a 91-character run."""
+    seen = {}
+    for seed in range(20):
+        calls = []
+
+        def gen(window, room, **kw):
+            calls.append(kw["seed"])
+            return _fake_generate(window, room, **kw)
+        write(gen, [1, 2, 3], 30, context=8, seed=seed)
+        for c in calls:
+            assert seen.setdefault(c, seed) == seed, f"seeds {seen[c]} and {seed} both draw with {c}"
 
 
 @pytest.mark.parametrize("bad", [

@@ -216,7 +216,8 @@ def test_write_goes_past_the_context_by_cropping_and_keeps_the_prompt():
     out = experiments.write(spy, p, [1, 2, 3], 150, temperature=1.0, seed=7)
     assert out[:3] == [1, 2, 3] and len(out) == 153
     assert all(a + b <= context for a, b, _ in windows) and len(windows) > 2
-    assert [s for _, _, s in windows] == list(range(7, 7 + len(windows)))      # a seed per call
+    seeds = [s for _, _, s in windows]
+    assert seeds[0] == 7 and len(set(seeds)) == len(seeds)                     # a seed per call
     assert experiments.write(pieces.generate, p, [1, 2, 3], 150, seed=7) == out   # reproducible
     assert experiments.write(pieces.generate, p, [1, 2, 3], 0) == [1, 2, 3]
     for bad, words in (([], "a prompt of 1 to"), (list(range(context)), "a prompt of 1 to")):
