@@ -44,6 +44,7 @@ LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版
 import numpy as np
 
 import attention_core as ac
+from attention_core.core import hooked
 from attention_core.labs.nb06_multi_head_attention import checks, heads_lab, pronoun_lab, published, widgets
 from attention_core.teaching import formula, i18n, plots, quiz
 from attention_core.teaching.tables import pad
@@ -79,7 +80,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 左边紧挨着的词也是 *cat*，还有地点 *mat*；代词 *it* 有指代对象、动词和形容词。一行 softmax 权重不可能同时满额地指向所有这些位置：
 # 想看两个地方，就得把总量为 1 的权重分给它们，交出去的也只是它们 Value 的一个混合。
 #
-# 多头注意力在同一层里并排运行多个头。每个头有自己的投影，在自己的**子空间**里比较 token、形成自己的权重、取自己的 Value；
+# 多头注意力在同一层里并排运行多个头。每个头各有一套投影，在各自的**子空间**里比较 token、算出权重、取 Value；
 # 各头的输出拼接起来，再经过一次投影 $W^O$ 融合：
 #
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
@@ -132,15 +133,21 @@ out_lib, weights_lib = ac.multi_head_attention(x, x, x, p)      # [en] the libra
 print("[en]same as ac.multi_head_attention:[zh]与 ac.multi_head_attention 的结果相同：", np.allclose(out, out_lib), np.allclose(weights, weights_lib))
 
 # %% [markdown] lang="en"
-# Each head has its own $(T, T)$ weights, returned together as $(B, H, T_q, T_k)$. The library function is the same five
-# steps, with a mask shared by all heads and a `head_mask` that we use later to switch heads off:
+# Each head has its own $(T, T)$ weights, returned together as $(B, H, T_q, T_k)$. `ac.multi_head_attention` hands the
+# work to the library's one attention layer, `hooked.attention`, the same function the trained models of notebooks 12
+# and 13 run. Its lines are the five steps above (`merge_heads(z) @ w["w_o"]` is step 5). Three extras can be skipped
+# for now: `hook(...)` marks the points where notebook 12 reads or replaces an intermediate result (here they hand the
+# value straight back), `past` is the KV cache of notebook 09, and `fused_attention` is a kernel that never stores the
+# weights (notebook 10), used only when nobody asks for them:
 
 # %% [markdown] lang="zh"
-# 每个头都有自己的 $(T, T)$ 权重，这一层把它们一起返回，形状是 $(B, H, T_q, T_k)$。库里的函数就是上面这五步，另有一个各头共用的掩码，
-# 以及后面用来关掉某些头的 `head_mask`：
+# 每个头都有自己的 $(T, T)$ 权重，这一层把它们一起返回，形状是 $(B, H, T_q, T_k)$。`ac.multi_head_attention` 把计算交给库里唯一的注意力层
+# `hooked.attention`，12、13 节训练好的模型运行的也是这个函数。它的各行就是上面五步，`merge_heads(z) @ w["w_o"]` 是第 5 步。
+# 另外三处暂时可以跳过：`hook(...)` 标出 12 节读取或替换中间结果的位置，这里原样交回；`past` 是 09 节的 KV 缓存；
+# `fused_attention` 是从不存下权重的内核（10 节），只在没有人要权重时才用：
 
 # %%
-print(formula.source(ac.multi_head_attention))
+print(formula.source(hooked.attention))
 
 # %% [markdown] lang="en"
 # Notice what does **not** depend on $h$: the four matrices are $(d_{model}, d_{model})$ whatever the number of heads.
@@ -165,7 +172,7 @@ print(formula.source(ac.multi_head_attention))
 # `torch.nn.MultiheadAttention` 实现的是同一种层。`ac.to_torch_mha` 会构造一个装着我们这组权重的 torch 模块
 # （torch 把每个矩阵转置存放，还把 $W^Q, W^K, W^V$ 打包成一个 `in_proj_weight`，这些都由这个函数处理）。
 # 有一个陷阱：对布尔型的 `attn_mask`，torch 的 `MultiheadAttention` 把 `True` 理解为**不允许**关注，
-# 与本库（以及 `F.scaled_dot_product_attention`）正好相反——在本库中 `True` 表示“可以关注”。所以我们要传 `~mask`。
+# 与本库（以及 `F.scaled_dot_product_attention`）正好相反：在本库中 `True` 表示“可以关注”。所以我们要传 `~mask`。
 # 下面用一个因果掩码来验证，再看看忘了 `~` 会发生什么。
 
 # %%
@@ -206,7 +213,7 @@ else:
 # ## 不同的头关注不同的关系
 #
 # 随机权重能展示计算流程，却说明不了要点。为了看到关注不同关系的头，并弄清**为什么**，我们手工搭一层多头注意力，每个参数都有明确的含义。
-# 句子里的每个 token 都是一个向量，每一维都是一个有名字的特征：它是哪个词（one-hot），它的语法角色，它所在的分句，以及它的位置。
+# 句子里的每个 token 都是一个向量，每一维都是一个有名字的特征，记录四件事：是哪个词（one-hot）、语法角色、所在分句和位置。
 # 位置用三对以不同速度旋转的数表示，就像钟表的几根指针，07 节会讲这类编码。下面是角色、分句和位置特征：
 
 # %%
@@ -274,7 +281,7 @@ for j in (demo.tokens.index("cat"), demo.tokens.index("it"), demo.tokens.index("
 # below; then we run the layer:
 
 # %% [markdown] lang="zh"
-# 第 0 个头靠的是位置编码的一个性质：用同一个固定矩阵 $R$，就能把任意位置 $p$ 的编码变成位置 $p - 1$ 的编码，
+# 第 0 个头靠的是位置编码的一个性质：用同一个固定矩阵 $R$，就能把任意位置 $p$ 上的编码变成位置 $p - 1$ 上的编码，
 # 做法是让每一对数各自往回转一步。下面先验证这一点，再运行这一层：
 
 # %%
@@ -301,10 +308,15 @@ fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
 # apart, so the output of *was* now knows both its neighbour and its subject:
 
 # %% [markdown] lang="zh"
-# 同一层、同一个输入，算出四个头、四种模式。第 0 个头是一条错开一格的对角线，每个词都看左边的邻居，第一个词没有左邻，只好看自己；
-# 第 1 个头是一条对角线，外加两个 *the* 互相找到对方；第 2 个头里，两个动词各自找到了主语（*sat* → *cat*，*was* → *it*），
-# 其余的词把权重平摊在自己所在的分句上：第一个分句六个词，每个约 0.17，第二个分句四个词，每个 0.25，下面打印的两行就是例子；
-# 第 3 个头让大多数词看自己，让每个动词看离它最近的名词。每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出同时知道了它的邻居和它的主语：
+# 同一层、同一个输入，四个头算出四种模式：
+#
+# - 第 0 个头是一条错开一格的对角线：每个词都看左边的邻居，第一个词没有左邻，只好看自己；
+# - 第 1 个头是一条对角线，外加两个 *the* 互相找到对方；
+# - 第 2 个头里，两个动词各自找到了主语（*sat* → *cat*，*was* → *it*），其余的词把权重平摊在自己所在的分句上：
+#   第一个分句六个词，每个约 0.17；第二个分句四个词，每个 0.25。下面打印的两行就是例子；
+# - 第 3 个头让大多数词看自己，让每个动词看离它最近的名词。
+#
+# 每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出里同时有了左邻和主语：
 
 # %%
 print("[en]head 2, 'the' (clause 1):[zh]第 2 个头，the（第一个分句）：", w6[2, 0].round(2))
@@ -406,7 +418,7 @@ for only, off in ((2, (3,)), (3, (2,))):                          # [en] keep on
 # 2019). An important head is one whose removal you can measure, not one whose heatmap looks tidy.
 
 # %% [markdown] lang="zh"
-# 冗余是头**在它所见数据上**的性质，而不是由它的定义决定的。
+# 冗余与否，要看头**在什么数据上**运行，而不是由它的定义决定。
 #
 # 训练出来的大模型里也能看到同样的现象：测试时可以去掉许多头而几乎不损失准确率，但去掉某些特定的头组合则损失很大
 # （Michel、Levy 和 Neubig，*Are Sixteen Heads Really Better than One?*，2019）。一个头重不重要，要看去掉它之后能测出多大的变化，而不是看它的热图是否整齐。
@@ -484,7 +496,7 @@ except ValueError as err:
 
 # %% [markdown] lang="zh"
 # 维度小的头会失去什么？一个头的分数矩阵 $Q_h K_h^\top$ 虽然是 $(T, T)$ 的，但秩至多为 $d_k$，因此并不能表达任意的模式。
-# 最极端的是 $d_k = 1$：分数是 $q_i k_j$，每个 Query 最喜欢的 Key 要么是 $k_j$ 最大的那个（当 $q_i > 0$），要么是最小的那个（当 $q_i < 0$）。
+# 最极端的是 $d_k = 1$：分数是 $q_i k_j$，$q_i > 0$ 时每个 Query 最喜欢 $k_j$ 最大的 Key，$q_i < 0$ 时则最喜欢 $k_j$ 最小的。
 # 而“前一个词”这种模式要求几乎每个 Query 都有不同的最爱，这里的 10 个 Query 中要有 9 个各不相同。在 2000 个随机的头上试一试：
 
 # %%
@@ -516,7 +528,7 @@ quiz.quiz_widget("q3b")
 
 # %% [markdown] lang="zh"
 # 再看开销。以原始 Transformer 的一层（$d_{model} = 512$）为例，输入一个 $T = 1024$ 个 token 的序列，用 float32 计算。
-# 参数量取自真实的 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小取自一次真实的前向计算（在笔记本电脑上大约一秒）：
+# 参数量来自真实调用 `init_multihead`，权重张量 $(B, h, T, T)$ 的大小来自一次真实的前向计算，在笔记本电脑上大约一秒：
 
 # %%
 cost = heads_lab.tradeoff_rows(d_model=512, heads=(1, 2, 4, 8, 16, 64), n_tokens=1024)
@@ -548,7 +560,7 @@ axes = heads_lab.plot_tradeoff(cost)
 # - **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
 # - **参数量不变**：无论 $h$ 取多少都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
 # - **权重张量随 $h$ 线性增长**：共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB 涨到 $h = 64$ 时的 256 MiB，每个元素在 softmax 里还要算一次指数。
-# - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$，只是许多细小的矩阵乘法对硬件的利用率不如少数几个宽的。
+# - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。不过许多细小的矩阵乘法不如少数几个大矩阵乘法那样能充分利用硬件。
 #
 # 现在自己拖动 $h$ 和上下文长度 $T$：有两行始终不动，$d_k$ 随 $h$ 增大而变窄，权重张量随 $h$ 线性增长、随 $T$ 平方增长。
 

@@ -139,7 +139,7 @@ print(formula.source(rnn_lab.path_length))
 # （随时间反向传播乘的正是这些因子）。`rnn_lab.rnn_input_jacobians` 计算这个乘积，再用有限差分（只调用 `rnn_forward`）来验证它。
 
 # %%
-D = 16                                                        # [en] input and hidden width [zh] 输入和隐藏状态的宽度
+D = 16                                                        # [en] input and hidden width [zh] 输入和隐藏状态的维度
 chain = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.9)       # ||W_h|| = 0.9
 xs = rng.normal(size=(48, D))                                 # [en] one sequence, (T=48, D) [zh] 一条序列，(T=48, D)
 J = rnn_lab.rnn_input_jacobians(chain, xs)                    # [en] (T, D, D): d h_47 / d x_s for every s [zh] (T, D, D)：每个 s 的 d h_47 / d x_s
@@ -196,8 +196,8 @@ ax = rnn_lab.plot_influence(curves)
 # The other failure: a large recurrent weight. With $\|W_h\| = 3$ the same chain grows instead:
 
 # %% [markdown] lang="zh"
-# RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，影响只剩约 0.6，即 $W_h$ 的 0.9 乘以 tanh 的平均斜率，所以 $k = 40$ 时早先的 token
-# 只能让最后的输出变化 $3 \times 10^{-9}$，它实际上已经消失了，梯度也一样。注意力的曲线完全水平，打印出的每一位都相同：每个距离上都是 0.109。
+# RNN 的曲线在对数坐标上几乎是一条下降的直线：每接力一次，影响只剩约 0.6（$W_h$ 的 0.9 乘以 tanh 的平均斜率）。所以到 $k = 40$ 时，
+# 早先的 token 只能让最后的输出变化 $3 \times 10^{-9}$：它实际上已经消失了，梯度也一样。注意力的曲线完全水平，打印出的每一位都相同：每个距离上都是 0.109。
 # 最后那个 Query 直接遇到早先的 Key，而无论顺序如何，Key 的集合都一样（07 节），所以距离根本没有进入计算。影响大小由**内容**决定，即那个 Key 与 Query 有多匹配。
 #
 # 另一种失败是循环权重太大。$\|W_h\| = 3$ 时，同一条链不再缩小，而是越乘越大：
@@ -447,7 +447,7 @@ else:
 # exact accuracies can differ slightly on another computer.
 
 # %% [markdown] lang="zh"
-# 三个宽度为 32 的小模型看到同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力，
+# 三个维度为 32 的小模型看到同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力，
 # 注意力的 Query 来自提问 token，Key 和 Value 来自所有 token（在 torch 张量上调用 `ac.scaled_dot_product_attention`）。
 # 对每个 $k \in \{2, 4, 8, 16, 32\}$ 都训练一个新模型，最多 300 个批次、每批 32 条序列，用 Adam，损失稳定低于 0.01 就提前停止，然后回答 512 条新序列。
 # 注意力层不需要位置编码，凭内容就能找到那个符号。训练要几秒钟；换一台计算机，准确率的具体数值可能略有不同。

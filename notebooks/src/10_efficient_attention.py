@@ -189,7 +189,7 @@ for dtype, digits in ((np.float64, 12), (np.float32, 6)):
 #
 # `efficient_lab.traced_peak` 在 Python 的 `tracemalloc` 下运行一个函数，返回调用期间同时占用的最大内存，事先建好的输入不计在内。
 # 朴素公式只在权重不超过 256 MiB 时实际运行，16K 个 token 时改用理论值。测量只用一个 BLAS 线程（`efficient_lab.blas_threads(1)`），
-# 公平的测量本来就要固定硬件。浏览器里 NumPy 要慢好多倍，所以浏览器版本节的各项实验只做到 2,048 个 token。
+# 公平的测量本来就要固定硬件。浏览器里 NumPy 要慢好多倍，所以在浏览器版里，本节的各项实验只做到 2,048 个 token。
 
 # %%
 # MEASUREMENT
@@ -486,10 +486,10 @@ ax = linformer_lab.plot_error_vs_k(errors)
 # Every method on the same float32 inputs, traced as above (Linformer with $k = 256$, the window with $W = 256$):
 
 # %% [markdown] lang="zh"
-# 随机投影在任何 $k < T$ 下都**不是**近似，误差处处大于 1（随机输入、$k = 16$ 时为 137），因为投影后的每一行都是大约 $T/k$ 个随机 Value 之和。
-# 这正是 Linformer 要学习 $E$ 和 $F$ 的原因。分段均值是真正的平均，$k = T$ 时与全局注意力相等。随机输入远不是低秩的，90% 的能量要 140 个奇异值，
-# 所以误差一直很大，$k = 256$ 时仍有 0.734；平滑输入的秩只有 22，64 行就把误差降到 0.101，256 行降到 0.015。Linformer 押注的是后一种情况：
-# 训练好的注意力矩阵接近低秩。
+# 随机投影在任何 $k < T$ 下都**不是**近似：表中它的误差处处大于 1，因为投影后的每一行都是大约 $T/k$ 个随机 Value 之和。
+# 这正是 Linformer 要学习 $E$ 和 $F$ 的原因。分段均值是真正的平均，$k = T$ 时与全局注意力相等，误差大小则取决于输入的秩：
+# 随机输入要 140 个奇异值才占到 90% 的能量，$k = 256$ 时误差仍有 0.734；平滑输入的秩只有 22，256 行就把误差降到 0.015。
+# Linformer 押注的是后一种情况：训练好的注意力矩阵接近低秩。
 #
 # #### 峰值内存：与其他方法对比
 #
@@ -699,8 +699,8 @@ ax = efficient_lab.plot_accuracy_by_position(depths, accuracy, chance=1 / 16)
 
 # %% [markdown] lang="zh"
 # 全局注意力在每个位置、每种长度下都答对了。窗口只有在针离问题不到 256 个 token 时才答得对：1K 时是文档的最后四分之一，即深度 80% 到 99%，
-# 4K 和 16K 时只剩 99% 这一列。其余各处都在瞎猜，20 篇文档的正确率只有 0.05 或 0.15，在随机水平 $1/16 \approx 0.06$ 附近，而且同一行每列都一样，
-# 因为针一旦出了窗口，放在哪里问题都看不出区别。正确率不是随距离慢慢衰减，而是在窗口边缘断崖式下跌。
+# 4K 和 16K 时只剩 99% 这一列。其余各处都在瞎猜：20 篇文档的正确率只有 0.05 或 0.15，在随机水平 $1/16 \approx 0.06$ 附近。
+# 同一行里这些数都一样，因为针一旦出了窗口，放在哪里，问题都看不出区别。正确率不是随距离慢慢衰减，而是在窗口边缘断崖式下跌。
 #
 # ### 峰值内存、吞吐量与 p95 延迟
 #
@@ -785,8 +785,8 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 # %% [markdown] lang="zh"
 # 可见范围解释了表中的每一个数：针在窗口之内时正确率恰好是 1.00，其余都是随机水平。内核没有问题：带状内核等于全局注意力加窗口掩码，
 # 分块注意力等于朴素公式，只算问题那一行也等于完整前向的最后一行。所以检查的顺序是：**先查可见范围和掩码，再查内核**。
-# 可见范围错了，比如窗口太短、掩码按错误的长度构造、该用双向掩码却用了因果掩码，得到的就是又快又自信却错误的答案，任何内核测试都发现不了，
-# 注意力热图也发现不了，因为窗口内的权重照样加起来等于 1，看上去合情合理。只有在答案已知的任务上，在多种长度和位置测出的正确率，才能说明针根本够不着。
+# 可见范围一旦错了（窗口太短、掩码按错误的长度构造、该用双向掩码却用了因果掩码），得到的就是又快又自信却错误的答案。
+# 任何内核测试都发现不了，注意力热图也发现不了：窗口内的权重照样加起来等于 1，看上去合情合理。只有在答案已知的任务上，在多种长度和位置测出的正确率，才能说明针根本够不着。
 #
 # ## 常见误区
 #
@@ -813,7 +813,7 @@ print(f"[en]last row of the full pass vs the question alone: max difference {np.
 def my_sliding_window_mask(T, window):
     """[en] -> (T, T) bool: True where query i may attend to key j, that is 0 <= i - j < window
     [zh] -> (T, T) 布尔型：Query i 可以关注 Key j（即 0 <= i - j < window）处为 True"""
-    raise NotImplementedError("[en]compare i - j with 0 and with window[zh]把 i - j 与 0 和 window 比较")
+    raise NotImplementedError("[en]compare i - j with 0 and with window[zh]把 i - j 与 0 和窗口宽度比较")
 
 checks.check_sliding_window_mask(my_sliding_window_mask)
 

@@ -6,9 +6,8 @@ The shared words (exceptions, time-outs, shapes, values) are teaching.checks's.
 STRINGS: dict[str, dict[str, str]] = {
     "exercises.window.wide": {"en": "Your window shows window + 1 keys ({case}): query i sees keys i-window+1 .. i, "
                                     "that is `window` keys, itself included (0 <= i - j < window).",
-                              "zh": "你的窗口露出了 window + 1 个 Key（{case}）：Query i 看到的是 Key i-window+1 "
-                                    "到 i，"
-                                    "共 window 个，包括它自己（0 <= i - j < window）。"},
+                              "zh": "你的窗口多露出了一个 Key（{case}）：宽度为 w 的窗口里，Query i 看到的是 "
+                                    "Key i-w+1 到 i，共 w 个，包括它自己（0 <= i - j < w）。"},
     "exercises.window.future": {"en": "Your window lets a query see keys after it ({case}): the causal window looks "
                                       "only backwards, 0 <= i - j < window.",
                                 "zh": "你的窗口让 Query 看到了它后面的 Key（{case}）：因果窗口只往回看，0 <= i - j < "
@@ -22,8 +21,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "zh": "你的掩码在窗口之外是 True（{case}）：True 表示“可以关注”。用 ~ 取反即可。"},
     "exercises.window.ok": {"en": "All good: a causal window of `window` keys, the current one included, for "
                                   "T = 6 with windows 1, 3 and 6.",
-                            "zh": "全部通过：T = 6、窗口为 1、3、6 时，都是包含当前位置、共 window 个 Key 的因果窗口。"
-                                  ""},
+                            "zh": "全部通过：T = 6、窗口宽度为 1、3、6 时，都是包含当前位置、共 w 个 Key 的因果窗口。"},
     "exercises.online.no_rescale": {"en": "When a later block has a larger maximum, your running sum and accumulator "
                                           "are not rescaled ({case}): multiply both by exp(m_old − m_new) before "
                                           "adding the new block.",
