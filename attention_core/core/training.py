@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shlex
+import sys
 import zipfile
 import zlib
 from importlib import resources
@@ -182,3 +183,12 @@ def require_torch() -> None:
     """A training CLI's check, after its arguments (a typo never waits for torch): torch must be installed."""
     if importlib.util.find_spec("torch") is None:
         raise SystemExit("training needs torch: pip install torch==2.13.0 (the CPU wheel is enough)")
+
+
+def start_command(parse_args, prog: str, argv=None):
+    """A training CLI's start: its arguments (argv, or sys.argv[1:] when None) checked by `parse_args`, then torch
+    looked for (a typo never waits for torch). Returns (args, the command line as typed)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    require_torch()
+    return args, command_line(prog, argv)

@@ -21,6 +21,7 @@ from attention_core.core.training import (
     read_manifest,
     read_weights,
     save_model,
+    start_command,
 )
 
 CONFIG = DecoderConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=1, d_ff=0, max_len=6, causal=False)
@@ -100,6 +101,28 @@ def test_int_arg_and_output_dir_are_usage_errors(tmp_path):
     assert output_dir(ap, argparse.Namespace(out=str(tmp_path / "a" / "b"), overwrite_shipped=False)) == \
         tmp_path / "a" / "b"
     assert output_dir(ap, argparse.Namespace(out=None, overwrite_shipped=True), shipped=tmp_path) == tmp_path
+
+
+
+def test_a_cli_checks_its_arguments_before_torch_and_keeps_its_command_line(monkeypatch):
+    calls = []
+    monkeypatch.setattr("attention_core.core.training.require_torch", lambda: calls.append("torch"))
+
+    def parse_args(argv):
+        calls.append(list(argv))
+        if "--bad" in argv:
+            raise SystemExit(2)                                          # argparse's usage error
+        return argparse.Namespace(argv=argv)
+
+    args, command = start_command(parse_args, "python -m lab.training", ("my run", "--out", "o"))
+    assert calls == [["my run", "--out", "o"], "torch"] and args.argv == ["my run", "--out", "o"]
+    assert command == "python -m lab.training 'my run' --out o"          # as typed, quoted for a shell
+    calls.clear()
+    with pytest.raises(SystemExit):
+        start_command(parse_args, "prog", ["--bad"])
+    assert calls == [["--bad"]]                                          # a typo never waits for torch
+    monkeypatch.setattr("sys.argv", ["prog", "induction"])
+    assert start_command(parse_args, "prog")[1] == "prog induction"      # no argv: the command line's own
 
 
 # --- the loop (torch) -------------------------------------------------------------------------------------

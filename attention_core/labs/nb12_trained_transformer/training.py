@@ -32,12 +32,11 @@ from attention_core.core import transformer as tr
 from attention_core.core.training import (
     add_output_args,
     checked_names,
-    command_line,
     decoder_config,
     manifest_config,
     output_dir,
-    require_torch,
     save_model,
+    start_command,
     steps_arg,
 )
 from attention_core.core.validation import describe, positive_int
@@ -295,10 +294,7 @@ def parse_args(argv) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = parse_args(argv)
-    require_torch()                                      # after the arguments: a typo never waits for torch
-    command = command_line(COMMAND, argv)
+    args, command = start_command(parse_args, COMMAND, argv)    # the arguments checked before torch is looked for
     out = args.out_dir
     total = time.perf_counter()
     if args.sweep:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -39,13 +38,12 @@ from attention_core.core.params import DecoderConfig
 from attention_core.core.training import (  # the one schedule, file format and argument checks of the course
     add_output_args,
     checked_names,
-    command_line,
     manifest_config,
     models_dir,
     output_dir,
-    require_torch,
     save_model,
     seed_arg,
+    start_command,
     steps_arg,
 )
 from attention_core.core.validation import describe, positive_int
@@ -362,10 +360,7 @@ def parse_args(argv) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = parse_args(argv)
-    require_torch()                                      # after the arguments: a typo never waits for torch
-    command = command_line(COMMAND, argv)
+    args, command = start_command(parse_args, COMMAND, argv)    # the arguments checked before torch is looked for
     total = time.perf_counter()
     for name in args.names:
         data = TextData() if name == "text" else None
