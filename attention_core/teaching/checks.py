@@ -79,15 +79,15 @@ STRINGS: dict[str, dict[str, str]] = {
                              "或者 `time.sleep`？（机器较慢时可以用 timeout= 给更多时间，单位是秒。）{more}"},
     "checks.still_running": {"en": " It is still running in the background; if the notebook becomes slow, restart "
                                    "the kernel.",
-                             "zh": "它仍在后台运行；如果 notebook 变慢，请重启内核。"},
+                             "zh": "它仍在后台运行；如果笔记本变慢，请重启内核。"},
     "checks.exited": {"en": "Your function called exit() or raised SystemExit on the input {case}; a function should "
                             "return its result instead. (The notebook keeps running.)",
                       "zh": "你的函数调用了 exit() 或抛出了 SystemExit（输入：{case}）；函数应该用 return 返回结果。"
-                            "（notebook 仍在正常运行。）"},
+                            "（笔记本仍在正常运行。）"},
     "checks.interrupted": {"en": "Your function was interrupted (KeyboardInterrupt) on the input {case}; the check "
                                  "stopped there. (The notebook keeps running.)",
                            "zh": "你的函数被中断了（KeyboardInterrupt；输入：{case}），检查到此为止。"
-                                 "（notebook 仍在正常运行。）"},
+                                 "（笔记本仍在正常运行。）"},
     "checks.complex": {"en": "Your function returned complex numbers for {case}; expected real numbers "
                              "(a square root or power of a negative number gives complex results in NumPy).",
                        "zh": "你的函数对 {case} 返回了复数；这里应该是实数"
