@@ -91,20 +91,20 @@ for key, (w_, out_) in (("[en]original[zh]原始", (w, out)), ("[en]values x 10[
 # ## The worked example, step by step
 #
 # The smallest complete attention computation, the worked example of the tutorial *The attention mechanism*
-# [“注意力机制”]: one query $q = [1, 0]$, two keys $k_1 = [1, 0]$, $k_2 = [0, 1]$ of width $d = 2$, and their values
-# $v_1 = [2, 0]$, $v_2 = [0, 4]$. Each line below is one step of
-# $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$.
+# [“注意力机制”]: one query $q = [1, 0]$, two keys $k_1 = [1, 0]$, $k_2 = [0, 1]$ of width $d_k = 2$ (the tutorial writes
+# $d$), and their values $v_1 = [2, 0]$, $v_2 = [0, 4]$. Each line below is one step of
+# $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$.
 
 # %% [markdown] lang="zh"
 # ## 逐步算一遍例题
 #
-# 下面是一次最小的完整注意力计算，取自《注意力机制》一文的例题：一个 Query $q = [1, 0]$，两个维度 $d = 2$ 的 Key
+# 下面是一次最小的完整注意力计算，取自《注意力机制》一文的例题：一个 Query $q = [1, 0]$，两个维度 $d_k = 2$ 的 Key（原教程记作 $d$）
 # $k_1 = [1, 0]$、$k_2 = [0, 1]$，以及对应的 Value $v_1 = [2, 0]$、$v_2 = [0, 4]$。代码的每一行对应公式
-# $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d}\right)V$ 中的一步。
+# $\text{Attention}(Q, K, V) = \text{softmax}\left(QK^\top / \sqrt{d_k}\right)V$ 中的一步。
 
 # %%
 scores = q @ k.T                                   # [en] 1. match: one dot product per key [zh] 1. 匹配：每个 Key 一个点积
-scaled = scores / np.sqrt(q.shape[-1])            # [en] 2. scale by sqrt(d) = sqrt(2) [zh] 2. 除以 sqrt(d) = sqrt(2) 来缩放
+scaled = scores / np.sqrt(q.shape[-1])            # [en] 2. scale by sqrt(d_k) = sqrt(2) [zh] 2. 除以 sqrt(d_k) = sqrt(2) 来缩放
 weights = ac.softmax(scaled)                      # [en] 3. softmax: non-negative, sums to 1 [zh] 3. softmax：非负，和为 1
 output = weights @ v                              # [en] 4. mix the values with the weights [zh] 4. 用权重混合各个 Value
 print(pad("[en]scores[zh]分数" + "  [q·k1, q·k2]", 24), "=", show(scores))
@@ -118,16 +118,20 @@ print("[en]same as the library:[zh]与库的结果相同：", np.allclose(output
 # $[1.340, 1.321]$; the tutorial's $1.320$ comes from the rounded weight ($0.330 \times 4$), the exact one being
 # $0.33024$. The output is **not** a copy of the best match $v_1$ but a blend: mostly $v_1$, partly $v_2$.
 #
-# The library's readable version, `ac.reference_attention`, is the same four lines plus a mask (notebook 04).
-# The function you call, `ac.scaled_dot_product_attention`, is a faster path with the same results.
+# The library's readable version, `ac.reference_attention`, is the same four lines plus a mask (notebook 04). Below
+# is its body. When you call it, its entry first checks the inputs and fills in `scale` $= 1/\sqrt{d_k}$ unless you
+# pass one, so `* scale` in the body is step 2, the division by $\sqrt{d_k}$. `softmax_rows` is the library's
+# softmax, `ac.reference_softmax`, without its entry checks. The function you call, `ac.scaled_dot_product_attention`, is a faster path with the same results.
 
 # %% [markdown] lang="zh"
 # 这些数与原教程一致：分数 $[1, 0]$，缩放后 $[0.707, 0]$，权重 $[0.670, 0.330]$。输出是 $[1.340, 1.321]$，
 # 原教程的 $1.320$ 是用四舍五入后的权重算的（$0.330 \times 4$），精确的权重是 $0.33024$。
 # 输出**不是**把最匹配的 $v_1$ 原样复制过来，而是两者的混合：大部分来自 $v_1$，一部分来自 $v_2$。
 #
-# 库里的可读版本 `ac.reference_attention` 就是这四行，外加一个掩码（04 节会讲）。平时调用的 `ac.scaled_dot_product_attention`
-# 是它的快速实现，结果相同。
+# 库里的可读版本 `ac.reference_attention` 就是这四行，外加一个掩码（04 节会讲）。下面打印的是它的函数体。
+# 调用它时，入口会先检查输入；如果你没有传 `scale`，入口会把它设为 $1/\sqrt{d_k}$。所以函数体里的 `* scale`
+# 就是第 2 步，即除以 $\sqrt{d_k}$。`softmax_rows` 就是库里的 softmax，即 `ac.reference_softmax` 去掉入口检查后的版本。
+# 平时调用的 `ac.scaled_dot_product_attention` 是它的快速实现，结果相同。
 
 # %%
 print(formula.source(ac.reference_attention))
@@ -174,18 +178,18 @@ for where in (0, 4, 8):
 # real test: "pick the nearest noun" or "pick the subject" gets one of the two wrong.
 #
 # We build a tiny model whose every number has a name, to see **why** attention can do it. Each word is a vector of
-# named features (`animate`, `place`, `can_be_tired`, `can_be_wide`, ...):
+# named features (`animate`, `place`, `can_be_tired`, `can_be_wide`, ...; features that are 0 in this sentence are not shown):
 
 # %% [markdown] lang="zh"
 # ## “它”指的是谁？
 #
 # “动物没有过马路，因为它太累了。”这里的“它”指动物，因为动物会累，马路不会。只改一个字，“……因为它太**宽**了”，
-# “它”就变成了马路。这样只差一个词、指代却相反的两句话叫孪生句（Winograd 句对），是对指代消解的真正考验：
+# “它”就变成了马路。这样只差一个词、指代却相反的两句话叫孪生句（Winograd 句对），正好用来检验模型会不会指代消解：
 # “选最近的名词”或“选主语”这类规则，总有一句会选错。原教程用的是英文句子
 # *The animal didn't cross the street because it was too tired*，道理完全相同，下面也会用同一组矩阵算它。
 #
 # 我们搭一个极小的模型，它的每个参数都有明确含义，好看清注意力**为什么**能做到这一点。每个词是一个向量，
-# 每一维是一个有名字的特征，比如“有生命”“地点”“会累”“可形容为宽”：
+# 每一维是一个有名字的特征，比如“有生命”“地点”“会累”“可形容为宽”（在这句话里为 0 的特征不列出）：
 
 # %%
 tired = coreference.coreference_example("[en]animal_tired[zh]zh_animal_tired")
@@ -201,7 +205,7 @@ coreference.feature_table(tired)
 #    key says what it can be; the best match hands over its identity.
 #
 # Step 1 at work, then the two matrices of step 2: $W^Q$ turns `pred_tired` into "looking for `tired`", $W^K$ turns
-# `can_be_tired` into "I answer to `tired`".
+# `can_be_tired` into "I can be `tired`".
 
 # %% [markdown] lang="zh"
 # 这个模型用固定且可读的矩阵做两步注意力。
@@ -210,7 +214,7 @@ coreference.feature_table(tired)
 # 2. **这会是谁**？这时代词的 Query 变成“我要找一个会累的东西”（或“可形容为宽的东西”），每个名词的 Key 说明自己可能是什么，
 #    最匹配的名词交出自己的身份。
 #
-# 先看第 1 步的效果，再看第 2 步的两个矩阵：$W^Q$ 把“被形容为累”变成“我在找会累的”，$W^K$ 把“会累”变成“我能回应累”。
+# 先看第 1 步的效果，再看第 2 步的两个矩阵：$W^Q$ 把“被形容为累”变成“我在找会累的东西”，$W^K$ 把“会累”变成“我是会累的”。
 
 # %%
 params = coreference.default_params()
@@ -344,12 +348,12 @@ checks.check_weighted_sum(my_weighted_sum)
 # %% [markdown] lang="en"
 # ## Exercise 2 · ★★☆ · about 15 min: write attention yourself
 #
-# A common first attempt forgets the scaling. The checker runs it on the worked example and on edge cases:
+# A common first attempt forgets the scaling. Here is one; the checker runs it on the worked example and on edge cases:
 
 # %% [markdown] lang="zh"
 # ## 练习 2 · ★★☆ · 约 15 分钟：亲手写一个注意力
 #
-# 初学者第一次写时常常忘了缩放。检查器用上面的例题和几种边界情况运行它：
+# 初学者第一次写时常常忘了缩放。下面就是这样一个版本，检查器会用上面的例题和几种边界情况来运行它：
 
 # %%
 def attention_without_scale(q, k, v):             # [en] a common first attempt [zh] 常见的第一次尝试
@@ -455,7 +459,7 @@ quiz.quiz_widget("q6")
 # ## Summary
 #
 # - **Query** = what I look for, **Key** = how I can be matched, **Value** = what I hand over.
-# - One step: scores $qk^\top$ → divide by $\sqrt{d}$ → softmax → weighted sum of values; the worked example gives
+# - One step: scores $qk^\top$ → divide by $\sqrt{d_k}$ → softmax → weighted sum of values; the worked example gives
 #   weights $[0.670, 0.330]$ and output $[1.340, 1.321]$.
 # - Weights follow content, not distance; with the right features a pronoun's query finds its noun.
 # - A large weight means "much of this value was mixed in here", not "this token explains the decision".
@@ -466,7 +470,7 @@ quiz.quiz_widget("q6")
 # ## 小结
 #
 # - **Query** 是我在找什么，**Key** 是我凭什么被匹配，**Value** 是我交出什么。
-# - 一步注意力就是打分 $qk^\top$、除以 $\sqrt{d}$、softmax、对 Value 加权求和。本节的例题得到权重 $[0.670, 0.330]$，输出 $[1.340, 1.321]$。
+# - 一步注意力就是打分 $qk^\top$、除以 $\sqrt{d_k}$、softmax、对 Value 加权求和。本节的例题得到权重 $[0.670, 0.330]$，输出 $[1.340, 1.321]$。
 # - 权重跟着内容走，不跟着距离走；有了合适的特征，代词的 Query 能找到它指代的名词。
 # - 权重大意味着这个 Value 在这里混入得多，并不意味着这个 token 解释了模型的决定。
 #

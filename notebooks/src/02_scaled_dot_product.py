@@ -107,7 +107,8 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 #
 # The tutorial *Attention in Transformers, from intuition to formula* [“Transformer Attention 机制入门：从直觉到公式”]
 # draws this computation as a flowchart; here it is with the shape along each arrow ($n$ tokens, model width
-# $d_{model}$). The cell below computes every shape.
+# $d_{model}$). The cell below computes every shape. (The chart is drawn by JupyterLab 4.1 or later and GitHub;
+# older viewers show its text.)
 #
 # ```mermaid
 # flowchart LR
@@ -127,7 +128,7 @@ print("[en]same as ac.scaled_dot_product_attention:[zh]与 ac.scaled_dot_product
 # ### 把整条流程画成一张图
 #
 # 《Transformer Attention 机制入门：从直觉到公式》把这套计算画成了一张流程图。这里沿用它，并在每条箭头上标出所传数据的形状
-# （$n$ 个 token，模型维度 $d_{model}$），随后的代码单元格把这些形状逐一算出来。
+# （$n$ 个 token，模型维度 $d_{model}$），随后的代码单元格把这些形状逐一算出来。（这张图需要 JupyterLab 4.1 及以上版本或 GitHub 才能画出来，较旧的查看器只显示它的源文字。）
 #
 # ```mermaid
 # flowchart LR
@@ -243,9 +244,9 @@ checks.check_scaled_scores(my_scaled_scores)
 # ## q·k 的方差随 d_k 增长
 #
 # **直觉**。点积是一个求和，$q \cdot k = q_1 k_1 + \dots + q_{d_k} k_{d_k}$。分量随机时，每一项都像随机游走的一步，
-# 向上或向下推一把，步数越多就离起点越远。所以向量维度越高，分数就越大，哪怕 $q$ 和 $k$ 毫无关系。
+# 向上或向下推一把，步数越多就离起点越远。所以向量维度越高，分数的波动就越大（有正有负，离 0 越来越远），哪怕 $q$ 和 $k$ 毫无关系。
 #
-# **推导**。设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（标准的初始化正是如此）。
+# **推导**。设 $q$ 和 $k$ 的每个分量相互独立，均值为 0，方差为 1（合理的初始化大致如此）。
 #
 # 1. 先看单独一项：$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，$\text{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1$。
 # 2. 这 $d_k$ 项相互独立，方差直接相加：$\text{Var}(q \cdot k) = d_k$，标准差为 $\sqrt{d_k}$。
@@ -336,14 +337,15 @@ checks.check_dot_product_variance(my_dot_product_variance)
 #
 # Softmax only looks at **differences** between scores: $e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$.
 # A gap of 1 gives the winner 73%, a gap of 10 gives it 99.995%. At $d_k = 1024$ the scores have a standard deviation
-# of $\sqrt{1024} = 32$, so the best key is usually several units ahead and takes almost everything. One row of 16 scores at
-# $d_k = 1024$, the same vectors without and with scaling (the three best keys):
+# of $\sqrt{1024} = 32$, so the best key is typically about 10 units ahead of the runner-up, often far more (31.6 in
+# the row below), and takes almost everything. One row of 16 scores at $d_k = 1024$, the same vectors without and
+# with scaling (the three best keys):
 
 # %% [markdown] lang="zh"
 # ## 分数太大，softmax 就会饱和
 #
 # softmax 只看分数之间的**差**：$e^{s_1} / (e^{s_1} + e^{s_2}) = 1 / (1 + e^{-(s_1 - s_2)})$。差为 1 时领先者拿到 73% 的权重，
-# 差为 10 时拿到 99.995%。$d_k = 1024$ 时分数的标准差是 $\sqrt{1024} = 32$，最好的 Key 通常领先好几个单位，几乎拿走全部权重。
+# 差为 10 时拿到 99.995%。$d_k = 1024$ 时分数的标准差是 $\sqrt{1024} = 32$，最好的 Key 通常比第二名领先 10 左右，常常领先得更多（下面这一行领先 31.6），几乎拿走全部权重。
 # 下面是 $d_k = 1024$ 时一行 16 个分数，同一组向量分别不缩放和缩放，只列出最好的三个 Key：
 
 # %%
@@ -352,7 +354,7 @@ for gap in (1.0, 10.0):
 row_raw = scaling.softmax_saturation(1024, scaled=False, seed=0)       # [en] one query, 16 keys [zh] 一个 Query，16 个 Key
 row_scaled = scaling.softmax_saturation(1024, scaled=True, seed=0)     # [en] the same vectors, divided by sqrt(1024) [zh] 同样的向量，除以 sqrt(1024)
 best = np.argsort(row_raw["scores"][0])[::-1][:3]                      # [en] the three best keys [zh] 分数最高的三个 Key
-for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best + 1),
+for label, row in (("[en]keys (from 0), best first[zh]Key（从 0 编号），按分数从高到低", best),
                    ("[en]scores q·k[zh]分数 q·k", row_raw["scores"][0][best].round(1)),
                    ("[en]weights, no scaling[zh]权重，不缩放", row_raw["weights"][0][best].round(3)),
                    ("[en]scores q·k / sqrt(1024)[zh]分数 q·k / sqrt(1024)", row_scaled["scores"][0][best].round(2)),
@@ -379,7 +381,7 @@ for label, row in (("[en]keys, best first[zh]Key，按分数从高到低", best 
 # 1. $p_i = e^{s_i} / \sum_m e^{s_m}$，所以 $\dfrac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j)$，
 #    其中 $i = j$ 时 $\delta_{ij} = 1$，否则为 0。
 # 2. 写成矩阵，雅可比矩阵就是 $J = \text{diag}(p) - p\,p^\top$。
-# 3. 如果 $p$ 是 one-hot，每个元素都等于 0，因为要么 $p_i = 0$，要么 $p_i = 1$ 而对所有 $j$ 都有 $\delta_{ij} - p_j = 0$。
+# 3. 如果 $p$ 是 one-hot，$J$ 的每个元素都等于 0，因为要么 $p_i = 0$，要么 $p_i = 1$ 而对所有 $j$ 都有 $\delta_{ij} - p_j = 0$。
 #    不管损失是多少，**梯度都传不到分数上**。
 #
 # 我们用 Frobenius 范数 $\|J\|$（各元素平方和的平方根）衡量 $J$ 的大小。16 个 Key 上的均匀分布对应 $\sqrt{15}/16 = 0.242$，
@@ -424,13 +426,13 @@ print(f"[en]‖J‖ without scaling: / {j_raw[3] / j_raw[4]:.2f} from d_k = 64 t
 # $d_k = 1024$, and the average $\|J\|$ falls from 0.28 to 0.06. Once it falls, each four-fold step of $d_k$ (which
 # doubles the spread $\sqrt{d_k}$) divides it by more: 1.66× from 64 to 256, 1.96× from 256 to 1024. It first rises a
 # little, at $d_k = 4$: a moderately peaked row has a larger Jacobian than a flat one; only a nearly one-hot row has
-# none. With scaling, all three columns stay near their values at $d_k = 1$ (largest weight 0.21–0.25, ‖J‖ 0.284–0.305).
+# none. With scaling, all three columns stay near their values at $d_k = 1$ (largest weight 0.21–0.25, $\|J\|$ 0.284–0.305).
 
 # %% [markdown] lang="zh"
 # 不缩放时，平均最大权重从 0.21 升到 0.96，$d_k = 1024$ 时四行里有三行接近 one-hot，$\|J\|$ 的平均值从 0.28 降到 0.06。
-# 开始下降以后，$d_k$ 每扩大到 4 倍（分数的分散程度 $\sqrt{d_k}$ 翻一番），它被除掉的倍数就更大一些：从 64 到 256 除以 1.66，
-# 从 256 到 1024 除以 1.96。在 $d_k = 4$ 处它先略有上升，因为适度尖锐的一行比平坦的一行雅可比矩阵更大，只有接近 one-hot 的行才几乎没有梯度。
-# 缩放之后，三列数字在各个维度下都保持在 $d_k = 1$ 时的水平附近（最大权重 0.21–0.25，‖J‖ 0.284–0.305）。
+# 开始下降以后，$d_k$ 每扩大到 4 倍（分数的分散程度 $\sqrt{d_k}$ 翻一番），$\|J\|$ 缩小得越来越快：从 64 到 256 缩小到原来的 1/1.66，
+# 从 256 到 1024 缩小到原来的 1/1.96。在 $d_k = 4$ 处它先略有上升，因为适度尖锐的一行比平坦的一行雅可比矩阵更大，只有接近 one-hot 的行才几乎没有梯度。
+# 缩放之后，三列数字在各个维度下都保持在 $d_k = 1$ 时的水平附近（最大权重 0.21–0.25，$\|J\|$ 0.284–0.305）。
 
 # %%
 fig = scaling.plot_saturation(table)
@@ -480,7 +482,7 @@ print(pad("[en]average largest weight:[zh]平均最大权重：", 30), f"{rows_r
 
 # %% [markdown] lang="zh"
 # **它也不是为了防止溢出**。数值稳定的 softmax 在取 `exp` 之前先减去每行的最大值，分数再大也不会溢出（见 03 节）。
-# 上面不缩放的那些行算下来没有一个 NaN 或无穷大，每行之和仍然是 1。它们只是饱和了，数值没问题，**梯度**没了。
+# 上面不缩放的那些行算下来没有一个 NaN 或无穷大，每行之和仍然是 1。它们只是饱和了：数值没问题，没了的是**梯度**。
 
 # %%
 huge = scaling.softmax_saturation(1024, scaled=False, seed=0, n_rows=1000)
@@ -494,7 +496,7 @@ print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {hug
 # **unit-variance entries → $\text{Var}(q \cdot k) = d_k$ → scores with a standard deviation of $\sqrt{d_k}$ →
 # softmax nearly one-hot → Jacobian $\text{diag}(p) - pp^\top \approx 0$ → almost no gradient for $W^Q$ and $W^K$.**
 #
-# Dividing by $\sqrt{d_k}$ cuts the chain at its second link: the variance is 1 at every width, so softmax starts
+# Dividing by $\sqrt{d_k}$ cuts the chain between $\text{Var}(q \cdot k) = d_k$ and scores with a spread of $\sqrt{d_k}$: the variance is 1 at every width, so softmax starts
 # where it still learns (Vaswani et al., 2017, section 3.2.1). What training does to the scores afterwards is up to
 # the gradients; the division guarantees a healthy start at any $d_k$, and the model can still learn larger scores
 # where it needs sharp attention.
@@ -508,7 +510,7 @@ print(f"[en]rows nearly one-hot: {huge['saturated']:.0%}   average ‖J‖: {hug
 # **分量方差为 1 → $\text{Var}(q \cdot k) = d_k$ → 分数的标准差为 $\sqrt{d_k}$ → softmax 接近 one-hot →
 # 雅可比矩阵 $\text{diag}(p) - pp^\top \approx 0$ → $W^Q$ 和 $W^K$ 几乎得不到梯度。**
 #
-# 除以 $\sqrt{d_k}$ 在第二个环节就切断了这条链：无论维度多大，方差都是 1，softmax 从一开始就处在还能学习的区间
+# 除以 $\sqrt{d_k}$ 在“$\text{Var}(q \cdot k) = d_k$”和“分数的标准差为 $\sqrt{d_k}$”之间切断了这条链：无论维度多大，方差都是 1，softmax 从一开始就处在还能学习的区间
 # （Vaswani et al., 2017，第 3.2.1 节）。训练开始以后分数怎样变化，由梯度决定；这一步保证的是任何 $d_k$ 下都有一个健康的起点，
 # 需要尖锐注意力的地方，模型仍然可以学出更大的分数。
 #

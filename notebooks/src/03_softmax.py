@@ -60,7 +60,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # %% [markdown] lang="zh"
 # ## 从分数到权重
 #
-# 一个 Query 与五个 token 比较，得到五个分数，可以是任意实数。注意力需要的是混合五个 Value 的**权重**，softmax 就是两者之间的桥梁：
+# 一个 Query 与五个 token 的 Key 比较，得到五个分数，可以是任意实数。注意力需要的是混合五个 Value 的**权重**，softmax 就是两者之间的桥梁：
 #
 # $$\text{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}$$
 #
@@ -167,13 +167,13 @@ print("[en]each row sums to[zh]每一行之和：", np.round(J.sum(axis=1), 12) 
 #
 # Raise the score of token 0 from −3 to 5, the others fixed. Its weight rises and **every** other weight falls: the
 # positions share one budget of 1. Unlike argmax nothing jumps, so a gradient exists everywhere, and the losers keep
-# their ratios: $p_1 / p_2 = e^{x_1 - x_2}$ does not depend on $x_0$.
+# their ratios: $p_1 / p_2 = e^{x_1 - x_2}$ does not depend on $x_0$ (column p1/p2 of the table below).
 
 # %% [markdown] lang="zh"
 # ### 3. 竞争：赢者拿大头，而且是平滑的
 #
 # 把 token 0 的分数从 −3 提高到 5，其他分数不变。它的权重上升，**其他每一个**权重都下降，所有位置分的是总量为 1 的同一份预算。
-# 与 argmax 不同，这里没有跳变，所以处处都有梯度；输家之间的比例也保持不变，$p_1 / p_2 = e^{x_1 - x_2}$ 与 $x_0$ 无关。
+# 与 argmax 不同，这里没有跳变，所以处处都有梯度；输家之间的比例也保持不变，$p_1 / p_2 = e^{x_1 - x_2}$ 与 $x_0$ 无关（见下表的 p1/p2 一列）。
 
 # %%
 x0_values = np.linspace(-3.0, 5.0, 9)
@@ -190,11 +190,11 @@ print(f"e^(x1 - x2) = e^0.5 = {np.exp(0.5):.3f}")
 ax = softmax_lab.plot_competition(scores, 0, np.linspace(-3.0, 5.0, 161))
 
 # %% [markdown] lang="en"
-# The thick line is token 0; the dashed step is a hard maximum, 0 until token 0 passes the best of the others (1.0),
+# The thick line is token 0; the dashed step is argmax (take the largest only), 0 until token 0 passes the best of the others (1.0),
 # then 1. Softmax is the smooth version of that step: the winner takes most, never all.
 
 # %% [markdown] lang="zh"
-# 粗线是 token 0；虚线台阶是硬最大值，在 token 0 的分数超过其余分数中的最大值 1.0 之前一直是 0，之后突变为 1。
+# 粗线是 token 0；虚线台阶是 argmax（只取最大者），在 token 0 的分数超过其余分数中的最大值 1.0 之前一直是 0，之后突变为 1。
 # softmax 是这个台阶的平滑版本，赢者拿大头，但从不全拿。
 
 # %% [markdown] lang="en"
@@ -248,9 +248,9 @@ print("[en]shift: softmax(x + c)[zh]平移：softmax(x + c)")
 for c in (-100.0, 0.0, 3.0, 1000.0):
     w = ac.softmax(scores + c)
     print(f"[en]  c = {c:7.1f}  weights {w}   max change vs c = 0: {np.abs(w - ac.softmax(scores)).max():.1e}[zh]  c = {c:7.1f}  权重 {w}   与 c = 0 相比的最大变化：{np.abs(w - ac.softmax(scores)).max():.1e}")
-print("[en]scale: softmax(k · x)[zh]缩放：softmax(k · x)")
-for k in (0.1, 0.5, 1.0, 2.0, 10.0):
-    print(f"[en]  k = {k:4.1f}   weights {ac.softmax(k * scores)}[zh]  k = {k:4.1f}   权重 {ac.softmax(k * scores)}")
+print("[en]scale: softmax(a · x)[zh]缩放：softmax(a · x)")
+for a in (0.1, 0.5, 1.0, 2.0, 10.0):
+    print(f"[en]  a = {a:4.1f}   weights {ac.softmax(a * scores)}[zh]  a = {a:4.1f}   权重 {ac.softmax(a * scores)}")
 noise = rng.normal(size=5)
 print("[en]random noise:[zh]随机噪声：", noise, "-> softmax", ac.softmax(noise), f"[en] sum = {ac.softmax(noise).sum():.3f}[zh] 和 = {ac.softmax(noise).sum():.3f}")
 
@@ -263,7 +263,7 @@ print("[en]random noise:[zh]随机噪声：", noise, "-> softmax", ac.softmax(no
 # %% [markdown] lang="zh"
 # softmax 只看分数之间的**差**（$e^{x_i + c} / \sum_j e^{x_j + c} = e^{x_i} / \sum_j e^{x_j}$），对**尺度**却非常敏感。
 # 同样的大小顺序，token 0 的权重可以是 0.231，也可以是 1.000，取决于模型选的一个系数。连随机噪声都会变成整整齐齐的“分布”。
-# 所以 0.563 是混合的份额，不是校准过的概率。softmax 在这里同时完成了**归一化、竞争、平滑**三件事。
+# 所以 0.563 是混合的份额，不是校准过的概率。用原教程的话说，softmax 在这里同时完成了**归一化、竞争、平滑**三件事。
 
 # %% [markdown] lang="en"
 # ## Temperature
@@ -377,8 +377,9 @@ print("[en]a mask makes exact zeros:[zh]掩码才会产生严格的 0：", ac.so
 print("[en]floating-point underflow: softmax([0, -800]) =[zh]浮点下溢：softmax([0, -800]) =", ac.softmax(np.array([0.0, -800.0])))
 
 # %% [markdown] lang="en"
-# So the answer to the self-test is **not necessarily**: softmax is dense, nearly one-hot only when one score
-# dominates, and the temperature controls how peaked it is.
+# So the answer to the self-test is **no** (the tutorial says "not necessarily"): for finite scores every weight is
+# above 0; softmax is nearly one-hot only when one score dominates, and the temperature controls how peaked it is.
+# Exact zeros come only from a mask or from floating-point underflow.
 #
 # **And attention dropout?** The tutorial names it next to the temperature, but it does another job: during training
 # it zeroes each weight with probability $p$ and divides the survivors by $1 - p$, a regulariser. A draw has exact
@@ -386,7 +387,8 @@ print("[en]floating-point underflow: softmax([0, -800]) =[zh]浮点下溢：soft
 # it is off:
 
 # %% [markdown] lang="zh"
-# 所以自测题的答案是**不一定**。softmax 的输出是稠密的，只有某个分数占绝对优势时才接近 one-hot，控制它有多尖的是温度。
+# 所以自测题的答案是**不是**（原教程答“不一定”）。对有限的分数，每个权重都大于 0；只有某个分数远大于其他时才**接近** one-hot，
+# 控制它有多尖的是温度。严格的 0 只来自掩码或浮点下溢。
 #
 # **那注意力权重上的暂退法（dropout）呢**？原教程把它和温度并列，可它干的是另一件事。训练时它以概率 $p$ 把每个权重置 0，
 # 再把留下来的除以 $1 - p$，这是一种正则化手段。每次抽样都在随机位置出现严格的 0，和也不再是 1；多次抽样的平均正是原来那行 softmax；
@@ -522,7 +524,7 @@ checks.check_temperature_softmax(my_softmax_t)
 #     e = np.exp(z)
 #     return e / e.sum(axis=-1, keepdims=True)
 # ```
-# Or simply `ac.softmax(x / temperature)`; the library's `ac.softmax(x, temperature=tau)` is the same thing.
+# Either order works for $\tau > 0$ (the text above shifts first). Or simply `ac.softmax(x / temperature)`; the library's `ac.softmax(x, temperature=tau)` is the same thing.
 # </details>
 
 # %% [markdown] lang="zh"
@@ -535,7 +537,7 @@ checks.check_temperature_softmax(my_softmax_t)
 #     e = np.exp(z)
 #     return e / e.sum(axis=-1, keepdims=True)
 # ```
-# 也可以直接写 `ac.softmax(x / temperature)`；库里的 `ac.softmax(x, temperature=tau)` 做的是同一件事。
+# $\tau > 0$ 时，先除还是先平移，结果相同。也可以直接写 `ac.softmax(x / temperature)`；库里的 `ac.softmax(x, temperature=tau)` 做的是同一件事。
 # </details>
 
 # %% [markdown] lang="en"
@@ -546,8 +548,8 @@ checks.check_temperature_softmax(my_softmax_t)
 # - Four reasons: readable weights; bounded, with a small but non-zero Jacobian; competition, smoothly; a convex
 #   combination of the values.
 # - It is not a probability of anything: adding a constant changes nothing, scaling changes everything.
-# - Temperature sets the scale ($\sqrt{d_k}$ is one; dropout is not). Subtracting the maximum makes softmax exact at
-#   every $\tau$, where the naive formula gives `nan` for $[100, 90]$ in float32.
+# - Temperature sets the scale ($\sqrt{d_k}$ is one; dropout is not). Subtracting the maximum keeps softmax finite (no
+#   overflow) at every $\tau$, where the naive formula gives `nan` for $[100, 90]$ in float32.
 # - Softmax is not sparse (Q5): $\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$; exact zeros come from masks.
 #
 # **Next:** [04 · Masking](04_masking.ipynb).
@@ -558,7 +560,7 @@ checks.check_temperature_softmax(my_softmax_t)
 # - softmax 把实数分数变成权重：取指数、求和、相除。$[2, 1, 0.5, 0, -1]$ 得到 $[0.563, 0.207, 0.126, 0.076, 0.028]$。
 # - 四个理由：权重可以解读；有界，雅可比矩阵很小但不为零；平滑的竞争；输出是 Value 的凸组合。
 # - 它算的不是任何事件的概率：加一个常数什么都不变，整体缩放则全都改变。
-# - 温度决定尺度（$\sqrt{d_k}$ 是温度，暂退法不是）。先减去最大值，任何 $\tau$ 下都能精确计算，而朴素公式在 float32 下对 $[100, 90]$ 得到 `nan`。
-# - softmax 的输出不是稀疏的（Q5）：$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$；严格的 0 来自掩码。
+# - 温度决定尺度（$\sqrt{d_k}$ 是温度，暂退法不是）。先减去最大值，任何 $\tau$ 下都不会溢出，而朴素公式在 float32 下对 $[100, 90]$ 得到 `nan`。
+# - softmax 的输出不是稀疏的（Q5；原教程答“不一定”）：$\text{softmax}([2, 1, 0]) \approx [0.665, 0.245, 0.090]$；严格的 0 来自掩码。
 #
 # **下一节**：[04 · 掩码](04_masking.ipynb)。

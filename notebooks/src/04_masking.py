@@ -71,14 +71,14 @@ for t in range(len(tokens) - 1):
 #
 # For scores we take six tokens with random embeddings of width 8 and one attention layer from the package,
 # `ac.init_multihead(d_model=8, n_heads=1)`. With one head, `ac.multi_head_attention` is the attention of notebooks
-# 01–02 followed by an output matrix $W^O$, as the cell checks (several heads are notebook 06's subject).
+# 01–02 followed by an output matrix $W^O$ (with a bias after each projection), as the cell checks (several heads are notebook 06's subject).
 
 # %% [markdown] lang="zh"
 # 如果位置 2（“在”）能关注位置 3（“垫子”），它学会的就是抄答案；到了生成的时候，“垫子”还不存在，也就无从抄起。
 # 所以位置 $t$ 只能看到 $\le t$ 的位置。
 #
 # 分数来自六个 token 的随机嵌入（维度为 8）和包里的一层注意力 `ac.init_multihead(d_model=8, n_heads=1)`。只有一个头时，
-# `ac.multi_head_attention` 就是 01–02 节的注意力再乘一个输出矩阵 $W^O$，下面的单元格会验证这一点（多个头是 06 节的内容）。
+# `ac.multi_head_attention` 就是 01–02 节的注意力再乘输出矩阵 $W^O$（每次投影之后都加一个偏置），下面的单元格会验证这一点（多个头是 06 节的内容）。
 
 # %%
 x = rng.normal(size=(6, 8))                                  # [en] (T=6, D=8): stand-ins for the tokens' embeddings [zh] (T=6, D=8)：代替各 token 的嵌入
@@ -163,8 +163,8 @@ ax = plots.plot_mask(mask, tokens)
 # %%
 for i, j in ((4, 2), (2, 4)):
     pair = decision.causal_decision(scores, i, j)                # [en] one (query, key) pair through the flowchart [zh] 一对 (Query, Key) 走一遍流程图
-    branch = "[en]j <= i: score normally[zh]j <= i：正常打分" if pair["branch"] == "score" else "[en]j > i: fill -inf[zh]j > i：填 -inf"
-    print(f"i = {i}, j = {j}: {branch};", f"[en]score {pair['score']:.3f} -> softmax sees {pair['masked_score']:.3f}[zh]分数 {pair['score']:.3f} -> softmax 看到的是 {pair['masked_score']:.3f}")
+    branch = "[en]j <= i: score normally; [zh]j <= i：正常打分；" if pair["branch"] == "score" else "[en]j > i: fill -inf; [zh]j > i：填 -inf；"
+    print(f"i = {i}, j = {j}: {branch}" + f"[en]score {pair['score']:.3f} -> softmax sees {pair['masked_score']:.3f}[zh]分数 {pair['score']:.3f} -> softmax 看到的是 {pair['masked_score']:.3f}")
     print("[en]   row of weights:[zh]   这一行的权重：", pair["weights"], f"[en] weight of key {j} = {pair['weight']:.3f}, sum {pair['weights'].sum():.3f}[zh] Key {j} 的权重 = {pair['weight']:.3f}，和为 {pair['weights'].sum():.3f}")
 ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 4), tokens)
 
@@ -319,14 +319,16 @@ for b, seq in enumerate(sequences):
 
 # %% [markdown] lang="zh"
 # 加了填充掩码，批次里的输出就是各条序列自己的输出（差为 0.000）。不加的话，两个 token 的那条序列偏差达 0.865，
-# 因为它的 Query 把最多 0.74 的注意力花在了全零的行上。（填充位置本身的输出也会算出来，只是计算损失时跳过。）
+# 因为它的 Query 把最多 0.74 的注意力花在了填充位置上（它们的输入是全零向量）。（填充位置本身的输出也会算出来，只是计算损失时跳过。）
 
 # %% [markdown] lang="en"
 # ### Combining masks
 #
 # A decoder batch needs both masks. A key is visible only if **every** mask allows it, so combining is a logical AND
 # with broadcasting: `ac.combine_masks` turns the causal $(T_q, T_k)$ and the padding $(B, 1, T_k)$ into one
-# $(B, T_q, T_k)$ mask. A window works the same way. In this course a **window of $w$** means the $w$ keys a query
+# $(B, T_q, T_k)$ mask. A window works the same way.
+#
+# In this course a **window of $w$** means the $w$ keys a query
 # sees, itself included: `ac.sliding_window_mask(6, 3)` shows each query itself and the 2 tokens before it. With
 # `causal=False` the band is symmetric, $|i - j| < 3$: $2 \cdot 3 - 1 = 5$ keys away from the ends of the sequence;
 # ANDed with the causal mask, it leaves the same 3.
@@ -335,8 +337,9 @@ for b, seq in enumerate(sequences):
 # ### 组合掩码
 #
 # 解码器的一批数据两种掩码都需要。只有**每个**掩码都允许时 Key 才可见，所以组合就是带广播的逻辑与：`ac.combine_masks` 把因果掩码
-# $(T_q, T_k)$ 和填充掩码 $(B, 1, T_k)$ 合成一个 $(B, T_q, T_k)$ 的掩码。窗口也是这样组合的。本课程说“窗口为 $w$”，
-# 指的是一个 Query 能看到的 $w$ 个 Key，包括它自己：`ac.sliding_window_mask(6, 3)` 让每个 Query 看到自己和前面 2 个 token。
+# $(T_q, T_k)$ 和填充掩码 $(B, 1, T_k)$ 合成一个 $(B, T_q, T_k)$ 的掩码。窗口也是这样组合的。
+#
+# 本课程说“窗口为 $w$”，指的是一个 Query 能看到的 $w$ 个 Key，包括它自己：`ac.sliding_window_mask(6, 3)` 让每个 Query 看到自己和前面 2 个 token。
 # 传入 `causal=False` 得到的是对称的带状区域 $|i - j| < 3$，不靠序列两端时共 $2 \times 3 - 1 = 5$ 个 Key；它与因果掩码相与，剩下的还是这 3 个。
 
 # %%
@@ -379,8 +382,8 @@ print("[en]keys visible to each query:[zh]每个 Query 可见的 Key 数：", le
 # weights and output: it may see nothing, so it takes nothing.
 
 # %% [markdown] lang="zh"
-# 照公式手写一个带掩码的 softmax，它会对 $[-\infty, \dots, -\infty]$ 取行最大值，得到 $-\infty$，再算 $-\infty - (-\infty)$，结果是 NaN，
-# 之后的一切也都成了 NaN。`attention_core` 则让这样的 Query 得到全零的权重和输出，什么都不能看，就什么也不取。
+# 照公式手写一个带掩码的 softmax，它会对 $[-\infty, \dots, -\infty]$ 取行最大值得到 $-\infty$，再算 $-\infty - (-\infty)$，
+# 得到 NaN。从这里开始，之后的一切都是 NaN。`attention_core` 则让这样的 Query 得到全零的权重和输出，什么都不能看，就什么也不取。
 
 # %%
 m1 = left_both[1]                                                                 # (Tq, Tk)
@@ -410,16 +413,21 @@ for n_layer, (a, b) in ((0, (naive_out, lib_out)), (1, (naive_2, lib_2))):
 print("[en]fill -1e9, row 0:[zh]填入 -1e9，第 0 行：", masking_lab.naive_masked_softmax(ac.attention_scores(x, x), m1, fill=-1e9)[0])
 
 # %% [markdown] lang="en"
-# The library's rule is in its readable softmax, `ac.reference_softmax`, which the reference attention of notebook 01
-# calls: a fully hidden row is shifted by 0 instead of $-\infty$ and divided by 1 instead of 0, so it comes out as
-# zeros.
+# The library's rule is in its readable softmax, `ac.reference_softmax`, printed below. The `softmax_rows` that
+# notebook 01's `reference_attention` calls is this same body without the entry checks: inside attention, hidden keys
+# arrive as $-\infty$, and a fully hidden row is shifted by 0 instead of $-\infty$ and divided by 1 instead of 0, so it
+# comes out as zeros. Called directly, `ac.reference_softmax` refuses $-\infty$ at its entry and asks for `mask=`
+# instead; from outside, a fully hidden row is written `ac.softmax(x, mask=...)`, as the last line shows.
 
 # %% [markdown] lang="zh"
-# 库里的规则写在它的可读版 softmax，即 `ac.reference_softmax` 里，01 节的参考实现调用的就是它：整行都被屏蔽时，
-# 减去 0 而不是 $-\infty$，除以 1 而不是 0，所以结果是全零。
+# 库里的规则写在它的可读版 softmax，即下面打印的 `ac.reference_softmax` 里。01 节的 `reference_attention` 调用的 `softmax_rows`
+# 就是它去掉入口检查后的版本：在注意力内部，被屏蔽的 Key 以 $-\infty$ 的形式传进来；整行都被屏蔽时，减去 0 而不是 $-\infty$，
+# 除以 1 而不是 0，所以结果是全零。直接调用 `ac.reference_softmax` 时，入口会拒绝 $-\infty$，并提示改用 `mask=`。
+# 在外面要表示整行被屏蔽，就写 `ac.softmax(x, mask=...)`，见最后一行输出。
 
 # %%
 print(formula.source(ac.reference_softmax))
+print("[en]every position hidden:[zh]整行都被屏蔽：", ac.softmax(np.array([1.0, 2.0]), mask=np.array([False, False])))
 
 # %% [markdown] lang="en"
 # ## Try it: choose the mask
@@ -449,15 +457,17 @@ widgets.mask_widget(labels=tokens, scores=scores)
 #
 # A common belief: "the mask is a training trick; at inference the future does not exist yet." Run inference as a
 # real model does: the prompt (the first 4 tokens) **in one pass**, then each new token alone. The keys and values of
-# earlier tokens are kept in a **KV cache**; a step with $T_q$ new tokens and $T_k$ cached keys uses
-# `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`. The whole loop:
+# earlier tokens are kept in a **KV cache**; a step with $T_q$ new tokens and $T_k$ keys in all (cache and new) uses
+# `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`. The whole loop (`params` is one layer, as below, or a list of layers;
+# the entry turns it into a list):
 
 # %% [markdown] lang="zh"
 # ## 推理时仍然需要掩码
 #
 # 一种常见的看法是：掩码只是训练时的技巧，因为推理时未来的 token 还不存在。我们按真实模型的方式跑一遍推理：提示词（前 4 个 token）
 # **一次**处理完，之后每个新 token 单独处理。之前所有 token 的 Key 和 Value 存在 **KV 缓存**里；如果一步里有 $T_q$ 个新 token、
-# 缓存中共有 $T_k$ 个 Key，这一步的掩码就是 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下：
+# 缓存加上新 token 共有 $T_k$ 个 Key，这一步的掩码就是 `ac.causal_mask(Tq, Tk, offset=Tk - Tq)`。完整的循环如下
+# （`params` 可以是一层，比如下面的 `layer`，也可以是多层组成的列表，入口会把它统一成列表）：
 
 # %%
 print(formula.source(masking_lab.decode_with_kv_cache))
@@ -595,7 +605,7 @@ checks.check_causal_mask(ac.causal_mask)
 # ## 练习 2 · ★★☆ · 约 10 分钟：写出填充掩码
 #
 # `my_padding_mask(lengths, max_len)` 接收一批序列的真实长度（一维整数数组）和填充后的长度，返回与 `ac.padding_mask` 相同的结果，
-# 即一个 $(B, 1, T_k)$ 的布尔数组，每条序列真实 token 处为 True，填充处为 False。填充在序列**末尾**，和上面 `pad_batch` 的做法一样。
+# 即一个 $(B, 1, T_k)$ 的布尔数组，每条序列真实 token 处为 `True`，填充处为 `False`。填充在序列**末尾**，和上面 `pad_batch` 的做法一样。
 
 # %%
 def my_padding_mask(lengths, max_len):

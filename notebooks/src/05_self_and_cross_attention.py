@@ -16,7 +16,7 @@
 # - say where Q, K and V come from in self-attention and in cross-attention, and why that, not the formula, tells
 #   them apart;
 # - give every shape when the two sequences differ in length;
-# - show that a translation's cross-attention aligns words by **meaning**, not position;
+# - show, in a hand-built translation model, that cross-attention looks words up by **meaning**, not position;
 # - watch one word, 银行 (*bank*), get two different vectors in two sentences.
 #
 # **What you should know first:** one attention step and its shapes ([01](01_query_key_value.ipynb),
@@ -28,7 +28,7 @@
 # **学完本节，你将能够**
 # - 说出自注意力和交叉注意力中 Q、K、V 各从哪里来，以及为什么区分两者的是来源而不是公式；
 # - 说出两个序列长度不同时每一步的形状；
-# - 说明一次翻译的交叉注意力是按**意思**而不是按位置对齐的；
+# - 在一个手工搭建的翻译模型里说明：交叉注意力是按**意思**而不是按位置查找词的；
 # - 亲眼看到同一个词“银行”在两句话里得到两个不同的向量。
 #
 # **需要的基础**：一步注意力及其形状，见 [01 节](01_query_key_value.ipynb)和 [02 节](02_scaled_dot_product.ipynb)；
@@ -63,7 +63,7 @@ np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 deci
 # |---|---|---|
 # | Q comes from | a position of the current sequence | the **decoder**'s current position |
 # | K, V come from | **the same sequence** | the **encoder**'s output |
-# | used for | every position sees the whole sequence | the decoder looks up the input while it generates |
+# | used for | every position sees the sequence (in a decoder: only itself and the tokens before it, notebook 04) | the decoder looks up the input while it generates |
 # | where | encoder and decoder | an encoder–decoder's decoder; wherever one sequence reads another |
 
 # %% [markdown] lang="zh"
@@ -78,7 +78,7 @@ np.set_printoptions(precision=2, suppress=True)  # [en] arrays print with 2 deci
 # |---|---|---|
 # | Q 来源 | 当前序列的某个位置 | **解码器**的当前位置 |
 # | K、V 来源 | **同一个序列** | **编码器**的输出 |
-# | 用途 | 每个位置都看到整个序列 | 解码器在生成时查阅输入 |
+# | 用途 | 每个位置都看到这个序列（在解码器里只看到自己和前面的 token，见 04 节） | 解码器在生成时查阅输入 |
 # | 出现位置 | 编码器和解码器 | 编码器－解码器模型的解码器；凡是一个序列读取另一个序列的地方 |
 
 # %% [markdown] lang="en"
@@ -148,7 +148,7 @@ print(f"[en]self : output {out_s.shape}  weights (H, T, T)   {w_s.shape}[zh]自�
 # first word is written (the decoder's **self**-attention needs one, notebook 04).
 
 # %% [markdown] lang="zh"
-# 解码器的每一行只需要自己的 Query 和全部 Key，所以一次写一个 token 的解码器，每一步得到的恰好就是完整计算中的那几行。
+# 解码器的每一行只需要自己的 Query 和全部 Key，所以一次写一个 token 的解码器，每一步得到的恰好是完整计算中对应的那一行。
 # 交叉注意力不需要因果掩码，因为写第一个词之前整句原文就已经知道了（解码器的**自**注意力则需要，见 04 节）。
 
 # %%
@@ -183,12 +183,12 @@ cross_lab.feature_table(chinese)
 # %% [markdown] lang="en"
 # Chinese has no articles, so *the* has no counterpart; 在 marks a location ("at": *some* spatial relation) and 上 says
 # which one ("on top of"). $W^Q$ (on the **Chinese** decoder) turns each meaning into "I need this meaning" and 在 into
-# "I need a spatial relation"; $W^K$ (on the **English** encoder) turns each meaning into "I answer to this meaning"
+# "I need a spatial relation"; $W^K$ (on the **English** encoder) turns each meaning into "I have this meaning"
 # and a preposition into "I am a spatial relation".
 
 # %% [markdown] lang="zh"
 # 中文没有冠词，所以 *the* 没有对应的词；“在”表示处所（有某种空间关系），“上”说明是哪一种（在……上面）。$W^Q$ 作用在**中文**解码器上，
-# 把每个意思变成“我需要这个意思”，把“在”变成“我需要一种空间关系”；$W^K$ 作用在**英文**编码器上，把每个意思变成“我能回应这个意思”，
+# 把每个意思变成“我需要这个意思”，把“在”变成“我需要一种空间关系”；$W^K$ 作用在**英文**编码器上，把每个意思变成“我有这个意思”，
 # 把介词变成“我是一种空间关系”。
 
 # %%
@@ -233,7 +233,7 @@ print(f"[en]correct by content: {sum(by_content[w] == gold[w] for w in gold)} of
 # which English meaning the Chinese word has read:
 
 # %% [markdown] lang="zh"
-# Value 决定每个中文词带走什么。这里 $W^V$ 交出的是词的意思，所以输出的每一行说明这个中文词读到了哪个英文意思：
+# Value 决定每个中文词带走什么。这里 $W^V$ 取出的是词的意思，所以输出的每一行说明这个中文词读到了哪个英文意思：
 
 # %%
 cross_lab.concept_table(out_zh, chinese)
@@ -274,11 +274,11 @@ ax = cross_lab.plot_alignment(w_shuffled, chinese, shuffled)
 
 # %% [markdown] lang="en"
 # 猫 still finds *cat*, in another column, with the same 0.94. This toy has no position encoding; a real Transformer
-# adds one (notebook 07), so reordering would move the numbers a little, but the lookup itself is made by content.
+# adds one (notebook 07), so there reordering would move the numbers, but the lookup itself is made by content.
 
 # %% [markdown] lang="zh"
 # “猫”仍然找到了 *cat*，只是换到了另一列，权重同样是 0.94。这个小模型没有位置编码；真实的 Transformer 会加上位置编码（见 07 节），
-# 打乱词序会让这些数字略有变化，但查找本身是按内容进行的。
+# 在那里打乱词序会改变这些数字，但查找本身是按内容进行的。
 
 # %% [markdown] lang="en"
 # ## Self-attention on the English sentence
@@ -348,13 +348,13 @@ context_lab.bank_table()
 # The embedding is the same in both sentences (cosine 1). After one attention step, 银行 leans to the organisation side
 # in 银行倒闭了 (1.5 against 0.5) and to the place side in 银行对面的公园. The two vectors are less similar to each other
 # (cosine similarity 0.78) than either is to the embedding (0.89): one word, two contextual representations. The
-# cosine is taken over all six features, so both vectors' *noun* and *ambiguous* count too ($3.5 / 4.5 = 0.78$).
+# cosine is taken over all six features, so both vectors' *noun* and *two-sided* count too ($3.5 / 4.5 = 0.78$).
 # Exercise 2 recomputes it; notebook 12 measures the same effect in a trained model.
 
 # %% [markdown] lang="zh"
 # 嵌入向量在两句话里完全相同（余弦为 1）。经过一步注意力之后，“银行”在“银行倒闭了”里偏向机构一面（1.5 比 0.5），
 # 在“银行对面的公园”里偏向地点一面。这两个向量彼此的余弦相似度是 0.78，比它们各自与嵌入向量的相似度（0.89）都低：
-# 同一个词有了两种带上下文的表示。余弦是在全部六个特征上算的，两个向量的“名词”和“多义”也计算在内（$3.5 / 4.5 = 0.78$）。
+# 同一个词有了两种带上下文的表示。余弦是在全部六个特征上算的，两个向量的“名词”和“两面”也计算在内（$3.5 / 4.5 = 0.78$）。
 # 练习 2 会让你亲手算出这个数，12 节会在训练好的模型里测量同样的效应。
 
 # %% [markdown] lang="en"
@@ -389,7 +389,7 @@ widgets.cross_attention_widget("cat_mat", mode="cross", query=2)
 # %% [markdown] lang="zh"
 # ## 同一种计算，不同的来源
 #
-# 一个常见的误解是“Q、K、V 是三个不同的输入”。它们是三个**投影**，来自几个输入要看这一层扮演什么角色。本节所有的注意力都是同一个函数：
+# 一个常见的误解是“Q、K、V 是三个不同的输入”。它们是三个**投影**；至于来自一个输入还是两个，要看这一层扮演什么角色。本节所有的注意力都是同一个函数：
 
 # %%
 print(formula.source(cross_lab.attend))
@@ -399,7 +399,7 @@ print(formula.source(cross_lab.attend))
 # every word three roles: *sat* asks for an `agent`, answers to `action`, and hands over its meaning `sit`:
 
 # %% [markdown] lang="zh"
-# **一个输入，三个不同的向量**。自注意力中三者都来自同一个句子，但三个矩阵给了每个词三种角色。*sat* 提问时找的是施事者，
+# **一个输入，三个不同的向量**。自注意力中三者都来自同一个句子，但三个矩阵给了每个词三种角色。*sat* 提问时找的是施事，
 # 被匹配时回应的是动作，交出去的是自己的意思“坐”：
 
 # %%
@@ -421,7 +421,7 @@ print("[en]value  x W_v:[zh]Value  x W_v:", named(x_sat @ inner.w_v, cross_lab.F
 try:
     ac.multi_head_attention(x_dec, x_enc, x_dec, params)             # [en] keys from the encoder, values from the decoder [zh] Key 来自编码器，Value 来自解码器
 except ValueError as err:
-    print("ValueError:", err)
+    print(f"[en]ValueError: {err}[zh]ValueError：库拒绝了这次调用，因为 Key 和 Value 的个数对不上")
     print(f"[en]  in plain words: {len(x_enc)} keys but {len(x_dec)} values; each key labels one value, so the two counts must match[zh]  意思是：Key 有 {len(x_enc)} 个，Value 却有 {len(x_dec)} 个；每个 Key 标记一个 Value，两者必须一样多")
 
 # %% [markdown] lang="en"
@@ -486,8 +486,8 @@ checks.check_padded_cross_attention(my_cross_attention)
 #     weights = ac.softmax(scores, mask=real[:, None, :])        # (B, 1, Tk) mask: the pads get exactly 0
 #     return weights @ v, weights
 # ```
-# No causal mask: the whole source is known. `mask=ac.padding_mask(src_lengths, x_enc.shape[-2])` passed to
-# `ac.scaled_dot_product_attention` does the last three lines.
+# No causal mask: the whole source is known. The last four lines (from `scores` on) can be one:
+# `return ac.scaled_dot_product_attention(q, k, v, mask=ac.padding_mask(src_lengths, x_enc.shape[-2]))`.
 # </details>
 
 # %% [markdown] lang="zh"
@@ -502,8 +502,8 @@ checks.check_padded_cross_attention(my_cross_attention)
 #     weights = ac.softmax(scores, mask=real[:, None, :])        # (B, 1, Tk) 的掩码：填充位置的权重严格为 0
 #     return weights @ v, weights
 # ```
-# 不需要因果掩码，因为原文全部已知。把 `mask=ac.padding_mask(src_lengths, x_enc.shape[-2])` 传给 `ac.scaled_dot_product_attention`，
-# 就能代替最后三行。
+# 不需要因果掩码，因为原文全部已知。从 `scores` 起的最后四行可以合成一行：
+# `return ac.scaled_dot_product_attention(q, k, v, mask=ac.padding_mask(src_lengths, x_enc.shape[-2]))`。
 # </details>
 
 # %% [markdown] lang="en"
@@ -577,7 +577,7 @@ checks.check_context_similarity(my_context_similarity)
 # - Q、K、V 从哪里来决定了注意力的种类。**自**注意力中三者来自同一个序列；**交叉**注意力中 Q 来自解码器，K 和 V 来自编码器。
 #   计算完全相同，交叉注意力的权重形状是 $(T_q, T_k)$。
 # - 在 *the cat sat on the mat* → *猫坐在垫子上*这一对里，用手工设定、按意思比较的矩阵，每个中文词都把 0.94 的注意力放在意思相同的英文词上
-#   （5 个全对，按位置配对则 0 个对）；打乱原文，列就跟着词移动，可见查找是按内容进行的。
+#   （5 个全对，按位置配对则 0 个对）。打乱原文，列就跟着词移动，可见查找是按内容进行的。
 # - 英文句子上的自注意力中，*sat* → *cat*，*on* → *mat*（权重都是 0.98）；*the* 在两个名词之间平分（0.50/0.50）。
 # - 自注意力让“银行”得到两个带上下文的向量，二者的余弦相似度是 0.78。
 # - Q1：Q、K、V 不一定来自不同的输入；即使来自同一个输入，也是三个不同的投影。

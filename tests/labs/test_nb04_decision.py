@@ -94,10 +94,15 @@ def test_widget_never_raises_on_bad_settings():
 
 def test_a_score_that_rounds_to_zero_is_shown_without_a_minus_sign():
     scores = np.zeros((3, 3))
-    scores[2, 1] = -0.001                                          # prints as 0.00 at 2 decimals, -0.001 at 3
+    scores[2, 1] = -0.0004                                         # prints as 0.000 at 3 decimals
     ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 1), ["a", "b", "c"])
     texts = " ".join(t.get_text() for t in ax.texts)
     plt.close(ax.figure)
-    assert "0.00" in texts and "-0.00" not in texts and "−0.00" not in texts
+    assert "0.000" in texts and "-0.000" not in texts and "−0.000" not in texts
+    scores[2, 1] = -0.001                                          # the figure shows what the readout prints
+    ax = decision.plot_decision_flowchart(decision.causal_decision(scores, 2, 1), ["a", "b", "c"])
+    texts = " ".join(t.get_text() for t in ax.texts)
+    plt.close(ax.figure)
+    assert "-0.001" in texts
     readout = decision.causal_decision_widget(scores, ["a", "b", "c"], i=2, j=1).readout.value
     assert "-0.001" in readout                                     # a score that does not round to 0 keeps its sign

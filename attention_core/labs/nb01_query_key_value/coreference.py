@@ -312,7 +312,10 @@ def coreference_widget(name: str | None = None, lang: str | None = None):
     name = name or DEFAULT_EXAMPLE[lang]
     if not isinstance(name, str) or name not in example_names():
         raise ValueError(f"name: expected one of {example_names()}, got {describe(name)}")
-    example = w.Dropdown(options=[(sentence_text(coreference_example(n)), n) for n in example_names()],
+    texts = [(sentence_text(coreference_example(n)), n) for n in example_names()]
+    # the edition's own language first: a Chinese learner opens the list on Chinese sentences
+    texts.sort(key=lambda pair: any("\u4e00" <= ch <= "\u9fff" for ch in pair[0]) != (lang == "zh"))
+    example = w.Dropdown(options=texts,
                          value=name, description=i18n.t("demos.coref.example", lang),
                          layout={"width": "max-content"})
     token = w.Dropdown(description=i18n.t("demos.coref.token", lang))

@@ -81,7 +81,7 @@ def causal_decision(scores, i: int, j: int) -> dict:
 
 
 def _signed(x: float, digits: int) -> str:
-    """x with `digits` decimals, never "-0.00": a score of -0.001 shown at 2 decimals is 0.00."""
+    """x with `digits` decimals, never "-0.000": a score of -0.0004 shown at 3 decimals is 0.000."""
     return f"{round(float(x), digits) + 0.0:.{digits}f}"
 
 
@@ -89,7 +89,7 @@ def _node_texts(state: dict, labels) -> dict:
     i, j = state["i"], state["j"]
     return {"query": i18n.t("decision.node_query", i=i, token=labels[i]),
             "test": i18n.t("decision.node_test", j=j, token=labels[j], i=i),
-            "score": i18n.t("decision.node_score", s=_signed(state["score"], 2)),
+            "score": i18n.t("decision.node_score", s=_signed(state["score"], 3)),
             "fill": i18n.t("decision.node_fill"),
             "softmax": i18n.t("decision.node_softmax", i=i),
             "past": i18n.t("decision.node_past", j=j, w=f"{state['weight']:.3f}")}

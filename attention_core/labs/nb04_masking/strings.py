@@ -13,8 +13,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "masking_lab.changed_token": {"en": "replaced token s", "zh": "被替换的 token s"},
     "masking_lab.output_position": {"en": "output position t", "zh": "输出位置 t"},
     "masking_lab.change": {"en": "largest change of output t", "zh": "输出 t 的最大变化"},
-    "masking_lab.step": {"en": "step {k}: Tq = {tq} new, Tk = {tk} cached",
-                         "zh": "第 {k} 步：新 Tq = {tq}，缓存 Tk = {tk}"},
+    "masking_lab.step": {"en": "step {k}: Tq = {tq} new, Tk = {tk} keys (cache + new)",
+                         "zh": "第 {k} 步：新 Tq = {tq}，Key 共 Tk = {tk}（缓存 + 新）"},
     "masking_lab.not_cached": {"en": "key not in the cache yet", "zh": "Key 尚未进入缓存"},
     "decision.title": {"en": "Choose a query position i and a key position j: which branch does the pair take, "
                              "and what row of weights comes out?",
