@@ -18,7 +18,7 @@ from attention_core.labs.nb10_efficient_attention import linear_lab, linformer_l
 
 SOURCES = Path(__file__).resolve().parents[2] / "notebooks" / "src"
 PRINTED = {
-    "ac.reference_attention": ac.reference_attention, "ac.multi_head_attention": ac.multi_head_attention,
+    "ac.reference_attention": ac.reference_attention,
     "rnn.rnn_forward": rnn.rnn_forward, "rnn_lab.path_length": rnn_lab.path_length,
     "online_attention": online_attention, "linear_lab.linear_attention": linear_lab.linear_attention,
     "linformer_lab.linformer_attention": linformer_lab.linformer_attention, "cross_lab.attend": cross_lab.attend,

@@ -200,7 +200,7 @@ def test_a_folder_with_the_model_but_no_tokenizer_says_to_save_the_tokenizer(tin
         gpt2_tour.gpt2_small(str(tmp_path / "model-only"))
     text = str(info.value)
     assert "AutoTokenizer.from_pretrained('gpt2').save_pretrained(" in text and "model-only" in text
-    assert ("no tokenizer" if lang == "en" else "没有 tokenizer") in text
+    assert ("no tokenizer" if lang == "en" else "没有分词器") in text
 
 
 def test_a_tokenizer_larger_than_the_model_is_refused(tiny, tmp_path, lang):
