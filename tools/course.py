@@ -16,8 +16,8 @@ this same code, so there is one set-up.
 
 Two set-ups, one `.venv`:
 - the learner's (`lab` on a fresh clone, or `setup --learner`): tools/requirements-learner.txt, what notebooks
-  00-11 need (NumPy, matplotlib, ipywidgets, JupyterLab with its Chinese interface, the CJK font), every file
-  hash-checked; no test tools, no torch (notebooks 12 and 13 need torch: `setup --torch-cpu` on Linux, or
+  00-12 need (NumPy, matplotlib, ipywidgets, JupyterLab with its Chinese interface, the CJK font), every file
+  hash-checked; no test tools, no torch (notebook 13 and `make train` need torch: `setup --torch-cpu` on Linux, or
   `pip install torch==2.13.0` into .venv elsewhere);
 - the developer's (`test`, `setup`, every make target): requirements.txt, with the test tools and torch.
 Both install the package itself editable (`pip install -e .`) and the course's Jupyter settings (the news pop-up
@@ -226,7 +226,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("setup", help="set up .venv (the developer's lock, or --learner's)")
-    p.add_argument("--learner", action="store_true", help="only what notebooks 00-11 need (no test tools, no torch)")
+    p.add_argument("--learner", action="store_true", help="only what notebooks 00-12 need (no test tools, no torch)")
     p.add_argument("--torch-cpu", action="store_true", help="first install torch's CPU build (Linux)")
     p.add_argument("--force", action="store_true", help="install again even where nothing changed")
     p = sub.add_parser("lab", help="open JupyterLab on notebook 00 (sets up the learner's .venv the first time)")

@@ -2,7 +2,7 @@
 
     python tools/learner_lock.py            # rewrite tools/requirements-learner.txt (needs PyPI, to resolve)
 
-A learner runs notebooks 00-11 in JupyterLab: NumPy, matplotlib, ipywidgets, the kernel, JupyterLab with its
+A learner runs notebooks 00-12 in JupyterLab: NumPy, matplotlib, ipywidgets, the kernel, JupyterLab with its
 Chinese interface and RISE, the CJK font. The developer's lock, requirements.txt, adds the test and build tools
 (pytest, nbval, playwright, ruff, hypothesis, jupytext, voila, nbconvert's exports) and torch (about 1 GB with its
 dependencies). This script resolves LEARNER against requirements.txt's pins (pip's resolver, --dry-run, the lock
@@ -27,7 +27,7 @@ LEARNER = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "jupyterlab", "jupy
            "jupyterlab-rise", "noto-cjk-sans-otc", "threadpoolctl", "setuptools")
 PLATFORM_ONLY = ("appnope", "colorama", "pywinpty")
 HEADER = """\
-# The learner's lock: what notebooks 00-11 need in JupyterLab, without the test and build tools or torch.
+# The learner's lock: what notebooks 00-12 need in JupyterLab, without the test and build tools or torch.
 # Written by tools/learner_lock.py from requirements.txt (every entry copied from it: version, marker, hashes);
 # `python tools/course.py setup --learner` installs it with --require-hashes. Notebooks 12 and 13 also need
 # torch==2.13.0 (Linux: from https://download.pytorch.org/whl/cpu); developers install requirements.txt.
