@@ -92,8 +92,8 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 09 | [Cost and the context window](09_cost_and_context_window.ipynb) | the n² wall, the KV cache, lost in the middle | 60 min | p9 |
 # | 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | 60 min | – |
 # | 11 | [Review of the mechanism](11_review.ipynb) | the eight questions, one map of 00–10 | 45 min | Q1–Q8 |
-# | 12 | [Attention inside a trained Transformer](12_trained_transformer.ipynb) | the Transformer block; trained heads measured and ablated | 100 min | x12a–c |
-# | 13 | [Build your own GPT](13_build_a_gpt.ipynb) | a GPT written piece by piece, trained live, its heads ablated and patched | 140 min, two sittings | x13a–c |
+# | 12 | [Attention inside a trained Transformer](12_trained_transformer.ipynb) | the Transformer block; trained heads measured and ablated | 160 min, two sittings | x12a–c |
+# | 13 | [Build your own GPT](13_build_a_gpt.ipynb) | a GPT written piece by piece, trained live, its heads ablated and patched | 160 min, two sittings | x13a–c |
 #
 # *Time* includes the exercises. *Self-test*: Q1–Q8 are the core questions, asked where their topic is taught and
 # again in 11; p9 is a prediction made before 09's experiment; x12a–c and x13a–c are extra questions on the models.
@@ -120,8 +120,8 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 09 | [计算代价与上下文窗口](09_cost_and_context_window.ipynb) | n² 瓶颈、KV 缓存、中间迷失 | 60 分钟 | p9 |
 # | 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | 60 分钟 | – |
 # | 11 | [注意力机制总复习](11_review.ipynb) | 八道核心题，00–10 节的全景图 | 45 分钟 | Q1–Q8 |
-# | 12 | [训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) | Transformer 块；训练出来的头，逐个测量、逐个消融 | 100 分钟 | x12a–c |
-# | 13 | [亲手搭一个 GPT](13_build_a_gpt.ipynb) | 一件件写出 GPT 的零件，现场训练，再消融、修补它的头 | 140 分钟，分两次学 | x13a–c |
+# | 12 | [训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) | Transformer 块；训练出来的头，逐个测量、逐个消融 | 160 分钟，分两次学 | x12a–c |
+# | 13 | [亲手搭一个 GPT](13_build_a_gpt.ipynb) | 一件件写出 GPT 的零件，现场训练，再消融、修补它的头 | 160 分钟，分两次学 | x13a–c |
 #
 # 用时包括做练习的时间。自测题一栏中，Q1–Q8 是八道核心题，在讲到相应内容的那一节出现，11 节再全部复习一遍；
 # p9 是 09 节实验之前请你先做的预测；x12a–c 和 x13a–c 是关于两个模型的附加题。第一次学建议按顺序来。
