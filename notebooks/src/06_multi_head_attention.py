@@ -23,19 +23,19 @@
 #
 # **What you should know first:** scaled dot-product attention with its shapes
 # ([02 · Scaled dot-product attention](02_scaled_dot_product.ipynb)) and self-attention
-# ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)). *About 60 minutes.*
+# ([05 · Self-attention and cross-attention](05_self_and_cross_attention.ipynb)). *About 75 minutes, exercises included.*
 
 # %% [markdown] lang="zh"
 # # 06 · 多头注意力
 #
 # **学完本节，你将能够**
 # - 逐步算完一层多头注意力，并说出每一步的形状：投影，把 $d_{model}$ 拆成 $h$ 个头，各头分别做注意力，拼接，再用 $W^O$ 投影；
-# - 证明权重相同时 `attention_core` 与 `torch.nn.MultiheadAttention` 算出的数一样，并把掩码正确地交给 torch；
+# - 验证权重相同时 `attention_core` 与 `torch.nn.MultiheadAttention` 算出的数一样，并把掩码正确地交给 torch；
 # - 在一个参数全部手工设定的模型里，读懂各个头分别关注哪种关系，并说明在训练出来的模型里，这种分工为什么是学出来的，而不是设计出来的；
 # - 关掉某些头，测量输出的变化：有些头是冗余的；
 # - 借助 $d_k = d_{model}/h$ 和每个头的开销，回答自测题“头数越多越好吗？”。
 #
-# **需要的基础**：缩放点积注意力及其中各量的形状，见 [02 节](02_scaled_dot_product.ipynb)；自注意力，见 [05 节](05_self_and_cross_attention.ipynb)。*约 60 分钟。*
+# **需要的基础**：缩放点积注意力及其中各量的形状，见 [02 节](02_scaled_dot_product.ipynb)；自注意力，见 [05 节](05_self_and_cross_attention.ipynb)。*约 75 分钟，含练习。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -108,7 +108,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 就是 $W^Q$ 的第 $i \cdot d_k$ 到 $(i+1) \cdot d_k - 1$ 列。`ac.split_heads` 负责切分，并把“头”这一维挪到前面，一次批量的注意力调用就能算完所有的头。
 #
 # **编号约定**。本课程中的头和层一律从 0 开始编号，与代码里的下标一致。第 0 个头就是第一个头，即 `weights[:, 0]`；
-# 12 节的“L1H0”是第 1 层（也就是第二层）的第 0 个头。
+# 12 节的“L1H0”指下标为 1 的层（即第二层）中下标为 0 的头（即第一个头）。
 
 # %%
 p = ac.init_multihead(d_model=8, n_heads=2, seed=0)   # [en] W_q, W_k, W_v, W_o: (8, 8); biases: (8,) [zh] W_q、W_k、W_v、W_o：(8, 8)；偏置：(8,)
@@ -192,7 +192,7 @@ else:
     print("[en]torch is not installed: the comparison is skipped (pip install torch==2.13.0 to run it).[zh]没有安装 torch：跳过这项比较（运行 pip install torch==2.13.0 后即可比较）。")
 
 # %% [markdown] lang="en"
-# The two implementations agree to the last bits of float64 (the weights too, head by head, with
+# The two implementations agree to within 1e-12 in float64 (the weights too, head by head, with
 # `average_attn_weights=False`; torch's default averages them over the heads). With the mask the wrong way round,
 # the first query may only look at the future, and the last query may look at nothing at all: torch returns `NaN`
 # for it. (This package gives a fully masked row all-zero weights instead, never a silent `NaN`; see notebook 04.)
@@ -240,7 +240,7 @@ heads_lab.feature_table(demo)
 # 这个向量里还有一些空的**槽位**（输入中全为 0），供各个头写入：`prev:*`（我前面是哪个词）、`subj:*`（我的主语是谁）
 # 和 `where*`（我这个词出现在哪里）。四个头都是手工设定的，每个头都是一条能从矩阵里直接读出来的规则：
 #
-# | 头 | 它的 Query 在问 | Key 用什么回应 | 它交出什么（Value） |
+# | 头 | 它的 Query 在问 | Key 凭什么被找到 | 它交出什么（Value） |
 # |---|---|---|---|
 # | 0 · 前一个词 | “我要找位置 $p - 1$”（把我的位置编码往回转一步） | 自己的位置 | 自己是哪个词 → `prev:*` |
 # | 1 · 相同的词 | “我要找和我相同的词” | 自己是哪个词 | 自己的位置 → `where*` |
@@ -304,7 +304,8 @@ fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
 # in head 2 the two verbs find their subjects (*sat* → *cat*, *was* → *it*), while every other word spreads its weight
 # evenly over its own clause (1/6 ≈ 0.17 in the first clause of six words, 1/4 in the second), as the two rows printed
 # below show; head 3 keeps most
-# words on themselves and sends each verb to the nearest noun. Each writes into its own slot, and $W^O$ keeps them
+# words on themselves and sends each verb to the nearest noun. Head 0 writes into `prev:*`; heads 2 and 3 both write
+# into `subj:*`, so the subject's strength below is about 2, the sum of the two heads. $W^O$ keeps different slots
 # apart, so the output of *was* now knows both its neighbour and its subject:
 
 # %% [markdown] lang="zh"
@@ -316,7 +317,7 @@ fig = plots.head_grid(w6, list(demo.tokens), head_titles=names, ncols=2)
 #   第一个分句六个词，每个约 0.17；第二个分句四个词，每个 0.25。下面打印的两行就是例子；
 # - 第 3 个头让大多数词看自己，让每个动词看离它最近的名词。
 #
-# 每个头写进自己的槽位，$W^O$ 让它们互不干扰，于是 *was* 的输出里同时有了左邻和主语：
+# 第 0 个头写 `prev:*`，第 2、3 个头都写 `subj:*`，所以下面主语的强度约为 2，是两个头之和。$W^O$ 让不同的槽位互不干扰，于是 *was* 的输出里同时有了左邻和主语：
 
 # %%
 print("[en]head 2, 'the' (clause 1):[zh]第 2 个头，the（第一个分句）：", w6[2, 0].round(2))
@@ -331,13 +332,13 @@ for word in ("sat", "was"):
 #
 # We wrote these rules by hand so that you can read them. A real Transformer starts from **random** weights, and
 # nothing in the architecture says "head 0 tracks the previous token": the layer only offers $h$ subspaces and $h$
-# routes. Here is the same input through a freshly initialised layer (Xavier-uniform weights, as torch starts):
+# routes. Here is the same input through a freshly initialised layer (Xavier-uniform weights, as torch starts its in_proj):
 
 # %% [markdown] lang="zh"
 # ### 分工是学出来的，不是设计出来的
 #
 # 这些规则是我们手写的，为的是让你能读懂。真正的 Transformer 从**随机**权重开始，架构本身并没有规定“第 0 个头负责跟踪前一个词”：
-# 这一层提供的只是 $h$ 个子空间和 $h$ 条信息通路。下面把同一个输入送进一层刚初始化的多头注意力（Xavier 均匀分布初始化，与 torch 的做法相同）：
+# 这一层提供的只是 $h$ 个子空间和 $h$ 条信息通路。下面把同一个输入送进一层刚初始化的多头注意力（Xavier 均匀分布初始化，与 torch 初始化 in_proj 的做法相同）：
 
 # %%
 random_layer = ac.init_multihead(demo.x.shape[1], 4, seed=0)
@@ -452,12 +453,12 @@ pronoun_lab.views_table()
 # %% [markdown] lang="en"
 # The views do not agree: syntax and meaning say *cat* (0.98 and 0.93), position says *mat* (0.87). Together *it* resolves
 # to **cat** (0.66 against 0.31), the tutorial's conclusion. Without the meaning view the vote is nearly a tie (0.53
-# against 0.44): one way of looking is not enough. In a trained model nobody assigns views to heads, and later layers
+# against 0.44): with one view fewer, the answer is no longer reliable. In a trained model nobody assigns views to heads, and later layers
 # make the decision; notebook 12 tests pronouns on a trained model.
 
 # %% [markdown] lang="zh"
 # 三种视角并不一致：语法和语义都说是 *cat*，分别为 0.98 和 0.93，位置说是 *mat*，为 0.87。合起来，*it* 以 0.66 比 0.31 指向 **cat**，
-# 这正是原教程的结论。去掉语义视角，投票几乎打平，0.53 比 0.44：只用一种视角是不够的。在训练出来的模型里，没有人把这些视角分配给各个头，
+# 这正是原教程的结论。去掉语义视角，只剩语法和位置，投票几乎打平（0.53 比 0.44）：少了一种视角，结论就不再可靠。在训练出来的模型里，没有人把这些视角分配给各个头，
 # 后面的层读取所有头的输出，再做最终判断。12 节会在一个训练好的模型上检验代词消解。
 
 # %% [markdown] lang="en"
@@ -533,7 +534,7 @@ quiz.quiz_widget("q3b")
 # %%
 cost = heads_lab.tradeoff_rows(d_model=512, heads=(1, 2, 4, 8, 16, 64), n_tokens=1024)
 print(f"{'h':>3} {'d_k':>5} " + pad("[en]parameters[zh]参数量", 12, "right") + " "
-      + pad("[en]weights (B,h,T,T)[zh]权重 (B,h,T,T)", 19, "right") + " " + pad("[en]matmul MACs[zh]矩阵乘法乘加", 14, "right"))
+      + pad("[en]weights (B,h,T,T)[zh]权重 (B,h,T,T)", 19, "right") + " " + pad("[en]QKᵀ + AV MACs[zh]QKᵀ、权重·V 乘加", 14, "right"))
 for r in cost:
     print(f"{r['h']:>3} {r['d_k']:>5} {r['params']:>12,} {r['weights_bytes'] / 2**20:>15.0f} MiB"
           f"[en] {r['matmul_macs'] / 1e9:>12.2f} G[zh] {r['matmul_macs'] / 1e8:>10.1f} 亿")
@@ -549,20 +550,21 @@ axes = heads_lab.plot_tradeoff(cost)
 #   four matrices. More heads are not a bigger model.
 # - **The weights tensor grows linearly with $h$**: $B \cdot h \cdot T^2$ numbers, from 4 MiB at $h = 1$ to 256 MiB at
 #   $h = 64$, for one layer and one sequence, each entry also an exponential in the softmax.
-# - **The matrix products cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$, though many thin products use the
+# - **The two attention products ($QK^\top$ and weights · $V$) cost the same**: $h \cdot 2 T^2 d_k = 2 T^2 d_{model}$, though many thin products use the
 #   hardware less well than a few wide ones.
 #
-# Now move $h$ and the context length $T$ yourself: two rows never move, $d_k$ shrinks as $h$ grows, and the weights
-# tensor grows with $h$ and with $T^2$.
+# Now move $h$ and the context length $T$ yourself: as $h$ moves, the parameters and the MACs stay put, $d_k$ shrinks
+# and the weights tensor grows linearly; as $T$ moves, the weights tensor and the MACs grow with $T^2$.
 
 # %% [markdown] lang="zh"
 # 逐列来读：
 # - **$h$ 每翻一倍，$d_k$ 就减半**：$h = 64$ 时，每个头只剩 8 个维度来比较 token。
 # - **参数量不变**：无论 $h$ 取多少都是 $4 d_{model}^2 + 4 d_{model}$ = 1,050,624，因为所有头共用同样的四个矩阵。头多并不意味着模型更大。
 # - **权重张量随 $h$ 线性增长**：共 $B \cdot h \cdot T^2$ 个数，仅一层、一个序列，就从 $h = 1$ 时的 4 MiB 涨到 $h = 64$ 时的 256 MiB，每个元素在 softmax 里还要算一次指数。
-# - **矩阵乘法的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。不过许多细小的矩阵乘法不如少数几个大矩阵乘法那样能充分利用硬件。
+# - **两次注意力矩阵乘法（$QK^\top$ 与权重 · $V$）的计算量不变**：$h \cdot 2 T^2 d_k = 2 T^2 d_{model}$。不过许多细小的矩阵乘法不如少数几个大矩阵乘法那样能充分利用硬件。
 #
-# 现在自己拖动 $h$ 和上下文长度 $T$：有两行始终不动，$d_k$ 随 $h$ 增大而变窄，权重张量随 $h$ 线性增长、随 $T$ 平方增长。
+# 现在自己拖动 $h$ 和上下文长度 $T$：拖动 $h$ 时，参数量和乘加次数两行不动，$d_k$ 随 $h$ 增大而变小，权重张量随 $h$ 线性增长；
+# 拖动 $T$ 时，权重张量和乘加次数都随 $T$ 平方增长。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -575,7 +577,7 @@ widgets.tradeoff_widget(h=8, n_tokens=1024, d_model=512)
 # and the number of heads grows with it, so that each head stays 64 or 128 wide. The published configurations:
 
 # %% [markdown] lang="zh"
-# 所以头越多，得到的是更多但更窄的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
+# 所以头越多，得到的是更多但维度更小的视角，代价是显存和算力；头数既不是免费的，也不是越多越好。
 # 实践中保持不变的是每个头的**维度**，而不是头数：模型越大，$d_{model}$ 越大，头数也跟着增加，
 # 这样每个头的维度始终是 64 或 128。下面是公开发表的模型配置：
 
@@ -606,13 +608,13 @@ quiz.quiz_widget("q3")
 # %% [markdown] lang="en"
 # ## Exercise 1 · ★☆☆ · about 10 min: split the heads
 #
-# Write `my_split_heads(x, n_heads)`: $(\dots, T, D) \to (\dots, H, T, D/H)$, head $h$ holding columns
-# $h \cdot D_h, \dots, (h+1) \cdot D_h - 1$, like `ac.split_heads`. The usual first try reshapes straight to the target shape:
+# Write `my_split_heads(x, n_heads)`: $(\dots, T, D) \to (\dots, H, T, D/H)$, head $i$ holding columns
+# $i \cdot D_h, \dots, (i+1) \cdot D_h - 1$, like `ac.split_heads`. The usual first try reshapes straight to the target shape:
 
 # %% [markdown] lang="zh"
 # ## 练习 1 · ★☆☆ · 约 10 分钟：拆分多头
 #
-# 写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $h$ 个头取第 $h \cdot D_h$ 到 $(h+1) \cdot D_h - 1$ 列，
+# 写一个 `my_split_heads(x, n_heads)`：$(\dots, T, D) \to (\dots, H, T, D/H)$，第 $i$ 个头取第 $i \cdot D_h$ 到 $(i+1) \cdot D_h - 1$ 列，
 # 与 `ac.split_heads` 相同。第一次尝试往往直接用 `reshape` 变成目标形状：
 
 # %%
@@ -633,7 +635,7 @@ checks.check_split_heads(split_heads_first_try)
 # %%
 def my_split_heads(x, n_heads):
     """x (..., T, D) -> (..., H, T, D/H)"""
-    raise NotImplementedError("[en]reshape the last axis into (H, Dh), then move H in front of T[zh]把最后一个轴变形为 (H, Dh)，再把 H 移到 T 前面")
+    raise NotImplementedError("[en]first cut each token's row into its H pieces; then put the axes in the order asked for[zh]先把每个 token 的那一行切成 H 段，再把各轴排成要求的顺序")
 
 checks.check_split_heads(my_split_heads)
 

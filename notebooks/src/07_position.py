@@ -22,7 +22,7 @@
 #
 # **What you should know first:** one attention step ([01 · Query, Key, Value](01_query_key_value.ipynb)); softmax
 # ([03 · Softmax](03_softmax.ipynb)); masks as $-\infty$ added to the scores ([04 · Masking](04_masking.ipynb)).
-# *About 55 minutes.*
+# *About 70 minutes, exercises included.*
 
 # %% [markdown] lang="zh"
 # # 07 · 位置信息
@@ -36,7 +36,7 @@
 # - 回答自测题“自注意力是位置无关的，如何弥补？”。
 #
 # **需要的基础**：一步注意力的流程，见 [01 节](01_query_key_value.ipynb)；softmax，见 [03 节](03_softmax.ipynb)；
-# 掩码就是给分数加上 $-\infty$，见 [04 节](04_masking.ipynb)。*约 55 分钟。*
+# 掩码就是给分数加上 $-\infty$，见 [04 节](04_masking.ipynb)。*约 70 分钟，含练习。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -198,10 +198,10 @@ ax = plots.plot_positional_encoding(pe)
 
 # %% [markdown] lang="en"
 # The left columns (fast pairs) alternate quickly down the positions; the right columns barely change over 50
-# positions, where sine stays near 0 and cosine near 1 (the white and dark-red stripes on the right).
+# positions, where sine stays near 0 and cosine near 1 (the right-hand columns stay nearly constant down the page).
 
 # %% [markdown] lang="zh"
-# 左边几列（快的指针）沿着位置方向迅速交替变化；右边几列在 50 个位置内几乎不变：正弦一直接近 0，余弦一直接近 1（右侧白色与深红色相间的竖条）。
+# 左边几列（快的指针）沿着位置方向迅速交替变化；右边几列在 50 个位置内几乎不变：正弦一直接近 0，余弦一直接近 1（右侧那些几乎从上到下不变的竖条）。
 
 # %% [markdown] lang="en"
 # ### A shift is a rotation
@@ -248,7 +248,7 @@ print("[en]M_3 is a rotation: M^T M = I ->[zh]M_3 是一个旋转：M^T M = I ->
 
 # %% [markdown] lang="zh"
 # 一个矩阵，五十个位置，误差只在舍入量级。由此还能得到一个在 RoPE 里会再次见到的结论：两个编码的点积只取决于它们的偏移，
-# $PE[p] \cdot PE[p+k] = \sum_i \cos(k\,\omega_i)$，与 $p$ 无关。论文因此期望模型能用同一组权重，在任何位置上学会“往前看三个词”。
+# $PE[p] \cdot PE[p+k] = \sum_i \cos(k\,\omega_i)$，与 $p$ 无关。论文因此期望模型能用同一组权重，在任何位置上学会“看三个位置之前的词”。
 # （在模型内部，中间还隔着投影 $W^Q, W^K$，所以分数并不保证只取决于偏移；下文的 RoPE 则保证了这一点。）
 
 # %% [markdown] lang="en"
@@ -324,7 +324,7 @@ print("[en]sinusoidal: a row for position 50 too;  first 50 rows unchanged:[zh]�
 # 正弦公式可以为任意位置算出向量，所以更长的输入至少能拿到编码；至于训练好的模型能否用好从没见过的位置，则是另一回事
 # （往往用不好）。新模型转向了 RoPE、ALiBi 这类相对位置方案，但相对位置本身也没有解决这个问题：RoPE 模型超出训练长度后
 # 同样会变差，除非把旋转重新缩放，再在更长的文本上继续微调（位置插值、NTK-aware 缩放、YaRN）；ALiBi 的线性惩罚外推得更好，
-# 代价是偏向近处的 token。（以上引自这些方法的论文：Press 等 2022、Chen 等 2023、Peng 等 2023；这里没有训练足够长的模型来实测。）
+# 代价是偏向近处的 token。（以上引自这些方法的论文：Press 等，2022；Chen 等，2023；Peng 等，2023；这里没有训练足够长的模型来实测。）
 
 # %% [markdown] lang="en"
 # ## Adding position breaks the symmetry
@@ -455,7 +455,7 @@ for ax, matrix, title in zip(axes, (gram_sin[:32, :32], gram_learned[:32, :32], 
 # **位置偏置**加上一个取决于距离的数，比如类似 ALiBi 的 $-m \cdot |i - j|$，$m$ 是斜率；**局部窗口**屏蔽往前距离达到 $w$ 的所有 Key。
 # 本课程说“宽度为 $w$ 的窗口”，一律指 Query 能看到的 $w$ 个 Key，包括它自己：它自己和它前面的 $w - 1$ 个 token，
 # 也就是 `ac.sliding_window_mask(T, w)` 给出的因果窗口，与 Mistral 相同。
-# 下面取 0 到 7 号位置中位置 5 上的一个 Query，列出它与各个 Key 的内容分数 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们。
+# 下面取 8 个位置（0–7）中位于 5 号位置的 Query，列出它与各个 Key 的内容分数 $q \cdot k_j / \sqrt{d_k}$，以及每种机制如何改变它们。
 # 斜率 $m$ 取 0.5，窗口宽度为 3，即 Key 3、4、5：
 
 # %%
@@ -496,7 +496,7 @@ ax = position_lab.plot_score_row(variants, query=query)
 # is hidden) and the weights. The window is the one of the row above: $w$ keys, the query and the $w - 1$ before it.
 # Raise the slope step by step. At 0.1 key 7 (two positions away) already overtakes key 0 (five away); above 0.5 the
 # query's own key leads, and at 1.0 it takes 0.465. Set the window to 1 (the query sees only itself: weight 1). Set the
-# window back to 0, tick the causal mask with slope 0, and watch key 7's weight move to the others.
+# window off (the slider's 0 means no window), tick the causal mask with slope 0, and watch key 7's weight move to the others.
 
 # %% [markdown] lang="zh"
 # ### 动手试试：斜率、窗口、因果掩码
@@ -505,7 +505,7 @@ ax = position_lab.plot_score_row(variants, query=query)
 # 宽度为 $w$ 时，Query 看到自己和前面的 $w - 1$ 个 Key。
 #
 # 试试看。把斜率一点点调高：到 0.1 时，Key 7（相距两个位置）就已经超过了 Key 0（相距五个位置）；超过 0.5 后，Query 自己的 Key 领先，
-# 到 1.0 时它拿到 0.465。把窗口设为 1，Query 只能看见自己，权重为 1。再把窗口设回 0，斜率为 0 时勾选因果掩码，看 Key 7 的权重如何分给其他 Key。
+# 到 1.0 时它拿到 0.465。把窗口设为 1，Query 只能看见自己，权重为 1。再把窗口设回 0（滑块上的 0 表示不用窗口），斜率为 0 时勾选因果掩码，看 Key 7 的权重如何分给其他 Key。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -530,7 +530,7 @@ widgets.position_bias_widget(scores, query=query, slope=0.0, window=0, causal=Fa
 curves = {
     "[en]content only[zh]只看内容": position_lab.weight_by_distance(9, 16, 4000, seed=1),
     "[en]+ distance bias[zh]+ 距离偏置": position_lab.weight_by_distance(9, 16, 4000, seed=1, slope=0.5),
-    "[en]+ symmetric window, 5 keys[zh]+ 对称窗口，5 个 Key": position_lab.weight_by_distance(9, 16, 4000, seed=1, window=3),
+    "[en]+ symmetric window, 5 keys[zh]+ 对称窗口，5 个 Key": position_lab.weight_by_distance(9, 16, 4000, seed=1, window=3),  # [en] causal=False inside: reach 3 (|i-j| < 3), 5 keys [zh] 内部用 causal=False：半径 3（|i-j| < 3），5 个 Key
 }
 for label, curve in curves.items():
     print(pad(label, 28), "[en]weight at distance 0..4:[zh]距离 0..4 上的权重：", curve)
@@ -540,15 +540,15 @@ ax = position_lab.plot_weight_by_distance(curves, uniform=1 / 9)
 
 # %% [markdown] lang="en"
 # Content only: the same average weight at every distance, $1/9$ up to sampling noise. With the bias (slope 0.5), the
-# weight falls with distance; with a symmetric window of 5 keys ($|i - j| < 3$: the query and two keys on each side,
-# `ac.sliding_window_mask(T, 3, causal=False)`), it is cut to zero beyond distance 2. So "attention prefers nearby tokens"
+# weight falls with distance; with a symmetric window of 5 keys (reach 3, $|i - j| < 3$: the query and two keys on each
+# side; `ac.sliding_window_mask(T, 3, causal=False)` is symmetric, so its 3 is the reach, not the key count), it is cut to zero beyond distance 2. So "attention prefers nearby tokens"
 # is a property of a **model** (its encodings, biases, masks, windows, and what training made of them), not of the
 # attention formula. Recall notebook 01: with no mechanism, a matching key gets the same weight wherever it stands.
 
 # %% [markdown] lang="zh"
 # 只看内容时，每个距离上的平均权重都一样，在抽样误差范围内等于 $1/9$。加上斜率为 0.5 的偏置，权重随距离下降。
-# 这里的 Query 在中间，所以用的是对称窗口：$|i - j| < 3$，即 Query 自己加上两边各两个 Key，共 5 个，
-# 对应 `ac.sliding_window_mask(T, 3, causal=False)`；距离超过 2 的权重被截为零。所以“注意力偏爱近处的 token”是某个**模型**的性质，取决于它的位置编码、偏置、掩码、窗口以及训练把它们变成了什么，
+# 这里的 Query 在中间，所以用的是 5 个 Key 的对称窗口（半径 3，即 $|i - j| < 3$）：Query 自己加上两边各两个 Key。
+# 它对应 `ac.sliding_window_mask(T, 3, causal=False)`，对称时参数 3 是半径，不是 Key 的个数；距离超过 2 的权重被截为零。所以“注意力偏爱近处的 token”是某个**模型**的性质，取决于它的位置编码、偏置、掩码、窗口以及训练把它们变成了什么，
 # 而不是注意力公式本身的性质。回想 01 节：没有任何机制时，一个匹配的 Key 无论站在哪里，得到的权重都一样。
 
 # %% [markdown] lang="en"
@@ -689,7 +689,8 @@ quiz.quiz_widget("q7")
 #   $PE[p] \cdot PE[p+k]$ depends on $k$ only. A learned table has no structure until trained and no row beyond $T_{max}$.
 #   Adding the sinusoidal table breaks the symmetry (gap 0.593; the untrained learned table, 0.031).
 # - RoPE rotates $q$ and $k$ by their positions: the score depends only on $n - m$, and lengths are kept.
-# - Masks, distance biases and windows change the scores before softmax; without them, weights do not depend on distance.
+# - Masks, distance biases and windows change the scores before softmax; with no position mechanism at all (no encoding,
+#   RoPE, bias, mask or window), the average weight does not depend on distance.
 #
 # **Next:** [08 · Attention versus RNN](08_attention_vs_rnn.ipynb): an RNN gets order for free but pays with long paths and sequential steps.
 
@@ -700,6 +701,6 @@ quiz.quiz_widget("q7")
 # - 正弦位置编码表的每一对维度按各自的速度旋转，往后挪 $k$ 个位置对每个 $p$ 都是同一个旋转 $M_k$，所以 $PE[p] \cdot PE[p+k]$ 只取决于 $k$。
 #   可学习位置编码表在训练前没有任何结构，在 $T_{max}$ 之后也没有行。加上位置编码就会打破这种对称性：正弦位置编码实测差值 0.593，未训练的可学习位置编码为 0.031。
 # - RoPE 按位置旋转 $q$ 和 $k$，分数只取决于 $n - m$，向量长度不变。
-# - 掩码、距离偏置和窗口在 softmax 之前改变分数；没有它们，权重与距离毫无关系。
+# - 掩码、距离偏置和窗口在 softmax 之前改变分数；不加任何位置机制时（没有位置编码、RoPE、偏置、掩码或窗口），平均权重与距离无关。
 #
 # **下一节**：[08 · 注意力与 RNN](08_attention_vs_rnn.ipynb)，讲 RNN 怎样天生带着顺序，又为此付出漫长的路径和串行计算的代价。

@@ -22,7 +22,7 @@
 #
 # **What you should know first:** the RNN refresher of [00 · Start here](00_start_here.ipynb); one attention step
 # ([01 · Query, Key, Value](01_query_key_value.ipynb)); why attention is blind to order ([07 · Position](07_position.ipynb)).
-# *About 55 minutes.*
+# *About 70 minutes, exercises included.*
 
 # %% [markdown] lang="zh"
 # # 08 · 注意力与 RNN
@@ -36,7 +36,7 @@
 # - 用数出来的数字填好“RNN 与注意力”对比表，找到注意力反而更贵的分界点 $n = d$，并回答“为什么注意力能替代 RNN 处理长序列”。
 #
 # **需要的基础**：[00 节](00_start_here.ipynb)对 RNN 的快速回顾；一步注意力的流程，见 [01 节](01_query_key_value.ipynb)；
-# 注意力为什么看不见顺序，见 [07 节](07_position.ipynb)。*约 55 分钟。*
+# 注意力为什么看不见顺序，见 [07 节](07_position.ipynb)。*约 70 分钟，含练习。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -77,7 +77,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
 #
 # 下面是本课程的整个 RNN（`attention_core.rnn`）。关键在那个循环：第 $t$ 步需要 $h_{t-1}$。所以下面的 `path_length` 只是一个定义：
-# 循环层的跳数等于距离，注意力层为 1。长路径的**代价**接下来再测。
+# 循环层的跳数等于距离，注意力层为 1。长路径的**代价**接下来再测。（`h0` 缺省时为全零，由参数检查补上。）
 
 # %%
 print(formula.source(rnn.rnn_forward))
@@ -98,7 +98,8 @@ print(formula.source(rnn_lab.path_length))
 #
 # How much does a nudge to an early input $x_s$ move the last hidden state $h_T$? Follow it through the recurrence
 # $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$ (row vectors), one step at a time. Write $G_t = \operatorname{diag}(1 - h_t^2)$
-# for the slope of tanh at step $t$.
+# for the slope of tanh at step $t$, and let $T$ be the index of the last step (below, 48 steps numbered 0..47, so
+# $T = 47$).
 #
 # 1. At step $s$ the nudge enters: $\delta h_s = \delta x_s\, W_x\, G_s$.
 # 2. Every later step passes it on, multiplied again: $\delta h_t = \delta h_{t-1}\, W_h\, G_t$.
@@ -123,7 +124,7 @@ print(formula.source(rnn_lab.path_length))
 # ### 一长串乘法
 #
 # 给早先的输入 $x_s$ 一个微小扰动，最后的隐藏状态 $h_T$ 会变化多少？沿着递推式 $h_t = \tanh(x_t W_x + h_{t-1} W_h + b)$（行向量）一步一步往下追。
-# 记 $G_t = \operatorname{diag}(1 - h_t^2)$，即第 $t$ 步 tanh 的斜率。
+# 记 $G_t = \operatorname{diag}(1 - h_t^2)$，即第 $t$ 步 tanh 的斜率；$T$ 是最后一步的下标（下面的序列有 48 步，编号 0 到 47，所以 $T = 47$）。
 #
 # 1. 在第 $s$ 步，扰动进入：$\delta h_s = \delta x_s\, W_x\, G_s$。
 # 2. 之后的每一步都把它传下去，并再乘一次：$\delta h_t = \delta h_{t-1}\, W_h\, G_t$。
@@ -141,7 +142,7 @@ print(formula.source(rnn_lab.path_length))
 # %%
 D = 16                                                        # [en] input and hidden width [zh] 输入和隐藏状态的维度
 chain = rnn.init_rnn(D, D, seed=0, recurrent_scale=0.9)       # ||W_h|| = 0.9
-xs = rng.normal(size=(48, D))                                 # [en] one sequence, (T=48, D) [zh] 一条序列，(T=48, D)
+xs = rng.normal(size=(48, D))                                 # [en] one sequence of 48 steps, (48, D): T = 47 [zh] 一条 48 步的序列，(48, D)：T = 47
 J = rnn_lab.rnn_input_jacobians(chain, xs)                    # [en] (T, D, D): d h_47 / d x_s for every s [zh] (T, D, D)：每个 s 的 d h_47 / d x_s
 last_state = lambda x: rnn.rnn_forward(x, chain)              # [en] (T, D) -> all hidden states (T, D) [zh] (T, D) -> 所有隐藏状态 (T, D)
 print(f"||W_h|| = {np.linalg.norm(chain.w_h, 2):.3f}   ||W_x|| = {np.linalg.norm(chain.w_x, 2):.3f}")
@@ -172,7 +173,7 @@ for gap in (0, 1, 5, 10, 20, 40):
 #
 # 现在在同等条件下和注意力比一比。取 46 个随机的干扰 token、一个“早先的”token 和最后一个 token，都由种子生成，把早先的 token 放在最后一个 token
 # 之前 $k$ 个位置，$k = 1, \dots, 47$，变的只是它的位置。对每个 $k$，测量它能把**最后的输出**推动多少：一个是上面的 RNN，
-# 一个是一层两头的自注意力（`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
+# 一个是一层有两个头的自注意力（`ac.multi_head_attention`，权重由种子生成，用有限差分测量）。
 
 # %%
 # [en] exact for the RNN, finite differences for attention [zh] RNN 用精确值，注意力用有限差分
@@ -241,7 +242,7 @@ widgets.path_length_widget(distance=10, recurrent_scale=0.9)
 
 # %% [markdown] lang="zh"
 # **短路径能给什么，不能给什么**。一步直达意味着早先的 token *能够*不经衰减地到达最后的输出；模型是否*用上*这条路径，
-# 取决于它的权重学到了什么。权重大并不保证落在正确的 token 上（见 01 节）：短路径改善的是学习远距离依赖的结构条件，仅此而已。
+# 取决于它的权重学到了什么。而权重未必落在正确的 token 上（见 01 节）：短路径改善的是学习远距离依赖的结构条件，仅此而已。
 # 下面训练出来的对比会同时展示这两面。
 
 # %% [markdown] lang="en"
@@ -309,8 +310,8 @@ quick = rnn_lab.parallel_rounds(rnn_lab.rnn_step(fast_forgetter), x, np.zeros(D)
 print("[en]||W_h|| = 0.5: rounds needed for 32 positions:[zh]||W_h|| = 0.5：32 个位置需要的轮数：", quick["rounds"])
 
 # %% [markdown] lang="en"
-# 21 rounds instead of 32, because with $\|W_h\| = 0.5$ a wrong guess 20 positions back has shrunk below $10^{-9}$:
-# the chain has forgotten it. An RNN skips rounds only by forgetting, which a long-range task cannot afford.
+# 21 rounds instead of 32, because with $\|W_h\| = 0.5$ (and tanh's slopes on top) a wrong guess 20 positions back has
+# shrunk below the $10^{-9}$ tolerance `parallel_rounds` uses: the chain has forgotten it. An RNN skips rounds only by forgetting, which a long-range task cannot afford.
 #
 # ### Wall-clock time
 #
@@ -318,7 +319,7 @@ print("[en]||W_h|| = 0.5: rounds needed for 32 positions:[zh]||W_h|| = 0.5：32 
 # read the shapes of the lines.
 
 # %% [markdown] lang="zh"
-# 只用了 21 轮而不是 32 轮，因为 $\|W_h\| = 0.5$ 时，20 个位置之前的错误猜测已经缩小到 $10^{-9}$ 以下，链条把它忘掉了。
+# 只用了 21 轮而不是 32 轮，因为 $\|W_h\| = 0.5$ 时，再加上 tanh 的斜率，20 个位置之前的错误猜测已经缩小到 `parallel_rounds` 所用的容差 $10^{-9}$ 以下，链条把它忘掉了。
 # RNN 只有靠遗忘才能跳过若干轮，而这恰恰是远距离任务承受不起的。
 #
 # ### 实际耗时
@@ -361,21 +362,22 @@ ax = rnn_lab.plot_timings(timings)
 # - **Gradient step**: move each parameter a little against the gradient of the loss, $\theta \leftarrow \theta - \eta\,
 #   \partial L / \partial \theta$ ($\eta$ is the learning rate). For logits the gradient is simply $p - \text{one-hot}$.
 # - **Adam**: the same step, but each parameter's gradient is divided by a running estimate of its own size, so every
-#   parameter moves by about $\eta$, whether its gradient is large or tiny.
+#   parameter moves by about $\eta$, whether its gradient is large or tiny (exactly so on the first step, which is
+#   $\eta \cdot \operatorname{sign}(g)$ by construction; later steps only roughly).
 # - **Warm-up**: the learning rate starts small and grows over the first steps, while Adam's estimates still rest on a
 #   few gradients.
 
 # %% [markdown] lang="zh"
 # ## 训练的四个基本概念：损失、梯度下降、Adam、预热
 #
-# 下一小节要训练几个小模型，12、13 节还要训练更大的。训练用到的四个词，下面都在同一个例子上算出来：模型要说出 8 个符号中的一个，
+# 下一小节要训练几个小模型，12、13 节还要训练更大的。训练用到的四个概念，下面都在同一个例子上算出来：模型要说出 8 个符号中的一个，
 # 它输出 8 个分数（**logit**），softmax 把它们变成概率。
 #
 # - **损失**（交叉熵）：$-\ln p_{\text{答案}}$，即模型看到正确答案时的“意外程度”。用自然对数时单位是**纳特**（nat）；在 8 个符号里均匀瞎猜，
-#   损失是 $\ln 8 = 2.079$ 纳特，十拿九稳地答对则是 0。
+#   损失是 $\ln 8 = 2.079$ 纳特，有十足把握地答对（$p_{\text{答案}} = 1$）则是 0。
 # - **梯度下降**：让每个参数沿损失梯度的反方向挪一小步，$\theta \leftarrow \theta - \eta\, \partial L / \partial \theta$，$\eta$ 叫学习率。
 #   对 logit 来说，梯度就是 $p - \text{one-hot}$。
-# - **Adam**：同样是一步，但每个参数的梯度先除以它自己大小的滑动估计，于是无论梯度大小，每个参数都大约挪动 $\eta$。
+# - **Adam**：同样是一步，但每个参数的梯度先除以它自己大小的滑动估计，于是无论梯度大小，每个参数都大约挪动 $\eta$（第一步按构造恰好是 $\eta \cdot \operatorname{sign}(g)$，之后只是大致如此）。
 # - **预热**：前若干步的学习率从小到大逐渐增加，因为这时 Adam 的估计只建立在寥寥几个梯度之上。
 
 # %%
@@ -443,14 +445,14 @@ else:
 # and one attention layer whose query comes from the question token and whose keys and values come from every token
 # (`ac.scaled_dot_product_attention` on torch tensors). For each $k \in \{2, 4, 8, 16, 32\}$ a fresh model trains for at
 # most 300 batches of 32 sequences (Adam, stopping once the loss stays below 0.01), then answers 512 new sequences. The
-# attention layer needs no position encoding: it finds the symbol by content. Training takes several seconds, and the
+# attention layer needs no position encoding: it finds the symbol by content. Training takes about twenty seconds, and the
 # exact accuracies can differ slightly on another computer.
 
 # %% [markdown] lang="zh"
 # 三个维度为 32 的小模型看到同样的批次：普通 RNN（`torch.nn.RNN`，tanh）、门控 RNN（`torch.nn.GRU`）和一层注意力，
 # 注意力的 Query 来自提问 token，Key 和 Value 来自所有 token（在 torch 张量上调用 `ac.scaled_dot_product_attention`）。
 # 对每个 $k \in \{2, 4, 8, 16, 32\}$ 都训练一个新模型，最多 300 个批次、每批 32 条序列，用 Adam，损失稳定低于 0.01 就提前停止，然后回答 512 条新序列。
-# 注意力层不需要位置编码，凭内容就能找到那个符号。训练要几秒钟；换一台计算机，准确率的具体数值可能略有不同。
+# 注意力层不需要位置编码，凭内容就能找到那个符号。训练要二十秒左右；换一台计算机，准确率的具体数值可能略有不同。
 
 # %%
 # MEASUREMENT
@@ -482,7 +484,7 @@ if recall is not None:
           max(acc["rnn"][-1], acc["gru"][-1]) < 0.5 < acc["attention"][-1])
 
 # %% [markdown] lang="en"
-# All three solve the task when the symbol is 2 tokens back. The plain RNN loses it first: in this run it is solved up
+# All three solve the task with 2 distractors between the symbol and the question. The plain RNN loses it first: in this run it is solved up
 # to $k = 4$, down to 0.29 at $k = 8$ and at chance from $k = 16$ on, the fading chain again, now in a trained model. The
 # GRU holds on longer (to $k = 16$): its update gate can learn to copy the state almost unchanged, keeping the product
 # near 1. But at $k = 32$ it too fails within this budget (0.26, where guessing gives 0.125), while attention answers
@@ -490,7 +492,7 @@ if recall is not None:
 # (Where each recurrent model gives up moves a little with the seed and budget; the order does not.)
 
 # %% [markdown] lang="zh"
-# 符号只在 2 个 token 之前时，三个模型都答对了。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，$k = 8$ 时只剩 0.29，从 $k = 16$ 起接近随机猜，
+# 符号和问题之间只隔 2 个干扰 token 时，三个模型都答对了。普通 RNN 最先失守：这次运行中它只解决到 $k = 4$，$k = 8$ 时只剩 0.29，从 $k = 16$ 起接近随机猜，
 # 这又是那条衰减的链条，只不过出现在训练好的模型里。GRU 坚持得久一些，一直到 $k = 16$：它的更新门可以学会几乎原封不动地复制状态，让乘积保持在 1 附近。
 # 但到 $k = 32$，在这份训练预算内它也失败了，只有 0.26，随机猜是 0.125；而注意力在每个距离上都答对了，几十个批次就学会：
 # 无论 $k = 2$ 还是 $k = 32$，它到那个符号的路径都只有一步。每个循环模型在哪个距离上放弃，会随种子和训练预算略有变化，但先后顺序不变。
@@ -522,11 +524,11 @@ if recall is not None:
 # %% [markdown] lang="en"
 # The trained GRU remembers, and it still waits: 10 positions, 10 rounds, 9 hand-offs; at $k = 1000$ it would be
 # 1002 rounds. The gates make each hand-off less lossy; they do not shorten the chain, and they do not let step $t$
-# start before step $t - 1$ is done. (LSTMs behave the same way: `rnn_lab.path_length("lstm", 9)` is also 9.)
+# start before step $t - 1$ is done. (LSTMs behave the same way: by the same structure, their hops also equal the distance.)
 
 # %% [markdown] lang="zh"
 # 训练好的 GRU 记住了，但它照样要等：10 个位置，10 轮，9 次接力；如果 $k = 1000$，就是 1002 轮。门控让每次接力的损耗更小，却没有让链条变短，
-# 也没有让第 $t$ 步在第 $t - 1$ 步完成之前就开始。（LSTM 也是一样：`rnn_lab.path_length("lstm", 9)` 同样是 9。）
+# 也没有让第 $t$ 步在第 $t - 1$ 步完成之前就开始。（LSTM 也是一样：按结构，它的跳数同样等于距离。）
 
 # %% [markdown] lang="en"
 # ## The complexity table
@@ -539,7 +541,7 @@ if recall is not None:
 # | information path | serial along the time steps, length $O(n)$ | any two positions in one step, $O(1)$ | influence vs distance; path lengths |
 # | long-range dependencies | gradients vanish or explode | passed directly through $\alpha_{ij}$ | $\|W_h\| = 0.9$: $3 \times 10^{-9}$ at $k = 40$; $\|W_h\| = 3$: $10^4$; attention flat |
 # | parallelism | must compute step by step, $O(n)$ sequential steps | the whole sequence in parallel, $O(1)$ | 32 positions: 32 rounds vs 1 |
-# | compute per layer | $O(n \cdot d^2)$ (per time step) | $O(n^2 \cdot d)$ (the $n^2$ pairs) | counted below: crossover at $n = d$ |
+# | compute per layer | $O(n \cdot d^2)$ ($d^2$ per step, $n$ steps) | $O(n^2 \cdot d)$ (the $n^2$ pairs) | counted below: crossover at $n = d$ |
 # | memory | the hidden state | the $n \times n$ attention matrix | counted below |
 # | position information | ordered by construction | needs a position encoding | below, and notebook 07 |
 #
@@ -556,7 +558,7 @@ if recall is not None:
 # | 信息传递路径 | 沿时间步串行，长度 $O(n)$ | 任意两位置一步直达，$O(1)$ | 影响随距离的变化；路径长度 |
 # | 长距离依赖 | 梯度易消失/爆炸 | 直接通过 $\alpha_{ij}$ 传递 | $\|W_h\| = 0.9$：$k = 40$ 时为 $3 \times 10^{-9}$；$\|W_h\| = 3$：$10^4$；注意力保持不变 |
 # | 并行性 | 必须按时间步顺序算，$O(n)$ 个串行步骤 | 整序列可并行，$O(1)$ | 32 个位置：32 轮对 1 轮 |
-# | 每层计算量 | $O(n \cdot d^2)$，逐时间步 | $O(n^2 \cdot d)$，$n^2$ 个位置对 | 下面来数：分界点在 $n = d$ |
+# | 每层计算量 | $O(n \cdot d^2)$，每步 $d^2$，共 $n$ 步 | $O(n^2 \cdot d)$，$n^2$ 个位置对 | 下面来数：分界点在 $n = d$ |
 # | 内存 | 隐藏状态 | $n \times n$ 注意力矩阵 | 下面来数 |
 # | 位置信息 | 天然有序 | 需要额外的位置编码 | 见下文和 07 节 |
 #
@@ -642,7 +644,7 @@ print(f"[en]shuffle the 32 tokens: attention output only shuffled (gap < 1e-12):
 #   它赢在路径长度和并行步数，而不是运算次数。
 # - “**GRU 或 LSTM 解决了远距离依赖问题。**”它只是缓解了：这次运行中，GRU 能跨过 16 个干扰 token 记住符号，而普通 RNN 几个之后就丢了。
 #   但链条和以前一样长，它的每一步也仍然要彼此等待。
-# - “**一步直达就等于答对。**”短路径只是一种可能，不是结果。同样结构的注意力在未经训练时，路径同样只有一步，却只能随机猜：
+# - “**一步直达就等于答对。**”短路径只是一种可能，不是结果。同样结构的注意力在未经训练时，路径同样只有一步，却答不对：
 
 # %%
 if recall is not None:
@@ -710,7 +712,7 @@ checks.check_rnn_forward(my_rnn_forward)
 # **transpose** of the row-vector product written out above, so the factors come in the other order. By the chain rule:
 # $\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$ and each later step multiplies on the left by
 # $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$. Then look at its norm for a long chain: that product of $T - 1$ factors is
-# the fading you measured with finite differences above.
+# the fading you measured with finite differences above. (Here $T$ counts the tokens, so the last state is $h_{T-1}$.)
 
 # %% [markdown] lang="zh"
 # ## 练习 2 · ★★☆ · 约 20 分钟：沿着链条的梯度
@@ -719,7 +721,7 @@ checks.check_rnn_forward(my_rnn_forward)
 # $\partial h_{T-1} / \partial x_0$。这里每个隐藏单元占一行，形状为 $(D_h, D_{in})$，是上文按行向量写出的那个乘积的**转置**，
 # 所以因子的顺序也反了过来：$\partial h_0 / \partial x_0 = \text{diag}(1 - h_0^2)\, W_x^\top$，
 # 之后每一步在左边再乘上 $J_t = \text{diag}(1 - h_t^2)\, W_h^\top$。然后看看链条很长时它的范数：这 $T - 1$ 个因子的乘积，
-# 就是上面用有限差分测到的那种衰减。
+# 就是上面用有限差分测到的那种衰减。（这里的 $T$ 是 token 的个数，所以最后一个状态是 $h_{T-1}$。）
 
 # %%
 def my_rnn_gradient(xs, params):
@@ -775,7 +777,8 @@ quiz.quiz_widget("q8")
 # - **Parallelism:** an RNN needs $n$ rounds even on unlimited hardware (32 positions: 32 rounds), attention one matrix product.
 # - **Trained:** a plain RNN forgets the first token after a few distractors, a GRU holds to $k = 16$ but not $k = 32$,
 #   one attention layer solves every $k$; gated RNNs keep the long path and the sequential steps.
-# - **Cost:** $n d^2$ against $n^2 d$: attention is the more expensive from $n = d$ on. It replaces the RNN on long
+# - **Cost:** counting only the core terms, $n d^2$ against $n^2 d$, the crossover is $n = d$; counting every matrix
+#   product, it stays $n = d$ against a GRU, while a plain RNN is cheaper at every length. It replaces the RNN on long
 #   sequences because of the short path and the parallelism, not because it is cheaper (Q8).
 #
 # **Next:** [09 · Cost and the context window](09_cost_and_context_window.ipynb) turns $n^2$ into seconds and bytes, and shows why context windows are limited.
@@ -787,6 +790,6 @@ quiz.quiz_widget("q8")
 #   $\|W_h\| = 3$ 时则会爆炸。注意力一步直达，每个距离上都是 0.109。
 # - **并行**：即使硬件无限，RNN 也要 $n$ 轮，32 个位置恰好 32 轮；注意力只是一次矩阵乘法。
 # - **训练对比**：普通 RNN 隔几个干扰 token 就忘了第一个 token，GRU 撑到 $k = 16$ 却撑不到 $k = 32$，一层注意力在每个 $k$ 上都能解决；门控 RNN 的长路径和顺序计算依旧。
-# - **代价**：$n d^2$ 对 $n^2 d$，从 $n = d$ 起注意力更贵。它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
+# - **代价**：只比核心项 $n d^2$ 对 $n^2 d$，分界点在 $n = d$；把所有矩阵乘法都算上，和 GRU 比仍是 $n = d$，普通 RNN 则在任何长度上都更省。它能在长序列上替代 RNN，靠的是短路径和并行性，而不是更省（Q8）。
 #
 # **下一节**：[09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)，把 $n^2$ 换算成秒和字节，说明上下文窗口为什么有上限。

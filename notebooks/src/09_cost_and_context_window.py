@@ -235,11 +235,12 @@ ax = cost_lab.plot_measured(timed, "seconds", ax=left)
 ax = cost_lab.plot_measured(timed, "peak_bytes", ax=right)
 
 # %% [markdown] lang="en"
-# The memory line lies on the $n^2$ reference almost exactly. The time line scatters more at small $n$, where a call
-# takes well under a millisecond and fixed costs show; over the larger sizes its slope comes close to 2. The wall is $n^2$.
+# The memory line lies on the $n^2$ reference almost exactly. The time line is noisier: one shared CPU makes the
+# ratios jump around ×4 and the slope printed above can fall short of 2, and small calls (well under a millisecond)
+# show their fixed costs. The memory line shows the $n^2$ more cleanly. The wall is $n^2$.
 
 # %% [markdown] lang="zh"
-# 内存曲线几乎正好落在 $n^2$ 参考线上。时间曲线在 $n$ 较小时更分散，因为一次调用远不到一毫秒，固定开销都显现出来；规模较大时斜率接近 2。这堵墙就是 $n^2$。
+# 内存曲线几乎正好落在 $n^2$ 参考线上。时间曲线的噪声更大：一块与其他任务共用的 CPU 会让比值在 4 倍上下跳动，上面打印的斜率也可能不到 2；规模小时一次调用远不到一毫秒，固定开销也会显现出来。内存曲线更清楚地显示出 $n^2$。这堵墙就是 $n^2$。
 
 # %% [markdown] lang="en"
 # ## Where n² takes over
@@ -353,7 +354,7 @@ print(f"[en]log-log slope from {sizes[2]:,} to {sizes[-1]:,} tokens: {cost_lab.l
 # %%
 steps = kv_cache.decode_with_cache(1024)
 for step in (steps[i - 1] for i in (128, 256, 512, 1024)):
-    print(f"[en]tokens in the cache {step['t']:>4}: cache {step['cache_bytes']:>9,} bytes, scores this step {step['scores']:>5}[zh]缓存中的 token {step['t']:>4}：缓存 {step['cache_bytes']:>9,} 字节，这一步计算的分数 {step['scores']:>5} 个")
+    print(f"[en]tokens in the cache {step['t']:>4}: cache {step['cache_bytes']:>9,} bytes, scores this step (2 layers × 4 heads) {step['scores']:>5}[zh]缓存中的 token {step['t']:>4}：缓存 {step['cache_bytes']:>9,} 字节，这一步计算的分数（2 层 × 4 个头）{step['scores']:>5} 个")
 growth = sorted({steps[i]["cache_bytes"] - steps[i - 1]["cache_bytes"] for i in range(1, len(steps))})  # [en] one value: every step adds the same [zh] 只有一个值：每一步增加的都一样
 print("[en]bytes added per token, at every one of the 1,023 steps:[zh]每个 token 增加的字节数（1,023 步里每一步都是）：", *growth,
       "[en]= 2 · 2 layers · 4 heads · 16 · 8 bytes =[zh]= 2 · 2 层 · 4 个头 · 16 · 8 字节 =", 2 * 2 * 4 * 16 * 8)
@@ -380,7 +381,7 @@ tables.Table(values, models, columns, digits=3)
 # None of these four was trained to 128K tokens (GPT-2 small to 1,024, the Llama-2 models to 4,096, Mistral-7B to
 # 8,192 with a window of 4,096 keys), so the 131,072 column is hypothetical: it sizes each shape as if it were run that long, as a long-context
 # model of the same shape would be. Llama-2-7B keeps half a mebibyte per token: 2 GiB at its 4K tokens, and 64 GiB
-# at 128K if its shape were run that long, several times its own weights (about 13 GB in float16), for one sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook 06)
+# at 128K if its shape were run that long, several times its own weights (about 12.6 GiB in float16), for one sequence. Grouped-query attention (8 KV heads shared by 32 or 64 query heads, notebook 06)
 # is how Mistral-7B and Llama-2-70B cut it by 4 and 8. Mistral-7B's row stops growing after 4,096 tokens: its attention
 # is a sliding window of 4,096 keys (notebook 10), so its cache is a rolling buffer (Jiang et al. 2023); with full attention
 # it would need 16 GiB at 128K (`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`). So at inference the
@@ -391,10 +392,13 @@ tables.Table(values, models, columns, digits=3)
 # 这四个模型没有一个是按 128K 个 token 训练的：GPT-2 small 训练到 1,024 个 token，两个 Llama-2 到 4,096 个，Mistral-7B 到 8,192 个，窗口宽 4,096 个 Key。
 # 所以 131,072 那一列是假设的数：按各模型的形状，算它假如读这么长要多大的缓存；同样形状的长上下文模型，缓存就是这么大。
 # Llama-2-7B 每个 token 要存半个 MiB：训练长度 4K 个 token 时是 2 GiB；假如按同样形状读 128K 个 token，就是 64 GiB，
-# 是它自己 float16 权重（约 13 GB）的好几倍，而这只是一个序列。
+# 是它自己 float16 权重（约 12.6 GiB）的好几倍，而这只是一个序列。
+#
 # 分组 Query 注意力让 32 或 64 个 Query 头共用 8 个 KV 头（06 节），Mistral-7B 和 Llama-2-70B 就是这样把缓存缩小 4 倍和 8 倍的。
-# Mistral-7B 这一行过了 4,096 个 token 就不再增长：它的注意力是宽度为 4,096 个 Key 的滑动窗口（10 节），缓存只是一个滚动缓冲区（Jiang 等 2023）；
-# 若用全局注意力，128K 时要 16 GiB（`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`）。所以推理时上下文窗口受两重限制：
+# Mistral-7B 这一行过了 4,096 个 token 就不再增长：它的注意力是宽度为 4,096 个 Key 的滑动窗口（10 节），缓存只是一个滚动缓冲区（Jiang 等，2023）；
+# 若用全局注意力，128K 时要 16 GiB（`kv_cache.model_cache_bytes("Mistral-7B", 131_072, window=False)`）。
+#
+# 所以推理时上下文窗口受两重限制：
 # 处理提示词时的 $n^2$，以及每生成一个 token 就增长、整个生成过程都得留在内存里的缓存。
 
 # %% [markdown] lang="en"
@@ -458,7 +462,7 @@ for label, key in zip(labels, keys):
 # 分块计算的固定部分在 2,048 和 4,096 个 token 时都是 3.0 MiB（一块最多 2,048 行 Query × 128 个 Key），其余部分随 $n$ 线性增长。
 # 从表里可以读出三个结论：
 #
-# - **朴素实现根本放不下**。200K 个 token 时，光一个头的权重就能塞满一块大显卡，一层要以 TiB 计；分块计算同一层只要几十 GiB，主要是它的 float32 输出。
+# - **朴素实现根本放不下**。200K 个 token 时，光一个头的权重就能塞满一块大显卡，一层要以 TiB 计；分块计算同一层只要十几到几十 GiB，主要是它的 float32 输出。
 # - **KV 缓存是另一堵墙**。一个序列在 200K 时要 61.0 GiB，1M 时超过 300 GiB，整个生成过程都得留着，尽管这个形状已经让 8 个 Query 头共用一个 KV 头。
 # - **计算量仍是平方级的**。1M 个 token 的 $n^2$ 部分是 200K 时的 25 倍。
 #
@@ -608,8 +612,8 @@ for n_keys in (16, 256, 4096):
 # 摊薄确实存在：参与竞争的 Key 越多，匹配的 Key 分到的权重越少，16 个 Key 时为 0.557，256 个时为 0.073，4096 个时为 0.005。
 # 但它在**每个位置上都一样**：没有位置信息的注意力不知道 Key 在哪里（07 节），摊薄只会把整条曲线均匀压低。一条水平线，谈不上中间丢了什么。
 #
-# 要得到 U 形曲线，就需要随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，不模拟任何真实的大模型：Query 位于最后一个 Key 之后，
-# 就像长提示词末尾的问题；softmax 之前给分数加上两种偏置，一种把注意力拉向开头的 token，类似训练好的模型在第一个 token 上出现的注意力汇聚点，
+# 要得到 U 形曲线，就需要随位置变化的东西。下面是一个**玩具示例**，只用来说明道理，不模拟任何真实的大模型。Query 位于最后一个 Key 之后，
+# 就像长提示词末尾的问题。softmax 之前给分数加上两种偏置：一种把注意力拉向开头的 token，类似训练好的模型在第一个 token 上出现的注意力汇聚点；
 # 另一种拉向最近的 token，即近因偏置：
 
 # %%
@@ -631,8 +635,8 @@ ax = cost_lab.plot_position_weights({"[en]content only[zh]只看内容": content
 # %% [markdown] lang="zh"
 # 同一个 Query、同一组 Key、同样多的 Key，只改了位置项，现在埋在开头或结尾的匹配 Key 能得到约 0.4，埋在中间的只得到 0.033，
 # 还不到只看内容时 0.073 的一半。这个玩具示例只说明机制：让中间比两端差的是**随位置变化**的注意模式，而不是 Key 的数量。
-# 在真实模型里，这种模式来自训练、来自位置表示，比如 RoPE 的分数如何随距离变化，也来自学到的习惯，比如汇聚点和近因偏置；
-# 而且“中间迷失”要用**任务正确率**来衡量，把关键证据放在不同位置上检验，即 10 节的验证方法，而不是看某一个权重。
+# 在真实模型里，这种模式有三个来源：训练、位置表示（比如 RoPE 的分数如何随距离变化）和学到的习惯（比如汇聚点和近因偏置）。
+# 衡量“中间迷失”要看**任务正确率**：把关键证据放在不同位置上检验（10 节的验证方法），而不是看某一个权重。
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -654,7 +658,7 @@ ratios = [b["peak_bytes"] / a["peak_bytes"] for a, b in zip(memory, memory[1:])]
 last = memory[-1]
 mib, n_last = last["weights_bytes"] / 2**20, f"{last['n_tokens']:,}"
 shown = "[en], [zh]、".join(f"{x:.2f}" for x in ratios)
-print(f"[en]- Measured: peak memory approaches × 4 per doubling (× {shown}; {mib:.1f} MiB of weights at {n_last} tokens); time follows the n² slope once fixed costs fade.[zh]- 实测：每翻倍一次，峰值内存趋近 4 倍（× {shown}；{n_last} 个 token 时权重占 {mib:.1f} MiB）；固定开销淡出之后，时间也沿着 n² 的斜率增长。")
+print(f"[en]- Measured: peak memory approaches × 4 per doubling (× {shown}; {mib:.1f} MiB of weights at {n_last} tokens); time is noisier on one CPU (its slope is printed above).[zh]- 实测：每翻倍一次，峰值内存趋近 4 倍（× {shown}；{n_last} 个 token 时权重占 {mib:.1f} MiB）；时间在单个 CPU 上噪声更大（斜率见上文的输出）。")
 
 # %% [markdown] lang="en"
 # - "Physics, not laziness" holds for exact attention over all pairs. Blocked or fused kernels (FlashAttention) make the

@@ -21,7 +21,7 @@
 #
 # **What you should know first:** the numerically stable softmax ([03 · Softmax](03_softmax.ipynb)); masks and sliding
 # windows ([04 · Masking](04_masking.ipynb)); why attention costs $n^2$ pairs
-# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 60 minutes.*
+# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 90 minutes, exercises included.*
 
 # %% [markdown] lang="zh"
 # # 10 · 高效注意力
@@ -34,7 +34,7 @@
 # - 说出速度提高而长距离正确率下降时先查什么。
 #
 # **需要的基础**：数值稳定的 softmax，见 [03 节](03_softmax.ipynb)；掩码与滑动窗口，见 [04 节](04_masking.ipynb)；
-# 注意力为什么要算 $n^2$ 个位置对，见 [09 节](09_cost_and_context_window.ipynb)。*约 60 分钟。*
+# 注意力为什么要算 $n^2$ 个位置对，见 [09 节](09_cost_and_context_window.ipynb)。*约 90 分钟，含练习。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -129,7 +129,8 @@ print("[en]softmax(scores) @ values =[zh]直接计算 softmax 再乘 Value：", 
       "  " + "[en]equal:[zh]相等：", np.allclose(trace[-1]["output"], ac.softmax(scores) @ values))
 
 # %% [markdown] lang="en"
-# The maximum rises twice (1.0 → 2.5 → 3.1), and each time the old sum is scaled down (by 0.223, then 0.549) before the
+# Block 1's rescale is 0 because nothing has been summed yet ($m$ starts at $-\infty$). The maximum rises twice
+# (1.0 → 2.5 → 3.1), and each time the old sum is scaled down (by 0.223, then 0.549) before the
 # new block is added. "Output so far" is what the query would get if the sequence ended there; after the last block it equals
 # `softmax(scores) @ values`.
 #
@@ -140,13 +141,13 @@ print("[en]softmax(scores) @ values =[zh]直接计算 softmax 再乘 Value：", 
 # of scores stays in the processor's cache. The formula:
 
 # %% [markdown] lang="zh"
-# 最大值上升了两次（1.0 → 2.5 → 3.1），每次都先把旧的和缩小，先乘 0.223，再乘 0.549，然后加上新一块。“目前的输出”是假设序列到此为止时，
+# 第 1 块的重新缩放是 0，因为此前还什么都没加（$m$ 从 $-\infty$ 开始）。最大值上升了两次（1.0 → 2.5 → 3.1），每次都先把旧的和缩小，先乘 0.223，再乘 0.549，然后加上新一块。“目前的输出”是假设序列到此为止时，
 # 这个 Query 会得到的结果；最后一块处理完后，它与 `softmax(scores) @ values` 完全相等。
 #
 # ### 库里的分块注意力
 #
 # `online_attention` 对所有 Query 同时做这个递推，每一步处理 `block_size` 个 Key。快速版本 `ac.tiled_attention` 算出的数完全相同，
-# 只是把 Query 也分块，让每一块分数都能留在 CPU 的高速缓存里。公式如下：
+# 只是把 Query 也分块，让每一块分数都能留在 CPU 的高速缓存里。源码如下：
 
 # %%
 from attention_core.core.tiled import online_attention
@@ -211,7 +212,7 @@ ax = efficient_lab.plot_memory(rows)
 #
 # Tiling over the keys lets a GPU kernel keep a tile in its small on-chip memory for any $T$: that is FlashAttention,
 # and the saved memory traffic is its speed (cited, not measured here: Dao et al. 2022 report up to 3× faster GPT-2
-# training at 1K tokens on A100 GPUs; `make gpu-check` times a fused kernel on a machine with a GPU).
+# training at 1K tokens on A100 GPUs; in the repository, `make gpu-check` times a fused kernel on a machine with a GPU).
 #
 # ### Why fused kernels do not return the weights
 #
@@ -225,7 +226,7 @@ ax = efficient_lab.plot_memory(rows)
 #
 # **计算量**仍是 $O(T^2)$，每一对照样打一次分，省掉的只是存储。对 Key 分块，才能让 GPU 内核无论 $T$ 多大都把一个分数块放在又小又快的片上内存里，
 # 这就是 FlashAttention，它的速度正来自省下的内存读写。这里的速度是引用而非实测的：Dao 等人 2022 年报告，在 A100 GPU 上训练 1K 长度的 GPT-2 最多快 3 倍；
-# 在有 GPU 的机器上，`make gpu-check` 会测量融合内核的耗时。
+# 在有 GPU 的机器上，可以在仓库里运行 `make gpu-check`，测量融合内核的耗时。
 #
 # ### 融合内核为什么不返回权重
 #
@@ -237,7 +238,7 @@ early = np.exp(first["scores"] - first["max"]) / first["sum"]          # [en] we
 final = ac.softmax(scores)[:4]                                         # [en] their true weights [zh] 它们真正的权重
 print(pad("[en]weights of keys 0-3 known after block 1:[zh]第 1 块之后就能读出的 Key 0–3 的权重：", 40), early, " " + "[en]sum[zh]总和", f"{early.sum():.3f}")
 print(pad("[en]their final weights:[zh]它们的最终权重：", 40), final, " " + "[en]sum[zh]总和", f"{final.sum():.3f}")
-lse = last["max"] + np.log(last["sum"])                                # [en] log-sum-exp of the whole row: 2 numbers kept [zh] 整行的 log-sum-exp：只需保存 2 个数
+lse = last["max"] + np.log(last["sum"])                                # [en] log-sum-exp of the whole row: the one number kept per row [zh] 整行的 log-sum-exp：每行只需保存这一个数
 print(f"[en]recomputed from the saved log-sum-exp L = m + log l = {lse:.3f}:[zh]由保存下来的 log-sum-exp L = m + log l = {lse:.3f} 重新算出：", np.exp(scores[:4] - lse))
 out, w = ac.scaled_dot_product_attention(q, k, v, need_weights=False)
 print("[en]scaled_dot_product_attention(..., need_weights=False) returns weights:[zh]scaled_dot_product_attention(..., need_weights=False) 返回的权重：", w)
@@ -256,9 +257,11 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 # only its neighbours; sparse patterns (Longformer, BigBird) add a few global tokens that see and are seen by all.
 # A decoder uses the causal window of notebooks 04 and 07: **a window of $w$** is the $w$ keys a query sees, itself
 # and the $w - 1$ before it. An encoder, reading the whole text at once, can look both ways: the **symmetric** window
-# $|i - j| < W$ holds $2W - 1$ keys, the query and $W - 1$ on each side (`ac.sliding_window_mask(T, W, causal=False)`).
-# This section uses the symmetric one. Sixteen tokens under full attention, the symmetric window with $W = 3$ (5 keys),
-# and that window plus one global token:
+# of reach $W$, $|i - j| < W$, holds $2W - 1$ keys, the query and $W - 1$ on each side
+# (`ac.sliding_window_mask(T, W, causal=False)`: with `causal=False` the argument is the reach, not the key count).
+# Like the causal one it is named by its keys: "a symmetric window of 5 keys (reach $W = 3$)". This section uses the
+# symmetric one. Sixteen tokens under full attention, the symmetric window of 5 keys ($W = 3$), and that window plus one
+# global token:
 
 # %% [markdown] lang="zh"
 # 提前读出的权重在前四个 Key 上加起来等于 1，却全都是错的：$m$ 和 $\ell$ 一直在变，看完最后一块权重才是最终值。要返回权重，内核就得存下全部 $T \times T$ 个，
@@ -271,32 +274,33 @@ print(f"[en]the weights at T = 16384 in float32 would take {16384 ** 2 * 4 / MiB
 # 再加上几个全局 token，它们看得到所有位置，所有位置也看得到它们。
 #
 # 解码器用的是 04、07 节的因果窗口：**宽度为 $w$ 的窗口**指 Query 能看到的 $w$ 个 Key，即它自己和前面的 $w - 1$ 个。
-# 编码器一次读入全文，可以两边都看：**对称窗口** $|i - j| < W$ 含 $2W - 1$ 个 Key，即 Query 自己加上两边各 $W - 1$ 个，
-# 对应 `ac.sliding_window_mask(T, W, causal=False)`。本小节用的是对称窗口。下面是 16 个 token 的全局注意力、$W = 3$ 的对称窗口（5 个 Key），
-# 以及这个窗口再加一个全局 token：
+# 编码器一次读入全文，可以两边都看：半径为 $W$ 的**对称窗口**（$|i - j| < W$）含 $2W - 1$ 个 Key，即 Query 自己加上两边各 $W - 1$ 个，
+# 对应 `ac.sliding_window_mask(T, W, causal=False)`，加了 `causal=False` 时，参数是半径而不是 Key 的个数。
+# 和因果窗口一样，对称窗口也按 Key 的个数称呼，比如“5 个 Key 的对称窗口（半径 $W = 3$）”。本小节用的是对称窗口。
+# 下面是 16 个 token 的全局注意力、5 个 Key 的对称窗口（$W = 3$），以及这个窗口再加一个全局 token：
 
 # %%
 T_small, W_small = 16, 3
 patterns = [np.ones((T_small, T_small), dtype=bool),
-            ac.sliding_window_mask(T_small, W_small, causal=False),         # |i - j| < 3
+            ac.sliding_window_mask(T_small, W_small, causal=False),         # [en] causal=False: reach 3, |i - j| < 3, 5 keys [zh] causal=False：半径 3，|i - j| < 3，5 个 Key
             efficient_lab.local_global_mask(T_small, W_small, n_global=1)]  # [en] + token 0 sees and is seen by all [zh] + token 0 能看到所有位置，也被所有位置看到
 counts = [int(p.sum()) for p in patterns]
 titles = [f"[en]full: {counts[0]} pairs[zh]全局：{counts[0]} 对",
-          f"[en]symmetric window W = {W_small}: {counts[1]} pairs[zh]对称窗口 W = {W_small}：{counts[1]} 对",
+          f"[en]symmetric window, {2 * W_small - 1} keys: {counts[1]} pairs[zh]对称窗口，{2 * W_small - 1} 个 Key：{counts[1]} 对",
           f"[en]window + global token: {counts[2]} pairs[zh]窗口 + 全局 token：{counts[2]} 对"]
 print(f"[en]pairs: {counts}   window pairs by formula: {efficient_lab.window_pairs(T_small, W_small)}[zh]位置对数：{counts}   按公式算的窗口位置对数：{efficient_lab.window_pairs(T_small, W_small)}")
 print(f"[en]keys a middle query sees: {patterns[1][8].sum()} = 2W - 1[zh]中间一个 Query 看到的 Key：{patterns[1][8].sum()} 个 = 2W - 1")
 fig = masking_lab.plot_mask_grid(patterns, titles=titles)
 
 # %% [markdown] lang="en"
-# With the symmetric $W = 256$ each token sees at most $2W - 1 = 511$ keys, so the count grows like $T$, not $T^2$:
+# With the symmetric window of 511 keys (reach $W = 256$) each token sees at most $2W - 1 = 511$ keys, so the count grows like $T$, not $T^2$:
 
 # %% [markdown] lang="zh"
-# 取对称窗口 $W = 256$ 时，每个 token 最多看到 $2W - 1 = 511$ 个 Key，位置对数随 $T$ 而不是 $T^2$ 增长：
+# 取 511 个 Key 的对称窗口（半径 $W = 256$）时，每个 token 最多看到 $2W - 1 = 511$ 个 Key，位置对数随 $T$ 而不是 $T^2$ 增长：
 
 # %%
-W = 256                                                          # [en] the symmetric window of the rest of the notebook: |i - j| < W [zh] 本节后面都用这个对称窗口：|i - j| < W
-print("[en]       T          full pairs     window pairs (W = 256)   share[zh]       T          全局位置对数      窗口位置对数（W = 256）  占比")
+W = 256                                                          # [en] reach of the symmetric window of the rest of the notebook: |i - j| < W, 511 keys [zh] 本节后面都用这个对称窗口的半径：|i - j| < W，511 个 Key
+print("[en]       T          full pairs     window pairs (511 keys)  share[zh]       T          全局位置对数      窗口位置对数（511 个 Key） 占比")
 for T in (1024, 4096, 16384, 131072):
     full_pairs, window_pairs = T * T, efficient_lab.window_pairs(T, W)
     print(f"{T:>8,}   {full_pairs:>17,}   {window_pairs:>22,}   {100 * window_pairs / full_pairs:5.1f}%")
@@ -394,7 +398,7 @@ with efficient_lab.blas_threads(1):
 q_l, k_l = np.random.default_rng(2).standard_normal((2, 256, D))
 dist = linear_lab.weight_distance(q_l, k_l)
 print(f"[en]T = {256}: distance from softmax's weights (total variation) {dist['tv']:.2f}; largest weight per row: softmax {dist['max_softmax']:.3f}, linear {dist['max_linear']:.3f} (uniform {1 / 256:.4f})[zh]T = {256}：与 softmax 权重的距离（总变差）{dist['tv']:.2f}；每行最大权重：softmax {dist['max_softmax']:.3f}，线性 {dist['max_linear']:.3f}（均匀分布 {1 / 256:.4f}）")
-q_n, k_n = linear_lab.planted_key(t=1024, d=D, strength=10.0, position=300)   # [en] the needle of the next section [zh] 下一节的那根针
+q_n, k_n = linear_lab.planted_key(t=1024, d=D, strength=10.0, position=300)   # [en] the needle of the haystack task later in this notebook [zh] 本节后面“大海捞针”任务里的那根针
 soft_w = ac.scaled_dot_product_attention(q_n, k_n, k_n)[1][0]
 lin_w = linear_lab.linear_weights(q_n, k_n)[0]
 print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.4f}; uniform would be {1 / 1024:.4f}[zh]针的权重：softmax {soft_w[300]:.4f}，线性 {lin_w[300]:.4f}；均匀分布时是 {1 / 1024:.4f}")
@@ -407,7 +411,7 @@ print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.
 # cost, but the sharp lookup is lost.
 
 # %% [markdown] lang="zh"
-# 在随机向量上，两组权重的总变差约为三分之一（0.35），线性注意力每行最大的权重已接近均匀分布。换成一个植入的匹配，也就是最后一节里的那根针，
+# 在随机向量上，两组权重的总变差约为三分之一（0.35），线性注意力每行最大的权重已接近均匀分布。换成一个植入的匹配，也就是本节后面“大海捞针”任务里的那根针，
 # softmax 给了它 0.9999 的权重，线性注意力只给了 0.0022，约为均匀分布的两倍：特征映射没法像 $e^{17.7}$ 那样让一个 Key 独占鳌头。
 # 线性注意力是另一个函数，不是更快的 softmax：它以线性代价让所有位置对都保持可见，却丢掉了精确查找。
 
@@ -429,7 +433,7 @@ print(f"[en]the needle's weight: softmax {soft_w[300]:.4f}, linear {lin_w[300]:.
 # ### Linformer：把 Key 和 Value 从 $T$ 行投影成 $k$ 行
 #
 # 《Transformer Attention 机制入门：从直觉到公式》把 Linformer（Wang 等，2020）和 Longformer、FlashAttention、线性注意力放在一起讲。
-# 它用两个形状为 $(k, T)$ 的矩阵 $E$、$F$ 缩短**序列轴**：$EK$ 是 $(k, d_k)$，$FV$ 是 $(k, d_v)$，每个 Query 只在这 $k$ 行上做注意力：
+# 它用两个形状为 $(k, T)$ 的矩阵 $E$、$F$ 缩短**序列轴**：$EK$ 是 $(k, d_k)$，$FV$ 是 $(k, d_v)$，每个 Query 只在这 $k$ 行上做注意力（这里的 $k$ 是行数，沿用论文记号，与 Key 无关）：
 #
 # $$\text{out} = \text{softmax}\!\left(\frac{Q\,(EK)^\top}{\sqrt{d_k}}\right) FV, \qquad \text{分数是 } (T, k) \text{ 而不是 } (T, T)$$
 #
@@ -474,8 +478,8 @@ for n_k, k_rows in enumerate(ks):
 ax = linformer_lab.plot_error_vs_k(errors)
 
 # %% [markdown] lang="en"
-# The random projection is **no** approximation at any $k < T$: its error is above 1 everywhere (137 at $k = 16$ on random
-# inputs), because each projected row sums about $T/k$ random values. That is why Linformer learns $E$ and $F$. Segment
+# The random projection is **no** approximation at any $k < T$: its error is above 1 at every $k < T$ in the table (137 at
+# $k = 16$ on random inputs), because each projected row has the variance of a sum of about $T/k$ values. That is why Linformer learns $E$ and $F$. Segment
 # means are a proper average and equal full attention at $k = T$. Random inputs are far from low rank (140 singular
 # values for 90%), so the error stays large (0.734 at $k = 256$); smooth inputs have rank 22, and 64 rows bring the
 # error to 0.101, 256 rows to 0.015. Linformer bets on the second case: trained attention matrices are close to low
@@ -483,17 +487,18 @@ ax = linformer_lab.plot_error_vs_k(errors)
 #
 # #### Peak memory beside the other methods
 #
-# Every method on the same float32 inputs, traced as above (Linformer with $k = 256$, the window with $W = 256$):
+# Every method on the same float32 inputs, traced as above (Linformer with $k = 256$, the symmetric window of 511 keys,
+# $W = 256$):
 
 # %% [markdown] lang="zh"
-# 随机投影在任何 $k < T$ 下都**不是**近似：表中它的误差处处大于 1，因为投影后的每一行都是大约 $T/k$ 个随机 Value 之和。
+# 随机投影在任何 $k < T$ 下都**不是**近似：表中 $k < T$ 的各行，它的误差都大于 1，因为投影后每一行的方差相当于大约 $T/k$ 个 Value 之和。
 # 这正是 Linformer 要学习 $E$ 和 $F$ 的原因。分段均值是真正的平均，$k = T$ 时与全局注意力相等，误差大小则取决于输入的秩：
 # 随机输入要 140 个奇异值才占到 90% 的能量，$k = 256$ 时误差仍有 0.734；平滑输入的秩只有 22，256 行就把误差降到 0.015。
 # Linformer 押注的是后一种情况：训练好的注意力矩阵接近低秩。
 #
 # #### 峰值内存：与其他方法对比
 #
-# 所有方法用同样的 float32 输入，测量方式同上，Linformer 取 $k = 256$，窗口取 $W = 256$：
+# 所有方法用同样的 float32 输入，测量方式同上，Linformer 取 $k = 256$，窗口取 511 个 Key 的对称窗口（$W = 256$）：
 
 # %%
 # MEASUREMENT
@@ -501,7 +506,7 @@ ax = linformer_lab.plot_error_vs_k(errors)
 with efficient_lab.blas_threads(1):
     compared = linformer_lab.memory_comparison(SIZES["memory"], d=D, k=256, window=256)
 names = ["[en]naive (weights kept)[zh]朴素实现（保存权重）", "[en]tiled (online softmax)[zh]分块（在线 softmax）",
-         "[en]sliding window W = 256[zh]滑动窗口 W = 256", "[en]linear attention[zh]线性注意力", "Linformer k = 256"]
+         "[en]window, 511 keys[zh]窗口，511 个 Key", "[en]linear attention[zh]线性注意力", "Linformer k = 256"]
 print("     T  " + "".join(pad(name, 24, "right") for name in names) + "[en]   (MiB)[zh]   （MiB）")
 for r in compared:
     cells = ["[en](not run)[zh]（未运行）" if r[m] is None else f"{r[m] / MiB:.2f}" for m in linformer_lab.MEMORY_METHODS]
@@ -513,7 +518,8 @@ ax = linformer_lab.plot_memory_comparison(compared)
 
 # %% [markdown] lang="en"
 # Linformer's peak is the $(T, k)$ scores and weights: it doubles with $T$, linear like the tiled, window and linear
-# methods, and far below the naive 1 GiB. It is the largest of them because every query keeps $k = 256$ columns. Unlike
+# methods, and far below the naive 1 GiB. From 4,096 tokens on it is the largest of the linear methods, because every
+# query keeps $k = 256$ columns (at 1K and 2K the others' fixed costs are as large). Unlike
 # tiling it computes fewer pairs ($T k$); unlike the window, each query still reaches the whole sequence through the
 # $k$ mixed rows.
 #
@@ -524,7 +530,7 @@ ax = linformer_lab.plot_memory_comparison(compared)
 
 # %% [markdown] lang="zh"
 # Linformer 的峰值就是 $(T, k)$ 的分数和权重，$T$ 翻倍它也翻倍，和分块、窗口、线性注意力一样是线性的，远低于朴素实现的 1 GiB。
-# 它在这几种方法里最大，因为每个 Query 都保留 $k = 256$ 列。与分块不同，它确实少算了位置对，只算 $T k$ 对；与窗口不同，每个 Query 仍能通过这 $k$ 个混合行够到整个序列。
+# 从 4,096 个 token 起，它在这几种线性方法里最大，因为每个 Query 都保留 $k = 256$ 列（1K、2K 时，其他方法的固定开销与它相当）。与分块不同，它确实少算了位置对，只算 $T k$ 对；与窗口不同，每个 Query 仍能通过这 $k$ 个混合行够到整个序列。
 #
 # #### 它在哪里失效：因果掩码
 #
@@ -603,8 +609,8 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # The tutorial says how to check an optimisation: *fix the model weights, the numeric precision, the batch and the
 # hardware; at input lengths such as 1K, 4K and 16K, record task accuracy, peak memory, throughput and p95 latency; put
 # the key evidence at different positions in the sequence.* We run it on a task with a known answer, comparing full
-# attention (tiled) with the symmetric window $W = 256$. The question stands last, with no token after it, so it sees
-# the 256 keys before it, itself included: for the question this is the decoder's window of 256.
+# attention (tiled) with the symmetric window of 511 keys ($W = 256$). The question stands last, with no token after it,
+# so it sees the last 256 keys, itself and the 255 before it: for the question this is the decoder's window of 256.
 #
 # ### The task: a needle in a haystack
 #
@@ -617,8 +623,8 @@ fig = masking_lab.plot_influence([attempts["causal"], attempts["starts"], attemp
 # ## 《注意力机制》一文的验证方法
 #
 # 原教程讲了怎样检验一项优化是否真的有效：固定模型权重、数值精度、批大小（batch）和硬件；在 1K、4K、16K 等输入长度下，记录任务正确率、峰值显存、吞吐量和 p95 延迟；
-# 还要把关键证据放到序列的不同位置。下面在答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 $W = 256$ 的对称窗口。
-# 问题是最后一个 token，后面再没有 token，所以它看到的是它之前的 256 个 Key，包括它自己；对问题来说，这就是解码器里宽度为 256 的窗口。
+# 还要把关键证据放到序列的不同位置。下面在答案已知的任务上执行这套方法，比较全局注意力（分块实现）与 511 个 Key 的对称窗口（$W = 256$）。
+# 问题是最后一个 token，后面再没有 token，所以它看到的是最后 256 个 Key，即它自己和前面的 255 个；对问题来说，这就是解码器里宽度为 256 的窗口。
 #
 # ### 任务：大海捞针
 #
@@ -638,14 +644,14 @@ print(f"[en]keys (N, T, d): {k_doc.shape}   values (N, T, C): {v_doc.shape}   an
 # %% [markdown] lang="en"
 # ### Try it: window size and needle distance
 #
-# The question sits last, so with a window of $W$ it sees the $W$ keys before it, itself included. Move the needle away and
+# The question sits last, so with a window of $W$ it sees the last $W$ keys: itself and the $W - 1$ before it. Move the needle away and
 # shrink the window: once the distance reaches $W$, the needle's weight drops to exactly 0 and the answer becomes a
 # guess. The grey line is full attention. The last line counts the pairs each method computes for all 512 queries.
 
 # %% [markdown] lang="zh"
 # ### 动手试试：窗口大小与针的距离
 #
-# 问题在最后一个位置，窗口宽度为 $W$ 时，它只能看到自己之前的 $W$ 个 Key，包括它自己。把针移远、把窗口缩小：距离一旦达到 $W$，针的权重就恰好为 0，答案只能靠猜。
+# 问题在最后一个位置，窗口宽度为 $W$ 时，它只能看到最后 $W$ 个 Key，即它自己和前面的 $W - 1$ 个。把针移远、把窗口缩小：距离一旦达到 $W$，针的权重就恰好为 0，答案只能靠猜。
 # 灰线是全局注意力。最后一行数出每种方法为全部 512 个 Query 算了多少对。
 
 # %%
@@ -658,13 +664,13 @@ widgets.window_retrieval_widget(512, window=128, distance=200)
 #
 # The needle at seven depths (0% = the first token, 99% = close to the question), 20 documents per cell. In one
 # layer the answer depends only on the last token's query and all keys and values, so we compute that one row (the
-# next section checks that it equals the last row of a full pass).
+# last section of this notebook checks that it equals the last row of a full pass).
 
 # %% [markdown] lang="zh"
 # ### 不同长度、不同位置上的正确率
 #
 # 把针放在七个深度上，0% 是第一个 token，99% 离问题很近，每格 20 篇文档。一层注意力里，答案只取决于最后一个 token 的 Query 和全部 Key、Value，
-# 所以只算这一行，下一节会验证它等于完整前向计算的最后一行。
+# 所以只算这一行，本节最后一个小节会验证它等于完整前向计算的最后一行。
 
 # %%
 depths = np.array([0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.99])
@@ -853,7 +859,7 @@ checks.check_sliding_window_mask(my_sliding_window_mask)
 # 写出 `my_online_attention(q, k, v, block_size)`：对 `q` $(T_q, d_k)$、`k` $(T_k, d_k)$、`v` $(T_k, d_v)$ 返回
 # $\text{softmax}(QK^\top/\sqrt{d_k})V$，每次只取 `block_size` 个 Key，每个 Query 行只保留 $m$、$\ell$ 和一个累加器。
 # 检查器会与库的结果比较，喂给它最大值逐块上升的 Key、不满一块的最后一块和接近 1000 的分数，然后在 $T = 1024$ 时**测量你的峰值内存**：
-# 必须低于 $(T_q, T_k)$ 分数矩阵的一半，float64 下是 8 MiB，所以完整的矩阵一刻也不许出现。
+# 必须低于 4 MiB，即 float64 下 $(T_q, T_k)$ 分数矩阵（8 MiB）的一半，所以完整的矩阵一刻也不许出现。
 
 # %%
 def my_online_attention(q, k, v, block_size):
@@ -912,7 +918,7 @@ checks.check_online_attention(my_online_attention)
 #   rises; $a / \ell$ is the exact softmax output. `ac.tiled_attention` equals the naive formula and holds one tile of
 #   scores: memory $O(T)$, compute still $O(T^2)$.
 # - Fused kernels do not return weights: none is final before the last block.
-# - Windows and sparse patterns compute fewer pairs (3.1% at 16K with $W = 256$) but hide what lies outside the window.
+# - Windows and sparse patterns compute fewer pairs (3.1% at 16K with the symmetric window of 511 keys) but hide what lies outside the window.
 #   Linear attention and Linformer are linear in memory but different functions: linear attention cannot make one key
 #   win, Linformer approaches full attention only where the weights are close to low rank (0.015 at $k = 256$ on smooth
 #   inputs, 0.734 on random ones) and takes no causal mask.
@@ -927,9 +933,9 @@ checks.check_online_attention(my_online_attention)
 # - **在线 softmax** 在各块 Key 之间带着 $m$、$\ell$ 和 $a$ 前进，最大值上升时乘以 $e^{m - m'}$ 重新缩放，$a / \ell$ 就是精确的 softmax 输出。
 #   `ac.tiled_attention` 等于朴素公式，只保存一个分数块：内存是 $O(T)$，计算量仍是 $O(T^2)$。
 # - 融合内核不返回权重，因为最后一块之前没有哪个权重是最终值。
-# - 窗口和稀疏模式少算了许多对，16K、$W = 256$ 时只算 3.1%，却把窗口之外的东西藏了起来。线性注意力和 Linformer 的内存都是线性的，但它们是另外的函数：
-#   线性注意力没法让一个 Key 胜出；Linformer 只在权重接近低秩时才接近全局注意力，平滑输入、$k = 256$ 时为 0.015，随机输入为 0.734，而且放不进因果掩码。
-# - 在找针任务上，全局注意力处处答对，窗口只在 256 个 token 以内答对，却快了好多倍。速度提高而长距离正确率下降时，先查可见范围和掩码，再查内核。
+# - 窗口和稀疏模式少算了许多对，16K、511 个 Key 的对称窗口只算 3.1%，却把窗口之外的东西藏了起来。线性注意力和 Linformer 的内存都是线性的，但它们是另外的函数：
+#   线性注意力没法让一个 Key 胜出；Linformer 只在权重接近低秩时才接近全局注意力（与全局注意力的相对误差：平滑输入、$k = 256$ 时 0.015，随机输入 0.734），而且放不进因果掩码。
+# - 在大海捞针任务上，全局注意力处处答对，窗口只在 256 个 token 以内答对，却快了好多倍。速度提高而长距离正确率下降时，先查可见范围和掩码，再查内核。
 #
 # 实测的峰值：
 
@@ -940,7 +946,7 @@ tiled_last, lin_last = rows[-1], compared[-1]                       # [en] the l
 tiled_mib, naive_mib = tiled_last["tiled_peak"] / MiB, tiled_last["naive_analytic"] / MiB
 lin_mib = [r["linformer"] / MiB for r in compared]
 steps = " → ".join(f"{x:.2f}" for x in lin_mib[:-1])
-print(f"[en]- Measured at T = {tiled_last['T']:,}: the tiled peak is {tiled_mib:.1f} MiB, where the naive weights alone take {naive_mib:,.0f} MiB.[zh]- 实测：T = {tiled_last['T']:,} 时，分块实现的峰值是 {tiled_mib:.1f} MiB，而朴素实现光是权重就要 {naive_mib:,.0f} MiB。")
+print(f"[en]- Measured at T = {tiled_last['T']:,}: the tiled peak is {tiled_mib:.1f} MiB, where the naive formula needs {naive_mib:,.0f} MiB in theory.[zh]- 实测：T = {tiled_last['T']:,} 时，分块实现的峰值是 {tiled_mib:.1f} MiB，而朴素实现理论上要 {naive_mib:,.0f} MiB。")
 print(f"[en]- Linformer (k = 256): {steps} MiB as T doubles, {lin_mib[-1]:.1f} MiB at T = {lin_last['T']:,}.[zh]- Linformer（k = 256）：T 逐次翻倍时 {steps} MiB，T = {lin_last['T']:,} 时 {lin_mib[-1]:.1f} MiB。")
 
 # %% [markdown] lang="en"

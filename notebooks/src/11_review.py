@@ -29,7 +29,7 @@
 # %% [markdown] lang="zh"
 # # 11 · 总复习
 #
-# 课程转向训练好的模型之前，这一节把注意力机制重新拼起来，内容有四块：一步用上所有概念的注意力计算；集中在一处的八道自测题；
+# 课程转向训练好的模型之前，这一节把注意力机制重新拼起来，内容有四块：一步用上所有概念的注意力计算；集中在一处的自测题（九道综合题和八道核心题）；
 # 两份原教程的总结表；一张“接下来学什么”的概念图。
 #
 # **学完本节，你将能够**
@@ -116,7 +116,7 @@ fig = plots.head_grid(recap.weights, list(recap.tokens))
 
 # %% [markdown] lang="zh"
 # 有三件事一眼就能看出：对角线以上全是 0，这是掩码，没有哪个词能读到未来；第一行只有一个 1.00，因为“小猫”只能读它自己；
-# 两个头对同样的词分配权重的方式各不相同，尽管投影矩阵完全是随机的。对角线*以下*的 0.00 只是四舍五入，这些权重很小但都是正数，下面的 Q5 会说明。
+# 即使投影矩阵是随机的、没有经过训练，两个头分配权重的方式也各不相同。对角线*以下*的 0.00 只是四舍五入，这些权重很小但都是正数，下面的 Q5 会说明。
 #
 # **先预测，再揭晓**。先写下三个数，再运行后面的单元格：两个头里一共有多少个权重被掩码置为严格的 0？权重张量 $(H, T, T)$ 一共有多少个数？
 # 第一个词在每个头里给自己的权重是多少？
@@ -231,8 +231,9 @@ Markdown(review.question_table(LANG))
 #
 # **The core trade-off:** the RNN trades a sequential inductive bias for cost linear in the length; the Transformer
 # trades all-pairs attention for direct long-range interaction and parallelism. For long sequences attention's $O(n^2)$
-# becomes the bottleneck, where Longformer, Linformer, FlashAttention and linear attention start; notebook 10 computes all
-# four and shows where each breaks. The compute columns are counted in notebook 08 (equal at $n = d$), the memory
+# becomes the bottleneck, where Longformer, Linformer, FlashAttention and linear attention start; notebook 10 computes the
+# tiling (FlashAttention's idea), linear attention and Linformer, draws Longformer's window + global tokens, and shows
+# where the approximations break. The compute columns are counted in notebook 08 (equal at $n = d$), the memory
 # measured in 09.
 
 # %% [markdown] lang="zh"
@@ -250,7 +251,7 @@ Markdown(review.question_table(LANG))
 # | 位置信息 | 天然有序 | 需要额外位置编码 | [07](07_position.ipynb) |
 #
 # **核心取舍**：RNN 用“顺序归纳偏置”换长序列的线性复杂度；Transformer 用“全连接注意力”换远距离依赖和并行性。注意力的 $O(n^2)$ 在长序列下成为瓶颈，
-# 这是后来 Longformer、Linformer、FlashAttention、线性注意力等优化的出发点，10 节把这四种都亲手算了，并指出各自在哪里失效。
+# 这是后来 Longformer、Linformer、FlashAttention、线性注意力等优化的出发点，10 节亲手实现了其中的分块计算（FlashAttention 的思路）、线性注意力和 Linformer，画出了 Longformer 式的“窗口 + 全局 token”模式，并指出了各种近似方法在哪里失效。
 # 两列计算量在 08 节数过，两者在 $n = d$ 时相等；内存在 09 节实测。
 
 # %% [markdown] lang="en"
@@ -296,39 +297,40 @@ Markdown(review.question_table(LANG))
 #
 # Each of these sentences sounds right and is wrong; the second column is the evidence, measured in this course.
 #
-# | Misreading | What was measured instead | where |
+# | Misreading | The evidence in this course | where |
 # |---|---|---|
 # | “Softmax picks one token.” | every visible weight above is positive (the smallest about $10^{-3}$); only a mask makes exact zeros | [03](03_softmax.ipynb), [04](04_masking.ipynb) |
 # | “A large weight explains the prediction.” | a weight is the share of one value in one mix, in one head and one layer; residuals, other heads and later layers change the result | [01](01_query_key_value.ipynb) |
 # | “The mask is a training trick.” | generating token by token with a KV cache gives exactly the outputs of the full masked computation | [04](04_masking.ipynb) |
-# | “More heads are always better.” | with $d_{model}$ fixed, each head gets narrower ($d_k = d_{model}/h$) and the weights tensor grows with $h$ | [06](06_multi_head_attention.ipynb) |
+# | “More heads are always better.” | with $d_{model}$ fixed, each head gets fewer dimensions ($d_k = d_{model}/h$) and the weights tensor grows with $h$ | [06](06_multi_head_attention.ipynb) |
 # | “Attention prefers nearby words.” | without positions, biases or windows the average weight is the same at every distance | [07](07_position.ipynb) |
 # | “Q, K and V are three different inputs.” | in self-attention they are three projections of one sequence; cross-attention takes K and V from a second one | [05](05_self_and_cross_attention.ipynb) |
-# | “FlashAttention removes the $n^2$ cost.” | it removes the $n \times n$ memory and most memory traffic; the number of pairs computed stays $n^2$ | [10](10_efficient_attention.ipynb) |
-# | “Lost in the middle is just diluted weights.” | a position effect with several causes (training data, position encoding, attention patterns), measured separately from the $n^2$ cost | [09](09_cost_and_context_window.ipynb) |
+# | “FlashAttention removes the $n^2$ cost.” | it removes the $n \times n$ memory and most memory traffic; the number of pairs computed stays $n^2$ (cited) | [10](10_efficient_attention.ipynb) |
+# | “Lost in the middle is just diluted weights.” | a position effect with several causes (training data, position encoding, attention patterns), shown with a toy bias, separately from the $n^2$ cost | [09](09_cost_and_context_window.ipynb) |
 
 # %% [markdown] lang="zh"
 # ## 常见误区
 #
 # 下面每句话听起来都对，其实都不对；第二列是本课程实测过的证据。
 #
-# | 误解 | 实际测到的是 | 出处 |
+# | 误解 | 本课程中的证据 | 出处 |
 # |---|---|---|
 # | “softmax 只挑出一个 token。” | 上面每个可见权重都是正数（最小约 $7 \times 10^{-4}$）；只有掩码才会产生严格的 0 | [03](03_softmax.ipynb)、[04](04_masking.ipynb) |
 # | “权重大就说明它决定了预测结果。” | 权重只是某一层、某一个头里，一次混合中某个 Value 所占的份额；残差连接、其他头和后续层都会继续改变结果 | [01](01_query_key_value.ipynb) |
 # | “掩码只是训练时的技巧。” | 用 KV 缓存逐个 token 生成，结果与完整的带掩码计算完全一致 | [04](04_masking.ipynb) |
-# | “头越多越好。” | $d_{model}$ 固定时，头越多每个头越窄（$d_k = d_{model}/h$），权重张量也随 $h$ 增大 | [06](06_multi_head_attention.ipynb) |
+# | “头越多越好。” | $d_{model}$ 固定时，头越多每个头的维度越小（$d_k = d_{model}/h$），权重张量也随 $h$ 增大 | [06](06_multi_head_attention.ipynb) |
 # | “注意力天生偏爱近处的词。” | 没有位置编码、偏置或窗口时，各个距离上的平均权重都一样 | [07](07_position.ipynb) |
 # | “Q、K、V 是三个不同的输入。” | 自注意力里它们是同一个序列的三个投影；交叉注意力的 K、V 才来自另一个序列 | [05](05_self_and_cross_attention.ipynb) |
-# | “FlashAttention 消除了 $n^2$ 的代价。” | 它省掉的是 $n \times n$ 矩阵的显存和大部分数据搬运；要计算的位置对仍然是 $n^2$ 个 | [10](10_efficient_attention.ipynb) |
-# | “中间迷失就是权重被摊薄了。” | 它是一种位置偏差，成因有多种（训练分布、位置表示、注意模式），与 $n^2$ 代价分开测量 | [09](09_cost_and_context_window.ipynb) |
+# | “FlashAttention 消除了 $n^2$ 的代价。” | 它省掉的是 $n \times n$ 矩阵的显存和大部分数据搬运；要计算的位置对仍然是 $n^2$ 个（引用） | [10](10_efficient_attention.ipynb) |
+# | “中间迷失就是权重被摊薄了。” | 它是一种位置偏差，成因有多种（训练分布、位置表示、注意模式），用玩具偏置演示，与 $n^2$ 代价分开讨论 | [09](09_cost_and_context_window.ipynb) |
 
 # %% [markdown] lang="en"
 # ## The concept map
 #
 # Where attention sits: the prerequisites it is built from, its core ideas, and the topics that build on it
 # (the last column of the source tutorial, split as it splits them: next, then further). The number in brackets is the
-# notebook that covers it here.
+# notebook that covers it here. (The map is a mermaid diagram: JupyterLab 4.1 or later and GitHub draw it; older
+# viewers show its text.)
 #
 # ```mermaid
 # flowchart TB
@@ -386,7 +388,7 @@ Markdown(review.question_table(LANG))
 # ## 概念图
 #
 # 注意力在知识版图中的位置：它由哪些先修知识搭成、核心概念有哪些、又通向哪些主题（按原教程的划分：紧邻的延伸方向，以及更远的学习方向）。
-# 括号里是本课程讲解它的那一节。
+# 括号里是本课程讲解它的那一节。（这张图要在 JupyterLab 4.1 及以上版本或 GitHub 上才能画出来，较旧的查看器只显示它的源文本。）
 #
 # ```mermaid
 # flowchart TB
@@ -461,7 +463,7 @@ Markdown(review.question_table(LANG))
 # 原教程给出的阅读清单，以及每一篇能在本课程之外补上什么：
 #
 # - Vaswani et al.，[*Attention Is All You Need*](https://arxiv.org/abs/1706.03762)，NeurIPS 2017（原论文）。
-#   重点读论文的 3.2 小节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第四节（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
+#   重点读论文的 3.2 小节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第 4 部分（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
 # - Jay Alammar，[*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/)（图解经典）：
 #   用图一步步走完整个 Transformer 的编码器和解码器，是学完本课程后最自然的下一步。
 # - 3Blue1Brown 讲注意力的视频 [*Attention in transformers, visually explained*](https://www.3blue1brown.com/lessons/attention)

@@ -7,13 +7,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "exercises.what.heads": {"en": "heads", "zh": "多头张量"},
     "exercises.what.merged": {"en": "merged heads", "zh": "拼接后的结果"},
     "exercises.heads.no_transpose": {"en": "Your heads have the right shape but the wrong numbers ({case}): you "
-                                           "reshaped (T, D) straight to (H, T, Dh) without the transpose, so a head "
-                                           "mixes rows of different tokens. Reshape to (..., T, H, Dh), then swap "
-                                           "the T and H axes: .swapaxes(-2, -3).",
+                                           "reshaped (T, D) straight to (H, T, Dh). A (T, D) array is stored row by "
+                                           "row, so each head is filled with a few tokens' rows, read in order, "
+                                           "instead of its own block of columns from every token.",
                                      "zh": "你的多头张量形状对了，数却不对（{case}）：你把 (T, D) 直接用 reshape "
-                                           "变成了 (H, T, Dh)，没有转置，于是一个头里混进了不同 token 的行。"
-                                           "应该先用 reshape 变成 (..., T, H, Dh)，"
-                                           "再交换 T 和 H 两个轴：.swapaxes(-2, -3)。"},
+                                           "变成了 (H, T, Dh)。(T, D) 在内存里是一行一行存的，于是每个头按顺序装进"
+                                           "的是少数几个 token 的行，而不是每个 token 里属于它的那一段列。"},
     "exercises.heads.head_last": {"en": " You reshaped to (..., T, H, Dh) but kept the head axis after T: move it in "
                                         "front with .swapaxes(-2, -3).",
                                   "zh": "你用 reshape 变成了 (..., T, H, Dh)，但头的轴还在 T 后面："

@@ -40,7 +40,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "linformer.naive_analytic": {"en": "naive, analytic", "zh": "朴素实现，理论值"},
     "linformer.method_naive": {"en": "naive (weights kept)", "zh": "朴素实现（保存权重）"},
     "linformer.method_tiled": {"en": "tiled (online softmax)", "zh": "分块（在线 softmax）"},
-    "linformer.method_window": {"en": "sliding window W = 256", "zh": "滑动窗口 W = 256"},
+    "linformer.method_window": {"en": "symmetric window, 511 keys", "zh": "对称窗口，511 个 Key"},
     "linformer.method_linear": {"en": "linear attention", "zh": "线性注意力"},
     "linformer.method_linformer": {"en": "Linformer k = 256", "zh": "Linformer k = 256"},
 }
