@@ -86,11 +86,11 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 03 | [Softmax](03_softmax.ipynb) | temperature, stability, sparsity | 50 min | Q5 |
 # | 04 | [Masking](04_masking.ipynb) | causal and padding masks, masks at inference | 60 min | Q4 |
 # | 05 | [Self- and cross-attention](05_self_and_cross_attention.ipynb) | where Q, K and V come from | 55 min | Q1 |
-# | 06 | [Multi-head attention](06_multi_head_attention.ipynb) | heads that look for different things | 60 min | Q3 |
-# | 07 | [Position](07_position.ipynb) | sinusoidal encodings, RoPE | 55 min | Q7 |
-# | 08 | [Attention versus RNN](08_attention_vs_rnn.ipynb) | path length, parallelism | 55 min | Q8 |
+# | 06 | [Multi-head attention](06_multi_head_attention.ipynb) | heads that look for different things | 75 min | Q3 |
+# | 07 | [Position](07_position.ipynb) | sinusoidal encodings, RoPE | 70 min | Q7 |
+# | 08 | [Attention versus RNN](08_attention_vs_rnn.ipynb) | path length, parallelism | 70 min | Q8 |
 # | 09 | [Cost and the context window](09_cost_and_context_window.ipynb) | the n² wall, the KV cache, lost in the middle | 60 min | p9 |
-# | 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | 60 min | – |
+# | 10 | [Efficient attention](10_efficient_attention.ipynb) | tiled attention, sliding windows | 90 min | – |
 # | 11 | [Review of the mechanism](11_review.ipynb) | the eight questions, one map of 00–10 | 45 min | Q1–Q8 |
 # | 12 | [Attention inside a trained Transformer](12_trained_transformer.ipynb) | the Transformer block; trained heads measured and ablated | 160 min, two sittings | x12a–c |
 # | 13 | [Build your own GPT](13_build_a_gpt.ipynb) | a GPT written piece by piece, trained live, its heads ablated and patched | 160 min, two sittings | x13a–c |
@@ -114,11 +114,11 @@ rng = np.random.default_rng(0)  # [en] every random number in this notebook come
 # | 03 | [Softmax](03_softmax.ipynb) | 温度、数值稳定、是否稀疏 | 50 分钟 | Q5 |
 # | 04 | [掩码](04_masking.ipynb) | 因果掩码、填充掩码、推理时的掩码 | 60 分钟 | Q4 |
 # | 05 | [自注意力与交叉注意力](05_self_and_cross_attention.ipynb) | Q、K、V 从哪里来 | 55 分钟 | Q1 |
-# | 06 | [多头注意力](06_multi_head_attention.ipynb) | 不同的头关注不同的关系 | 60 分钟 | Q3 |
-# | 07 | [位置信息](07_position.ipynb) | 正弦位置编码、RoPE | 55 分钟 | Q7 |
-# | 08 | [注意力与 RNN](08_attention_vs_rnn.ipynb) | 路径长度、并行计算 | 55 分钟 | Q8 |
+# | 06 | [多头注意力](06_multi_head_attention.ipynb) | 不同的头关注不同的关系 | 75 分钟 | Q3 |
+# | 07 | [位置信息](07_position.ipynb) | 正弦位置编码、RoPE | 70 分钟 | Q7 |
+# | 08 | [注意力与 RNN](08_attention_vs_rnn.ipynb) | 路径长度、并行计算 | 70 分钟 | Q8 |
 # | 09 | [计算代价与上下文窗口](09_cost_and_context_window.ipynb) | n² 瓶颈、KV 缓存、中间迷失 | 60 分钟 | p9 |
-# | 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | 60 分钟 | – |
+# | 10 | [高效注意力](10_efficient_attention.ipynb) | 分块计算、滑动窗口 | 90 分钟 | – |
 # | 11 | [注意力机制总复习](11_review.ipynb) | 八道核心题，00–10 节的全景图 | 45 分钟 | Q1–Q8 |
 # | 12 | [训练好的 Transformer 里的注意力](12_trained_transformer.ipynb) | Transformer 块；训练出来的头，逐个测量、逐个消融 | 160 分钟，分两次学 | x12a–c |
 # | 13 | [亲手搭一个 GPT](13_build_a_gpt.ipynb) | 一件件写出 GPT 的零件，现场训练，再消融、修补它的头 | 160 分钟，分两次学 | x13a–c |
