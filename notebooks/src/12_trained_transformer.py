@@ -27,7 +27,7 @@
 # - show that a word's representation depends on its context, and that an attention weight is not an explanation.
 #
 # **What you should know first:** multi-head attention and ablation ([06](06_multi_head_attention.ipynb)), the causal
-# mask ([04](04_masking.ipynb)) and position embeddings ([07](07_position.ipynb)). *About 100 minutes.*
+# mask ([04](04_masking.ipynb)) and position embeddings ([07](07_position.ipynb)). *About 160 minutes, best in two sittings: the induction circuit, then coreference.*
 
 # %% [markdown] lang="zh"
 # # 12 · 训练好的 Transformer 里的注意力
@@ -41,11 +41,11 @@
 # - 量一个头（“前一个 token”得分、induction 得分、每个位置上的损失），并检验是 Query、Key 还是 Value 这条通路用到了它；
 # - 亲手写出研究者常用的三件工具，每件都由检查器把关：通过钩子按位置做均值消融、经过最后一次层归一化做直接 logit 归因、
 #   一次只修补一个位置的激活修补；
-# - 说明因果解码器为什么不能在代词处解析“it”，并量出编码器的答案是由什么承载的；
+# - 说明因果解码器为什么在代词处还判断不了“it”指谁，并量出编码器的答案是由什么承载的；
 # - 说明一个词的表示取决于上下文，以及注意力权重并不等于解释。
 #
 # **需要的基础**：多头注意力与消融（[06](06_multi_head_attention.ipynb)）、因果掩码（[04](04_masking.ipynb)）和位置编码
-# （[07](07_position.ipynb)）。*约 100 分钟。*
+# （[07](07_position.ipynb)）。*约 160 分钟，最好分两次学：先学 induction 电路，再学指代。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版的语言："en" 或 "zh"
@@ -74,7 +74,7 @@ np.set_printoptions(precision=3, suppress=True)
 LANG_NAME = {"en": "[en]English[zh]英文", "zh": "[en]Chinese[zh]中文"}
 MODEL_NAME = {"induction": "[en]induction[zh]induction 模型", "induction_seed3": "[en]induction_seed3[zh]induction 模型（种子 3）",
               "coreference": "[en]coreference[zh]指代模型", "coreference_decoder": "[en]coreference_decoder[zh]指代模型（解码器）"}
-tools = Tools()  # [en] the three tools you will write: the library's until yours pass their checkers [zh] 你要写的三件工具：在你的通过检查之前，用库里的
+tools = Tools()  # [en] the three tools you will write: the library's until yours pass their checkers [zh] 你要写的三件工具：你写的版本通过检查之前，先用库里的
 # [en] trained once by `make train`; loaded here, never trained
 # [zh] 由 `make train` 训练过一次；这里只加载，不训练
 induction = load_trained("induction")
@@ -91,7 +91,8 @@ for m in (induction, seed3, coref, decoder):
 # A Transformer block is attention plus three things around it. A **layer norm** rescales each token's vector to mean
 # 0 and variance 1 (then applies a learned gain $\gamma$ and bias $\beta$). A **feed-forward** layer transforms each
 # token on its own, with the same two matrices at every position. **Residual connections** add each sub-layer's output
-# to its input, so every layer writes into one shared stream. In the pre-LN form of GPT-2:
+# to its input, so every layer writes into one shared stream. GPT-2 normalises first and then enters the sub-layer
+# (the **pre-LN** form):
 #
 # $$x \leftarrow x + \text{MHA}(\text{LN}_1(x)), \qquad x \leftarrow x + \text{FFN}(\text{LN}_2(x)), \qquad
 # \text{FFN}(z) = \text{GELU}(z W_1 + b_1)\, W_2 + b_2 .$$
@@ -107,7 +108,7 @@ for m in (induction, seed3, coref, decoder):
 #
 # 一个 Transformer 块就是注意力加上它周围的三样东西。**层归一化**把每个 token 的向量缩放到均值 0、方差 1（再乘上学出来的增益
 # $\gamma$、加上偏置 $\beta$）。**前馈网络**对每个 token 单独做变换，每个位置用的是同样的两个矩阵。**残差连接**把每个子层的输出加到它的
-# 输入上，于是每一层都往同一条信息流里写东西。GPT-2 用的 pre-LN 形式是
+# 输入上，于是每一层都往同一条**残差流**里写东西。GPT-2 用的是**前置层归一化**（pre-LN）：先归一化，再进子层，
 #
 # $$x \leftarrow x + \text{MHA}(\text{LN}_1(x)), \qquad x \leftarrow x + \text{FFN}(\text{LN}_2(x)), \qquad
 # \text{FFN}(z) = \text{GELU}(z W_1 + b_1)\, W_2 + b_2$$
@@ -152,7 +153,7 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 # apart). Layers and heads are numbered from 0, as in notebook 06: L1H0 is head 0 of layer 1, the second layer.
 
 # %% [markdown] lang="zh"
-# `forward` 返回 logits 和**所有**注意力图 $(L, H, T, T)$，所以每个头都能量。这个 NumPy 前向计算与训练时的 torch 模型算出的数相同
+# `forward` 返回 logits 和**所有**注意力图 $(L, H, T, T)$，所以每个头都可以拿来测量。这个 NumPy 前向计算与训练时的 torch 模型算出的数相同
 # （参数名一样，只差 float32 的舍入）。层和头都从 0 开始编号，与 06 节一致：L1H0 指第 1 层（即第二层）的第 0 个头。
 
 # %% [markdown] lang="en"
@@ -182,9 +183,9 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 # - **induction**：由 24 个随机字母组成的窗口，其中一段 4 到 12 个互不相同的字母在随机位置出现两次；模型要预测每一个下一个字母。
 #   有两个模型：种子 0，以及同一配方的种子 3。
 # - **指代**：中英文模板句。三类 Winograd 句子，答案要靠关于世界的知识：动物和街道（累 / 宽）、奖杯和箱子（大 / 小）、狗和小狗（弱 / 重），
-#   每类都有几种语序。每句话都有一个**孪生句**，只差那个形容词，答案相反。“装得下”（奖杯／箱子）和“搬得动”（狗／小狗）两类还有**角色交叉的孪生句**，
+#   每类都有几种语序。每句话都有一个**孪生句**，只差那个形容词，答案相反。“装得下”（奖杯／箱子）和“搬得动”（狗／小狗）两类还有**角色互换句**，
 #   让同一类名词担任两个角色（书包放不进抽屉、小狗背不动狗）。此外还有单独统计的她 / 他句子，以及每种语言一个多义词：*bank* 和“杜鹃”。
-# - **留作测试**、从不参与训练的：整套句式、每一类和每种角色交叉中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
+# - **留作测试**、从不参与训练的：整套句式、每一类和每种角色互换句中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
 
 # %%
 for row in corpora.induction_batch(rng, 3):
@@ -217,7 +218,8 @@ ax = figures.plot_loss_curves([induction, seed3, coref, decoder])
 #   of the second copy weights key $t - d + 1$.
 #
 # We average both scores over 200 fresh windows laid out like the training data, from a seed the training never used.
-# A head that spread its weight evenly would score below 0.1 here.
+# The first line printed below is the baseline: a head that spread its weight evenly over the keys it may see. A head
+# counts as a previous-token or an induction head when its score reaches 0.4.
 
 # %% [markdown] lang="zh"
 # ## 学出来的头：量一量
@@ -228,17 +230,24 @@ ax = figures.plot_loss_curves([induction, seed3, coref, decoder])
 # - **induction head** 在更靠后的层里，找到当前 token 上一次出现的位置，关注**紧跟在它后面**的 token，再把它复制过来：“… A B … A → B”。
 #   如果两遍相隔 $d$ 个位置，第二遍的 Query $t$ 就把权重放在 Key $t - d + 1$ 上。
 #
-# 两个得分都在 200 个新生成的窗口上取平均，窗口的布局与训练数据相同，用的是训练从没用过的种子。把权重平均摊开的头，在这里得分不到 0.1。
+# 两个得分都在 200 个新生成的窗口上取平均，窗口的布局与训练数据相同，用的是训练从没用过的种子。下面打印的第一行是基准：把权重平均摊开到它能看到的所有 Key 上的头能得多少分。
+# 得分达到 0.4，才算是“前一个 token”头或 induction head。
 
 # %%
 scores = experiments.scores_everywhere(induction)          # [en] (L, H) each, copies at random places [zh] 各为 (L, H)，两遍位置随机
 heads = experiments.circuit_heads(induction, scores)       # [en] the best of layer 0 and of layer 1 [zh] 第 0 层和第 1 层各自最好的头
 prev_head, ind_head = heads["previous"][1], heads["induction"][1]
+layout = experiments.random_layout()
+T_win = layout["ids"].shape[1]
+even = np.tril(np.ones((T_win, T_win)))
+even /= even.sum(axis=-1, keepdims=True)                    # [en] weight spread evenly over keys 0..t [zh] 权重平均摊到 Key 0..t 上
+base = experiments.layout_head_scores(np.broadcast_to(even, (len(layout["ids"]), 1, 1, T_win, T_win)), layout)
+print(f"[en]a head that spreads its weight evenly: previous-token {base['previous'][0, 0]:.3f}, induction {base['induction'][0, 0]:.3f}; a head counts from {experiments.CIRCUIT_MIN}[zh]把权重平均摊开的头：“前一个 token”得分 {base['previous'][0, 0]:.3f}，induction 得分 {base['induction'][0, 0]:.3f}；得分达到 {experiments.CIRCUIT_MIN} 才算数")
 print("[en]previous-token score[zh]“前一个 token”得分")
 print(experiments.head_table(scores["previous"]))
 print("[en]\ninduction score[zh]\ninduction 得分")
 print(experiments.head_table(scores["induction"]))
-seq = experiments.eval_sequences(1, seed=7)[0]              # [en] 11 random letters, twice [zh] 11 个随机字母，重复两遍
+seq = experiments.eval_sequences(1, seed=7)[0]              # [en] 11 random letters, twice [zh] 11 个随机字母，连写两遍
 letters = induction.decode(seq)
 _, w_ind = induction.forward(seq)                           # (L, H, T, T)
 fig, axes = plt.subplots(1, 2, figsize=(11, 5), layout="constrained")
@@ -365,8 +374,8 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 # ### 消融：置零、取均值还是重采样
 #
 # 模式只是线索；重不重要，要看去掉之后量出来的结果（和 06 节一样）。把一个头的输出置零，后面的层看到的，就是这个头在训练中从未写出过的值。
-# **均值消融**改写成这个头的平均输出（对所有位置取一个平均向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
-# **重采样消融**改写成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value；
+# **均值消融**把它的输出换成这个头的平均输出（对所有位置取一个平均向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
+# **重采样消融**换成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value；
 # 衡量的是 11 个字母重复一遍时，重复那一半上的损失。
 
 # %% [markdown] lang="en"
@@ -460,9 +469,9 @@ ax = figures.plot_ablations(abl)
 # %% [markdown] lang="en"
 # The methods agree where a head is essential or idle. Without the previous-token head L0H0 the loss jumps from 0.180
 # to 3.061–3.417 nats, close to a uniform guess, whatever replaces it; the other heads of layer 0 cost little by every
-# method (0.181 to 0.258). They disagree on layer 1. **One mean vector** makes L1H3, harmless when zeroed (0.224), cost
-# 1.474 nats, and L1H1 1.533: these heads write different things at different positions, and one average puts at the
-# repeat an output they never write there; their **mean at each position** leaves them cheap (0.174 and 0.400).
+# method (0.181 to 0.258). They disagree on layer 1. **One mean vector** raises the loss with L1H3, harmless when zeroed (0.224), to
+# 1.474 nats, and with L1H1 to 1.533: these heads write different things at different positions, and one average puts at the
+# repeat an output they never write there; their **mean at each position** leaves a loss of only 0.174 and 0.400.
 # **Resampling** charges L1H2 the most in layer 1 (1.352 against 0.696 zeroed): given another sequence's output, it copies a wrong
 # letter, which costs more than copying nothing. "How important is this head" has no single answer: report the method
 # beside the number, and when one method is wanted, take the mean at each position (it keeps what the head writes at
@@ -471,8 +480,8 @@ ax = figures.plot_ablations(abl)
 # %% [markdown] lang="zh"
 # 在一个头必不可少或可有可无时，几种方法结论一致。去掉“前一个 token”头 L0H0，无论用什么替换，损失都从 0.180 跳到 3.061–3.417 纳特，
 # 接近均匀乱猜；第 0 层其余的头用哪种方法代价都很小（0.181 到 0.258）。分歧出在第 1 层。换成**一个平均向量**时，置零时无关紧要的 L1H3（0.224）
-# 要付出 1.474 纳特，L1H1 是 1.533：这两个头在不同位置写的东西不同，一个总的平均值放到重复片段的位置上，就成了它们在那里从不会写出的输出；
-# 换成**各位置的均值**，它们的代价又很小了（0.174 和 0.400）。**重采样**让 L1H2 付出的代价在第 1 层里最大（1.352，置零时是 0.696）：拿到另一条序列的输出，
+# 让损失升到 1.474 纳特，L1H1 是 1.533：这两个头在不同位置写的东西不同，一个总的平均值放到重复片段的位置上，就成了它们在那里从不会写出的输出；
+# 换成**各位置的均值**，损失只有 0.174 和 0.400。**重采样**让 L1H2 付出的代价在第 1 层里最大（1.352，置零时是 0.696）：拿到另一条序列的输出，
 # 它就复制出错误的字母，这比什么都不复制代价更大。“这个头有多重要”没有唯一的答案，报告数字时要写明所用的方法；
 # 只用一种方法时，选各位置的均值：它保留这个头在每个位置上平均写出的东西，而单一平均向量会凭空造出一个输出。
 
@@ -509,7 +518,7 @@ ax = figures.plot_ablations(abl)
 # #### 练习 2 · ★★★ · 约 20 分钟：直接 logit 归因
 #
 # 写出 `head_attribution(model, ids, target)`：给定一条序列 `ids` $(T,)$，以及每个位置上应当出现的下一个 token `target` $(T,)$，
-# 返回每个头给这个 token 的 logit 加了多少，形状 $(L, H, T)$。让它不只是一次点积的，是最后一次层归一化：它先把残差流中心化
+# 返回每个头给这个 token 的 logit 加了多少，形状 $(L, H, T)$。它之所以不只是一次点积，是因为中间隔着最后一次层归一化：它先把残差流中心化
 # （减去 $D$ 方向上的均值），再除以这个位置上的标准差，然后才乘增益 $\gamma_f$、经过反嵌入。所以对每一层读出 `blocks.{l}.attn.hook_result`
 # $(H, T, D)$，即各个头写入的内容；除数取自层归一化读的那条残差流：`blocks.{L-1}.hook_resid_post` $(T, D)$ 在 $D$ 上的
 # $\sqrt{\mathrm{var} + 10^{-5}}$；把每个头写入的内容中心化，除以所在位置的除数，再和 `model.weights["w_out"][:, target[t]] * model.weights["lnf_g"]`
@@ -561,7 +570,7 @@ checks.check_logit_attribution(head_attribution, tools=tools)
 # </details>
 
 # %%
-one = experiments.eval_sequences(1, seed=7)[0]                 # [en] 11 letters, twice [zh] 11 个字母，重复两遍
+one = experiments.eval_sequences(1, seed=7)[0]                 # [en] 11 letters, twice [zh] 11 个字母，连写两遍
 dla_one = tools.head_attribution(induction.hooked, one, np.roll(one, -1))   # [en] (L, H, T): the next letter at each position [zh] (L, H, T)：每个位置的下一个字母
 repeat = np.arange(experiments.HALF, 2 * experiments.HALF - 1)
 print(tools.report())
@@ -583,12 +592,12 @@ print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {
 # %% [markdown] lang="en"
 # The three induction heads write the answer (+1.17, +1.36, +2.49); all heads together 4.99 of the model's 5.04. No head
 # of layer 0 writes anything toward it, L0H0 included (0.01), yet ablating L0H0 costs more than any other head: its
-# output is read by layer 1's keys, never by the unembedding. A head can be essential without writing a logit. On the
+# output is written for layer 1's keys to read; through the unembedding it adds almost nothing to the answer (0.01). A head can be essential without writing a logit. On the
 # first copy, with nothing to copy, no head writes toward the right letter (0.01 at most).
 
 # %% [markdown] lang="zh"
 # 三个 induction head 写出了答案（+1.17、+1.36、+2.49）；所有头加起来 4.99，模型自身是 5.04。第 0 层没有哪个头给它写东西，L0H0 也一样（0.01），
-# 可消融 L0H0 的代价比哪个头都大：它的输出是给第 1 层的 Key 读的，从不经过反嵌入。一个头可以必不可少，却一个 logit 也不写。
+# 可消融 L0H0 的代价比哪个头都大：它的输出是写给第 1 层的 Key 读的，直接经反嵌入对答案的贡献几乎为零（0.01）。一个头可以必不可少，却一个 logit 也不写。
 # 在第一遍上没有东西可复制，也就没有哪个头给正确的字母写东西（绝对值最多 0.01）。
 
 # %% [markdown] lang="en"
@@ -604,7 +613,7 @@ print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {
 # ### 激活修补：一次干净的运行，一次被破坏的运行
 #
 # 激活修补从另一个方向问因果问题：不是“去掉它什么会坏”，而是“把它放回去能修好什么”。取 11 个字母重复一遍（**干净**的运行），
-# 再把第一遍的第 4 个字母换成一个别处都没出现的字母（**被破坏**的运行）：在第二遍的位置 15 上，模型再也找不到上一次出现的位置。
+# 再把第一遍位置 4 上的字母（从 0 数起，即第五个字母）换成一个别处都没出现的字母（**被破坏**的运行）：在第二遍的位置 15 上，模型再也找不到上一次出现的位置。
 # 然后再跑一遍被破坏的输入，只把**一个**头的输出（`hook_z`）换成干净运行里的值，看正确字母的对数概率找回了多少：1 是全部找回，0 是什么也没找回。
 
 # %% [markdown] lang="en"
@@ -712,15 +721,24 @@ widgets.intervention_widget(induction)
 # %% [markdown] lang="en"
 # ### When the heads form, and other seeds
 #
-# `make train` measured every head every 50 steps while the model trained. On seed 0 the in-context loss falls in the
-# very steps in which the heads form: the "phase change" of Olsson et al., "In-context learning and induction heads"
-# (2022). One run is an anecdote, so `make train-sweep` trained the same recipe from five seeds.
+# `make train` measured every head every 50 steps while the model trained. The **in-context loss** is the loss on the
+# letters of the second copy that the first copy predicts (from its second letter on). On seed 0 the in-context loss
+# falls in the very steps in which the heads form: the "phase change" of Olsson et al., "In-context learning and
+# induction heads" (2022). One run is an anecdote, so `make train-sweep` trained the same recipe from five seeds.
+#
+# In the seed table, "heads" counts the heads of layer 1 whose induction score reaches 0.4; "early" and "late" are the
+# accuracies on second copies that start before and from position 12; "formed" is the first logged step at which the best
+# induction head reaches 0.4.
 
 # %% [markdown] lang="zh"
 # ### 头何时长出来，以及别的种子
 #
+# **上下文内损失**只算第二遍里能靠上文预测的那些字母（第二遍的第 2 个字母起）的损失。
 # `make train` 在训练过程中每 50 步把每个头量一遍。在种子 0 上，上下文内损失恰好在这些头长出来的那几步里下降：这就是 Olsson 等人（2022）
 # 讲上下文学习与 induction head 的论文所说的“相变”。一次训练只是个例，所以 `make train-sweep` 用五个种子训练了同一套配方。
+#
+# 种子表里，“头数”是第 1 层 induction 得分达到 0.4 的头的个数；“前部”“后部”是第二遍从位置 12 之前、从位置 12 起开始时的准确率；
+# “长出”是最好的 induction head 首次达到 0.4 的那一步。
 
 # %%
 ph = experiments.phase_change(induction.manifest)
@@ -728,8 +746,8 @@ for k in [k for k, step in enumerate(ph["steps"]) if step <= 400 and step % 100 
     print(f"[en]  step {ph['steps'][k]:>4}: in-context loss {ph['in_context_loss'][k]:.3f}, best previous-token {ph['previous'][k, 0].max():.2f}, best induction {ph['induction'][k, 1].max():.2f}[zh]  第 {ph['steps'][k]:>4} 步：上下文内损失 {ph['in_context_loss'][k]:.3f}，最好的“前一个 token”得分 {ph['previous'][k, 0].max():.2f}，最好的 induction 得分 {ph['induction'][k, 1].max():.2f}")
 ax = figures.plot_dynamics(ph)
 sweep = experiments.sweep_table()
-route_name = {"previous-token + induction": "[en]previous-token + induction[zh]“前一个 token”头 + induction head",
-              "other": "[en]another route[zh]另一条路线", "none": "[en]none[zh]没有学会"}
+route_name = dict(zip(experiments.ROUTES, ("[en]previous-token + induction[zh]“前一个 token”头 + induction head",
+                                            "[en]another route[zh]另一条路线", "[en]none[zh]没有学会")))
 print("[en]seed  previous  induction  heads  accuracy  early  late  formed  route[zh]种子  前一个    induction  头数   准确率    前部   后部   长出   路线")
 for r in sweep["rows"]:
     print(f"{r['seed']:>4}{r['best_previous_token_score']:>10.2f}{r['best_induction_score']:>11.2f}{r['n_induction_heads']:>7}"
@@ -738,7 +756,7 @@ ph3 = experiments.phase_change(seed3.manifest)
 print(f"[en]in-context loss half-way down: seed 0 at step {ph['loss_step']}, seed 3 at step {ph3['loss_step']}; seed 3's best scores at the end {ph3['previous'][-1, 0].max():.2f} / {ph3['induction'][-1, 1].max():.2f}[zh]上下文内损失降到一半：种子 0 在第 {ph['loss_step']} 步，种子 3 在第 {ph3['loss_step']} 步；种子 3 最后的最好得分 {ph3['previous'][-1, 0].max():.2f} / {ph3['induction'][-1, 1].max():.2f}")
 
 # %% [markdown] lang="en"
-# On seed 0, for 150 steps the model learns only the letter frequencies (loss ≈ ln 26); between steps 150 and 350 the
+# On seed 0, for 150 steps the model predicts no better than a uniform guess (loss ≈ ln 26 = 3.26); between steps 150 and 350 the
 # loss falls from 3.11 to 0.59 nats while the induction head appears (0.27 at step 250, 0.78 at 300) and the
 # previous-token head sharpens just behind it. Four of the five seeds grow the same pair (previous-token 0.61–0.69,
 # induction 0.92–0.95, formed at step 300) and predict 99.7–100% of the repeat. **Seed 3 does not**: no head of either
@@ -747,7 +765,7 @@ print(f"[en]in-context loss half-way down: seed 0 at step {ph['loss_step']}, see
 # but the repeat can be learned without it. What does seed 3 do instead?
 
 # %% [markdown] lang="zh"
-# 在种子 0 上，最初 150 步模型只学到了字母频率（损失 ≈ ln 26）；第 150 步到第 350 步之间，损失从 3.11 降到 0.59 纳特，
+# 在种子 0 上，最初 150 步模型并不比均匀乱猜强（损失 ≈ ln 26 = 3.26）；第 150 步到第 350 步之间，损失从 3.11 降到 0.59 纳特，
 # 同时 induction head 出现了（第 250 步 0.27，第 300 步 0.78），“前一个 token”头紧随其后变清晰。五个种子里有四个长出了同样的一对头
 # （“前一个 token”0.61–0.69，induction 0.92–0.95，都在第 300 步长出），重复片段预测对 99.7%–100%。**种子 3 没有**：两种头一个都没有
 # （0.06 / 0.05），损失也降得更慢（第 500 步才降到一半，种子 0 是第 300 步），可它照样预测对了 96% 的重复字母。所以这组实验说明：
@@ -826,13 +844,13 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 #
 # The cell below runs `tools.patch_by_position` (your loop of Exercise 3 once it passed) for one head of a model and
 # prints the share recovered at every position. Run it for seed 3's head L0H1. At which position does the patch recover
-# the most, and why there? Then try L1H1, and a head of layer 1: what does it recover at position 7?
+# the most, and why there? Then try L1H1 (where does it recover?), and look at what any other layer-1 head recovers at position 7.
 
 # %% [markdown] lang="zh"
 # ## 练习 4 · ★★☆ · 约 10 分钟：找出种子 3 在哪里读取被改的字母
 #
 # 下面的单元格对一个模型的一个头运行 `tools.patch_by_position`（你在练习 3 里写的循环通过检查之后，用的就是它），打印每个位置上找回的比例。
-# 对种子 3 的头 L0H1 运行一次。在哪个位置找回得最多？为什么是那里？再试试 L1H1，以及第 1 层的某个头：它在位置 7 上找回多少？
+# 对种子 3 的头 L0H1 运行一次。在哪个位置找回得最多？为什么是那里？再试试 L1H1：它在哪个位置找回？再挑第 1 层的另一个头，看它在位置 7 上能找回多少。
 
 # %%
 model, layer, head = seed3, 0, 1                     # [en] change these and run again [zh] 改动这几个值再运行
@@ -856,7 +874,7 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # %% [markdown] lang="zh"
 # <details><summary>查看答案</summary>
 #
-# 位置 7（0.70），即被改的第 4 个字母之后第 3 个位置：种子 3 第 0 层的头往回看 3 个字母，所以被改的字母正是在位置 7 写进第 1 层要匹配的 Key 里。
+# 位置 7（0.70），即被改字母（位置 4）之后第 3 个位置：种子 3 第 0 层的头往回看 3 个字母，所以被改的字母正是在位置 7 写进第 1 层要匹配的 Key 里。
 # L1H1 在 Query 的位置（15）上找回，它在那里复制；第 1 层的头在位置 7 上修补找不回什么，因为第 1 层是通过 Key 和 Value 读取位置 7 的，
 # 而不是通过它自己在那里的输出。
 # </details>
@@ -871,7 +889,7 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # models trained on the same corpus, at the *it* inside the sentence.
 
 # %% [markdown] lang="zh"
-# ## 为什么解码器不能在代词处解析“it”
+# ## 为什么解码器在代词处判断不了“it”指谁
 #
 # 在原教程那句话里，起决定作用的是形容词（*tired* → 动物，*wide* → 街道），而它出现在 *it* **之后**。在因果解码器里，第 $t$ 个 token 在每一层
 # 都只能读位置 $\le t$ 的 token，所以代词的注意力行，乃至它的整个向量，在两个孪生句里完全相同。解码器只能在更后面、在句末重复一次代词的位置上作答
@@ -912,7 +930,8 @@ axes = figures.plot_rows(rows_fig)
 # adjective's class → the sentence's noun of that class" (*big* → the content, *weak* → the grown animal). In the plain
 # sentences a noun's class always matches its role, so the class shortcut is right on every one of them by
 # construction. On the held-out **role swaps** (role-crossing twins never trained on: "the bag didn't fit in the
-# drawer because it was too big" → *bag*) it is wrong on one sentence of every twin. Those are the sentences that tell
+# drawer because it was too big" → *bag*) it is wrong on at least one sentence of every twin, and on
+# both when neither noun is of the adjective's class (then it names no noun), so it scores below 0.5. Those are the sentences that tell
 # reading roles from reading classes. We add fresh probes: twins in frames that are in neither the training nor the
 # test set, from a seed used nowhere else.
 
@@ -921,8 +940,8 @@ axes = figures.plot_rows(rows_fig)
 #
 # 在留作测试的 Winograd 句子上，我们拿编码器和四条不读角色的规则比：**第一个**名词；**最后一个**名词；“**有生命**的形容词（累、弱）→
 # 有生命的名词”；以及**类别捷径**：“形容词指向哪一类名词，就选句中那一类的名词”（大 → 被装的东西，弱 → 成年动物）。在普通句子里，
-# 名词的类别总是和它的角色一致，所以类别捷径按构造就能全部答对。在留作测试的**角色互换句**（从没训练过的角色交叉孪生句，
-# 例如“书包放不进抽屉，因为它太大了”→ 书包）上，它在每对孪生句中都必错一句。能区分“读角色”和“读类别”的，正是这些句子。
+# 名词的类别总是和它的角色一致，所以类别捷径按构造就能全部答对。在留作测试的**角色互换句**（从没训练过的孪生句，
+# 例如“书包放不进抽屉，因为它太大了”→ 书包）上，它在每对孪生句里至少错一句；两个名词都不属于形容词所指的那一类时，它一个名词也说不出，两句都错，所以得分低于 0.5。能区分“读角色”和“读类别”的，正是这些句子。
 # 我们还加上新抽的探针句：句式既不在训练集也不在测试集里，用的种子别处都没用过。
 
 # %%
@@ -948,9 +967,11 @@ for lang in ("en", "zh"):
 # answering after `| it`, on 100%. Now the rules. On the plain held-out sentences the class shortcut scores 1.000 in
 # both languages, so there the model (0.993 / 1.000) is **not ahead of the strongest rule** (−0.007 / +0.000); a margin
 # over the animate rule (0.706 / 0.699) would overstate what these sentences show. On the held-out role swaps the
-# shortcut is wrong by construction (0.328 / 0.318), the best rule scores 0.500, and the model 0.970 / 0.978: +0.470
+# shortcut is wrong on at least one sentence of every twin by construction (0.328 / 0.318), the best rule scores 0.500, and the model 0.970 / 0.978: +0.470
 # and +0.478. Both sentences of a twin are right in 94.7% / 95.5% of the swapped twins, and 1 of 1,024 English and 11
-# of 1,032 Chinese answers name a noun that is not in the sentence: the shortcut still shows through, rarely. On the
+# of 1,032 Chinese answers name a noun that is not in the sentence: a softmax over the vocabulary can name a word
+# that is not there. (The first-noun rule scores below 0.5 in Chinese because the first noun is often a possessor, 小刚
+# in 小刚 的 狗, which is never the answer.) On the
 # fresh probes the model scores 0.989 / 0.983, against 0.763 / 0.800 for the first three rules. A test drawn from the
 # same generator as the training data can be passed by a shortcut: name the shortcut, build inputs on which it is
 # wrong, and measure there.
@@ -966,8 +987,9 @@ for lang in ("en", "zh"):
 # | 新抽的探针句 | 0.989 / 0.983 | 前三条规则 0.763 / 0.800 | +0.226 / +0.183 |
 #
 # 在普通的测试句上，模型**并没有胜过最强的规则**；拿它和有生命规则（0.706 / 0.699）比出的差距，会夸大这些句子能说明的东西。
-# 在角色互换句上，类别捷径按构造必然出错（0.328 / 0.318），模型却遥遥领先；互换的孪生句中两句都对的占 94.7% / 95.5%。
-# 英文 1,024 个答案里有 1 个、中文 1,032 个里有 11 个不是句中的名词：捷径偶尔还会露出来。
+# 在角色互换句上，类别捷径按构造在每对孪生句里至少错一句（0.328 / 0.318），模型却遥遥领先；互换的孪生句中两句都对的占 94.7% / 95.5%。
+# 英文 1,024 个答案里有 1 个、中文 1,032 个里有 11 个不是句中的名词：对整个词表做 softmax，就可能说出句中没有的词。（中文里“第一个名词”规则得分低于 0.5，是因为第一个名词常常是领属者，
+# 比如“小刚 的 狗”里的小刚，它从来不是答案。）
 # 测试句和训练句出自同一个生成器时，模型靠捷径也能拿到高分：要说出捷径是什么，构造出让它答错的输入，再在那些输入上测量。
 
 # %% [markdown] lang="en"
@@ -1010,7 +1032,7 @@ for lang, c in claims.items():
 # pronoun's head attends to its referent" describes layer 1's weights; it does not say where the decision is made.
 
 # %% [markdown] lang="zh"
-# 从注意力本身看，这句话成立，中文更明显；但承载答案的是另一回事（英文 / 中文）：
+# 从注意力本身看，这句话成立，中文更明显；但答案由谁承载，是另一回事（英文 / 中文）：
 #
 # | | 放在指代对象上的权重 | 最大权重落在它上 | 从孪生句修补后答案随之改变 |
 # |---|---|---|---|
@@ -1202,8 +1224,8 @@ checks.check_induction_score(induction_score)
 # - **Heads are learned, and the loss says where they work.** Trained only to predict the next letter, seed 0 grew a
 #   previous-token head (L0H0, 0.69) and three induction heads (0.73–0.95). On a repeat the loss falls from 2.135 nats
 #   (copy at 6) to 0.897 (at 17) while the accuracy reads 0.998 or more; the first letter of a copy stays at a guess.
-# - **Three tools, three questions, and you wrote each.** Ablation (is it needed?): L0H0 costs 3.061–3.417 nats however
-#   it is replaced; on layer 1 the verdict depends on the method, so the method goes beside the number (the mean at
+# - **Three tools, three questions, and you wrote each.** Ablation (is it needed?): ablating L0H0 raises the loss from 0.180 to
+#   3.061–3.417 nats however it is replaced; on layer 1 the verdict depends on the method, so the method goes beside the number (the mean at
 #   each position when one is wanted). Attribution (does it write the answer?): the induction heads do (+1.17
 #   to +2.49), L0H0 does not. Patching (where does it work?): L0H0 at the position after the changed letter (98%),
 #   through layer 1's keys (0.96); the induction heads at the query.
@@ -1211,7 +1233,8 @@ checks.check_induction_score(induction_score)
 #   the same key composition shifted by three letters (its keys path 0.73, L1H1 writing +3.51), and fails on late
 #   adjacent copies. The pair is the usual route, not the only one.
 # - **Coreference.** A decoder cannot decide at the pronoun; the encoder does (98.5% / 99.3% held out). On plain
-#   sentences the class shortcut does as well as the model; on role swaps, where it is wrong by construction, the model
+#   sentences the class shortcut does as well as the model; on role swaps, where it is wrong on at least one sentence of every
+#   twin by construction, the model
 #   leads the best rule by 0.470 / 0.478. Layer 1's heads attend to the referent (0.80–0.98), and patched together
 #   they move 90% / 98% of the answers, though no one of them more than 7%; the single head that moves the most is
 #   L0H2 in layer 0 (57% / 61%), whose weight is on the adjective.
@@ -1229,18 +1252,18 @@ checks.check_induction_score(induction_score)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# - **一个块**就是 pre-LN 的注意力和前馈网络，各自加到残差流上；解码器带因果掩码运行，编码器不带。本节的每一项测量都经过钩子点。
+# - **一个块**就是前置层归一化的注意力和前馈网络，各自加到残差流上；解码器带因果掩码运行，编码器不带。本节的每一项测量都经过钩子点。
 # - **头是学出来的，损失告诉我们它们在哪里起作用**。只训练预测下一个字母，种子 0 就长出了一个“前一个 token”头（L0H0，0.69）和三个
 #   induction head（0.73–0.95）。在重复片段上，损失从 2.135 纳特（第二遍从 6 开始）降到 0.897（从 17 开始），准确率却始终不低于 0.998；
 #   第二遍的第一个字母仍然只能乱猜。
-# - **三种工具，三个问题，每一种你都亲手写过**。消融（是否必需）：无论怎样替换，L0H0 的代价都是 3.061–3.417 纳特；对第 1 层，结论取决于方法，
+# - **三种工具，三个问题，每一种你都亲手写过**。消融（是否必需）：无论怎样替换，消融 L0H0 都让损失从 0.180 升到 3.061–3.417 纳特；对第 1 层，结论取决于方法，
 #   所以报告数字时要写明方法（只用一种时，选各位置的均值）。
 #   归因（是否写出答案）：induction head 写出了（+1.17 到 +2.49），L0H0 没有。修补（在哪里起作用）：L0H0 在被改字母之后的那个位置（98%），
 #   经过第 1 层的 Key（0.96）；induction head 在 Query 的位置上。
 # - **种子**。五个种子里有四个在损失下降时长出这一对头；种子 3 两种头都没有，也预测对 96% 的重复字母，靠的是错开 3 个字母的同一种 Key 组合
 #   （Key 通路 0.73，L1H1 写出 +3.51），只是在靠后的紧挨着的两遍上不行。这对头是通常的路线，但不是唯一的路线。
 # - **指代**。解码器不能在代词处作出判断，编码器可以（留作测试的句子上 98.5% / 99.3%）。在普通句子上，类别捷径和模型一样好；
-#   在角色互换句上，捷径按构造必错，模型比最好的规则高出 0.470 / 0.478。第 1 层的头关注指代对象（0.80–0.98），
+#   在角色互换句上，捷径按构造每对至少错一句，模型比最好的规则高出 0.470 / 0.478。第 1 层的头关注指代对象（0.80–0.98），
 #   把它们一起修补，90% / 98% 的答案随之改变，可单独哪一个都不超过 7%；单独改变答案最多的是第 0 层的 L0H2（57% / 61%），它的权重落在形容词上。
 # - 经过第 0 层，**上下文**就把 *bank* 和“杜鹃”按词义分开了（不同词义的余弦 0.196 / 0.323）；**注意力权重不等于解释**：*wide* 只得到 0.014
 #   的权重，却决定了答案。

@@ -24,6 +24,7 @@ from . import corpora
 from .model import check_model
 
 CIRCUIT_MIN = 0.4                # a head scoring this on the random layout counts as previous-token / induction
+ROUTES = ("previous-token + induction", "other", "none")   # the routes circuit_summary names
 EVAL_SEED = 12345                # fresh sequences: never the training stream (seeded 0)
 EVAL_N = 200
 HALF = (corpora.INDUCTION_LEN - 1) // 2     # 11: test sequences of 22 tokens, every position trained
@@ -304,7 +305,7 @@ def circuit_summary(model) -> dict:
             "n_induction_heads": int((sc["induction"][1] >= CIRCUIT_MIN).sum()),
             "in_context_accuracy": ic["accuracy"], "early_accuracy": ic["early_accuracy"],
             "late_accuracy": ic["late_accuracy"],
-            "route": "previous-token + induction" if circuit else ("other" if ic["accuracy"] >= 0.5 else "none")}
+            "route": ROUTES[0] if circuit else (ROUTES[1] if ic["accuracy"] >= 0.5 else ROUTES[2])}
 
 
 # --- coreference and context ----------------------------------------------------------------------
