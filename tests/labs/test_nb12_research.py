@@ -104,7 +104,7 @@ def test_mean_and_resample_ablation_against_hand_made_references(ind):
         return z
     logits = ind.hooked.run_with_hooks(seqs, {"blocks.1.attn.hook_z": hook})
     got = E.ablation_methods(ind, heads=[(1, 1)], n=N, seed=3)[1]["mean"]
-    assert got == pytest.approx(E._repeat_loss(logits, seqs), abs=1e-9)
+    assert got == pytest.approx(E.repeat_loss(logits, seqs), abs=1e-9)
 
 
 @pytest.mark.slow          # every head under each ablation (make test runs it)

@@ -22,6 +22,7 @@ from attention_core.teaching.i18n import LANGUAGES
 
 from . import corpora
 from .model import check_model
+from .tools import repeat_loss
 
 CIRCUIT_MIN = 0.4                # a head scoring this on the random layout counts as previous-token / induction
 ROUTES = ("previous-token + induction", "other", "none")   # the routes circuit_summary names
@@ -665,14 +666,6 @@ def _check_heads(model, heads) -> list[tuple[int, int]]:
     return out
 
 
-def _repeat_loss(logits, seqs) -> float:
-    """Mean cross-entropy (nats) of letters 2..half of the second copy (repeated_half_loss's measure)."""
-    logp = tr.log_softmax(np.asarray(logits, dtype=np.float64))
-    half = seqs.shape[1] // 2
-    pos = np.arange(half, 2 * half - 1)
-    return float(-np.take_along_axis(logp[:, pos], seqs[:, pos + 1][..., None], -1).mean())
-
-
 def ablation_methods(model, heads=None, n: int = EVAL_N, seed: int = EVAL_SEED,
                      reference_seed: int = REFERENCE_SEED) -> list[dict]:
     """The loss on the repeated half (as in ablation_table) with each head ablated four ways at its hook_z:
@@ -686,7 +679,7 @@ def ablation_methods(model, heads=None, n: int = EVAL_N, seed: int = EVAL_SEED,
     heads = _check_heads(model, heads)
     seqs = eval_sequences(n, HALF, seed)
     reference = eval_sequences(n, HALF, reference_seed)
-    base = _repeat_loss(model.hooked(seqs), seqs)
+    base = repeat_loss(model.hooked(seqs), seqs)
     names = sorted({f"blocks.{layer}.attn.hook_z" for layer, _ in heads})
     _, ref_cache = model.hooked.run_with_cache(reference, names)
     rows = [{"ablated": "-", "layer": None, "head": None, **{how: base for how in ABLATIONS}}]
@@ -695,9 +688,9 @@ def ablation_methods(model, heads=None, n: int = EVAL_N, seed: int = EVAL_SEED,
         row = {"ablated": f"L{layer}H{head}", "layer": layer, "head": head}
         for how in ("zero", "mean", "resample"):
             ref = None if how == "zero" else reference
-            row[how] = _repeat_loss(ablate(model.hooked, seqs, layer, head, how, reference=ref), seqs)
+            row[how] = repeat_loss(ablate(model.hooked, seqs, layer, head, how, reference=ref), seqs)
         by_pos = np.asarray(ref_cache[name])[:, head].mean(axis=0)                   # (T, Dh)
-        row["mean_by_position"] = _repeat_loss(model.hooked.run_with_hooks(seqs, {name: head_hook(head, by_pos)}),
+        row["mean_by_position"] = repeat_loss(model.hooked.run_with_hooks(seqs, {name: head_hook(head, by_pos)}),
                                                seqs)
         rows.append(row)
     return rows

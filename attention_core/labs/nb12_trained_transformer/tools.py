@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_core.core import transformer as tr
 from attention_core.core.interventions import head_hook, head_logit_attribution, patch
 from attention_core.teaching.learner_pieces import LearnerPieces
 
@@ -58,5 +59,7 @@ class Tools(LearnerPieces):
 def repeat_loss(logits, seqs) -> float:
     """Mean cross-entropy (nats) of letters 2..half of the second copy: the measure of every ablation table here
     (experiments.ablation_methods)."""
-    from .experiments import _repeat_loss
-    return _repeat_loss(logits, seqs)
+    logp = tr.log_softmax(np.asarray(logits, dtype=np.float64))
+    half = seqs.shape[1] // 2
+    pos = np.arange(half, 2 * half - 1)
+    return float(-np.take_along_axis(logp[:, pos], seqs[:, pos + 1][..., None], -1).mean())
