@@ -492,7 +492,60 @@ def generate_tensor_result(params, ids, n_new, temperature=0.0, top_k=None, seed
     return torch.tensor(out)
 
 
+# --- the training step ----------------------------------------------------------------------------------
+
+def step_flatten(forward, params, ids, optimizer):
+    logits, _ = forward(params, ids[:, :-1])                          # (B, T, V)
+    loss = F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def step_nanogpt_order(forward, params, ids, optimizer):
+    x, y = ids[:, :-1], ids[:, 1:]
+    logits = forward(params, x)[0]
+    loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.reshape(-1))
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)                             # zeroed for the next step, as nanoGPT does
+    return loss
+
+
+def step_nll_of_log_softmax(forward, params, ids, optimizer):
+    logp = F.log_softmax(forward(params, ids[:, :-1])[0], dim=-1)
+    loss = F.nll_loss(logp.reshape(-1, logp.shape[-1]), ids[:, 1:].reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def step_gather_mean(forward, params, ids, optimizer):
+    for group in optimizer.param_groups:                               # gradients set to None by hand
+        for p in group["params"]:
+            p.grad = None
+    logits, _ = forward(params, ids[:, :-1])
+    picked = torch.gather(torch.log_softmax(logits, -1), 2, ids[:, 1:].unsqueeze(-1))
+    loss = -picked.mean()
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def step_class_axis_first(forward, params, ids, optimizer):
+    optimizer.zero_grad()
+    logits, _ = forward(params, ids[:, :-1])
+    loss = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:])        # (B, V, T): the class axis second
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
 CORRECT = {
+    "check_training_step": [step_flatten, step_nanogpt_order, step_nll_of_log_softmax, step_gather_mean,
+                            step_class_axis_first],
     "check_tokenizer": TOKENIZERS,
     "check_bpe_merge": [merge_while, merge_skip_flag, merge_recursive, merge_iterator, merge_tuple_result],
     "check_layer_norm": [ln_by_hand, ln_functional, ln_var_mean_rsqrt, ln_einsum, ln_second_moment],

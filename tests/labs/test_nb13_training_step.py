@@ -53,6 +53,16 @@ def step_class_axis(forward, params, ids, optimizer):
     return loss
 
 
+def step_zero_after(forward, params, ids, optimizer):
+    """nanoGPT's order: backward, step, then zero_grad for the next step."""
+    logits, _ = forward(params, ids[:, :-1])
+    loss = F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten())
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
+
+
 def _body(loss_fn, zero=True, update=True):
     def step(forward, params, ids, optimizer):
         loss = loss_fn(forward, params, ids)
@@ -101,6 +111,7 @@ TABLE = [
     (step_whole_window, True, "matches the library's", "都和库里的一致"),
     (step_log_softmax, True, "matches the library's", "都和库里的一致"),
     (step_class_axis, True, "matches the library's", "都和库里的一致"),
+    (step_zero_after, True, "matches the library's", "都和库里的一致"),
     (no_shift, False, "the token it is reading", "自己正在读的 token"),
     (own_token, False, "the token it is reading", "自己正在读的 token"),
     (wrong_way, False, "the token BEFORE it", "**前面**的那个 token"),

@@ -281,8 +281,8 @@ STRINGS: dict[str, dict[str, str]] = {
     # the training step
     "nb13.case.step": {"en": "a random decoder, a batch of {b} windows of {t} + 1 tokens",
                        "zh": "一个随机解码器，一批 {b} 个窗口，每个 {t} + 1 个 token"},
-    "nb13.case.step_again": {"en": "the same batch again, with the last step's gradients still in .grad",
-                             "zh": "同一批再来一遍，.grad 里还留着上一步的梯度"},
+    "nb13.case.step_again": {"en": "the same {b} windows again, one step later (as the next step of a training loop)",
+                             "zh": "同样的 {b} 个窗口，紧接着再走一步（就像训练循环里的下一步）"},
     "nb13.step.not_loss": {"en": "Your training step returned a {got} for {case}; return the batch's loss itself, "
                                  "a 0-d torch tensor (the `loss` that cross_entropy gave you).",
                            "zh": "你的训练步返回了 {got}（{case}）；请返回这一批的损失本身，"

@@ -597,26 +597,30 @@ def _wrong_steps():
             ("nb13.step.no_update", make(right, update=False))]
 
 
-def _run_step(step_fn, flat: dict, n_heads: int, stale: dict, ids, case=None):
-    """A step on fresh copies of `flat` whose .grad holds `stale` (the last step's gradients), with SGD (every
-    change of the update visible in float64). Returns (loss, {name: tensor after}, the loss as returned)."""
+def _run_steps(step_fn, flat: dict, n_heads: int, ids, cases=None):
+    """Two steps in a row on the same batch, on fresh copies of `flat` with no gradients yet, with SGD (every
+    change of the update visible in float64): the second step starts where a training loop leaves the first, so a
+    step that zeroes the gradients before backward or after step (nanoGPT's order) passes, and one that never
+    zeroes them adds the first step's gradients to the second's. Returns [(the loss as returned, {name: tensor
+    after})] for each step."""
     torch = _torch()
     tensors = {k: v.detach().clone().requires_grad_(True) for k, v in flat.items()}
-    for k, t in tensors.items():
-        t.grad = stale[k].clone()
     params = pieces.params_from_tensors(tensors, n_heads)
     opt = torch.optim.SGD(list(tensors.values()), lr=0.5)
-    ids = ids.clone()
-    out = step_fn(pieces.gpt_forward, params, ids, opt) if case is None else call_learner(
-        step_fn, case, pieces.gpt_forward, params, ids, opt)
-    return out, {k: t.detach() for k, t in tensors.items()}
+    out = []
+    for case in (cases or (None, None)):
+        batch = ids.clone()
+        loss = step_fn(pieces.gpt_forward, params, batch, opt) if case is None else call_learner(
+            step_fn, case, pieces.gpt_forward, params, batch, opt)
+        out.append((loss, {k: t.detach().clone() for k, t in tensors.items()}))
+    return out
 
 
 def check_training_step(fn, lang: str | None = None, *, timeout=None):
     """fn(forward, params, ids (B, T + 1), optimizer) -> the batch's loss (a 0-d tensor), after one update:
     forward(params, ids[:, :-1]) scored by cross_entropy on ids[:, 1:] over the flattened logits, the gradients
-    zeroed, loss.backward(), optimizer.step() (training.step). Judged with SGD on a random decoder whose .grad
-    still holds the last step's gradients."""
+    zeroed (before backward, or after step), loss.backward(), optimizer.step() (training.step). Judged with SGD on a
+    random decoder, two steps in a row on each batch."""
     from . import training
 
     def body():
@@ -624,31 +628,33 @@ def check_training_step(fn, lang: str | None = None, *, timeout=None):
         dec = pieces.torch_params(_random_decoder(11, v=13, d=16, h=4, n_layers=2, f=24, t_max=12))
         flat = {k: v.detach() for k, v in pieces.flat_tensors(dec).items()}
         rng = np.random.default_rng(12)
-        gen = torch.Generator().manual_seed(13)
-        stale = {k: torch.randn(v.shape, generator=gen, dtype=v.dtype) for k, v in flat.items()}
-        cases = [(msg("nb13.case.step", b=3, t=8), torch.as_tensor(rng.integers(0, 13, (3, 9)))),
-                 (msg("nb13.case.step", b=5, t=11), torch.as_tensor(rng.integers(0, 13, (5, 12))))]
+        batches = [((3, 8), torch.as_tensor(rng.integers(0, 13, (3, 9)))),
+                   ((5, 11), torch.as_tensor(rng.integers(0, 13, (5, 12))))]
         worst = 0.0
-        for case, ids in cases:
-            want_loss, want = _run_step(training.step, flat, dec.n_heads, stale, ids)
-            got_loss, got = _run_step(fn, flat, dec.n_heads, stale, ids, case)
-            if not isinstance(got_loss, torch.Tensor) or got_loss.ndim != 0:
-                got = type(got_loss).__name__ + ("" if not isinstance(got_loss, torch.Tensor)
-                                                 else f" of shape {tuple(got_loss.shape)}")
-                raise Fail("nb13.step.not_loss", got=got, case=case)
-            wrong = [(key, _run_step(step, flat, dec.n_heads, stale, ids)) for key, step in _wrong_steps()]
-            g, w = float(got_loss.detach()), float(want_loss.detach())
-            if abs(g - w) > 1e-9:
-                for key, (loss, _) in wrong:
-                    if abs(g - float(loss.detach())) <= 1e-9 and abs(float(loss.detach()) - w) > 1e-9:
-                        raise Fail(key, case=case)
-                raise Fail("nb13.step.loss_wrong", got=f"{g:.6f}", expected=f"{w:.6f}", case=case)
-            d = max(_diff(got[k], want[k]) for k in want)
-            if d > 1e-9:
-                for key, (_, after) in wrong:
-                    if max(_diff(got[k], after[k]) for k in after) <= 1e-9:
-                        raise Fail(key, case=case)
-                raise Fail("nb13.step.params_wrong", diff=f"{d:.2e}", case=case)
-            worst = max(worst, abs(g - w), d)
-        return msg("nb13.step.ok", n=len(cases), diff=f"{worst:.1e}")
+        for (b, t), ids in batches:
+            cases = (msg("nb13.case.step", b=b, t=t), msg("nb13.case.step_again", b=b, t=t))
+            want = _run_steps(training.step, flat, dec.n_heads, ids)
+            got = _run_steps(fn, flat, dec.n_heads, ids, cases)
+            wrong = [(key, _run_steps(step, flat, dec.n_heads, ids)) for key, step in _wrong_steps()]
+            for i, case in enumerate(cases):
+                (got_loss, got_after), (want_loss, want_after) = got[i], want[i]
+                if not isinstance(got_loss, torch.Tensor) or got_loss.ndim != 0:
+                    kind = type(got_loss).__name__ + ("" if not isinstance(got_loss, torch.Tensor)
+                                                      else f" of shape {tuple(got_loss.shape)}")
+                    raise Fail("nb13.step.not_loss", got=kind, case=case)
+                g, w = float(got_loss.detach()), float(want_loss.detach())
+                if abs(g - w) > 1e-9:
+                    for key, runs in wrong:
+                        loss = float(runs[i][0].detach())
+                        if abs(g - loss) <= 1e-9 and abs(loss - w) > 1e-9:
+                            raise Fail(key, case=case)
+                    raise Fail("nb13.step.loss_wrong", got=f"{g:.6f}", expected=f"{w:.6f}", case=case)
+                d = max(_diff(got_after[k], want_after[k]) for k in want_after)
+                if d > 1e-9:
+                    for key, runs in wrong:
+                        if max(_diff(got_after[k], runs[i][1][k]) for k in got_after) <= 1e-9:
+                            raise Fail(key, case=case)
+                    raise Fail("nb13.step.params_wrong", diff=f"{d:.2e}", case=case)
+                worst = max(worst, abs(g - w), d)
+        return msg("nb13.step.ok", n=2 * len(batches), diff=f"{worst:.1e}")
     return _run("check_training_step", None, body, lang, timeout, fn)
