@@ -264,7 +264,7 @@ CASES = {
         (lambda *a: str(similarity_good(*a)), "expected one number"),
     ]),
     "check_split_heads": (split_good, [
-        (lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h), "without the transpose"),
+        (lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h), "straight to (H, T, Dh)"),
         (lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h), ".swapaxes(-2, -3)"),
         (lambda x, h: np.moveaxis(x.reshape(*x.shape[:-1], x.shape[-1] // h, h), -1, -3), "contiguous block"),
         (lambda x, h: x.reshape(x.shape[0], h, x.shape[1] // h).swapaxes(0, 1), "not on a batch"),
