@@ -24,13 +24,13 @@
 #   $10^{-8}$, and generation with a KV cache whose greedy output equals recomputing everything;
 # - train the model you wrote with your own training step, and judge a validation loss against a bigram baseline;
 # - find a previous-token head and an induction head in your own trained model, at every position of its context;
-# - ablate its heads four ways, reporting the method beside each number, patch one through a hook point by hand, and
+# - ablate its heads four ways, reporting the method beside each number, read and run one activation patch through a hook point, and
 #   say what each measurement shows.
 #
 # **What you should know first:** the block and the decoder as notebook 12 shows them
 # ([12 · Attention inside a trained Transformer](12_trained_transformer.ipynb)), multi-head attention
 # ([06 · Multi-head attention](06_multi_head_attention.ipynb)) and the KV cache
-# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 140 minutes.*
+# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 160 minutes.*
 
 # %% [markdown] lang="zh"
 # # 13 · 亲手搭一个 GPT
@@ -42,14 +42,14 @@
 #
 # **学完本节，你将能够**
 # - 按字符给文本分词，手工做几次字节对合并（byte-pair merge），并说明为什么上下文窗口是按 token 计数的；
-# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈网络、pre-LN Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
+# - 写出与库里结果相差不超过 $10^{-8}$ 的层归一化、前馈网络、前置层归一化（pre-LN）Transformer 块和 GPT 前向计算，以及带 KV 缓存的生成，
 #   其贪心输出与每步全部重算完全相同；
 # - 用你自己写的训练步训练你写的模型，并以二元模型（bigram）为基线评价验证集损失；
 # - 在你自己训练的模型里，在上下文的每一个位置上找到“前一个 token”头和 induction head；
-# - 用四种方法消融它的头，每个数旁边写明方法；亲手通过钩子点做一次激活修补，并说出每种测量说明了什么。
+# - 用四种方法消融它的头，每个数旁边写明方法；读懂并运行一次经过钩子点的激活修补，并说出每种测量说明了什么。
 #
 # **需要的基础**：12 节讲的 Transformer 块和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
-# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。*约 140 分钟。*
+# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。*约 160 分钟。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版本的语言："en" 或 "zh"
@@ -77,6 +77,9 @@ text = corpus.load_corpus()     # [en] the course's own prose, both languages (p
 chars = corpus.vocabulary(text)  # [en] every character of both languages, sorted [zh] 两种语言的所有字符，已排序
 stoi = {c: i for i, c in enumerate(chars)}  # [en] character -> id [zh] 字符 -> id
 print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh']:,} Chinese characters, {len(chars)} distinct characters[zh]课程文字：英文 {text['chars']['en']:,} 个字符，中文 {text['chars']['zh']:,} 个字符，共 {len(chars)} 种不同的字符")
+kinds = {lang: set(text[lang]) for lang in ("en", "zh")}   # [en] the distinct characters of each language [zh] 每种语言用到的字符
+han = sum("\u4e00" <= c <= "\u9fff" for c in kinds["zh"])
+print(f"[en]distinct characters: English {len(kinds['en'])}, Chinese {len(kinds['zh'])} ({len(kinds['zh']) / len(kinds['en']):.1f} times as many; {han:,} of them Chinese characters)[zh]用到的字符：英文 {len(kinds['en'])} 种，中文 {len(kinds['zh'])} 种（是英文的 {len(kinds['zh']) / len(kinds['en']):.1f} 倍，其中汉字 {han:,} 种）")
 
 # %% [markdown] lang="en"
 # ## Tokens: the course's own text
@@ -84,8 +87,8 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # A language model reads numbers, not letters. The simplest tokenizer gives every character an id: the vocabulary is the
 # list of characters that occur, `chars`, and `stoi` maps a character to its position there. The text here is this
 # course's own prose, the markdown of all its notebooks in both languages, exported into the package by a build step
-# (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). About 1,100 of its distinct
-# characters are Chinese: a character tokenizer needs a big vocabulary for Chinese and a small one for English.
+# (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). Over a thousand of its distinct
+# characters are Chinese (counted below): a character tokenizer needs a big vocabulary for Chinese and a small one for English.
 #
 # **Exercise 1 · ★☆☆ · about 5 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`,
 # the text back. A character that is not in the vocabulary must raise an error that names it: a tokenizer that drops it
@@ -97,7 +100,7 @@ print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh'
 # 语言模型读的是数字，不是文字。最简单的分词器给每个字符一个 id：词表就是出现过的字符组成的列表 `chars`，`stoi` 把一个字符映射到它在
 # 列表里的位置。这里用的文字是本课程自己的讲解，也就是各节的中英文 markdown，由一个构建步骤导出到包里
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它）。
-# 其中大约 1,100 种不同的字符是汉字：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
+# 其中一千多种不同的字符是汉字（下面数了出来）：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
 # **练习 1 · ★☆☆ · 约 5 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
 # 指明该字符的错误：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
@@ -142,7 +145,7 @@ checks.check_tokenizer(encode, decode)
 #     out = []
 #     for i, c in enumerate(text):
 #         if c not in stoi:
-#             raise ValueError(f"unknown character {c!r} at index {i}")  # 指明是哪个字符
+#             raise ValueError(f"未知字符 {c!r}（位置 {i}）")  # 指明是哪个字符
 #         out.append(stoi[c])
 #     return out
 #
@@ -381,7 +384,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 #
 # **练习 5 · ★★☆ · 约 10 分钟**
 #
-# 和 GPT-2 一样用 pre-LN：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
+# 和 GPT-2 一样用前置层归一化（pre-LN）：先 $x \leftarrow x + \text{MHA}(\text{LN}_1(x))$，再 $x \leftarrow x + \text{FFN}(\text{LN}_2(x))$。
 # 层归一化和前馈网络请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
 # 中间的多头注意力就是 06 节的那个，配上 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
 # `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加掩码、
@@ -642,7 +645,7 @@ print(parts.report())
 # %% [markdown] lang="zh"
 # ## 它就是那个模型
 #
-# 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它能运行在别处训练出来的模型。把 12 节训练好的 induction 模型装进去
+# 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它也能运行别处训练出来的模型。把 12 节训练好的 induction 模型装进去
 # （float32 张量），在 12 节那 200 条新的重复随机序列上运行，再与库里的 NumPy 前向计算比较：logits 和每一张注意力图应当相差不超过约 $10^{-5}$
 # （这是 float32 的舍入误差），各个头也应当给出同样的“前一个 token”得分和 induction 得分（用 12 节的 `previous_token_score` 和
 # `induction_score` 来量）。这里的“同样”是与库算出的注意力图在这批序列上比；12 节自己的头得分表是在重复片段位置随机的序列上量的，
@@ -697,7 +700,7 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 # `zero_grad`, no update. Once it passes, the two runs below train with your step.
 
 # %% [markdown] lang="zh"
-# 这里没有什么是 12 节的模型特有的：同样的代码可以运行任何这种形状的解码器，GPT-2 也不例外。
+# 这段代码并不专为 12 节的模型而写：任何这种结构的解码器都能运行，GPT-2 也不例外。
 #
 # ## 训练它
 #
@@ -854,7 +857,7 @@ for lang in corpus.LANGS:
 # no step is spent learning that spaces and *e* are common:
 
 # %% [markdown] lang="zh"
-# 有一个选择让短短的训练就够用：输出偏置 $b_{out}$ 不从 0 开始，而是从每个字符在训练文字里的对数频率开始（`training.unigram_bias`）。
+# 几百步的训练之所以够用，靠的是一个小设计：输出偏置 $b_{out}$ 不从 0 开始，而是从每个字符在训练文字里的对数频率开始（`training.unigram_bias`）。
 # 这样，还没训练的模型就已经像一元模型（unigram）那样预测，不必花好些步去学“空格和‘的’很常见”：
 
 # %%
@@ -894,27 +897,30 @@ for lang, r in losses.items():
 
 # %% [markdown] lang="en"
 # Perplexity is $e^{\text{loss}}$: the number of characters the model is, on average, as unsure between as a uniform
-# guess would be. Chinese stays far higher than English in both models: its vocabulary is more than ten times larger
-# and the model read half as many Chinese characters.
+# guess would be. Chinese stays far higher than English in both models: it uses about six times as many distinct characters
+# as English (counted at the start) and the model read half as many Chinese characters.
 #
 # ## Let it write
 #
 # Samples of 200 characters from your text model, with your `generate` (or the library's until yours passes), from an
 # English and a Chinese prompt. The context holds only 64 characters, so `experiments.write` calls `generate` until the
-# context is full and then starts it again from the last 32 characters, as nanoGPT crops its input. The temperature divides the logits before the softmax: at 0.5 every probability is
+# context is full and then starts it again from the last 32 characters. (nanoGPT instead crops
+# its input to the last 64 tokens at every step and recomputes; restarting from the last half once lets the KV cache be
+# reused.) The temperature divides the logits before the softmax: at 0.5 every probability is
 # squared and renormalised, so likely characters get likelier and rare ones rarer, but the model still samples (only a
 # temperature near 0 is greedy); at 1.0 it samples from what it learned, mistakes included. Below each sample, how much
 # of it is made of the training text's own pieces: the share of its English words that occur in the text, the share of
 # its pairs of adjacent Chinese characters that do (counted only when there are at least 20 of them).
 
 # %% [markdown] lang="zh"
-# 困惑度是 $e^{\text{损失}}$：模型平均来说就像在这么多个字符之间均匀地拿不定主意。两个模型的中文困惑度都比英文高得多：中文的词表大了十倍以上，
+# 困惑度是 $e^{\text{损失}}$：模型平均来说就像在这么多个字符之间均匀地拿不定主意。两个模型的中文困惑度都比英文高得多：中文用到的字符种数约是英文的六倍（开头数过），
 # 模型读到的汉字又只有英文字符的一半。
 #
 # ## 让它写
 #
 # 用你训练的文字模型生成 200 个字符，用的是你的 `generate`（通过检查之前用库里的），分别从一个英文提示词和一个中文提示词出发。
-# 上下文只能放 64 个字符，所以 `experiments.write` 一直调用 `generate` 直到上下文写满，再从最后 32 个字符重新开始，和 nanoGPT 截断输入的做法一样。
+# 上下文只能放 64 个字符，所以 `experiments.write` 一直调用 `generate` 直到上下文写满，再从最后 32 个字符重新开始。
+# （nanoGPT 的做法不同：它每一步都只保留最后 64 个 token，重新计算；这里写满以后才截断一次、留下一半，是为了复用 KV 缓存。）
 # 温度是在 softmax 之前除 logits 的那个数：温度 0.5 相当于把每个概率平方后再归一化，常见的字符更常见，少见的更少见，但模型仍然在抽样
 # （只有温度接近 0 时才是贪心地挑最可能的）；温度 1.0 时，它按学到的分布抽样，错误也一并抽出来。每个样本下面量一下它有多少是训练文字里现成的片段：
 # 英文看它写出的单词有多少出现在文字里，中文看相邻两个汉字组成的字对有多少出现过（至少有 20 个时才算比例）。
@@ -951,21 +957,23 @@ for prompt, lang in (("The attention weights ", "en"), ("注意力权重", "zh")
 # %% [markdown] lang="en"
 # ### A longer run that writes words
 #
-# Thirty seconds buy spelling. How much longer to get words? nanoGPT's recipe for character-level Shakespeare on a
+# A short live run buys spelling. How much longer to get words? nanoGPT's recipe for character-level Shakespeare on a
 # laptop CPU (4 layers × 4 heads, $d_{model} = 128$, context 64, batches of 12, 2,000 steps, about three minutes) reaches
-# a validation loss near 1.88 nats per character and writes word-like lines. The same recipe on the course text is
-# `training.CONFIGS["text_long"]`; `make train` trained it once (seed 1) and ships it, so the cell below loads that
-# model. Set `LONG_RUN = True` to train it here instead, with your pieces and your training step (a few minutes on two
-# cores; the progress bar says how long). Below it: the validation loss in each language, and samples at temperature
+# a validation loss near 1.88 nats per character and writes word-like lines. The same model on the course text, trained
+# for 1,200 steps at a learning rate of $3 \times 10^{-3}$ instead of 2,000 at $10^{-3}$ (a different text, so compare the
+# samples, not the losses), is `training.CONFIGS["text_long"]`; `make train` trained it once (seed 1) and ships it, so the cell below loads that
+# model. Set `LONG_RUN = True` to train it here instead, with your pieces and your training step (a few minutes on one
+# thread; the progress bar says how long). Below it: the validation loss in each language, and samples at temperature
 # 0.8 with the share of real words (words that occur in the training text).
 
 # %% [markdown] lang="zh"
 # ### 多训练一会儿，写出单词
 #
-# 训练 30 秒换来的是拼写。要写出单词，得训练多久？nanoGPT 在笔记本电脑 CPU 上训练字符级莎士比亚的配方（4 层、每层 4 个头，
+# 短短的现场训练换来的是拼写。要写出单词，得训练多久？nanoGPT 在笔记本电脑 CPU 上训练字符级莎士比亚的配方（4 层、每层 4 个头，
 # $d_{model} = 128$，上下文 64，每批 12 个窗口，2,000 步，大约 3 分钟）能把验证集损失降到每个字符约 1.88 纳特，写出像单词的句子。
-# 同样的配方用在课程文字上，就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随包提供，所以下面的单元格直接载入它。
-# 把 `LONG_RUN` 改成 `True`，就会在这里用你的零件和你的训练步重新训练（两个核上要几分钟，进度条会显示还要多久）。
+# 同样规模的模型用在课程文字上，训练 1,200 步、学习率 $3\times10^{-3}$（nanoGPT 是 2,000 步、$10^{-3}$；文字也不同，所以比样本，不比损失），
+# 就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随包提供，所以下面的单元格直接载入它。
+# 把 `LONG_RUN` 改成 `True`，就会在这里用你的零件和你的训练步重新训练（单线程要几分钟，进度条会显示还要多久）。
 # 下面给出每种语言的验证集损失，以及温度 0.8 下的样本，并统计其中真实单词（在训练文字里出现过的单词）的比例。
 
 # %%
@@ -975,7 +983,7 @@ if LONG_RUN:
                             data=data, metrics=False, progress=training.Progress("[en]longer run[zh]更长的训练"))
     long_model, long_data = training.to_model(long_run), data
 else:
-    long_model = training.load_run("text")                        # [en] the same recipe, trained by make train [zh] 同一配方，由 make train 训练
+    long_model = training.load_run("text")                        # [en] the same model, trained by make train [zh] 同一个模型，由 make train 训练
     long_data = training.TextData(training.run_corpus(long_model), chars=long_model.vocab)   # [en] the text it was trained on [zh] 它训练时读的文字
 cfg_long = long_model.manifest["config"]
 print(f"[en]{cfg_long['n_layers']} layers x {cfg_long['n_heads']} heads, d_model {cfg_long['d_model']}, context {cfg_long['max_len']}, {long_model.manifest['steps']} steps[zh]{cfg_long['n_layers']} 层 × {cfg_long['n_heads']} 个头，d_model {cfg_long['d_model']}，上下文 {cfg_long['max_len']}，{long_model.manifest['steps']} 步")
@@ -1016,7 +1024,7 @@ print(f"[en]its memory: {pieces.cache_bytes(cache):,} bytes for 64 tokens, noteb
 # First the head picker: each head's attention on a repeated sequence, with its scores.
 
 # %% [markdown] lang="zh"
-# ## 看看你的模型里面
+# ## 看看你的模型内部
 #
 # 你的 induction 模型和 12 节的模型是同一类，所以 12 节的工具能通过同样的钩子点读它。先看头选择器：每个头在一条重复序列上的注意力，以及它的得分。
 
@@ -1055,27 +1063,44 @@ print(f"{'':8}" + "".join(f"{name:>12}" for name in ways.values()))
 for r in rows[1:]:
     print(f"{r['ablated']:8}" + "".join(f"{r[w] - base_loss:>+12.2f}" for w in ways))
 costly = max(rows[1:], key=lambda r: r["mean_by_position"])
+helps = [r["ablated"] for r in rows[1:] if r["zero"] < base_loss]
+print(f"[en]zeroing lowers the loss for: {', '.join(helps) or '—'}[zh]置零后损失反而降低的头：{'、'.join(helps) or '—'}")
 print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the change with that method. By the mean at each position the costliest head is {costly['ablated']} (+{costly['mean_by_position'] - base_loss:.2f} nats; zeroed +{costly['zero'] - base_loss:.2f}, one mean +{costly['mean'] - base_loss:.2f}).[zh]完整模型在重复片段上的损失是 {base_loss:.2f} 纳特，每一列是用该方法消融后的变化。按各位置的均值，代价最大的是 {costly['ablated']}（+{costly['mean_by_position'] - base_loss:.2f} 纳特；置零 +{costly['zero'] - base_loss:.2f}，一个均值 +{costly['mean'] - base_loss:.2f}）。")
 
 # %% [markdown] lang="en"
-# **Patching, by hand.** Ablation asks what breaks without a head; activation patching asks which head *carries* a piece
+# Read this table beside the patching that follows. The layer-1 head that costs most by the mean at each position is the
+# head that carries the copy, and patching singles it out as well. Layer 0's four heads share the previous-token job
+# (their scores above), so switching one off costs something by every method, and patching any one of them alone brings
+# back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when patched:
+# its average output at the repeat pushed the wrong way. And here the mean at each position charges more than zeroing
+# for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
+# goes beside its method.
+
+# %% [markdown] lang="zh"
+# 读这张表时，要和后面的激活修补对照着看。按各位置的均值代价最大的第 1 层的头，正是负责复制的那个头，激活修补也会把它挑出来。
+# 第 0 层的四个头分担着“前一个 token”的活（见上面的得分），所以关掉哪一个，用哪种方法都要付出一些代价，而单独修补其中任何一个都找不回多少。
+# 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回：它在重复片段上的平均输出本来就在往错误的方向推。
+# 另外，这里对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
+
+# %% [markdown] lang="en"
+# **Patching, step by step.** Ablation asks what breaks without a head; activation patching asks which head *carries* a piece
 # of information. Take a clean sequence (11 letters, then the same 11 again) and a corrupted twin in which letter 4 of
-# the first copy is replaced by one that occurs nowhere else. At letter 4 of the second copy, the clean model finds the
+# the first copy (counting from 0) is replaced by one that occurs nowhere else. At letter 4 of the second copy, the clean model finds the
 # earlier occurrence and predicts letter 5; the corrupted one cannot. Now run the corrupted sequence, but put back one
 # head's clean output through its hook point `blocks.1.attn.hook_z`: if log P of the right letter comes back, that head
 # carries the copy. The hook is a function of the activation and its name that returns the replacement.
 
 # %% [markdown] lang="zh"
-# **亲手做激活修补**。消融问的是“少了这个头，什么会坏”；激活修补（activation patching）问的是“哪个头*携带*了某条信息”。
-# 取一条干净的序列（11 个字母，再重复一遍），再做一条被破坏的孪生序列：把第一遍的第 4 个字母换成别处都没有的字母。
-# 在第二遍的第 4 个字母处，干净的模型能找到前一次出现，预测出第 5 个字母；被破坏的模型做不到。现在运行被破坏的序列，
+# **一步步看激活修补**。消融问的是“少了这个头，什么会坏”；激活修补（activation patching）问的是“哪个头*携带*了某条信息”。
+# 取一条干净的序列（11 个字母，再重复一遍），再做一条被破坏的孪生序列：把第一遍位置 4 上的字母（从 0 数起）换成别处都没有的字母。
+# 在第二遍的位置 4（整条序列的位置 15）上，干净的模型能找到前一次出现，预测出位置 5 上的字母；被破坏的模型做不到。现在运行被破坏的序列，
 # 但通过钩子点 `blocks.1.attn.hook_z` 把某一个头的干净输出放回去：如果正确字母的 log P 回来了，复制就是这个头携带的。
 # 钩子是一个函数，参数是激活值和钩子点的名字，返回替换后的值。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (measures the live run)
-clean, corrupted = nb12.patching_pairs()          # [en] (200, 22) each; letter 4 of the first copy differs [zh] 各 (200, 22)；只有第一遍的第 4 个字母不同
+clean, corrupted = nb12.patching_pairs()          # [en] (200, 22) each; letter 4 of the first copy differs [zh] 各 (200, 22)；只有第一遍位置 4 上的字母不同
 query, right = 11 + 4, clean[:, 5]                # [en] the query in the second copy, and the letter it should predict [zh] 第二遍里的 Query，以及它该预测的字母
 name = "blocks.1.attn.hook_z"                     # [en] (N, H, T, Dh): each head's output before W_O [zh] (N, H, T, Dh)：每个头在 W_O 之前的输出
 _, clean_cache = mine_ind.hooked.run_with_cache(clean, [name])
@@ -1136,12 +1161,12 @@ nb12_widgets.intervention_widget(mine_ind)
 # %% [markdown] lang="zh"
 # ## 你的代码能运行 GPT-2
 #
-# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的 pre-LN Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
+# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的前置层归一化 Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的分词器（tokenizer），两者都在能联网的机器上保存：
 # `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` 和
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`。所以默认是关闭的：把
-# `ONLINE = True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，这个单元格用 Hugging Face 的 `transformers`
+# `ONLINE` 设为 `True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，这个单元格用 Hugging Face 的 `transformers`
 # 在本机建一个权重随机的小 GPT-2（层归一化和偏置也随机化），用 `ac.load_gpt2` 载入，再把你的 `gpt_forward` 和库里的 NumPy 前向计算
 # 与 Hugging Face 自己的前向计算比一比。
 
@@ -1237,7 +1262,7 @@ for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token�
     print(f"[en]your {label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} over the positions[zh]你的{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，各位置中最低 {b['min']:.2f}")
 for lang, r in losses.items():
     print(f"[en]{LANG_NAME[lang]}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f}[zh]{LANG_NAME[lang]}：困惑度 {r['perplexity']:.1f}，二元模型为 {r['bigram_perplexity']:.1f}")
-print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {live_text['seconds']:.0f} s (text)[zh]你的两次训练：{live_ind['seconds']:.0f} 秒（induction）和 {live_text['seconds']:.0f} 秒（文字）")
+print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {live_text['seconds']:.0f} s (text)[zh]你的两次训练：{live_ind['seconds']:.0f} 秒（重复字母）和 {live_text['seconds']:.0f} 秒（文字）")
 
 # %% [markdown] lang="en"
 # - **Tokens.** One token per character over the course's own prose; byte-pair merges pack frequent pairs into single
@@ -1250,11 +1275,12 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 #   the numbers vary with the seed; the shipped induction run is the same recipe on another seed, and the shipped text
 #   run the longer recipe, whose English samples are mostly real words.
 # - **You looked inside.** Scores at every position, ablation four ways (the method beside each number), activation patching
-#   through a hook point written by hand, and direct logit attribution: the researcher's first tools, on your own model.
+#   through a hook point, step by step, and direct logit attribution: the researcher's first tools, on your own model.
 #
 # **Limits.** Two layers and a few hundred steps: the live text model spells; the longer run writes words, not yet sense. A run on another seed can
 # spread the previous-token job over two heads, or take longer to leave the plateau; the fallback above loads the
-# shipped model. The live runs are sized to finish in about a minute on two CPU cores.
+# shipped model. The live runs are sized to finish in a minute or two on one CPU
+# thread; wall time grows with the machine's load.
 #
 # **Where next.** This is the end of the course. Karpathy's *Let's build GPT* and nanoGPT scale the same model up;
 # ARENA's interpretability chapters and TransformerLens go further with the tools of the last section. To review the
@@ -1262,15 +1288,15 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 
 # %% [markdown] lang="zh"
 # - **Token**。在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
-# - **零件**。层归一化、前馈网络、pre-LN Transformer 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过 $10^{-8}$；
+# - **零件**。层归一化、前馈网络、前置层归一化的 Transformer 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过 $10^{-8}$；
 #   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
 # - **它就是那个模型**。12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
 # - **你训练了它**。你的零件和你的 `training_step` 在重复字母上长出了“前一个 token”头和 induction head；在课程文字上，两种语言的困惑度都低于二元模型。
 #   头和数字都随种子而变；随包的 induction 模型是同样的方案、另一个种子，随包的文字模型用的是更长的配方，它写出的英文大多是真实的单词。
-# - **你看了它的里面**。每个位置上的得分、四种消融（每个数旁边都写明方法）、亲手通过钩子点做的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
+# - **你打开它看了看**。每个位置上的得分、四种消融（每个数旁边都写明方法）、经过钩子点的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
 # **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者要更久才离开平台；上面的后备办法会载入随包的模型。
-# 现场训练的规模定在两个 CPU 核上一分钟左右跑完。
+# 现场训练的规模定在单线程一两分钟之内跑完；机器越忙，实际耗时越长。
 #
 # **接下来**。课程到这里就结束了。Karpathy 的 *Let's build GPT* 和 nanoGPT 把同一个模型放大；ARENA 的可解释性章节和 TransformerLens
 # 把上一部分的工具用得更深。复习机制请回到 [11 · 总复习](11_review.ipynb)；训练好的模型见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)。
