@@ -188,7 +188,8 @@ def write(generate_fn, ids, n_new: int, *, context: int, temperature: float = 1.
     while len(out) - len(ids) < n_new:
         window = out[-(context // 2):] if len(out) >= context // 2 and call else out[-(context - 1):]
         room = min(context - len(window), n_new - (len(out) - len(ids)))
-        got = [int(i) for i in generate_fn(window, room, temperature=temperature, top_k=top_k, seed=_call_seed(seed, call))]
+        got = generate_fn(window, room, temperature=temperature, top_k=top_k, seed=_call_seed(seed, call))
+        got = [int(i) for i in got]
         if len(got) != len(window) + room or got[:len(window)] != window:   # never loop on a short answer
             raise ValueError(f"generate_fn: asked for the window of {len(window)} tokens followed by {room} new "
                              f"one(s), got {len(got)} ids" + ("" if got[:len(window)] == window else

@@ -171,7 +171,7 @@ def test_neighbouring_seeds_share_no_call_seed():
     for seed in range(20):
         calls = []
 
-        def gen(window, room, **kw):
+        def gen(window, room, calls=calls, **kw):
             calls.append(kw["seed"])
             return _fake_generate(window, room, **kw)
         write(gen, [1, 2, 3], 30, context=8, seed=seed)
