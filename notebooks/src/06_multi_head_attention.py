@@ -137,13 +137,13 @@ print("[en]same as ac.multi_head_attention:[zh]与 ac.multi_head_attention 的�
 # work to the library's one attention layer, `hooked.attention`, the same function the trained models of notebooks 12
 # and 13 run. Its lines are the five steps above (`merge_heads(z) @ w["w_o"]` is step 5). Three extras can be skipped
 # for now: `hook(...)` marks the points where notebook 12 reads or replaces an intermediate result (here they hand the
-# value straight back), `past` is the KV cache of notebook 09, and `fused_attention` is a kernel that never stores the
+# value straight back), `past` is the KV cache of notebook 04 (its size is measured in 09), and `fused_attention` is a kernel that never stores the
 # weights (notebook 10), used only when nobody asks for them:
 
 # %% [markdown] lang="zh"
 # 每个头都有自己的 $(T, T)$ 权重，这一层把它们一起返回，形状是 $(B, H, T_q, T_k)$。`ac.multi_head_attention` 把计算交给库里唯一的注意力层
 # `hooked.attention`，12、13 节训练好的模型运行的也是这个函数。它的各行就是上面五步，`merge_heads(z) @ w["w_o"]` 是第 5 步。
-# 另外三处暂时可以跳过：`hook(...)` 标出 12 节读取或替换中间结果的位置，这里原样交回；`past` 是 09 节的 KV 缓存；
+# 另外三处暂时可以跳过：`hook(...)` 标出 12 节读取或替换中间结果的位置，这里原样交回；`past` 是 04 节的 KV 缓存（09 节量它的大小）；
 # `fused_attention` 是从不存下权重的内核（10 节），只在没有人要权重时才用：
 
 # %%
@@ -486,7 +486,7 @@ for h in (1, 2, 3, 4, 6, 12, 48):
 try:
     ac.init_multihead(48, 5)
 except ValueError as err:
-    print("h = 5:", type(err).__name__ + ":", err)    # [en] the library refuses, in its own words [zh] 库会拒绝，报错信息是库自己的原话
+    print(f"[en]h = 5: {type(err).__name__}: {err}[zh]h = 5：ValueError，库拒绝了这个设置")    # [en] the library refuses, in its own words [zh] 库会拒绝这个设置
     print(f"[en]       in plain words: 48 = 5 × {48 // 5} + {48 % 5}, so 5 heads cannot share d_model = 48 equally[zh]       意思是：48 = 5 × {48 // 5} + {48 % 5}，48 维的 d_model 没法平均分给 5 个头")
 
 # %% [markdown] lang="en"
@@ -587,14 +587,14 @@ published.head_table()
 # %% [markdown] lang="en"
 # Every row keeps $d_k$ at 64 or 128: from 8 heads in the original Transformer to 96 in GPT-3. Two rows have fewer
 # **KV heads** than heads: in grouped-query attention several query heads share one key/value head, which shrinks the
-# KV cache (taught in notebook 09) by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial says it is
+# KV cache (notebook 04; its size is measured in 09) by the ratio (8 of 64 for Llama-2-70B). And GPT-4? The tutorial says it is
 # *rumoured* to have 128 heads; OpenAI has not published its architecture, so the table holds only published numbers.
 #
 # ### Self-test (Q3)
 
 # %% [markdown] lang="zh"
 # 每一行的 $d_k$ 都是 64 或 128，从原始 Transformer 的 8 个头到 GPT-3 的 96 个头。有两行的 **KV 头数**少于头数：在分组 Query 注意力里，
-# 几个 Query 头共用一个 Key/Value 头，KV 缓存（09 节）因此按这个比例缩小，Llama-2-70B 是 64 个头共用 8 个 KV 头。那 GPT-4 呢？
+# 几个 Query 头共用一个 Key/Value 头，KV 缓存（04 节；09 节量它的大小）因此按这个比例缩小，Llama-2-70B 是 64 个头共用 8 个 KV 头。那 GPT-4 呢？
 # 原教程说它“据传有 128 个注意力头”。OpenAI 没有公开 GPT-4 的架构，所以表里只列出公开发表的数字。
 #
 # ### 自测题（Q3）

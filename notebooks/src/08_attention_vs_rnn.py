@@ -65,7 +65,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # meets the key of word 1 directly, and word 1's value is mixed in with the resulting weight. Whatever the distance, it
 # is **one** step.
 #
-# Here is the whole RNN of this course (`attention_core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. So
+# Here is the whole RNN of this course (`attention_core.core.rnn`). The loop is the point: step $t$ needs $h_{t-1}$. So
 # `path_length` below is a definition (the distance for a recurrent layer, 1 for attention); what the long path
 # **costs** is measured next. (As in every notebook, the library's functions are printed without their docstrings.)
 
@@ -76,7 +76,7 @@ np.set_printoptions(precision=3, suppress=True)  # [en] arrays print with 3 deci
 # 维护一份不断更新的摘要，即隐藏状态 $h_t$。第 1 个词只能作为摘要的一部分**接力**传下去，要接力 19 次，每次都是有损的变换。
 # 注意力不接力：第 20 个词的 Query 直接和第 1 个词的 Key 比较，再按得到的权重把第 1 个词的 Value 混进来。无论相隔多远，都只要**一步**。
 #
-# 下面是本课程的整个 RNN（`attention_core.rnn`）。关键在那个循环：第 $t$ 步需要 $h_{t-1}$。所以下面的 `path_length` 只是一个定义：
+# 下面是本课程的整个 RNN（`attention_core.core.rnn`）。关键在那个循环：第 $t$ 步需要 $h_{t-1}$。所以下面的 `path_length` 只是一个定义：
 # 循环层的跳数等于距离，注意力层为 1。长路径的**代价**接下来再测。（`h0` 缺省时为全零，由参数检查补上。）
 
 # %%

@@ -308,10 +308,10 @@ for full, part in zip(memory, blocked):
 
 # %% [markdown] lang="en"
 # From 2,048 tokens on, the blocked call holds one block of at most 4 MiB plus arrays of $n \times 64$ numbers: its
-# memory grows linearly. But every score is still computed, so its **time** keeps the $n^2$ slope:
+# memory grows linearly. But every score is still computed, so its **time** still grows as $n^2$ (single-core timings are noisy: the printed slope may fall short of 2 and the ratios jump around 4):
 
 # %% [markdown] lang="zh"
-# 从 2,048 个 token 起，分块调用只保留一块最多 4 MiB 的分数，外加几个 $n \times 64$ 的数组，内存变成线性增长。但每个分数照样要算，所以**时间**仍保持 $n^2$ 的斜率：
+# 从 2,048 个 token 起，分块调用只保留一块最多 4 MiB 的分数，外加几个 $n \times 64$ 的数组，内存变成线性增长。但每个分数照样要算，所以**时间**仍按 $n^2$ 增长（和上面一样，单核计时有噪声，打印的斜率可能不到 2，比值会在 4 倍上下跳动）：
 
 # %%
 # MEASUREMENT

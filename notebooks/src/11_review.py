@@ -462,7 +462,7 @@ Markdown(review.question_table(LANG))
 #
 # 原教程给出的阅读清单，以及每一篇能在本课程之外补上什么：
 #
-# - Vaswani et al.，[*Attention Is All You Need*](https://arxiv.org/abs/1706.03762)，NeurIPS 2017（原论文）。
+# - Vaswani 等，[*Attention Is All You Need*](https://arxiv.org/abs/1706.03762)，NeurIPS 2017（原论文）。
 #   重点读论文的 3.2 小节（缩放点积注意力与多头注意力；脚注 4 就是 02 节的方差推导）和第 4 部分（为什么用自注意力：08 节背后的复杂度与路径长度对比表）。
 # - Jay Alammar，[*The Illustrated Transformer*](https://jalammar.github.io/illustrated-transformer/)（图解经典）：
 #   用图一步步走完整个 Transformer 的编码器和解码器，是学完本课程后最自然的下一步。

@@ -275,7 +275,7 @@ widgets.head_picker_widget(induction)
 # ### The loss at every position
 #
 # A circuit that works only where training put the repeat is not the circuit of the definitions. So we place 6
-# letters and their repeat at several offsets in a 23-letter window and read, position by position, the loss of the
+# letters and their repeat at several offsets in the 23 letters the model reads at once (a training window has 24: the last is only the answer) and read, position by position, the loss of the
 # next letter, $-\log P(\text{right letter})$ in nats, with the accuracy beside it. Read the loss first: the accuracy
 # asks only whether the right letter ranks first. A uniform guess costs $\ln 26 \approx 3.26$ nats. Nothing announces
 # the first letter of the second copy; from its second letter on, an induction circuit can predict.
@@ -283,7 +283,7 @@ widgets.head_picker_widget(induction)
 # %% [markdown] lang="zh"
 # ### 每个位置上的损失
 #
-# 如果一个电路只在训练数据放置重复的那些位置上起作用，它就不是定义里说的那种电路。所以我们把 6 个字母和它们的重复放在 23 个字母窗口里的几个不同位置，
+# 如果一个电路只在训练数据放置重复的那些位置上起作用，它就不是定义里说的那种电路。所以我们把 6 个字母和它们的重复放在模型一次读入的 23 个字母里（训练窗口有 24 个字母，最后一个只用作答案）的几个不同位置，
 # 逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位是纳特（nat）：用自然对数计的损失单位），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
 # 均匀乱猜的损失是 $\ln 26 \approx 3.26$ 纳特。第二遍的第一个字母没有任何预告；从第二个字母起，induction 电路才能预测。
 
@@ -1190,9 +1190,9 @@ checks.check_induction_score(induction_score_first_try)
 
 # %%
 def induction_score(w, half):
-    """[en] w (T, T) weights of one head on `half` tokens repeated twice -> mean weight on key t - half + 1.
-    [zh] w：一个头在重复两遍的 `half` 个 token 上的 (T, T) 权重 -> Key t - half + 1 上的平均权重。"""
-    raise NotImplementedError("[en]average w[t, t - half + 1] over t = half .. 2 * half - 1[zh]对 t = half .. 2 * half - 1 求 w[t, t - half + 1] 的平均")
+    """[en] w (T, T) weights of one head on `half` tokens repeated twice -> its induction score (one number).
+    [zh] w：一个头在重复两遍的 `half` 个 token 上的 (T, T) 权重 -> 它的 induction 分数（一个数）。"""
+    raise NotImplementedError("[en]which key follows the earlier occurrence of query t's token?[zh]Query t 的 token 上一次出现之后，紧跟着的是哪个 Key？")
 
 checks.check_induction_score(induction_score)
 

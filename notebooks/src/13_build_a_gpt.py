@@ -932,10 +932,10 @@ p_text = pieces.torch_params(mine_text.params, dtype="float32")
 tok_text = corpus.CharTokenizer(mine_text.vocab)
 MIN_COUNTED = 20                                  # [en] a share of fewer words or pairs than this says nothing [zh] 单词或字对少于这个数时，比例说明不了什么
 print(parts.report())
-for prompt, lang in (("The attention weights ", "en"), ("注意力权重", "zh")):
+for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权重", "zh", 100)):   # [en] a seed per prompt: one seed for both made their samples share their random draws [zh] 每个开头一个种子：两个开头共用一个种子，样本就会共用同一串随机数
     for temperature in (0.5, 1.0):
         sample = tok_text.decode(experiments.write(parts.generate, p_text, tok_text.encode(prompt), 200,
-                                                   temperature=temperature))   # [en] past the context of 64: see below [zh] 超出 64 的上下文：见下文
+                                                   temperature=temperature, seed=seed))   # [en] past the context of 64: see below [zh] 超出 64 的上下文：见下文
         known = experiments.known_share(sample[len(prompt):], data.texts[lang], lang)
         print(f"[en]--- temperature {temperature} ---[zh]--- 温度 {temperature} ---")
         print(sample)
@@ -991,8 +991,8 @@ for lang, r in experiments.text_losses(long_model, long_data).items():
     print(f"[en]{LANG_NAME[lang]}: validation loss {r['loss']:.2f} nats per character (perplexity {r['perplexity']:.1f}; the bigram model's {r['bigram_perplexity']:.1f})[zh]{LANG_NAME[lang]}：验证集损失每个字符 {r['loss']:.2f} 纳特（困惑度 {r['perplexity']:.1f}；二元模型 {r['bigram_perplexity']:.1f}）")
 p_long = pieces.torch_params(long_model.params, dtype="float32")
 tok_long = corpus.CharTokenizer(long_model.vocab)
-for prompt, lang in (("The attention weights ", "en"), ("注意力权重", "zh")):
-    for seed in (0, 1):
+for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意力权重", "zh", (100, 101))):
+    for seed in seeds:
         sample = tok_long.decode(experiments.write(parts.generate, p_long, tok_long.encode(prompt), 240,
                                                    temperature=0.8, seed=seed))
         known = experiments.known_share(sample[len(prompt):], long_data.texts[lang], lang)

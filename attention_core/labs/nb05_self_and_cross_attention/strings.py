@@ -33,7 +33,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "context_lab.organisation": {"en": "organisation", "zh": "机构"},
     "context_lab.place": {"en": "place", "zh": "地点"},
     "context_lab.noun": {"en": "noun", "zh": "名词"},
-    "context_lab.ambiguous": {"en": "two-sided", "zh": "两面"},
+    "context_lab.ambiguous": {"en": "two-sided", "zh": "多义"},
     "context_lab.event": {"en": "event", "zh": "事件"},
     "context_lab.location": {"en": "location", "zh": "方位"},
     "context_lab.cos_embedding": {"en": "cos with the embedding", "zh": "与嵌入的余弦"},
