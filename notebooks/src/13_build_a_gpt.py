@@ -145,7 +145,7 @@ checks.check_tokenizer(encode, decode)
 #     out = []
 #     for i, c in enumerate(text):
 #         if c not in stoi:
-#             raise ValueError(f"未知字符 {c!r}（位置 {i}）")  # 指明是哪个字符
+#             raise ValueError(f"unknown character {c!r} at index {i}")
 #         out.append(stoi[c])
 #     return out
 #
