@@ -223,22 +223,10 @@ def quiz_notebooks() -> dict[str, str]:
 
 
 def _quiz(lang: str):
-    bank = json.loads(zh_text.QUIZ.read_text(encoding="utf-8"))
     owners = quiz_notebooks()
-
-    def walk(node, where):
-        if isinstance(node, dict):
-            if set(node) >= {"en", "zh"} and isinstance(node.get(lang), str):
-                yield where, node[lang]
-                return
-            for k, v in node.items():
-                yield from walk(v, f"{where}.{k}")
-        elif isinstance(node, list):
-            for i, v in enumerate(node):
-                yield from walk(v, f"{where}[{i}]")
-    for q in bank["questions"]:
-        for where, text in walk(q, f"quiz {q['id']}"):
-            yield Text(owners.get(q["id"], "--"), where, "quiz", zh_text.strip_code(text))
+    for where, text in zh_text.quiz_texts(lang):                  # where: "quiz <id>..."
+        qid = re.match(r"quiz ([^.\[]+)", where).group(1)
+        yield Text(owners.get(qid, "--"), where, "quiz", zh_text.strip_code(text))
 
 
 @cache
