@@ -20,6 +20,7 @@ transformers.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -82,7 +83,11 @@ def imports_of(path: Path) -> list[Import]:
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
-IMPORTS = [imp for path in MODULES for imp in imports_of(path)]
+
+
+@functools.cache     # parsed when a test first asks, not while every xdist worker collects the tests
+def package_imports() -> list[Import]:
+    return [imp for path in MODULES for imp in imports_of(path)]
 
 
 def layer(module: str) -> str:
@@ -114,36 +119,37 @@ def library_api(imp: Import) -> bool:
 def test_the_walk_sees_every_layer_and_lazy_imports():
     layers = {layer(module_name(p)) for p in MODULES}
     assert {"core", "backends", "teaching", "labs", "data"} <= layers
-    assert len(MODULES) > 40 and len(IMPORTS) > 300
-    assert any(imp.in_function for imp in IMPORTS)
+    assert len(MODULES) > 40 and len(package_imports()) > 300
+    assert any(imp.in_function for imp in package_imports())
     relative = imports_of(PACKAGE / "labs" / "nb04_masking" / "__init__.py")
     assert all(imp.target.startswith(("attention_core.", "__future__")) for imp in relative)
 
 
 def test_core_imports_only_numpy_the_standard_library_and_itself():
-    bad = [imp for imp in IMPORTS if layer(imp.module) == "core" and not (
+    bad = [imp for imp in package_imports() if layer(imp.module) == "core" and not (
         imp.top in STDLIB or imp.top == "numpy" or imp.target.startswith("attention_core.core"))]
     assert not bad, "core must stay NumPy-only:\n" + "\n".join(map(str, bad))
 
 
 def test_backends_import_only_core_itself_and_torch():
-    bad = [imp for imp in IMPORTS if layer(imp.module) == "backends" and not (
+    bad = [imp for imp in package_imports() if layer(imp.module) == "backends" and not (
         imp.top in STDLIB or imp.top in ("numpy", "torch")
         or (imp.top == "transformers" and imp.in_function)             # the GPT-2 loader, lazily
         or imp.target.startswith(("attention_core.core", "attention_core.backends")))]
     assert not bad, "backends import the library, torch and (lazily) transformers only:\n" + "\n".join(map(str, bad))
-    assert any(imp.top == "transformers" for imp in IMPORTS if layer(imp.module) == "backends")   # the rule is used
+    assert any(imp.top == "transformers" for imp in package_imports()
+               if layer(imp.module) == "backends")                           # the rule is used
 
 
 def test_teaching_never_imports_a_lab_nor_torch():
-    bad = [imp for imp in IMPORTS if layer(imp.module) == "teaching" and (
+    bad = [imp for imp in package_imports() if layer(imp.module) == "teaching" and (
         imp.top == "torch" or (internal(imp) and not library_api(imp) and not imp.target.startswith(LOWER)))]
     assert not bad, "teaching is course-agnostic machinery:\n" + "\n".join(map(str, bad))
 
 
 def test_a_lab_imports_only_lower_layers_itself_and_earlier_labs():
     bad = []
-    for imp in IMPORTS:
+    for imp in package_imports():
         own = lab_number(imp.module)
         if own is None:
             continue
@@ -158,9 +164,9 @@ def test_a_lab_imports_only_lower_layers_itself_and_earlier_labs():
 
 
 def test_the_package_init_exports_the_library_only():
-    bad = [imp for imp in IMPORTS if imp.module == "attention_core" and internal(imp)
+    bad = [imp for imp in package_imports() if imp.module == "attention_core" and internal(imp)
            and not imp.target.startswith(("attention_core.core", "attention_core.backends"))]
-    bad += [imp for imp in IMPORTS if imp.module == "attention_core" and imp.top in UI | {"torch"}]
+    bad += [imp for imp in package_imports() if imp.module == "attention_core" and imp.top in UI | {"torch"}]
     assert not bad, "\n".join(map(str, bad))
 
 
@@ -176,7 +182,7 @@ def test_no_import_cycle_inside_the_package():
     """Module-level imports between the package's modules form no cycle (teaching.checks and the old
     exercise_checks once imported each other at their bottoms); lazy imports inside functions may."""
     graph: dict[str, set] = {}
-    for imp in IMPORTS:
+    for imp in package_imports():
         if internal(imp) and not imp.in_function:
             target = imp.target if imp.target in {module_name(p) for p in MODULES} else imp.target.rpartition(".")[0]
             if target != imp.module and target.startswith("attention_core."):
@@ -201,12 +207,12 @@ def test_no_import_cycle_inside_the_package():
 
 def test_no_module_imports_another_modules_private_names():
     """`from m import _name` across modules is the same coupling SLF001 forbids for `m._name`."""
-    bad = [str(imp) for imp in IMPORTS if internal(imp) and imp.target.rpartition(".")[2].startswith("_")
+    bad = [str(imp) for imp in package_imports() if internal(imp) and imp.target.rpartition(".")[2].startswith("_")
            and not imp.target.rpartition(".")[2].startswith("__")]
     assert not bad, "\n".join(bad)
 
 
-def _cycles_inside_layers() -> list[str]:
+def _cycles_inside_layers(imports: list[Import] | None = None) -> list[str]:
     """Each import cycle among the modules of one layer (core, backends, teaching, one lab), counting the
     imports inside functions too: a lazy import hides a cycle from Python, not from a reader."""
     modules = {module_name(p) for p in MODULES}
@@ -217,7 +223,7 @@ def _cycles_inside_layers() -> list[str]:
         return ".".join(parts[:3]) if len(parts) > 2 and parts[1] == "labs" else layer(module)
 
     graph: dict[str, set] = {}
-    for imp in IMPORTS:
+    for imp in package_imports() if imports is None else imports:
         if not internal(imp):
             continue
         target = imp.target if imp.target in modules else imp.target.rpartition(".")[0]
@@ -248,8 +254,8 @@ def test_no_import_cycle_inside_a_layer_even_through_imports_inside_functions():
     assert not cycles, "import cycles inside a layer (imports inside functions count):\n" + "\n".join(cycles)
 
 
-def test_the_cycle_check_sees_a_cycle_hidden_in_a_function(monkeypatch):
+def test_the_cycle_check_sees_a_cycle_hidden_in_a_function():
     """The walk above is not vacuous: a lazy import back from model to interventions is a cycle."""
     extra = Import("attention_core.core.model", "attention_core.core.interventions.ablate", 1, True)
-    monkeypatch.setattr(sys.modules[__name__], "IMPORTS", IMPORTS + [extra])
-    assert any("attention_core.core.model" in c and "interventions" in c for c in _cycles_inside_layers())
+    cycles = _cycles_inside_layers([*package_imports(), extra])
+    assert any("attention_core.core.model" in c and "interventions" in c for c in cycles)

@@ -80,6 +80,7 @@ def test_the_model_object_the_folder_and_the_state_dict_give_the_same_arrays(tmp
     assert as32.tok_emb.dtype == np.float32 and as32.blocks[1].attn.w_v.dtype == np.float32
 
 
+@pytest.mark.slow          # saves and reloads a Hugging Face model (make test runs it)
 def test_a_hub_name_loads_from_the_cache_through_the_hub_route(tmp_path):
     model = random_gpt2(2, 4, 16, 12, 23, None, True, np.float64)
     cache = hub_cache(tmp_path, "attention-lab/tiny-gpt2", model)

@@ -145,6 +145,7 @@ def _toy(torch, target=3.0):
     return w, step
 
 
+@pytest.mark.slow          # a short torch training run (make test runs it)
 def test_the_loop_trains_logs_and_reports_every_step(tt):
     import torch
     with tt.session(0, 1):

@@ -1271,17 +1271,15 @@ CORRECT = {
 }
 
 ROWS = [(checker, fn) for checker, fns in CORRECT.items() for fn in fns]
-# check_dot_product_variance draws thousands of samples through the learner's function and check_kv_cache_decode
-# decodes token by token (10-30 s a variant on a loaded machine): make test runs their rows, make quick the others.
-SLOW_CHECKERS = ("check_dot_product_variance", "check_kv_cache_decode")
 
 
 TIME_LIMIT_S = 30.0          # per call of the learner's function: speed is not what is judged here (a loaded machine)
 
 
-@pytest.mark.parametrize("checker, fn",
-                         [pytest.param(c, f, marks=[pytest.mark.slow] if c.__name__ in SLOW_CHECKERS else [])
-                          for c, f in ROWS],
+# Every row at once takes minutes (check_dot_product_variance draws thousands of samples through the learner's
+# function, check_kv_cache_decode decodes token by token): make test runs the table, make quick does not.
+@pytest.mark.slow
+@pytest.mark.parametrize("checker, fn", ROWS,
                          ids=[f"{c.__name__}-{f.__name__}" for c, f in ROWS])
 def test_every_correct_variant_passes(checker, fn):
     for lang in ("en", "zh"):

@@ -568,6 +568,7 @@ ROWS = [pytest.param(name, fn, id=f"{name}-{_name(fn)}",
 TIME_LIMIT_S = 60.0
 
 
+@pytest.mark.slow          # every correct style of 13's pieces: about 3 s (make test runs it)
 @pytest.mark.parametrize("name, fn", ROWS)
 def test_every_correct_piece_passes(name, fn):
     for lang in ("en", "zh"):

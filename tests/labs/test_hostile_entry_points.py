@@ -88,6 +88,7 @@ def test_the_right_arguments_still_give_the_same_twin_accuracy():
             assert r["twins"] > 0 and 0.9 <= r["accuracy"] <= 1.0
 
 
+@pytest.mark.slow          # every entry point through the model (make test runs it)
 def test_the_right_arguments_still_give_the_same_answers():
     assert E.removal_mask(3, 2)[:, 2].tolist() == [False, False, True]
     assert E.removal_mask(np.int64(3), np.int64(0))[0].tolist() == [True, True, True]
@@ -101,6 +102,7 @@ def test_the_right_arguments_still_give_the_same_answers():
     assert "layer 0     0.5       1" in str(E.head_table([[0.5, 1]]))
 
 
+@pytest.mark.slow          # every sentence widget through the model (make test runs it)
 def test_full_width_latin_letters_read_as_ascii_where_a_learner_types_a_sentence():
     from attention_core.labs.nb12_trained_transformer import corpora
     assert corpora.halfwidth("ＴＨＥ　ｄｏｇ ２") == "THE dog 2"
@@ -119,6 +121,7 @@ def _tool(name):
     return module
 
 
+@pytest.mark.slow          # runs the corpus export in a subprocess: about 2 s (make test runs it)
 def test_a_source_that_is_not_utf8_is_named_with_its_line(tmp_path):
     build_notebooks = _tool("build_notebooks")
     src = tmp_path / "98_latin1.py"

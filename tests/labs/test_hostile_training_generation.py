@@ -140,6 +140,7 @@ def test_notebook_12s_train_refuses_each_bad_argument_by_name(kwargs, error, wor
         nb12_training.train(kwargs.pop("name"), **kwargs)
 
 
+@pytest.mark.slow          # a torch training step per wrong forward (make test runs it)
 def test_a_forward_that_returns_the_wrong_thing_is_named():
     with pytest.raises(TypeError, match="forward: expected .logits, weights."):
         training.run("induction", lambda p, ids: pieces.gpt_forward(p, ids)[0], steps=2, metrics=False)

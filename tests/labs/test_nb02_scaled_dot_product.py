@@ -113,6 +113,7 @@ def test_bad_inputs_name_the_argument(call, error, message):
 
 
 # --- figures ----------------------------------------------------------------------------------
+@pytest.mark.slow          # draws and saves every figure, both languages (make test runs it)
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)
 def test_figures_render_in_both_languages(lang):
     import matplotlib.pyplot as plt

@@ -160,6 +160,7 @@ def test_cross_attention_state():
         W.cross_attention_state("cat_mat", "both")
 
 
+@pytest.mark.slow          # draws every view of the widget, both languages: about 2 s (make test runs it)
 def test_cross_attention_widget_switches_and_speaks_both_languages():
     panel = W.cross_attention_widget()
     assert ERROR_COLOR not in panel.message.value

@@ -24,6 +24,7 @@ def test_titles_come_from_the_sources():
     assert review.notebook_title("00_start_here", "zh") == "从这里开始"
 
 
+@pytest.mark.slow          # reads every notebook: about 2.5 s (make test runs it)
 def test_a_source_title_is_its_first_heading_and_unknown_stems_are_refused():
     cells = notebook_source.parse_source('# %% [markdown] lang="en"\n# # 08 · Attention and the RNN\n#\n# text\n\n'
                                          '# %% [markdown] lang="zh"\n# # 08 · 注意力与循环网络\n\n'

@@ -28,6 +28,7 @@ def claims(coref):
     return {lang: E.attention_claim(coref, lang) for lang in ("en", "zh")}
 
 
+@pytest.mark.slow          # every family through the model (make test runs it)
 def test_the_class_shortcut_is_right_on_plain_sentences_and_wrong_on_role_swaps_by_construction(comparison):
     for lang in ("en", "zh"):
         plain, swaps = comparison[lang]["held_out"], comparison[lang]["role_swaps"]
@@ -36,6 +37,7 @@ def test_the_class_shortcut_is_right_on_plain_sentences_and_wrong_on_role_swaps_
         assert swaps["sentences"] > 100
 
 
+@pytest.mark.slow          # every family through the model (make test runs it)
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_model_beats_the_strongest_rule_where_the_shortcut_fails(comparison, lang):
     swaps = comparison[lang]["role_swaps"]
@@ -84,6 +86,7 @@ def test_the_decoders_answer_moves_with_its_last_layer_at_the_restated_pronoun(d
         assert c["layer_follows"][-1] >= 0.9, (lang, c["layer_follows"])
 
 
+@pytest.mark.slow          # removes each word through the model (make test runs it)
 def test_the_weight_vs_removal_figure_names_the_words_that_matter(coref):
     """Notebook 12's Q6 figure labels the words whose removal moves the answer and the most weighted one, and
     no other (words of small weight and no effect piled their labels on each other)."""

@@ -37,6 +37,7 @@ def test_the_probe_seed_is_used_by_no_training_split_sweep_or_evaluation():
     assert corpora.PROBE_SEED not in used
 
 
+@pytest.mark.slow          # reads the whole training corpus (make test runs it)
 def test_probe_sentences_are_new_frames_new_text_and_known_words():
     probes = corpora.probe_sentences()
     corpus = {ex.text for ex in corpora.all_examples()}
@@ -62,6 +63,7 @@ def test_probe_sentences_are_new_frames_new_text_and_known_words():
         corpora.probe_sentences(per_frame=0)
 
 
+@pytest.mark.slow          # every fresh probe through the model (make test runs it)
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_encoder_meets_the_targets_on_fresh_probes(probe, lang):
     """Issue 18's targets on a held-out set generated with a seed the training never used: >= 95% per
@@ -123,6 +125,7 @@ def test_the_measured_role_swaps_were_never_trained_on_and_the_guard_says_so():
         corpora.role_swaps(leaky)
 
 
+@pytest.mark.slow          # every probe family through the model (make test runs it)
 def test_the_class_shortcut_answers_the_plain_families_but_not_the_role_swaps(shortcut):
     """In the plain families a noun's class always coincides with its role, so the class lookup answers every
     one of their sentences; the role-crossing twins (trained and held out) are built so that it cannot."""
@@ -136,6 +139,7 @@ def test_the_class_shortcut_answers_the_plain_families_but_not_the_role_swaps(sh
         assert c["lookup_swapped"] < 0.5
 
 
+@pytest.mark.slow          # every held-out role swap through the model (make test runs it)
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_encoder_reads_roles_on_held_out_role_swaps(shortcut, lang):
     """The target of issue 18's open item: trained on twins whose classes cross the roles, the encoder answers
@@ -161,6 +165,7 @@ def _cell_output(lang: str, marker: str) -> str:
     raise AssertionError(f"no code cell with {marker!r} in notebooks/{lang}/12_trained_transformer.ipynb")
 
 
+@pytest.mark.slow          # the probes through the model, both languages (make test runs it)
 @pytest.mark.parametrize("edition", ["en", "zh"])
 def test_the_notebook_prints_the_probe_and_shortcut_numbers_the_functions_compute(probe, shortcut, edition):
     """Notebook 12's baseline cell prints, per language: each set's model accuracy, every rule's and the margin over

@@ -178,6 +178,7 @@ def test_patching_pairs_change_one_letter_of_the_first_copy_to_an_unused_one():
             E.patching_pairs(at=at)
 
 
+@pytest.mark.slow          # patches every position through the model (make test runs it)
 def test_patching_recovers_what_a_hand_written_hook_recovers(ind):
     res = E.patching_table(ind, n=N)
     clean, bad = E.patching_pairs(n=N)
@@ -212,6 +213,7 @@ def test_patching_finds_the_previous_token_head_after_the_change_and_the_inducti
 
 
 # --- the intervention widget ----------------------------------------------------------------------------
+@pytest.mark.slow          # ablates every head (make test runs it)
 def test_intervention_state_reads_the_tables_and_ablates_now(ind):
     tables = {"attribution": E.logit_attribution(ind, n=N), "patching": E.patching_table(ind, n=N)}
     s = W.intervention_state(ind, 1, 2, "resample", tables)

@@ -43,6 +43,7 @@ TABLE = [
 ]
 
 
+@pytest.mark.slow          # the whole table through the model: about 6 s (make test runs it)
 @pytest.mark.parametrize("checker, fn, passes, en, zh", TABLE,
                          ids=[f"{c.__name__}-{f.__name__}" for c, f, *_ in TABLE])
 def test_each_tool_gets_its_verdict_and_words(checker, fn, passes, en, zh):

@@ -227,6 +227,7 @@ def test_bank_and_dujuan_on_held_out_sentences(coref, lang):
     assert coref.referent("小明 看见 杜鹃 开花 了") == "花"
 
 
+@pytest.mark.slow          # removes each word through the model (make test runs it)
 def test_weight_and_removal_on_the_seed_sentence(coref):
     r = E.weight_vs_removal(coref, "the animal didn't cross the street because it was too wide")
     rows = {row["word"]: row for row in r["rows"]}
@@ -398,6 +399,7 @@ def test_sentence_state_and_ablation_change_the_prediction(coref):
         W.sentence_state(coref, "tom saw the ducks at the bank", 0, 0, [1])
 
 
+@pytest.mark.slow          # builds and moves every widget of 12 (make test runs it)
 def test_widgets_build_update_and_show_errors_in_red(coref, ind):
     panel = W.sentence_widget(coref)
     assert panel.state is not None and panel.message.value == ""

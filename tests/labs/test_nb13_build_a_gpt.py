@@ -37,6 +37,7 @@ F = torch.nn.functional
 
 
 # --- the corpus -------------------------------------------------------------------------------------
+@pytest.mark.slow          # parses every notebook source: about 4 s (make test runs it)
 def test_corpus_export_is_in_sync_with_the_notebook_sources():
     shipped = corpus.load_corpus()
     fresh = corpus.build()

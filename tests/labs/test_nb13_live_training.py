@@ -159,6 +159,7 @@ def test_the_live_induction_recipe_grows_both_heads():
 
 
 # --- what the notebook measures on the learner's runs ---------------------------------------------------------
+@pytest.mark.slow          # scores the trained and an untrained model (make test runs it)
 def test_induction_summary_finds_the_shipped_circuit_and_not_an_untrained_one():
     shipped = experiments.induction_summary(training.load_run("induction"))
     man = training.load_run("induction").manifest["metrics"]
@@ -204,6 +205,7 @@ def test_the_curves_baseline_is_the_bigram_on_the_curves_own_windows():
     assert min(parts_) < pooled < max(parts_)                           # both languages in the one baseline
 
 
+@pytest.mark.slow          # writes past the context with the torch model (make test runs it)
 def test_write_goes_past_the_context_by_cropping_and_keeps_the_prompt():
     p = pieces.torch_params(training.load_run("text").params, dtype="float32")
     context = p.pos_emb.shape[0]

@@ -31,6 +31,7 @@ def test_the_shipped_text_model_is_the_longer_recipe():
     assert {k: recorded[k] for k in training.RECORDED} == {k: cfg[k] for k in training.RECORDED}
 
 
+@pytest.mark.slow          # writes samples with the 4-layer model: about 2.5 s (make test runs it)
 def test_the_shipped_text_model_writes_words():
     model = training.load_run("text")
     data = training.TextData(training.run_corpus(model), chars=model.vocab)

@@ -123,6 +123,7 @@ TABLE = [
 ]
 
 
+@pytest.mark.slow          # the whole table, two training steps a row: about 8 s (make test runs it)
 @pytest.mark.parametrize("fn, passes, en, zh", TABLE, ids=[f.__name__ for f, *_ in TABLE])
 def test_each_step_gets_its_verdict_and_words(fn, passes, en, zh):
     for lang, words in (("en", en), ("zh", zh)):
@@ -131,6 +132,7 @@ def test_each_step_gets_its_verdict_and_words(fn, passes, en, zh):
         assert words in result.message, result.message
 
 
+@pytest.mark.slow          # two torch training steps (make test runs it)
 def test_a_step_that_raises_is_reported():
     def broken(forward, params, ids, optimizer):
         raise RuntimeError("shape '[-1, 13]' is invalid")

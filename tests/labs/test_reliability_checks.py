@@ -100,6 +100,7 @@ CHECK_CASES = [
 ]
 
 
+@pytest.mark.slow          # each checker against a sleeping or looping function: about 5 s (make test runs it)
 @pytest.mark.parametrize("name", CHECKS)
 @pytest.mark.parametrize("fn, en, zh", CHECK_CASES, ids=[str(getattr(c[0], "__name__", c[0])) for c in CHECK_CASES])
 def test_checks_survive_the_learners_function(name, fn, en, zh):

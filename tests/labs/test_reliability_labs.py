@@ -360,6 +360,7 @@ def test_dot_product_widget_never_raises_on_any_limit(limit):
         assert text.startswith("⚠ Cannot compute this: limit")
 
 
+@pytest.mark.slow          # builds every widget (make test runs it)
 def test_error_messages_of_builders_come_from_the_package():
     """Every red message of the table was written by attention_core (a `raise` in the package)."""
     seen = []
@@ -412,6 +413,7 @@ def test_nb12_builders_never_raise_and_say_why(builder, kwargs, words):
     _check_panel(builder(**kwargs), words)
 
 
+@pytest.mark.slow          # redraws the model's widget (make test runs it)
 def test_a_failed_sentence_takes_the_old_picture_and_prediction_off_the_screen():
     panel = W12.sentence_widget(CO)
     image = panel.images["weights"]
@@ -718,6 +720,7 @@ def test_bad_training_commands_stop_before_torch_and_write_nothing(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow          # a short training run (make test runs it)
 def test_the_manifest_records_the_full_command_line(tmp_path):
     pytest.importorskip("torch")
     from attention_core.labs.nb12_trained_transformer import training
@@ -786,6 +789,7 @@ INDUCTION_LEARNERS = [
 ]
 
 
+@pytest.mark.slow          # runs the model under a sleeping learner's function (make test runs it)
 @pytest.mark.parametrize("fn, en, zh", INDUCTION_LEARNERS, ids=[str(i) for i in range(len(INDUCTION_LEARNERS))])
 def test_check_induction_score_survives_the_learners_function(fn, en, zh):
     import time

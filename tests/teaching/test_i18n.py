@@ -80,8 +80,11 @@ def _scan():
     return used, passed, built
 
 
-_import_everything()
-PREFIXES = {key.split(".")[0] for key in i18n.STRINGS}
+@functools.cache    # when a test first asks, not while every xdist worker collects the tests
+def _registered() -> dict:
+    """Every key of the package, once every module has registered its strings."""
+    _import_everything()
+    return i18n.STRINGS
 
 
 def test_no_key_is_built_at_run_time():
@@ -91,7 +94,7 @@ def test_no_key_is_built_at_run_time():
 
 def test_every_registered_key_is_used():
     USED, _, _ = _scan()
-    unused = sorted(key for key in i18n.STRINGS if key not in USED)
+    unused = sorted(key for key in _registered() if key not in USED)
     assert not unused, f"registered but never used (drop them): {unused}"
 
 
@@ -102,15 +105,17 @@ def _names_code(text: str, modules: dict) -> bool:
 
 
 def test_every_key_used_is_registered():
+    strings = _registered()
+    prefixes = {key.split(".")[0] for key in strings}
     modules: dict = {}                    # the package's modules by their last name ("widgets": [...]), once
     for mod_name, mod in list(sys.modules.items()):
         if mod_name.startswith("attention_core."):
             modules.setdefault(mod_name.rsplit(".", 1)[-1], []).append(mod)
     USED, PASSED, _ = _scan()
     key_like = {text: where for text, where in USED.items()
-                if KEY.match(text) and text.split(".")[0] in PREFIXES and text not in i18n.STRINGS
+                if KEY.match(text) and text.split(".")[0] in prefixes and text not in strings
                 and not _names_code(text, modules)}
-    missing = {text: where for text, where in {**key_like, **PASSED}.items() if text not in i18n.STRINGS}
+    missing = {text: where for text, where in {**key_like, **PASSED}.items() if text not in strings}
     assert not missing, f"used but not registered: {missing}"
 
 
@@ -118,15 +123,20 @@ def test_the_scan_sees_the_notebooks_and_the_labs():
     USED, _, _ = _scan()
     assert any(w.startswith("notebooks/src/04_masking.py cell") for where in USED.values() for w in where)
     assert any(w.startswith("attention_core/labs/") for w in USED["widgets.mask_causal"])
-    assert len(i18n.STRINGS) > 300
+    assert len(_registered()) > 300
 
 
-@pytest.mark.parametrize("key", sorted(i18n.STRINGS))
-def test_each_key_has_both_languages_with_the_same_fields(key):
-    entry = i18n.STRINGS[key]
-    assert set(entry) == set(i18n.LANGUAGES) and all(entry[lang].strip() for lang in i18n.LANGUAGES), key
-    fields = [{f for _, f, _, _ in string.Formatter().parse(entry[lang]) if f} for lang in i18n.LANGUAGES]
-    assert fields[0] == fields[1], f"{key}: en and zh use different fields {fields}"
+def test_each_key_has_both_languages_with_the_same_fields():
+    bad = []
+    for key, entry in sorted(_registered().items()):
+        if set(entry) != set(i18n.LANGUAGES) or not all(entry[lang].strip() for lang in i18n.LANGUAGES):
+            empty = [lang for lang, text in entry.items() if not text.strip()]
+            bad.append(f"{key}: languages {sorted(entry)}, empty in {empty}")
+            continue
+        fields = [{f for _, f, _, _ in string.Formatter().parse(entry[lang]) if f} for lang in i18n.LANGUAGES]
+        if fields[0] != fields[1]:
+            bad.append(f"{key}: en and zh use different fields {fields}")
+    assert not bad, "\n".join(bad)
 
 
 def test_register_refuses_a_duplicate_key_and_a_missing_language():
