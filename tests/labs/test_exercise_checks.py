@@ -340,7 +340,6 @@ def test_every_checker_has_cases():
     assert sorted(CASES) == sorted(set(CHECKERS) - MAIN)
 
 
-@pytest.mark.slow          # every exercise's answer in both languages: about 3 s (make test runs it)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_right_answer_passes(name, lang):
     assert_passes(CHECKERS[name](CASES[name][0], timeout=30))       # the verdict, not the speed (a loaded host)
