@@ -197,7 +197,7 @@ def block(x, w: dict, n_heads: int, mask, hook, ops: Ops, layer: int, past=None)
     attn_out, kv = attention(ln1, ln1, ln1, w, n_heads, mask, hook, ops, past, f"{name}.attn")
     x = hook(f"{name}.hook_resid_mid", x + hook(f"{name}.hook_attn_out", attn_out))
     ln2 = hook(f"{name}.ln2.hook_normalized", ops.layer_norm(x, w["ln2_g"], w["ln2_b"]))
-    if ops.feed_forward is not None:  # [en] the learner's own MLP [zh] 你自己写的 MLP
+    if ops.feed_forward is not None:  # [en] the learner's own feed-forward network [zh] 你自己写的前馈网络
         mlp_out = ops.feed_forward(ln2, w["w_1"], w["b_1"], w["w_2"], w["b_2"])
     else:
         pre = hook(f"{name}.mlp.hook_pre", ln2 @ w["w_1"] + w["b_1"])            # (..., T, F)

@@ -34,13 +34,13 @@
 #
 # 到目前为止，每个头都是手工设定的。原教程的说法更进一步：“不同的 head 学会关注不同子空间”，而且这种分工“是训练过程中学出来的，
 # 而不是人为写入的规则”。本节用在 CPU 上训练的几个小 Transformer 来检验这句话，把它们的头在做什么**量出来**，
-# 拿出研究者会要的证据：新数据、每一个位置、别的随机种子，以及模型内部的通路。
+# 拿出研究者认可的证据：新数据、每一个位置、别的随机种子，以及模型内部的通路。
 #
 # **学完本节，你将能够**
 # - 用学过的零件拼出一个 Transformer 块，并跟着形状走完一个小模型；
 # - 量一个头（“前一个 token”得分、induction 得分、每个位置上的损失），并检验是 Query、Key 还是 Value 这条通路用到了它；
 # - 亲手写出研究者常用的三件工具，每件都由检查器把关：通过钩子按位置做均值消融、经过最后一次层归一化做直接 logit 归因、
-#   一次只修补一个位置的激活修补；
+#   一次只修补一个位置的激活修补（activation patching）；
 # - 说明因果解码器为什么在代词处还判断不了“it”指谁，并量出编码器的答案是由什么承载的；
 # - 说明一个词的表示取决于上下文，以及注意力权重并不等于解释。
 #
@@ -106,7 +106,7 @@ for m in (induction, seed3, coref, decoder):
 # %% [markdown] lang="zh"
 # ## 用学过的零件拼出一个块
 #
-# 一个 Transformer 块就是注意力加上它周围的三样东西。**层归一化**把每个 token 的向量缩放到均值 0、方差 1（再乘上学出来的增益
+# 一个 Transformer 块就是注意力加上它周围的三样东西。**层归一化**把每个 token 的向量归一化到均值 0、方差 1（再乘上学出来的增益
 # $\gamma$、加上偏置 $\beta$）。**前馈网络**对每个 token 单独做变换，每个位置用的是同样的两个矩阵。**残差连接**把每个子层的输出加到它的
 # 输入上，于是每一层都往同一条**残差流**里写东西。GPT-2 用的是**前置层归一化**（pre-LN）：先归一化，再进子层，
 #
@@ -177,15 +177,15 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 # %% [markdown] lang="zh"
 # ## 训练：离线做一次
 #
-# `make train` 用 torch 在 CPU 上训练了这四个模型：随机种子固定，算法确定；权重随仓库提交，附带一份清单（命令、种子、步数、训练记录和指标）。
+# `make train` 用 torch 在 CPU 上训练了这四个模型：固定随机种子，并使用确定性算法；权重随仓库提交，附带一份清单（命令、种子、步数、训练记录和指标）。
 # 语料都由包里的代码生成：
 #
-# - **induction**：由 24 个随机字母组成的窗口，其中一段 4 到 12 个互不相同的字母在随机位置出现两次；模型要预测每一个下一个字母。
+# - **induction**：由 24 个随机字母组成的窗口，其中一段 4 到 12 个互不相同的字母在随机位置出现两次；模型要在每个位置上预测下一个字母。
 #   有两个模型：种子 0，以及同一配方的种子 3。
-# - **指代**：中英文模板句。三类 Winograd 句子，答案要靠关于世界的知识：动物和街道（累 / 宽）、奖杯和箱子（大 / 小）、狗和小狗（弱 / 重），
+# - **指代**：中英文模板句。三类 Winograd 句子，答案要靠关于世界的知识：动物和马路（累 / 宽）、奖杯和箱子（大 / 小）、狗和小狗（弱 / 重），
 #   每类都有几种语序。每句话都有一个**孪生句**，只差那个形容词，答案相反。“装得下”（奖杯／箱子）和“搬得动”（狗／小狗）两类还有**角色互换句**，
 #   让同一类名词担任两个角色（书包放不进抽屉、小狗背不动狗）。此外还有单独统计的她 / 他句子，以及每种语言一个多义词：*bank* 和“杜鹃”。
-# - **留作测试**、从不参与训练的：整套句式、每一类和每种角色互换句中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
+# - **留作测试**（从不参与训练）的有：整套句式、每一类和每种角色互换句中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
 
 # %%
 for row in corpora.induction_batch(rng, 3):
@@ -284,7 +284,7 @@ widgets.head_picker_widget(induction)
 # ### 每个位置上的损失
 #
 # 如果一个电路只在训练数据放置重复的那些位置上起作用，它就不是定义里说的那种电路。所以我们把 6 个字母和它们的重复放在模型一次读入的 23 个字母里（训练窗口有 24 个字母，最后一个只用作答案）的几个不同位置，
-# 逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位是纳特（nat）：用自然对数计的损失单位），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
+# 逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位是纳特，见 08 节），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
 # 均匀乱猜的损失是 $\ln 26 \approx 3.26$ 纳特。第二遍的第一个字母没有任何预告；从第二个字母起，induction 电路才能预测。
 
 # %%
@@ -327,16 +327,17 @@ axes = figures.plot_by_position(pos)
 #
 # The story of the circuit is precise: the previous-token head writes "my previous letter was A" into each position,
 # and the induction head's **keys** read it, so that the query "I am A" finds the position after the earlier A (key
-# composition, in Anthropic's "A Mathematical Framework for Transformer Circuits"). If so, removing the previous-token
-# head's output **from layer 1's keys only** must break the copy, and removing it from the queries or values only must
-# not. We test it, and read each head's OV circuit: what it writes when it attends to a letter.
+# composition, in Elhage et al.'s "A Mathematical Framework for Transformer Circuits", Anthropic, 2021). If so,
+# removing the previous-token head's output **from layer 1's keys only** must break the copy, and removing it from the
+# queries or values only must not. We test it, and read each head's OV circuit: what it writes when it attends to a letter.
 
 # %% [markdown] lang="zh"
 # ### 通路：Q、K 还是 V 组合
 #
-# 这个电路的故事说得很具体：“前一个 token”头在每个位置写下“我前面的字母是 A”，induction head 的 **Key** 读取它，于是 Query“我是 A”
-# 就能找到上一个 A 之后的位置（Anthropic 讲 Transformer 电路数学框架的论文称之为 Key 组合）。果真如此，那么**只从第 1 层的 Key 里**去掉
-# “前一个 token”头的输出，复制就会失败；只从 Query 或 Value 里去掉则不会。我们来检验，并读出每个头的 OV 电路：它关注某个字母时写出什么。
+# 关于这个电路，有一种很具体的说法：“前一个 token”头在每个位置写下“我前面的字母是 A”，induction head 的 **Key** 读取它，于是 Query“我是 A”
+# 就能找到上一个 A 之后的位置。这叫 **Key 组合**，名称出自 Anthropic 2021 年的论文 *A Mathematical Framework for Transformer Circuits*。
+# 果真如此，那么**只从第 1 层的 Key 里**去掉“前一个 token”头的输出，复制就会失败；只从 Query 或 Value 里去掉则不会。
+# 我们来检验，并读出每个头的 OV 电路：它关注某个字母时写出什么。
 
 # %%
 comp = experiments.composition_test(induction)
@@ -356,7 +357,7 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 # nothing (0%): it moves information, it does not predict.
 
 # %% [markdown] lang="zh"
-# 和故事说的一样。第 1 层的 **Key** 里没有 L0H0 的输出时，重复片段上的准确率从 0.999 跌到 0.055，induction head 的得分从 0.95 跌到 0.07；
+# 结果和这种说法预言的一样。第 1 层的 **Key** 里没有 L0H0 的输出时，重复片段上的准确率从 0.999 跌到 0.055，induction head 的得分从 0.95 跌到 0.07；
 # 从 Query（0.999）或 Value（1.000）里去掉，则没有影响。这就是 **Key 组合**。而且 induction head 确实在**复制**：对每个字母，
 # L1H0、L1H1、L1H2 关注它时写出的内容都让这个字母自己的 logit 最高（100%），“前一个 token”头则什么也不复制（0%）：它搬运信息，不做预测。
 
@@ -405,7 +406,7 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 def mean_ablate(model, ids, reference, layer, head):
     """[en] logits (N, T, V) of ids with head (layer, head) set, at each position, to its mean there over `reference`.
     [zh] ids 的 logits (N, T, V)：第 layer 层第 head 个头在每个位置上换成它在 `reference` 上同一位置的平均输出。"""
-    raise NotImplementedError("[en]run_with_cache(reference, [name]), the mean over axis 0 of z[:, head], then run_with_hooks(ids, {name: hook})[zh]先 run_with_cache(reference, [name])，对 z[:, head] 沿 axis 0 求平均，再 run_with_hooks(ids, {name: hook})")
+    raise NotImplementedError("[en]run_with_cache(reference, [name]), one mean per position from the reference run, then run_with_hooks(ids, {name: hook})[zh]先 run_with_cache(reference, [name])，由参照运行求出每个位置各自的均值，再 run_with_hooks(ids, {name: hook})")
 
 checks.check_mean_ablation(mean_ablate, tools=tools)
 
@@ -468,10 +469,11 @@ ax = figures.plot_ablations(abl)
 
 # %% [markdown] lang="en"
 # The methods agree where a head is essential or idle. Without the previous-token head L0H0 the loss jumps from 0.180
-# to 3.061–3.417 nats, close to a uniform guess, whatever replaces it; the other heads of layer 0 cost little by every
-# method (0.181 to 0.258). They disagree on layer 1. **One mean vector** raises the loss with L1H3, harmless when zeroed (0.224), to
+# to 3.061–3.417 nats, close to a uniform guess, whatever replaces it; the other heads of layer 0 leave a loss of 0.181
+# to 0.258 by every method. They disagree on layer 1. **One mean vector** raises the loss with L1H3, harmless when zeroed (0.224), to
 # 1.474 nats, and with L1H1 to 1.533: these heads write different things at different positions, and one average puts at the
-# repeat an output they never write there; their **mean at each position** leaves a loss of only 0.174 and 0.400.
+# repeat an output they never write there; their **mean at each position** leaves a loss of only 0.174 and 0.400 (for
+# L1H3 even below the intact 0.180: an ablation can help a little).
 # **Resampling** charges L1H2 the most in layer 1 (1.352 against 0.696 zeroed): given another sequence's output, it copies a wrong
 # letter, which costs more than copying nothing. "How important is this head" has no single answer: report the method
 # beside the number, and when one method is wanted, take the mean at each position (it keeps what the head writes at
@@ -479,9 +481,10 @@ ax = figures.plot_ablations(abl)
 
 # %% [markdown] lang="zh"
 # 在一个头必不可少或可有可无时，几种方法结论一致。去掉“前一个 token”头 L0H0，无论用什么替换，损失都从 0.180 跳到 3.061–3.417 纳特，
-# 接近均匀乱猜；第 0 层其余的头用哪种方法代价都很小（0.181 到 0.258）。分歧出在第 1 层。换成**一个平均向量**时，置零时无关紧要的 L1H3（0.224）
+# 接近均匀乱猜；第 0 层其余的头无论用哪种方法，损失都只有 0.181 到 0.258。分歧出在第 1 层。换成**一个平均向量**时，置零时无关紧要的 L1H3（0.224）
 # 让损失升到 1.474 纳特，L1H1 是 1.533：这两个头在不同位置写的东西不同，一个总的平均值放到重复片段的位置上，就成了它们在那里从不会写出的输出；
-# 换成**各位置的均值**，损失只有 0.174 和 0.400。**重采样**让 L1H2 付出的代价在第 1 层里最大（1.352，置零时是 0.696）：拿到另一条序列的输出，
+# 换成**各位置的均值**，损失只有 0.174 和 0.400（L1H3 的 0.174 甚至低于完整模型的 0.180：消融也可能让损失略降）。
+# **重采样**让 L1H2 付出的代价在第 1 层里最大（1.352，置零时是 0.696）：拿到另一条序列的输出，
 # 它就复制出错误的字母，这比什么都不复制代价更大。“这个头有多重要”没有唯一的答案，报告数字时要写明所用的方法；
 # 只用一种方法时，选各位置的均值：它保留这个头在每个位置上平均写出的东西，而单一平均向量会凭空造出一个输出。
 
@@ -497,7 +500,7 @@ ax = figures.plot_ablations(abl)
 # ### 直接 logit 归因：哪些头写出了答案
 #
 # 消融量的是一个头是否必需，说不出它是不是自己写出了答案。**直接 logit 归因**把每个头写进残差流的内容（`hook_result`，即 $z_h W_O^h$）
-# 经过最后一次层归一化的缩放和反嵌入直接送到输出，只看它给正确字母的 logit 加了多少，再减去它给所有 logit 平均加的量
+# 经过最后一次层归一化的缩放和反嵌入（unembedding）直接送到输出，只看它给正确字母的 logit 加了多少，再减去它给所有 logit 平均加的量
 # （所有 logit 加上同样的数，softmax 不受影响）。
 
 # %% [markdown] lang="en"
@@ -587,17 +590,21 @@ print("[en]on this sequence, what each head of layer 1 adds to the right letter'
 la = experiments.logit_attribution(induction)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2..11 个字母上的平均
 print("[en]what each head adds to (logit of the right letter - mean logit) on the repeat[zh]在重复片段上，每个头给（正确字母的 logit − 平均 logit）加了多少")
 print(experiments.head_table(np.round(la["repeat"], 2) + 0.0))          # [en] + 0.0: no "-0" [zh] + 0.0：不打印“-0”
-print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {la['logit']:.2f}; on the first copy, largest size {np.abs(la['first_copy']).max():.2f}[zh]所有头之和 {la['repeat'].sum():.2f}；模型自身的值 {la['logit']:.2f}；在第一遍上，绝对值最大 {np.abs(la['first_copy']).max():.2f}")
+rest = la["logit"] - la["repeat"].sum()                # [en] what the embeddings and the biases write [zh] 嵌入和偏置写入的部分
+print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {la['logit']:.2f}; the rest (embeddings and biases) {rest:.2f}; on the first copy, largest size {np.abs(la['first_copy']).max():.2f}[zh]所有头之和 {la['repeat'].sum():.2f}；模型自身的值 {la['logit']:.2f}；其余（嵌入和偏置）{rest:.2f}；在第一遍上，绝对值最大 {np.abs(la['first_copy']).max():.2f}")
 
 # %% [markdown] lang="en"
-# The three induction heads write the answer (+1.17, +1.36, +2.49); all heads together 4.99 of the model's 5.04. No head
-# of layer 0 writes anything toward it, L0H0 included (0.01), yet ablating L0H0 costs more than any other head: its
-# output is written for layer 1's keys to read; through the unembedding it adds almost nothing to the answer (0.01). A head can be essential without writing a logit. On the
-# first copy, with nothing to copy, no head writes toward the right letter (0.01 at most).
+# The three induction heads write the answer (+1.17, +1.36, +2.49); all heads together 4.99 of the model's 5.04. The
+# rest, 0.05, is what the embeddings and the biases write straight to the output: with LN_f's scale taken from the
+# run, the parts add up exactly. No head of layer 0 writes anything toward the answer, L0H0 included (0.01), yet
+# ablating L0H0 costs more than any other head: its output is written for layer 1's keys to read, not for the
+# unembedding. A head can be essential without writing a logit. On the first copy, with nothing to copy, no head
+# writes toward the right letter (0.01 at most).
 
 # %% [markdown] lang="zh"
-# 三个 induction head 写出了答案（+1.17、+1.36、+2.49）；所有头加起来 4.99，模型自身是 5.04。第 0 层没有哪个头给它写东西，L0H0 也一样（0.01），
-# 可消融 L0H0 的代价比哪个头都大：它的输出是写给第 1 层的 Key 读的，直接经反嵌入对答案的贡献几乎为零（0.01）。一个头可以必不可少，却一个 logit 也不写。
+# 三个 induction head 写出了答案（+1.17、+1.36、+2.49）；所有头加起来 4.99，模型自身是 5.04。其余的 0.05 是嵌入和偏置直接写到输出上的：
+# LN_f 的缩放取自这次运行本身，各部分加起来分毫不差。第 0 层没有哪个头给答案写东西，L0H0 也一样（0.01），
+# 可消融 L0H0 的代价比哪个头都大：它的输出是写给第 1 层的 Key 读的，不是写给反嵌入的。一个头可以必不可少，却一个 logit 也不写。
 # 在第一遍上没有东西可复制，也就没有哪个头给正确的字母写东西（绝对值最多 0.01）。
 
 # %% [markdown] lang="en"
@@ -696,7 +703,8 @@ for layer, head, where in zip(*np.unravel_index(np.argsort(-pt["by_position"], a
 axes = figures.plot_patching(pt, la)
 
 # %% [markdown] lang="en"
-# One changed letter drops the log-probability of the right letter from −0.097 to −3.280 nats. Patching L0H0 gives back
+# Every number here is averaged over 200 such pairs; the pair printed is one of them. One changed letter drops the
+# log-probability of the right letter from −0.097 to −3.280 nats. Patching L0H0 gives back
 # 98%, all of it from position 5 (0.99 alone), right after the changed letter, where L0H0 writes "my previous letter
 # was …". Each induction head gives back 20% to 36%, only at the query (15), where it copies. No other head or position
 # returns anything, and before position 4 nothing can: the causal mask keeps the two runs identical there. The same
@@ -706,6 +714,7 @@ axes = figures.plot_patching(pt, la)
 # what patching it recovers.
 
 # %% [markdown] lang="zh"
+# 这里的每个数都是 200 对这样的序列上的平均，上面打印的只是其中一对。
 # 改动一个字母，正确字母的对数概率就从 −0.097 降到 −3.280 纳特。修补 L0H0 找回 98%，而且全都来自位置 5（只修补那里就有 0.99）：
 # 紧跟在被改字母之后，L0H0 在那里写下“我前面的字母是……”。每个 induction head 找回 20% 到 36%，只在 Query 的位置（15）上，它们在那里复制。
 # 别的头、别的位置都找不回什么；位置 4 之前也不可能找回，因果掩码让两次运行在那里完全相同。这是同一个电路，用第三种方法又找了一遍，
@@ -823,20 +832,25 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # Seed 3 grew the same two-step circuit **at another offset**. Its layer-0 heads look 2 to 4 letters back, not 1
 # (L0H0 and L0H3 two back, 0.26 and 0.29; L0H1 and L0H2 three back, 0.25 and 0.26); its heads L1H1 and L1H2 look at the
 # third key after the earlier occurrence (0.39 and 0.34), not the first. Patching says which path carries the copy:
-# L0H1 gives back 76% of the log-probability and L0H2 48%, both at position 7, three after the changed letter, and
-# only through layer 1's **keys** (0.73 and 0.45; queries and values 0.01 at most): key composition again, by three letters
-# instead of one. At the query, L1H1 gives back 76% and L1H2 40%, and they write the answer (+3.51 and +1.29). The
-# values carry the letter to copy, two back from the key: removing L0H0 from layer 1's values only raises the loss
-# from 0.371 to 1.276 nats. The shifted route works less well: on adjacent 6-letter copies its loss is 2.239 and 1.835
-# nats at offsets 6 and 9, and it fails at 12 and 17 (3.002 and 3.422, a uniform guess), where seed 0's circuit works.
+# L0H1 gives back 76% of the log-probability and L0H2 48%, mostly at position 7, three after the changed letter (0.70
+# and 0.42 patched there alone), and only through layer 1's **keys** (0.73 and 0.45; queries and values 0.01 at most):
+# key composition again, by three letters instead of one. At the query, L1H1 gives back 76% and L1H2 40%, and they
+# write the answer (+3.51 and +1.29). The values carry the letter to copy: at the matched key, L0H0 and L0H3, which
+# look two back, have written the letter two before it, the one that followed the earlier occurrence. Patching cannot
+# see this step, since the corruption changes the letter that is matched, not the one that is copied; ablation tests
+# it instead: without L0H0 in layer 1's values only, the loss rises from 0.371 to 1.276 nats. The shifted route
+# works less well: on adjacent 6-letter copies its loss is 2.239 and 1.835 nats at offsets 6 and 9, and it fails at
+# 12 and 17 (3.002 and 3.422, a uniform guess), where seed 0's circuit works.
 
 # %% [markdown] lang="zh"
 # 种子 3 长出的是同样的两步电路，只是**换了一个偏移**。它第 0 层的头往回看 2 到 4 个字母，而不是 1 个（L0H0 和 L0H3 看前 2 个，0.26 和 0.29；
 # L0H1 和 L0H2 看前 3 个，0.25 和 0.26）；它的 L1H1 和 L1H2 看的是上一次出现之后的第 3 个 Key（0.39 和 0.34），而不是第 1 个。修补说明了是哪条通路
-# 在搬运复制的内容：L0H1 找回对数概率的 76%，L0H2 找回 48%，都在位置 7，即被改字母之后第 3 个位置，而且只经过第 1 层的 **Key**
-# （0.73 和 0.45；Query 和 Value 至多 0.01）：又是 Key 组合，只不过错开 3 个字母而不是 1 个。在 Query 的位置上，L1H1 找回 76%，L1H2 找回 40%，
-# 答案也是它们写出的（+3.51 和 +1.29）。要复制的字母由 Value 带来，它在 Key 之前 2 个位置：只从第 1 层的 Value 里去掉 L0H0，损失就从 0.371
-# 升到 1.276 纳特。这条错开的路线效果差一些：在紧挨着的两遍 6 个字母上，第二遍从 6 和 9 开始时损失是 2.239 和 1.835 纳特，
+# 在搬运复制的内容：L0H1 找回对数概率的 76%，L0H2 找回 48%，主要在位置 7，即被改字母之后第 3 个位置（单独修补那里分别找回 0.70 和 0.42），
+# 而且只经过第 1 层的 **Key**（0.73 和 0.45；Query 和 Value 至多 0.01）：又是 Key 组合，只不过错开 3 个字母而不是 1 个。在 Query 的位置上，
+# L1H1 找回 76%，L1H2 找回 40%，答案也是它们写出的（+3.51 和 +1.29）。要复制的字母则由 Value 带来：被关注的那个 Key 往前数 2 个位置，
+# 才是要复制的字母，由往回看 2 个字母的 L0H0 和 L0H3 写进来。通路修补看不到这一步，因为被改的是用来匹配的那个字母，而不是要复制的那个；
+# 去掉才能检验它：只从第 1 层的 Value 里去掉 L0H0，损失就从 0.371 升到 1.276 纳特。
+# 这条错开的路线效果差一些：在紧挨着的两遍 6 个字母上，第二遍从 6 和 9 开始时损失是 2.239 和 1.835 纳特，
 # 从 12 和 17 开始时就不行了（3.002 和 3.422，与均匀乱猜相当），而种子 0 的电路在那里照样起作用。
 
 # %% [markdown] lang="en"
@@ -866,7 +880,10 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # <details><summary>Show the answer</summary>
 #
 # Position 7 (0.70), three after the changed letter 4: seed 3's layer-0 heads look three letters back, so position 7
-# is where the changed letter is written into the keys that layer 1 matches. L1H1 recovers at the query (15), where it
+# is where the changed letter is written into the keys that layer 1 matches. Position 8 returns 0.31 too: L0H1 also
+# puts some weight four letters back (0.15 on key t − 4 in seed 3's layer-0 figure above), so key 8 carries the
+# changed letter as well. The two single-position shares add up to more than the whole head's 0.76: patches are not
+# additive, since log P is not a linear function of what they put back. L1H1 recovers at the query (15), where it
 # copies; a head of layer 1 patched at position 7 recovers nothing, since layer 1 reads position 7 through its keys and
 # values, not through its own output there.
 # </details>
@@ -875,6 +892,8 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # <details><summary>查看答案</summary>
 #
 # 位置 7（0.70），即被改字母（位置 4）之后第 3 个位置：种子 3 第 0 层的头往回看 3 个字母，所以被改的字母正是在位置 7 写进第 1 层要匹配的 Key 里。
+# 位置 8 也找回 0.31：L0H1 还有一部分权重往回看 4 个字母（上面种子 3 第 0 层的图里，Key t − 4 一格是 0.15），所以 Key 8 也带着被改的字母。
+# 两个位置单独修补找回的比例加起来超过了整个头的 0.76：修补的效果不能相加，因为 log P 并不是放回的激活的线性函数。
 # L1H1 在 Query 的位置（15）上找回，它在那里复制；第 1 层的头在位置 7 上修补找不回什么，因为第 1 层是通过 Key 和 Value 读取位置 7 的，
 # 而不是通过它自己在那里的输出。
 # </details>
@@ -891,7 +910,7 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # %% [markdown] lang="zh"
 # ## 为什么解码器在代词处判断不了“it”指谁
 #
-# 在原教程那句话里，起决定作用的是形容词（*tired* → 动物，*wide* → 街道），而它出现在 *it* **之后**。在因果解码器里，第 $t$ 个 token 在每一层
+# 在原教程那句话里，起决定作用的是形容词（*tired* → 动物，*wide* → 马路），而它出现在 *it* **之后**。在因果解码器里，第 $t$ 个 token 在每一层
 # 都只能读位置 $\le t$ 的 token，所以代词的注意力行，乃至它的整个向量，在两个孪生句里完全相同。解码器只能在更后面、在句末重复一次代词的位置上作答
 # （`… too tired | it`）；编码器则让代词能读到形容词。下面是在同一份语料上训练出来的两个模型，看的都是句子里的那个 *it*。
 
@@ -990,21 +1009,21 @@ for lang in ("en", "zh"):
 # 在角色互换句上，类别捷径按构造在每对孪生句里至少错一句（0.328 / 0.318），模型却遥遥领先；互换的孪生句中两句都对的占 94.7% / 95.5%。
 # 英文 1,024 个答案里有 1 个、中文 1,032 个里有 11 个不是句中的名词：对整个词表做 softmax，就可能说出句中没有的词。（中文里“第一个名词”规则得分低于 0.5，是因为第一个名词常常是领属者，
 # 比如“小刚的狗”里的小刚，它从来不是答案。）
-# 测试句和训练句出自同一个生成器时，模型靠捷径也能拿到高分：要说出捷径是什么，构造出让它答错的输入，再在那些输入上测量。
+# 测试句和训练句出自同一个生成器时，模型靠捷径也能拿到高分：要先说清捷径是什么，再专门构造让捷径答错的输入，在这些输入上测量。
 
 # %% [markdown] lang="en"
 # ### What carries the answer: the attention claim, measured three ways
 #
-# The tutorial's claim is that the pronoun's head attends to its referent. We measure it three ways, per head, on the
-# held-out twins: the mean **weight** on the referent; the share of sentences whose **largest** weight is on it; and
+# The tutorial says that after training "a head may often link a pronoun to its referent". We measure it three ways,
+# per head, on the held-out twins: the mean **weight** on the referent; the share of sentences whose **largest** weight is on it; and
 # its **effect by patching**: copy the head's output at the pronoun from the twin sentence (same words, the other
 # adjective, the other referent) and see whether the answer follows the twin's. We also read the weight on the
 # adjective, and patch each whole layer.
 
 # %% [markdown] lang="zh"
-# ### 答案由谁承载：用三种方法检验“代词的头关注它所指的对象”
+# ### 答案由谁承载：用三种方法检验原教程关于代词的说法
 #
-# 原教程的说法是：代词所在的头关注它所指的对象。我们在留作测试的孪生句上对每个头用三种方法来量：落在指代对象上的平均**权重**；
+# 原教程说，训练后“一个头可能经常把代词与其指代对象联系起来”。我们在留作测试的孪生句上对每个头用三种方法来量：落在指代对象上的平均**权重**；
 # **最大**权重落在它上面的句子比例；以及**修补的效果**：把这个头在代词处的输出换成孪生句（同样的词，另一个形容词，另一个指代对象）里的值，
 # 看答案是否随之变成孪生句的答案。我们还读出落在形容词上的权重，并把一整层一起修补。
 
@@ -1028,8 +1047,8 @@ for lang, c in claims.items():
 # its own is **L0H2**, in layer 0, whose weight on the referent is the weakest of all (0.14 / 0.15) and whose weight is
 # on the **adjective** (0.43 / 0.58): patched from the twin, it alone moves 57% / 61% of the answers, and all of layer 0
 # together 76% / 70%. A reading that fits these numbers (nothing here probes what L0H2 writes): layer 0 reads which
-# kind of noun the adjective asks for, and layer 1 fetches that noun, every head redundantly. "The
-# pronoun's head attends to its referent" describes layer 1's weights; it does not say where the decision is made.
+# kind of noun the adjective asks for, and layer 1 fetches that noun, every head redundantly. "A head links the
+# pronoun to its referent" describes layer 1's weights; it does not say where the decision is made.
 
 # %% [markdown] lang="zh"
 # 从注意力本身看，这句话成立，中文更明显；但答案由谁承载，是另一回事（英文 / 中文）：
@@ -1043,7 +1062,7 @@ for lang, c in claims.items():
 #
 # 第 1 层的头互为备份，没有哪一个单独承载答案；单独承载得最多的是第 0 层的 **L0H2**，它看的是形容词。与这些数字相符的一种解读是
 # （这里没有探查 L0H2 写的是什么）：第 0 层读出形容词要的是哪一类名词，第 1 层再把那个名词取过来，每个头都在重复做这件事。
-# “代词所在的头关注它所指的对象”描述的是第 1 层的权重，并没有说明决定是在哪里做出的。
+# “一个头把代词与其指代对象联系起来”描述的是第 1 层的权重，并没有说明决定是在哪里做出的。
 
 # %% [markdown] lang="en"
 # ## Context changes the representation: bank and 杜鹃
@@ -1085,13 +1104,13 @@ ax = figures.plot_bank_similarity(sims)
 # 包括从没和它一起出现过的线索词（模型只在“tom saw the frogs”这样的短句里见过它们）。
 
 # %% [markdown] lang="en"
-# ## A weight is not an explanation (Q6)
+# ## A weight is not an explanation (Q6 of notebook 01)
 #
 # For each word of the seed's *wide* twin we compare the weight the pronoun puts on it (in the head above) with the
 # effect of **removing** the word from everyone's view, in every layer, while every other position stays put.
 
 # %% [markdown] lang="zh"
-# ## 注意力权重不等于解释（Q6）
+# ## 注意力权重不等于解释（01 节自测题 Q6）
 #
 # 对原教程 *wide* 那句话里的每个词，我们比较两样东西：代词（在上面那个头里）放在它上面的权重，以及在每一层都让所有位置**看不见**这个词
 # （其余位置都不动）之后的效果。
@@ -1162,15 +1181,16 @@ quiz.quiz_widget("x12c")
 # ## Exercise 5 · ★☆☆ · about 10 min: compute the induction score of a head
 #
 # Write `induction_score(w, half)`: given one head's weights `w` $(T, T)$ on `half` random tokens repeated twice,
-# return its mean weight, over the queries $t$ = `half` … $T - 1$ of the second copy, on key $t -$ `half` $+ 1$. The
-# checker runs your function on every head of the trained model and on a random matrix. A first attempt often looks
-# one step too early:
+# return its mean weight, over the queries $t$ = `half` … $T - 1$ of the second copy, on the key right after the
+# earlier occurrence of the query's token (the definition in "Learned heads, measured"). The checker runs your
+# function on every head of the trained model and on a random matrix. A first attempt often looks one step too early:
 
 # %% [markdown] lang="zh"
 # ## 练习 5 · ★☆☆ · 约 10 分钟：算出一个头的 induction 得分
 #
 # 写出 `induction_score(w, half)`：给定一个头在重复两遍的 `half` 个随机 token 上的权重 `w` $(T, T)$，对第二遍的 Query
-# $t$ = `half` … $T - 1$，返回落在 Key $t -$ `half` $+ 1$ 上的平均权重。检查器会在训练好的模型的每个头上和一个随机矩阵上运行你的函数。
+# $t$ = `half` … $T - 1$，返回落在这样一个 Key 上的平均权重：Query 的 token 上一次出现之后紧跟着的那个 Key（定义见“学出来的头：量一量”）。
+# 检查器会在训练好的模型的每个头上和一个随机矩阵上运行你的函数。
 # 第一次尝试常常早看了一步：
 
 # %%
@@ -1243,8 +1263,8 @@ checks.check_induction_score(induction_score)
 #
 # **Limits.** The sentences are templates: every test word was seen in training, the Winograd families are three, and
 # the roles are those of four verbs per language, so the model reads roles in these templates, not in English or
-# Chinese at large. Its output is a softmax over the vocabulary: it always names some word. Every share and route here
-# is one trained run's; the seed sweep shows how much a route can change with the seed.
+# Chinese at large. Its output is a softmax over the vocabulary: it always names some word. Apart from the seed sweep,
+# every share here comes from one trained run, and the sweep shows that the route itself changes with the seed.
 #
 # **Next:** [13 · Build your own GPT](13_build_a_gpt.ipynb): build a GPT from these parts, train it, and measure its
 # heads with this notebook's tools. The mechanism itself, in one place: [11 · Review](11_review.ipynb).
@@ -1269,8 +1289,8 @@ checks.check_induction_score(induction_score)
 #   的权重，却决定了答案。
 #
 # **局限**。这些句子都是模板：测试句里的每个词都在训练中出现过，Winograd 句子只有三类，角色只涉及每种语言的四个动词，所以模型读懂的是这些模板里的角色，
-# 而不是一般的英文或中文。它的输出是整个词表上的 softmax，总会说出某个词。这里的每个比例、每条路线都只来自一次训练；换种子的实验表明，
-# 路线会随种子改变多少。
+# 而不是一般的英文或中文。它的输出是整个词表上的 softmax，总会说出某个词。除了换种子的那组实验，这里的每个比例都只来自一次训练；
+# 而那组实验恰恰表明，路线本身会随种子改变。
 #
 # **下一节**：[13 · 亲手搭一个 GPT](13_build_a_gpt.ipynb)。用这些零件搭一个 GPT，训练它，再用本节的工具量它的头。想把注意力机制本身集中复习一遍，
 # 见 [11 · 总复习](11_review.ipynb)。

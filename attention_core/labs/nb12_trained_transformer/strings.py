@@ -77,16 +77,15 @@ STRINGS: dict[str, dict[str, str]] = {
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
-    "nb12.check_error": {"en": "Your function raised {err} on {case}.", "zh": "你的函数抛出了异常 {err}（{case}）。"},
+    "nb12.check_error": {"en": "your function raised {err} on {case}.", "zh": "你的函数抛出了异常 {err}（{case}）。"},
     "nb12.check_not_number": {"en": "expected one number, got {got} on {case}.",
                               "zh": "应当返回一个数，却得到 {got}（{case}）。"},
     "nb12.check_same_token": {"en": "on {case} you return {got}, the weight on the EARLIER OCCURRENCE of the same "
                                     "token (key t - half); an induction head looks one step later, at the token "
-                                    "that came next (key t - half + 1): expected {want}.",
+                                    "that came next: expected {want}.",
                               "zh": "{case}：你返回 {got}，这是落在同一个 token 上一次出现处"
                                     "（Key t - half）的权重；induction head 要看的是再往后一格、"
-                                    "当时紧跟着出现的那个 token（Key t - half + 1），"
-                                    "应为 {want}。"},
+                                    "当时紧跟着出现的那个 token，应为 {want}。"},
     "nb12.check_all_rows": {"en": "on {case} you return {got}, the mean of the whole diagonal w[t, t - half + 1]; it "
                                   "starts at query t = half - 1, which belongs to the first copy and has no earlier "
                                   "occurrence. Use only the queries of the second copy, t = half .. 2 half - 1: "
