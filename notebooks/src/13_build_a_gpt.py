@@ -65,6 +65,7 @@ from attention_core.labs.nb12_trained_transformer import load_trained
 from attention_core.labs.nb12_trained_transformer import widgets as nb12_widgets
 from attention_core.labs.nb13_build_a_gpt import checks, corpus, experiments, figures, pieces, training
 from attention_core.teaching import i18n, quiz
+from attention_core.teaching.tables import display_width, pad
 
 i18n.set_language(LANG)
 rng = np.random.default_rng(0)  # [en] every random number in this notebook comes from a seed [zh] 本节里的每个随机数都来自一个种子
@@ -88,22 +89,22 @@ print(f"[en]distinct characters: English {len(kinds['en'])}, Chinese {len(kinds[
 # list of characters that occur, `chars`, and `stoi` maps a character to its position there. The text here is this
 # course's own prose, the markdown of all its notebooks in both languages, exported into the package by a build step
 # (`python -m attention_core.labs.nb13_build_a_gpt.corpus`, which `make train` runs). Over a thousand of its distinct
-# characters are Chinese (counted below): a character tokenizer needs a big vocabulary for Chinese and a small one for English.
+# characters are Chinese (counted above): a character tokenizer needs a big vocabulary for Chinese and a small one for English.
 #
 # **Exercise 1 · ★☆☆ · about 5 min.** Write `encode(text)`, a list with the id of each character, and `decode(ids)`,
 # the text back. A character that is not in the vocabulary must raise an error that names it: a tokenizer that drops it
 # silently loses text that no one will ever see again.
 
 # %% [markdown] lang="zh"
-# ## Token：本课程自己的文字
+# ## 把本课程的文字切成 token
 #
-# 语言模型读的是数字，不是文字。最简单的分词器给每个字符一个 id：词表就是出现过的字符组成的列表 `chars`，`stoi` 把一个字符映射到它在
-# 列表里的位置。这里用的文字是本课程自己的讲解，也就是各节的中英文 markdown，由一个构建步骤导出到包里
+# 语言模型读的是数字，不是文字。最简单的分词器（tokenizer）给每个字符一个 id：词表就是出现过的字符组成的列表 `chars`，`stoi` 把一个字符映射到它在
+# 列表里的位置。这里用的文字是本课程自己的讲解，也就是各节的中英文 Markdown，由一个构建步骤导出到包里
 # （`python -m attention_core.labs.nb13_build_a_gpt.corpus`，`make train` 会运行它）。
-# 其中一千多种不同的字符是汉字（下面数了出来）：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
+# 其中一千多种不同的字符是汉字（上面已经数过）：字符级分词器处理中文需要很大的词表，处理英文只要很小的词表。
 #
-# **练习 1 · ★☆☆ · 约 5 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须引发一个
-# 指明该字符的错误：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
+# **练习 1 · ★☆☆ · 约 5 分钟**。写出 `encode(text)`，返回每个字符的 id 组成的列表；再写出 `decode(ids)`，把文字还原回来。词表里没有的字符必须抛出一个
+# 错误，指明是哪个字符：悄悄把它丢掉的分词器，会丢失一段谁也不会再看到的文字。
 
 # %%
 def encode(text):
@@ -145,7 +146,7 @@ checks.check_tokenizer(encode, decode)
 #     out = []
 #     for i, c in enumerate(text):
 #         if c not in stoi:
-#             raise ValueError(f"unknown character {c!r} at index {i}")
+#             raise ValueError(f"未知字符 {c!r}（位置 {i}）")
 #         out.append(stoi[c])
 #     return out
 #
@@ -237,11 +238,11 @@ print("[en]the first 15 merges:[zh]前 15 次合并：", " | ".join(repr(pieces_
 para = {"en": next(p for p in text["en"].split("\n\n") if p.startswith("So far you have measured attention")),
         "zh": next(p for p in text["zh"].split("\n\n") if p.startswith("到目前为止，我们一直在“量”注意力"))}   # [en] this notebook's opening paragraph [zh] 本节开头的那一段
 head = ("[en]characters[zh]字符", "[en]UTF-8 bytes[zh]UTF-8 字节", "[en]char tokens[zh]字符 token", "[en]after 60 merges[zh]60 次合并后")
-print("\n" + " " * 6 + "".join(f"{h:>18}" for h in head))
+print("\n" + " " * 6 + "".join(pad(h, 18, "right") for h in head))   # [en] pad counts a Chinese character as two columns [zh] pad 把一个汉字算作两列
 for lang, p in para.items():
     ids = enc(p)
     counts = (len(p), len(p.encode("utf-8")), len(ids), len(corpus.apply_merges(ids, merges, use_merge)))
-    print(f"{LANG_NAME[lang]:<6}" + "".join(f"{n:>18}" for n in counts))
+    print(pad(LANG_NAME[lang], 6) + "".join(f"{n:>18}" for n in counts))
 
 # %% [markdown] lang="en"
 # This notebook's opening paragraph needs about twice as many characters in English as in Chinese, yet a similar
@@ -281,7 +282,7 @@ for lang, p in para.items():
 # ## 零件
 #
 # 下面每个零件都接收并返回 **torch 张量**，这样同样的函数之后就能拿来训练（torch 会记下每一步运算并算出梯度）。参数放在库自己的结构里
-# （`tr.BlockParams`、`tr.DecoderParams`，名字与 `tr.parameter_shapes` 的扁平名字相同），里面装的是张量：`block.ln1_g`、`block.attn.w_q`、
+# （`tr.BlockParams`、`tr.DecoderParams`，与 `tr.parameter_shapes` 里的扁平参数名一一对应），里面装的是张量：`block.ln1_g`、`block.attn.w_q`、
 # `params.tok_emb` …… 每个检查器都在 float64 下把你的零件和库里的比较，容差 $10^{-8}$，用的是随机输入和 12 节训练好的模型的权重，
 # 并会指出常见的错误。零件通过检查后，之后的每个单元格都会用它；在此之前由库里的零件顶上，`parts.report()` 会说明哪个是哪个。
 #
@@ -368,7 +369,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 # The multi-head attention in between is the one of notebook 06, with the mask of notebook 04; here it is
 # `pieces.self_attention(h, block.attn, mask)` -> `(output, weights (..., H, T, T))`, the library's `multi_head_attention`
 # computed in torch (it splits the heads, scales by $1/\sqrt{d_k}$, applies the mask, the softmax and $W_O$, as you wrote
-# them in 02-06). Pass the `mask` you are given: the checker also tries a padding mask.
+# them in 02–06). Pass the `mask` you are given: the checker also tries a padding mask.
 
 # %% [markdown] lang="zh"
 # <details><summary>查看参考答案（先自己试试！）</summary>
@@ -388,7 +389,7 @@ checks.check_feed_forward(feed_forward, parts=parts)
 # 层归一化和前馈网络请通过 `parts` 调用（`parts.layer_norm`、`parts.feed_forward`）：它们一旦通过检查，用的就是你写的。
 # 中间的多头注意力就是 06 节的那个，配上 04 节的掩码；这里用 `pieces.self_attention(h, block.attn, mask)`，返回
 # `(output, weights (..., H, T, T))`，它是库里的 `multi_head_attention` 用 torch 算的版本（拆分多头、乘以 $1/\sqrt{d_k}$、加掩码、
-# softmax 和 $W_O$，和你在 02-06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充掩码。
+# softmax 和 $W_O$，和你在 02–06 节写的一样）。请把传进来的 `mask` 传下去：检查器还会试一个填充掩码。
 
 # %%
 def transformer_block(x, block, mask):
@@ -654,7 +655,7 @@ print(parts.report())
 # %%
 model12 = load_trained("induction")                        # [en] notebook 12's model, trained by `make train` [zh] 12 节的模型，由 `make train` 训练
 p12 = pieces.torch_params(model12.params, dtype="float32")  # [en] the same weights, as tensors in DecoderParams [zh] 同样的权重，装进 DecoderParams 的张量
-seqs = nb12.eval_sequences()                                # [en] (200, 22): 11 random letters, twice [zh] (200, 22)：11 个随机字母，重复两遍
+seqs = nb12.eval_sequences()                                # [en] (200, 22): 11 random letters, twice [zh] (200, 22)：11 个随机字母，连写两遍
 with torch.no_grad():
     logits_mine, w_mine = parts.gpt_forward(p12, torch.as_tensor(seqs))
 logits_lib, w_lib = model12.forward(seqs)                   # [en] the library's NumPy forward [zh] 库里的 NumPy 前向计算
@@ -694,10 +695,12 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 # on token $t + 1$, so the answers are `ids[:, 1:]`. `forward(params, x)` returns `(logits, weights)` with logits
 # $(B, T, V)$; `torch.nn.functional.cross_entropy` wants one row of logits per answer, so flatten both the same way,
 # $(B \cdot T, V)$ and $(B \cdot T)$. Then zero the gradients left by the last step (`optimizer.zero_grad()`: torch adds
-# new gradients to old ones until they are zeroed), `loss.backward()`, `optimizer.step()`, and return the loss. The
-# checker runs your step beside the library's on a random decoder whose gradients still hold the last step's, and names
-# the usual slips: no shift, a shift the wrong way, logits and answers flattened in different orders, a missing
-# `zero_grad`, no update. Once it passes, the two runs below train with your step.
+# new gradients to old ones until they are zeroed), `loss.backward()`, `optimizer.step()`, and return the loss tensor
+# itself (not `loss.item()`). The checker runs your step beside the library's on a random decoder, two steps in a row
+# on the same batch: a step that never zeroes the gradients adds the first step's to the second's, while zeroing right
+# after `step()`, nanoGPT's order, passes too. It names the usual slips: no shift, a shift the wrong way, logits and
+# answers flattened in different orders, a missing `zero_grad`, no update. Once it passes, the two runs below train
+# with your step.
 
 # %% [markdown] lang="zh"
 # 这段代码并不专为 12 节的模型而写：任何这种结构的解码器都能运行，GPT-2 也不例外。
@@ -705,15 +708,16 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 # ## 训练它
 #
 # 一步训练是这样的：让模型读一批 token 窗口，用交叉熵给它对每个“下一个 token”的猜测打分，让 torch 算出梯度（`loss.backward()`），
-# 再让优化器 AdamW 把每个参数沿梯度的反方向挪一小步。外面一层 `training.run` 负责抽取批次、安排学习率（先线性预热，再按余弦降到 0）、
+# 再让优化器 AdamW 把每个参数朝着让损失变小的方向挪一小步。外面一层 `training.run` 负责抽取批次、安排学习率（先线性预热，再按余弦降到 0）、
 # 每 50 步在验证集上量一次损失，并画出进度条。
 #
 # **练习 8 · ★★☆ · 约 10 分钟**：写出 `training_step(forward, params, ids, optimizer)`。`ids` $(B, T + 1)$ 里的每个窗口比模型读的多一个 token：
 # 模型读 `ids[:, :-1]`，它在位置 $t$ 上的猜测用第 $t + 1$ 个 token 打分，所以答案是 `ids[:, 1:]`。`forward(params, x)` 返回
 # `(logits, weights)`，logits 的形状是 $(B, T, V)$；`torch.nn.functional.cross_entropy` 要求每个答案对应一行 logits，
 # 所以两者要用同一种方式展平，分别成为 $(B \cdot T, V)$ 和 $(B \cdot T)$。然后清掉上一步留下的梯度（`optimizer.zero_grad()`：
-# 不清零的话，torch 会把新梯度加到旧梯度上），`loss.backward()`，`optimizer.step()`，最后返回损失。检查器会在一个随机解码器上
-# 把你的训练步和库里的并排运行，这个解码器的 .grad 里还留着上一步的梯度；它会指出常见的错误：没有错位、错位方向反了、
+# 不清零的话，torch 会把新梯度加到旧梯度上），`loss.backward()`，`optimizer.step()`，最后返回损失张量本身（不是 `loss.item()`）。
+# 检查器在一个随机解码器上把你的训练步和库里的并排运行，在同一批数据上连走两步：从不清零梯度的训练步会把第一步的梯度加到第二步上；
+# 像 nanoGPT 那样在 `step()` 之后立刻清零，也能通过。它会指出常见的错误：没有错位、错位方向反了、
 # logits 和答案按不同的顺序展平、漏了 `zero_grad`、参数没有更新。通过之后，下面的两次训练用的就是你的训练步。
 
 # %%
@@ -786,35 +790,37 @@ print(STEP_NAME + ("[en]yours[zh]你的" if use_step is training_step else "[en]
 # MEASUREMENT
 # (a live training run: its last digits depend on the CPU it runs on)
 live_ind = training.run("induction", parts.gpt_forward, step_fn=use_step, metrics=False,
-                        progress=training.Progress("[en]induction[zh]induction"))
+                        progress=training.Progress("[en]induction[zh]重复字母"))
 print(parts.report())
 ax = figures.plot_curve(live_ind["curve"], title="[en]your run: repeated random letters[zh]你的训练：重复的随机字母")
 
 # %% [markdown] lang="en"
 # Did the heads grow? A repeat of 8 letters is moved to **every position** of the context. For each query position $t$
 # the figure shows the previous-token score of the best previous-token head (its weight on key $t-1$); for each start of
-# the repeat, the induction score of the best induction head (its weight on the key after the earlier occurrence). Beside
-# your model stands the same recipe trained on another seed by `make train`, shipped with the package: a comparison,
-# and a fallback to load if your run went wrong.
+# the repeat, the induction score of the best induction head (its weight on the key after the earlier occurrence). The
+# cell first prints one line for your model and one for the same recipe trained on another seed by `make train`,
+# shipped with the package: a comparison, and a fallback to load if your run went wrong. The figure draws your model.
 
 # %% [markdown] lang="zh"
 # 头长出来了吗？把一段 8 个字母的重复移到上下文的**每一个位置**。图里画的是：对每个 Query 位置 $t$，最好的“前一个 token”头的得分
 # （它放在 Key $t-1$ 上的权重）；对重复片段的每一个起点，最好的 induction head 的得分（它放在前一次出现之后那个 Key 上的权重）。
-# 旁边是同一个方案换一个种子、由 `make train` 训练好随包提供的模型：既用来比较，也是你的训练出了问题时可以载入的后备。
+# 下面先打印两行：一行是你的模型，一行是同一个方案换一个种子、由 `make train` 训练好并随课程附带的模型，它既用来比较，
+# 也是你的训练出了问题时可以载入的后备。图里画的是你的模型。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (reads the live run)
 mine_ind = training.to_model(live_ind)            # [en] your trained model, a model of notebook 12's kind [zh] 你训练出的模型，与 12 节的模型同类
 shipped_ind = training.load_run("induction")      # [en] the same recipe on seed 1 [zh] 同一个方案，种子 1
-runs = {"[en]yours (seed 0)[zh]你的（种子 0）": experiments.induction_summary(mine_ind),
-        "[en]shipped (seed 1)[zh]随包（种子 1）": experiments.induction_summary(shipped_ind)}
+YOURS = f"[en]yours (seed {live_ind['manifest']['seed']})[zh]你的（种子 {live_ind['manifest']['seed']}）"
+runs = {YOURS: experiments.induction_summary(mine_ind),
+        f"[en]shipped (seed {shipped_ind.manifest['seed']})[zh]随课程附带（种子 {shipped_ind.manifest['seed']}）": experiments.induction_summary(shipped_ind)}
 for label, s in runs.items():
     p, q = s["best"]["previous"], s["best"]["induction"]
     print(f"[en]{label}: previous-token head L{p['layer']}H{p['head']} mean {p['mean']:.2f} (lowest {p['min']:.2f}), induction head L{q['layer']}H{q['head']} mean {q['mean']:.2f} (lowest {q['min']:.2f}), loss on the repeat {s['repeated_half_loss']:.2f} nats[zh]{label}：“前一个 token”头 L{p['layer']}H{p['head']} 平均 {p['mean']:.2f}（最低 {p['min']:.2f}），induction head L{q['layer']}H{q['head']} 平均 {q['mean']:.2f}（最低 {q['min']:.2f}），重复部分的损失 {s['repeated_half_loss']:.2f} 纳特")
-yours = runs["[en]yours (seed 0)[zh]你的（种子 0）"]
+yours = runs[YOURS]
 if not yours["found"]:
-    print("[en]Your run did not grow both heads (a mean score of 0.4 each). Train it on another seed (seed=2 in training.run), or load the shipped model: mine_ind = training.load_run('induction')[zh]你的训练没有长出这两种头（平均得分都要到 0.4）。换一个种子再训练（在 training.run 里加 seed=2），或者载入随包的模型：mine_ind = training.load_run('induction')")
+    print("[en]Your run did not grow both heads (a mean score of 0.4 each). Train it on another seed (seed=2 in training.run), or load the shipped model: mine_ind = training.load_run('induction')[zh]你的训练没有长出这两种头（平均得分都要到 0.4）。换一个种子再训练（在 training.run 里加 seed=2），或者载入随课程附带的模型：mine_ind = training.load_run('induction')")
 axes = figures.plot_position_scores(yours["scores"], yours["best"])
 
 # %% [markdown] lang="en"
@@ -834,9 +840,9 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 # than the previous character.
 
 # %% [markdown] lang="zh"
-# 这就是 12 节的电路，由你写的代码长了出来。和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
+# 这就是 12 节的电路，这回是在你写的代码里长出来的。和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
 # 还要看它在哪里往下掉：一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
-# 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随包的那次训练比一比。
+# 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随课程附带的那次训练比一比。
 #
 # ### 课程文字
 #
@@ -864,8 +870,10 @@ for lang in corpus.LANGS:
 start = tr.init_decoder(len(chars), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
                         seed=0)                   # [en] an untrained model [zh] 一个还没训练的模型
 windows = training.text_valid_ids(data)           # [en] the validation windows of the curve below [zh] 下面曲线用的验证窗口
-for label, b_out in (("[en]b_out = 0            [zh]b_out = 0       ", start["b_out"]),
-                     ("[en]b_out = log-frequency[zh]b_out = 对数频率", training.unigram_bias(data))):
+labels = ("b_out = 0", "[en]b_out = log-frequency[zh]b_out = 对数频率")
+width = max(display_width(label) for label in labels)
+for label, b_out in zip(labels, (start["b_out"], training.unigram_bias(data))):
+    label = pad(label, width)
     untrained = pieces.torch_params({**start, "b_out": b_out}, cfg["n_heads"], dtype="float32")
     print(f"[en]{label}: validation loss {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} nats per character before any step[zh]{label}：一步都没训练时，验证集损失每个字符 {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} 纳特")
 print(f"[en]ln V = {np.log(len(chars)):.2f} (a uniform guess over {len(chars)} characters)[zh]ln V = {np.log(len(chars)):.2f}（在 {len(chars)} 个字符里均匀瞎猜）")
@@ -893,7 +901,7 @@ mine_text = training.to_model(live_text)
 losses = experiments.text_losses(mine_text, data)  # [en] the whole validation text of each language [zh] 每种语言的全部验证文字
 shipped = training.load_run("text").manifest["metrics"]
 for lang, r in losses.items():
-    print(f"[en]{LANG_NAME[lang]}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f} ({1 - r['perplexity'] / r['bigram_perplexity']:.0%} lower); the shipped longer run (see below): {shipped[lang + '_perplexity']:.1f}[zh]{LANG_NAME[lang]}：困惑度 {r['perplexity']:.1f}，二元模型为 {r['bigram_perplexity']:.1f}（低了 {1 - r['perplexity'] / r['bigram_perplexity']:.0%}）；随包的更长训练（见下文）：{shipped[lang + '_perplexity']:.1f}")
+    print(f"[en]{LANG_NAME[lang]}: perplexity {r['perplexity']:.1f} against the bigram's {r['bigram_perplexity']:.1f} ({1 - r['perplexity'] / r['bigram_perplexity']:.0%} lower); the shipped longer run (see below; measured on the copy of the course text it was trained on): {shipped[lang + '_perplexity']:.1f} against its bigram's {shipped[lang + '_bigram_perplexity']:.1f}[zh]{LANG_NAME[lang]}：困惑度 {r['perplexity']:.1f}，二元模型为 {r['bigram_perplexity']:.1f}（低了 {1 - r['perplexity'] / r['bigram_perplexity']:.0%}）；随课程附带的更长训练（见下文；在它训练时读的那份课程文字上量）：{shipped[lang + '_perplexity']:.1f}，同一份文字上的二元模型为 {shipped[lang + '_bigram_perplexity']:.1f}")
 
 # %% [markdown] lang="en"
 # Perplexity is $e^{\text{loss}}$: the number of characters the model is, on average, as unsure between as a uniform
@@ -951,7 +959,7 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、markdown 和公式的碎片；中文则是一些常见的字对，连不成句子。
+# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片；中文则是一些常见的字对，连不成句子。
 # 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
 
 # %% [markdown] lang="en"
@@ -961,10 +969,13 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # laptop CPU (4 layers × 4 heads, $d_{model} = 128$, context 64, batches of 12, 2,000 steps, about three minutes) reaches
 # a validation loss near 1.88 nats per character and writes word-like lines. The same model on the course text, trained
 # for 1,200 steps at a learning rate of $3 \times 10^{-3}$ instead of 2,000 at $10^{-3}$ (a different text, so compare the
-# samples, not the losses), is `training.CONFIGS["text_long"]`; `make train` trained it once (seed 1) and ships it, so the cell below loads that
-# model. Set `LONG_RUN = True` to train it here instead, with your pieces and your training step (a few minutes on one
-# thread; the progress bar says how long). Below it: the validation loss in each language, and samples at temperature
-# 0.8 with the share of real words (words that occur in the training text).
+# samples, not the losses), is `training.CONFIGS["text_long"]`; `make train` trained it once (seed 1) and ships it, so
+# the cell below loads that model. `make train` saved the course text it trained on beside the model; that copy comes
+# from an earlier version of this course, so the cell measures the model on it, bigram baseline included, and its
+# bigram numbers differ a little from the ones above, which are measured on the text as it is now. Set
+# `LONG_RUN = True` to train it here instead, on today's text, with your pieces and your training step (several minutes
+# on one thread; the progress bar says how long). Below it: the validation loss in each language, and samples at
+# temperature 0.8 with the share of real words (words that occur in the training text).
 
 # %% [markdown] lang="zh"
 # ### 多训练一会儿，写出单词
@@ -972,23 +983,28 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # 短短的现场训练换来的是拼写。要写出单词，得训练多久？nanoGPT 在笔记本电脑 CPU 上训练字符级莎士比亚的配方（4 层、每层 4 个头，
 # $d_{model} = 128$，上下文 64，每批 12 个窗口，2,000 步，大约 3 分钟）能把验证集损失降到每个字符约 1.88 纳特，写出像单词的句子。
 # 同样规模的模型用在课程文字上，训练 1,200 步、学习率 $3\times10^{-3}$（nanoGPT 是 2,000 步、$10^{-3}$；文字也不同，所以比样本，不比损失），
-# 就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随包提供，所以下面的单元格直接载入它。
-# 把 `LONG_RUN` 改成 `True`，就会在这里用你的零件和你的训练步重新训练（单线程要几分钟，进度条会显示还要多久）。
+# 就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随课程附带，所以下面的单元格直接载入它。
+# `make train` 把它训练时读的课程文字存在了模型旁边；那一份来自本课程较早的版本，所以下面在那份文字上量这个模型，
+# 二元模型基线也在那份文字上算，和上面按现在的文字算出的数字略有不同。把 `LONG_RUN` 改成 `True`，
+# 就会在这里用现在的文字、你的零件和你的训练步重新训练（单线程要好几分钟，进度条会显示还要多久）。
 # 下面给出每种语言的验证集损失，以及温度 0.8 下的样本，并统计其中真实单词（在训练文字里出现过的单词）的比例。
 
 # %%
-LONG_RUN = False  # [en] True: train the longer recipe here, on your pieces (a few minutes) [zh] True：在这里用你的零件训练更长的配方（要几分钟）
+LONG_RUN = False  # [en] True: train the longer recipe here, on your pieces (several minutes) [zh] True：在这里用你的零件训练更长的配方（要好几分钟）
 if LONG_RUN:
     long_run = training.run("text", parts.gpt_forward, config=training.CONFIGS["text_long"], step_fn=use_step,
                             data=data, metrics=False, progress=training.Progress("[en]longer run[zh]更长的训练"))
     long_model, long_data = training.to_model(long_run), data
 else:
     long_model = training.load_run("text")                        # [en] the same model, trained by make train [zh] 同一个模型，由 make train 训练
-    long_data = training.TextData(training.run_corpus(long_model), chars=long_model.vocab)   # [en] the text it was trained on [zh] 它训练时读的文字
+    long_data = training.TextData(training.run_corpus(long_model), chars=long_model.vocab)   # [en] the copy of the text it was trained on [zh] 它训练时读的那份文字
 cfg_long = long_model.manifest["config"]
 print(f"[en]{cfg_long['n_layers']} layers x {cfg_long['n_heads']} heads, d_model {cfg_long['d_model']}, context {cfg_long['max_len']}, {long_model.manifest['steps']} steps[zh]{cfg_long['n_layers']} 层 × {cfg_long['n_heads']} 个头，d_model {cfg_long['d_model']}，上下文 {cfg_long['max_len']}，{long_model.manifest['steps']} 步")
 for lang, r in experiments.text_losses(long_model, long_data).items():
-    print(f"[en]{LANG_NAME[lang]}: validation loss {r['loss']:.2f} nats per character (perplexity {r['perplexity']:.1f}; the bigram model's {r['bigram_perplexity']:.1f})[zh]{LANG_NAME[lang]}：验证集损失每个字符 {r['loss']:.2f} 纳特（困惑度 {r['perplexity']:.1f}；二元模型 {r['bigram_perplexity']:.1f}）")
+    print(f"[en]{LANG_NAME[lang]}: validation loss {r['loss']:.2f} nats per character (perplexity {r['perplexity']:.1f}; the bigram model's {r['bigram_perplexity']:.1f} on the same text)[zh]{LANG_NAME[lang]}：验证集损失每个字符 {r['loss']:.2f} 纳特（困惑度 {r['perplexity']:.1f}；同一份文字上的二元模型 {r['bigram_perplexity']:.1f}）")
+if long_data.sha256 != data.sha256:               # [en] the shipped run read an earlier copy of the text [zh] 随课程附带的模型读的是较早的一份文字
+    now = {lang: data.bigram(lang, cfg_long["max_len"])["perplexity"] for lang in corpus.LANGS}
+    print(f"[en](measured on the copy of the course text it was trained on; on the text as it is now, the bigram's perplexity is {now['en']:.1f} in English and {now['zh']:.1f} in Chinese, as above)[zh]（这是在它训练时读的那份课程文字上量的；按现在的文字，二元模型的困惑度英文是 {now['en']:.1f}，中文是 {now['zh']:.1f}，与上文相同）")
 p_long = pieces.torch_params(long_model.params, dtype="float32")
 tok_long = corpus.CharTokenizer(long_model.vocab)
 for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意力权重", "zh", (100, 101))):
@@ -1005,13 +1021,13 @@ for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意�
             print(f"[en](only {known['total']} {what}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
 
 # %% [markdown] lang="en"
-# Your `generate` wrote those samples through its KV cache: each step ran one new token through the layers instead of
-# all of them. Notebook 09 measured what that saves as the context grows; here, its memory against notebook 09's
-# formula, for this model's whole context:
+# Your `generate` (or the library's, until yours passes) wrote those samples through its KV cache: each step ran one
+# new token through the layers instead of all of them. Notebook 09 measured what that saves as the context grows; here,
+# its memory against notebook 09's formula, for this model's whole context:
 
 # %% [markdown] lang="zh"
-# 这些样本是你的 `generate` 借助 KV 缓存写出来的：每一步只让新来的那个 token 经过各层，而不是全部 token。上下文变长时它能省下多少，
-# 09 节已经量过；这里只核对它占的内存是否符合 09 节的公式，上下文取这个模型的全部 64 个字符：
+# 这些样本是你的 `generate`（通过检查之前是库里的）借助 KV 缓存写出来的：每一步只让新来的那个 token 经过各层，而不是全部 token。
+# 上下文变长时它能省下多少，09 节已经量过；这里只核对它占的内存是否符合 09 节的公式，上下文取这个模型的全部 64 个字符：
 
 # %%
 _, cache = pieces.forward_cached(p_text, list(range(64)), None)
@@ -1056,29 +1072,34 @@ nb12_widgets.head_picker_widget(mine_ind)
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (measures the live run)
+print("[en]previous-token score of every head, mean over the query positions of the figure above[zh]每个头的“前一个 token”得分，对上面那张图的所有 Query 位置取平均")
+print(nb12.head_table(yours["scores"]["previous"].mean(axis=0)))   # [en] (T - 1, L, H) -> (L, H) [zh] (T - 1, L, H) -> (L, H)
+print()
 rows = nb12.ablation_methods(mine_ind)
 base_loss = rows[0]["zero"]
-ways = {"mean_by_position": "[en]mean/pos[zh]各位置均值", "zero": "[en]zero[zh]置零", "mean": "[en]one mean[zh]一个均值", "resample": "[en]resample[zh]重采样"}
-print(f"{'':8}" + "".join(f"{name:>12}" for name in ways.values()))
+ways = {"mean_by_position": "[en]mean/pos[zh]各位置的均值", "zero": "[en]zero[zh]置零", "mean": "[en]one mean[zh]一个均值", "resample": "[en]resample[zh]重采样"}
+print(f"{'':8}" + "".join(pad(name, 14, "right") for name in ways.values()))
 for r in rows[1:]:
-    print(f"{r['ablated']:8}" + "".join(f"{r[w] - base_loss:>+12.2f}" for w in ways))
+    print(f"{r['ablated']:8}" + "".join(f"{r[w] - base_loss:>+14.2f}" for w in ways))
 costly = max(rows[1:], key=lambda r: r["mean_by_position"])
 helps = [r["ablated"] for r in rows[1:] if r["zero"] < base_loss]
 print(f"[en]zeroing lowers the loss for: {', '.join(helps) or '—'}[zh]置零后损失反而降低的头：{'、'.join(helps) or '—'}")
 print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the change with that method. By the mean at each position the costliest head is {costly['ablated']} (+{costly['mean_by_position'] - base_loss:.2f} nats; zeroed +{costly['zero'] - base_loss:.2f}, one mean +{costly['mean'] - base_loss:.2f}).[zh]完整模型在重复片段上的损失是 {base_loss:.2f} 纳特，每一列是用该方法消融后的变化。按各位置的均值，代价最大的是 {costly['ablated']}（+{costly['mean_by_position'] - base_loss:.2f} 纳特；置零 +{costly['zero'] - base_loss:.2f}，一个均值 +{costly['mean'] - base_loss:.2f}）。")
 
 # %% [markdown] lang="en"
-# Read this table beside the patching that follows. The layer-1 head that costs most by the mean at each position is the
-# head that carries the copy, and patching singles it out as well. Layer 0's four heads share the previous-token job
-# (their scores above), so switching one off costs something by every method, and patching any one of them alone brings
-# back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when patched:
-# its average output at the repeat pushed the wrong way. And here the mean at each position charges more than zeroing
+# Read the ablation table beside the patching that follows. The layer-1 head that costs most by the mean at each position is the
+# head that carries the copy, and patching singles it out as well. Layer 0's four heads, L0H0 to L0H3, share the
+# previous-token job (the first table above: the best of them puts under half of its weight on the previous token, and
+# the others lean on it too), so switching one off costs something by most methods, and patching any one of them alone
+# brings back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when
+# patched: its average output at the repeat pushed the wrong way. And here the mean at each position charges more than zeroing
 # for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
 # goes beside its method.
 
 # %% [markdown] lang="zh"
-# 读这张表时，要和后面的激活修补对照着看。按各位置的均值代价最大的第 1 层的头，正是负责复制的那个头，激活修补也会把它挑出来。
-# 第 0 层的四个头分担着“前一个 token”的活（见上面的得分），所以关掉哪一个，用哪种方法都要付出一些代价，而单独修补其中任何一个都找不回多少。
+# 读消融表时，要和后面的激活修补对照着看。按各位置的均值代价最大的第 1 层的头，正是负责复制的那个头，激活修补也会把它挑出来。
+# 第 0 层的四个头 L0H0 到 L0H3 分担着“前一个 token”的活（见上面第一张表：得分最高的那个头放在前一个 token 上的权重也不到一半，
+# 其余几个头也偏向前一个 token），所以关掉其中一个，大多数方法都显示要付出一些代价，而单独修补任何一个都找不回多少。
 # 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回：它在重复片段上的平均输出本来就在往错误的方向推。
 # 另外，这里对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
 
@@ -1092,7 +1113,7 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 
 # %% [markdown] lang="zh"
 # **一步步看激活修补**。消融问的是“少了这个头，什么会坏”；激活修补（activation patching）问的是“哪个头*携带*了某条信息”。
-# 取一条干净的序列（11 个字母，再重复一遍），再做一条被破坏的孪生序列：把第一遍位置 4 上的字母（从 0 数起）换成别处都没有的字母。
+# 取一条干净的序列（11 个字母，再连写一遍），再做一条被破坏的孪生序列：把第一遍位置 4 上的字母（从 0 数起）换成别处都没有的字母。
 # 在第二遍的位置 4（整条序列的位置 15）上，干净的模型能找到前一次出现，预测出位置 5 上的字母；被破坏的模型做不到。现在运行被破坏的序列，
 # 但通过钩子点 `blocks.1.attn.hook_z` 把某一个头的干净输出放回去：如果正确字母的 log P 回来了，复制就是这个头携带的。
 # 钩子是一个函数，参数是激活值和钩子点的名字，返回替换后的值。
@@ -1107,7 +1128,7 @@ _, clean_cache = mine_ind.hooked.run_with_cache(clean, [name])
 
 
 def log_p_right(logits):
-    logp = logits[:, query] - np.log(np.exp(logits[:, query]).sum(-1, keepdims=True))
+    logp = tr.log_softmax(logits[:, query])       # [en] the max subtracted first, as in notebook 03 [zh] 先减去最大值，和 03 节一样
     return logp[np.arange(len(right)), right].mean()
 
 
@@ -1161,9 +1182,9 @@ nb12_widgets.intervention_widget(mine_ind)
 # %% [markdown] lang="zh"
 # ## 你的代码能运行 GPT-2
 #
-# GPT-2 用的就是这个架构：学出来的位置编码、用 tanh 形式 GELU 的前置层归一化 Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
+# GPT-2 用的就是这个架构：可学习的位置编码、用 tanh 形式 GELU 的前置层归一化 Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
 # `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
-# 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的分词器（tokenizer），两者都在能联网的机器上保存：
+# 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的分词器，两者都在能联网的机器上保存：
 # `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` 和
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`。所以默认是关闭的：把
 # `ONLINE` 设为 `True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，这个单元格用 Hugging Face 的 `transformers`
@@ -1224,7 +1245,7 @@ else:
 
 # %% [markdown] lang="zh"
 # 联网时，上面的单元格会打印 GPT-2 small 的 144 个头在重复随机 token 上的得分；不联网时，这里没有任何计算给出这些得分。
-# 可以期待的，是别人用同类得分量到的结果（ARENA 和 TransformerLens 讲 induction head 的教程）：第 5 到 7 层有几个头是 induction head
+# 可以拿来对照的，是别人用同类得分量到的结果（ARENA 和 TransformerLens 讲 induction head 的教程）：第 5 到 7 层有几个头是 induction head
 # （L5H1、L5H5、L6H9、L7H2、L7H10），更早的几层有少数几个头关注前一个 token（最明显的是 L4H11）：正是你那个 2 层模型长出来的两步电路。
 # 联网跑一遍，自己核对。
 #
@@ -1249,7 +1270,7 @@ quiz.quiz_widget("x13c")
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# 你搭出来的东西，以及你的训练达到了什么，这里重新算一遍：
+# 下面把你搭出来的零件和两次训练的结果重新算一遍：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -1292,11 +1313,11 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 #   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
 # - **它就是那个模型**。12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
 # - **你训练了它**。你的零件和你的 `training_step` 在重复字母上长出了“前一个 token”头和 induction head；在课程文字上，两种语言的困惑度都低于二元模型。
-#   头和数字都随种子而变；随包的 induction 模型是同样的方案、另一个种子，随包的文字模型用的是更长的配方，它写出的英文大多是真实的单词。
+#   头和数字都随种子而变；随课程附带的 induction 模型是同样的方案、另一个种子，随课程附带的文字模型用的是更长的配方，它写出的英文大多是真实的单词。
 # - **你打开它看了看**。每个位置上的得分、四种消融（每个数旁边都写明方法）、经过钩子点的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
-# **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者要更久才离开平台；上面的后备办法会载入随包的模型。
+# **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者损失要在平台期停留更久；上面的后备办法会载入随课程附带的模型。
 # 现场训练的规模定在单线程一两分钟之内跑完；机器越忙，实际耗时越长。
 #
 # **接下来**。课程到这里就结束了。Karpathy 的 *Let's build GPT* 和 nanoGPT 把同一个模型放大；ARENA 的可解释性章节和 TransformerLens
-# 把上一部分的工具用得更深。复习机制请回到 [11 · 总复习](11_review.ipynb)；训练好的模型见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)。
+# 把本节后半部分（以及 12 节）的工具用得更深。复习机制请回到 [11 · 总复习](11_review.ipynb)；训练好的模型见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)。

@@ -7,10 +7,14 @@ learner's), then:
 - the skeleton cell as the learner first meets it: the checker must answer (no crash) and fail,
   naming NotImplementedError;
 - the solution block, then the same checker call: it must pass, in both editions' solution blocks.
+Both editions' solution blocks hold the same code: the zh block may translate its comments and its string
+literals (an error message), nothing else.
 """
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -82,9 +86,42 @@ def test_skeleton_gets_not_done_yet_and_solutions_pass(setup, skeleton, call, so
         i18n.set_language("en")
 
 
+def code_tokens(text: str) -> list[tuple[int, str]]:
+    """The tokens of `text` that are code: comments and blank lines dropped, and every string literal (an f-string
+    is one STRING token in Python 3.11, with the names it formats) replaced by one placeholder, so an edition may
+    translate its comments and messages but not its code. Indentation counts by its structure, not its width."""
+    fstring_start = getattr(tokenize, "FSTRING_START", None)   # Python 3.12+ splits an f-string into parts
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    out, depth = [], 0
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if fstring_start is not None and tok.type in (fstring_start, fstring_end):
+            depth += 1 if tok.type == fstring_start else -1
+            if depth == 0:
+                out.append((tokenize.STRING, "<string>"))         # the whole f-string, as 3.11 reads it
+            continue
+        if depth or tok.type in (tokenize.COMMENT, tokenize.NL):
+            continue
+        if tok.type == tokenize.STRING:
+            out.append((tok.type, "<string>"))
+        elif tok.type in (tokenize.INDENT, tokenize.DEDENT):
+            out.append((tok.type, ""))
+        else:
+            out.append((tok.type, tok.string))
+    return out
+
+
+def test_code_tokens_keep_code_and_drop_words():
+    en = 'def f(c, i):\n    raise ValueError(f"unknown character {c!r} at index {i}")  # the message\n'
+    zh = 'def f(c, i):\n    raise ValueError(f"未知字符 {c!r}（位置 {i}）")   # 报错信息\n\n'
+    assert code_tokens(en) == code_tokens(zh)
+    for changed in ('def f(c, i):\n    raise KeyError(f"未知字符 {c!r}（位置 {i}）")\n',
+                    'def f(c, i):\n    raise ValueError(f"未知字符 {c!r}（位置 {i}）", i)\n',
+                    'def f(c, i):\n    return ValueError(f"未知字符 {c!r}（位置 {i}）")\n'):
+        assert code_tokens(en) != code_tokens(changed), changed
+    assert code_tokens("if a:\n    b = 1\n") != code_tokens("if a:\n    pass\nb = 1\n")
+
+
 @pytest.mark.parametrize("setup, skeleton, call, solutions", EXERCISES)
 def test_both_editions_show_the_same_solution_code(setup, skeleton, call, solutions):
-    """The zh block may translate its comments; its code is the English block's."""
-    def code_only(text):
-        return [re.sub(r"\s*#.*$", "", line).rstrip() for line in text.splitlines() if re.sub(r"#.*", "", line).strip()]
-    assert code_only(solutions["en"]) == code_only(solutions["zh"]), call
+    """The zh block may translate its comments and string literals (messages); its code is the English block's."""
+    assert code_tokens(solutions["en"]) == code_tokens(solutions["zh"]), call

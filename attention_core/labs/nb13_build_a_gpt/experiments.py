@@ -170,7 +170,8 @@ def cache_timing(generate_cached, generate_uncached, params, lengths=(64, 128, 2
 def write(generate_fn, params, ids, n_new: int, temperature: float = 1.0, seed: int = 0) -> list[int]:
     """ids followed by n_new generated ids, more than the model's context allows: generate_fn (a generate with the
     signature of pieces.generate) writes until the context is full, then starts again from the last half of the
-    context, as nanoGPT crops its input (core.generation.write). Each call gets its own seed (seed, seed + 1, ...)."""
+    context, as nanoGPT crops its input (core.generation.write). The first call uses `seed`; each later call a seed
+    drawn from (seed, call number), so two samples written with different seeds do not share their random draws."""
     return generation.write(functools.partial(generate_fn, params), ids, n_new, context=int(params.pos_emb.shape[0]),
                             temperature=temperature, seed=seed)
 

@@ -12,7 +12,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "zh": "Query 的位置 t（看它放在 Key t - 1 上的权重）"},
     "nb13.fig_repeat_start": {"en": "where the repeat starts (position)", "zh": "重复片段开始的位置"},
     "nb13.fig_score": {"en": "score", "zh": "得分"},
-    "nb13.fig_prev": {"en": "previous-token score, L{layer}H{head}", "zh": "前一个 token 得分，L{layer}H{head}"},
+    "nb13.fig_prev": {"en": "previous-token score, L{layer}H{head}", "zh": "“前一个 token”得分，L{layer}H{head}"},
     "nb13.fig_ind": {"en": "induction score, L{layer}H{head}", "zh": "induction 得分，L{layer}H{head}"},
     "nb13.gpt2_config": {"en": "{n_layers} layers × {n_heads} heads, d_model {d_model}, {vocab} tokens, "
                                "T = {t}, batch {batch}",

@@ -10,9 +10,9 @@
 CONFIGS are the recipes the notebook trains live, on the learner's pieces (`run(name, parts.gpt_forward,
 progress=Progress(...))`), each within a minute on a 2-core CPU (benchmarks/train_live.py holds what was tried
 and its timings); the shipped runs are the recipes SHIPPED_RECIPES names on SHIPPED_SEED (the text run: the
-longer recipe "text_long", nanoGPT's CPU recipe cut to 3 minutes), the notebook's comparison and the fallback a
-learner loads when their run fails (`load_run`). `to_model` turns a run into notebook 12's
-TrainedModel, so the learner's model is measured, ablated and sampled with the same tools.
+longer recipe "text_long", nanoGPT's CPU recipe cut to 1,200 steps: several minutes on one thread), the
+notebook's comparison and the fallback a learner loads when their run fails (`load_run`). `to_model` turns a run
+into notebook 12's TrainedModel, so the learner's model is measured, ablated and sampled with the same tools.
 
 `train` runs a forward function (the learner's `gpt_forward` in the notebook; for the shipped runs
 `pieces.gpt_forward`, or `pieces.training_forward`, its fused-attention twin) through the library's one loop
@@ -71,7 +71,8 @@ CONFIGS = {
                  lr=6e-3, min_lr=0.0, beta2=0.999, weight_decay=0.01, seed=0, log_every=50, warmup=50, threads=1,
                  fused=True, unigram_bias=True, valid_tokens=2048),
     # nanoGPT's CPU model for character-level Shakespeare (4 layers x 4 heads, 128 wide, context 64, batch 12, beta2
-    # 0.99, warm-up 100), 1,200 steps instead of its 2,000 to fit 3 minutes on one thread, at 3e-3 instead of 1e-3 (at
+    # 0.99, warm-up 100), 1,200 steps instead of its 2,000 (several minutes on one thread: the shipped run's manifest
+    # records 467 s of wall time on a loaded 2-core machine), at 3e-3 instead of 1e-3 (at
     # 1e-3, 1,200 steps ended at 2.09 nats per English character): the text model `make train` ships (SHIPPED_RECIPES)
     # and notebook 13's optional LONG_RUN (benchmarks/train_live.py --long measures it)
     "text_long": dict(kind="text", d_model=128, n_heads=4, n_layers=4, d_ff=512, max_len=64, steps=1200, batch=12,
