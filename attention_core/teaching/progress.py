@@ -83,7 +83,7 @@ class Progress:
         else:
             text = i18n.t("progress.line", self.lang, step=step, steps=steps, loss=loss, valid=valid, rate=rate,
                           left=time_text((steps - step) / rate, self.lang))
-        return f"{self.label} {text}".strip()
+        return f"{self.label} · {text}" if self.label else text   # a dot, not a space, between a zh label and 完成
 
     def bar(self, rec: dict, width: int = 24) -> str:
         done = int(width * rec["step"] / rec["steps"])

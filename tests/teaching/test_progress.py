@@ -26,7 +26,7 @@ def _rec(step, steps=100, loss=2.5, valid=None, seconds=None, logged=False):
 def test_the_progress_line_says_loss_rate_and_time_left(lang, words):
     p = Progress("induction", mode="text", lang=lang)
     line = p.line(_rec(50, seconds=2.5))
-    assert line.startswith("induction") and all(w in line for w in words), line
+    assert line.startswith("induction · ") and all(w in line for w in words), line
     done = p.line(_rec(100, seconds=5.0, valid=2.4))
     assert ("done: 100 steps in 5.0 s" if lang == "en" else "完成：100 步，用时 5.0 秒") in done
     assert "2.400" in done
@@ -46,6 +46,7 @@ def test_plain_text_outside_a_kernel_prints_one_line_per_logged_step():
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "step 5/10" in lines[0] and "done: 10 steps" in lines[1]
     assert "\r" not in stream.getvalue() and p.last["step"] == 10
+    assert Progress("", mode="text").line(_rec(5, steps=10)).startswith("step 5/10")      # no label, no dot
 
 
 def test_a_terminal_gets_one_line_redrawn_in_place_at_most_every_interval():
