@@ -23,12 +23,15 @@ def pad(text: str, width: int, align: str = "left") -> str:
 class Table:
     """A labelled matrix that prints as aligned text and shows as an HTML table in a notebook."""
 
-    def __init__(self, values, row_names, col_names, digits: int = 2):
+    def __init__(self, values, row_names, col_names, digits: int = 2, trim: bool = True):
         self.values = np.asarray(values, dtype=float)
-        self.row_names, self.col_names, self.digits = list(row_names), list(col_names), digits
+        self.row_names, self.col_names, self.digits, self.trim = list(row_names), list(col_names), digits, trim
 
     def _cell(self, v) -> str:
+        """trim (weights: 0.5, and · for an exact 0) or every number with its digits (scores side by side: 0.40)."""
         text = f"{v:.{self.digits}f}"
+        if not self.trim:
+            return text
         return "·" if v == 0 else text.rstrip("0").rstrip(".") if "." in text else text
 
     def __repr__(self) -> str:

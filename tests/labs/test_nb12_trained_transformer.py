@@ -293,6 +293,8 @@ def test_ablation_finds_the_essential_heads(ind):
 def test_head_table_names_layers_and_heads():
     table = E.head_table(np.array([[0.5, 0.25], [0.125, 1.0]]), lang="zh")
     assert "第 1 层" in repr(table) and "头 1" in repr(table)
+    cells = repr(E.head_table(np.array([[0.4, 0.0], [0.125, 1.0]]))).split()
+    assert {"0.40", "0.00", "0.12", "1.00"} <= set(cells), cells     # every score with its two digits, side by side
     with pytest.raises(ValueError, match=r"\(L, H\)"):
         E.head_table(np.ones(3))
 

@@ -628,7 +628,8 @@ def head_table(values, digits: int = 2, lang: str | None = None):
     if values.ndim != 2:
         raise ValueError(f"values: expected an (L, H) array, got shape {values.shape}")
     return Table(values, [i18n.t("nb12.row_layer", lang, layer=l) for l in range(values.shape[0])],
-                 [i18n.t("nb12.col_head", lang, head=h) for h in range(values.shape[1])], digits=digits)
+                 [i18n.t("nb12.col_head", lang, head=h) for h in range(values.shape[1])], digits=digits,
+                 trim=False)                         # 0.40 beside 0.46, not 0.4: scores are read side by side
 
 
 def sweep_table() -> dict:
