@@ -32,7 +32,7 @@
 # %% [markdown] lang="zh"
 # # 12 · 训练好的 Transformer 里的注意力
 #
-# 到目前为止，每个头都是手工设定的。原教程的说法更进一步：“不同的 head 学会关注不同子空间”，而且这种分工“是训练过程中学出来的，
+# 到目前为止，每个头都是手工设定的。原教程的说法更进一步：“不同头可以学习不同的匹配方式和信息路由”，而且这种分工“是训练过程中学出来的，
 # 而不是人为写入的规则”。本节用在 CPU 上训练的几个小 Transformer 来检验这句话，把它们的头在做什么**量出来**，
 # 拿出研究者认可的证据：新数据、每一个位置、别的随机种子，以及模型内部的通路。
 #
@@ -172,7 +172,7 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 #   (the bag that does not fit in the drawer, the puppy that cannot carry the dog). Beside them: she / he sentences,
 #   counted apart, and one polysemous word per language, *bank* and 杜鹃.
 # - **held out**, never trained on: whole frames, a fifth of the noun pairs of each family and each kind of role
-#   crossing, bank / 杜鹃 sentences with new cue words, and the seeds' own sentences.
+#   crossing, bank / 杜鹃 sentences with new cue words, and the source tutorials' own sentences.
 
 # %% [markdown] lang="zh"
 # ## 训练：离线做一次
@@ -293,7 +293,7 @@ ic = experiments.in_context(induction)
 for k, o in enumerate(pos["offsets"]):
     letters_loss = " ".join(f"{x:.2f}" for x in pos["letter_loss"][k])
     after = "—" if pos["after_loss"][k] is None else f"{pos['after_loss'][k]:.3f}"
-    print(f"[en]copy at {o:>2}: first letter {pos['first_loss'][k]:.3f} (accuracy {pos['first_accuracy'][k]:.3f}) | letters 2..6: {letters_loss}, mean {pos['copy_loss'][k]:.3f} (accuracy {pos['copy_accuracy'][k]:.3f}) | after: {after}[zh]第二遍从 {o:>2} 开始：第一个字母 {pos['first_loss'][k]:.3f}（准确率 {pos['first_accuracy'][k]:.3f}）| 第 2..6 个字母：{letters_loss}，平均 {pos['copy_loss'][k]:.3f}（准确率 {pos['copy_accuracy'][k]:.3f}）| 之后：{after}")
+    print(f"[en]copy at {o:>2}: first letter {pos['first_loss'][k]:.3f} (accuracy {pos['first_accuracy'][k]:.3f}) | letters 2..6: {letters_loss}, mean {pos['copy_loss'][k]:.3f} (accuracy {pos['copy_accuracy'][k]:.3f}) | after: {after}[zh]第二遍从 {o:>2} 开始：第一个字母 {pos['first_loss'][k]:.3f}（准确率 {pos['first_accuracy'][k]:.3f}）| 第 2–6 个字母：{letters_loss}，平均 {pos['copy_loss'][k]:.3f}（准确率 {pos['copy_accuracy'][k]:.3f}）| 之后：{after}")
 top = [x for x in pos["start_top"] if x is not None]
 print(f"[en]before the second copy the top guess is the window's first letter at {min(top):.0%}-{max(top):.0%} of the positions, with probability {min(pos['start_p']):.3f}-{max(pos['start_p']):.3f} (1/26 = {1 / 26:.3f})[zh]第二遍之前，{min(top):.0%}–{max(top):.0%} 的位置上排第一的猜测是窗口的第一个字母，概率只有 {min(pos['start_p']):.3f}–{max(pos['start_p']):.3f}（1/26 = {1 / 26:.3f}）")
 print(f"[en]training layout: loss {ic['early_loss']:.3f} nats when the copy starts before position {experiments.EARLY}, {ic['late_loss']:.3f} later (accuracy {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f})[zh]训练布局：第二遍在位置 {experiments.EARLY} 之前开始时损失 {ic['early_loss']:.3f} 纳特，之后开始时 {ic['late_loss']:.3f}（准确率 {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f}）")
@@ -377,7 +377,7 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 # 模式只是线索；重不重要，要看去掉之后量出来的结果（和 06 节一样）。把一个头的输出置零，后面的层看到的，就是这个头在训练中从未写出过的值。
 # **均值消融**把它的输出换成这个头的平均输出（对所有位置取一个平均向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
 # **重采样消融**换成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value；
-# 衡量的是 11 个字母重复一遍时，重复那一半上的损失。
+# 衡量的是 11 个字母连写两遍时，重复那一半上的损失。
 
 # %% [markdown] lang="en"
 # #### Exercise 1 · ★★☆ · about 15 min: mean ablation by position, through a hook
@@ -587,7 +587,7 @@ print("[en]on this sequence, what each head of layer 1 adds to the right letter'
 # 下面库里的版本在 200 条序列上做同样的事；由于给所有 logit 加同样的数不影响 softmax，它还减去了每个头给平均 logit 加的量。
 
 # %%
-la = experiments.logit_attribution(induction)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2..11 个字母上的平均
+la = experiments.logit_attribution(induction)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2–11 个字母上的平均
 print("[en]what each head adds to (logit of the right letter - mean logit) on the repeat[zh]在重复片段上，每个头给（正确字母的 logit − 平均 logit）加了多少")
 print(experiments.head_table(np.round(la["repeat"], 2) + 0.0))          # [en] + 0.0: no "-0" [zh] + 0.0：不打印“-0”
 rest = la["logit"] - la["repeat"].sum()                # [en] what the embeddings and the biases write [zh] 嵌入和偏置写入的部分
@@ -619,7 +619,7 @@ print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {
 # %% [markdown] lang="zh"
 # ### 激活修补：一次干净的运行，一次被破坏的运行
 #
-# 激活修补从另一个方向问因果问题：不是“去掉它什么会坏”，而是“把它放回去能修好什么”。取 11 个字母重复一遍（**干净**的运行），
+# 激活修补从另一个方向问因果问题：不是“去掉它什么会坏”，而是“把它放回去能修好什么”。取 11 个字母连写两遍（**干净**的运行），
 # 再把第一遍位置 4 上的字母（从 0 数起，即第五个字母）换成一个别处都没出现的字母（**被破坏**的运行）：在第二遍的位置 15 上，模型再也找不到上一次出现的位置。
 # 然后再跑一遍被破坏的输入，只把**一个**头的输出（`hook_z`）换成干净运行里的值，看正确字母的对数概率找回了多少：1 是全部找回，0 是什么也没找回。
 
@@ -765,7 +765,7 @@ ph3 = experiments.phase_change(seed3.manifest)
 print(f"[en]in-context loss half-way down: seed 0 at step {ph['loss_step']}, seed 3 at step {ph3['loss_step']}; seed 3's best scores at the end {ph3['previous'][-1, 0].max():.2f} / {ph3['induction'][-1, 1].max():.2f}[zh]上下文内损失降到一半：种子 0 在第 {ph['loss_step']} 步，种子 3 在第 {ph3['loss_step']} 步；种子 3 最后的最好得分 {ph3['previous'][-1, 0].max():.2f} / {ph3['induction'][-1, 1].max():.2f}")
 
 # %% [markdown] lang="en"
-# On seed 0, for 150 steps the model predicts no better than a uniform guess (loss ≈ ln 26 = 3.26); between steps 150 and 350 the
+# On seed 0, for the first 100 steps the model predicts no better than a uniform guess (loss ≈ ln 26 = 3.26); between steps 150 and 350 the
 # loss falls from 3.11 to 0.59 nats while the induction head appears (0.27 at step 250, 0.78 at 300) and the
 # previous-token head sharpens just behind it. Four of the five seeds grow the same pair (previous-token 0.61–0.69,
 # induction 0.92–0.95, formed at step 300) and predict 99.7–100% of the repeat. **Seed 3 does not**: no head of either
@@ -774,7 +774,7 @@ print(f"[en]in-context loss half-way down: seed 0 at step {ph['loss_step']}, see
 # but the repeat can be learned without it. What does seed 3 do instead?
 
 # %% [markdown] lang="zh"
-# 在种子 0 上，最初 150 步模型并不比均匀乱猜强（损失 ≈ ln 26 = 3.26）；第 150 步到第 350 步之间，损失从 3.11 降到 0.59 纳特，
+# 在种子 0 上，最初 100 步模型并不比均匀乱猜强（损失 ≈ ln 26 = 3.26）；第 150 步到第 350 步之间，损失从 3.11 降到 0.59 纳特，
 # 同时 induction head 出现了（第 250 步 0.27，第 300 步 0.78），“前一个 token”头紧随其后变清晰。五个种子里有四个长出了同样的一对头
 # （“前一个 token”0.61–0.69，induction 0.92–0.95，都在第 300 步长出），重复片段预测对 99.7%–100%。**种子 3 没有**：两种头一个都没有
 # （0.06 / 0.05），损失也降得更慢（第 500 步才降到一半，种子 0 是第 300 步），可它照样预测对了 96% 的重复字母。所以这组实验说明：
@@ -826,7 +826,7 @@ for head in (0, 3):
 pos3 = experiments.by_position(seed3)
 offsets = "[en], [zh]、".join(str(o) for o in pos3["offsets"])
 loss3, loss0 = ("[en], [zh]、".join(f"{x:.3f}" for x in p_["copy_loss"]) for p_ in (pos3, pos))
-print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, seed 0 {loss0} nats[zh]第二遍从 {offsets} 开始时，第 2..6 个字母上的平均损失：种子 3 为 {loss3}，种子 0 为 {loss0} 纳特")
+print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, seed 0 {loss0} nats[zh]第二遍从 {offsets} 开始时，第 2–6 个字母上的平均损失：种子 3 为 {loss3}，种子 0 为 {loss0} 纳特")
 
 # %% [markdown] lang="en"
 # Seed 3 grew the same two-step circuit **at another offset**. Its layer-0 heads look 2 to 4 letters back, not 1
@@ -884,8 +884,8 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # puts some weight four letters back (0.15 on key t − 4 in seed 3's layer-0 figure above), so key 8 carries the
 # changed letter as well. The two single-position shares add up to more than the whole head's 0.76: patches are not
 # additive, since log P is not a linear function of what they put back. L1H1 recovers at the query (15), where it
-# copies; a head of layer 1 patched at position 7 recovers nothing, since layer 1 reads position 7 through its keys and
-# values, not through its own output there.
+# copies; a head of layer 1 patched at position 7 recovers nothing: layer 1 is the last layer, so its output at
+# position 7 reaches only position 7's own prediction, never the query at 15.
 # </details>
 
 # %% [markdown] lang="zh"
@@ -894,15 +894,15 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # 位置 7（0.70），即被改字母（位置 4）之后第 3 个位置：种子 3 第 0 层的头往回看 3 个字母，所以被改的字母正是在位置 7 写进第 1 层要匹配的 Key 里。
 # 位置 8 也找回 0.31：L0H1 还有一部分权重往回看 4 个字母（上面种子 3 第 0 层的图里，Key t − 4 一格是 0.15），所以 Key 8 也带着被改的字母。
 # 两个位置单独修补找回的比例加起来超过了整个头的 0.76：修补的效果不能相加，因为 log P 并不是放回的激活的线性函数。
-# L1H1 在 Query 的位置（15）上找回，它在那里复制；第 1 层的头在位置 7 上修补找不回什么，因为第 1 层是通过 Key 和 Value 读取位置 7 的，
-# 而不是通过它自己在那里的输出。
+# L1H1 在 Query 的位置（15）上找回，它在那里复制；第 1 层的头在位置 7 上修补找不回什么：第 1 层是最后一层，它在位置 7 的输出
+# 只影响位置 7 自己的预测，到不了位置 15 的 Query。
 # </details>
 
 # %% [markdown] lang="en"
 # ## Why a decoder cannot resolve "it" at the pronoun
 #
-# In the seeds' sentence the word that decides is the adjective (*tired* → the animal, *wide* → the street), and it
-# comes **after** *it*. In a causal decoder, token $t$ reads only tokens $\le t$, in every layer, so the pronoun's
+# In the source tutorials' sentence the word that decides is the adjective (*tired* → the animal, *wide* → the
+# street), and it comes **after** *it*. In a causal decoder, token $t$ reads only tokens $\le t$, in every layer, so the pronoun's
 # attention row, and its whole vector, are the same in the two twins. A decoder can answer only later, at a restated
 # pronoun after the sentence (`… too tired | it`); an encoder lets the pronoun read the adjective. Below, the two
 # models trained on the same corpus, at the *it* inside the sentence.
@@ -924,7 +924,7 @@ for model, (layer, head) in ((decoder, (1, 0)), (coref, (rh["layer"], rh["head"]
         _, w = model.forward(model.encode(words))                # [en] the sentence only: no "| it" [zh] 只有句子本身，没有“| it”
         got[adj] = w[:, :, words.index("it")]                     # (L, H, T)
         kind = "[en]decoder[zh]解码器" if model.causal else "[en]encoder[zh]编码器"
-        rows_fig.append((f"{kind} L{layer}H{head}: “…too {adj}”", words, got[adj][layer, head]))
+        rows_fig.append((f"[en]{kind} L{layer}H{head}: “…too {adj}”[zh]{kind} L{layer}H{head}：“…too {adj}”", words, got[adj][layer, head]))
     diff = np.abs(got["tired"] - got["wide"]).max()
     print(f"[en]{model.name}: largest difference between the two 'it' rows, over every layer and head: {diff:.3f}[zh]{MODEL_NAME[model.name]}：两个“it”注意力行在所有层和头上的最大差别：{diff:.3f}")
 for s in ("The animal didn't cross the street because it was too tired.",
@@ -1106,8 +1106,9 @@ ax = figures.plot_bank_similarity(sims)
 # %% [markdown] lang="en"
 # ## A weight is not an explanation (Q6 of notebook 01)
 #
-# For each word of the seed's *wide* twin we compare the weight the pronoun puts on it (in the head above) with the
-# effect of **removing** the word from everyone's view, in every layer, while every other position stays put.
+# For each word of the *wide* twin of the tutorials' sentence we compare the weight the pronoun puts on it (in the
+# head above) with the effect of **removing** the word from everyone's view, in every layer, while every other
+# position stays put.
 
 # %% [markdown] lang="zh"
 # ## 注意力权重不等于解释（01 节自测题 Q6）
@@ -1188,7 +1189,7 @@ quiz.quiz_widget("x12c")
 # %% [markdown] lang="zh"
 # ## 练习 5 · ★☆☆ · 约 10 分钟：算出一个头的 induction 得分
 #
-# 写出 `induction_score(w, half)`：给定一个头在重复两遍的 `half` 个随机 token 上的权重 `w` $(T, T)$，对第二遍的 Query
+# 写出 `induction_score(w, half)`：给定一个头在连写两遍的 `half` 个随机 token 上的权重 `w` $(T, T)$，对第二遍的 Query
 # $t$ = `half` … $T - 1$，返回落在这样一个 Key 上的平均权重：Query 的 token 上一次出现之后紧跟着的那个 Key（定义见“学出来的头：量一量”）。
 # 检查器会在训练好的模型的每个头上和一个随机矩阵上运行你的函数。
 # 第一次尝试常常早看了一步：
@@ -1211,7 +1212,7 @@ checks.check_induction_score(induction_score_first_try)
 # %%
 def induction_score(w, half):
     """[en] w (T, T) weights of one head on `half` tokens repeated twice -> its induction score (one number).
-    [zh] w：一个头在重复两遍的 `half` 个 token 上的 (T, T) 权重 -> 它的 induction 分数（一个数）。"""
+    [zh] w：一个头在连写两遍的 `half` 个 token 上的 (T, T) 权重 -> 它的 induction 分数（一个数）。"""
     raise NotImplementedError("[en]which key follows the earlier occurrence of query t's token?[zh]Query t 的 token 上一次出现之后，紧跟着的是哪个 Key？")
 
 checks.check_induction_score(induction_score)

@@ -30,7 +30,7 @@
 # **What you should know first:** the block and the decoder as notebook 12 shows them
 # ([12 · Attention inside a trained Transformer](12_trained_transformer.ipynb)), multi-head attention
 # ([06 · Multi-head attention](06_multi_head_attention.ipynb)) and the KV cache
-# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 160 minutes.*
+# ([09 · Cost and the context window](09_cost_and_context_window.ipynb)). *About 160 minutes, best in two sittings: build and train, then look inside.*
 
 # %% [markdown] lang="zh"
 # # 13 · 亲手搭一个 GPT
@@ -49,7 +49,7 @@
 # - 用四种方法消融它的头，每个数旁边写明方法；读懂并运行一次经过钩子点的激活修补，并说出每种测量说明了什么。
 #
 # **需要的基础**：12 节讲的 Transformer 块和解码器（见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)）、
-# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。*约 160 分钟。*
+# 多头注意力（见 [06 · 多头注意力](06_multi_head_attention.ipynb)）和 KV 缓存（见 [09 · 计算代价与上下文窗口](09_cost_and_context_window.ipynb)）。*约 160 分钟，最好分两次学：先搭零件并训练，再打开模型看看。*
 
 # %%
 LANG = "[en]en[zh]zh"  # [en] language of this edition: "en" or "zh" [zh] 本版本的语言："en" 或 "zh"
@@ -77,10 +77,10 @@ parts = pieces.Parts()  # [en] the pieces later cells run on: yours once they pa
 text = corpus.load_corpus()     # [en] the course's own prose, both languages (package data) [zh] 本课程自己的文字，两种语言（包里的数据）
 chars = corpus.vocabulary(text)  # [en] every character of both languages, sorted [zh] 两种语言的所有字符，已排序
 stoi = {c: i for i, c in enumerate(chars)}  # [en] character -> id [zh] 字符 -> id
-print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh']:,} Chinese characters, {len(chars)} distinct characters[zh]课程文字：英文 {text['chars']['en']:,} 个字符，中文 {text['chars']['zh']:,} 个字符，共 {len(chars)} 种不同的字符")
+print(f"[en]course text: {text['chars']['en']:,} English and {text['chars']['zh']:,} Chinese characters, {len(chars):,} distinct characters[zh]课程文字：英文 {text['chars']['en']:,} 个字符，中文 {text['chars']['zh']:,} 个字符，共 {len(chars):,} 种不同的字符")
 kinds = {lang: set(text[lang]) for lang in ("en", "zh")}   # [en] the distinct characters of each language [zh] 每种语言用到的字符
 han = sum("\u4e00" <= c <= "\u9fff" for c in kinds["zh"])
-print(f"[en]distinct characters: English {len(kinds['en'])}, Chinese {len(kinds['zh'])} ({len(kinds['zh']) / len(kinds['en']):.1f} times as many; {han:,} of them Chinese characters)[zh]用到的字符：英文 {len(kinds['en'])} 种，中文 {len(kinds['zh'])} 种（是英文的 {len(kinds['zh']) / len(kinds['en']):.1f} 倍，其中汉字 {han:,} 种）")
+print(f"[en]distinct characters: English {len(kinds['en'])}, Chinese {len(kinds['zh']):,} ({len(kinds['zh']) / len(kinds['en']):.1f} times as many; {han:,} of them Chinese characters)[zh]用到的字符：英文 {len(kinds['en'])} 种，中文 {len(kinds['zh']):,} 种（是英文的 {len(kinds['zh']) / len(kinds['en']):.1f} 倍，其中汉字 {han:,} 种）")
 
 # %% [markdown] lang="en"
 # ## Tokens: the course's own text
@@ -640,8 +640,9 @@ print(parts.report())
 # trained elsewhere. Load notebook 12's trained induction model into it (float32 tensors), run it on notebook 12's 200
 # fresh repeated sequences, and compare with the library's NumPy forward: the logits and every attention map should
 # agree to about $10^{-5}$ (the rounding of float32), and the heads should show the same previous-token and induction
-# scores, measured with notebook 12's `previous_token_score` and `induction_score`. (Same as the library's maps on these
-# sequences; notebook 12's own head table scores repeats at random places, so its numbers differ a little.)
+# scores, measured with notebook 12's `previous_token_score` and `induction_score`. (These match the scores of the
+# library's maps on the same sequences; notebook 12's own head table scores repeats at random places, so its numbers
+# differ a little.)
 
 # %% [markdown] lang="zh"
 # ## 它就是那个模型
@@ -782,7 +783,7 @@ print(STEP_NAME + ("[en]yours[zh]你的" if use_step is training_step else "[en]
 # 随机字母预测不了，第二遍却可以：找到当前字母上一次出现的地方，把紧跟在后面的那个字母抄过来，这就是 12 节的 induction 电路。
 # 模型只有注意力，没有前馈网络，长出来的电路只能由头组成。它有 2 层、每层 4 个头，$d_{model} = 64$，上下文 32。
 # 训练方案是 600 步、每批 64 条序列，学习率峰值 $3 \times 10^{-3}$，只用一个 CPU 线程；凡是已经通过检查的零件，用的都是你写的。
-# 留意验证集损失：在两个头“找到彼此”之前，它一直停在瞎猜的水平 $\ln 26 \approx 3.26$ 附近，之后才降下来。读曲线时要清楚两条线各是什么：
+# 留意验证集损失：在两个头“找到彼此”之前，它一直停在均匀乱猜的水平 $\ln 26 \approx 3.26$ 附近，之后才降下来。读曲线时要清楚两条线各是什么：
 # “训练”是最近 50 个批次损失的滑动平均，每个损失都是用当时那一步的权重算的，所以损失下降时它总落在后面；“验证”是在记录的那一步、
 # 用那一步的权重量一次。因此验证损失可以低于训练损失，这并不是数据泄漏。
 
@@ -870,13 +871,13 @@ for lang in corpus.LANGS:
 start = tr.init_decoder(len(chars), cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["d_ff"], cfg["max_len"],
                         seed=0)                   # [en] an untrained model [zh] 一个还没训练的模型
 windows = training.text_valid_ids(data)           # [en] the validation windows of the curve below [zh] 下面曲线用的验证窗口
-labels = ("b_out = 0", "[en]b_out = log-frequency[zh]b_out = 对数频率")
+labels = ("[en]b_out = 0:[zh]b_out = 0：", "[en]b_out = log-frequency:[zh]b_out = 对数频率：")   # [en] the colon inside, then padded [zh] 冒号先放进标签，再补齐
 width = max(display_width(label) for label in labels)
 for label, b_out in zip(labels, (start["b_out"], training.unigram_bias(data))):
     label = pad(label, width)
     untrained = pieces.torch_params({**start, "b_out": b_out}, cfg["n_heads"], dtype="float32")
-    print(f"[en]{label}: validation loss {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} nats per character before any step[zh]{label}：一步都没训练时，验证集损失每个字符 {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} 纳特")
-print(f"[en]ln V = {np.log(len(chars)):.2f} (a uniform guess over {len(chars)} characters)[zh]ln V = {np.log(len(chars)):.2f}（在 {len(chars)} 个字符里均匀瞎猜）")
+    print(f"[en]{label} validation loss {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} nats per character before any step[zh]{label}一步都没训练时，验证集损失每个字符 {training.model_loss(pieces.gpt_forward, untrained, windows):.2f} 纳特")
+print(f"[en]ln V = {np.log(len(chars)):.2f} (a uniform guess over {len(chars):,} characters)[zh]ln V = {np.log(len(chars)):.2f}（在 {len(chars):,} 个字符里均匀乱猜）")
 
 # %% [markdown] lang="en"
 # The recipe: 500 steps of 16 windows of 64 characters, peak learning rate $6 \times 10^{-3}$, one thread. The dashed
@@ -913,8 +914,8 @@ for lang, r in losses.items():
 # Samples of 200 characters from your text model, with your `generate` (or the library's until yours passes), from an
 # English and a Chinese prompt. The context holds only 64 characters, so `experiments.write` calls `generate` until the
 # context is full and then starts it again from the last 32 characters. (nanoGPT instead crops
-# its input to the last 64 tokens at every step and recomputes; restarting from the last half once lets the KV cache be
-# reused.) The temperature divides the logits before the softmax: at 0.5 every probability is
+# its input to the last 64 tokens at every step and recomputes everything; restarting from the last half once the
+# context is full lets the cache serve the next 32 steps.) The temperature divides the logits before the softmax: at 0.5 every probability is
 # squared and renormalised, so likely characters get likelier and rare ones rarer, but the model still samples (only a
 # temperature near 0 is greedy); at 1.0 it samples from what it learned, mistakes included. Below each sample, how much
 # of it is made of the training text's own pieces: the share of its English words that occur in the text, the share of
@@ -951,15 +952,19 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
         if known["total"] >= MIN_COUNTED:
             print(f"[en]({known['known']} of {known['total']} {what} occur in the training text: {known['share']:.0%})[zh]（{known['total']} 个{what}里有 {known['known']} 个出现在训练文字里：{known['share']:.0%}）")
         else:
-            print(f"[en](only {known['total']} {what}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
+            print(f"[en](only {known['total']} {what if known['total'] != 1 else what[:-1]}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
 
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: frequent short words with spaces in the right places, fragments of markdown
-# and formulas, and in Chinese common pairs of characters that do not make sentences. A few hundred steps on a few hundred
-# thousand characters buy exactly that, and a validation loss under the bigram's.
+# and formulas. The Chinese prompt gets a few common pairs of characters and then slides into formulas and English: two
+# thirds of the training text is English, and the Chinese prose is itself full of formulas and English terms, so once a
+# model this small writes a `$` or a Latin letter it seldom finds its way back (at low temperature it loops: `$ $ $`).
+# A few hundred steps on a few hundred thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片；中文则是一些常见的字对，连不成句子。
+# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。从中文开头出发，它只写出零星几个常见的字对，
+# 很快就滑进公式和英文：训练文字里英文约占三分之二，中文正文本身也夹着不少公式和英文术语，这么小的模型一旦写出一个 `$`
+# 或一个拉丁字母，就很难再回到中文（温度低时还会原地打转：`$ $ $`）。
 # 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
 
 # %% [markdown] lang="en"
@@ -1018,7 +1023,7 @@ for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意�
         if known["total"] >= MIN_COUNTED:
             print(f"[en]({known['known']} of {known['total']} {what} occur in the training text: {known['share']:.0%})[zh]（{known['total']} 个{what}里有 {known['known']} 个出现在训练文字里：{known['share']:.0%}）")
         else:
-            print(f"[en](only {known['total']} {what}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
+            print(f"[en](only {known['total']} {what if known['total'] != 1 else what[:-1]}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
 
 # %% [markdown] lang="en"
 # Your `generate` (or the library's, until yours passes) wrote those samples through its KV cache: each step ran one
@@ -1276,7 +1281,7 @@ quiz.quiz_widget("x13c")
 # NBVAL_IGNORE_OUTPUT
 # (reads the live runs)
 print(parts.report())
-print(f"[en]tokens: {len(chars)} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]token：{len(chars)} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
+print(f"[en]tokens: {len(chars)} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]分词：{len(chars)} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
 print(f"[en]notebook 12's model in your forward: largest logit difference from the library's {shown[0]}[zh]12 节的模型在你的前向计算里：logits 与库里的最大差 {shown[0]}")
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh] induction head")):
     b = yours["best"][kind]
@@ -1308,7 +1313,7 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # mechanism: [11 · Review](11_review.ipynb); the models measured: [12 · Attention inside a trained Transformer](12_trained_transformer.ipynb).
 
 # %% [markdown] lang="zh"
-# - **Token**。在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
+# - **分词**。在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
 # - **零件**。层归一化、前馈网络、前置层归一化的 Transformer 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过 $10^{-8}$；
 #   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
 # - **它就是那个模型**。12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
