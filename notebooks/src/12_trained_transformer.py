@@ -840,7 +840,7 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # see this step, since the corruption changes the letter that is matched, not the one that is copied; ablation tests
 # it instead: without L0H0 in layer 1's values only, the loss rises from 0.371 to 1.276 nats. The shifted route
 # works less well: on adjacent 6-letter copies its loss is 2.239 and 1.835 nats at offsets 6 and 9, and it fails at
-# 12 and 17 (3.002 and 3.422, a uniform guess), where seed 0's circuit works.
+# 12 and 17 (3.002 and 3.422, about a uniform guess), where seed 0's circuit works.
 
 # %% [markdown] lang="zh"
 # 种子 3 长出的是同样的两步电路，只是**换了一个偏移**。它第 0 层的头往回看 2 到 4 个字母，而不是 1 个（L0H0 和 L0H3 看前 2 个，0.26 和 0.29；

@@ -919,7 +919,8 @@ for lang, r in losses.items():
 # squared and renormalised, so likely characters get likelier and rare ones rarer, but the model still samples (only a
 # temperature near 0 is greedy); at 1.0 it samples from what it learned, mistakes included. Below each sample, how much
 # of it is made of the training text's own pieces: the share of its English words that occur in the text, the share of
-# its pairs of adjacent Chinese characters that do (counted only when there are at least 20 of them).
+# its pairs of adjacent Chinese characters that do (counted only when there are at least 20 of them). A long run of
+# spaces and line breaks is printed as a count in brackets.
 
 # %% [markdown] lang="zh"
 # 困惑度是 $e^{\text{损失}}$：模型平均来说就像在这么多个字符之间均匀地拿不定主意。两个模型的中文困惑度都比英文高得多：中文用到的字符种数约是英文的六倍（开头数过），
@@ -932,39 +933,34 @@ for lang, r in losses.items():
 # （nanoGPT 的做法不同：它每一步都只保留最后 64 个 token，重新计算；这里写满以后才截断一次、留下一半，是为了复用 KV 缓存。）
 # 温度是在 softmax 之前除 logits 的那个数：温度 0.5 相当于把每个概率平方后再归一化，常见的字符更常见，少见的更少见，但模型仍然在抽样
 # （只有温度接近 0 时才是贪心地挑最可能的）；温度 1.0 时，它按学到的分布抽样，错误也一并抽出来。每个样本下面量一下它有多少是训练文字里现成的片段：
-# 英文看它写出的单词有多少出现在文字里，中文看相邻两个汉字组成的字对有多少出现过（至少有 20 个时才算比例）。
+# 英文看它写出的单词有多少出现在文字里，中文看相邻两个汉字组成的字对有多少出现过（至少有 20 个时才算比例）。一长串空格和换行
+# 会打印成方括号里的计数。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (samples of the live run)
 p_text = pieces.torch_params(mine_text.params, dtype="float32")
 tok_text = corpus.CharTokenizer(mine_text.vocab)
-MIN_COUNTED = 20                                  # [en] a share of fewer words or pairs than this says nothing [zh] 单词或字对少于这个数时，比例说明不了什么
 print(parts.report())
 for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权重", "zh", 100)):   # [en] a seed per prompt: one seed for both made their samples share their random draws [zh] 每个开头一个种子：两个开头共用一个种子，样本就会共用同一串随机数
     for temperature in (0.5, 1.0):
         sample = tok_text.decode(experiments.write(parts.generate, p_text, tok_text.encode(prompt), 200,
                                                    temperature=temperature, seed=seed))   # [en] past the context of 64: see below [zh] 超出 64 的上下文：见下文
-        known = experiments.known_share(sample[len(prompt):], data.texts[lang], lang)
         print(f"[en]--- temperature {temperature} ---[zh]--- 温度 {temperature} ---")
-        print(sample)
-        what = "[en]words[zh]单词" if lang == "en" else "[en]character pairs[zh]字对"
-        if known["total"] >= MIN_COUNTED:
-            print(f"[en]({known['known']} of {known['total']} {what} occur in the training text: {known['share']:.0%})[zh]（{known['total']} 个{what}里有 {known['known']} 个出现在训练文字里：{known['share']:.0%}）")
-        else:
-            print(f"[en](only {known['total']} {what if known['total'] != 1 else what[:-1]}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
+        print(experiments.sample_report(sample, prompt, data.texts[lang], lang))   # [en] the sample, then its share of known words or pairs [zh] 样本，以及其中现成单词或字对的比例
 
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: frequent short words with spaces in the right places, fragments of markdown
-# and formulas. The Chinese prompt gets a few common pairs of characters and then slides into formulas and English: two
-# thirds of the training text is English, and the Chinese prose is itself full of formulas and English terms, so once a
-# model this small writes a `$` or a Latin letter it seldom finds its way back (at low temperature it loops: `$ $ $`).
+# and formulas. The Chinese prompt gets some common pairs of characters, then slides into formulas, English or blank
+# lines: two thirds of the training text is English, and the Chinese prose is itself full of formulas, English
+# terms and line breaks, so once a model this small leaves Chinese it seldom finds its way back. At a low temperature it
+# can also fall into a loop, of one symbol or of blanks, and a loop holds nothing to count.
 # A few hundred steps on a few hundred thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。从中文开头出发，它只写出零星几个常见的字对，
-# 很快就滑进公式和英文：训练文字里英文约占三分之二，中文正文本身也夹着不少公式和英文术语，这么小的模型一旦写出一个 `$`
-# 或一个拉丁字母，就很难再回到中文（温度低时还会原地打转：`$ $ $`）。
+# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。从中文开头出发，它能写出一些常见的字对，但
+# 很快就滑进公式、英文或空行：训练文字里英文约占三分之二，中文正文本身也夹着不少公式、英文术语和换行，这么小的模型一旦离开中文，
+# 就很难再回来。温度低时它还容易原地打转，一遍遍写同一个符号，甚至只写空格和换行，这样的样本里就没有什么可数的了。
 # 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
 
 # %% [markdown] lang="en"
@@ -1016,14 +1012,8 @@ for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意�
     for seed in seeds:
         sample = tok_long.decode(experiments.write(parts.generate, p_long, tok_long.encode(prompt), 240,
                                                    temperature=0.8, seed=seed))
-        known = experiments.known_share(sample[len(prompt):], long_data.texts[lang], lang)
-        what = "[en]words[zh]单词" if lang == "en" else "[en]character pairs[zh]字对"
         print(f"[en]--- temperature 0.8, seed {seed} ---[zh]--- 温度 0.8，种子 {seed} ---")
-        print(sample)
-        if known["total"] >= MIN_COUNTED:
-            print(f"[en]({known['known']} of {known['total']} {what} occur in the training text: {known['share']:.0%})[zh]（{known['total']} 个{what}里有 {known['known']} 个出现在训练文字里：{known['share']:.0%}）")
-        else:
-            print(f"[en](only {known['total']} {what if known['total'] != 1 else what[:-1]}: too few for a share)[zh]（只有 {known['total']} 个{what}，太少，不算比例）")
+        print(experiments.sample_report(sample, prompt, long_data.texts[lang], lang))
 
 # %% [markdown] lang="en"
 # Your `generate` (or the library's, until yours passes) wrote those samples through its KV cache: each step ran one
@@ -1281,7 +1271,7 @@ quiz.quiz_widget("x13c")
 # NBVAL_IGNORE_OUTPUT
 # (reads the live runs)
 print(parts.report())
-print(f"[en]tokens: {len(chars)} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]分词：{len(chars)} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
+print(f"[en]tokens: {len(chars):,} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]分词：{len(chars):,} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
 print(f"[en]notebook 12's model in your forward: largest logit difference from the library's {shown[0]}[zh]12 节的模型在你的前向计算里：logits 与库里的最大差 {shown[0]}")
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh] induction head")):
     b = yours["best"][kind]
@@ -1299,7 +1289,7 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # - **You trained it.** Your pieces and your `training_step` grew a previous-token head and an induction head on
 #   repeated letters, and on the course text reached a perplexity under the bigram's in both languages. The heads and
 #   the numbers vary with the seed; the shipped induction run is the same recipe on another seed, and the shipped text
-#   run the longer recipe, whose English samples are mostly real words.
+#   run the longer recipe, whose English samples are about two thirds real words.
 # - **You looked inside.** Scores at every position, ablation four ways (the method beside each number), activation patching
 #   through a hook point, step by step, and direct logit attribution: the researcher's first tools, on your own model.
 #
@@ -1318,7 +1308,7 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 #   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
 # - **它就是那个模型**。12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
 # - **你训练了它**。你的零件和你的 `training_step` 在重复字母上长出了“前一个 token”头和 induction head；在课程文字上，两种语言的困惑度都低于二元模型。
-#   头和数字都随种子而变；随课程附带的 induction 模型是同样的方案、另一个种子，随课程附带的文字模型用的是更长的配方，它写出的英文大多是真实的单词。
+#   头和数字都随种子而变；随课程附带的 induction 模型是同样的方案、另一个种子，随课程附带的文字模型用的是更长的配方，它写出的英文样本里约三分之二是真实的单词。
 # - **你打开它看了看**。每个位置上的得分、四种消融（每个数旁边都写明方法）、经过钩子点的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
 # **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者损失要在平台期停留更久；上面的后备办法会载入随课程附带的模型。

@@ -192,6 +192,37 @@ def test_known_share_refuses_an_unknown_language_and_non_text():
         experiments.known_share(["abc"], "abc", "en")
 
 
+def test_a_sample_that_loops_on_blanks_prints_a_count_not_an_empty_cell():
+    from attention_core.teaching import i18n
+    sample = "注意力权重，\n\n\n" + " " * 196
+    out = experiments.sample_report(sample, "注意力权重", "注意力的权重", "zh")
+    assert out.splitlines()[0].strip() == "注意力权重， [196 spaces and 3 line breaks]"
+    assert out.splitlines()[-1] == "(no pair of Chinese characters at all: nothing to count)"
+    i18n.set_language("zh")
+    assert "[196 个空格、3 个换行]" in experiments.sample_report(sample, "注意力权重", "注意", "zh")
+    short = "a" + " " * (experiments.BLANK_RUN - 1) + "b"                       # a shorter run stays as it is
+    assert experiments.visible(short) == short
+
+
+@pytest.mark.parametrize("sample, line", [
+    ("The " + "the " * 20, "(20 of 20 words occur in the training text: 100%)"),      # 20 words after the prompt
+    ("The " + "the " * 18 + "qq", "(only 19 words: too few for a share)"),
+    ("The qq", "(only 1 word: too few for a share)"),                            # one word, singular
+    ("The 1 2 3", "(no words at all: nothing to count)"),
+])
+def test_sample_report_gives_a_share_only_when_there_is_enough_to_count(sample, line):
+    assert experiments.sample_report(sample, "The ", "the", "en").splitlines()[-1] == line
+
+
+@pytest.mark.parametrize("sample, prompt, min_counted, match", [
+    ("abc", "xyz", 20, "starts with its prompt"), (b"abc", "a", 20, "starts with its prompt"),
+    ("abc", "a", 0, "min_counted"), ("abc", "a", True, "min_counted"), ("abc", "a", 2.5, "min_counted"),
+])
+def test_sample_report_refuses_what_it_cannot_read(sample, prompt, min_counted, match):
+    with pytest.raises(ValueError, match=match):
+        experiments.sample_report(sample, prompt, "abc", "en", min_counted=min_counted)
+
+
 def test_the_curves_baseline_is_the_bigram_on_the_curves_own_windows():
     data = training.TextData()
     cfg = training.CONFIGS["text"]

@@ -16,6 +16,7 @@ import numpy as np
 from attention_core.core import generation
 from attention_core.core import transformer as tr
 from attention_core.labs.nb12_trained_transformer import experiments as nb12
+from attention_core.teaching import i18n
 
 from . import corpus as corpus_mod
 from . import data as data_mod
@@ -115,6 +116,41 @@ def known_share(sample: str, text: str, lang: str) -> dict:
         pieces_ = [sample[i:i + 2] for i in range(len(sample) - 1) if han.match(sample[i]) and han.match(sample[i + 1])]
     known = sum(p in vocab for p in pieces_)
     return {"known": known, "total": len(pieces_), "share": known / len(pieces_) if pieces_ else None}
+
+
+BLANK_RUN = 8   # a run of this many spaces or line breaks is shown as a count: a sample can be one long blank loop
+
+
+def visible(sample: str) -> str:
+    """The sample as printed below a prompt: runs of BLANK_RUN or more spaces and line breaks shown as a count in
+    brackets, so a model that loops on blanks prints a line that says so instead of an empty-looking cell."""
+    import re
+
+    def count(m: re.Match) -> str:
+        run = m.group(0)
+        breaks = run.count("\n")
+        # a tab counts as a space
+        return " " + i18n.t("nb13.blank_run", spaces=len(run) - breaks, breaks=breaks) + " "
+    return re.sub(rf"\s{{{BLANK_RUN},}}", count, sample)
+
+
+def sample_report(sample: str, prompt: str, text: str, lang: str, min_counted: int = 20) -> str:
+    """What notebook 13 prints for one generated sample: the sample (blank runs counted, see `visible`), then the
+    share of its words ("en") or Chinese character pairs ("zh") that occur in the training `text` (known_share),
+    given only when there are at least `min_counted` of them: a share of three pairs says nothing."""
+    if not isinstance(sample, str) or not isinstance(prompt, str) or not sample.startswith(prompt):
+        raise ValueError("sample_report: expected the sample as a string that starts with its prompt")
+    if isinstance(min_counted, bool) or not isinstance(min_counted, int) or min_counted < 1:
+        raise ValueError(f"min_counted: expected a whole number from 1 up, got {min_counted!r}")
+    known = known_share(sample[len(prompt):], text, lang)
+    unit = "word" if lang == "en" else "pair"
+    if known["total"] >= min_counted:
+        line = i18n.t(f"nb13.share_{unit}s", known=known["known"], total=known["total"], share=known["share"])
+    elif known["total"] == 0:
+        line = i18n.t(f"nb13.share_no_{unit}")
+    else:
+        line = i18n.t(f"nb13.share_few_{unit}{'s' if known['total'] != 1 else ''}", total=known["total"])
+    return f"{visible(sample)}\n{line}"
 
 
 def final_metrics(name: str, result: dict, data=None) -> dict:
