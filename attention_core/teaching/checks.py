@@ -52,8 +52,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "checks.what.weights": {"en": "weights", "zh": "权重"},
     "checks.what.scores": {"en": "scores", "zh": "分数"},
     "checks.what.code": {"en": "{name}", "zh": "\u2063{name}\u2063"},
-    "checks.raised": {"en": "Your function raised {exc} on the input {case}.{why}",
+    "checks.raised": {"en": "Your function raised {exc} (on the input {case}).{why}",
                       "zh": "你的函数抛出了异常 {exc}（输入：{case}）。{why}"},
+    # The exercise's stub: its NotImplementedError carries the hint.
+    "checks.not_written": {"en": "Not written yet (NotImplementedError). Hint: {hint} (it will be checked on {case}).",
+                           "zh": "还没有写（NotImplementedError）。提示：{hint}（检查用的输入：{case}）。"},
+    "checks.not_written_bare": {"en": "Not written yet (NotImplementedError; it will be checked on {case}).",
+                                "zh": "还没有写（NotImplementedError；检查用的输入：{case}）。"},
     # What the common NumPy / torch errors mean, with the shapes of the inputs the learner's function got.
     "checks.why.matmul": {"en": " That is a matrix product whose inner sizes differ: `a @ b` needs a.shape[-1] == "
                                 "b.shape[-2]. Your function received {shapes}; is one operand missing a transpose "
@@ -358,6 +363,10 @@ def format_array(a) -> str:
     return np.array2string(np.asarray(a, dtype=float), precision=3, suppress_small=True, separator=", ")
 
 
+# The keys of a Fail that means "the learner's function raised" (a stub's NotImplementedError among them).
+RAISED_KEYS = ("checks.raised", "checks.not_written", "checks.not_written_bare")
+
+
 def call_learner(fn, case: str, *args, **kwargs):
     """Call the learner's function on copies of the inputs, within the check's time limit; report
     exceptions (SystemExit and KeyboardInterrupt included), time-outs and in-place edits."""
@@ -385,6 +394,11 @@ def call_learner(fn, case: str, *args, **kwargs):
         raise Fail("checks.exited", case=case) from None
     except KeyboardInterrupt:
         raise Fail("checks.interrupted", case=case) from None
+    except NotImplementedError as exc:               # the stub, not yet replaced: its message is the hint
+        hint = exception_text(exc).partition(": ")[2].strip()
+        if hint:
+            raise Fail("checks.not_written", hint=hint, case=case) from None
+        raise Fail("checks.not_written_bare", case=case) from None
     except (Exception, GeneratorExit) as exc:        # noqa: BLE001 -- the learner's bug, reported
         raise Fail("checks.raised", exc=exception_text(exc), case=case, why=why_raised(exc, args)) from None
     for before, after in zip(args, copies):

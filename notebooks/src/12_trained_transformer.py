@@ -368,16 +368,16 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 # layers after it a value the head never wrote in training. **Mean ablation** writes the head's average output
 # instead (one vector over every position, or the mean at each position): the head keeps its average contribution and
 # loses what depends on the input. **Resample ablation** writes its output on another sequence. All three go through
-# the hook point `blocks.{l}.attn.hook_z`, one head's weighted values before $W_O$; the measure is the loss on the
-# repeated half of 11 letters repeated once.
+# the hook point `blocks.{l}.attn.hook_z`, one head's weighted values before $W_O$ (mean ablation in its two forms, so
+# four methods in the tables below); the measure is the loss on the repeated half of 11 letters written twice.
 
 # %% [markdown] lang="zh"
 # ### 消融：置零、取均值还是重采样
 #
 # 模式只是线索；重不重要，要看去掉之后量出来的结果（和 06 节一样）。把一个头的输出置零，后面的层看到的，就是这个头在训练中从未写出过的值。
 # **均值消融**把它的输出换成这个头的平均输出（对所有位置取一个平均向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
-# **重采样消融**换成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value；
-# 衡量的是 11 个字母连写两遍时，重复那一半上的损失。
+# **重采样消融**换成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value
+# （均值消融有两种取法，所以下面的表里共有四种方法）；衡量的是 11 个字母连写两遍时，重复那一半上的损失。
 
 # %% [markdown] lang="en"
 # #### Exercise 1 · ★★☆ · about 15 min: mean ablation by position, through a hook
@@ -493,14 +493,14 @@ ax = figures.plot_ablations(abl)
 #
 # Ablation measures what a head is needed for, not whether it writes the answer itself. **Direct logit attribution**
 # carries each head's write into the residual stream (`hook_result`, $z_h W_O^h$) straight to the output, through the
-# final layer norm's scale and the unembedding, and keeps what it adds to the right letter's logit minus the average
+# final layer norm's scale (LN_f below) and the unembedding, and keeps what it adds to the right letter's logit minus the average
 # logit (softmax ignores what is added to every logit alike).
 
 # %% [markdown] lang="zh"
 # ### 直接 logit 归因：哪些头写出了答案
 #
 # 消融量的是一个头是否必需，说不出它是不是自己写出了答案。**直接 logit 归因**把每个头写进残差流的内容（`hook_result`，即 $z_h W_O^h$）
-# 经过最后一次层归一化的缩放和反嵌入（unembedding）直接送到输出，只看它给正确字母的 logit 加了多少，再减去它给所有 logit 平均加的量
+# 经过最后一次层归一化（下面记作 LN_f）的缩放和反嵌入（unembedding）直接送到输出，只看它给正确字母的 logit 加了多少，再减去它给所有 logit 平均加的量
 # （所有 logit 加上同样的数，softmax 不受影响）。
 
 # %% [markdown] lang="en"
@@ -757,7 +757,9 @@ ax = figures.plot_dynamics(ph)
 sweep = experiments.sweep_table()
 route_name = dict(zip(experiments.ROUTES, ("[en]previous-token + induction[zh]“前一个 token”头 + induction head",
                                             "[en]another route[zh]另一条路线", "[en]none[zh]没有学会")))
-print("[en]seed  previous  induction  heads  accuracy  early  late  formed  route[zh]种子  前一个    induction  头数   准确率    前部   后部   长出   路线")
+headers = ("[en]seed[zh]种子", "[en]previous[zh]前一个", "induction", "[en]heads[zh]头数", "[en]accuracy[zh]准确率", "[en]early[zh]前部",
+           "[en]late[zh]后部", "[en]formed[zh]长出")
+print("".join(pad(h, w, "right") for h, w in zip(headers, (4, 10, 11, 7, 10, 7, 6, 8))) + "[en]  route[zh]  路线")   # [en] right-aligned over the columns below [zh] 与下面各列右对齐
 for r in sweep["rows"]:
     print(f"{r['seed']:>4}{r['best_previous_token_score']:>10.2f}{r['best_induction_score']:>11.2f}{r['n_induction_heads']:>7}"
           f"{r['in_context_accuracy']:>10.3f}{r['early_accuracy']:>7.3f}{r['late_accuracy']:>6.3f}{'—' if r['phase_change_step'] is None else r['phase_change_step']:>8}  {route_name[r['route']]}")
@@ -791,7 +793,7 @@ print(f"[en]in-context loss half-way down: seed 0 at step {ph['loss_step']}, see
 # %% [markdown] lang="zh"
 # ### 量出种子 3 的路线
 #
-# 上面两个得分各只看一个偏移：Key $t-1$，以及上一次出现之后的第 1 个 Key。我们把它放宽：在训练布局上，对每个头算出落在 Key $t - b$ 上的平均权重
+# 上面两个得分各只看一个偏移：Key $t-1$，以及上一次出现之后的第 1 个 Key。我们把它们放宽：在训练布局上，对每个头算出落在 Key $t - b$ 上的平均权重
 # （第 0 层，$b = 1 \dots 4$），以及落在上一次出现之后第 $s$ 个 Key 上的平均权重（第 1 层，$s = 0 \dots 4$）。然后像上面那样修补种子 3 的每个头，
 # 再把第 0 层每个头的输出只修补进第 1 层的 Query、Key 或 Value（**通路修补**）。
 

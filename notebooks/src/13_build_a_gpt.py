@@ -178,7 +178,7 @@ checks.check_tokenizer(encode, decode)
 # %%
 def merge(ids, pair, new_id):
     """[en]A new list: every occurrence of pair (a, b) in ids replaced by new_id, left to right, non-overlapping.[zh]一个新列表：ids 里每次出现的 pair (a, b) 都换成 new_id，从左往右，互不重叠。"""
-    raise NotImplementedError("[en]walk with an index i; on a match append new_id and step by 2, else append ids[i] and step by 1[zh]用下标 i 往前走：匹配时放入 new_id 并前进 2，否则放入 ids[i] 并前进 1")
+    raise NotImplementedError("[en]left to right; two tokens merged into new_id are not looked at again[zh]从左往右；已经并进 new_id 的两个 token 不再参与匹配")
 
 checks.check_bpe_merge(merge)
 
@@ -692,8 +692,8 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 # then a cosine down to zero), measures the loss on held-out data every 50 steps and draws a progress bar.
 #
 # **Exercise 8 · ★★☆ · about 10 min.** Write `training_step(forward, params, ids, optimizer)`. `ids` $(B, T + 1)$ holds
-# windows one token longer than the model reads: the model reads `ids[:, :-1]` and its guess at position $t$ is scored
-# on token $t + 1$, so the answers are `ids[:, 1:]`. `forward(params, x)` returns `(logits, weights)` with logits
+# windows one token longer than the model reads: the model reads the first $T$ tokens of each window, and its guess
+# at position $t$ is scored on the token that follows it, at $t + 1$; slice the inputs and the answers out of `ids`. `forward(params, x)` returns `(logits, weights)` with logits
 # $(B, T, V)$; `torch.nn.functional.cross_entropy` wants one row of logits per answer, so flatten both the same way,
 # $(B \cdot T, V)$ and $(B \cdot T)$. Then zero the gradients left by the last step (`optimizer.zero_grad()`: torch adds
 # new gradients to old ones until they are zeroed), `loss.backward()`, `optimizer.step()`, and return the loss tensor
@@ -713,7 +713,7 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 # 每 50 步在验证集上量一次损失，并画出进度条。
 #
 # **练习 8 · ★★☆ · 约 10 分钟**：写出 `training_step(forward, params, ids, optimizer)`。`ids` $(B, T + 1)$ 里的每个窗口比模型读的多一个 token：
-# 模型读 `ids[:, :-1]`，它在位置 $t$ 上的猜测用第 $t + 1$ 个 token 打分，所以答案是 `ids[:, 1:]`。`forward(params, x)` 返回
+# 模型读每个窗口的前 $T$ 个 token，它在位置 $t$ 上的猜测用紧随其后、位置 $t + 1$ 上的 token 打分；照这个意思从 `ids` 里切出输入和答案。`forward(params, x)` 返回
 # `(logits, weights)`，logits 的形状是 $(B, T, V)$；`torch.nn.functional.cross_entropy` 要求每个答案对应一行 logits，
 # 所以两者要用同一种方式展平，分别成为 $(B \cdot T, V)$ 和 $(B \cdot T)$。然后清掉上一步留下的梯度（`optimizer.zero_grad()`：
 # 不清零的话，torch 会把新梯度加到旧梯度上），`loss.backward()`，`optimizer.step()`，最后返回损失张量本身（不是 `loss.item()`）。
@@ -725,7 +725,7 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 def training_step(forward, params, ids, optimizer):
     """[en] One step on windows ids (B, T + 1): the loss of the next token, fresh gradients, one update; returns the loss.
     [zh] 在窗口 ids (B, T + 1) 上走一步：给下一个 token 打分，重新算梯度，更新一次；返回损失。"""
-    raise NotImplementedError("[en]forward(params, ids[:, :-1]), cross_entropy of the flattened logits on ids[:, 1:], zero_grad, backward, step[zh]forward(params, ids[:, :-1])，展平的 logits 对 ids[:, 1:] 求 cross_entropy，zero_grad，backward，step")
+    raise NotImplementedError("[en]inputs and answers are ids shifted by one; flatten logits and answers the same way; old gradients cleared, backward, step[zh]输入和答案是错开一位的 ids；logits 和答案按同样的方式展平；清掉旧梯度，backward，step")
 
 checks.check_training_step(training_step)
 
@@ -942,10 +942,10 @@ for lang, r in losses.items():
 p_text = pieces.torch_params(mine_text.params, dtype="float32")
 tok_text = corpus.CharTokenizer(mine_text.vocab)
 print(parts.report())
-for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权重", "zh", 100)):   # [en] a seed per prompt: one seed for both made their samples share their random draws [zh] 每个开头一个种子：两个开头共用一个种子，样本就会共用同一串随机数
+for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权重", "zh", 100)):   # [en] a seed per prompt, so the two prompts' samples do not share their random draws [zh] 每个开头各用一个种子，两个开头的样本才不会共用同一串随机数
     for temperature in (0.5, 1.0):
         sample = tok_text.decode(experiments.write(parts.generate, p_text, tok_text.encode(prompt), 200,
-                                                   temperature=temperature, seed=seed))   # [en] past the context of 64: see below [zh] 超出 64 的上下文：见下文
+                                                   temperature=temperature, seed=seed))   # [en] past the context of 64: see above [zh] 超出 64 的上下文：见上文
         print(f"[en]--- temperature {temperature} ---[zh]--- 温度 {temperature} ---")
         print(experiments.sample_report(sample, prompt, data.texts[lang], lang))   # [en] the sample, then its share of known words or pairs [zh] 样本，以及其中现成单词或字对的比例
 
@@ -976,7 +976,8 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # bigram numbers differ a little from the ones above, which are measured on the text as it is now. Set
 # `LONG_RUN = True` to train it here instead, on today's text, with your pieces and your training step (several minutes
 # on one thread; the progress bar says how long). Below it: the validation loss in each language, and samples at
-# temperature 0.8 with the share of real words (words that occur in the training text).
+# temperature 0.8 with the share of real words (words that occur in the training text) in English and of known pairs
+# of characters in Chinese. The Chinese samples still slide into formulas and English, for the reasons given above.
 
 # %% [markdown] lang="zh"
 # ### 多训练一会儿，写出单词
@@ -988,7 +989,8 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # `make train` 把它训练时读的课程文字存在了模型旁边；那一份来自本课程较早的版本，所以下面在那份文字上量这个模型，
 # 二元模型基线也在那份文字上算，和上面按现在的文字算出的数字略有不同。把 `LONG_RUN` 改成 `True`，
 # 就会在这里用现在的文字、你的零件和你的训练步重新训练（单线程要好几分钟，进度条会显示还要多久）。
-# 下面给出每种语言的验证集损失，以及温度 0.8 下的样本，并统计其中真实单词（在训练文字里出现过的单词）的比例。
+# 下面给出每种语言的验证集损失，以及温度 0.8 下的样本：英文统计其中真实单词（在训练文字里出现过的单词）的比例，中文统计见过的字对的比例。
+# 中文样本照样会滑进公式和英文，原因上面已经说过。
 
 # %%
 LONG_RUN = False  # [en] True: train the longer recipe here, on your pieces (several minutes) [zh] True：在这里用你的零件训练更长的配方（要好几分钟）
@@ -1295,7 +1297,7 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 #
 # **Limits.** Two layers and a few hundred steps: the live text model spells; the longer run writes words, not yet sense. A run on another seed can
 # spread the previous-token job over two heads, or take longer to leave the plateau; the fallback above loads the
-# shipped model. The live runs are sized to finish in a minute or two on one CPU
+# shipped model. The live runs are sized to finish in under a minute each on one CPU
 # thread; wall time grows with the machine's load.
 #
 # **Where next.** This is the end of the course. Karpathy's *Let's build GPT* and nanoGPT scale the same model up;
@@ -1312,7 +1314,7 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # - **你打开它看了看**。每个位置上的得分、四种消融（每个数旁边都写明方法）、经过钩子点的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
 # **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者损失要在平台期停留更久；上面的后备办法会载入随课程附带的模型。
-# 现场训练的规模定在单线程一两分钟之内跑完；机器越忙，实际耗时越长。
+# 现场训练的规模定在单线程每次一分钟之内跑完；机器越忙，实际耗时越长。
 #
 # **接下来**。课程到这里就结束了。Karpathy 的 *Let's build GPT* 和 nanoGPT 把同一个模型放大；ARENA 的可解释性章节和 TransformerLens
 # 把本节后半部分（以及 12 节）的工具用得更深。复习机制请回到 [11 · 总复习](11_review.ipynb)；训练好的模型见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)。

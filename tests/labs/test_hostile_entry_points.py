@@ -99,7 +99,7 @@ def test_the_right_arguments_still_give_the_same_answers():
     assert W.sentence_state(CO, SENTENCE, ablated=None)["top"] == W.sentence_state(CO, SENTENCE)["top"]
     assert len(W.sentence_state(CO, SENTENCE, top=np.int64(5))["top"]) == 5
     assert cost_lab.cost_curves([128.0, 256], 64)["n"].tolist() == [128.0, 256.0]
-    assert "layer 0     0.5       1" in str(E.head_table([[0.5, 1]]))
+    assert "layer 0    0.50    1.00" in str(E.head_table([[0.5, 1]]))
 
 
 @pytest.mark.slow          # every sentence widget through the model (make test runs it)

@@ -202,6 +202,9 @@ def test_a_sample_that_loops_on_blanks_prints_a_count_not_an_empty_cell():
     assert "[196 个空格、3 个换行]" in experiments.sample_report(sample, "注意力权重", "注意", "zh")
     short = "a" + " " * (experiments.BLANK_RUN - 1) + "b"                       # a shorter run stays as it is
     assert experiments.visible(short) == short
+    i18n.set_language("en")
+    assert experiments.visible("a\n" + " " * 9 + "b") == "a [9 spaces and 1 line break] b"   # singular, ...
+    assert experiments.visible("a" + " " * 8 + "b") == "a [8 spaces] b"                     # ... no zero part
 
 
 @pytest.mark.parametrize("sample, line", [

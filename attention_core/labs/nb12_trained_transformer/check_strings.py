@@ -22,7 +22,7 @@ STRINGS: dict[str, dict[str, str]] = {
 # The three tools the learner writes (tools.py): their cases and verdicts.
 STRINGS.update({
     "nb12.tools_report": {"en": "tools in use: ", "zh": "正在使用的工具："},
-    "nb12.tool.error": {"en": "your function raised {err} on {case}.", "zh": "你的函数抛出了异常 {err}（{case}）。"},
+    "nb12.tool.error": {"en": "your function raised {err} (on {case}).", "zh": "你的函数抛出了异常 {err}（{case}）。"},
     "nb12.tool.shape": {"en": "on {case}: your {what} has shape {got}; expected {want}.{hint}",
                         "zh": "{case}：你的{what}形状是 {got}，应为 {want}。{hint}"},
     "nb12.tool.not_finite": {"en": "on {case}: your {what} holds NaN or inf.",

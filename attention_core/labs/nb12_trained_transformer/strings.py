@@ -77,7 +77,7 @@ STRINGS: dict[str, dict[str, str]] = {
     # the exercise check
     "nb12.check_ok": {"en": "your induction score matches on {n} heads and sequences (largest difference {diff}).",
                       "zh": "你的 induction 得分在 {n} 个头和序列上都对（最大差 {diff}）。"},
-    "nb12.check_error": {"en": "your function raised {err} on {case}.", "zh": "你的函数抛出了异常 {err}（{case}）。"},
+    "nb12.check_error": {"en": "your function raised {err} (on {case}).", "zh": "你的函数抛出了异常 {err}（{case}）。"},
     "nb12.check_not_number": {"en": "expected one number, got {got} on {case}.",
                               "zh": "应当返回一个数，却得到 {got}（{case}）。"},
     "nb12.check_same_token": {"en": "on {case} you return {got}, the weight on the EARLIER OCCURRENCE of the same "

@@ -20,7 +20,7 @@ import numpy as np
 from attention_core.core import transformer as tr
 from attention_core.core.masks import causal_mask
 from attention_core.teaching import i18n
-from attention_core.teaching.checks import Fail, call_learner, msg, run_check
+from attention_core.teaching.checks import RAISED_KEYS, Fail, call_learner, msg, run_check
 
 from . import corpus as corpus_mod
 from . import pieces
@@ -197,7 +197,7 @@ def check_tokenizer(encode, decode, lang: str | None = None, *, timeout=None, to
         try:
             out = call_learner(encode, case, text)
         except Fail as fail:
-            if fail.key != "checks.raised":
+            if fail.key not in RAISED_KEYS:          # any error will do, a NotImplementedError too
                 raise
         else:
             n = len(out) if hasattr(out, "__len__") else -1

@@ -119,6 +119,12 @@ def known_share(sample: str, text: str, lang: str) -> dict:
 
 
 BLANK_RUN = 8   # a run of this many spaces or line breaks is shown as a count: a sample can be one long blank loop
+# the words of visible() and sample_report(): (plural, singular) keys
+BLANK_KEYS = {"space": ("nb13.blank_spaces", "nb13.blank_space"), "break": ("nb13.blank_breaks", "nb13.blank_break")}
+SHARE_KEYS = {"en": {"share": "nb13.share_words", "none": "nb13.share_no_word",
+                     "few": ("nb13.share_few_words", "nb13.share_few_word")},
+              "zh": {"share": "nb13.share_pairs", "none": "nb13.share_no_pair",
+                     "few": ("nb13.share_few_pairs", "nb13.share_few_pair")}}
 
 
 def visible(sample: str) -> str:
@@ -129,8 +135,9 @@ def visible(sample: str) -> str:
     def count(m: re.Match) -> str:
         run = m.group(0)
         breaks = run.count("\n")
-        # a tab counts as a space
-        return " " + i18n.t("nb13.blank_run", spaces=len(run) - breaks, breaks=breaks) + " "
+        counts = ((BLANK_KEYS["space"], len(run) - breaks), (BLANK_KEYS["break"], breaks))   # a tab counts as a space
+        parts = [i18n.t(keys[n == 1], n=n) for keys, n in counts if n]
+        return " [" + i18n.t("nb13.blank_and").join(parts) + "] "
     return re.sub(rf"\s{{{BLANK_RUN},}}", count, sample)
 
 
@@ -143,13 +150,13 @@ def sample_report(sample: str, prompt: str, text: str, lang: str, min_counted: i
     if isinstance(min_counted, bool) or not isinstance(min_counted, int) or min_counted < 1:
         raise ValueError(f"min_counted: expected a whole number from 1 up, got {min_counted!r}")
     known = known_share(sample[len(prompt):], text, lang)
-    unit = "word" if lang == "en" else "pair"
+    keys = SHARE_KEYS[lang]
     if known["total"] >= min_counted:
-        line = i18n.t(f"nb13.share_{unit}s", known=known["known"], total=known["total"], share=known["share"])
+        line = i18n.t(keys["share"], known=known["known"], total=known["total"], share=known["share"])
     elif known["total"] == 0:
-        line = i18n.t(f"nb13.share_no_{unit}")
+        line = i18n.t(keys["none"])
     else:
-        line = i18n.t(f"nb13.share_few_{unit}{'s' if known['total'] != 1 else ''}", total=known["total"])
+        line = i18n.t(keys["few"][known["total"] == 1], total=known["total"])
     return f"{visible(sample)}\n{line}"
 
 
