@@ -376,8 +376,8 @@ print("[en]share of the 26 letters whose own logit each head's OV circuit raises
 #
 # 模式只是线索；重不重要，要看去掉之后量出来的结果（和 06 节一样）。把一个头的输出置零，后面的层看到的，就是这个头在训练中从未写出过的值。
 # **均值消融**把它的输出换成这个头的平均输出（对所有位置取一个平均向量，或者每个位置各取各的均值）：这个头保留平均贡献，只失去依赖输入的那部分。
-# **重采样消融**换成它在另一条序列上的输出。三种做法都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value
-# （均值消融有两种取法，所以下面的表里共有四种方法）；衡量的是 11 个字母连写两遍时，重复那一半上的损失。
+# **重采样消融**换成它在另一条序列上的输出。三种做法（均值消融有两种取法，所以下面的表里共有四种方法）
+# 都经过钩子点 `blocks.{l}.attn.hook_z`，也就是一个头乘 $W_O$ 之前的加权 Value；衡量的是 11 个字母连写两遍时，重复那一半上的损失。
 
 # %% [markdown] lang="en"
 # #### Exercise 1 · ★★☆ · about 15 min: mean ablation by position, through a hook
@@ -1215,7 +1215,7 @@ checks.check_induction_score(induction_score_first_try)
 def induction_score(w, half):
     """[en] w (T, T) weights of one head on `half` tokens repeated twice -> its induction score (one number).
     [zh] w：一个头在连写两遍的 `half` 个 token 上的 (T, T) 权重 -> 它的 induction 分数（一个数）。"""
-    raise NotImplementedError("[en]which key follows the earlier occurrence of query t's token?[zh]Query t 的 token 上一次出现之后，紧跟着的是哪个 Key？")
+    raise NotImplementedError("[en]find where query t's token occurred before, and the key just after it[zh]找到 Query t 的 token 上一次出现的位置，以及紧跟其后的那个 Key")
 
 checks.check_induction_score(induction_score)
 

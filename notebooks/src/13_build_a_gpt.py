@@ -713,7 +713,7 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 # 每 50 步在验证集上量一次损失，并画出进度条。
 #
 # **练习 8 · ★★☆ · 约 10 分钟**：写出 `training_step(forward, params, ids, optimizer)`。`ids` $(B, T + 1)$ 里的每个窗口比模型读的多一个 token：
-# 模型读每个窗口的前 $T$ 个 token，它在位置 $t$ 上的猜测用紧随其后、位置 $t + 1$ 上的 token 打分；照这个意思从 `ids` 里切出输入和答案。`forward(params, x)` 返回
+# 模型读每个窗口的前 $T$ 个 token，它在位置 $t$ 上的猜测用紧随其后、位置 $t + 1$ 上的 token 打分；据此从 `ids` 里切出输入和答案。`forward(params, x)` 返回
 # `(logits, weights)`，logits 的形状是 $(B, T, V)$；`torch.nn.functional.cross_entropy` 要求每个答案对应一行 logits，
 # 所以两者要用同一种方式展平，分别成为 $(B \cdot T, V)$ 和 $(B \cdot T)$。然后清掉上一步留下的梯度（`optimizer.zero_grad()`：
 # 不清零的话，torch 会把新梯度加到旧梯度上），`loss.backward()`，`optimizer.step()`，最后返回损失张量本身（不是 `loss.item()`）。
@@ -725,7 +725,7 @@ print(f"[en]the same scores as from the library's maps: {same[0]} {same[1]}[zh]�
 def training_step(forward, params, ids, optimizer):
     """[en] One step on windows ids (B, T + 1): the loss of the next token, fresh gradients, one update; returns the loss.
     [zh] 在窗口 ids (B, T + 1) 上走一步：给下一个 token 打分，重新算梯度，更新一次；返回损失。"""
-    raise NotImplementedError("[en]inputs and answers are ids shifted by one; flatten logits and answers the same way; old gradients cleared, backward, step[zh]输入和答案是错开一位的 ids；logits 和答案按同样的方式展平；清掉旧梯度，backward，step")
+    raise NotImplementedError("[en]inputs and answers are ids shifted by one; flatten logits and answers the same way; old gradients cleared, backward, step[zh]输入和答案是同一批 ids 错位一个 token；logits 和答案按同样的方式展平；清掉旧梯度，backward，step")
 
 checks.check_training_step(training_step)
 
@@ -951,14 +951,17 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: frequent short words with spaces in the right places, fragments of markdown
-# and formulas. The Chinese prompt gets some common pairs of characters, then slides into formulas, English or blank
-# lines: two thirds of the training text is English, and the Chinese prose is itself full of formulas, English
+# and formulas. Either prompt can wander into the other language, most often at temperature 1.0: the model read both
+# mixed together, and nothing in a 64-character context tells it which one it is writing; a sample that has left its
+# language has little left to count. The Chinese prompt gets some common pairs of characters, then slides into
+# formulas, English or blank lines: two thirds of the training text is English, and the Chinese prose is itself full of formulas, English
 # terms and line breaks, so once a model this small leaves Chinese it seldom finds its way back. At a low temperature it
 # can also fall into a loop, of one symbol or of blanks, and a loop holds nothing to count.
 # A few hundred steps on a few hundred thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。从中文开头出发，它能写出一些常见的字对，但
+# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。两个开头都可能跑到另一种语言里去，温度 1.0 时最常见：
+# 模型读的就是两种语言混在一起的文字，64 个字符的上下文里也没有什么能告诉它此刻在写哪一种；样本一旦离开自己的语言，能数的也就不多了。从中文开头出发，它能写出一些常见的字对，但
 # 很快就滑进公式、英文或空行：训练文字里英文约占三分之二，中文正文本身也夹着不少公式、英文术语和换行，这么小的模型一旦离开中文，
 # 就很难再回来。温度低时它还容易原地打转，一遍遍写同一个符号，甚至只写空格和换行，这样的样本里就没有什么可数的了。
 # 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
@@ -1002,7 +1005,7 @@ else:
     long_model = training.load_run("text")                        # [en] the same model, trained by make train [zh] 同一个模型，由 make train 训练
     long_data = training.TextData(training.run_corpus(long_model), chars=long_model.vocab)   # [en] the copy of the text it was trained on [zh] 它训练时读的那份文字
 cfg_long = long_model.manifest["config"]
-print(f"[en]{cfg_long['n_layers']} layers x {cfg_long['n_heads']} heads, d_model {cfg_long['d_model']}, context {cfg_long['max_len']}, {long_model.manifest['steps']} steps[zh]{cfg_long['n_layers']} 层 × {cfg_long['n_heads']} 个头，d_model {cfg_long['d_model']}，上下文 {cfg_long['max_len']}，{long_model.manifest['steps']} 步")
+print(f"[en]{cfg_long['n_layers']} layers x {cfg_long['n_heads']} heads, d_model {cfg_long['d_model']}, context {cfg_long['max_len']}, {long_model.manifest['steps']:,} steps[zh]{cfg_long['n_layers']} 层 × {cfg_long['n_heads']} 个头，d_model {cfg_long['d_model']}，上下文 {cfg_long['max_len']}，{long_model.manifest['steps']:,} 步")
 for lang, r in experiments.text_losses(long_model, long_data).items():
     print(f"[en]{LANG_NAME[lang]}: validation loss {r['loss']:.2f} nats per character (perplexity {r['perplexity']:.1f}; the bigram model's {r['bigram_perplexity']:.1f} on the same text)[zh]{LANG_NAME[lang]}：验证集损失每个字符 {r['loss']:.2f} 纳特（困惑度 {r['perplexity']:.1f}；同一份文字上的二元模型 {r['bigram_perplexity']:.1f}）")
 if long_data.sha256 != data.sha256:               # [en] the shipped run read an earlier copy of the text [zh] 随课程附带的模型读的是较早的一份文字
@@ -1314,7 +1317,7 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # - **你打开它看了看**。每个位置上的得分、四种消融（每个数旁边都写明方法）、经过钩子点的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
 # **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者损失要在平台期停留更久；上面的后备办法会载入随课程附带的模型。
-# 现场训练的规模定在单线程每次一分钟之内跑完；机器越忙，实际耗时越长。
+# 每次现场训练在单线程上一分钟之内就能跑完；机器越忙，实际耗时越长。
 #
 # **接下来**。课程到这里就结束了。Karpathy 的 *Let's build GPT* 和 nanoGPT 把同一个模型放大；ARENA 的可解释性章节和 TransformerLens
 # 把本节后半部分（以及 12 节）的工具用得更深。复习机制请回到 [11 · 总复习](11_review.ipynb)；训练好的模型见 [12 · 训练好的 Transformer 里的注意力](12_trained_transformer.ipynb)。
