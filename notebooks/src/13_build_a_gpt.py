@@ -952,18 +952,22 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: frequent short words with spaces in the right places, fragments of markdown
 # and formulas. Either prompt can wander into the other language, most often at temperature 1.0: the model read both
-# mixed together, and nothing in a 64-character context tells it which one it is writing; a sample that has left its
-# language has little left to count. The Chinese prompt gets some common pairs of characters, then slides into
-# formulas, English or blank lines: two thirds of the training text is English, and the Chinese prose is itself full of formulas, English
-# terms and line breaks, so once a model this small leaves Chinese it seldom finds its way back. At a low temperature it
-# can also fall into a loop, of one symbol or of blanks, and a loop holds nothing to count.
+# mixed together, often within one paragraph, so a switch is always a likely next character; once one is drawn it sits
+# in the context and pulls the next characters its way, and after the restart from the last 32 characters the prompt
+# itself is gone. A sample that has left its language has little left to count. The Chinese prompt gets some common
+# pairs of characters, then slides into formulas, English or blank lines: two thirds of the training text is English,
+# and the Chinese prose is itself full of formulas, English terms and line breaks. At temperature 1.0 it may hop back
+# into Chinese and out again; at a low temperature it seldom comes back, and it can fall into a loop, of one symbol or
+# of blanks, and a loop holds nothing to count.
 # A few hundred steps on a few hundred thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
 # 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。两个开头都可能跑到另一种语言里去，温度 1.0 时最常见：
-# 模型读的就是两种语言混在一起的文字，64 个字符的上下文里也没有什么能告诉它此刻在写哪一种；样本一旦离开自己的语言，能数的也就不多了。从中文开头出发，它能写出一些常见的字对，但
-# 很快就滑进公式、英文或空行：训练文字里英文约占三分之二，中文正文本身也夹着不少公式、英文术语和换行，这么小的模型一旦离开中文，
-# 就很难再回来。温度低时它还容易原地打转，一遍遍写同一个符号，甚至只写空格和换行，这样的样本里就没有什么可数的了。
+# 模型读的就是两种语言混在一起的文字，常常在同一段里就换了语言，所以换成另一种语言的字符随时都可能是下一个；一旦抽中，它就留在上下文里，
+# 把后面的字符往那边拉；而写满上下文、从最后 32 个字符重新开始之后，开头的提示词本身也不在了。样本一旦离开自己的语言，能数的也就不多了。
+# 从中文开头出发，它能写出一些常见的字对，但很快就滑进公式、英文或空行：训练文字里英文约占三分之二，中文正文本身也夹着不少公式、英文术语和换行。
+# 温度 1.0 时它可能又跳回中文、再跳出去；温度低时往往就回不来了，还容易原地打转，一遍遍写同一个符号，甚至只写空格和换行，
+# 这样的样本里就没有什么可数的了。
 # 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
 
 # %% [markdown] lang="en"
