@@ -91,7 +91,10 @@ nbval: setup
 
 ## make notebooks: rebuild both editions from notebooks/src; executes only notebooks whose code or library
 ## changed (a markdown edit keeps every output). NB=03 limits it to one notebook; FORCE=1 executes anyway.
+## First it exports the course text (the markdown of every source) that notebook 13's model trains on: a markdown
+## edit anywhere changes that text, and so re-executes 13.
 notebooks: setup
+	$(PY) -m attention_core.labs.nb13_build_a_gpt.corpus
 	$(PY) tools/build_notebooks.py $(if $(FORCE),--force) $(if $(filter command line,$(origin NB)),$(NB))
 
 ## make train: retrain notebook 12's four small models (the induction recipe from seeds 0 and 3, the coreference
