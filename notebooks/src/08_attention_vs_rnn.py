@@ -373,7 +373,7 @@ ax = rnn_lab.plot_timings(timings)
 # 下一小节要训练几个小模型，12、13 节还要训练更大的。训练用到的四个概念，下面都在同一个例子上算出来：模型要说出 8 个符号中的一个，
 # 它输出 8 个分数（**logit**），softmax 把它们变成概率。
 #
-# - **损失**（交叉熵）：$-\ln p_{\text{答案}}$，即模型看到正确答案时的“意外程度”。用自然对数时单位是**纳特**（nat）；在 8 个符号里均匀瞎猜，
+# - **损失**（交叉熵）：$-\ln p_{\text{答案}}$，即模型看到正确答案时的“意外程度”。用自然对数时单位是**纳特**（nat）；在 8 个符号里均匀乱猜，
 #   损失是 $\ln 8 = 2.079$ 纳特，有十足把握地答对（$p_{\text{答案}} = 1$）则是 0。
 # - **梯度下降**：让每个参数沿损失梯度的反方向挪一小步，$\theta \leftarrow \theta - \eta\, \partial L / \partial \theta$，$\eta$ 叫学习率。
 #   对 logit 来说，梯度就是 $p - \text{one-hot}$。
@@ -384,7 +384,7 @@ ax = rnn_lab.plot_timings(timings)
 answer = 3                                                         # [en] the right symbol, of 8 [zh] 正确的符号，共 8 个
 logits = np.zeros(8)                                               # [en] an untrained model: no preference [zh] 未训练的模型：没有偏好
 loss = lambda z: -np.log(ac.softmax(z)[answer])                    # [en] cross-entropy in nats (natural log) [zh] 交叉熵，单位纳特（自然对数）
-print(f"[en]uniform guess: loss {loss(logits):.3f} nats = ln 8 = {np.log(8):.3f}[zh]均匀瞎猜：损失 {loss(logits):.3f} 纳特 = ln 8 = {np.log(8):.3f}")
+print(f"[en]uniform guess: loss {loss(logits):.3f} nats = ln 8 = {np.log(8):.3f}[zh]均匀乱猜：损失 {loss(logits):.3f} 纳特 = ln 8 = {np.log(8):.3f}")
 
 grad = ac.softmax(logits) - np.eye(8)[answer]                      # [en] dL/dz = p - one-hot, (8,) [zh] dL/dz = p - one-hot，(8,)
 eps = 1e-6
@@ -480,7 +480,7 @@ if recall is not None:
     print("[en]all three recall the first token at k = 2 (accuracy >= 0.9):[zh]k = 2 时三者都记住了第一个 token（准确率 >= 0.9）：",
           all(acc[kind][0] >= 0.9 for kind in rnn_lab.MODEL_KINDS))
     print("[en]the gated RNN still does at k = 8:[zh]k = 8 时门控 RNN 仍然做得到：", acc["gru"][KS.index(8)] >= 0.9)
-    print("[en]at k = 32 both recurrent models fail (accuracy < 0.5; chance is 1/8), attention does not (> 0.5):[zh]k = 32 时两个循环模型都失败了（准确率 < 0.5；瞎猜是 1/8），注意力没有（> 0.5）：",
+    print("[en]at k = 32 both recurrent models fail (accuracy < 0.5; chance is 1/8), attention does not (> 0.5):[zh]k = 32 时两个循环模型都失败了（准确率 < 0.5；均匀乱猜的准确率是 1/8），注意力没有（> 0.5）：",
           max(acc["rnn"][-1], acc["gru"][-1]) < 0.5 < acc["attention"][-1])
 
 # %% [markdown] lang="en"

@@ -83,7 +83,7 @@ coref = load_trained("coreference")            # [en] an encoder: reads the whol
 decoder = load_trained("coreference_decoder")  # [en] the same task for a causal decoder [zh] 同一任务交给因果解码器
 for m in (induction, seed3, coref, decoder):
     kind = "[en]a causal decoder[zh]因果解码器" if m.causal else "[en]an encoder[zh]编码器"
-    print(f"[en]{m.name}: {kind}, {m.n_layers} layers x {m.n_heads} heads, d_model {m.params.d_model}, {len(m.vocab)} tokens[zh]{MODEL_NAME[m.name]}：{kind}，{m.n_layers} 层 × {m.n_heads} 个头，d_model {m.params.d_model}，{len(m.vocab)} 个 token")
+    print(f"[en]{MODEL_NAME[m.name]}: {kind}, {m.n_layers} layers x {m.n_heads} heads, d_model {m.params.d_model}, {len(m.vocab)} tokens[zh]{MODEL_NAME[m.name]}：{kind}，{m.n_layers} 层 × {m.n_heads} 个头，d_model {m.params.d_model}，{len(m.vocab)} 个 token")
 
 # %% [markdown] lang="en"
 # ## The block, assembled from parts you know
@@ -532,7 +532,7 @@ ax = figures.plot_ablations(abl)
 def head_attribution(model, ids, target):
     """[en] (L, H, T): what each head's hook_result adds to the logit of target[t] at position t, through LN_f.
     [zh] (L, H, T)：每个头的 hook_result 经过 LN_f 之后，给位置 t 上 target[t] 的 logit 加了多少。"""
-    raise NotImplementedError("[en]hook_result of each layer, centred, divided by LN_f's scale at its position, dot w_out[:, target] * lnf_g[zh]取每层的 hook_result，中心化，除以 LN_f 在该位置的缩放值，再与 w_out[:, target] * lnf_g 做点积")
+    raise NotImplementedError("[en]one run_with_cache gives every head's write and the stream LN_f reads; then follow each write the way LN_f and the unembedding treat it[zh]一次 run_with_cache 就能取到每个头写入的内容和 LN_f 读的那条残差流；再让每份写入走一遍 LN_f 和反嵌入对它做的处理")
 
 checks.check_logit_attribution(head_attribution, tools=tools)
 
@@ -928,7 +928,7 @@ for model, (layer, head) in ((decoder, (1, 0)), (coref, (rh["layer"], rh["head"]
         kind = "[en]decoder[zh]解码器" if model.causal else "[en]encoder[zh]编码器"
         rows_fig.append((f"[en]{kind} L{layer}H{head}: “…too {adj}”[zh]{kind} L{layer}H{head}：“…too {adj}”", words, got[adj][layer, head]))
     diff = np.abs(got["tired"] - got["wide"]).max()
-    print(f"[en]{model.name}: largest difference between the two 'it' rows, over every layer and head: {diff:.3f}[zh]{MODEL_NAME[model.name]}：两个“it”注意力行在所有层和头上的最大差别：{diff:.3f}")
+    print(f"[en]{MODEL_NAME[model.name]}: largest difference between the two 'it' rows, over every layer and head: {diff:.3f}[zh]{MODEL_NAME[model.name]}：两个“it”注意力行在所有层和头上的最大差别：{diff:.3f}")
 for s in ("The animal didn't cross the street because it was too tired.",
           "The animal didn't cross the street because it was too wide."):
     print(f"  {s} ", f"[en]encoder: {coref.referent(s)}, decoder (after '| it'): {decoder.referent(s)}[zh]编码器：{coref.referent(s)}，解码器（在“| it”之后）：{decoder.referent(s)}")

@@ -830,7 +830,13 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 # job equally well everywhere. With four heads in a layer the previous-token job is often shared, so the best single
 # previous-token head can fall under the line somewhere in the context while the induction head still copies there.
 # Which head does which job depends on the seed: compare your run with the shipped one.
-#
+
+# %% [markdown] lang="zh"
+# 这就是 12 节的电路，这回是在你写的代码里长出来的。和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
+# 还要看它在哪里往下掉：一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
+# 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随课程附带的那次训练比一比。
+
+# %% [markdown] lang="en"
 # ### The course text
 #
 # Now real text: this course's prose, one token per character, both languages mixed in proportion to their length
@@ -841,10 +847,6 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 # than the previous character.
 
 # %% [markdown] lang="zh"
-# 这就是 12 节的电路，这回是在你写的代码里长出来的。和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
-# 还要看它在哪里往下掉：一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
-# 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随课程附带的那次训练比一比。
-#
 # ### 课程文字
 #
 # 现在换成真正的文字：本课程的讲解，一个字符一个 token，两种语言按各自的长度比例混在一起（大约每一个汉字配两个英文字符），每种语言的最后十分之一留作验证。

@@ -224,6 +224,19 @@ def patch_all_at_once(model, clean_ids, corrupted_ids, layer, head, metric):
     return np.array([metric(model.run_with_hooks(corrupted_ids, {name: hook})) for _ in range(clean_ids.shape[1])])
 
 
+def patch_every_head(model, clean_ids, corrupted_ids, layer, head, metric):
+    name = f"blocks.{layer}.attn.hook_z"
+    clean = model.run_with_cache(clean_ids, [name])[1][name]
+    out = []
+    for t in range(clean_ids.shape[1]):
+        def hook(z, _, t=t):
+            z = z.copy()
+            z[:, :, t] = clean[:, :, t]                      # every head of the layer at position t
+            return z
+        out.append(metric(model.run_with_hooks(corrupted_ids, {name: hook})))
+    return np.array(out)
+
+
 def patch_wrong_run(model, clean_ids, corrupted_ids, layer, head, metric):
     name = f"blocks.{layer}.attn.hook_z"
     bad = model.run_with_cache(corrupted_ids, [name])[1][name]

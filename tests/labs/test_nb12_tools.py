@@ -38,6 +38,7 @@ TABLE = [
     (DLA, sol.dla_summed, False, "sum over the heads", "所有头的总和"),
     (DLA, sol.dla_no_gain, False, "lnf_g", "lnf_g"),
     (PATCH, sol.patch_all_at_once, False, "EVERY position at once", "**所有**位置"),
+    (PATCH, sol.patch_every_head, False, "EVERY head of layer", "层的**每个**头"),
     (PATCH, sol.patch_wrong_run, False, "CORRUPTED run", "**被破坏**的运行"),
     (PATCH, sol.patch_not_restored, False, "patches pile up", "越积越多"),
 ]

@@ -112,6 +112,10 @@ STRINGS.update({
                                      "(z[:, head, t]) in the run for t.",
                                "zh": "{case}：每个位置的结果都一样：你一次把这个头在**所有**位置上都修补了。"
                                      "第 t 次运行只复制位置 t 上的干净输出（z[:, head, t]）。"},
+    "nb12.patch.every_head": {"en": "on {case}: you patch EVERY head of layer {layer} at position t: copy only head "
+                                    "{head}'s clean output (z[:, head, t]); the other heads keep the corrupted run's.",
+                              "zh": "{case}：你在位置 t 上把第 {layer} 层的**每个**头都修补了；"
+                                    "只复制第 {head} 个头的干净输出（z[:, head, t]），其余的头保持被破坏运行的输出。"},
     "nb12.patch.wrong_run": {"en": "on {case}: you run the wrong sequences: the patch goes from the CLEAN cache into "
                                    "the CORRUPTED run (run_with_hooks(corrupted_ids, ...)), not the other way round.",
                              "zh": "{case}：你运行错了序列：修补是把**干净**运行的缓存放进**被破坏**的运行"

@@ -254,7 +254,8 @@ def check_logit_attribution(fn, model=None, lang: str | None = None, *, timeout=
 
 
 def _patch_variants(hm, clean_ids, bad_ids, layer, head, metric):
-    """Known wrong loops: every position at once, the wrong run, patches piled up, the corrupted run's own cache."""
+    """Known wrong loops: every position at once, every head at position t, the wrong run, patches piled up, the
+    corrupted run's own cache."""
     from attention_core.core.interventions import patch
     name = f"blocks.{layer}.attn.hook_z"
     t = clean_ids.shape[-1]
@@ -262,6 +263,8 @@ def _patch_variants(hm, clean_ids, bad_ids, layer, head, metric):
     _, bad = hm.run_with_cache(bad_ids, [name])
     whole = float(metric(patch(hm, bad_ids, clean, name, head)))
     return [("nb12.patch.all_at_once", np.full(t, whole)),
+            ("nb12.patch.every_head", np.array([float(metric(patch(hm, bad_ids, clean, name, positions=[p])))
+                                                for p in range(t)])),
             ("nb12.patch.wrong_run", np.array([float(metric(patch(hm, clean_ids, bad, name, head, positions=[p])))
                                                for p in range(t)])),
             ("nb12.patch.wrong_run", np.array([float(metric(patch(hm, clean_ids, clean, name, head, positions=[p])))
@@ -303,6 +306,6 @@ def check_patching(fn, model=None, lang: str | None = None, *, timeout=None, too
             got = _tool_array(_tool_call(fn, case, hm, clean_ids, bad_ids, layer, head, metric), case, want,
                               "nb12.what.metric")
             worst = max(worst, _judge(got, want, _patch_variants(hm, clean_ids, bad_ids, layer, head, metric),
-                                      "nb12.what.metric", case))
+                                      "nb12.what.metric", case, layer=layer, head=head))
         return msg("nb12.patch.ok", n=len(cases), diff=f"{worst:.1e}")
     return _record(tools, "patch_by_position", fn, run_check("check_patching", body, lang, timeout, fn))
