@@ -136,7 +136,7 @@ ids = coref.encode(tokens)                               # (T,)
 p = coref.params
 x = tr.embed(ids, p.tok_emb, p.pos_emb)                  # [en] (T, D): word + position [zh] (T, D)：词 + 位置
 block = p.blocks[0]
-h = tr.layer_norm(x, block.ln1_g, block.ln1_b)            # [en] (T, D), each row mean 0, variance 1 [zh] (T, D)，每行均值 0、方差 1
+h = tr.layer_norm(x, block.ln1_g, block.ln1_b)            # [en] (T, D): each row centred and scaled, then times γ plus β [zh] (T, D)：每行先中心化、缩放，再乘 γ 加 β
 attn, w0 = ac.multi_head_attention(h, h, h, block.attn)  # [en] no mask: an encoder [zh] 不加掩码：编码器
 x1 = x + attn                                            # [en] residual 1 [zh] 残差连接 1
 ffn = tr.feed_forward(tr.layer_norm(x1, block.ln2_g, block.ln2_b), block.w_1, block.b_1, block.w_2, block.b_2)
@@ -171,7 +171,7 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 #   adjective and has the other answer. In fit and carry, **role-crossing twins** put nouns of one class in both roles
 #   (the bag that does not fit in the drawer, the puppy that cannot carry the dog). Beside them: she / he sentences,
 #   counted apart, and one polysemous word per language, *bank* and 杜鹃.
-# - **held out**, never trained on: whole frames, a fifth of the noun pairs of each family and each kind of role
+# - **held out**, never trained on: some whole frames (no sentence of those frames is trained on), a fifth of the noun pairs of each family and each kind of role
 #   crossing, bank / 杜鹃 sentences with new cue words, and the source tutorials' own sentences.
 
 # %% [markdown] lang="zh"
@@ -185,7 +185,7 @@ print(f"[en]answer at position {at} ('{tokens[at]}'): {coref.vocab[int(logits[at
 # - **指代**：中英文模板句。三类 Winograd 句子，答案要靠关于世界的知识：动物和马路（累 / 宽）、奖杯和箱子（大 / 小）、狗和小狗（弱 / 重），
 #   每类都有几种语序。每句话都有一个**孪生句**，只差那个形容词，答案相反。“装得下”（奖杯／箱子）和“搬得动”（狗／小狗）两类还有**角色互换句**，
 #   让同一类名词担任两个角色（书包放不进抽屉、小狗背不动狗）。此外还有单独统计的她 / 他句子，以及每种语言一个多义词：*bank* 和“杜鹃”。
-# - **留作测试**（从不参与训练）的有：整套句式、每一类和每种角色互换句中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
+# - **留作测试**（从不参与训练）的有：若干整套句式（这些句式的句子一句也不参与训练）、每一类和每种角色互换句中五分之一的名词组合、带新线索词的 *bank* / 杜鹃句子，以及原教程自己的句子。
 
 # %%
 for row in corpora.induction_batch(rng, 3):
@@ -262,7 +262,7 @@ for ax, (layer, head) in zip(axes, ((0, prev_head), (1, ind_head))):
 # whose two copies sit side by side, the table on copies at random places, so its numbers differ a little):
 
 # %% [markdown] lang="zh"
-# 按定义应当出现的两种模式都出现了，而训练只做了“预测下一个字母”这一件事：L0H0 落在主对角线正下方的那条对角线上（0.69；第 0 层其余的头只有
+# 预期的两种模式都出现了，而训练只做了“预测下一个字母”这一件事：L0H0 的权重集中在主对角线正下方的那条对角线上（0.69；第 0 层其余的头只有
 # 0.16–0.32），第 1 层四个头中有三个画出了 induction head 的斜线（0.73–0.95），L1H3 没有（0.08）。选任意一个头看看
 # （控件用的是两遍紧挨着的一个窗口，表用的是两遍位置随机的窗口，所以数字略有不同）：
 
@@ -296,6 +296,11 @@ for k, o in enumerate(pos["offsets"]):
     print(f"[en]copy at {o:>2}: first letter {pos['first_loss'][k]:.3f} (accuracy {pos['first_accuracy'][k]:.3f}) | letters 2..6: {letters_loss}, mean {pos['copy_loss'][k]:.3f} (accuracy {pos['copy_accuracy'][k]:.3f}) | after: {after}[zh]第二遍从 {o:>2} 开始：第一个字母 {pos['first_loss'][k]:.3f}（准确率 {pos['first_accuracy'][k]:.3f}）| 第 2–6 个字母：{letters_loss}，平均 {pos['copy_loss'][k]:.3f}（准确率 {pos['copy_accuracy'][k]:.3f}）| 之后：{after}")
 top = [x for x in pos["start_top"] if x is not None]
 print(f"[en]before the second copy the top guess is the window's first letter at {min(top):.0%}-{max(top):.0%} of the positions, with probability {min(pos['start_p']):.3f}-{max(pos['start_p']):.3f} (1/26 = {1 / 26:.3f})[zh]第二遍之前，{min(top):.0%}–{max(top):.0%} 的位置上排第一的猜测是窗口的第一个字母，概率只有 {min(pos['start_p']):.3f}–{max(pos['start_p']):.3f}（1/26 = {1 / 26:.3f}）")
+ends = [k for k, x in enumerate(pos["end_top"]) if x is not None]    # [en] copies with letters after them [zh] 后面还有字母的那几遍
+end_top = " / ".join(f"{pos['end_top'][k]:.0%}" for k in ends)
+end_p = " / ".join(f"{pos['end_p'][k]:.2f}" for k in ends)
+end_at = "[en], [zh]、".join(str(pos["offsets"][k]) for k in ends)
+print(f"[en]at the copy's last letter, the top guess is the letter that followed it the first time (the copy's first letter) in {end_top} of the windows (copies at {end_at}), with probability {end_p}[zh]在第二遍的最后一个字母上，排第一的猜测是上一次紧跟在它后面的字母（也就是这一遍的第一个字母）：第二遍从 {end_at} 开始时分别占 {end_top} 的窗口，概率 {end_p}")
 print(f"[en]training layout: loss {ic['early_loss']:.3f} nats when the copy starts before position {experiments.EARLY}, {ic['late_loss']:.3f} later (accuracy {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f})[zh]训练布局：第二遍在位置 {experiments.EARLY} 之前开始时损失 {ic['early_loss']:.3f} 纳特，之后开始时 {ic['late_loss']:.3f}（准确率 {ic['early_accuracy']:.3f} / {ic['late_accuracy']:.3f}）")
 axes = figures.plot_by_position(pos)
 
@@ -309,8 +314,9 @@ axes = figures.plot_by_position(pos)
 # copy at 6, then 1.452, 1.176 and 0.897 at 9, 12 and 17. The accuracy (0.998 or more everywhere) hides this. The
 # circuit is weak in three places: **early copies** (0.518 nats before position 12 in the training layout, 0.177
 # later); the **end of the window** (1.55 nats at the last position); and the letters **after the copy**, where the
-# loss rises above a uniform guess (3.426–3.702 nats): the model still bets on the letter that followed the earlier
-# occurrence.
+# loss rises above a uniform guess (3.426–3.702 nats): the model keeps copying. At the copy's last letter its top
+# guess is the letter that followed it the first time, the copy's first letter, in every window (with probability
+# 0.30–0.45), so it bets on a third copy that does not come.
 
 # %% [markdown] lang="zh"
 # 在第二遍之前，每条线都落在均匀乱猜的水平上，带圈的**第二遍第一个字母**也一样（3.000–3.444 纳特）。第二遍从 6 开始时，它的准确率是
@@ -320,7 +326,8 @@ axes = figures.plot_by_position(pos)
 # 从第二个字母起，损失降了下来，降多少取决于这一遍在哪里：第二遍从 6 开始时平均 2.135 纳特，从 9、12、17 开始时依次是 1.452、1.176 和 0.897。
 # 准确率（处处不低于 0.998）把这些都掩盖了。这个电路有三处薄弱：**来得早的重复**（训练布局下，第二遍在位置 12 之前开始时 0.518 纳特，
 # 之后开始时 0.177）；**窗口末尾**（最后一个位置 1.55 纳特）；以及**这一遍之后**的字母，那里的损失比均匀乱猜还高（3.426–3.702 纳特）：
-# 模型还在押注上一次出现时紧跟着的那个字母。
+# 模型还在复制。在第二遍的最后一个字母上，它在每个窗口里排第一的猜测都是上一次紧跟在这个字母后面的字母，也就是这一遍的第一个字母
+# （概率 0.30–0.45）：它押的是并不会出现的第三遍。
 
 # %% [markdown] lang="en"
 # ### The path: Q, K or V composition
@@ -329,7 +336,8 @@ axes = figures.plot_by_position(pos)
 # and the induction head's **keys** read it, so that the query "I am A" finds the position after the earlier A (key
 # composition, in Elhage et al.'s "A Mathematical Framework for Transformer Circuits", Anthropic, 2021). If so,
 # removing the previous-token head's output **from layer 1's keys only** must break the copy, and removing it from the
-# queries or values only must not. We test it, and read each head's OV circuit: what it writes when it attends to a letter.
+# queries or values only must not. We test it, and read each head's **OV circuit**: the path from a letter at a key,
+# through the head's $W_V$ and $W_O$, to the logits, that is, what the head writes when it attends to that letter.
 
 # %% [markdown] lang="zh"
 # ### 通路：Q、K 还是 V 组合
@@ -337,10 +345,12 @@ axes = figures.plot_by_position(pos)
 # 关于这个电路，有一种很具体的说法：“前一个 token”头在每个位置写下“我前面的字母是 A”，induction head 的 **Key** 读取它，于是 Query“我是 A”
 # 就能找到上一个 A 之后的位置。这叫 **Key 组合**，名称出自 Anthropic 2021 年的论文 *A Mathematical Framework for Transformer Circuits*。
 # 果真如此，那么**只从第 1 层的 Key 里**去掉“前一个 token”头的输出，复制就会失败；只从 Query 或 Value 里去掉则不会。
-# 我们来检验，并读出每个头的 OV 电路：它关注某个字母时写出什么。
+# 我们来检验，并读出每个头的 **OV 电路**：从某个 Key 上的字母出发，经过这个头的 $W_V$ 和 $W_O$，一直到 logit 的那条通路，
+# 也就是这个头关注这个字母时写出什么。
 
 # %%
 comp = experiments.composition_test(induction)
+print(f"[en]{experiments.EVAL_N} fresh windows in the training layout (the copy at a random place); accuracy and loss on the second copy[zh]{experiments.EVAL_N} 个训练布局的新窗口（重复片段位置随机）；准确率和损失都在第二遍上量")
 print(f"[en]L0H{prev_head} removed from layer 1's ...   accuracy   loss   induction score of L1H{ind_head}[zh]从第 1 层的……中去掉 L0H{prev_head}   准确率   损失   L1H{ind_head} 的 induction 得分")
 for r in comp:
     where = {"-": "[en](nothing)[zh]（不去掉）", "QKV": "[en]Q, K and V[zh]Q、K、V 全部"}.get(r["removed_from"], r["removed_from"])
@@ -462,9 +472,9 @@ for layer, head in ((1, 1), (1, 3)):
 # %%
 abl = experiments.ablation_methods(induction)        # [en] 200 fresh sequences [zh] 200 条新序列
 print(pad("[en]ablated[zh]消融的头", 10), pad("[en]zero[zh]置零", 9, "right"), pad("[en]one mean[zh]一个均值", 11, "right"),
-      pad("[en]mean at each position[zh]各位置的均值", 26, "right"), pad("[en]resample[zh]重采样", 10, "right"), "[en]  (loss on the repeat, nats)[zh]  （重复片段上的损失，纳特）")
+      pad("[en]mean at each position[zh]各位置的均值", 26, "right"), pad("[en]resample[zh]重采样", 10, "right"), f"[en]  (loss on the repeat of {experiments.HALF} letters written twice, nats)[zh]  （{experiments.HALF} 个字母连写两遍，重复片段上的损失，纳特）")
 for r in abl:
-    print(pad(r["ablated"], 10), f"{r['zero']:>9.3f} {r['mean']:>11.3f} {r['mean_by_position']:>26.3f} {r['resample']:>10.3f}")
+    print(pad({"-": "[en](none)[zh]（不消融）"}.get(r["ablated"], r["ablated"]), 10), f"{r['zero']:>9.3f} {r['mean']:>11.3f} {r['mean_by_position']:>26.3f} {r['resample']:>10.3f}")
 ax = figures.plot_ablations(abl)
 
 # %% [markdown] lang="en"
@@ -590,20 +600,22 @@ print("[en]on this sequence, what each head of layer 1 adds to the right letter'
 la = experiments.logit_attribution(induction)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2–11 个字母上的平均
 print("[en]what each head adds to (logit of the right letter - mean logit) on the repeat[zh]在重复片段上，每个头给（正确字母的 logit − 平均 logit）加了多少")
 print(experiments.head_table(np.round(la["repeat"], 2) + 0.0))          # [en] + 0.0: no "-0" [zh] + 0.0：不打印“-0”
-rest = la["logit"] - la["repeat"].sum()                # [en] what the embeddings and the biases write [zh] 嵌入和偏置写入的部分
-print(f"[en]sum over the heads {la['repeat'].sum():.2f}; the model's own value {la['logit']:.2f}; the rest (embeddings and biases) {rest:.2f}; on the first copy, largest size {np.abs(la['first_copy']).max():.2f}[zh]所有头之和 {la['repeat'].sum():.2f}；模型自身的值 {la['logit']:.2f}；其余（嵌入和偏置）{rest:.2f}；在第一遍上，绝对值最大 {np.abs(la['first_copy']).max():.2f}")
+biases = round(la["feed_forward"] + la["biases"], 2) + 0.0   # [en] no feed-forward layers: hook_mlp_out is the bias b_2 alone [zh] 没有前馈层：hook_mlp_out 只是偏置 b_2
+print(f"[en]sum over the heads {la['repeat'].sum():.2f}, embeddings {la['embeddings']:.2f}, biases {biases:+.2f}: all parts {la['parts']:.2f}; the model's own value {la['logit']:.2f}; on the first copy, largest size for a head {np.abs(la['first_copy']).max():.2f}[zh]所有头之和 {la['repeat'].sum():.2f}，嵌入 {la['embeddings']:.2f}，偏置 {biases:+.2f}：各部分合计 {la['parts']:.2f}；模型自身的值 {la['logit']:.2f}；在第一遍上，单个头的绝对值最大 {np.abs(la['first_copy']).max():.2f}")
 
 # %% [markdown] lang="en"
-# The three induction heads write the answer (+1.17, +1.36, +2.49); all heads together 4.99 of the model's 5.04. The
-# rest, 0.05, is what the embeddings and the biases write straight to the output: with LN_f's scale taken from the
-# run, the parts add up exactly. No head of layer 0 writes anything toward the answer, L0H0 included (0.01), yet
+# The three induction heads write the answer (+1.17, +1.36, +2.49); all heads together 4.99 of the model's 5.04. Each
+# other writer into the residual stream, measured the same way, adds the rest: the embeddings 0.05 straight to the
+# output, the biases 0.00. With LN_f's scale taken from the run, the logit is a sum of what each part writes, and
+# the parts, computed one by one, give the model's own 5.04. No head of layer 0 writes anything toward the answer, L0H0 included (0.01), yet
 # ablating L0H0 costs more than any other head: its output is written for layer 1's keys to read, not for the
 # unembedding. A head can be essential without writing a logit. On the first copy, with nothing to copy, no head
 # writes toward the right letter (0.01 at most).
 
 # %% [markdown] lang="zh"
-# 三个 induction head 写出了答案（+1.17、+1.36、+2.49）；所有头加起来 4.99，模型自身是 5.04。其余的 0.05 是嵌入和偏置直接写到输出上的：
-# LN_f 的缩放取自这次运行本身，各部分加起来分毫不差。第 0 层没有哪个头给答案写东西，L0H0 也一样（0.01），
+# 三个 induction head 写出了答案（+1.17、+1.36、+2.49）；所有头加起来 4.99，模型自身是 5.04。往残差流里写东西的其他部分用同样的办法量，
+# 补上了其余的部分：嵌入直接给输出写了 0.05，偏置 0.00。LN_f 的缩放取自这次运行本身时，logit 就是各部分写入量之和，
+# 逐个算出的各部分合计正是模型自身的 5.04。第 0 层没有哪个头给答案写东西，L0H0 也一样（0.01），
 # 可消融 L0H0 的代价比哪个头都大：它的输出是写给第 1 层的 Key 读的，不是写给反嵌入的。一个头可以必不可少，却一个 logit 也不写。
 # 在第一遍上没有东西可复制，也就没有哪个头给正确的字母写东西（绝对值最多 0.01）。
 
@@ -824,7 +836,7 @@ print("[en]direct logit attribution of seed 3's layer 1: [zh]种子 3 第 1 层�
 lay = experiments.random_layout()
 for head in (0, 3):
     logits_v, _ = experiments.composition_forward(seed3, lay["ids"], (0, head), ("v",))
-    print(f"[en]seed 3, L0H{head} removed from layer 1's values only: loss on the repeat {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} nats (intact {experiments.in_context(seed3, lay)['loss']:.3f})[zh]种子 3：只从第 1 层的 Value 中去掉 L0H{head}，重复片段上的损失 {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} 纳特（完整模型 {experiments.in_context(seed3, lay)['loss']:.3f}）")
+    print(f"[en]seed 3, L0H{head} removed from layer 1's values only: loss on the repeat {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} nats (intact {experiments.in_context(seed3, lay)['loss']:.3f}; windows in the training layout, as in the composition test)[zh]种子 3：只从第 1 层的 Value 中去掉 L0H{head}，重复片段上的损失 {experiments.in_context(layout=lay, logits=logits_v)['loss']:.3f} 纳特（完整模型 {experiments.in_context(seed3, lay)['loss']:.3f}；窗口是训练布局，与上面的组合测试相同）")
 pos3 = experiments.by_position(seed3)
 offsets = "[en], [zh]、".join(str(o) for o in pos3["offsets"])
 loss3, loss0 = ("[en], [zh]、".join(f"{x:.3f}" for x in p_["copy_loss"]) for p_ in (pos3, pos))
@@ -856,14 +868,14 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # 从 12 和 17 开始时就不行了（3.002 和 3.422，与均匀乱猜相当），而种子 0 的电路在那里照样起作用。
 
 # %% [markdown] lang="en"
-# ## Exercise 4 · ★★☆ · about 10 min: find where seed 3 reads the changed letter
+# #### Exercise 4 · ★★☆ · about 10 min: find where seed 3 reads the changed letter
 #
 # The cell below runs `tools.patch_by_position` (your loop of Exercise 3 once it passed) for one head of a model and
 # prints the share recovered at every position. Run it for seed 3's head L0H1. At which position does the patch recover
 # the most, and why there? Then try L1H1 (where does it recover?), and look at what any other layer-1 head recovers at position 7.
 
 # %% [markdown] lang="zh"
-# ## 练习 4 · ★★☆ · 约 10 分钟：找出种子 3 在哪里读取被改的字母
+# #### 练习 4 · ★★☆ · 约 10 分钟：找出种子 3 在哪里读取被改的字母
 #
 # 下面的单元格对一个模型的一个头运行 `tools.patch_by_position`（你在练习 3 里写的循环通过检查之后，用的就是它），打印每个位置上找回的比例。
 # 对种子 3 的头 L0H1 运行一次。在哪个位置找回得最多？为什么是那里？再试试 L1H1：它在哪个位置找回？再挑第 1 层的另一个头，看它在位置 7 上能找回多少。
@@ -881,7 +893,7 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # %% [markdown] lang="en"
 # <details><summary>Show the answer</summary>
 #
-# Position 7 (0.70), three after the changed letter 4: seed 3's layer-0 heads look three letters back, so position 7
+# Position 7 (0.70), three after the changed letter 4: seed 3's L0H1 and L0H2 look three letters back, so position 7
 # is where the changed letter is written into the keys that layer 1 matches. Position 8 returns 0.31 too: L0H1 also
 # puts some weight four letters back (0.15 on key t − 4 in seed 3's layer-0 figure above), so key 8 carries the
 # changed letter as well. The two single-position shares add up to more than the whole head's 0.76: patches are not
@@ -893,7 +905,7 @@ print(" ".join(f"{t}:{x:.2f}" for t, x in enumerate(np.round((row - bad) / (clea
 # %% [markdown] lang="zh"
 # <details><summary>查看答案</summary>
 #
-# 位置 7（0.70），即被改字母（位置 4）之后第 3 个位置：种子 3 第 0 层的头往回看 3 个字母，所以被改的字母正是在位置 7 写进第 1 层要匹配的 Key 里。
+# 位置 7（0.70），即被改字母（位置 4）之后第 3 个位置：种子 3 的 L0H1 和 L0H2 往回看 3 个字母，所以被改的字母正是在位置 7 写进第 1 层要匹配的 Key 里。
 # 位置 8 也找回 0.31：L0H1 还有一部分权重往回看 4 个字母（上面种子 3 第 0 层的图里，Key t − 4 一格是 0.15），所以 Key 8 也带着被改的字母。
 # 两个位置单独修补找回的比例加起来超过了整个头的 0.76：修补的效果不能相加，因为 log P 并不是放回的激活的线性函数。
 # L1H1 在 Query 的位置（15）上找回，它在那里复制；第 1 层的头在位置 7 上修补找不回什么：第 1 层是最后一层，它在位置 7 的输出
@@ -937,11 +949,12 @@ axes = figures.plot_rows(rows_fig)
 # %% [markdown] lang="en"
 # The decoder's two rows at *it* are identical (difference 0.000, in every layer and head); it answers right only at
 # the restated pronoun, which sees the whole sentence. The encoder's rows differ (by up to 0.996): in L1H0 the pronoun
-# puts 1.00 on *animal* after *tired*, and its largest weight, 0.42, on *street* after *wide*.
+# puts 1.00 on *animal* in the sentence ending in *tired*, and its largest weight, 0.42, on *street* in the one ending
+# in *wide*.
 
 # %% [markdown] lang="zh"
 # 解码器在 *it* 处的两行完全相同（每一层、每个头的差别都是 0.000）；它只在重复的代词处答对，那里能看到整句话。编码器的两行则不同
-# （差别最大 0.996）：在 L1H0 里，*tired* 之后代词把 1.00 的权重放在 *animal* 上，*wide* 之后最大的权重 0.42 落在 *street* 上。
+# （差别最大 0.996）：在 L1H0 里，以 *tired* 结尾的那句，代词把 1.00 的权重放在 *animal* 上；以 *wide* 结尾的那句，最大的权重 0.42 落在 *street* 上。
 
 # %% [markdown] lang="en"
 # ## The encoder on held-out sentences, against the strongest rule
@@ -981,7 +994,7 @@ for lang in ("en", "zh"):
         print(f"[en]  {set_name[s]} ({r['sentences']}): model {r['model']:.3f} | {rules} | over the best rule: {r['margin']:+.3f}[zh]  {set_name[s]}（{r['sentences']} 句）：模型 {r['model']:.3f} | {rules} | 比最好的规则：{r['margin']:+.3f}")
     c, q = cut[lang], probe[lang]
     print(f"[en]  role swaps: both sentences of a twin right {c['twins_both_right']:.3f}; answers naming a noun not in the sentence {c['absent']} / {c['sentences']}[zh]  角色互换句：孪生句两句都对 {c['twins_both_right']:.3f}；答案不是句中名词的 {c['absent']} / {c['sentences']}")
-    print(f"[en]  fresh probes (seed {corpora.PROBE_SEED}, {q['sentences']}): model {q['accuracy']:.3f}, best of the first three rules {max(q['baselines'].values()):.3f}[zh]  新抽的探针句（种子 {corpora.PROBE_SEED}，{q['sentences']} 句）：模型 {q['accuracy']:.3f}，前三条规则中最好的 {max(q['baselines'].values()):.3f}")
+    print(f"[en]  fresh probes (seed {corpora.PROBE_SEED}, {q['sentences']}): model {q['accuracy']:.3f}, best of the first three rules {max(q['baselines'].values()):.3f}, class shortcut {q['class_shortcut']:.3f}[zh]  新抽的探针句（种子 {corpora.PROBE_SEED}，{q['sentences']} 句）：模型 {q['accuracy']:.3f}，前三条规则中最好的 {max(q['baselines'].values()):.3f}，类别捷径 {q['class_shortcut']:.3f}")
 
 # %% [markdown] lang="en"
 # On all held-out Winograd sentences the encoder is right on 98.5% (English) and 99.3% (Chinese), and the decoder,
@@ -993,9 +1006,11 @@ for lang in ("en", "zh"):
 # of 1,032 Chinese answers name a noun that is not in the sentence: a softmax over the vocabulary can name a word
 # that is not there. (The first-noun rule scores below 0.5 in Chinese because the first noun is often a possessor, 小刚
 # in 小刚 的 狗, which is never the answer.) On the
-# fresh probes the model scores 0.989 / 0.983, against 0.763 / 0.800 for the first three rules. A test drawn from the
-# same generator as the training data can be passed by a shortcut: name the shortcut, build inputs on which it is
-# wrong, and measure there.
+# fresh probes the model scores 0.989 / 0.983, against 0.763 / 0.800 for the best of the first three rules; the
+# probes are plain twins, so the class shortcut is right on all of them (1.000 / 1.000) and beats the model there.
+# The probes test whether the model carries over to new frames, not whether it reads roles: the role swaps test
+# that. A test drawn from the same generator as the training data can be passed by a shortcut: name the shortcut,
+# build inputs on which it is wrong, and measure there.
 
 # %% [markdown] lang="zh"
 # 上面的输出归结成下表（英文 / 中文）：
@@ -1005,10 +1020,12 @@ for lang in ("en", "zh"):
 # | 全部留作测试的 Winograd 句子（解码器在“\| it”之后：1.000 / 1.000） | 0.985 / 0.993 | — | — |
 # | 普通的测试句 | 0.993 / 1.000 | 类别捷径 1.000 / 1.000 | −0.007 / +0.000 |
 # | 角色互换句 | 0.970 / 0.978 | 0.500 / 0.500 | +0.470 / +0.478 |
-# | 新抽的探针句 | 0.989 / 0.983 | 前三条规则 0.763 / 0.800 | +0.226 / +0.183 |
+# | 新抽的探针句 | 0.989 / 0.983 | 类别捷径 1.000 / 1.000 | −0.011 / −0.017 |
 #
 # 在普通的测试句上，模型**并没有胜过最强的规则**；拿它和有生命规则（0.706 / 0.699）比出的差距，会夸大这些句子能说明的东西。
 # 在角色互换句上，类别捷径按构造在每对孪生句里至少错一句（0.328 / 0.318），模型却遥遥领先；互换的孪生句中两句都对的占 94.7% / 95.5%。
+# 探针句都是普通的孪生句，类别捷径在上面全对（1.000 / 1.000），比模型还高：探针句检验的是模型能不能推广到新句式，而不是它有没有读懂角色，
+# 后者要靠角色互换句来检验。
 # 英文 1,024 个答案里有 1 个、中文 1,032 个里有 11 个不是句中的名词：对整个词表做 softmax，就可能说出句中没有的词。（中文里“第一个名词”规则得分低于 0.5，是因为第一个名词常常是领属者，
 # 比如“小刚的狗”里的小刚，它从来不是答案。）
 # 测试句和训练句出自同一个生成器时，模型靠捷径也能拿到高分：要先说清捷径是什么，再专门构造让捷径答错的输入，在这些输入上测量。
@@ -1031,7 +1048,7 @@ for lang in ("en", "zh"):
 
 # %%
 claims = {lang: experiments.attention_claim(coref, lang) for lang in ("en", "zh")}
-print(pad("[en]head[zh]头", 6), pad("[en]weight on referent[zh]指代对象上的权重", 19, "right"), pad("[en]largest on it[zh]最大权重落在它上", 17, "right"),
+print(pad("[en]head[zh]头", 6), pad("[en]weight on referent[zh]指代对象上的权重", 19, "right"), pad("[en]largest on it[zh]最大权重落在它上面", 17, "right"),
       pad("[en]weight on adjective[zh]形容词上的权重", 20, "right"), pad("[en]answer follows[zh]答案随之改变", 16, "right"))
 for lang, c in claims.items():
     print(f"[en]{LANG_NAME[lang]} ({c['sentences']} sentences, model right on {c['model_accuracy']:.3f})[zh]{LANG_NAME[lang]}（{c['sentences']} 句，模型答对 {c['model_accuracy']:.3f}）")
@@ -1055,7 +1072,7 @@ for lang, c in claims.items():
 # %% [markdown] lang="zh"
 # 从注意力本身看，这句话成立，中文更明显；但答案由谁承载，是另一回事（英文 / 中文）：
 #
-# | | 放在指代对象上的权重 | 最大权重落在它上 | 从孪生句修补后答案随之改变 |
+# | | 放在指代对象上的权重 | 最大权重落在它上面 | 从孪生句修补后答案随之改变 |
 # |---|---|---|---|
 # | 第 1 层的每个头 | 0.80–0.84 / 0.97–0.98 | 81%–86% / 97%–98% | 每个头最多 4% / 7% |
 # | 第 1 层一起修补 | — | — | 90% / 98% |
@@ -1214,7 +1231,7 @@ checks.check_induction_score(induction_score_first_try)
 # %%
 def induction_score(w, half):
     """[en] w (T, T) weights of one head on `half` tokens repeated twice -> its induction score (one number).
-    [zh] w：一个头在连写两遍的 `half` 个 token 上的 (T, T) 权重 -> 它的 induction 分数（一个数）。"""
+    [zh] w：一个头在连写两遍的 `half` 个 token 上的 (T, T) 权重 -> 它的 induction 得分（一个数）。"""
     raise NotImplementedError("[en]find where query t's token occurred before, and the key just after it[zh]找到 Query t 的 token 上一次出现的位置，以及紧跟其后的那个 Key")
 
 checks.check_induction_score(induction_score)
@@ -1247,7 +1264,7 @@ checks.check_induction_score(induction_score)
 # - **Heads are learned, and the loss says where they work.** Trained only to predict the next letter, seed 0 grew a
 #   previous-token head (L0H0, 0.69) and three induction heads (0.73–0.95). On a repeat the loss falls from 2.135 nats
 #   (copy at 6) to 0.897 (at 17) while the accuracy reads 0.998 or more; the first letter of a copy stays at a guess.
-# - **Three tools, three questions, and you wrote each.** Ablation (is it needed?): ablating L0H0 raises the loss from 0.180 to
+# - **Three tools, three questions, and Exercises 1–3 ask you to write each.** Ablation (is it needed?): ablating L0H0 raises the loss from 0.180 to
 #   3.061–3.417 nats however it is replaced; on layer 1 the verdict depends on the method, so the method goes beside the number (the mean at
 #   each position when one is wanted). Attribution (does it write the answer?): the induction heads do (+1.17
 #   to +2.49), L0H0 does not. Patching (where does it work?): L0H0 at the position after the changed letter (98%),
@@ -1279,7 +1296,7 @@ checks.check_induction_score(induction_score)
 # - **头是学出来的，损失告诉我们它们在哪里起作用**。只训练预测下一个字母，种子 0 就长出了一个“前一个 token”头（L0H0，0.69）和三个
 #   induction head（0.73–0.95）。在重复片段上，损失从 2.135 纳特（第二遍从 6 开始）降到 0.897（从 17 开始），准确率却始终不低于 0.998；
 #   第二遍的第一个字母仍然只能乱猜。
-# - **三种工具，三个问题，每一种你都亲手写过**。消融（是否必需）：无论怎样替换，消融 L0H0 都让损失从 0.180 升到 3.061–3.417 纳特；对第 1 层，结论取决于方法，
+# - **三种工具，三个问题，练习 1–3 请你把每一种都亲手写一遍**。消融（是否必需）：无论怎样替换，消融 L0H0 都让损失从 0.180 升到 3.061–3.417 纳特；对第 1 层，结论取决于方法，
 #   所以报告数字时要写明方法（只用一种时，选各位置的均值）。
 #   归因（是否写出答案）：induction head 写出了（+1.17 到 +2.49），L0H0 没有。修补（在哪里起作用）：L0H0 在被改字母之后的那个位置（98%），
 #   经过第 1 层的 Key（0.96）；induction head 在 Query 的位置上。

@@ -268,7 +268,9 @@ for lang, p in para.items():
 # every operation and computes the gradients). The parameters come in the library's own structures
 # (`tr.BlockParams`, `tr.DecoderParams`, with the flat names of `tr.parameter_shapes`), holding tensors: `block.ln1_g`,
 # `block.attn.w_q`, `params.tok_emb`, … Each checker compares your piece with the library's in float64, to $10^{-8}$, on
-# random inputs and on the weights of notebook 12's trained models, and names the usual mistakes. A piece that passes is
+# random inputs and on the weights of notebook 12's trained models, and names the usual mistakes. Notebook 12's
+# coreference model is an encoder, trained without a mask; the checkers borrow its weights as realistic numbers and run
+# them here under the causal mask, where they need not make sense, only agree with the library. A piece that passes is
 # used by every later cell; until then the library's stands in, and `parts.report()` says which is which.
 #
 # ### Layer norm
@@ -284,7 +286,8 @@ for lang, p in para.items():
 # 下面每个零件都接收并返回 **torch 张量**，这样同样的函数之后就能拿来训练（torch 会记下每一步运算并算出梯度）。参数放在库自己的结构里
 # （`tr.BlockParams`、`tr.DecoderParams`，与 `tr.parameter_shapes` 里的扁平参数名一一对应），里面装的是张量：`block.ln1_g`、`block.attn.w_q`、
 # `params.tok_emb` …… 每个检查器都在 float64 下把你的零件和库里的比较，容差 $10^{-8}$，用的是随机输入和 12 节训练好的模型的权重，
-# 并会指出常见的错误。零件通过检查后，之后的每个单元格都会用它；在此之前由库里的零件顶上，`parts.report()` 会说明哪个是哪个。
+# 并会指出常见的错误。12 节的指代模型是编码器，训练时不加掩码；检查器只是借它的权重当作贴近实际的数字，在这里加上因果掩码来运行：
+# 这样算出的结果不必有意义，只需与库里的一致。零件通过检查后，之后的每个单元格都会用它；在此之前由库里的零件顶上，`parts.report()` 会说明哪个是哪个。
 #
 # ### 层归一化
 #
@@ -294,7 +297,7 @@ for lang, p in para.items():
 # 是每个 token 的向量沿最后一个轴算出来的。
 
 # %%
-demo = pieces.torch_params(load_trained("coreference").params)   # [en] notebook 12's model, as float64 tensors [zh] 12 节的模型，转成 float64 张量
+demo = pieces.torch_params(load_trained("coreference").params)   # [en] notebook 12's coreference encoder: its weights, as float64 tensors [zh] 12 节的指代编码器：只取它的权重，转成 float64 张量
 block0 = demo.blocks[0]
 print(type(demo).__name__, "[en]holds[zh]装的是", type(demo.tok_emb).__name__, demo.tok_emb.dtype, "| tok_emb", tuple(demo.tok_emb.shape),
       "| block0.attn.w_q", tuple(block0.attn.w_q.shape), "| block0.w_1", tuple(block0.w_1.shape), "[en]| heads[zh]| 头数", block0.attn.n_heads)
@@ -637,7 +640,8 @@ print(parts.report())
 # ## It is the real thing
 #
 # Your `gpt_forward` has the library's signature and reads the library's structures, so it can run a model that was
-# trained elsewhere. Load notebook 12's trained induction model into it (float32 tensors), run it on notebook 12's 200
+# trained elsewhere (until yours passes, the library's runs here, and the cell's labels say so). Load notebook 12's
+# trained induction model into it (float32 tensors), run it on notebook 12's 200
 # fresh repeated sequences, and compare with the library's NumPy forward: the logits and every attention map should
 # agree to about $10^{-5}$ (the rounding of float32), and the heads should show the same previous-token and induction
 # scores, measured with notebook 12's `previous_token_score` and `induction_score`. (These match the scores of the
@@ -647,7 +651,8 @@ print(parts.report())
 # %% [markdown] lang="zh"
 # ## 它就是那个模型
 #
-# 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它也能运行别处训练出来的模型。把 12 节训练好的 induction 模型装进去
+# 你的 `gpt_forward` 用的是库的函数签名，读的是库的结构，所以它也能运行别处训练出来的模型（你的通过检查之前，这里运行的是库里的，
+# 单元格打印的标签会写明）。把 12 节训练好的 induction 模型装进去
 # （float32 张量），在 12 节那 200 条新的重复随机序列上运行，再与库里的 NumPy 前向计算比较：logits 和每一张注意力图应当相差不超过约 $10^{-5}$
 # （这是 float32 的舍入误差），各个头也应当给出同样的“前一个 token”得分和 induction 得分（用 12 节的 `previous_token_score` 和
 # `induction_score` 来量）。这里的“同样”是与库算出的注意力图在这批序列上比；12 节自己的头得分表是在重复片段位置随机的序列上量的，
@@ -661,6 +666,7 @@ with torch.no_grad():
     logits_mine, w_mine = parts.gpt_forward(p12, torch.as_tensor(seqs))
 logits_lib, w_lib = model12.forward(seqs)                   # [en] the library's NumPy forward [zh] 库里的 NumPy 前向计算
 print(parts.report())
+FORWARD = parts.label("gpt_forward")                        # [en] whose gpt_forward ran: "gpt_forward (yours)" or "(the library's)" [zh] 运行的是谁的 gpt_forward：“（你的）”或“（库里的）”
 d_logits, d_maps = np.abs(logits_mine.numpy() - logits_lib).max(), np.abs(w_mine.numpy() - w_lib).max()
 # [en] a bound, not the exact value: float32 rounding differs from one CPU to another; a value over it is printed
 # [zh] 打印的是上界而不是精确值：float32 的舍入在不同的 CPU 上不一样；超过上界时才打印具体的值
@@ -672,10 +678,10 @@ ind_mine = nb12.induction_score(w_mine.numpy(), half).mean(axis=0)          # (L
 prev_lib = nb12.previous_token_score(w_lib).mean(axis=0)                    # [en] the same, from the library's maps [zh] 同一个得分，由库里的注意力图算出
 ind_lib = nb12.induction_score(w_lib, half).mean(axis=0)
 print()
-print("[en]previous-token score, your forward[zh]“前一个 token”得分，你的前向计算")
+print(f"[en]previous-token score, {FORWARD}[zh]“前一个 token”得分，{FORWARD}")
 print(nb12.head_table(prev_mine))
 print()
-print("[en]induction score, your forward[zh]induction 得分，你的前向计算")
+print(f"[en]induction score, {FORWARD}[zh]induction 得分，{FORWARD}")
 print(nb12.head_table(ind_mine))
 print()
 same = (np.allclose(prev_mine, prev_lib, atol=1e-5), np.allclose(ind_mine, ind_lib, atol=1e-5))
@@ -800,13 +806,14 @@ ax = figures.plot_curve(live_ind["curve"], title="[en]your run: repeated random 
 # the figure shows the previous-token score of the best previous-token head (its weight on key $t-1$); for each start of
 # the repeat, the induction score of the best induction head (its weight on the key after the earlier occurrence). The
 # cell first prints one line for your model and one for the same recipe trained on another seed by `make train`,
-# shipped with the package: a comparison, and a fallback to load if your run went wrong. The figure draws your model.
+# shipped with the package: a comparison, and a fallback to load if your run went wrong; then a line of reference points
+# for their loss on the repeat. The figure draws your model.
 
 # %% [markdown] lang="zh"
 # 头长出来了吗？把一段 8 个字母的重复移到上下文的**每一个位置**。图里画的是：对每个 Query 位置 $t$，最好的“前一个 token”头的得分
 # （它放在 Key $t-1$ 上的权重）；对重复片段的每一个起点，最好的 induction head 的得分（它放在前一次出现之后那个 Key 上的权重）。
 # 下面先打印两行：一行是你的模型，一行是同一个方案换一个种子、由 `make train` 训练好并随课程附带的模型，它既用来比较，
-# 也是你的训练出了问题时可以载入的后备。图里画的是你的模型。
+# 也是你的训练出了问题时可以载入的后备；接着一行是它们在重复部分的损失可以对照的参照值。图里画的是你的模型。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -819,21 +826,31 @@ runs = {YOURS: experiments.induction_summary(mine_ind),
 for label, s in runs.items():
     p, q = s["best"]["previous"], s["best"]["induction"]
     print(f"[en]{label}: previous-token head L{p['layer']}H{p['head']} mean {p['mean']:.2f} (lowest {p['min']:.2f}), induction head L{q['layer']}H{q['head']} mean {q['mean']:.2f} (lowest {q['min']:.2f}), loss on the repeat {s['repeated_half_loss']:.2f} nats[zh]{label}：“前一个 token”头 L{p['layer']}H{p['head']} 平均 {p['mean']:.2f}（最低 {p['min']:.2f}），induction head L{q['layer']}H{q['head']} 平均 {q['mean']:.2f}（最低 {q['min']:.2f}），重复部分的损失 {s['repeated_half_loss']:.2f} 纳特")
+# [en] two reference points for the same loss on the same sequences: a uniform guess, and notebook 12's model
+# [zh] 同一批序列上同一个损失的两个参照：均匀乱猜，以及 12 节的模型
+print(f"[en]for reference, loss on the repeat: a uniform guess over 26 letters ln 26 = {np.log(26):.2f} nats; notebook 12's model ({model12.manifest['steps']:,} training steps, against {live_ind['manifest']['steps']:,} here) {nb12.repeated_half_loss(model12):.3f} nats[zh]作为参照，重复部分的损失：在 26 个字母里均匀乱猜是 ln 26 = {np.log(26):.2f} 纳特；12 节的模型（训练了 {model12.manifest['steps']:,} 步，这里是 {live_ind['manifest']['steps']:,} 步）是 {nb12.repeated_half_loss(model12):.3f} 纳特")
 yours = runs[YOURS]
 if not yours["found"]:
     print("[en]Your run did not grow both heads (a mean score of 0.4 each). Train it on another seed (seed=2 in training.run), or load the shipped model: mine_ind = training.load_run('induction')[zh]你的训练没有长出这两种头（平均得分都要到 0.4）。换一个种子再训练（在 training.run 里加 seed=2），或者载入随课程附带的模型：mine_ind = training.load_run('induction')")
 axes = figures.plot_position_scores(yours["scores"], yours["best"])
 
 # %% [markdown] lang="en"
-# The circuit of notebook 12, grown by code you wrote. A head counts as one of the kind, as in notebook 12, when its mean
+# The circuit of notebook 12, grown in your run (on your pieces and training step where they passed, the library's
+# elsewhere), but not yet as sure of itself. Read the two runs' loss on the repeat against the reference points printed
+# below them: a run whose heads grew sits far below a uniform guess, so it copies, and well above notebook 12's model,
+# which trained for longer. After 600 steps the circuit is only partly formed: it copies, but puts less probability on
+# the right letter than notebook 12's model does. A head counts as one of the kind, as in notebook 12, when its mean
 # score reaches 0.4 (the dashed line). Read the curves for where they dip, not only for their mean: a head need not do its
 # job equally well everywhere. With four heads in a layer the previous-token job is often shared, so the best single
 # previous-token head can fall under the line somewhere in the context while the induction head still copies there.
 # Which head does which job depends on the seed: compare your run with the shipped one.
 
 # %% [markdown] lang="zh"
-# 这就是 12 节的电路，这回是在你写的代码里长出来的。和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，
-# 还要看它在哪里往下掉：一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
+# 这就是 12 节的电路，这回是在你的训练里长出来的（零件和训练步通过检查的用你的，其余用库里的），只是还不够有把握。
+# 把两次训练在重复部分的损失和下面一行打印的参照值对比：长出了两种头的训练远低于均匀乱猜，说明它会复制；可它又明显高于训练得更久的
+# 12 节模型。训练 600 步之后，这个电路只成形了一部分：它会复制，但放在正确字母上的概率不如 12 节的模型高。
+# 和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，还要看它在哪里往下掉：
+# 一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
 # 可能在上下文的某一段落到线下，而 induction head 在那里照样能复制。哪个头做哪份工作随种子而变，和随课程附带的那次训练比一比。
 
 # %% [markdown] lang="en"
@@ -909,7 +926,11 @@ for lang, r in losses.items():
 # %% [markdown] lang="en"
 # Perplexity is $e^{\text{loss}}$: the number of characters the model is, on average, as unsure between as a uniform
 # guess would be. Chinese stays far higher than English in both models: it uses about six times as many distinct characters
-# as English (counted at the start) and the model read half as many Chinese characters.
+# as English (counted at the start) and the model read half as many Chinese characters. The two perplexities do not say
+# which language the model knows better, though: a perplexity per character depends on how much a character holds, and
+# a Chinese character holds more than an English letter (this notebook's opening paragraph takes about twice as many
+# characters in English as in Chinese, counted at the start). Compare each language with its own bigram, as the lines
+# above do, not with the other language.
 #
 # ## Let it write
 #
@@ -926,7 +947,9 @@ for lang, r in losses.items():
 
 # %% [markdown] lang="zh"
 # 困惑度是 $e^{\text{损失}}$：模型平均来说就像在这么多个字符之间均匀地拿不定主意。两个模型的中文困惑度都比英文高得多：中文用到的字符种数约是英文的六倍（开头数过），
-# 模型读到的汉字又只有英文字符的一半。
+# 模型读到的中文字符又只有英文字符的一半。不过，这两个困惑度并不说明模型更懂哪种语言：每个字符的困惑度取决于一个字符承载多少内容，
+# 而一个汉字承载的比一个英文字母多（本节开头那一段，英文用的字符约是中文的两倍，开头数过）。每种语言只和它自己的二元模型比，
+# 就像上面几行那样，而不要拿两种语言互相比。
 #
 # ## 让它写
 #
@@ -964,7 +987,7 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # A few hundred steps on a few hundred thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
-# 生成的是拼写，而不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。两个开头都可能跑到另一种语言里去，温度 1.0 时最常见：
+# 它学到的是拼写，还不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。两个开头都可能跑到另一种语言里去，温度 1.0 时最常见：
 # 模型读的就是两种语言混在一起的文字，常常在同一段里就换了语言，所以换成另一种语言的字符随时都可能是下一个；一旦抽中，它就留在上下文里，
 # 把后面的字符往那边拉；而写满上下文、从最后 32 个字符重新开始之后，开头的提示词本身也不在了。样本一旦离开自己的语言，能数的也就不多了。
 # 从中文开头出发，它能写出一些常见的字对，但很快就滑进公式、英文或空行：训练文字里英文约占三分之二，中文正文本身也夹着不少公式、英文术语和换行。
@@ -1027,17 +1050,21 @@ for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意�
         print(experiments.sample_report(sample, prompt, long_data.texts[lang], lang))
 
 # %% [markdown] lang="en"
-# Your `generate` (or the library's, until yours passes) wrote those samples through its KV cache: each step ran one
-# new token through the layers instead of all of them. Notebook 09 measured what that saves as the context grows; here,
-# its memory against notebook 09's formula, for this model's whole context:
+# Those samples were written through a KV cache, by the `generate` that the report above the first samples names
+# (yours once it passes, the library's until then): each step ran one new token through the layers instead of all of
+# them. Notebook 09 measured what that saves as the context grows. Your `generate` keeps its cache to itself, so the
+# cell below measures the library's (`pieces.forward_cached`, the same step as the library's `generate` takes): its memory
+# against notebook 09's formula, for this model's whole context.
 
 # %% [markdown] lang="zh"
-# 这些样本是你的 `generate`（通过检查之前是库里的）借助 KV 缓存写出来的：每一步只让新来的那个 token 经过各层，而不是全部 token。
-# 上下文变长时它能省下多少，09 节已经量过；这里只核对它占的内存是否符合 09 节的公式，上下文取这个模型的全部 64 个字符：
+# 这些样本是借助 KV 缓存写出来的，写它们的 `generate` 就是第一批样本上方那行报告里写的那个（你的通过检查后用你的，在此之前用库里的）：
+# 每一步只让新来的那个 token 经过各层，而不是全部 token。上下文变长时它能省下多少，09 节已经量过。你的 `generate` 把缓存留在函数内部，
+# 所以下面的单元格量的是库里的缓存（`pieces.forward_cached`，与库里的 `generate` 每一步走的是同一步）：核对它占的内存是否符合 09 节的公式，
+# 上下文取这个模型的全部 64 个字符。
 
 # %%
 _, cache = pieces.forward_cached(p_text, list(range(64)), None)
-print(f"[en]its memory: {pieces.cache_bytes(cache):,} bytes for 64 tokens, notebook 09's 2 x L x T x D x 4 bytes = {experiments.cache_size(p_text, 64):,}[zh]它占的内存：64 个 token 用 {pieces.cache_bytes(cache):,} 字节，09 节的公式 2 × L × T × D × 4 字节 = {experiments.cache_size(p_text, 64):,}")
+print(f"[en]the library's KV cache (pieces.forward_cached): {pieces.cache_bytes(cache):,} bytes for 64 tokens, notebook 09's 2 x L x T x D x 4 bytes = {experiments.cache_size(p_text, 64):,}[zh]库里的 KV 缓存（pieces.forward_cached）：64 个 token 用 {pieces.cache_bytes(cache):,} 字节，09 节的公式 2 × L × T × D × 4 字节 = {experiments.cache_size(p_text, 64):,}")
 
 # %% [markdown] lang="en"
 # ## Look inside your model
@@ -1073,7 +1100,7 @@ nb12_widgets.head_picker_widget(mine_ind)
 # 只去掉随输入变化的部分；*一个均值*在所有位置上都用同一个平均向量；*重采样*换成它在另一条序列上的输出。12 节已经说明，单一的平均向量会误导人
 # （L1H3：置零 0.224 纳特，一个均值 1.474，各位置的均值 0.174）：这个平均值本身，就是这个头在某些位置上从不会写出的输出。
 # 所以下表报告每一种方法，每个数旁边都写明方法；只要一个数时，用各位置的均值；几种方法结论不同时，去问激活修补：
-# 它量的是这个头携带了什么，而不是少了它什么会坏。消融甚至可能让损失降低：如果一个头在重复片段上的输出平均来说略有偏差，它的帮助就还不如没有。
+# 它量的是这个头携带了什么，而不是少了它什么会坏。消融甚至可能让损失降低：如果一个头在重复片段上的输出平均来说略有偏差，有它还不如没有它。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -1154,15 +1181,14 @@ for head in range(mine_ind.n_heads):
 
 # %% [markdown] lang="en"
 # Notebook 12's `patching_table` does the same for every head of both layers (and position by position), and its
-# layer-1 row is the numbers you just computed. The widget puts the three views of one head side by side: its
-# ablation (pick the method), its direct logit attribution (what its output adds to the right letter's logit, read
-# through the final layer norm) and what patching it recovers. A head that writes the answer has a large attribution;
-# a layer-0 head that only prepares the keys has little attribution yet can still matter when patched or ablated.
+# layer-1 row is the numbers you just computed. Below it, notebook 12's direct logit attribution (`logit_attribution`):
+# what each head's output adds to the right letter's logit, read through the final layer norm, minus what it adds to
+# the mean logit, averaged over letters 2 to 11 of the second copy on notebook 12's 200 sequences.
 
 # %% [markdown] lang="zh"
-# 12 节的 `patching_table` 对两层的每个头都做同样的事（还会逐个位置地做），它第 1 层那一行就是你刚算出的数。下面的控件把一个头的三种视角放在一起：
-# 它的消融（可选做法）、它的直接 logit 归因（它的输出经过最后的层归一化之后，给正确字母的 logit 加了多少）以及修补它能找回多少。
-# 直接写出答案的头归因很大；第 0 层只负责准备 Key 的头归因很小，修补或消融它时却仍然可能很要紧。
+# 12 节的 `patching_table` 对两层的每个头都做同样的事（还会逐个位置地做），它第 1 层那一行就是你刚算出的数。接着是 12 节的直接 logit 归因
+# （`logit_attribution`）：每个头的输出经过最后的层归一化之后，给正确字母的 logit 加了多少，再减去它给平均 logit 加的量，
+# 在 12 节那 200 条序列第二遍的第 2 到第 11 个字母上取平均。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -1170,6 +1196,29 @@ for head in range(mine_ind.n_heads):
 table = nb12.patching_table(mine_ind)
 print("[en]share recovered by patching each head (rows: layers)[zh]修补每个头找回的比例（行：层）")
 print(nb12.head_table(table["recovered"]))
+print()
+la = nb12.logit_attribution(mine_ind)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2–11 个字母上的平均
+print("[en]direct logit attribution: what each head adds to (logit of the right letter - mean logit) on the repeat[zh]直接 logit 归因：在重复片段上，每个头给（正确字母的 logit − 平均 logit）加了多少")
+print(nb12.head_table(np.round(la["repeat"], 2) + 0.0))          # [en] + 0.0: no "-0" [zh] + 0.0：不打印“-0”
+biases = round(la["feed_forward"] + la["biases"], 2) + 0.0   # [en] no feed-forward layers: hook_mlp_out is the bias b_2 alone [zh] 没有前馈层：hook_mlp_out 只是偏置 b_2
+print(f"[en]sum over the heads {la['repeat'].sum():.2f}, embeddings {la['embeddings']:.2f}, biases {biases:+.2f}: all parts {la['parts']:.2f}; the model's own value {la['logit']:.2f}; on the first copy, largest size for a head {np.abs(la['first_copy']).max():.2f}[zh]所有头之和 {la['repeat'].sum():.2f}，嵌入 {la['embeddings']:.2f}，偏置 {biases:+.2f}：各部分合计 {la['parts']:.2f}；模型自身的值 {la['logit']:.2f}；在第一遍上，单个头的绝对值最大 {np.abs(la['first_copy']).max():.2f}")
+
+# %% [markdown] lang="en"
+# A head that writes the answer has a large attribution, and the layer-1 head that patching singles out is the one that
+# writes the most. The layer-0 heads write almost nothing toward the answer, yet switching one off costs something (the
+# ablation table above): their output is written for layer 1's keys to read, not for the unembedding. Patching one of
+# them alone recovers little because the previous-token job is shared: the other three still pass on the corrupted
+# letter. The widget puts the three views of one head side by side: its ablation (pick the method), its direct logit
+# attribution and what patching it recovers.
+
+# %% [markdown] lang="zh"
+# 直接写出答案的头归因很大，激活修补挑出来的那个第 1 层的头，写得也最多。第 0 层的头几乎不给答案写任何东西，可关掉其中一个仍要付出一些代价
+# （见上面的消融表）：它们的输出是写给第 1 层的 Key 读的，不是写给反嵌入的。单独修补其中一个找回的很少，因为“前一个 token”的活是几个头分担的：
+# 另外三个头传下去的仍然是被破坏的那个字母。下面的控件把一个头的三种视角放在一起：它的消融（可选做法）、它的直接 logit 归因，以及修补它能找回多少。
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a live widget)
 nb12_widgets.intervention_widget(mine_ind)
 
 # %% [markdown] lang="en"
@@ -1177,30 +1226,33 @@ nb12_widgets.intervention_widget(mine_ind)
 #
 # GPT-2 is this architecture: learned positions, pre-LN blocks with GELU in its tanh form, a final layer norm and an
 # unembedding tied to the token embedding. `ac.load_gpt2` maps Hugging Face's weights into `DecoderParams`, so your
-# `gpt_forward` and `generate` run GPT-2 small (124M parameters) unchanged. That needs the network the first time (about
+# `gpt_forward` and `generate` (the library's until yours pass; the cell's labels say whose ran) run GPT-2 small
+# (124M parameters) unchanged. That needs the network the first time (about
 # 500 MB into the Hugging Face cache) or a local folder holding the model **and** its tokenizer, both saved where there
 # is network: `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` and
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`. So it is off by default: set
 # `ONLINE = True` (and `GPT2_SOURCE` to that folder if you have one) and run the cells again. Offline the cell builds a
 # small GPT-2 with random weights (layer norms and biases randomised too) with Hugging Face's `transformers`, loads it
-# with `ac.load_gpt2`, and compares your `gpt_forward` and the library's NumPy forward with Hugging Face's own forward.
+# with `ac.load_gpt2`, and compares `parts.gpt_forward` (torch) and the library's NumPy forward with Hugging Face's own
+# forward.
 
 # %% [markdown] lang="zh"
 # ## 你的代码能运行 GPT-2
 #
 # GPT-2 用的就是这个架构：可学习的位置编码、用 tanh 形式 GELU 的前置层归一化 Transformer 块、最后的层归一化，以及与 token 嵌入共享权重的反嵌入。
-# `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate` 不用改就能运行 GPT-2 small（1.24 亿个参数）。
+# `ac.load_gpt2` 把 Hugging Face 的权重映射进 `DecoderParams`，所以你的 `gpt_forward` 和 `generate`（你的通过检查之前用库里的，
+# 单元格打印的标签会写明运行的是谁的）不用改就能运行 GPT-2 small（1.24 亿个参数）。
 # 第一次运行需要联网（向 Hugging Face 缓存下载约 500 MB），或者有一个本地文件夹，里面**同时**有模型和它的分词器，两者都在能联网的机器上保存：
 # `transformers.GPT2LMHeadModel.from_pretrained("gpt2").save_pretrained("gpt2-local")` 和
 # `transformers.AutoTokenizer.from_pretrained("gpt2").save_pretrained("gpt2-local")`。所以默认是关闭的：把
 # `ONLINE` 设为 `True`（如果有这样的文件夹，再把 `GPT2_SOURCE` 设成它），然后重新运行这些单元格。离线时，这个单元格用 Hugging Face 的 `transformers`
-# 在本机建一个权重随机的小 GPT-2（层归一化和偏置也随机化），用 `ac.load_gpt2` 载入，再把你的 `gpt_forward` 和库里的 NumPy 前向计算
+# 在本机建一个权重随机的小 GPT-2（层归一化和偏置也随机化），用 `ac.load_gpt2` 载入，再把 `parts.gpt_forward`（torch）和库里的 NumPy 前向计算
 # 与 Hugging Face 自己的前向计算比一比。
 
 # %%
 from attention_core.labs.nb13_build_a_gpt import gpt2_tour
 
-ONLINE = False          # [en] True: download GPT-2 small once (about 500 MB) and run it with your code [zh] True：下载一次 GPT-2 small（约 500 MB），用你的代码运行它
+ONLINE = False          # [en] True: download GPT-2 small once (about 500 MB) and run it with the pieces in use [zh] True：下载一次 GPT-2 small（约 500 MB），用正在使用的零件运行它
 GPT2_SOURCE = "gpt2"    # [en] or a folder holding the model AND its tokenizer (save_pretrained of both) [zh] 或者一个同时存有模型和分词器的文件夹（两者都用 save_pretrained 保存）
 if ONLINE:
     g2, g2_numpy, hf_model, hf_tok = gpt2_tour.gpt2_small(GPT2_SOURCE, download=True)
@@ -1212,8 +1264,8 @@ if ONLINE:
     lib_logits, _ = tr.decoder_forward(g2_numpy, ids)
     d_mine, d_lib = np.abs(mine_logits.numpy() - hf_logits[0]).max(), np.abs(lib_logits - hf_logits[0]).max()
     print(parts.report())
-    print(f"[en]largest difference from Hugging Face's logits (float32): yours {d_mine:.1e}, the library's {d_lib:.1e}[zh]与 Hugging Face 的 logits 的最大差（float32）：你的 {d_mine:.1e}，库里的 {d_lib:.1e}")
-    print("[en]greedy continuation (your generate, KV cache):[zh]贪心续写（你的 generate，带 KV 缓存）：", hf_tok.decode(parts.generate(g2, ids, 20)))
+    print(f"[en]largest difference from Hugging Face's logits (float32): {parts.label('gpt_forward')} {d_mine:.1e}, the library's NumPy decoder_forward {d_lib:.1e}[zh]与 Hugging Face 的 logits 的最大差（float32）：{parts.label('gpt_forward')} {d_mine:.1e}，库里的 NumPy decoder_forward {d_lib:.1e}")
+    print(f"[en]greedy continuation ({parts.label('generate')}, KV cache):[zh]贪心续写（{parts.label('generate')}，带 KV 缓存）：", hf_tok.decode(parts.generate(g2, ids, 20)))
     scores_g2 = gpt2_tour.all_head_scores(parts.gpt_forward, g2)          # [en] (L, H) each, notebook 12's scores [zh] 每种都是 (L, H)，12 节的得分
     for kind, label in (("previous", "[en]previous-token heads[zh]“前一个 token”头"), ("induction", "[en]induction heads[zh]induction head")):
         tops = ", ".join(f"L{l}H{h} {s:.2f}" for l, h, s in gpt2_tour.top_heads(scores_g2[kind]))
@@ -1235,27 +1287,27 @@ else:
         config = gpt2_tour.config_label(diff["config"])                  # [en] in this edition's language [zh] 用本版本的语言
         bound = lambda d: "< 1e-12" if d < 1e-12 else f"{d:.1e}"        # [en] float64 rounding differs between CPUs [zh] float64 的舍入在不同 CPU 上略有不同
         print(f"[en]offline: a random GPT-2 ({config}), largest difference from Hugging Face's forward in float64:[zh]离线：随机 GPT-2（{config}）与 Hugging Face 前向计算在 float64 下的最大差：")
-        for who, label in (("yours", "[en]your gpt_forward[zh]你的 gpt_forward"), ("library", "[en]the library's decoder_forward[zh]库里的 decoder_forward")):
+        for who, label in (("yours", parts.label("gpt_forward") + "[en], torch[zh]，torch"), ("library", "[en]the library's NumPy decoder_forward[zh]库里的 NumPy decoder_forward")):
             print(f"[en]  {label}: logits {bound(diff[who][0])}, attention maps {bound(diff[who][1])}[zh]  {label}：logits {bound(diff[who][0])}，注意力图 {bound(diff[who][1])}")
 
 # %% [markdown] lang="en"
-# Online, the cell prints the scores of GPT-2 small's 144 heads on repeated random tokens; offline nothing here computes
-# them. What to expect is what others have measured with the same kind of score (the induction-head tutorials of ARENA
+# Online, the cell scores all 144 heads of GPT-2 small on repeated random tokens and prints the best of each kind;
+# offline nothing here computes them. What to expect is what others have measured with the same kind of score (the induction-head tutorials of ARENA
 # and TransformerLens): a few heads of layers 5 to 7 are induction heads (L5H1, L5H5, L6H9, L7H2, L7H10), and a
 # handful of earlier heads attend to the previous token (L4H11 the clearest): the same two-step circuit your 2-layer
 # model grew. Run it online and check.
 #
-# ## Self-test
+# ## Self-test (extra questions on your model)
 #
 # Three extra questions on what you built.
 
 # %% [markdown] lang="zh"
-# 联网时，上面的单元格会打印 GPT-2 small 的 144 个头在重复随机 token 上的得分；不联网时，这里没有任何计算给出这些得分。
+# 联网时，上面的单元格会在重复随机 token 上给 GPT-2 small 的全部 144 个头打分，并打印每一类中得分最高的几个头；不联网时，这里没有任何计算给出这些得分。
 # 可以拿来对照的，是别人用同类得分量到的结果（ARENA 和 TransformerLens 讲 induction head 的教程）：第 5 到 7 层有几个头是 induction head
 # （L5H1、L5H5、L6H9、L7H2、L7H10），更早的几层有少数几个头关注前一个 token（最明显的是 L4H11）：正是你那个 2 层模型长出来的两步电路。
 # 联网跑一遍，自己核对。
 #
-# ## 自测题（附加题）
+# ## 附加题：你搭出来的模型
 #
 # 关于你搭出来的模型的三道附加题。
 
@@ -1283,7 +1335,7 @@ quiz.quiz_widget("x13c")
 # (reads the live runs)
 print(parts.report())
 print(f"[en]tokens: {len(chars):,} characters; after 60 merges the English paragraph takes {len(corpus.apply_merges(enc(para['en']), merges))} tokens instead of {len(para['en'])}, the Chinese one {len(corpus.apply_merges(enc(para['zh']), merges))} instead of {len(para['zh'])}[zh]分词：{len(chars):,} 种字符；60 次合并之后，英文段落用 {len(corpus.apply_merges(enc(para['en']), merges))} 个 token（原来 {len(para['en'])} 个），中文段落用 {len(corpus.apply_merges(enc(para['zh']), merges))} 个（原来 {len(para['zh'])} 个）")
-print(f"[en]notebook 12's model in your forward: largest logit difference from the library's {shown[0]}[zh]12 节的模型在你的前向计算里：logits 与库里的最大差 {shown[0]}")
+print(f"[en]notebook 12's model in {FORWARD}: largest logit difference from the library's NumPy forward {shown[0]}[zh]12 节的模型在 {FORWARD} 里运行：logits 与库里的 NumPy 前向计算的最大差 {shown[0]}")
 for kind, label in (("previous", "[en]previous-token head[zh]“前一个 token”头"), ("induction", "[en]induction head[zh] induction head")):
     b = yours["best"][kind]
     print(f"[en]your {label} L{b['layer']}H{b['head']}: mean {b['mean']:.2f}, lowest {b['min']:.2f} over the positions[zh]你的{label} L{b['layer']}H{b['head']}：平均 {b['mean']:.2f}，各位置中最低 {b['min']:.2f}")
@@ -1294,20 +1346,25 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 # %% [markdown] lang="en"
 # - **Tokens.** One token per character over the course's own prose; byte-pair merges pack frequent pairs into single
 #   tokens, by a different factor per language. Context windows count tokens.
-# - **The pieces.** Layer norm, the feed-forward layer, the pre-LN block and the GPT forward match the library to
-#   $10^{-8}$ in float64; your generation with a KV cache gives exactly the tokens of recomputing everything.
-# - **It is the real thing.** Notebook 12's trained model runs in your forward with the same logits and head scores.
-# - **You trained it.** Your pieces and your `training_step` grew a previous-token head and an induction head on
-#   repeated letters, and on the course text reached a perplexity under the bigram's in both languages. The heads and
-#   the numbers vary with the seed; the shipped induction run is the same recipe on another seed, and the shipped text
-#   run the longer recipe, whose English samples are about two thirds real words.
+# - **The pieces.** Layer norm, the feed-forward layer, the pre-LN block and the GPT forward, once they pass, match the
+#   library to $10^{-8}$ in float64, and your generation with a KV cache gives exactly the tokens of recomputing
+#   everything; until then the library's stand in, and the first line above says whose ran.
+# - **It is the real thing.** Notebook 12's trained model runs in your forward (the library's until yours passes) with
+#   the same logits and head scores.
+# - **You trained it.** Your runs (on your pieces and your `training_step` where they passed) grew a previous-token head
+#   and an induction head on repeated letters, and on the course text reached a perplexity under the bigram's in both
+#   languages. The heads and the numbers vary with the seed; the shipped induction run is the same recipe on another
+#   seed, and the shipped text run the longer recipe, whose English samples are mostly words found in the training
+#   text.
 # - **You looked inside.** Scores at every position, ablation four ways (the method beside each number), activation patching
 #   through a hook point, step by step, and direct logit attribution: the researcher's first tools, on your own model.
 #
-# **Limits.** Two layers and a few hundred steps: the live text model spells; the longer run writes words, not yet sense. A run on another seed can
-# spread the previous-token job over two heads, or take longer to leave the plateau; the fallback above loads the
-# shipped model. The live runs are sized to finish in under a minute each on one CPU
-# thread; wall time grows with the machine's load.
+# **Limits.** Two layers and a few hundred steps: the live text model writes short common words and fragments of
+# others; the longer run writes mostly words found in the training text, not yet sense,
+# and the live induction circuit copies less surely than notebook 12's longer-trained model. The previous-token job may
+# be shared among several heads, as in layer 0 here, so that no single head carries it; a run on another seed can also
+# take longer to leave the plateau, and the fallback above loads the shipped model. The live runs are sized to finish
+# in under a minute each on one CPU thread; wall time grows with the machine's load.
 #
 # **Where next.** This is the end of the course. Karpathy's *Let's build GPT* and nanoGPT scale the same model up;
 # ARENA's interpretability chapters and TransformerLens go further with the tools of the last section. To review the
@@ -1315,14 +1372,17 @@ print(f"[en]your training runs: {live_ind['seconds']:.0f} s (induction) and {liv
 
 # %% [markdown] lang="zh"
 # - **分词**。在本课程自己的文字上，一个字符一个 token；字节对合并把常见的字符对压成单个 token，两种语言压缩的倍数不同。上下文窗口数的是 token。
-# - **零件**。层归一化、前馈网络、前置层归一化的 Transformer 块和 GPT 前向计算，在 float64 下与库里的结果相差不超过 $10^{-8}$；
-#   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同。
-# - **它就是那个模型**。12 节训练好的模型在你的前向计算里给出同样的 logits 和头得分。
-# - **你训练了它**。你的零件和你的 `training_step` 在重复字母上长出了“前一个 token”头和 induction head；在课程文字上，两种语言的困惑度都低于二元模型。
-#   头和数字都随种子而变；随课程附带的 induction 模型是同样的方案、另一个种子，随课程附带的文字模型用的是更长的配方，它写出的英文样本里约三分之二是真实的单词。
+# - **零件**。层归一化、前馈网络、前置层归一化的 Transformer 块和 GPT 前向计算通过检查后，在 float64 下与库里的结果相差不超过 $10^{-8}$，
+#   你写的带 KV 缓存的生成，得到的 token 与每步全部重算完全相同；在此之前由库里的零件顶上，上面第一行写明了运行的是谁的。
+# - **它就是那个模型**。12 节训练好的模型在你的前向计算里（你的通过检查之前用库里的）给出同样的 logits 和头得分。
+# - **你训练了它**。你的训练（零件和 `training_step` 通过检查的用你的）在重复字母上长出了“前一个 token”头和 induction head；
+#   在课程文字上，两种语言的困惑度都低于二元模型。头和数字都随种子而变；随课程附带的 induction 模型是同样的方案、另一个种子，
+#   随课程附带的文字模型用的是更长的配方，它写出的英文样本里大多是训练文字里出现过的单词。
 # - **你打开它看了看**。每个位置上的得分、四种消融（每个数旁边都写明方法）、经过钩子点的激活修补，以及直接 logit 归因：研究者最先用的几样工具，用在你自己的模型上。
 #
-# **局限**。两层、几百步：现场训练的文字模型会拼写；更长的训练能写出单词，但还写不出意思。换一个种子，“前一个 token”的工作可能分给两个头，或者损失要在平台期停留更久；上面的后备办法会载入随课程附带的模型。
+# **局限**。两层、几百步：现场训练的文字模型写出的是常见的短词和单词的碎片；更长的训练写出的大多是训练文字里出现过的单词，但还写不出意思；现场训练出的 induction 电路复制起来也不如训练得更久的
+# 12 节模型有把握。“前一个 token”的工作可能由几个头分担，就像这里的第 0 层，没有哪一个头单独承担它；换一个种子，损失还可能在平台期停留更久，
+# 上面的后备办法会载入随课程附带的模型。
 # 每次现场训练在单线程上一分钟之内就能跑完；机器越忙，实际耗时越长。
 #
 # **接下来**。课程到这里就结束了。Karpathy 的 *Let's build GPT* 和 nanoGPT 把同一个模型放大；ARENA 的可解释性章节和 TransformerLens

@@ -180,6 +180,8 @@ def test_the_notebook_prints_the_probe_and_shortcut_numbers_the_functions_comput
         probe_line = next(line for line in lines if str(corpora.PROBE_SEED) in line and f"{r['sentences']}" in line
                           and f"{r['accuracy']:.3f}" in line)
         assert f"{max(r['baselines'].values()):.3f}" in probe_line
+        assert f"{r['class_shortcut']:.3f}" in probe_line
+        assert r["class_shortcut"] == 1.0          # the probes are plain twins: the class shortcut is right on each
         for row in cmp[lang].values():
             line = next(line for line in lines if f"{row['sentences']}" in line and f"{row['margin']:+.3f}" in line)
             numbers = [float(x) for x in re.findall(r"[+-]?\d+\.\d+", line)]

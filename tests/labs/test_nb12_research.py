@@ -43,11 +43,15 @@ def test_by_position_reads_the_loss_of_every_letter_the_first_one_of_the_copy_in
     np.testing.assert_allclose(pos["letter_loss"][0], -lp[:, o:o + half - 1].mean(0), atol=1e-9)
     assert pos["copy_loss"][0] == pytest.approx(pos["letter_loss"][0].mean())
     assert pos["after_loss"][0] == pytest.approx(-lp[:, o + half - 1:].mean())
+    end = o + half - 1                                                                    # the copy's last letter
+    assert pos["end_top"][0] == pytest.approx(np.mean(logp[:, end].argmax(-1) == ids[:, o]))
+    assert pos["end_p"][0] == pytest.approx(np.mean(np.exp(logp[np.arange(N), end, ids[:, o]])))
     top = np.mean([logp[i, t].argmax() == ids[i, 0] for i in range(N) for t in range(1, o - 1)])
     p_first = np.mean([np.exp(logp[i, t, ids[i, 0]]) for i in range(N) for t in range(1, o - 1)])
     assert pos["start_top"][0] == pytest.approx(top) and pos["start_p"][0] == pytest.approx(p_first)
     # a copy that ends the window has no letters after it
-    assert E.by_position(ind, offsets=(17,), n=2)["after_loss"] == [None]
+    ends_window = E.by_position(ind, offsets=(17,), n=2)
+    assert ends_window["after_loss"] == ends_window["end_top"] == ends_window["end_p"] == [None]
 
 
 def test_the_first_letter_of_a_copy_is_not_predicted_and_its_accuracy_at_6_is_the_window_start(ind):
@@ -155,6 +159,17 @@ def test_the_induction_heads_write_the_right_letter_and_layer_0_does_not(ind):
     assert all(la["repeat"][1, h] > 0.5 for h in ind_heads), la["repeat"]
     assert np.abs(la["repeat"][0]).max() < 0.1 and np.abs(la["first_copy"]).max() < 0.1
     assert la["repeat"].sum() < la["logit"] + 0.5                                      # heads: most of the logit
+
+
+def test_every_writer_into_the_residual_stream_adds_up_to_the_logit(ind):
+    """The heads, the embeddings, the feed-forward blocks and the biases are each read through LN_f on their own;
+    their sum is the model's own (right logit - mean logit): a missing writer or a wrong scale would break it."""
+    la = E.logit_attribution(ind, n=20)
+    assert la["parts"] == pytest.approx(la["repeat"].sum() + la["embeddings"] + la["feed_forward"] + la["biases"])
+    assert la["parts"] == pytest.approx(la["logit"], abs=1e-4)
+    assert abs(la["embeddings"]) > 1e-3                                     # a writer the heads' sum leaves out
+    # the model has no feed-forward hidden layer: its feed-forward blocks write only their bias b_2
+    assert ind.hooked.config.d_ff == 0
 
 
 def test_direct_attribution_refuses_bad_targets(ind):

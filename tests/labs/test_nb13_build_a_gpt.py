@@ -527,6 +527,31 @@ def test_passing_pieces_go_into_the_parts_they_are_given_and_failing_ones_leave(
     assert "layer_norm" in parts.report("en")
 
 
+def test_a_label_says_whose_piece_runs_in_each_language():
+    """The notebook's printed labels ("gpt_forward (the library's)") follow the Parts, as report() does."""
+    parts = pieces.Parts()
+    assert parts.label("gpt_forward", "en") == "gpt_forward (the library's)"
+    assert parts.label("gpt_forward", "zh") == "gpt_forward（库里的）"
+    assert checks.check_gpt_forward(sol.gpt_forward, parts=parts).passed
+    assert parts.label("gpt_forward", "en") == "gpt_forward (yours)"
+    assert parts.label("gpt_forward", "zh") == "gpt_forward（你的）"
+    assert parts.label("generate", "en") == "generate (the library's)"
+    for name in pieces.NAMES:                                  # the same words as report()
+        assert parts.label(name, "en") in parts.report("en")
+        assert parts.label(name, "zh") in parts.report("zh")
+    with pytest.raises(ValueError, match="name"):
+        parts.label("encode")
+
+
+def test_the_induction_runs_take_notebook_12s_logit_attribution():
+    """Notebook 13 prints direct logit attribution of the learner's induction model with notebook 12's tool: a
+    shipped run of the same recipe is a model it reads, and the heads' parts add up to the model's own value."""
+    la = nb12_exp.logit_attribution(training.load_run("induction"))
+    assert la["repeat"].shape == (2, 4)
+    assert abs(la["logit"] - la["repeat"].sum()) < 0.5
+    assert la["repeat"][1].max() > 0.5 > np.abs(la["repeat"][0]).max()
+
+
 def test_a_checker_without_parts_keeps_nothing_between_cells():
     """Run in any order, a check gives the same verdict and leaves no state behind (no global Parts)."""
     assert not hasattr(pieces, "PARTS")

@@ -193,13 +193,15 @@ def by_position(model, offsets=OFFSETS, half: int = LAYOUT_HALF, n: int = EVAL_N
     "first_accuracy" (K,) at the FIRST letter of the second copy (predicted at position offset - 1: nothing
     before it says which letter comes), "after_loss" (K,) the mean loss on the letters after the second copy
     (None when the copy ends the window), "start_top" (K,) the share of the predictions before the second
-    copy (positions 1 .. offset - 2) whose top guess is the window's first letter, and "start_p" (K,) the
-    mean probability given to that letter there}."""
+    copy (positions 1 .. offset - 2) whose top guess is the window's first letter, "start_p" (K,) the
+    mean probability given to that letter there, and "end_top" / "end_p" (K,) the same at the copy's LAST letter
+    for the copy's first letter, the one that followed that letter's earlier occurrence (None when the copy ends
+    the window)}."""
     rng = as_generator(seed)
     half = positive_int(half, "half")
     out = {"offsets": tuple(offsets), "half": half, "logprob": [], "accuracy": [], "copy_accuracy": [],
            "copy_loss": [], "letter_loss": [], "first_loss": [], "first_accuracy": [], "after_loss": [],
-           "start_top": [], "start_p": []}
+           "start_top": [], "start_p": [], "end_top": [], "end_p": []}
     for o in offsets:
         ids = corpora.placed_repeats(rng, n, EVAL_LEN, half, o)
         logp = tr.log_softmax(np.asarray(model.forward(ids)[0], dtype=np.float64))[:, :-1]    # (N, T - 1, V)
@@ -216,6 +218,14 @@ def by_position(model, offsets=OFFSETS, half: int = LAYOUT_HALF, n: int = EVAL_N
         out["first_accuracy"].append(float(acc[:, o - 1].mean()))
         after = -lp[:, o + half - 1:]                                     # predicting the letters after the copy
         out["after_loss"].append(float(after.mean()) if after.size else None)
+        end = o + half - 1                                                # the copy's last letter
+        if end < logp.shape[1]:
+            loop = ids[:, o]                                              # what followed it the first time
+            out["end_top"].append(float((logp[:, end].argmax(-1) == loop).mean()))
+            out["end_p"].append(float(np.exp(logp[np.arange(len(ids)), end, loop]).mean()))
+        else:
+            out["end_top"].append(None)
+            out["end_p"].append(None)
         if o >= 3:                                                        # positions 1 .. o - 2: nothing to copy yet
             first = ids[:, :1]                                            # (N, 1): the window's first letter
             before = logp[:, 1:o - 1]                                     # (N, o - 2, V)
@@ -451,7 +461,8 @@ def coreference_metrics(model, split=None, *, held_out_only: bool = False) -> di
 def probe_metrics(model, seed: int = corpora.PROBE_SEED, per_frame: int = 4) -> dict:
     """The targets of issue 18 on a probe set the training never saw (corpora.probe_sentences: frames in
     neither the training nor the test set, nouns drawn from `seed`), per language: {lang: {"accuracy",
-    "baselines" (first / last / animate), "margin" over the best of them, "head_share" and "head" (the
+    "baselines" (first / last / animate), "margin" over the best of them, "class_shortcut" (the class-lookup
+    rule: the probes are plain twins, where a noun's class tells its role), "head_share" and "head" (the
     best head's share of sentences whose pronoun's largest weight is on the referent), "sentences",
     "absent" (answers naming a noun that is not in the sentence)}}."""
     probes = corpora.Split((), tuple(corpora.probe_sentences(seed, per_frame)))
@@ -463,6 +474,7 @@ def probe_metrics(model, seed: int = corpora.PROBE_SEED, per_frame: int = 4) -> 
         base = baselines(lang, probes)
         hs = head_share(model, lang, probes)
         out[lang] = {"accuracy": acc, "baselines": base, "margin": acc - max(base.values()),
+                     "class_shortcut": float(np.mean([_rule_answer(ex, "class") == ex.answer for ex in examples])),
                      "head_share": hs["best"], "head": f"L{hs['layer']}H{hs['head']}", "sentences": len(examples),
                      "absent": int(sum(p not in ex.tokens for p, ex in zip(pred, examples)))}
     return out
@@ -710,8 +722,10 @@ def logit_attribution(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
     """Which heads write the right next letter: direct_attribution (relative) of every head on `half` letters
     repeated once, averaged over letters 2..half of the second copy ("repeat", (L, H)) and over the same
     letters of the first copy, where nothing can be copied ("first_copy", (L, H)); "logit" the model's own
-    right-letter logit minus the mean logit on the repeat (what the heads, the embedding and the biases add
-    up to)."""
+    right-letter logit minus the mean logit on the repeat. The other writers into the residual stream, each
+    measured the same way on the repeat: "embeddings" (token and position), "feed_forward" (every block's
+    hook_mlp_out) and "biases" (every b_o, then LN_f's beta and b_out); with LN_f's scale taken from the run,
+    "parts" (the heads' sum plus these three) equals "logit" up to float rounding."""
     check_model(model, "induction")
     seqs = eval_sequences(n, HALF, seed)
     target = np.roll(seqs, -1, axis=1)                                             # target[t] = token t + 1
@@ -720,8 +734,33 @@ def logit_attribution(model, n: int = EVAL_N, seed: int = EVAL_SEED) -> dict:
     first = np.arange(0, HALF - 1)
     logits = np.asarray(model.hooked(seqs), np.float64)                            # (N, T, V)
     right = np.take_along_axis(logits, target[..., None], -1)[..., 0] - logits.mean(-1)
-    return {"repeat": dla[..., repeat].mean(axis=(0, -1)), "first_copy": dla[..., first].mean(axis=(0, -1)),
-            "logit": float(right[:, repeat].mean())}
+    others = {k: float(v[:, repeat].mean()) for k, v in _other_writers(model.hooked, seqs, target).items()}
+    heads = dla[..., repeat].mean(axis=(0, -1))
+    return {"repeat": heads, "first_copy": dla[..., first].mean(axis=(0, -1)),
+            "logit": float(right[:, repeat].mean()), **others, "parts": float(heads.sum()) + sum(others.values())}
+
+
+def _other_writers(hm, ids, target) -> dict:
+    """What the embeddings, the feed-forward blocks and the biases add to (logit of target - mean logit) at each
+    position (N, T), read through LN_f as head_logit_attribution reads the heads: centred, divided by the run's
+    LN_f scale, times gamma and the unembedding's column; LN_f's beta and b_out are added as they are."""
+    last = f"blocks.{hm.n_layers - 1}.hook_resid_post"
+    mlp = [f"blocks.{i}.hook_mlp_out" for i in range(hm.n_layers)]
+    _, cache = hm.run_with_cache(ids, ["hook_embed", "hook_pos_embed", last, *mlp])
+    w = {k: np.asarray(v, np.float64) for k, v in hm.weights.items()}
+    final = np.asarray(cache[last], np.float64)                                   # (N, T, D)
+    scale = np.sqrt(final.var(-1, keepdims=True) + hooked.LN_EPS)                # (N, T, 1): LN_f's divisor
+    w_out = w["w_out"] - w["w_out"].mean(-1, keepdims=True)                      # relative to the mean logit
+    direction = w_out[:, target].transpose(1, 2, 0) * w["lnf_g"]                 # (N, T, D)
+
+    def through_lnf(x):
+        x = np.broadcast_to(np.asarray(x, np.float64), final.shape)
+        return ((x - x.mean(-1, keepdims=True)) / scale * direction).sum(-1)     # (N, T)
+    b_out = w["b_out"] - w["b_out"].mean()
+    return {"embeddings": through_lnf(np.asarray(cache["hook_embed"]) + np.asarray(cache["hook_pos_embed"])),
+            "feed_forward": sum(through_lnf(cache[name]) for name in mlp),
+            "biases": sum(through_lnf(w[f"l{i}_b_o"]) for i in range(hm.n_layers))
+            + (w["lnf_b"] @ w_out)[target] + b_out[target]}
 
 
 def patching_pairs(n: int = EVAL_N, seed: int = PATCH_SEED, at: int = CORRUPT_AT):
