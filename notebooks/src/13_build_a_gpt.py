@@ -813,7 +813,7 @@ ax = figures.plot_curve(live_ind["curve"], title="[en]your run: repeated random 
 # 头长出来了吗？把一段 8 个字母的重复移到上下文的**每一个位置**。图里画的是：对每个 Query 位置 $t$，最好的“前一个 token”头的得分
 # （它放在 Key $t-1$ 上的权重）；对重复片段的每一个起点，最好的 induction head 的得分（它放在前一次出现之后那个 Key 上的权重）。
 # 下面先打印两行：一行是你的模型，一行是同一个方案换一个种子、由 `make train` 训练好并随课程附带的模型，它既用来比较，
-# 也是你的训练出了问题时可以载入的后备；接着一行是它们在重复部分的损失可以对照的参照值。图里画的是你的模型。
+# 也是你的训练出了问题时可以载入的后备；接着一行给出重复部分损失的参照值。图里画的是你的模型。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -837,7 +837,7 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 # %% [markdown] lang="en"
 # The circuit of notebook 12, grown in your run (on your pieces and training step where they passed, the library's
 # elsewhere), but not yet as sure of itself. Read the two runs' loss on the repeat against the reference points printed
-# below them: a run whose heads grew sits far below a uniform guess, so it copies, and well above notebook 12's model,
+# on the line after them: a run whose heads grew sits far below a uniform guess, so it copies, and well above notebook 12's model,
 # which trained for longer. After 600 steps the circuit is only partly formed: it copies, but puts less probability on
 # the right letter than notebook 12's model does. A head counts as one of the kind, as in notebook 12, when its mean
 # score reaches 0.4 (the dashed line). Read the curves for where they dip, not only for their mean: a head need not do its
@@ -847,7 +847,7 @@ axes = figures.plot_position_scores(yours["scores"], yours["best"])
 
 # %% [markdown] lang="zh"
 # 这就是 12 节的电路，这回是在你的训练里长出来的（零件和训练步通过检查的用你的，其余用库里的），只是还不够有把握。
-# 把两次训练在重复部分的损失和下面一行打印的参照值对比：长出了两种头的训练远低于均匀乱猜，说明它会复制；可它又明显高于训练得更久的
+# 把两次训练在重复部分的损失和紧接着打印的那一行参照值对比：长出了两种头的训练远低于均匀乱猜，说明它会复制；可它又明显高于训练得更久的
 # 12 节模型。训练 600 步之后，这个电路只成形了一部分：它会复制，但放在正确字母上的概率不如 12 节的模型高。
 # 和 12 节一样，一个头的平均得分到 0.4（虚线），才算是这一类的头。读曲线时不只看平均，还要看它在哪里往下掉：
 # 一个头不必在每个位置上都做得一样好。一层有四个头时，“前一个 token”的工作常常由几个头分担，所以得分最高的那个头
@@ -976,7 +976,7 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 
 # %% [markdown] lang="en"
 # What comes out is spelling, not language: frequent short words with spaces in the right places, fragments of markdown
-# and formulas. Either prompt can wander into the other language, most often at temperature 1.0: the model read both
+# and formulas. Either prompt can wander into the other language, at any temperature: the model read both
 # mixed together, often within one paragraph, so a switch is always a likely next character; once one is drawn it sits
 # in the context and pulls the next characters its way, and after the restart from the last 32 characters the prompt
 # itself is gone. A sample that has left its language has little left to count. The Chinese prompt gets some common
@@ -987,7 +987,7 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # A few hundred steps on a few hundred thousand characters buy exactly that, and a validation loss under the bigram's.
 
 # %% [markdown] lang="zh"
-# 它学到的是拼写，还不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。两个开头都可能跑到另一种语言里去，温度 1.0 时最常见：
+# 它学到的是拼写，还不是语言：常见的短词、位置大致正确的空格、Markdown 和公式的碎片。无论温度高低，两个开头都可能跑到另一种语言里去：
 # 模型读的就是两种语言混在一起的文字，常常在同一段里就换了语言，所以换成另一种语言的字符随时都可能是下一个；一旦抽中，它就留在上下文里，
 # 把后面的字符往那边拉；而写满上下文、从最后 32 个字符重新开始之后，开头的提示词本身也不在了。样本一旦离开自己的语言，能数的也就不多了。
 # 从中文开头出发，它能写出一些常见的字对，但很快就滑进公式、英文或空行：训练文字里英文约占三分之二，中文正文本身也夹着不少公式、英文术语和换行。
@@ -1121,20 +1121,20 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 
 # %% [markdown] lang="en"
 # Read the ablation table beside the patching that follows. The layer-1 head that costs most by the mean at each position is the
-# head that carries the copy, and patching singles it out as well. Layer 0's four heads, L0H0 to L0H3, share the
+# head that carries the copy, and patching singles it out as well. In the run above, layer 0's four heads, L0H0 to L0H3, share the
 # previous-token job (the first table above: the best of them puts under half of its weight on the previous token, and
 # the others lean on it too), so switching one off costs something by most methods, and patching any one of them alone
 # brings back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when
-# patched: its average output at the repeat pushed the wrong way. And here the mean at each position charges more than zeroing
-# for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
+# patched: its average output at the repeat pushed the wrong way. And in the run above the mean at each position charges
+# more than zeroing for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
 # goes beside its method.
 
 # %% [markdown] lang="zh"
 # 读消融表时，要和后面的激活修补对照着看。按各位置的均值代价最大的第 1 层的头，正是负责复制的那个头，激活修补也会把它挑出来。
-# 第 0 层的四个头 L0H0 到 L0H3 分担着“前一个 token”的活（见上面第一张表：得分最高的那个头放在前一个 token 上的权重也不到一半，
+# 在上面这次训练里，第 0 层的四个头 L0H0 到 L0H3 分担着“前一个 token”的活（见上面第一张表：得分最高的那个头放在前一个 token 上的权重也不到一半，
 # 其余几个头也偏向前一个 token），所以关掉其中一个，大多数方法都显示要付出一些代价，而单独修补任何一个都找不回多少。
 # 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回：它在重复片段上的平均输出本来就在往错误的方向推。
-# 另外，这里对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
+# 另外，在上面这次训练里，对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
 
 # %% [markdown] lang="en"
 # **Patching, step by step.** Ablation asks what breaks without a head; activation patching asks which head *carries* a piece
@@ -1200,20 +1200,27 @@ print()
 la = nb12.logit_attribution(mine_ind)         # [en] (L, H): mean over letters 2..11 of the second copy [zh] (L, H)：第二遍第 2–11 个字母上的平均
 print("[en]direct logit attribution: what each head adds to (logit of the right letter - mean logit) on the repeat[zh]直接 logit 归因：在重复片段上，每个头给（正确字母的 logit − 平均 logit）加了多少")
 print(nb12.head_table(np.round(la["repeat"], 2) + 0.0))          # [en] + 0.0: no "-0" [zh] + 0.0：不打印“-0”
-biases = round(la["feed_forward"] + la["biases"], 2) + 0.0   # [en] no feed-forward layers: hook_mlp_out is the bias b_2 alone [zh] 没有前馈层：hook_mlp_out 只是偏置 b_2
+biases = round(la["feed_forward"] + la["biases"], 2) + 0.0   # [en] no feed-forward layers: hook_mlp_out is the bias b_2 alone [zh] 没有前馈网络：hook_mlp_out 只是偏置 b_2
 print(f"[en]sum over the heads {la['repeat'].sum():.2f}, embeddings {la['embeddings']:.2f}, biases {biases:+.2f}: all parts {la['parts']:.2f}; the model's own value {la['logit']:.2f}; on the first copy, largest size for a head {np.abs(la['first_copy']).max():.2f}[zh]所有头之和 {la['repeat'].sum():.2f}，嵌入 {la['embeddings']:.2f}，偏置 {biases:+.2f}：各部分合计 {la['parts']:.2f}；模型自身的值 {la['logit']:.2f}；在第一遍上，单个头的绝对值最大 {np.abs(la['first_copy']).max():.2f}")
+pp = nb12.path_patching(mine_ind)             # [en] one layer-0 head's clean output into layer 1's Q, K or V only [zh] 只把第 0 层一个头的干净输出送进第 1 层的 Q、K 或 V
+print()
+print("[en]path patching: share recovered by one layer-0 head's clean output sent into layer 1's ... only[zh]通路修补：只把第 0 层一个头的干净输出送进第 1 层的……，找回的比例")
+for c in "qkv":
+    print(f"  {c.upper()}: " + "  ".join(f"L0H{h} {pp[c][h]:+.2f}" for h in range(mine_ind.n_heads)))
 
 # %% [markdown] lang="en"
 # A head that writes the answer has a large attribution, and the layer-1 head that patching singles out is the one that
 # writes the most. The layer-0 heads write almost nothing toward the answer, yet switching one off costs something (the
-# ablation table above): their output is written for layer 1's keys to read, not for the unembedding. Patching one of
-# them alone recovers little because the previous-token job is shared: the other three still pass on the corrupted
+# ablation table above): their output is written for layer 1's keys to read, not for the unembedding, and path
+# patching shows it: what a layer-0 head gives back comes through layer 1's keys (K), none through its queries or
+# values. Patching one of them alone recovers little because the previous-token job is shared: the other three still pass on the corrupted
 # letter. The widget puts the three views of one head side by side: its ablation (pick the method), its direct logit
 # attribution and what patching it recovers.
 
 # %% [markdown] lang="zh"
 # 直接写出答案的头归因很大，激活修补挑出来的那个第 1 层的头，写得也最多。第 0 层的头几乎不给答案写任何东西，可关掉其中一个仍要付出一些代价
-# （见上面的消融表）：它们的输出是写给第 1 层的 Key 读的，不是写给反嵌入的。单独修补其中一个找回的很少，因为“前一个 token”的活是几个头分担的：
+# （见上面的消融表）：它们的输出是写给第 1 层的 Key 读的，不是写给反嵌入的。通路修补证实了这一点：第 0 层的头找回的那一点，全部经由第 1 层的 Key（K），
+# 经由 Query 和 Value 的为零。单独修补其中一个找回的很少，因为“前一个 token”的活是几个头分担的：
 # 另外三个头传下去的仍然是被破坏的那个字母。下面的控件把一个头的三种视角放在一起：它的消融（可选做法）、它的直接 logit 归因，以及修补它能找回多少。
 
 # %%
