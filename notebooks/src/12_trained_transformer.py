@@ -283,8 +283,9 @@ widgets.head_picker_widget(induction)
 # %% [markdown] lang="zh"
 # ### 每个位置上的损失
 #
-# 如果一个电路只在训练数据放置重复的那些位置上起作用，它就不是定义里说的那种电路。所以我们把 6 个字母和紧跟在后面的重复（两遍紧挨着，第二遍从下面几个位置开始）放在模型一次读入的 23 个字母里（训练窗口有 24 个字母，最后一个只用作答案）的几个不同位置，
-# 逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位是纳特，见 08 节），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
+# 如果一个电路只在训练数据放置重复的那些位置上起作用，它就不是定义里说的那种电路。所以我们换一种排列来测：模型一次读入 23 个字母
+# （训练窗口有 24 个字母，最后一个只用作答案），在其中放 6 个字母，紧接着把它们再写一遍，两遍紧挨着；第二遍分别从位置 6、9、12、17 开始。
+# 然后逐个位置读出下一个字母的损失 $-\log P(\text{正确的字母})$（单位是纳特，见 08 节），旁边再放上准确率。先看损失：准确率只问正确的字母是否排第一。
 # 均匀乱猜的损失是 $\ln 26 \approx 3.26$ 纳特。第二遍的第一个字母没有任何预告；从第二个字母起，induction 电路才能预测。
 
 # %%
@@ -532,7 +533,7 @@ ax = figures.plot_ablations(abl)
 # #### 练习 2 · ★★★ · 约 20 分钟：直接 logit 归因
 #
 # 写出 `head_attribution(model, ids, target)`：给定一条序列 `ids` $(T,)$，以及每个位置上应当出现的下一个 token `target` $(T,)$，
-# 返回每个头给这个 token 的 logit 加了多少，形状 $(L, H, T)$（就是 logit 本身；练习之后库里的那张表还会再减去平均 logit）。它之所以不只是一次点积，是因为中间隔着最后一次层归一化：它先把残差流中心化
+# 返回每个头给这个 token 的 logit 加了多少，形状 $(L, H, T)$（只算每个头对这个 logit 的贡献，不减去平均 logit；练习之后库里的那张表才会再减去它）。它之所以不只是一次点积，是因为中间隔着最后一次层归一化：它先把残差流中心化
 # （减去 $D$ 方向上的均值），再除以这个位置上的标准差，然后才乘增益 $\gamma_f$、经过反嵌入。所以对每一层读出 `blocks.{l}.attn.hook_result`
 # $(H, T, D)$，即各个头写入的内容；除数取自层归一化读的那条残差流：`blocks.{L-1}.hook_resid_post` $(T, D)$ 在 $D$ 上的
 # $\sqrt{\mathrm{var} + 10^{-5}}$；把每个头写入的内容中心化，除以所在位置的除数，再和 `model.weights["w_out"][:, target[t]] * model.weights["lnf_g"]`
@@ -624,8 +625,8 @@ print(f"[en]sum over the heads {la['repeat'].sum():.2f}, embeddings {la['embeddi
 # ### Activation patching: a clean run and a corrupted one
 #
 # Patching asks the causal question the other way round: not "what breaks without this" but "what, put back, repairs
-# it". Take 11 letters repeated once (the **clean** run) and replace letter 4 of the first copy by a letter used
-# nowhere else (the **corrupted** run): at position 15 of the second copy the model can no longer find the earlier
+# it". Take 11 letters repeated once (the **clean** run) and replace the letter at position 4 of the first copy
+# (counting from 0: its fifth letter) by a letter used nowhere else (the **corrupted** run): at position 15 of the second copy the model can no longer find the earlier
 # occurrence. Run the corrupted input again with **one** head's output (`hook_z`) copied from the clean run, and
 # measure the share of the clean log-probability of the right letter that returns: 1 all of it, 0 nothing.
 
@@ -850,11 +851,16 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # L0H1 gives back 76% of the log-probability and L0H2 48%, mostly at position 7, three after the changed letter (0.70
 # and 0.42 patched there alone), and only through layer 1's **keys** (0.73 and 0.45; queries and values 0.01 at most):
 # key composition again, by three letters instead of one. At the query, L1H1 gives back 76% and L1H2 40%, and they
-# write the answer (+3.51 and +1.29). The values carry the letter to copy: at the matched key, L0H0 and L0H3, which
-# look two back, have written the letter two before it, the one that followed the earlier occurrence. Patching cannot
-# see this step, since the corruption changes the letter that is matched, not the one that is copied; ablation tests
-# it instead: without L0H0 in layer 1's values only, the loss rises from 0.371 to 1.276 nats. The shifted route
-# works less well on the side-by-side 6-letter copies of the per-position test: its loss is 2.239 and 1.835 nats at
+# write the answer (+3.51 and +1.29).
+#
+# Put in positions: the query holds a letter whose earlier occurrence is at $p$, and the answer is the letter at $p + 1$.
+# Layer 1 attends to key $p + 3$. There L0H1 and L0H2, looking three back, have written the letter at $p$, the query's
+# own letter, so the key matches; and L0H0 and L0H3, looking two back, have written the letter at $p + 1$, the answer,
+# which the value carries. Patching cannot see the value step, since the corruption changes the letter that is
+# matched, not the one that is copied; ablation tests it instead: without L0H0 in layer 1's values only, the loss
+# rises from 0.371 to 1.276 nats.
+#
+# The shifted route works less well on the side-by-side 6-letter copies of the per-position test: its loss is 2.239 and 1.835 nats at
 # offsets 6 and 9, and it fails at 12 and 17 (3.002 and 3.422, about a uniform guess), where seed 0's circuit works
 # (1.176 and 0.897). The failure belongs to that layout, not to late positions: on copies at random places, the
 # training layout, seed 3 still predicts 96% of the late repeats (the seed table). Why the shifted route breaks on
@@ -865,10 +871,14 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # L0H1 和 L0H2 看前 3 个，0.25 和 0.26）；它的 L1H1 和 L1H2 看的是上一次出现之后的第 3 个 Key（0.39 和 0.34），而不是第 1 个。修补说明了是哪条通路
 # 在搬运复制的内容：L0H1 找回对数概率的 76%，L0H2 找回 48%，主要在位置 7，即被改字母之后第 3 个位置（单独修补那里分别找回 0.70 和 0.42），
 # 而且只经过第 1 层的 **Key**（0.73 和 0.45；Query 和 Value 至多 0.01）：又是 Key 组合，只不过错开 3 个字母而不是 1 个。在 Query 的位置上，
-# L1H1 找回 76%，L1H2 找回 40%，答案也是它们写出的（+3.51 和 +1.29）。要复制的字母则由 Value 带来：被关注的那个 Key 往前数 2 个位置，
-# 才是要复制的字母，由往回看 2 个字母的 L0H0 和 L0H3 写进来。通路修补看不到这一步，因为被改的是用来匹配的那个字母，而不是要复制的那个；
-# 去掉才能检验它：只从第 1 层的 Value 里去掉 L0H0，损失就从 0.371 升到 1.276 纳特。
-# 这条错开的路线效果差一些：在逐位置测试用的那种紧挨着的两遍 6 个字母上，第二遍从 6 和 9 开始时损失是 2.239 和 1.835 纳特，
+# L1H1 找回 76%，L1H2 找回 40%，答案也是它们写出的（+3.51 和 +1.29）。
+#
+# 用位置来说：Query 上的字母上一次出现在位置 $p$，答案是位置 $p + 1$ 上的字母。第 1 层关注的是 Key $p + 3$。
+# 在那里，往回看 3 个字母的 L0H1 和 L0H2 写进了位置 $p$ 上的字母，也就是 Query 自己的字母，所以这个 Key 能匹配上；
+# 往回看 2 个字母的 L0H0 和 L0H3 写进了位置 $p + 1$ 上的字母，也就是答案，由 Value 带过去。通路修补看不到 Value 这一步，
+# 因为被改的是用来匹配的那个字母，而不是要复制的那个；去掉才能检验它：只从第 1 层的 Value 里去掉 L0H0，损失就从 0.371 升到 1.276 纳特。
+#
+# 这条错开的路线效果差一些：在前面逐个位置量损失时用的那种紧挨着的两遍 6 个字母上，第二遍从 6 和 9 开始时损失是 2.239 和 1.835 纳特，
 # 从 12 和 17 开始时就不行了（3.002 和 3.422，与均匀乱猜相当），而种子 0 的电路在那里照样起作用（1.176 和 0.897）。
 # 失败的原因在这种排列，而不在位置靠后：在训练布局里，重复片段位置随机，种子 3 对靠后的重复仍能预测对 96%（见种子表）。
 # 错开的路线为什么在靠后的紧挨着的两遍上失效，这里留作一个开放的问题。

@@ -878,12 +878,12 @@ for lang in corpus.LANGS:
     print(f"[en]bigram baseline, {LANG_NAME[lang]}: {b['loss']:.3f} nats per character (perplexity {b['perplexity']:.1f})[zh]二元模型基线，{LANG_NAME[lang]}：每个字符 {b['loss']:.3f} 纳特（困惑度 {b['perplexity']:.1f}）")
 
 # %% [markdown] lang="en"
-# One choice makes a short run enough: the output bias $b_{out}$ starts at the log-frequency of each character in the
+# One choice gives a short run a head start: the output bias $b_{out}$ starts at the log-frequency of each character in the
 # training text (`training.unigram_bias`) instead of zero. The untrained model then predicts like the unigram model, and
 # no step is spent learning that spaces and *e* are common:
 
 # %% [markdown] lang="zh"
-# 几百步的训练之所以够用，靠的是一个小设计：输出偏置 $b_{out}$ 不从 0 开始，而是从每个字符在训练文字里的对数频率开始（`training.unigram_bias`）。
+# 有一个小设计能让几百步的训练起步更快：输出偏置 $b_{out}$ 不从 0 开始，而是从每个字符在训练文字里的对数频率开始（`training.unigram_bias`）。
 # 这样，还没训练的模型就已经像一元模型（unigram）那样预测，不必花好些步去学“空格和‘的’很常见”：
 
 # %%
@@ -900,10 +900,15 @@ print(f"[en]ln V = {np.log(len(chars)):.2f} (a uniform guess over {len(chars):,}
 
 # %% [markdown] lang="en"
 # The recipe: 500 steps of 16 windows of 64 characters, peak learning rate $6 \times 10^{-3}$, one thread. The dashed
-# line is the bigram's loss on the same validation windows as the curve.
+# line is the bigram's loss on the same validation windows as the curve. Those windows are the first 2,048 held-out
+# characters of each language, half English and half Chinese, while a training batch is about two thirds English; the
+# two lines are not measured on the same mix, so read each against its own past and the validation line against the
+# bigram, not against the training line. The perplexities after the run use all of the held-out text.
 
 # %% [markdown] lang="zh"
-# 训练方案：500 步，每步 16 个 64 字符的窗口，学习率峰值 $6 \times 10^{-3}$，单线程。虚线是二元模型在同一批验证窗口上的损失。
+# 训练方案：500 步，每步 16 个 64 字符的窗口，学习率峰值 $6 \times 10^{-3}$，单线程。虚线是二元模型在同一批验证窗口上的损失。这些窗口取自每种语言留作验证的文字的前 2,048 个字符，
+# 英文、中文各占一半，而训练批次里约三分之二是英文；两条线量的不是同一种混合，所以各自和自己的过去比，验证线和二元模型比，
+# 而不要拿验证线去和训练线比。训练之后的困惑度用的是全部验证文字。
 
 # %%
 # MEASUREMENT
@@ -1005,7 +1010,8 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # samples, not the losses), is `training.CONFIGS["text_long"]`; `make train` trained it once (seed 1) and ships it, so
 # the cell below loads that model. `make train` saved the course text it trained on beside the model; that copy comes
 # from an earlier version of this course, so the cell measures the model on it, bigram baseline included, and its
-# bigram numbers differ a little from the ones above, which are measured on the text as it is now. Set
+# bigram numbers differ from the ones above, which are measured on the text as it is now (compare the two bigram
+# lines printed). Set
 # `LONG_RUN = True` to train it here instead, on today's text, with your pieces and your training step (several minutes
 # on one thread; the progress bar says how long). Below it: the validation loss in each language, and samples at
 # temperature 0.8 with the share of real words (words that occur in the training text) in English and of known pairs
@@ -1019,7 +1025,7 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # 同样规模的模型用在课程文字上，训练 1,200 步、学习率 $3\times10^{-3}$（nanoGPT 是 2,000 步、$10^{-3}$；文字也不同，所以比样本，不比损失），
 # 就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随课程附带，所以下面的单元格直接载入它。
 # `make train` 把它训练时读的课程文字存在了模型旁边；那一份来自本课程较早的版本，所以下面在那份文字上量这个模型，
-# 二元模型基线也在那份文字上算，和上面按现在的文字算出的数字略有不同。把 `LONG_RUN` 改成 `True`，
+# 二元模型基线也在那份文字上算，和上面按现在的文字算出的数字并不相同（可以对照打印出的两行二元模型数字）。把 `LONG_RUN` 改成 `True`，
 # 就会在这里用现在的文字、你的零件和你的训练步重新训练（单线程要好几分钟，进度条会显示还要多久）。
 # 下面给出每种语言的验证集损失，以及温度 0.8 下的样本：英文统计其中真实单词（在训练文字里出现过的单词）的比例，中文统计见过的字对的比例。
 # 中文样本照样会滑进公式和英文，原因上面已经说过。
@@ -1125,7 +1131,9 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 # previous-token job (the first table above: the best of them puts under half of its weight on the previous token, and
 # the others lean on it too), so switching one off costs something by most methods, and patching any one of them alone
 # brings back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when
-# patched: its average output at the repeat pushed the wrong way. And in the run above the mean at each position charges
+# patched: on this task its output does more harm than good, though not by pushing the right letter down directly (its
+# direct logit attribution below is about zero), so the harm travels by a path that attribution does not see. And in
+# the run above the mean at each position charges
 # more than zeroing for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
 # goes beside its method.
 
@@ -1133,12 +1141,13 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 # 读消融表时，要和后面的激活修补对照着看。按各位置的均值代价最大的第 1 层的头，正是负责复制的那个头，激活修补也会把它挑出来。
 # 在上面这次训练里，第 0 层的四个头 L0H0 到 L0H3 分担着“前一个 token”的活（见上面第一张表：得分最高的那个头放在前一个 token 上的权重也不到一半，
 # 其余几个头也偏向前一个 token），所以关掉其中一个，大多数方法都显示要付出一些代价，而单独修补任何一个都找不回多少。
-# 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回：它在重复片段上的平均输出本来就在往错误的方向推。
+# 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回：在这个任务上它的输出弊大于利，但并不是直接压低正确字母的 logit（下面它的直接 logit 归因约为 0），
+# 所以这份害处走的是直接归因看不到的通路。
 # 另外，在上面这次训练里，对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
 
 # %% [markdown] lang="en"
 # **Patching, step by step.** Ablation asks what breaks without a head; activation patching asks which head *carries* a piece
-# of information. Take a clean sequence (11 letters, then the same 11 again) and a corrupted twin in which letter 4 of
+# of information. Take a clean sequence (11 letters, then the same 11 again) and a corrupted copy in which letter 4 of
 # the first copy (counting from 0) is replaced by one that occurs nowhere else. At letter 4 of the second copy, the clean model finds the
 # earlier occurrence and predicts letter 5; the corrupted one cannot. Now run the corrupted sequence, but put back one
 # head's clean output through its hook point `blocks.1.attn.hook_z`: if log P of the right letter comes back, that head
@@ -1146,7 +1155,7 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 
 # %% [markdown] lang="zh"
 # **一步步看激活修补**。消融问的是“少了这个头，什么会坏”；激活修补（activation patching）问的是“哪个头*携带*了某条信息”。
-# 取一条干净的序列（11 个字母，再连写一遍），再做一条被破坏的孪生序列：把第一遍位置 4 上的字母（从 0 数起）换成别处都没有的字母。
+# 取一条干净的序列（11 个字母，再连写一遍），再做一条被破坏的序列：把第一遍位置 4 上的字母（从 0 数起）换成别处都没有的字母。
 # 在第二遍的位置 4（整条序列的位置 15）上，干净的模型能找到前一次出现，预测出位置 5 上的字母；被破坏的模型做不到。现在运行被破坏的序列，
 # 但通过钩子点 `blocks.1.attn.hook_z` 把某一个头的干净输出放回去：如果正确字母的 log P 回来了，复制就是这个头携带的。
 # 钩子是一个函数，参数是激活值和钩子点的名字，返回替换后的值。
@@ -1213,14 +1222,14 @@ for c in "qkv":
 # writes the most. The layer-0 heads write almost nothing toward the answer, yet switching one off costs something (the
 # ablation table above): their output is written for layer 1's keys to read, not for the unembedding, and path
 # patching shows it: what a layer-0 head gives back comes through layer 1's keys (K), none through its queries or
-# values. Patching one of them alone recovers little because the previous-token job is shared: the other three still pass on the corrupted
-# letter. The widget puts the three views of one head side by side: its ablation (pick the method), its direct logit
+# values. Patching one of them alone recovers little, as you would expect of a shared job: the other three still pass
+# on the corrupted letter. The widget puts the three views of one head side by side: its ablation (pick the method), its direct logit
 # attribution and what patching it recovers.
 
 # %% [markdown] lang="zh"
 # 直接写出答案的头归因很大，激活修补挑出来的那个第 1 层的头，写得也最多。第 0 层的头几乎不给答案写任何东西，可关掉其中一个仍要付出一些代价
 # （见上面的消融表）：它们的输出是写给第 1 层的 Key 读的，不是写给反嵌入的。通路修补证实了这一点：第 0 层的头找回的那一点，全部经由第 1 层的 Key（K），
-# 经由 Query 和 Value 的为零。单独修补其中一个找回的很少，因为“前一个 token”的活是几个头分担的：
+# 经由 Query 和 Value 的为零。单独修补其中一个找回的很少，这正符合“前一个 token”的活由几个头分担的情形：
 # 另外三个头传下去的仍然是被破坏的那个字母。下面的控件把一个头的三种视角放在一起：它的消融（可选做法）、它的直接 logit 归因，以及修补它能找回多少。
 
 # %%
