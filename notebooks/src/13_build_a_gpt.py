@@ -1001,9 +1001,9 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # 在几十万个字符上训练几百步，换来的正是这些，外加一个低于二元模型的验证集损失。
 
 # %% [markdown] lang="en"
-# ### A longer run that writes words
+# ### A longer run
 #
-# A short live run buys spelling. How much longer to get words? nanoGPT's recipe for character-level Shakespeare on a
+# What does a longer run buy? nanoGPT's recipe for character-level Shakespeare on a
 # laptop CPU (4 layers × 4 heads, $d_{model} = 128$, context 64, batches of 12, 2,000 steps, about three minutes) reaches
 # a validation loss near 1.88 nats per character and writes word-like lines. The same model on the course text, trained
 # for 1,200 steps at a learning rate of $3 \times 10^{-3}$ instead of 2,000 at $10^{-3}$ (a different text, so compare the
@@ -1015,12 +1015,14 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # `LONG_RUN = True` to train it here instead, on today's text, with your pieces and your training step (several minutes
 # on one thread; the progress bar says how long). Below it: the validation loss in each language, and samples at
 # temperature 0.8 with the share of real words (words that occur in the training text) in English and of known pairs
-# of characters in Chinese. The Chinese samples still slide into formulas and English, for the reasons given above.
+# of characters in Chinese. These shares are not comparable with the live samples' above, which were drawn at other
+# temperatures, and a short word repeated counts each time it occurs: read the samples themselves. The Chinese samples
+# still slide into formulas and English, for the reasons given above.
 
 # %% [markdown] lang="zh"
-# ### 多训练一会儿，写出单词
+# ### 多训练一会儿
 #
-# 短短的现场训练换来的是拼写。要写出单词，得训练多久？nanoGPT 在笔记本电脑 CPU 上训练字符级莎士比亚的配方（4 层、每层 4 个头，
+# 训练得更久，能换来什么？nanoGPT 在笔记本电脑 CPU 上训练字符级莎士比亚的配方（4 层、每层 4 个头，
 # $d_{model} = 128$，上下文 64，每批 12 个窗口，2,000 步，大约 3 分钟）能把验证集损失降到每个字符约 1.88 纳特，写出像单词的句子。
 # 同样规模的模型用在课程文字上，训练 1,200 步、学习率 $3\times10^{-3}$（nanoGPT 是 2,000 步、$10^{-3}$；文字也不同，所以比样本，不比损失），
 # 就是 `training.CONFIGS["text_long"]`；`make train` 已经用种子 1 训练过一次并随课程附带，所以下面的单元格直接载入它。
@@ -1028,6 +1030,7 @@ for prompt, lang, seed in (("The attention weights ", "en", 0), ("注意力权�
 # 二元模型基线也在那份文字上算，和上面按现在的文字算出的数字并不相同（可以对照打印出的两行二元模型数字）。把 `LONG_RUN` 改成 `True`，
 # 就会在这里用现在的文字、你的零件和你的训练步重新训练（单线程要好几分钟，进度条会显示还要多久）。
 # 下面给出每种语言的验证集损失，以及温度 0.8 下的样本：英文统计其中真实单词（在训练文字里出现过的单词）的比例，中文统计见过的字对的比例。
+# 这些比例不能和上面现场训练的样本比：那些样本的温度不同，而且一个短词重复出现时每次都算一个。要看样本本身。
 # 中文样本照样会滑进公式和英文，原因上面已经说过。
 
 # %%
@@ -1063,7 +1066,7 @@ for prompt, lang, seeds in (("The attention weights ", "en", (0, 1)), ("注意�
 # against notebook 09's formula, for this model's whole context.
 
 # %% [markdown] lang="zh"
-# 这些样本是借助 KV 缓存写出来的，写它们的 `generate` 就是第一批样本上方那行报告里写的那个（你的通过检查后用你的，在此之前用库里的）：
+# 这些样本是借助 KV 缓存写出来的；用的是哪个 `generate`，第一批样本上方那行报告写得很清楚（你的通过检查后用你的，在此之前用库里的）。
 # 每一步只让新来的那个 token 经过各层，而不是全部 token。上下文变长时它能省下多少，09 节已经量过。你的 `generate` 把缓存留在函数内部，
 # 所以下面的单元格量的是库里的缓存（`pieces.forward_cached`，与库里的 `generate` 每一步走的是同一步）：核对它占的内存是否符合 09 节的公式，
 # 上下文取这个模型的全部 64 个字符。
@@ -1131,18 +1134,19 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 # previous-token job (the first table above: the best of them puts under half of its weight on the previous token, and
 # the others lean on it too), so switching one off costs something by most methods, and patching any one of them alone
 # brings back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when
-# patched: on this task its output does more harm than good, though not by pushing the right letter down directly (its
-# direct logit attribution below is about zero), so the harm travels by a path that attribution does not see. And in
-# the run above the mean at each position charges
-# more than zeroing for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
+# patched. In the run above that head is L1H2, and only zeroing says so: its mean at each position costs almost nothing.
+# So what hurts is its average output, and not by pushing the right letter down directly (its direct logit attribution
+# below is about zero); L1H2 is in the last layer, so the one other way its output reaches the logits is through the
+# final layer norm's scale. And in the run above the mean at each position charges more than zeroing for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
 # goes beside its method.
 
 # %% [markdown] lang="zh"
 # 读消融表时，要和后面的激活修补对照着看。按各位置的均值代价最大的第 1 层的头，正是负责复制的那个头，激活修补也会把它挑出来。
 # 在上面这次训练里，第 0 层的四个头 L0H0 到 L0H3 分担着“前一个 token”的活（见上面第一张表：得分最高的那个头放在前一个 token 上的权重也不到一半，
 # 其余几个头也偏向前一个 token），所以关掉其中一个，大多数方法都显示要付出一些代价，而单独修补任何一个都找不回多少。
-# 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回：在这个任务上它的输出弊大于利，但并不是直接压低正确字母的 logit（下面它的直接 logit 归因约为 0），
-# 所以这份害处走的是直接归因看不到的通路。
+# 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回。在上面这次训练里，这个头是 L1H2，而且只有置零这样显示：换成各位置的均值几乎没有代价。
+# 可见起坏作用的是它的平均输出，而且并不是直接压低正确字母的 logit（下面它的直接 logit 归因约为 0）；L1H2 在最后一层，
+# 它的输出到达 logit 的另一条路只有最后一次层归一化的缩放。
 # 另外，在上面这次训练里，对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
 
 # %% [markdown] lang="en"

@@ -46,7 +46,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nb12.fig_best_ind": {"en": "best induction score (layer 1)", "zh": "最高的 induction 得分（第 1 层）"},
     "nb12.fig_score": {"en": "head score", "zh": "头的得分"},
     "nb12.how_zero": {"en": "zero", "zh": "置零"},
-    "nb12.how_mean": {"en": "mean (one vector)", "zh": "均值（一个向量）"},
+    "nb12.how_mean": {"en": "one mean", "zh": "一个均值"},
     "nb12.how_mean_by_position": {"en": "mean at each position", "zh": "各位置的均值"},
     "nb12.how_resample": {"en": "resample", "zh": "重采样"},
     "nb12.fig_intact": {"en": "intact model ({value})", "zh": "完整的模型（{value}）"},
