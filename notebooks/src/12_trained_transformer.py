@@ -312,7 +312,7 @@ axes = figures.plot_by_position(pos)
 # began at 0.
 #
 # From the second letter on, the loss falls, by how much depending on where the copy is: 2.135 nats on average for a
-# copy at 6, then 1.452, 1.176 and 0.897 at 9, 12 and 17. The accuracy (0.998 or more everywhere) hides this. The
+# copy at 6, then 1.452, 1.176 and 0.897 at 9, 12 and 17. The accuracy on letters 2..6 (0.998 or more at every offset) hides this. The
 # circuit is weak in three places: **early copies** (0.518 nats before position 12 in the training layout, 0.177
 # later); the **end of the window** (1.55 nats at the last position); and the letters **after the copy**, where the
 # loss rises above a uniform guess (3.426–3.702 nats): the model keeps copying. At the copy's last letter its top
@@ -325,7 +325,7 @@ axes = figures.plot_by_position(pos)
 # 重复的正是从 0 开始的第一遍。
 #
 # 从第二个字母起，损失降了下来，降多少取决于这一遍在哪里：第二遍从 6 开始时平均 2.135 纳特，从 9、12、17 开始时依次是 1.452、1.176 和 0.897。
-# 准确率（处处不低于 0.998）把这些都掩盖了。这个电路有三处薄弱：**来得早的重复**（训练布局下，第二遍在位置 12 之前开始时 0.518 纳特，
+# 第 2–6 个字母的准确率（每个位置都不低于 0.998）把这些都掩盖了。这个电路有三处薄弱：**来得早的重复**（训练布局下，第二遍在位置 12 之前开始时 0.518 纳特，
 # 之后开始时 0.177）；**窗口末尾**（最后一个位置 1.55 纳特）；以及**这一遍之后**的字母，那里的损失比均匀乱猜还高（3.426–3.702 纳特）：
 # 模型还在复制。在第二遍的最后一个字母上，它在每个窗口里排第一的猜测都是上一次紧跟在这个字母后面的字母，也就是这一遍的第一个字母
 # （概率 0.30–0.45）：它押的是并不会出现的第三遍。
@@ -849,7 +849,7 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # %% [markdown] lang="en"
 # Seed 3 grew the same two-step circuit **at another offset**. Its layer-0 heads look 2 to 4 letters back, not 1
 # (L0H0 and L0H3 two back, 0.26 and 0.29; L0H1 and L0H2 three back, 0.25 and 0.26); its heads L1H1 and L1H2 look at the
-# third key after the earlier occurrence (0.39 and 0.34), not the first. Patching says which path carries the copy:
+# third key after the earlier occurrence (0.39 and 0.34), not the first. Patching says which path carries the changed letter:
 # L0H1 gives back 76% of the log-probability and L0H2 48%, mostly at position 7, three after the changed letter (0.70
 # and 0.42 patched there alone), and only through layer 1's **keys** (0.73 and 0.45; queries and values 0.01 at most):
 # key composition again, by three letters instead of one. At the query, L1H1 gives back 76% and L1H2 40%, and they
@@ -865,14 +865,14 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 # The shifted route works less well on the side-by-side 6-letter copies of the per-position test: its loss is 2.239 and 1.835 nats at
 # offsets 6 and 9, and it fails at 12 and 17 (3.002 and 3.422, about a uniform guess), where seed 0's circuit works
 # (1.176 and 0.897). The failure belongs to that layout, not to late positions: on copies at random places, the
-# training layout, seed 3's loss on the late repeats is 0.307 nats (accuracy 0.956; the last line above), close to
+# training layout, seed 3's loss on the late repeats is 0.307 nats (accuracy 0.956; printed above), close to
 # seed 0's 0.177. Why the shifted route breaks on
 # late side-by-side copies is left open here.
 
 # %% [markdown] lang="zh"
 # 种子 3 长出的是同样的两步电路，只是**换了一个偏移**。它第 0 层的头往回看 2 到 4 个字母，而不是 1 个（L0H0 和 L0H3 看前 2 个，0.26 和 0.29；
-# L0H1 和 L0H2 看前 3 个，0.25 和 0.26）；它的 L1H1 和 L1H2 看的是上一次出现之后的第 3 个 Key（0.39 和 0.34），而不是第 1 个。修补说明了是哪条通路
-# 在搬运复制的内容：L0H1 找回对数概率的 76%，L0H2 找回 48%，主要在位置 7，即被改字母之后第 3 个位置（单独修补那里分别找回 0.70 和 0.42），
+# L0H1 和 L0H2 看前 3 个，0.25 和 0.26）；它的 L1H1 和 L1H2 看的是上一次出现之后的第 3 个 Key（0.39 和 0.34），而不是第 1 个。修补说明了被改的那个字母走的是哪条通路：
+# L0H1 找回对数概率的 76%，L0H2 找回 48%，主要在位置 7，即被改字母之后第 3 个位置（单独修补那里分别找回 0.70 和 0.42），
 # 而且只经过第 1 层的 **Key**（0.73 和 0.45；Query 和 Value 至多 0.01）：又是 Key 组合，只不过错开 3 个字母而不是 1 个。在 Query 的位置上，
 # L1H1 找回 76%，L1H2 找回 40%，答案也是它们写出的（+3.51 和 +1.29）。
 #
@@ -883,7 +883,7 @@ print(f"[en]mean loss on letters 2..6 of a copy at {offsets}: seed 3 {loss3}, se
 #
 # 这条错开的路线效果差一些。把 6 个字母紧挨着连写两遍（也就是前面逐个位置量损失时的排列），第二遍从 6 和 9 开始时，它的损失是 2.239 和 1.835 纳特；
 # 从 12 和 17 开始时就不行了（3.002 和 3.422，与均匀乱猜相当），而种子 0 的电路在那里照样起作用（1.176 和 0.897）。
-# 失败的原因在这种排列，而不在位置靠后：在训练布局里，重复片段的位置随机，种子 3 在靠后的重复上损失是 0.307 纳特（准确率 0.956；见上面最后一行），
+# 失败的原因在这种排列，而不在位置靠后：在训练布局里，重复片段的位置随机，种子 3 在靠后的重复上损失是 0.307 纳特（准确率 0.956；见上面的输出），
 # 和种子 0 的 0.177 相差不远。
 # 错开的路线为什么在靠后的紧挨着的两遍上失效，这里留作一个开放的问题。
 

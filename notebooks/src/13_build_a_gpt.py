@@ -1135,9 +1135,10 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 # the others lean on it too), so switching one off costs something by most methods, and patching any one of them alone
 # brings back little. A head whose zeroing *lowers* the loss (listed under the table) gets almost nothing back when
 # patched. In the run above that head is L1H2, and only zeroing says so: its mean at each position costs almost nothing.
-# So what hurts is its average output, and not by pushing the right letter down directly (its direct logit attribution
-# below is about zero); L1H2 is in the last layer, so the one other way its output reaches the logits is through the
-# final layer norm's scale. And in the run above the mean at each position charges more than zeroing for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
+# So what hurts is its average output, the part it writes on every sequence alike. Direct logit attribution cannot say
+# how: a fixed preference for some letters adds about zero to "right letter minus mean logit" when the right letter is
+# random (its value below is about zero), yet it still raises the loss, since the probability it gives the wrong letters
+# is taken from the right one. And in the run above the mean at each position charges more than zeroing for most heads, the other way round from L1H3 in notebook 12: no method always overstates, which is why each number
 # goes beside its method.
 
 # %% [markdown] lang="zh"
@@ -1145,8 +1146,9 @@ print(f"[en]intact loss on the repeat {base_loss:.2f} nats; each column is the c
 # 在上面这次训练里，第 0 层的四个头 L0H0 到 L0H3 分担着“前一个 token”的活（见上面第一张表：得分最高的那个头放在前一个 token 上的权重也不到一半，
 # 其余几个头也偏向前一个 token），所以关掉其中一个，大多数方法都显示要付出一些代价，而单独修补任何一个都找不回多少。
 # 置零后损失反而**降低**的头（表下列出），修补时几乎什么也找不回。在上面这次训练里，这个头是 L1H2，而且只有置零这样显示：换成各位置的均值几乎没有代价。
-# 可见起坏作用的是它的平均输出，而且并不是直接压低正确字母的 logit（下面它的直接 logit 归因约为 0）；L1H2 在最后一层，
-# 它的输出到达 logit 的另一条路只有最后一次层归一化的缩放。
+# 可见起坏作用的是它的平均输出，也就是它在每条序列上都一样写出的那部分。直接 logit 归因说不清它是怎样起坏作用的：
+# 对某些字母的固定偏好，在正确字母随机时给“正确字母的 logit 减平均 logit”加的量平均约为 0（下面它的归因值就约为 0），
+# 却照样会让损失升高，因为它分给错误字母的概率是从正确字母那里拿走的。
 # 另外，在上面这次训练里，对大多数头来说，各位置的均值比置零代价更大，和 12 节的 L1H3 正好相反：没有哪种方法总是高估，所以每个数旁边都要写明方法。
 
 # %% [markdown] lang="en"
