@@ -65,8 +65,16 @@ class LearnerPieces:
     def which(self) -> dict:
         return {name: "yours" if name in self.mine else "library" for name in self.names}
 
+    def label(self, name: str, lang: str | None = None) -> str:
+        """`name` and whose it is: "gpt_forward (yours)" or "gpt_forward (the library's)" (zh "gpt_forward（你的）"),
+        for a printed line that says whose piece ran; report() lists every piece this way."""
+        if name not in self.names:
+            raise ValueError(f"name: expected one of {self.names}, got {name!r}")
+        lang = i18n.resolve_language(lang)
+        whose = i18n.t("learner_pieces.yours" if name in self.mine else "learner_pieces.library", lang)
+        return f"{name}{'' if lang == 'zh' else ' '}{whose}"
+
     def report(self, lang: str | None = None) -> str:
         lang = i18n.resolve_language(lang)
-        words = {"yours": i18n.t("learner_pieces.yours", lang), "library": i18n.t("learner_pieces.library", lang)}
-        sep, gap = ("、", "") if lang == "zh" else (", ", " ")
-        return i18n.t(self.heading, lang) + sep.join(f"{n}{gap}{words[w]}" for n, w in self.which().items())
+        sep = "、" if lang == "zh" else ", "
+        return i18n.t(self.heading, lang) + sep.join(self.label(name, lang) for name in self.names)

@@ -24,7 +24,6 @@ from attention_core.core import generation, hooked
 from attention_core.core import transformer as tr
 from attention_core.core.model import HookedDecoder
 from attention_core.core.validation import describe, positive_int
-from attention_core.teaching import i18n
 from attention_core.teaching.learner_pieces import LearnerPieces
 
 NAMES = ("layer_norm", "feed_forward", "transformer_block", "gpt_forward", "generate")
@@ -254,11 +253,3 @@ class Parts(LearnerPieces):
     def clear(self) -> None:
         self.mine.clear()
 
-    def label(self, name: str, lang: str | None = None) -> str:
-        """`name` and whose it is, in report()'s words: "gpt_forward (yours)" or "gpt_forward (the library's)"
-        (zh "gpt_forward（你的）"), for a printed line that says whose piece ran."""
-        if name not in self.names:
-            raise ValueError(f"name: expected one of {self.names}, got {name!r}")
-        lang = i18n.resolve_language(lang)
-        key = "learner_pieces.yours" if name in self.mine else "learner_pieces.library"
-        return f"{name}{'' if lang == 'zh' else ' '}{i18n.t(key, lang)}"
